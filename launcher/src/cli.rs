@@ -1,0 +1,44 @@
+//! The command line: global options and subcommands.
+
+use crate::worker::WorkerArgs;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// mlb: GPU training benchmarks, fairly, in isolation, inside vendor containers.
+#[derive(Debug, Parser)]
+#[command(name = "mlb", version, about, long_about = None)]
+pub struct Cli {
+    /// Folder to search for workload plugins first (repeatable). Then
+    /// `MLB_PLUGIN_PATH` (colon-separated), then the folders next to the binary.
+    #[arg(long = "plugin-dir", global = true, value_name = "DIR")]
+    pub plugin_dir: Vec<PathBuf>,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// mlb's subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Workload plugins this install can run.
+    Plugins {
+        /// What to do with plugins.
+        #[command(subcommand)]
+        command: PluginsCommand,
+    },
+    /// Runs one instance of one workload (started by the launcher).
+    #[command(hide = true)]
+    Worker(WorkerArgs),
+}
+
+/// `mlb plugins ...`
+#[derive(Debug, Subcommand)]
+pub enum PluginsCommand {
+    /// Lists every plugin found, and every file refused with the reason.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}

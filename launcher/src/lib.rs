@@ -1,0 +1,11 @@
+//! mlb: runs GPU training benchmarks fairly, in isolation, inside vendor
+//! containers.
+//!
+//! The host side (this crate) never links libtorch: workloads are plugins
+//! (see the `mlb-plugin` crate) that one `mlb worker` process per slot loads,
+//! times and reports on.
+
+pub mod cli;
+pub mod plugins;
+pub mod record;
+pub mod worker;

@@ -1,0 +1,149 @@
+//! A safe handle on one workload instance inside a loaded plugin.
+
+use super::loader::Plugin;
+use mlb_plugin::abi::{status, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef};
+use std::ffi::c_void;
+
+/// How a plugin call failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallFailure {
+    /// The workload returned an error.
+    Error,
+    /// The workload panicked (caught at the ABI boundary).
+    Panic,
+}
+
+/// A failed plugin call with the plugin's message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{call} {}: {message}", match kind { CallFailure::Error => "failed", CallFailure::Panic => "panicked" })]
+pub struct CallError {
+    /// Error or panic.
+    pub kind: CallFailure,
+    /// The call that failed (`create`, `setup`, `step`...).
+    pub call: &'static str,
+    /// The plugin's message.
+    pub message: String,
+}
+
+/// One live workload instance; destroyed on drop.
+pub struct Instance<'p> {
+    table: &'p PluginTable,
+    raw: *mut c_void,
+}
+
+impl<'p> Instance<'p> {
+    /// Creates an instance from a JSON object of arguments.
+    pub fn create(plugin: &'p Plugin, config_json: &str) -> Result<Self, CallError> {
+        let table = plugin.table();
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: the table comes from a checked, never-unloaded plugin.
+        let rc = unsafe { (table.create)(StrRef::borrow(config_json), &mut raw) };
+        check(table, rc, "create")?;
+        if raw.is_null() {
+            return Err(CallError {
+                kind: CallFailure::Error,
+                call: "create",
+                message: "returned no instance".into(),
+            });
+        }
+        Ok(Instance { table, raw })
+    }
+
+    /// Sets the instance up on `device` with `threads` intra-op threads.
+    pub fn setup(&mut self, device: &str, threads: u32) -> Result<(), CallError> {
+        let info = SetupInfo {
+            size: std::mem::size_of::<SetupInfo>(),
+            device: StrRef::borrow(device),
+            threads,
+        };
+        // SAFETY: `raw` is a live instance of this table.
+        let rc = unsafe { (self.table.setup)(self.raw, &info) };
+        check(self.table, rc, "setup")
+    }
+
+    /// Runs one step.
+    #[inline]
+    pub fn step(&mut self) -> Result<StepStats, CallError> {
+        let mut stats = StepStats::default();
+        // SAFETY: `raw` is a live instance of this table.
+        let rc = unsafe { (self.table.step)(self.raw, &mut stats) };
+        if rc == status::OK {
+            Ok(stats)
+        } else {
+            Err(failure(self.table, rc, "step"))
+        }
+    }
+
+    /// Waits for queued device work.
+    pub fn sync(&mut self) -> Result<(), CallError> {
+        // SAFETY: `raw` is a live instance of this table.
+        let rc = unsafe { (self.table.sync)(self.raw) };
+        check(self.table, rc, "sync")
+    }
+
+    /// The workload's extra report fields.
+    pub fn report(&mut self) -> Result<serde_json::Map<String, serde_json::Value>, CallError> {
+        let mut out = OwnedStr::empty();
+        // SAFETY: `raw` is a live instance of this table.
+        let rc = unsafe { (self.table.report)(self.raw, &mut out) };
+        check(self.table, rc, "report")?;
+        let text = take_string(self.table, out);
+        match serde_json::from_str(&text) {
+            Ok(serde_json::Value::Object(map)) => Ok(map),
+            _ => Err(CallError {
+                kind: CallFailure::Error,
+                call: "report",
+                message: format!("report is not a JSON object: {text}"),
+            }),
+        }
+    }
+}
+
+impl Drop for Instance<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `raw` is live and dropped exactly once.
+        unsafe { (self.table.destroy)(self.raw) }
+    }
+}
+
+fn check(table: &PluginTable, rc: i32, call: &'static str) -> Result<(), CallError> {
+    if rc == status::OK {
+        Ok(())
+    } else {
+        Err(failure(table, rc, call))
+    }
+}
+
+#[cold]
+fn failure(table: &PluginTable, rc: i32, call: &'static str) -> CallError {
+    let mut out = OwnedStr::empty();
+    // SAFETY: last_error fills `out` with a string owned by the plugin.
+    let message = if unsafe { (table.last_error)(&mut out) } == status::OK {
+        take_string(table, out)
+    } else {
+        "(no message)".to_string()
+    };
+    let kind = if rc == status::PANIC {
+        CallFailure::Panic
+    } else {
+        CallFailure::Error
+    };
+    CallError {
+        kind,
+        call,
+        message,
+    }
+}
+
+/// Copies a plugin-owned string and gives it back to the plugin.
+fn take_string(table: &PluginTable, s: OwnedStr) -> String {
+    let text = if s.ptr.is_null() {
+        String::new()
+    } else {
+        // SAFETY: the plugin returned `len` initialised bytes at `ptr`.
+        String::from_utf8_lossy(unsafe { std::slice::from_raw_parts(s.ptr, s.len) }).into_owned()
+    };
+    // SAFETY: `s` came from this plugin and is freed once.
+    unsafe { (table.free_string)(s) };
+    text
+}

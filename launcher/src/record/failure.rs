@@ -1,0 +1,52 @@
+//! Why an instance failed.
+
+use serde::{Deserialize, Serialize};
+
+/// The cause of a failed instance, as recorded in `failure.cause`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// The configuration was refused before anything ran.
+    Config,
+    /// The plugin could not be loaded.
+    Load,
+    /// The workload returned an error.
+    Error,
+    /// The workload panicked (caught).
+    Panic,
+    /// A step reported a NaN or infinite loss.
+    Nan,
+    /// The process died by a signal.
+    Crash,
+    /// The process was killed for exceeding its memory limit.
+    Oom,
+    /// The process ran past its time limit and was killed.
+    Timeout,
+    /// The process exited non-zero without writing a record.
+    Exit,
+    /// The instance could not be started.
+    Launch,
+}
+
+/// A failure: cause, human message and, when known, the step it happened at.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// What kind of failure.
+    pub cause: Cause,
+    /// What happened, for a person.
+    pub message: String,
+    /// The 1-based step number, when the failure happened in a step.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub step: Option<u64>,
+}
+
+impl Failure {
+    /// A failure not tied to a step.
+    pub fn new(cause: Cause, message: impl Into<String>) -> Self {
+        Failure {
+            cause,
+            message: message.into(),
+            step: None,
+        }
+    }
+}

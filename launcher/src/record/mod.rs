@@ -1,0 +1,31 @@
+//! Report files (compat §5): one strict-JSON file per (job config, run,
+//! instance), named, identified and written atomically the same way whoever
+//! writes it (the worker, or the launcher for an instance that crashed).
+
+mod failure;
+mod identity;
+mod name;
+mod unique_id;
+mod write;
+
+pub use failure::{Cause, Failure};
+pub use identity::Identity;
+pub use name::{file_name, timestamp};
+pub use unique_id::{unique_id, EXCLUDED_FROM_ID};
+pub use write::{to_strict_json, write_atomic};
+
+/// Turns a job argument name into a report key: leading dashes dropped,
+/// inner dashes to underscores (`--batch-size` -> `batch_size`).
+pub fn arg_key(raw: &str) -> String {
+    raw.trim_start_matches('-').replace('-', "_")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn arg_keys() {
+        assert_eq!(super::arg_key("--batch-size"), "batch_size");
+        assert_eq!(super::arg_key("-l"), "l");
+        assert_eq!(super::arg_key("upscale_factor"), "upscale_factor");
+    }
+}

@@ -1,0 +1,67 @@
+//! The configuration id shared by every instance and run of one config.
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// Arguments left out of the id: they differ between instances, GPUs or runs
+/// of the same configuration (compat §5).
+pub const EXCLUDED_FROM_ID: &[&str] = &[
+    "gpu",
+    "batch_size",
+    "workers",
+    "cuda",
+    "report",
+    "ngpu",
+    "data",
+    "no_cuda",
+    "dataset_dir",
+    "backend",
+    "jr_id",
+    "vcd",
+    "seed",
+];
+
+/// sha256 (hex) over the job name and its sorted arguments, less
+/// [`EXCLUDED_FROM_ID`]. Keys are compared after [`arg_key`](super::arg_key)
+/// normalisation, so `--batch-size` and `batch_size` are the same argument.
+pub fn unique_id(name: &str, args: &Map<String, Value>) -> String {
+    let kept: std::collections::BTreeMap<String, &Value> = args
+        .iter()
+        .map(|(k, v)| (super::arg_key(k), v))
+        .filter(|(k, _)| !EXCLUDED_FROM_ID.contains(&k.as_str()))
+        .collect();
+    let canonical = serde_json::json!({ "name": name, "args": kept });
+    let text = super::to_strict_json(&canonical);
+    format!("{:x}", Sha256::digest(text.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn excluded_keys_and_order_do_not_matter() {
+        let a = unique_id(
+            "vae",
+            &args(json!({"repeat": 5, "number": 2, "seed": 100, "batch_size": 64})),
+        );
+        let b = unique_id(
+            "vae",
+            &args(json!({"--batch-size": 128, "seed": 200, "number": 2, "repeat": 5})),
+        );
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 64);
+    }
+
+    #[test]
+    fn config_and_name_do() {
+        let base = unique_id("vae", &args(json!({"repeat": 5})));
+        assert_ne!(base, unique_id("vae", &args(json!({"repeat": 6}))));
+        assert_ne!(base, unique_id("dcgan", &args(json!({"repeat": 5}))));
+    }
+}

@@ -1,0 +1,55 @@
+//! Command line of `mlb worker`.
+//!
+//! Identity options fall back on the environment the launcher gives every
+//! instance (compat §2), so a worker started by hand needs only `--plugin`.
+
+use clap::Args;
+use std::path::PathBuf;
+
+/// `mlb worker` options.
+#[derive(Debug, Clone, Args)]
+pub struct WorkerArgs {
+    /// Print the metadata of the plugin at this absolute path as JSON and exit.
+    #[arg(long, value_name = "PLUGIN", conflicts_with = "plugin")]
+    pub describe: Option<PathBuf>,
+
+    /// Absolute path of the plugin library to run.
+    #[arg(long, required_unless_present = "describe")]
+    pub plugin: Option<PathBuf>,
+
+    /// Workload arguments, a JSON object (merged over the plugin's defaults).
+    #[arg(long, default_value = "{}")]
+    pub config: String,
+
+    /// Folder for the report file.
+    #[arg(long, env = "OUTPUT_DIRECTORY", default_value = ".")]
+    pub outdir: PathBuf,
+
+    /// Suite name (report file prefix).
+    #[arg(long, env = "SUITE_NAME", default_value = "mlb")]
+    pub suite: String,
+
+    /// Job name (defaults to the plugin's name).
+    #[arg(long, env = "BENCH_NAME")]
+    pub name: Option<String>,
+
+    /// Run id.
+    #[arg(long = "run-id", env = "RUN_ID", default_value_t = 0)]
+    pub run_id: u64,
+
+    /// Instance index within the job.
+    #[arg(long = "jr-id", env = "JOB_ID", default_value_t = 0)]
+    pub jr_id: u32,
+
+    /// Visible devices (default: CUDA_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES, else "0").
+    #[arg(long)]
+    pub vcd: Option<String>,
+
+    /// Device request passed to the plugin: auto, cpu or cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+
+    /// Intra-op threads (default: the CPUs of this process's affinity mask).
+    #[arg(long)]
+    pub threads: Option<u32>,
+}

@@ -1,0 +1,19 @@
+//! `mlb worker`: one instance of one workload, in one process.
+//!
+//! Loads ONE plugin by absolute path, creates and sets up the instance, runs
+//! the timed loop of compat §4, and writes the report of compat §5. A caught
+//! failure (error, panic, NaN loss, bad config, unloadable plugin) writes a
+//! `.FAIL.` record and exits with one of the [`exit`] codes; a crash (abort,
+//! segfault) dies by its signal for the launcher to record.
+
+mod args;
+pub mod exit;
+mod plan;
+pub mod provenance;
+mod run;
+pub mod stats;
+pub mod timing;
+
+pub use args::WorkerArgs;
+pub use plan::{effective_config, Plan, PlanError, DEFAULT_SKIP};
+pub use run::main;

@@ -1,0 +1,166 @@
+//! The effective configuration of an instance and its timing plan.
+
+use crate::record::arg_key;
+use serde_json::{Map, Value};
+
+/// Warm-up observations excluded when the config does not set `skip`.
+pub const DEFAULT_SKIP: u64 = 10;
+
+/// How many observations to run and which are timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// Observations in all.
+    pub repeat: u64,
+    /// Steps per observation.
+    pub number: u64,
+    /// Leading observations excluded as warm-up.
+    pub skip: u64,
+}
+
+/// A configuration the worker refuses.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// An argument is missing or not a positive integer.
+    #[error("argument `{key}` must be a positive integer, got {got}")]
+    BadCount {
+        /// The argument.
+        key: &'static str,
+        /// What it was.
+        got: String,
+    },
+    /// Fewer observations than warm-up with the default skip.
+    #[error("repeat ({repeat}) must be greater than the default skip ({DEFAULT_SKIP}) so that some observations are timed; fix: raise `repeat` or set `skip` explicitly")]
+    RepeatNotAboveDefaultSkip {
+        /// Observations asked for.
+        repeat: u64,
+    },
+    /// The explicit skip leaves nothing timed.
+    #[error("skip ({skip}) leaves no timed observation out of repeat ({repeat}); fix: lower `skip` or raise `repeat`")]
+    NothingTimed {
+        /// Observations asked for.
+        repeat: u64,
+        /// Warm-up asked for.
+        skip: u64,
+    },
+}
+
+/// The plugin's defaults overlaid with the instance's arguments, keys
+/// normalised (`--batch-size` -> `batch_size`).
+pub fn effective_config(defaults: &Value, args: &Map<String, Value>) -> Map<String, Value> {
+    let mut out: Map<String, Value> = match defaults {
+        Value::Object(d) => d.iter().map(|(k, v)| (arg_key(k), v.clone())).collect(),
+        _ => Map::new(),
+    };
+    out.extend(args.iter().map(|(k, v)| (arg_key(k), v.clone())));
+    out
+}
+
+impl Plan {
+    /// Reads `repeat`, `number` and `skip` from an effective config.
+    ///
+    /// `repeat <= skip` is refused: with the default skip it would time
+    /// nothing (the original suite then reported from a single warm-up
+    /// observation); with an explicit skip it would time nothing either.
+    pub fn from_config(config: &Map<String, Value>) -> Result<Self, PlanError> {
+        let count = |key: &'static str, default: Option<u64>| -> Result<u64, PlanError> {
+            let bad = |got: String| PlanError::BadCount { key, got };
+            match config.get(key) {
+                None | Some(Value::Null) => default.ok_or_else(|| bad("nothing".into())),
+                Some(Value::Number(n)) => n.as_u64().ok_or_else(|| bad(n.to_string())),
+                Some(Value::String(s)) => s.trim().parse().map_err(|_| bad(format!("{s:?}"))),
+                Some(other) => Err(bad(other.to_string())),
+            }
+        };
+        let repeat = count("repeat", None)?;
+        let number = count("number", None)?;
+        for (key, v) in [("repeat", repeat), ("number", number)] {
+            if v == 0 {
+                return Err(PlanError::BadCount {
+                    key,
+                    got: "0".into(),
+                });
+            }
+        }
+        let explicit_skip = config.get("skip").is_some_and(|v| !v.is_null());
+        let skip = count("skip", Some(DEFAULT_SKIP))?;
+        if repeat <= skip {
+            return Err(if explicit_skip {
+                PlanError::NothingTimed { repeat, skip }
+            } else {
+                PlanError::RepeatNotAboveDefaultSkip { repeat }
+            });
+        }
+        Ok(Plan {
+            repeat,
+            number,
+            skip,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan(v: Value) -> Result<Plan, PlanError> {
+        Plan::from_config(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn default_skip_and_explicit_skip() {
+        assert_eq!(
+            plan(json!({"repeat": 20, "number": 100})).unwrap(),
+            Plan {
+                repeat: 20,
+                number: 100,
+                skip: 10
+            }
+        );
+        assert_eq!(
+            plan(json!({"repeat": 3, "number": "5", "skip": 1})).unwrap(),
+            Plan {
+                repeat: 3,
+                number: 5,
+                skip: 1
+            }
+        );
+    }
+
+    #[test]
+    fn repeat_not_above_skip_is_refused() {
+        let e = plan(json!({"repeat": 10, "number": 5})).unwrap_err();
+        assert_eq!(e, PlanError::RepeatNotAboveDefaultSkip { repeat: 10 });
+        assert!(e.to_string().contains("set `skip` explicitly"));
+        assert_eq!(
+            plan(json!({"repeat": 2, "number": 5, "skip": 2})).unwrap_err(),
+            PlanError::NothingTimed { repeat: 2, skip: 2 }
+        );
+        assert!(matches!(
+            plan(json!({"repeat": 0, "number": 5})),
+            Err(PlanError::BadCount { key: "repeat", .. })
+        ));
+        assert!(matches!(
+            plan(json!({"repeat": 20, "number": -1})),
+            Err(PlanError::BadCount { key: "number", .. })
+        ));
+        assert!(matches!(
+            plan(json!({"number": 1})),
+            Err(PlanError::BadCount { key: "repeat", .. })
+        ));
+    }
+
+    #[test]
+    fn defaults_are_overlaid_and_keys_normalised() {
+        let c = effective_config(
+            &json!({"repeat": 20, "size": 64}),
+            json!({"--repeat": 3, "--batch-size": 8})
+                .as_object()
+                .unwrap(),
+        );
+        assert_eq!(
+            Value::Object(c),
+            json!({"repeat": 3, "size": 64, "batch_size": 8})
+        );
+    }
+}

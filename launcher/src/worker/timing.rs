@@ -1,0 +1,352 @@
+//! The timed loop (compat §4).
+//!
+//! `repeat` observations of `number` steps each; the device is synchronised at
+//! both edges of every observation and never inside it. Every step's loss is
+//! checked: a NaN or infinite loss fails the instance at once.
+
+use super::plan::Plan;
+use crate::plugins::{CallError, Instance};
+use mlb_plugin::abi::StepStats;
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// Step losses kept for the report.
+pub const BATCH_LOSS_WINDOW: usize = 100;
+/// Per-observation mean losses kept for the report.
+pub const EPOCH_LOSS_WINDOW: usize = 10;
+
+/// What the loop drives: a plugin instance, or anything shaped like one.
+pub trait Stepper {
+    /// Runs one step.
+    fn step(&mut self) -> Result<StepStats, CallError>;
+    /// Waits for queued device work.
+    fn sync(&mut self) -> Result<(), CallError>;
+}
+
+impl Stepper for Instance<'_> {
+    #[inline]
+    fn step(&mut self) -> Result<StepStats, CallError> {
+        Instance::step(self)
+    }
+
+    fn sync(&mut self) -> Result<(), CallError> {
+        Instance::sync(self)
+    }
+}
+
+/// One observation: `number` steps inside one timed block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Observation {
+    /// Wall time of the block, synchronised at both edges.
+    pub seconds: f64,
+    /// Items processed by its steps.
+    pub items: u64,
+}
+
+/// Why the loop stopped early.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoopFailure {
+    /// A plugin call failed.
+    Call {
+        /// The failure.
+        error: CallError,
+        /// The 1-based step during or after which it happened.
+        step: u64,
+    },
+    /// A step's loss was NaN or infinite.
+    NonFiniteLoss {
+        /// The 1-based step.
+        step: u64,
+        /// The loss.
+        loss: f64,
+    },
+}
+
+/// Where the loop stands after an observation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// 1-based index of the observation just finished.
+    pub index: u64,
+    /// Observations in all.
+    pub repeat: u64,
+    /// Estimated seconds left.
+    pub eta_seconds: f64,
+    /// The last step loss, if any.
+    pub loss: Option<f64>,
+}
+
+impl Progress {
+    /// The line printed after each observation:
+    /// `[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234`.
+    pub fn line(&self) -> String {
+        let loss = self
+            .loss
+            .map_or_else(|| format!("{:>8}", "-"), |l| format!("{l:>8.4}"));
+        format!(
+            "[{:>3}/{:>3}] | ETA: {:>6.2} min | Batch Loss {loss}",
+            self.index,
+            self.repeat,
+            self.eta_seconds / 60.0
+        )
+    }
+}
+
+/// Everything the loop measured.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoopResult {
+    /// Every observation, warm-up included, in order.
+    pub observations: Vec<Observation>,
+    /// The last [`BATCH_LOSS_WINDOW`] step losses.
+    pub batch_loss: Vec<f64>,
+    /// The last [`EPOCH_LOSS_WINDOW`] per-observation mean losses.
+    pub epoch_loss: Vec<f64>,
+    /// Steps run.
+    pub steps: u64,
+    /// Set when the loop stopped early.
+    pub failure: Option<LoopFailure>,
+}
+
+/// A bounded window keeping the most recent values.
+struct Window {
+    values: VecDeque<f64>,
+    cap: usize,
+}
+
+impl Window {
+    fn new(cap: usize) -> Self {
+        Window {
+            values: VecDeque::with_capacity(cap + 1),
+            cap,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, v: f64) {
+        if self.values.len() == self.cap {
+            self.values.pop_front();
+        }
+        self.values.push_back(v);
+    }
+
+    fn into_vec(self) -> Vec<f64> {
+        self.values.into()
+    }
+}
+
+/// Runs the plan, calling `on_observation` after each observation.
+pub fn run<S: Stepper>(
+    stepper: &mut S,
+    plan: Plan,
+    mut on_observation: impl FnMut(&Progress),
+) -> LoopResult {
+    let mut batch = Window::new(BATCH_LOSS_WINDOW);
+    let mut epoch = Window::new(EPOCH_LOSS_WINDOW);
+    let mut result = LoopResult::default();
+    let mut elapsed = 0.0;
+    let mut last_loss = None;
+    for index in 1..=plan.repeat {
+        if let Err(error) = stepper.sync() {
+            result.failure = Some(LoopFailure::Call {
+                error,
+                step: result.steps,
+            });
+            break;
+        }
+        let start = Instant::now();
+        let (mut items, mut loss_sum, mut losses) = (0u64, 0.0, 0u64);
+        for _ in 0..plan.number {
+            result.steps += 1;
+            match stepper.step() {
+                Ok(stats) => {
+                    items += stats.items;
+                    if stats.has_loss != 0 {
+                        if !stats.loss.is_finite() {
+                            batch.push(stats.loss);
+                            result.failure = Some(LoopFailure::NonFiniteLoss {
+                                step: result.steps,
+                                loss: stats.loss,
+                            });
+                            break;
+                        }
+                        batch.push(stats.loss);
+                        loss_sum += stats.loss;
+                        losses += 1;
+                        last_loss = Some(stats.loss);
+                    }
+                }
+                Err(error) => {
+                    result.failure = Some(LoopFailure::Call {
+                        error,
+                        step: result.steps,
+                    });
+                    break;
+                }
+            }
+        }
+        if result.failure.is_some() {
+            break;
+        }
+        if let Err(error) = stepper.sync() {
+            result.failure = Some(LoopFailure::Call {
+                error,
+                step: result.steps,
+            });
+            break;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        result.observations.push(Observation { seconds, items });
+        if losses > 0 {
+            epoch.push(loss_sum / losses as f64);
+        }
+        elapsed += seconds;
+        let eta_seconds = elapsed / index as f64 * (plan.repeat - index) as f64;
+        on_observation(&Progress {
+            index,
+            repeat: plan.repeat,
+            eta_seconds,
+            loss: last_loss,
+        });
+    }
+    result.batch_loss = batch.into_vec();
+    result.epoch_loss = epoch.into_vec();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugins::CallFailure;
+
+    /// A scripted stepper: loss 1/step, error or NaN at a chosen step.
+    struct Script {
+        step: u64,
+        syncs: u64,
+        nan_at: Option<u64>,
+        error_at: Option<u64>,
+    }
+
+    impl Stepper for Script {
+        fn step(&mut self) -> Result<StepStats, CallError> {
+            self.step += 1;
+            if Some(self.step) == self.error_at {
+                return Err(CallError {
+                    kind: CallFailure::Error,
+                    call: "step",
+                    message: "boom".into(),
+                });
+            }
+            let loss = if Some(self.step) == self.nan_at {
+                f64::NAN
+            } else {
+                1.0 / self.step as f64
+            };
+            Ok(StepStats {
+                items: 2,
+                loss,
+                has_loss: 1,
+            })
+        }
+
+        fn sync(&mut self) -> Result<(), CallError> {
+            self.syncs += 1;
+            Ok(())
+        }
+    }
+
+    fn script() -> Script {
+        Script {
+            step: 0,
+            syncs: 0,
+            nan_at: None,
+            error_at: None,
+        }
+    }
+
+    #[test]
+    fn counts_observations_steps_items_and_syncs() {
+        let mut s = script();
+        let mut lines = Vec::new();
+        let r = run(
+            &mut s,
+            Plan {
+                repeat: 4,
+                number: 30,
+                skip: 1,
+            },
+            |p| lines.push(*p),
+        );
+        assert_eq!(r.observations.len(), 4);
+        assert!(r.observations.iter().all(|o| o.items == 60));
+        assert_eq!((r.steps, s.syncs), (120, 8));
+        assert_eq!(r.batch_loss.len(), 100);
+        assert_eq!(*r.batch_loss.last().unwrap(), 1.0 / 120.0);
+        assert_eq!(r.batch_loss[0], 1.0 / 21.0);
+        assert_eq!(r.epoch_loss.len(), 4);
+        assert_eq!(
+            lines.iter().map(|p| p.index).collect::<Vec<_>>(),
+            [1, 2, 3, 4]
+        );
+        assert_eq!(lines[3].eta_seconds, 0.0);
+        assert!(r.failure.is_none());
+    }
+
+    #[test]
+    fn nan_and_errors_stop_the_loop() {
+        let mut s = Script {
+            nan_at: Some(7),
+            ..script()
+        };
+        let r = run(
+            &mut s,
+            Plan {
+                repeat: 5,
+                number: 3,
+                skip: 0,
+            },
+            |_| {},
+        );
+        assert!(matches!(
+            r.failure,
+            Some(LoopFailure::NonFiniteLoss { step: 7, .. })
+        ));
+        assert_eq!(r.observations.len(), 2);
+        assert!(r.batch_loss.last().unwrap().is_nan());
+
+        let mut s = Script {
+            error_at: Some(2),
+            ..script()
+        };
+        let r = run(
+            &mut s,
+            Plan {
+                repeat: 5,
+                number: 3,
+                skip: 0,
+            },
+            |_| {},
+        );
+        assert!(
+            matches!(&r.failure, Some(LoopFailure::Call { step: 2, error }) if error.message == "boom")
+        );
+        assert!(r.observations.is_empty());
+    }
+
+    #[test]
+    fn eta_line_format() {
+        let p = Progress {
+            index: 3,
+            repeat: 20,
+            eta_seconds: 52.2,
+            loss: Some(0.12344),
+        };
+        assert_eq!(
+            p.line(),
+            "[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234"
+        );
+        let p = Progress { loss: None, ..p };
+        assert_eq!(
+            p.line(),
+            "[  3/ 20] | ETA:   0.87 min | Batch Loss        -"
+        );
+    }
+}

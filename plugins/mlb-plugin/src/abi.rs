@@ -1,0 +1,168 @@
+//! The raw C ABI, version 1.
+//!
+//! Rules (see `docs/plugins.md`):
+//! - The entry symbol's name carries the ABI major version. A breaking change
+//!   gets a new symbol, so a host finds out which version a plugin was built for
+//!   by the symbol it exports.
+//! - [`PluginTable`] starts with its own size, then the ABI version. Fields are
+//!   only ever appended: a host reads only the fields that fit in `size`.
+//! - Strings cross as pointer + length. Borrowed strings ([`StrRef`]) stay
+//!   owned by the side that passed them; strings a plugin returns
+//!   ([`OwnedStr`]) are freed by the host through `free_string`.
+//! - Every function returns a [`Status`] code; on failure the message is read
+//!   with `last_error` (per thread, the last failing call's message).
+
+use std::ffi::c_void;
+
+/// ABI major version implemented by this crate.
+pub const ABI_VERSION: u32 = 1;
+
+/// Prefix of the entry symbol; the ABI major version follows it.
+pub const ENTRY_SYMBOL_PREFIX: &str = "mlb_plugin_v";
+
+/// Name of the entry symbol for [`ABI_VERSION`].
+pub const ENTRY_SYMBOL: &str = "mlb_plugin_v1";
+
+/// Signature of the entry symbol.
+pub type EntryFn = unsafe extern "C" fn() -> *const PluginTable;
+
+/// Opaque workload instance owned by the plugin.
+pub type Instance = c_void;
+
+/// Status codes returned by every table function.
+pub mod status {
+    /// The call succeeded.
+    pub const OK: i32 = 0;
+    /// The workload returned an error; see `last_error`.
+    pub const ERROR: i32 = 1;
+    /// The workload panicked; the panic was caught; see `last_error`.
+    pub const PANIC: i32 = 2;
+}
+
+/// A borrowed UTF-8 string: pointer and length, not NUL terminated.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct StrRef {
+    /// First byte.
+    pub ptr: *const u8,
+    /// Length in bytes.
+    pub len: usize,
+}
+
+// SAFETY: a StrRef is only ever built from `&'static str` in a static table or
+// from a borrow that outlives the call it is passed to.
+unsafe impl Sync for StrRef {}
+unsafe impl Send for StrRef {}
+
+impl StrRef {
+    /// Borrows a static string (metadata in the plugin table).
+    pub const fn from_static(s: &'static str) -> Self {
+        StrRef {
+            ptr: s.as_ptr(),
+            len: s.len(),
+        }
+    }
+
+    /// Borrows a string for the duration of one call.
+    pub fn borrow(s: &str) -> Self {
+        StrRef {
+            ptr: s.as_ptr(),
+            len: s.len(),
+        }
+    }
+
+    /// Reads the string.
+    ///
+    /// # Safety
+    /// `ptr` must point to `len` readable bytes that live as long as `'a`.
+    pub unsafe fn as_str<'a>(&self) -> Result<&'a str, std::str::Utf8Error> {
+        if self.len == 0 {
+            return Ok("");
+        }
+        std::str::from_utf8(std::slice::from_raw_parts(self.ptr, self.len))
+    }
+}
+
+/// A string allocated by the plugin and handed to the host, which must give it
+/// back through `free_string`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct OwnedStr {
+    /// First byte (null for an empty string).
+    pub ptr: *mut u8,
+    /// Length in bytes.
+    pub len: usize,
+    /// Allocation capacity, needed by the plugin to free it.
+    pub cap: usize,
+}
+
+impl OwnedStr {
+    /// An empty string that owns nothing.
+    pub const fn empty() -> Self {
+        OwnedStr {
+            ptr: std::ptr::null_mut(),
+            len: 0,
+            cap: 0,
+        }
+    }
+}
+
+/// What one training step did.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepStats {
+    /// Items (samples, images, sequences...) processed by the step.
+    pub items: u64,
+    /// The step's loss, meaningful when `has_loss` is 1.
+    pub loss: f64,
+    /// 1 when the step reports a loss, 0 otherwise.
+    pub has_loss: u8,
+}
+
+/// What the host tells an instance before the timed loop.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SetupInfo {
+    /// Size of this struct (fields are only appended).
+    pub size: usize,
+    /// Device request: `"auto"` (first visible GPU, else CPU), `"cpu"` or `"cuda:N"`.
+    pub device: StrRef,
+    /// CPUs of the instance's slot: the intra-op thread count to use.
+    pub threads: u32,
+}
+
+/// The function table a plugin exports (ABI v1).
+#[repr(C)]
+pub struct PluginTable {
+    /// `size_of::<PluginTable>()` as the plugin was built.
+    pub size: usize,
+    /// [`ABI_VERSION`] as the plugin was built.
+    pub abi_version: u32,
+    /// Workload name (`toy_reg`, `spin`...).
+    pub name: StrRef,
+    /// Workload version (semver of its crate).
+    pub version: StrRef,
+    /// One-line description.
+    pub description: StrRef,
+    /// Default arguments, a JSON object.
+    pub default_args: StrRef,
+    /// Creates an instance from a JSON object of arguments.
+    pub create: unsafe extern "C" fn(config: StrRef, out: *mut *mut Instance) -> i32,
+    /// Prepares the instance (device, threads, model, data) before timing.
+    pub setup: unsafe extern "C" fn(inst: *mut Instance, info: *const SetupInfo) -> i32,
+    /// Runs one training step.
+    pub step: unsafe extern "C" fn(inst: *mut Instance, out: *mut StepStats) -> i32,
+    /// Waits until the device has finished all queued work.
+    pub sync: unsafe extern "C" fn(inst: *mut Instance) -> i32,
+    /// Writes a JSON object of report fields (metrics, device name...).
+    pub report: unsafe extern "C" fn(inst: *mut Instance, out: *mut OwnedStr) -> i32,
+    /// Copies the last error message of this thread.
+    pub last_error: unsafe extern "C" fn(out: *mut OwnedStr) -> i32,
+    /// Frees a string returned by `report` or `last_error`.
+    pub free_string: unsafe extern "C" fn(s: OwnedStr),
+    /// Drops the instance.
+    pub destroy: unsafe extern "C" fn(inst: *mut Instance),
+}
+
+// SAFETY: the table holds function pointers and pointers to static strings.
+unsafe impl Sync for PluginTable {}

@@ -1,0 +1,83 @@
+//! The safe side of the ABI: what a plugin author implements.
+
+use crate::Config;
+
+/// Error type of workload code: any error converts into it with `?`, and a
+/// message converts with `.into()` (`Err("bad arch".into())`).
+pub type Error = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Result of workload code.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// How the host sets an instance up before the timed loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// `"auto"` (first visible GPU, else CPU), `"cpu"` or `"cuda:N"`.
+    pub device: String,
+    /// CPUs of the instance's slot: use this many intra-op threads.
+    pub threads: u32,
+}
+
+/// What one training step did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Step {
+    /// Items (samples, images, sequences...) really processed by the step.
+    pub items: u64,
+    /// The step's loss, if the workload has one.
+    pub loss: Option<f64>,
+}
+
+impl Step {
+    /// A step that processed `items` and has no loss.
+    pub fn items(items: u64) -> Self {
+        Step { items, loss: None }
+    }
+
+    /// A step that processed `items` with the given loss.
+    pub fn with_loss(items: u64, loss: f64) -> Self {
+        Step {
+            items,
+            loss: Some(loss),
+        }
+    }
+}
+
+/// A training workload. Implement it and export it with
+/// [`export_workload!`](crate::export_workload).
+///
+/// The host calls `create`, then `setup` once, then `step` repeatedly with
+/// `sync` at the edges of each timed block, then `report`. Panics are caught
+/// at the ABI boundary and reported as failures of the instance.
+pub trait Workload: Sized + 'static {
+    /// Workload name, as used by `plugin` jobs.
+    const NAME: &'static str;
+    /// Workload version (usually `env!("CARGO_PKG_VERSION")`).
+    const VERSION: &'static str;
+    /// One-line description shown by `mlb plugins list`.
+    const DESCRIPTION: &'static str;
+    /// Default arguments as a JSON object (shown by `mlb plugins list`).
+    const DEFAULT_ARGS: &'static str;
+
+    /// Builds the instance from its arguments (defaults not merged: use the
+    /// `Config` getters with defaults).
+    fn create(config: &Config) -> Result<Self>;
+
+    /// Prepares device, threads, model and data. Not timed.
+    fn setup(&mut self, _setup: &Setup) -> Result<()> {
+        Ok(())
+    }
+
+    /// Runs one training step.
+    fn step(&mut self) -> Result<Step>;
+
+    /// Blocks until queued device work is done (no-op on the CPU).
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Extra report fields: `metrics` ({name: [values]}), `gpu`, `cuda`,
+    /// `data` ("synthetic" or a path), anything the workload wants recorded.
+    fn report(&self) -> Result<serde_json::Map<String, serde_json::Value>> {
+        Ok(serde_json::Map::new())
+    }
+}

@@ -1,0 +1,232 @@
+//! `spin`: a pure-Rust workload doing real CPU work per step, with fault modes.
+//!
+//! Each step multiplies two dense `size x size` f32 matrices (a real matrix
+//! product, `2*size^3` flops) and reports `size` items (rows) and a loss that
+//! decreases with the step count. `size: 0` makes a step do no work at all
+//! (1 item), which measures the harness's own cost.
+//!
+//! Fault modes (step numbers count every step from 1, warm-up included):
+//!
+//! | arg | outcome |
+//! |---|---|
+//! | `error_at: N` | step N returns an error (instance fails, cause `error`) |
+//! | `panic_at: N` | step N panics (caught at the ABI: cause `panic`) |
+//! | `abort_at: N` | step N calls `abort()` (process dies by SIGABRT) |
+//! | `segfault_at: N` | step N writes through an invalid pointer (SIGSEGV) |
+//! | `nan_at: N` | step N reports a NaN loss (instance fails, cause `nan`) |
+//! | `alloc_mb: M` (+ `alloc_at: N`, default 1) | step N allocates M MiB and touches every page |
+//! | `sleep_ms: T` | every step also sleeps T ms |
+//! | `hang_at: N` | step N never returns |
+//! | `setup_error: ""` | setup fails |
+
+use mlb_plugin::{export_workload, Config, Setup, Step, Workload};
+use std::time::Duration;
+
+/// The spin workload.
+pub struct Spin {
+    size: usize,
+    a: Vec<f32>,
+    b: Vec<f32>,
+    c: Vec<f32>,
+    step: u64,
+    faults: Faults,
+    sleep: Option<Duration>,
+    ballast: Vec<u8>,
+    threads: u32,
+    checksum: f64,
+}
+
+/// Step numbers at which each fault fires.
+#[derive(Default)]
+struct Faults {
+    error_at: Option<u64>,
+    panic_at: Option<u64>,
+    abort_at: Option<u64>,
+    segfault_at: Option<u64>,
+    nan_at: Option<u64>,
+    hang_at: Option<u64>,
+    alloc_at: Option<u64>,
+    alloc_mb: usize,
+    setup_error: bool,
+}
+
+fn opt_step(config: &Config, key: &str) -> mlb_plugin::Result<Option<u64>> {
+    Ok(config.get(key).map(|_| config.u64_or(key, 0)).transpose()?)
+}
+
+/// A deterministic pseudo-random matrix (xorshift64*), values in [-1, 1).
+fn matrix(n: usize, mut state: u64) -> Vec<f32> {
+    state |= 1;
+    (0..n * n)
+        .map(|_| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let bits = state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40;
+            (bits as f32 / (1u64 << 23) as f32) - 1.0
+        })
+        .collect()
+}
+
+/// `c = a * b` for row-major `n x n` matrices (i-k-j order, vectorisable).
+fn matmul(n: usize, a: &[f32], b: &[f32], c: &mut [f32]) {
+    c.fill(0.0);
+    for i in 0..n {
+        let row = &mut c[i * n..(i + 1) * n];
+        for k in 0..n {
+            let aik = a[i * n + k];
+            let brow = &b[k * n..(k + 1) * n];
+            for (cij, bkj) in row.iter_mut().zip(brow) {
+                *cij += aik * bkj;
+            }
+        }
+    }
+}
+
+/// Allocates `mb` MiB and writes one byte per page so the memory is resident.
+fn touch(mb: usize) -> Vec<u8> {
+    let mut v = vec![0u8; mb << 20];
+    for page in v.chunks_mut(4096) {
+        page[0] = 1;
+    }
+    std::hint::black_box(&v);
+    v
+}
+
+impl Spin {
+    fn fires(&self, at: Option<u64>) -> bool {
+        at == Some(self.step)
+    }
+}
+
+impl Workload for Spin {
+    const NAME: &'static str = "spin";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    const DESCRIPTION: &'static str =
+        "dense f32 matrix product per step, pure Rust; fault modes for testing";
+    const DEFAULT_ARGS: &'static str = r#"{"repeat": 20, "number": 10, "size": 64}"#;
+
+    fn create(config: &Config) -> mlb_plugin::Result<Self> {
+        let size = config.usize_or("size", 64)?;
+        let seed = config.u64_or("seed", 0)?;
+        let faults = Faults {
+            error_at: opt_step(config, "error_at")?,
+            panic_at: opt_step(config, "panic_at")?,
+            abort_at: opt_step(config, "abort_at")?,
+            segfault_at: opt_step(config, "segfault_at")?,
+            nan_at: opt_step(config, "nan_at")?,
+            hang_at: opt_step(config, "hang_at")?,
+            alloc_mb: config.usize_or("alloc_mb", 0)?,
+            alloc_at: Some(config.u64_or("alloc_at", 1)?),
+            setup_error: config.flag("setup_error"),
+        };
+        let sleep_ms = config.u64_or("sleep_ms", 0)?;
+        Ok(Spin {
+            size,
+            a: matrix(size, seed.wrapping_add(0x9E37_79B9)),
+            b: matrix(size, seed.wrapping_add(0x7F4A_7C15)),
+            c: vec![0.0; size * size],
+            step: 0,
+            faults,
+            sleep: (sleep_ms > 0).then(|| Duration::from_millis(sleep_ms)),
+            ballast: Vec::new(),
+            threads: 1,
+            checksum: 0.0,
+        })
+    }
+
+    fn setup(&mut self, setup: &Setup) -> mlb_plugin::Result<()> {
+        if self.faults.setup_error {
+            return Err("setup failed on request (setup_error)".into());
+        }
+        self.threads = setup.threads;
+        Ok(())
+    }
+
+    fn step(&mut self) -> mlb_plugin::Result<Step> {
+        self.step += 1;
+        let f = &self.faults;
+        if self.fires(f.error_at) {
+            return Err(format!("spin: error requested at step {}", self.step).into());
+        }
+        if self.fires(f.panic_at) {
+            panic!("spin: panic requested at step {}", self.step);
+        }
+        if self.fires(f.abort_at) {
+            std::process::abort();
+        }
+        if self.fires(f.segfault_at) {
+            // SAFETY: deliberately unsound: this fault mode exists to crash the
+            // process with SIGSEGV the way a buggy native workload would.
+            unsafe { std::ptr::write_volatile(std::ptr::dangling_mut::<u64>(), 1) };
+        }
+        if self.fires(f.hang_at) {
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        if f.alloc_mb > 0 && self.fires(f.alloc_at) {
+            self.ballast = touch(f.alloc_mb);
+        }
+        if let Some(sleep) = self.sleep {
+            std::thread::sleep(sleep);
+        }
+        if self.size > 0 {
+            matmul(self.size, &self.a, &self.b, &mut self.c);
+            self.checksum = self.c.iter().map(|&x| x as f64).sum::<f64>();
+        }
+        let loss = if self.fires(self.faults.nan_at) {
+            f64::NAN
+        } else {
+            1.0 / (1.0 + 0.1 * self.step as f64) + 1e-12 * self.checksum.abs().min(1.0)
+        };
+        Ok(Step::with_loss(self.size.max(1) as u64, loss))
+    }
+
+    fn report(&self) -> mlb_plugin::Result<serde_json::Map<String, serde_json::Value>> {
+        let flops = 2.0 * (self.size as f64).powi(3);
+        let mut report = serde_json::Map::new();
+        report.insert("cuda".into(), false.into());
+        report.insert("data".into(), "synthetic".into());
+        report.insert("threads".into(), self.threads.into());
+        report.insert("ballast_mb".into(), (self.ballast.len() >> 20).into());
+        report.insert(
+            "metrics".into(),
+            serde_json::json!({ "flops_per_step": [flops] }),
+        );
+        Ok(report)
+    }
+}
+
+export_workload!(Spin);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matmul_matches_a_hand_product() {
+        let a = [1.0, 2.0, 3.0, 4.0];
+        let b = [5.0, 6.0, 7.0, 8.0];
+        let mut c = [0.0; 4];
+        matmul(2, &a, &b, &mut c);
+        assert_eq!(c, [19.0, 22.0, 43.0, 50.0]);
+    }
+
+    #[test]
+    fn matrices_are_deterministic_and_bounded() {
+        let m = matrix(8, 42);
+        assert_eq!(m, matrix(8, 42));
+        assert_ne!(m, matrix(8, 43));
+        assert!(m.iter().all(|x| (-1.0..1.0).contains(x)));
+    }
+
+    #[test]
+    fn loss_decreases_and_items_are_rows() {
+        let mut s = Spin::create(&Config::parse(r#"{"size": 16}"#).unwrap()).unwrap();
+        let first = s.step().unwrap();
+        let second = s.step().unwrap();
+        assert_eq!(first.items, 16);
+        assert!(second.loss.unwrap() < first.loss.unwrap());
+    }
+}
