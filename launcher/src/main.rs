@@ -8,9 +8,7 @@ fn main() -> color_eyre::Result<()> {
     color_eyre::install()?;
     let cli = Cli::parse();
     match cli.command {
-        Command::Plugins {
-            command: PluginsCommand::List { json },
-        } => {
+        Command::Plugins { command: PluginsCommand::List { json } } => {
             let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
             let entries = mlb::plugins::list(&search);
             if json {

@@ -40,22 +40,14 @@ impl<'p> Instance<'p> {
         let rc = unsafe { (table.create)(StrRef::borrow(config_json), &mut raw) };
         check(table, rc, "create")?;
         if raw.is_null() {
-            return Err(CallError {
-                kind: CallFailure::Error,
-                call: "create",
-                message: "returned no instance".into(),
-            });
+            return Err(CallError { kind: CallFailure::Error, call: "create", message: "returned no instance".into() });
         }
         Ok(Instance { table, raw })
     }
 
     /// Sets the instance up on `device` with `threads` intra-op threads.
     pub fn setup(&mut self, device: &str, threads: u32) -> Result<(), CallError> {
-        let info = SetupInfo {
-            size: std::mem::size_of::<SetupInfo>(),
-            device: StrRef::borrow(device),
-            threads,
-        };
+        let info = SetupInfo { size: std::mem::size_of::<SetupInfo>(), device: StrRef::borrow(device), threads };
         // SAFETY: `raw` is a live instance of this table.
         let rc = unsafe { (self.table.setup)(self.raw, &info) };
         check(self.table, rc, "setup")
@@ -123,16 +115,8 @@ fn failure(table: &PluginTable, rc: i32, call: &'static str) -> CallError {
     } else {
         "(no message)".to_string()
     };
-    let kind = if rc == status::PANIC {
-        CallFailure::Panic
-    } else {
-        CallFailure::Error
-    };
-    CallError {
-        kind,
-        call,
-        message,
-    }
+    let kind = if rc == status::PANIC { CallFailure::Panic } else { CallFailure::Error };
+    CallError { kind, call, message }
 }
 
 /// Copies a plugin-owned string and gives it back to the plugin.

@@ -63,17 +63,10 @@ pub fn list(search: &SearchPath) -> Vec<Entry> {
 pub fn list_with(search: &SearchPath, mlb: &Path) -> Vec<Entry> {
     let candidates = search.candidates();
     let statuses: Vec<Status> = std::thread::scope(|s| {
-        let handles: Vec<_> = candidates
-            .iter()
-            .map(|p| s.spawn(move || probe(mlb, p)))
-            .collect();
+        let handles: Vec<_> = candidates.iter().map(|p| s.spawn(move || probe(mlb, p))).collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| Status::Refused {
-                    reason: "probe thread failed".into(),
-                })
-            })
+            .map(|h| h.join().unwrap_or_else(|_| Status::Refused { reason: "probe thread failed".into() }))
             .collect()
     });
     let mut entries: Vec<Entry> = Vec::with_capacity(candidates.len());
@@ -91,17 +84,12 @@ pub fn list_with(search: &SearchPath, mlb: &Path) -> Vec<Entry> {
 }
 
 fn first_named(entries: &[Entry], name: &str) -> Option<PathBuf> {
-    entries
-        .iter()
-        .find(|e| matches!(&e.status, Status::Ok { meta } if meta.name == name))
-        .map(|e| e.path.clone())
+    entries.iter().find(|e| matches!(&e.status, Status::Ok { meta } if meta.name == name)).map(|e| e.path.clone())
 }
 
 /// Finds the usable plugin called `name`.
 pub fn find<'e>(entries: &'e [Entry], name: &str) -> Option<&'e Entry> {
-    entries
-        .iter()
-        .find(|e| matches!(&e.status, Status::Ok { meta } if meta.name == name))
+    entries.iter().find(|e| matches!(&e.status, Status::Ok { meta } if meta.name == name))
 }
 
 /// Names of the usable plugins, sorted.
@@ -119,9 +107,7 @@ pub fn names(entries: &[Entry]) -> Vec<String> {
 
 fn probe(mlb: &Path, path: &Path) -> Status {
     if let Err(e) = check_trusted(path) {
-        return Status::Refused {
-            reason: e.to_string(),
-        };
+        return Status::Refused { reason: e.to_string() };
     }
     let child = Command::new(mlb)
         .arg("worker")
@@ -133,11 +119,7 @@ fn probe(mlb: &Path, path: &Path) -> Status {
         .spawn();
     let mut child = match child {
         Ok(c) => c,
-        Err(e) => {
-            return Status::Refused {
-                reason: format!("cannot start probe {}: {e}", mlb.display()),
-            }
-        }
+        Err(e) => return Status::Refused { reason: format!("cannot start probe {}: {e}", mlb.display()) },
     };
     let deadline = Instant::now() + PROBE_TIMEOUT;
     loop {
@@ -147,38 +129,24 @@ fn probe(mlb: &Path, path: &Path) -> Status {
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Status::Refused {
-                    reason: format!("loading took over {}s", PROBE_TIMEOUT.as_secs()),
-                };
+                return Status::Refused { reason: format!("loading took over {}s", PROBE_TIMEOUT.as_secs()) };
             }
         }
     }
     let out = match child.wait_with_output() {
         Ok(out) => out,
-        Err(e) => {
-            return Status::Refused {
-                reason: format!("probe failed: {e}"),
-            }
-        }
+        Err(e) => return Status::Refused { reason: format!("probe failed: {e}") },
     };
     if out.status.success() {
         return match serde_json::from_slice::<PluginMeta>(&out.stdout) {
             Ok(meta) => Status::Ok { meta },
-            Err(e) => Status::Refused {
-                reason: format!("probe printed no metadata: {e}"),
-            },
+            Err(e) => Status::Refused { reason: format!("probe printed no metadata: {e}") },
         };
     }
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     let reason = match out.status.signal() {
-        Some(sig) => format!("crashed while loading (signal {sig}) {stderr}")
-            .trim()
-            .to_string(),
-        None => stderr
-            .lines()
-            .last()
-            .unwrap_or("probe failed without a message")
-            .to_string(),
+        Some(sig) => format!("crashed while loading (signal {sig}) {stderr}").trim().to_string(),
+        None => stderr.lines().last().unwrap_or("probe failed without a message").to_string(),
     };
     Status::Refused { reason }
 }
@@ -191,46 +159,21 @@ pub fn to_json(entries: &[Entry]) -> String {
 /// The listing as a table, followed by the search path.
 pub fn to_table(entries: &[Entry], search: &SearchPath) -> String {
     let mut table = Table::new();
-    table
-        .load_preset(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic);
-    table.set_header([
-        "name",
-        "version",
-        "abi",
-        "description",
-        "default args",
-        "path",
-    ]);
+    table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    table.set_header(["name", "version", "abi", "description", "default args", "path"]);
     for e in entries {
         let path = e.path.display().to_string();
         let row = match &e.status {
             Status::Ok { meta } => row(meta, path),
-            Status::Shadowed { meta, by } => {
-                row(meta, format!("{path}\n(shadowed by {})", by.display()))
-            }
+            Status::Shadowed { meta, by } => row(meta, format!("{path}\n(shadowed by {})", by.display())),
             Status::Refused { reason } => {
-                vec![
-                    "-".into(),
-                    "-".into(),
-                    "-".into(),
-                    format!("REFUSED: {reason}"),
-                    "-".into(),
-                    path,
-                ]
+                vec!["-".into(), "-".into(), "-".into(), format!("REFUSED: {reason}"), "-".into(), path]
             }
         };
         table.add_row(row);
     }
-    let dirs: Vec<String> = search
-        .dirs()
-        .iter()
-        .map(|d| format!("  {}", d.display()))
-        .collect();
-    format!(
-        "{table}\nsearch path (first match wins):\n{}",
-        dirs.join("\n")
-    )
+    let dirs: Vec<String> = search.dirs().iter().map(|d| format!("  {}", d.display())).collect();
+    format!("{table}\nsearch path (first match wins):\n{}", dirs.join("\n"))
 }
 
 fn row(meta: &PluginMeta, path: String) -> Vec<String> {

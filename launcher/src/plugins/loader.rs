@@ -4,9 +4,7 @@
 //! destructors and libtorch's static destructors crash after `dlclose`.
 
 use super::trust::{check_trusted, TrustError};
-use mlb_plugin::abi::{
-    EntryFn, PluginTable, StrRef, ABI_VERSION, ENTRY_SYMBOL, ENTRY_SYMBOL_PREFIX,
-};
+use mlb_plugin::abi::{EntryFn, PluginTable, StrRef, ABI_VERSION, ENTRY_SYMBOL, ENTRY_SYMBOL_PREFIX};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -78,10 +76,7 @@ pub struct Plugin {
 
 impl std::fmt::Debug for Plugin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Plugin")
-            .field("path", &self.path)
-            .field("meta", &self.meta)
-            .finish()
+        f.debug_struct("Plugin").field("path", &self.path).field("meta", &self.meta).finish()
     }
 }
 
@@ -108,10 +103,7 @@ pub fn load(path: &Path) -> Result<Plugin, LoadError> {
         return Err(LoadError::NotAbsolute(path.to_path_buf()));
     }
     check_trusted(path)?;
-    let open_err = |e: libloading::Error| LoadError::Open {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    };
+    let open_err = |e: libloading::Error| LoadError::Open { path: path.to_path_buf(), reason: e.to_string() };
     // SAFETY: loading a library runs its initialisers; the file passed the
     // trust check and comes from a configured plugin folder.
     let lib = unsafe { libloading::Library::new(path) }.map_err(open_err)?;
@@ -121,62 +113,37 @@ pub fn load(path: &Path) -> Result<Plugin, LoadError> {
         Ok(entry) => *entry,
         Err(_) => return Err(other_abi(lib, path)),
     };
-    let bad = |reason: String| LoadError::BadTable {
-        path: path.to_path_buf(),
-        reason,
-    };
+    let bad = |reason: String| LoadError::BadTable { path: path.to_path_buf(), reason };
     // SAFETY: the symbol has the ABI's entry signature by contract.
     let table = unsafe { entry().as_ref() }.ok_or_else(|| bad("entry returned null".into()))?;
     if table.size < std::mem::size_of::<PluginTable>() {
-        return Err(bad(format!(
-            "table is {} bytes, ABI v1 needs {}",
-            table.size,
-            std::mem::size_of::<PluginTable>()
-        )));
+        return Err(bad(format!("table is {} bytes, ABI v1 needs {}", table.size, std::mem::size_of::<PluginTable>())));
     }
     if table.abi_version != ABI_VERSION {
-        return Err(LoadError::AbiMismatch {
-            path: path.to_path_buf(),
-            found: table.abi_version,
-        });
+        return Err(LoadError::AbiMismatch { path: path.to_path_buf(), found: table.abi_version });
     }
     // SAFETY: the table's strings are static in the (never unloaded) library.
-    let text = |s: &StrRef, what: &str| {
-        unsafe { s.as_str() }
-            .map(str::to_string)
-            .map_err(|e| bad(format!("{what}: {e}")))
-    };
+    let text =
+        |s: &StrRef, what: &str| unsafe { s.as_str() }.map(str::to_string).map_err(|e| bad(format!("{what}: {e}")));
     let default_args = text(&table.default_args, "default_args")?;
     let meta = PluginMeta {
         name: text(&table.name, "name")?,
         version: text(&table.version, "version")?,
         abi_version: table.abi_version,
         description: text(&table.description, "description")?,
-        default_args: serde_json::from_str(&default_args)
-            .map_err(|e| bad(format!("default_args is not JSON: {e}")))?,
+        default_args: serde_json::from_str(&default_args).map_err(|e| bad(format!("default_args is not JSON: {e}")))?,
     };
     if meta.name.is_empty() {
         return Err(bad("empty name".into()));
     }
-    Ok(Plugin {
-        path: path.to_path_buf(),
-        table,
-        meta,
-    })
+    Ok(Plugin { path: path.to_path_buf(), table, meta })
 }
 
 /// The error for a library without the v1 symbol: which other version it has.
 fn other_abi(lib: &libloading::Library, path: &Path) -> LoadError {
     (0..=HIGHEST_PROBED_ABI)
         .filter(|v| *v != ABI_VERSION)
-        .find(|v| {
-            unsafe { lib.get::<EntryFn>(format!("{ENTRY_SYMBOL_PREFIX}{v}\0").as_bytes()) }.is_ok()
-        })
-        .map(|found| LoadError::AbiMismatch {
-            path: path.to_path_buf(),
-            found,
-        })
-        .unwrap_or_else(|| LoadError::NotAPlugin {
-            path: path.to_path_buf(),
-        })
+        .find(|v| unsafe { lib.get::<EntryFn>(format!("{ENTRY_SYMBOL_PREFIX}{v}\0").as_bytes()) }.is_ok())
+        .map(|found| LoadError::AbiMismatch { path: path.to_path_buf(), found })
+        .unwrap_or_else(|| LoadError::NotAPlugin { path: path.to_path_buf() })
 }

@@ -30,22 +30,11 @@ impl SearchPath {
     pub fn from_env(cli_dirs: &[PathBuf]) -> Result<Self, SearchError> {
         let exe = std::env::current_exe().map_err(SearchError::CurrentExe)?;
         let env = std::env::var_os(PLUGIN_PATH_ENV);
-        Ok(Self::new(
-            cli_dirs,
-            env.as_deref()
-                .map(std::env::split_paths)
-                .into_iter()
-                .flatten(),
-            &exe,
-        ))
+        Ok(Self::new(cli_dirs, env.as_deref().map(std::env::split_paths).into_iter().flatten(), &exe))
     }
 
     /// Builds the search path from explicit parts (testable form of `from_env`).
-    pub fn new(
-        cli_dirs: &[PathBuf],
-        env_dirs: impl IntoIterator<Item = PathBuf>,
-        exe: &Path,
-    ) -> Self {
+    pub fn new(cli_dirs: &[PathBuf], env_dirs: impl IntoIterator<Item = PathBuf>, exe: &Path) -> Self {
         let mut dirs: Vec<PathBuf> = cli_dirs.to_vec();
         dirs.extend(env_dirs.into_iter().filter(|d| !d.as_os_str().is_empty()));
         if let Some(bin) = exe.parent() {
@@ -80,10 +69,8 @@ impl SearchPath {
             let Ok(read) = std::fs::read_dir(dir) else {
                 continue;
             };
-            let mut files: Vec<PathBuf> = read
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| is_library_name(p) && p.is_file())
-                .collect();
+            let mut files: Vec<PathBuf> =
+                read.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| is_library_name(p) && p.is_file()).collect();
             files.sort();
             out.extend(files);
         }
@@ -92,10 +79,7 @@ impl SearchPath {
 }
 
 fn is_library_name(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("so" | "dylib")
-    )
+    matches!(path.extension().and_then(|e| e.to_str()), Some("so" | "dylib"))
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -109,43 +93,16 @@ mod tests {
     #[test]
     fn order_is_cli_then_env_then_binary_folders() {
         let exe = Path::new("/opt/mlb/bin/mlb");
-        let sp = SearchPath::new(
-            &[PathBuf::from("/a")],
-            vec![PathBuf::from("/b"), PathBuf::new()],
-            exe,
-        );
-        let dirs: Vec<_> = sp
-            .dirs()
-            .iter()
-            .map(|d| d.to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(
-            dirs,
-            [
-                "/a",
-                "/b",
-                "/opt/mlb/bin",
-                "/opt/mlb/bin/plugins",
-                "/opt/mlb/bin/../lib/mlb/plugins"
-            ]
-        );
+        let sp = SearchPath::new(&[PathBuf::from("/a")], vec![PathBuf::from("/b"), PathBuf::new()], exe);
+        let dirs: Vec<_> = sp.dirs().iter().map(|d| d.to_string_lossy().into_owned()).collect();
+        assert_eq!(dirs, ["/a", "/b", "/opt/mlb/bin", "/opt/mlb/bin/plugins", "/opt/mlb/bin/../lib/mlb/plugins"]);
     }
 
     #[test]
     fn duplicates_are_dropped_and_relative_dirs_made_absolute() {
         let exe = Path::new("/opt/mlb/bin/mlb");
-        let sp = SearchPath::new(
-            &[PathBuf::from("rel"), PathBuf::from("/opt/mlb/bin")],
-            vec![],
-            exe,
-        );
+        let sp = SearchPath::new(&[PathBuf::from("rel"), PathBuf::from("/opt/mlb/bin")], vec![], exe);
         assert!(sp.dirs()[0].is_absolute());
-        assert_eq!(
-            sp.dirs()
-                .iter()
-                .filter(|d| d.as_path() == Path::new("/opt/mlb/bin"))
-                .count(),
-            1
-        );
+        assert_eq!(sp.dirs().iter().filter(|d| d.as_path() == Path::new("/opt/mlb/bin")).count(), 1);
     }
 }

@@ -40,28 +40,17 @@ pub enum TrustError {
 /// Accepts `path` only if neither it nor its folder is writable by other
 /// users and it is owned by root or the current user.
 pub fn check_trusted(path: &Path) -> Result<(), TrustError> {
-    let meta = |p: &Path| {
-        std::fs::metadata(p).map_err(|source| TrustError::Io {
-            path: p.to_path_buf(),
-            source,
-        })
-    };
+    let meta = |p: &Path| std::fs::metadata(p).map_err(|source| TrustError::Io { path: p.to_path_buf(), source });
     let file = meta(path)?;
     let me = Uid::effective().as_raw();
     if file.uid() != 0 && file.uid() != me {
-        return Err(TrustError::ForeignOwner {
-            path: path.to_path_buf(),
-            owner: file.uid(),
-        });
+        return Err(TrustError::ForeignOwner { path: path.to_path_buf(), owner: file.uid() });
     }
     let dir = path.parent().unwrap_or(Path::new("/"));
     for (p, m) in [(path, file.mode()), (dir, meta(dir)?.mode())] {
         // A sticky world-writable folder (like /tmp) still lets others add files.
         if m & 0o002 != 0 {
-            return Err(TrustError::WorldWritable {
-                path: p.to_path_buf(),
-                mode: m & 0o7777,
-            });
+            return Err(TrustError::WorldWritable { path: p.to_path_buf(), mode: m & 0o7777 });
         }
     }
     Ok(())
@@ -83,15 +72,10 @@ mod tests {
 
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o646)).unwrap();
         let e = check_trusted(&file).unwrap_err().to_string();
-        assert!(
-            e.contains("writable by other users") && e.contains("chmod o-w"),
-            "{e}"
-        );
+        assert!(e.contains("writable by other users") && e.contains("chmod o-w"), "{e}");
 
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o757)).unwrap();
-        assert!(
-            matches!(check_trusted(&file), Err(TrustError::WorldWritable { path, .. }) if path == dir.path())
-        );
+        assert!(matches!(check_trusted(&file), Err(TrustError::WorldWritable { path, .. }) if path == dir.path()));
     }
 }

@@ -43,10 +43,6 @@ pub struct Failure {
 impl Failure {
     /// A failure not tied to a step.
     pub fn new(cause: Cause, message: impl Into<String>) -> Self {
-        Failure {
-            cause,
-            message: message.into(),
-            step: None,
-        }
+        Failure { cause, message: message.into(), step: None }
     }
 }

@@ -44,8 +44,7 @@ impl Identity {
         m.extend(self.fields());
         m.insert("completed".into(), false.into());
         m.insert("failure".into(), json!(failure));
-        m.entry("end_time")
-            .or_insert_with(|| timestamp(Utc::now()).into());
+        m.entry("end_time").or_insert_with(|| timestamp(Utc::now()).into());
         Value::Object(m)
     }
 }

@@ -6,23 +6,10 @@ use chrono::{DateTime, Utc};
 ///
 /// Path separators in the parts are replaced so a name can never escape the
 /// output folder.
-pub fn file_name(
-    suite: &str,
-    name: &str,
-    run_id: u64,
-    vcd: &str,
-    failed: bool,
-    at: DateTime<Utc>,
-) -> String {
+pub fn file_name(suite: &str, name: &str, run_id: u64, vcd: &str, failed: bool, at: DateTime<Utc>) -> String {
     let clean = |s: &str| s.replace(['/', '\\'], "_");
     let fail = if failed { ".FAIL" } else { "" };
-    format!(
-        "{}.{}.R{run_id}.D{}{fail}.{}.json",
-        clean(suite),
-        clean(name),
-        clean(vcd),
-        at.format("%Y%m%d-%H%M%S-%6f")
-    )
+    format!("{}.{}.R{run_id}.D{}{fail}.{}.json", clean(suite), clean(name), clean(vcd), at.format("%Y%m%d-%H%M%S-%6f"))
 }
 
 /// A UTC time as the original suite wrote it: `2019-05-01 12:00:00.123456`.
@@ -37,16 +24,12 @@ mod tests {
 
     #[test]
     fn names_follow_compat() {
-        let at = Utc.with_ymd_and_hms(2026, 11, 21, 9, 5, 7).unwrap()
-            + chrono::Duration::microseconds(42);
+        let at = Utc.with_ymd_and_hms(2026, 11, 21, 9, 5, 7).unwrap() + chrono::Duration::microseconds(42);
         assert_eq!(
             file_name("baselines", "toy_reg", 0, "3", false, at),
             "baselines.toy_reg.R0.D3.20261121-090507-000042.json"
         );
-        assert_eq!(
-            file_name("s", "a/b", 12, "0,1", true, at),
-            "s.a_b.R12.D0,1.FAIL.20261121-090507-000042.json"
-        );
+        assert_eq!(file_name("s", "a/b", 12, "0,1", true, at), "s.a_b.R12.D0,1.FAIL.20261121-090507-000042.json");
         assert_eq!(timestamp(at), "2026-11-21 09:05:07.000042");
     }
 }

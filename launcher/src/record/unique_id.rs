@@ -46,14 +46,8 @@ mod tests {
 
     #[test]
     fn excluded_keys_and_order_do_not_matter() {
-        let a = unique_id(
-            "vae",
-            &args(json!({"repeat": 5, "number": 2, "seed": 100, "batch_size": 64})),
-        );
-        let b = unique_id(
-            "vae",
-            &args(json!({"--batch-size": 128, "seed": 200, "number": 2, "repeat": 5})),
-        );
+        let a = unique_id("vae", &args(json!({"repeat": 5, "number": 2, "seed": 100, "batch_size": 64})));
+        let b = unique_id("vae", &args(json!({"--batch-size": 128, "seed": 200, "number": 2, "repeat": 5})));
         assert_eq!(a, b);
         assert_eq!(a.len(), 64);
     }

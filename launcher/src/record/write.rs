@@ -12,8 +12,7 @@ pub fn to_strict_json(value: &Value) -> String {
     let mut out = Vec::new();
     let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
     let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
-    serde::Serialize::serialize(&sorted, &mut ser)
-        .expect("serialising a Value to memory cannot fail");
+    serde::Serialize::serialize(&sorted, &mut ser).expect("serialising a Value to memory cannot fail");
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
@@ -24,11 +23,7 @@ fn sort_keys(value: &Value) -> Value {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sort_keys(&map[k])))
-                    .collect::<Map<_, _>>(),
-            )
+            Value::Object(keys.into_iter().map(|k| (k.clone(), sort_keys(&map[k]))).collect::<Map<_, _>>())
         }
         Value::Array(items) => Value::Array(items.iter().map(sort_keys).collect()),
         other => other.clone(),
@@ -39,10 +34,7 @@ fn sort_keys(value: &Value) -> Value {
 /// folder, flushed to disk, then renamed over the target. Creates `dir`.
 pub fn write_atomic(dir: &Path, file_name: &str, value: &Value) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".mlb-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut tmp = tempfile::Builder::new().prefix(".mlb-").suffix(".tmp").tempfile_in(dir)?;
     tmp.write_all(to_strict_json(value).as_bytes())?;
     tmp.write_all(b"\n")?;
     tmp.as_file().sync_all()?;
@@ -71,10 +63,7 @@ mod tests {
         let out = dir.path().join("sub");
         let path = write_atomic(&out, "x.json", &json!({"k": 1})).unwrap();
         assert_eq!(path, out.join("x.json"));
-        let names: Vec<_> = std::fs::read_dir(&out)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let names: Vec<_> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, ["x.json"]);
         let back: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         assert_eq!(back, json!({"k": 1}));

@@ -75,10 +75,7 @@ impl Plan {
         let number = count("number", None)?;
         for (key, v) in [("repeat", repeat), ("number", number)] {
             if v == 0 {
-                return Err(PlanError::BadCount {
-                    key,
-                    got: "0".into(),
-                });
+                return Err(PlanError::BadCount { key, got: "0".into() });
             }
         }
         let explicit_skip = config.get("skip").is_some_and(|v| !v.is_null());
@@ -90,11 +87,7 @@ impl Plan {
                 PlanError::RepeatNotAboveDefaultSkip { repeat }
             });
         }
-        Ok(Plan {
-            repeat,
-            number,
-            skip,
-        })
+        Ok(Plan { repeat, number, skip })
     }
 }
 
@@ -109,21 +102,10 @@ mod tests {
 
     #[test]
     fn default_skip_and_explicit_skip() {
-        assert_eq!(
-            plan(json!({"repeat": 20, "number": 100})).unwrap(),
-            Plan {
-                repeat: 20,
-                number: 100,
-                skip: 10
-            }
-        );
+        assert_eq!(plan(json!({"repeat": 20, "number": 100})).unwrap(), Plan { repeat: 20, number: 100, skip: 10 });
         assert_eq!(
             plan(json!({"repeat": 3, "number": "5", "skip": 1})).unwrap(),
-            Plan {
-                repeat: 3,
-                number: 5,
-                skip: 1
-            }
+            Plan { repeat: 3, number: 5, skip: 1 }
         );
     }
 
@@ -136,31 +118,17 @@ mod tests {
             plan(json!({"repeat": 2, "number": 5, "skip": 2})).unwrap_err(),
             PlanError::NothingTimed { repeat: 2, skip: 2 }
         );
-        assert!(matches!(
-            plan(json!({"repeat": 0, "number": 5})),
-            Err(PlanError::BadCount { key: "repeat", .. })
-        ));
-        assert!(matches!(
-            plan(json!({"repeat": 20, "number": -1})),
-            Err(PlanError::BadCount { key: "number", .. })
-        ));
-        assert!(matches!(
-            plan(json!({"number": 1})),
-            Err(PlanError::BadCount { key: "repeat", .. })
-        ));
+        assert!(matches!(plan(json!({"repeat": 0, "number": 5})), Err(PlanError::BadCount { key: "repeat", .. })));
+        assert!(matches!(plan(json!({"repeat": 20, "number": -1})), Err(PlanError::BadCount { key: "number", .. })));
+        assert!(matches!(plan(json!({"number": 1})), Err(PlanError::BadCount { key: "repeat", .. })));
     }
 
     #[test]
     fn defaults_are_overlaid_and_keys_normalised() {
         let c = effective_config(
             &json!({"repeat": 20, "size": 64}),
-            json!({"--repeat": 3, "--batch-size": 8})
-                .as_object()
-                .unwrap(),
+            json!({"--repeat": 3, "--batch-size": 8}).as_object().unwrap(),
         );
-        assert_eq!(
-            Value::Object(c),
-            json!({"repeat": 3, "size": 64, "batch_size": 8})
-        );
+        assert_eq!(Value::Object(c), json!({"repeat": 3, "size": 64, "batch_size": 8}));
     }
 }

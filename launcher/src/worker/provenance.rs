@@ -29,9 +29,7 @@ pub fn affinity_cpus() -> Vec<usize> {
     use nix::sched::{sched_getaffinity, CpuSet};
     use nix::unistd::Pid;
     match sched_getaffinity(Pid::from_raw(0)) {
-        Ok(set) => (0..CpuSet::count())
-            .filter(|&i| set.is_set(i).unwrap_or(false))
-            .collect(),
+        Ok(set) => (0..CpuSet::count()).filter(|&i| set.is_set(i).unwrap_or(false)).collect(),
         Err(_) => (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect(),
     }
 }
@@ -45,11 +43,7 @@ pub fn cpu_list(cpus: &[usize]) -> String {
         while i + 1 < cpus.len() && cpus[i + 1] == cpus[i] + 1 {
             i += 1;
         }
-        parts.push(if cpus[i] == start {
-            start.to_string()
-        } else {
-            format!("{start}-{}", cpus[i])
-        });
+        parts.push(if cpus[i] == start { start.to_string() } else { format!("{start}-{}", cpus[i]) });
         i += 1;
     }
     parts.join(",")
@@ -67,8 +61,7 @@ pub fn memory_cgroup_at(root: &Path, proc_cgroup: &str) -> (Option<String>, Opti
     let mut v2 = None;
     for line in proc_cgroup.lines() {
         let mut parts = line.splitn(3, ':');
-        let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
+        let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
             continue;
         };
         if controllers.split(',').any(|c| c == "memory") {
@@ -123,11 +116,9 @@ pub fn collect(plugin_name: &str, plugin_version: &str, plugin_build: &str, thre
     let (cgroup, memory_limit) = memory_cgroup();
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let mut container = Map::new();
-    for (key, name) in [
-        ("image", vars::CONTAINER_IMAGE),
-        ("digest", vars::CONTAINER_DIGEST),
-        ("runtime", vars::CONTAINER_RUNTIME),
-    ] {
+    for (key, name) in
+        [("image", vars::CONTAINER_IMAGE), ("digest", vars::CONTAINER_DIGEST), ("runtime", vars::CONTAINER_RUNTIME)]
+    {
         if let Some(v) = var(name) {
             container.insert(key.into(), v.into());
         }
@@ -162,22 +153,11 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let slot = root.path().join("memory/mlb/run/slot0");
         std::fs::create_dir_all(&slot).unwrap();
-        std::fs::write(
-            root.path().join("memory/memory.limit_in_bytes"),
-            "9223372036854771712\n",
-        )
-        .unwrap();
-        std::fs::write(
-            root.path().join("memory/mlb/memory.limit_in_bytes"),
-            "4096000\n",
-        )
-        .unwrap();
+        std::fs::write(root.path().join("memory/memory.limit_in_bytes"), "9223372036854771712\n").unwrap();
+        std::fs::write(root.path().join("memory/mlb/memory.limit_in_bytes"), "4096000\n").unwrap();
         std::fs::write(slot.join("memory.limit_in_bytes"), "2048000\n").unwrap();
         let proc = "12:pids:/x\n4:memory:/mlb/run/slot0\n0::/user.slice\n";
-        assert_eq!(
-            memory_cgroup_at(root.path(), proc),
-            (Some("/mlb/run/slot0".into()), Some(2048000))
-        );
+        assert_eq!(memory_cgroup_at(root.path(), proc), (Some("/mlb/run/slot0".into()), Some(2048000)));
         std::fs::write(slot.join("memory.limit_in_bytes"), "9223372036854771712\n").unwrap();
         assert_eq!(memory_cgroup_at(root.path(), proc).1, Some(4096000));
     }
@@ -189,16 +169,10 @@ mod tests {
         std::fs::create_dir_all(&g).unwrap();
         std::fs::write(g.join("memory.max"), "1000000\n").unwrap();
         std::fs::write(root.path().join("mlb/memory.max"), "max\n").unwrap();
-        assert_eq!(
-            memory_cgroup_at(root.path(), "0::/mlb/slot1\n"),
-            (Some("/mlb/slot1".into()), Some(1000000))
-        );
+        assert_eq!(memory_cgroup_at(root.path(), "0::/mlb/slot1\n"), (Some("/mlb/slot1".into()), Some(1000000)));
         // In a container the host path is not visible: the mount root is the group.
         std::fs::write(root.path().join("memory.max"), "5000\n").unwrap();
-        assert_eq!(
-            memory_cgroup_at(root.path(), "0::/docker/abc\n").1,
-            Some(5000)
-        );
+        assert_eq!(memory_cgroup_at(root.path(), "0::/docker/abc\n").1, Some(5000));
         assert_eq!(memory_cgroup_at(root.path(), ""), (None, None));
     }
 }

@@ -27,10 +27,7 @@ pub fn main(args: WorkerArgs) -> i32 {
     let config: Map<String, Value> = match serde_json::from_str(&args.config) {
         Ok(Value::Object(map)) => map,
         Ok(_) | Err(_) => {
-            let msg = format!(
-                "--config must be a JSON object of workload arguments, got {:?}",
-                args.config
-            );
+            let msg = format!("--config must be a JSON object of workload arguments, got {:?}", args.config);
             return ctx.fail(Failure::new(Cause::Config, msg), None);
         }
     };
@@ -42,18 +39,9 @@ pub fn main(args: WorkerArgs) -> i32 {
     ctx.adopt(&plugin, &config);
     let plan = match Plan::from_config(&ctx.args) {
         Ok(plan) => plan,
-        Err(e) => {
-            return ctx.fail(
-                Failure::new(Cause::Config, format!("job `{}`: {e}", ctx.identity.name)),
-                None,
-            )
-        }
+        Err(e) => return ctx.fail(Failure::new(Cause::Config, format!("job `{}`: {e}", ctx.identity.name)), None),
     };
-    let device = if record_flag(&ctx.args, "no_cuda") {
-        "cpu".to_string()
-    } else {
-        args.device.clone()
-    };
+    let device = if record_flag(&ctx.args, "no_cuda") { "cpu".to_string() } else { args.device.clone() };
     let config_json = Value::Object(ctx.args.clone()).to_string();
     let mut instance = match Instance::create(&plugin, &config_json) {
         Ok(i) => i,
@@ -72,19 +60,10 @@ pub fn main(args: WorkerArgs) -> i32 {
     if let Some(failure) = &result.failure {
         let extra = losses(&result);
         return match failure {
-            LoopFailure::Call { error, step } => {
-                ctx.fail_call_with(error.clone(), Some(*step), extra)
-            }
+            LoopFailure::Call { error, step } => ctx.fail_call_with(error.clone(), Some(*step), extra),
             LoopFailure::NonFiniteLoss { step, loss } => {
                 let msg = format!("loss is {loss} at step {step}");
-                ctx.fail(
-                    Failure {
-                        cause: Cause::Nan,
-                        message: msg,
-                        step: Some(*step),
-                    },
-                    Some(extra),
-                )
+                ctx.fail(Failure { cause: Cause::Nan, message: msg, step: Some(*step) }, Some(extra))
             }
         };
     }
@@ -99,10 +78,7 @@ pub fn main(args: WorkerArgs) -> i32 {
 fn describe(path: &Path) -> i32 {
     match plugins::load(path) {
         Ok(plugin) => {
-            println!(
-                "{}",
-                serde_json::to_string(plugin.meta()).expect("metadata serialises")
-            );
+            println!("{}", serde_json::to_string(plugin.meta()).expect("metadata serialises"));
             exit::OK
         }
         Err(e) => {
@@ -138,9 +114,7 @@ struct Context {
 
 impl Context {
     fn new(args: &WorkerArgs, plugin_path: &Path) -> Self {
-        let stem = plugin_path
-            .file_stem()
-            .map(|s| s.to_string_lossy().trim_start_matches("lib").to_string());
+        let stem = plugin_path.file_stem().map(|s| s.to_string_lossy().trim_start_matches("lib").to_string());
         let vcd = args
             .vcd
             .clone()
@@ -151,11 +125,7 @@ impl Context {
         Context {
             identity: Identity {
                 suite: args.suite.clone(),
-                name: args
-                    .name
-                    .clone()
-                    .or(stem)
-                    .unwrap_or_else(|| "unknown".into()),
+                name: args.name.clone().or(stem).unwrap_or_else(|| "unknown".into()),
                 run_id: args.run_id,
                 jr_id: args.jr_id,
                 vcd,
@@ -163,9 +133,7 @@ impl Context {
             outdir: args.outdir.clone(),
             plugin_path: plugin_path.to_path_buf(),
             args: Map::new(),
-            threads: args
-                .threads
-                .unwrap_or_else(|| provenance::affinity_cpus().len().max(1) as u32),
+            threads: args.threads.unwrap_or_else(|| provenance::affinity_cpus().len().max(1) as u32),
             started: Utc::now(),
             plugin: ("unknown".into(), "unknown".into()),
             explicit_name: args.name.is_some(),
@@ -194,19 +162,10 @@ impl Context {
         let mut m = self.args.clone();
         m.extend(self.identity.fields());
         m.insert("start_time".into(), record::timestamp(self.started).into());
-        m.insert(
-            "unique_id".into(),
-            record::unique_id(&self.identity.name, &self.args).into(),
-        );
-        m.insert(
-            "version".into(),
-            format!("{} {} (build {build})", self.plugin.0, self.plugin.1).into(),
-        );
+        m.insert("unique_id".into(), record::unique_id(&self.identity.name, &self.args).into());
+        m.insert("version".into(), format!("{} {} (build {build})", self.plugin.0, self.plugin.1).into());
         m.insert("hostname".into(), hostname().into());
-        m.insert(
-            "provenance".into(),
-            provenance::collect(&self.plugin.0, &self.plugin.1, &build, self.threads),
-        );
+        m.insert("provenance".into(), provenance::collect(&self.plugin.0, &self.plugin.1, &build, self.threads));
         m
     }
 
@@ -219,14 +178,7 @@ impl Context {
             CallFailure::Error => Cause::Error,
             CallFailure::Panic => Cause::Panic,
         };
-        self.fail(
-            Failure {
-                cause,
-                message: e.to_string(),
-                step,
-            },
-            Some(extra),
-        )
+        self.fail(Failure { cause, message: e.to_string(), step }, Some(extra))
     }
 
     /// Writes the `.FAIL.` record, reports on stderr, returns the exit code.
@@ -238,10 +190,7 @@ impl Context {
             Cause::Nan => exit::NAN,
             _ => exit::ERROR,
         };
-        eprintln!(
-            "mlb worker: {} failed ({:?}): {}",
-            self.identity.name, failure.cause, failure.message
-        );
+        eprintln!("mlb worker: {} failed ({:?}): {}", self.identity.name, failure.cause, failure.message);
         let mut fields = self.base();
         fields.extend(extra.unwrap_or_default());
         let record = self.identity.failure_record(&failure, fields);
@@ -251,18 +200,8 @@ impl Context {
         }
     }
 
-    fn finish(
-        &self,
-        plan: Plan,
-        device: &str,
-        fragment: Map<String, Value>,
-        result: &LoopResult,
-    ) -> i32 {
-        let timed: Vec<_> = result
-            .observations
-            .iter()
-            .skip(plan.skip as usize)
-            .collect();
+    fn finish(&self, plan: Plan, device: &str, fragment: Map<String, Value>, result: &LoopResult) -> i32 {
+        let timed: Vec<_> = result.observations.iter().skip(plan.skip as usize).collect();
         let times: Vec<f64> = timed.iter().map(|o| o.seconds).collect();
         let items = timed.iter().map(|o| o.items as f64).sum::<f64>() / timed.len().max(1) as f64;
         let Some(train) = Summary::of(&times) else {
@@ -275,12 +214,8 @@ impl Context {
         m.insert("batch_size".into(), arg("batch_size", Value::Null));
         m.insert("workers".into(), arg("workers", json!(0)));
         m.insert("seed".into(), arg("seed", Value::Null));
-        m.entry("cuda")
-            .or_insert_with(|| device.starts_with("cuda").into());
-        m.insert(
-            "devices".into(),
-            self.identity.vcd.split(',').count().into(),
-        );
+        m.entry("cuda").or_insert_with(|| device.starts_with("cuda").into());
+        m.insert("devices".into(), self.identity.vcd.split(',').count().into());
         m.insert("repeat".into(), plan.repeat.into());
         m.insert("number".into(), plan.number.into());
         m.insert("skip".into(), plan.skip.into());
@@ -304,16 +239,11 @@ impl Context {
     fn write(&self, failed: bool, record: &Value) -> Result<PathBuf, ()> {
         let name = self.identity.file_name(failed, Utc::now());
         record::write_atomic(&self.outdir, &name, record).map_err(|e| {
-            eprintln!(
-                "mlb worker: cannot write report {}: {e}",
-                self.outdir.join(&name).display()
-            );
+            eprintln!("mlb worker: cannot write report {}: {e}", self.outdir.join(&name).display());
         })
     }
 }
 
 fn hostname() -> String {
-    nix::unistd::gethostname()
-        .map(|h| h.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| "unknown".into())
+    nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_else(|_| "unknown".into())
 }

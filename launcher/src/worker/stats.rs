@@ -56,13 +56,7 @@ impl Summary {
     /// Throughput for `items` processed per observation.
     pub fn throughput(&self, items: f64) -> Throughput {
         let (min, max) = (items / self.max, items / self.min);
-        Throughput {
-            avg: items / self.avg,
-            max,
-            min,
-            range: max - min,
-            unit: "items/sec",
-        }
+        Throughput { avg: items / self.avg, max, min, range: max - min, unit: "items/sec" }
     }
 }
 

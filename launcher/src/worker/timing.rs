@@ -79,9 +79,7 @@ impl Progress {
     /// The line printed after each observation:
     /// `[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234`.
     pub fn line(&self) -> String {
-        let loss = self
-            .loss
-            .map_or_else(|| format!("{:>8}", "-"), |l| format!("{l:>8.4}"));
+        let loss = self.loss.map_or_else(|| format!("{:>8}", "-"), |l| format!("{l:>8.4}"));
         format!(
             "[{:>3}/{:>3}] | ETA: {:>6.2} min | Batch Loss {loss}",
             self.index,
@@ -114,10 +112,7 @@ struct Window {
 
 impl Window {
     fn new(cap: usize) -> Self {
-        Window {
-            values: VecDeque::with_capacity(cap + 1),
-            cap,
-        }
+        Window { values: VecDeque::with_capacity(cap + 1), cap }
     }
 
     #[inline]
@@ -134,11 +129,7 @@ impl Window {
 }
 
 /// Runs the plan, calling `on_observation` after each observation.
-pub fn run<S: Stepper>(
-    stepper: &mut S,
-    plan: Plan,
-    mut on_observation: impl FnMut(&Progress),
-) -> LoopResult {
+pub fn run<S: Stepper>(stepper: &mut S, plan: Plan, mut on_observation: impl FnMut(&Progress)) -> LoopResult {
     let mut batch = Window::new(BATCH_LOSS_WINDOW);
     let mut epoch = Window::new(EPOCH_LOSS_WINDOW);
     let mut result = LoopResult::default();
@@ -146,10 +137,7 @@ pub fn run<S: Stepper>(
     let mut last_loss = None;
     for index in 1..=plan.repeat {
         if let Err(error) = stepper.sync() {
-            result.failure = Some(LoopFailure::Call {
-                error,
-                step: result.steps,
-            });
+            result.failure = Some(LoopFailure::Call { error, step: result.steps });
             break;
         }
         let start = Instant::now();
@@ -162,10 +150,7 @@ pub fn run<S: Stepper>(
                     if stats.has_loss != 0 {
                         if !stats.loss.is_finite() {
                             batch.push(stats.loss);
-                            result.failure = Some(LoopFailure::NonFiniteLoss {
-                                step: result.steps,
-                                loss: stats.loss,
-                            });
+                            result.failure = Some(LoopFailure::NonFiniteLoss { step: result.steps, loss: stats.loss });
                             break;
                         }
                         batch.push(stats.loss);
@@ -175,10 +160,7 @@ pub fn run<S: Stepper>(
                     }
                 }
                 Err(error) => {
-                    result.failure = Some(LoopFailure::Call {
-                        error,
-                        step: result.steps,
-                    });
+                    result.failure = Some(LoopFailure::Call { error, step: result.steps });
                     break;
                 }
             }
@@ -187,10 +169,7 @@ pub fn run<S: Stepper>(
             break;
         }
         if let Err(error) = stepper.sync() {
-            result.failure = Some(LoopFailure::Call {
-                error,
-                step: result.steps,
-            });
+            result.failure = Some(LoopFailure::Call { error, step: result.steps });
             break;
         }
         let seconds = start.elapsed().as_secs_f64();
@@ -200,12 +179,7 @@ pub fn run<S: Stepper>(
         }
         elapsed += seconds;
         let eta_seconds = elapsed / index as f64 * (plan.repeat - index) as f64;
-        on_observation(&Progress {
-            index,
-            repeat: plan.repeat,
-            eta_seconds,
-            loss: last_loss,
-        });
+        on_observation(&Progress { index, repeat: plan.repeat, eta_seconds, loss: last_loss });
     }
     result.batch_loss = batch.into_vec();
     result.epoch_loss = epoch.into_vec();
@@ -229,22 +203,10 @@ mod tests {
         fn step(&mut self) -> Result<StepStats, CallError> {
             self.step += 1;
             if Some(self.step) == self.error_at {
-                return Err(CallError {
-                    kind: CallFailure::Error,
-                    call: "step",
-                    message: "boom".into(),
-                });
+                return Err(CallError { kind: CallFailure::Error, call: "step", message: "boom".into() });
             }
-            let loss = if Some(self.step) == self.nan_at {
-                f64::NAN
-            } else {
-                1.0 / self.step as f64
-            };
-            Ok(StepStats {
-                items: 2,
-                loss,
-                has_loss: 1,
-            })
+            let loss = if Some(self.step) == self.nan_at { f64::NAN } else { 1.0 / self.step as f64 };
+            Ok(StepStats { items: 2, loss, has_loss: 1 })
         }
 
         fn sync(&mut self) -> Result<(), CallError> {
@@ -254,27 +216,14 @@ mod tests {
     }
 
     fn script() -> Script {
-        Script {
-            step: 0,
-            syncs: 0,
-            nan_at: None,
-            error_at: None,
-        }
+        Script { step: 0, syncs: 0, nan_at: None, error_at: None }
     }
 
     #[test]
     fn counts_observations_steps_items_and_syncs() {
         let mut s = script();
         let mut lines = Vec::new();
-        let r = run(
-            &mut s,
-            Plan {
-                repeat: 4,
-                number: 30,
-                skip: 1,
-            },
-            |p| lines.push(*p),
-        );
+        let r = run(&mut s, Plan { repeat: 4, number: 30, skip: 1 }, |p| lines.push(*p));
         assert_eq!(r.observations.len(), 4);
         assert!(r.observations.iter().all(|o| o.items == 60));
         assert_eq!((r.steps, s.syncs), (120, 8));
@@ -282,71 +231,30 @@ mod tests {
         assert_eq!(*r.batch_loss.last().unwrap(), 1.0 / 120.0);
         assert_eq!(r.batch_loss[0], 1.0 / 21.0);
         assert_eq!(r.epoch_loss.len(), 4);
-        assert_eq!(
-            lines.iter().map(|p| p.index).collect::<Vec<_>>(),
-            [1, 2, 3, 4]
-        );
+        assert_eq!(lines.iter().map(|p| p.index).collect::<Vec<_>>(), [1, 2, 3, 4]);
         assert_eq!(lines[3].eta_seconds, 0.0);
         assert!(r.failure.is_none());
     }
 
     #[test]
     fn nan_and_errors_stop_the_loop() {
-        let mut s = Script {
-            nan_at: Some(7),
-            ..script()
-        };
-        let r = run(
-            &mut s,
-            Plan {
-                repeat: 5,
-                number: 3,
-                skip: 0,
-            },
-            |_| {},
-        );
-        assert!(matches!(
-            r.failure,
-            Some(LoopFailure::NonFiniteLoss { step: 7, .. })
-        ));
+        let mut s = Script { nan_at: Some(7), ..script() };
+        let r = run(&mut s, Plan { repeat: 5, number: 3, skip: 0 }, |_| {});
+        assert!(matches!(r.failure, Some(LoopFailure::NonFiniteLoss { step: 7, .. })));
         assert_eq!(r.observations.len(), 2);
         assert!(r.batch_loss.last().unwrap().is_nan());
 
-        let mut s = Script {
-            error_at: Some(2),
-            ..script()
-        };
-        let r = run(
-            &mut s,
-            Plan {
-                repeat: 5,
-                number: 3,
-                skip: 0,
-            },
-            |_| {},
-        );
-        assert!(
-            matches!(&r.failure, Some(LoopFailure::Call { step: 2, error }) if error.message == "boom")
-        );
+        let mut s = Script { error_at: Some(2), ..script() };
+        let r = run(&mut s, Plan { repeat: 5, number: 3, skip: 0 }, |_| {});
+        assert!(matches!(&r.failure, Some(LoopFailure::Call { step: 2, error }) if error.message == "boom"));
         assert!(r.observations.is_empty());
     }
 
     #[test]
     fn eta_line_format() {
-        let p = Progress {
-            index: 3,
-            repeat: 20,
-            eta_seconds: 52.2,
-            loss: Some(0.12344),
-        };
-        assert_eq!(
-            p.line(),
-            "[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234"
-        );
+        let p = Progress { index: 3, repeat: 20, eta_seconds: 52.2, loss: Some(0.12344) };
+        assert_eq!(p.line(), "[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234");
         let p = Progress { loss: None, ..p };
-        assert_eq!(
-            p.line(),
-            "[  3/ 20] | ETA:   0.87 min | Batch Loss        -"
-        );
+        assert_eq!(p.line(), "[  3/ 20] | ETA:   0.87 min | Batch Loss        -");
     }
 }

@@ -57,18 +57,12 @@ unsafe impl Send for StrRef {}
 impl StrRef {
     /// Borrows a static string (metadata in the plugin table).
     pub const fn from_static(s: &'static str) -> Self {
-        StrRef {
-            ptr: s.as_ptr(),
-            len: s.len(),
-        }
+        StrRef { ptr: s.as_ptr(), len: s.len() }
     }
 
     /// Borrows a string for the duration of one call.
     pub fn borrow(s: &str) -> Self {
-        StrRef {
-            ptr: s.as_ptr(),
-            len: s.len(),
-        }
+        StrRef { ptr: s.as_ptr(), len: s.len() }
     }
 
     /// Reads the string.
@@ -99,11 +93,7 @@ pub struct OwnedStr {
 impl OwnedStr {
     /// An empty string that owns nothing.
     pub const fn empty() -> Self {
-        OwnedStr {
-            ptr: std::ptr::null_mut(),
-            len: 0,
-            cap: 0,
-        }
+        OwnedStr { ptr: std::ptr::null_mut(), len: 0, cap: 0 }
     }
 }
 

@@ -31,12 +31,8 @@ impl Config {
     pub fn parse(text: &str) -> Result<Self, ConfigError> {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(args)) => Ok(Config { args }),
-            Ok(other) => Err(ConfigError {
-                message: format!("workload config must be a JSON object, got {other}"),
-            }),
-            Err(e) => Err(ConfigError {
-                message: format!("workload config is not valid JSON: {e}"),
-            }),
+            Ok(other) => Err(ConfigError { message: format!("workload config must be a JSON object, got {other}") }),
+            Err(e) => Err(ConfigError { message: format!("workload config is not valid JSON: {e}") }),
         }
     }
 
@@ -122,9 +118,7 @@ impl Config {
 
     fn bad(&self, key: &str, expected: &str) -> ConfigError {
         let got = self.args.get(key).map(Value::to_string).unwrap_or_default();
-        ConfigError {
-            message: format!("argument `{key}` must be {expected}, got {got}"),
-        }
+        ConfigError { message: format!("argument `{key}` must be {expected}, got {got}") }
     }
 }
 

@@ -64,19 +64,13 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
 
 fn into_owned(s: String) -> OwnedStr {
     let mut s = std::mem::ManuallyDrop::new(s);
-    OwnedStr {
-        ptr: s.as_mut_ptr(),
-        len: s.len(),
-        cap: s.capacity(),
-    }
+    OwnedStr { ptr: s.as_mut_ptr(), len: s.len(), cap: s.capacity() }
 }
 
 /// # Safety
 /// `inst` must come from `create::<W>` and not be destroyed.
 unsafe fn instance<'a, W>(inst: *mut c_void) -> Result<&'a mut W> {
-    (inst as *mut W)
-        .as_mut()
-        .ok_or_else(|| "null workload instance".into())
+    (inst as *mut W).as_mut().ok_or_else(|| "null workload instance".into())
 }
 
 unsafe extern "C" fn create<W: Workload>(config: StrRef, out: *mut *mut c_void) -> i32 {
@@ -92,10 +86,7 @@ unsafe extern "C" fn create<W: Workload>(config: StrRef, out: *mut *mut c_void) 
 unsafe extern "C" fn setup<W: Workload>(inst: *mut c_void, info: *const SetupInfo) -> i32 {
     guard(|| {
         let info = info.as_ref().ok_or("null setup info")?;
-        let setup = Setup {
-            device: info.device.as_str()?.to_string(),
-            threads: info.threads,
-        };
+        let setup = Setup { device: info.device.as_str()?.to_string(), threads: info.threads };
         instance::<W>(inst)?.setup(&setup)
     })
 }
@@ -103,11 +94,7 @@ unsafe extern "C" fn setup<W: Workload>(inst: *mut c_void, info: *const SetupInf
 unsafe extern "C" fn step<W: Workload>(inst: *mut c_void, out: *mut StepStats) -> i32 {
     guard(|| {
         let step = instance::<W>(inst)?.step()?;
-        *out = StepStats {
-            items: step.items,
-            loss: step.loss.unwrap_or(0.0),
-            has_loss: step.loss.is_some() as u8,
-        };
+        *out = StepStats { items: step.items, loss: step.loss.unwrap_or(0.0), has_loss: step.loss.is_some() as u8 };
         Ok(())
     })
 }

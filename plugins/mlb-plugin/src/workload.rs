@@ -35,10 +35,7 @@ impl Step {
 
     /// A step that processed `items` with the given loss.
     pub fn with_loss(items: u64, loss: f64) -> Self {
-        Step {
-            items,
-            loss: Some(loss),
-        }
+        Step { items, loss: Some(loss) }
     }
 }
 

@@ -65,11 +65,7 @@ fn table() -> &'static PluginTable {
 }
 
 fn take(t: &PluginTable, s: OwnedStr) -> String {
-    let text = unsafe {
-        std::str::from_utf8(std::slice::from_raw_parts(s.ptr, s.len))
-            .unwrap()
-            .to_string()
-    };
+    let text = unsafe { std::str::from_utf8(std::slice::from_raw_parts(s.ptr, s.len)).unwrap().to_string() };
     unsafe { (t.free_string)(s) };
     text
 }
@@ -107,42 +103,25 @@ fn table_metadata() {
 fn create_setup_step_sync_report_destroy() {
     let t = table();
     let inst = create(t, r#"{"batch_size": "8"}"#).unwrap();
-    let info = SetupInfo {
-        size: std::mem::size_of::<SetupInfo>(),
-        device: StrRef::borrow("cpu"),
-        threads: 3,
-    };
+    let info = SetupInfo { size: std::mem::size_of::<SetupInfo>(), device: StrRef::borrow("cpu"), threads: 3 };
     assert_eq!(unsafe { (t.setup)(inst, &info) }, status::OK);
     let mut stats = StepStats::default();
     for i in 1..=3u64 {
         assert_eq!(unsafe { (t.step)(inst, &mut stats) }, status::OK);
-        assert_eq!(
-            stats,
-            StepStats {
-                items: 8,
-                loss: 1.0 / i as f64,
-                has_loss: 1
-            }
-        );
+        assert_eq!(stats, StepStats { items: 8, loss: 1.0 / i as f64, has_loss: 1 });
     }
     assert_eq!(unsafe { (t.sync)(inst) }, status::OK);
     let mut out = OwnedStr::empty();
     assert_eq!(unsafe { (t.report)(inst, &mut out) }, status::OK);
     let report: serde_json::Value = serde_json::from_str(&take(t, out)).unwrap();
-    assert_eq!(
-        report,
-        serde_json::json!({"steps": 3, "device": "cpu", "threads": 3})
-    );
+    assert_eq!(report, serde_json::json!({"steps": 3, "device": "cpu", "threads": 3}));
     unsafe { (t.destroy)(inst) };
 }
 
 #[test]
 fn errors_and_panics_become_status_codes_with_messages() {
     let t = table();
-    assert_eq!(
-        create(t, r#"{"refuse": ""}"#).unwrap_err(),
-        (status::ERROR, "refused by config".to_string())
-    );
+    assert_eq!(create(t, r#"{"refuse": ""}"#).unwrap_err(), (status::ERROR, "refused by config".to_string()));
     let (rc, msg) = create(t, "not json").unwrap_err();
     assert_eq!(rc, status::ERROR);
     assert!(msg.contains("not valid JSON"), "{msg}");
@@ -165,13 +144,7 @@ fn errors_and_panics_become_status_codes_with_messages() {
 fn null_instance_is_an_error() {
     let t = table();
     let mut stats = StepStats::default();
-    assert_eq!(
-        unsafe { (t.step)(std::ptr::null_mut(), &mut stats) },
-        status::ERROR
-    );
+    assert_eq!(unsafe { (t.step)(std::ptr::null_mut(), &mut stats) }, status::ERROR);
     assert_eq!(last_error(t), "null workload instance");
-    assert_eq!(
-        unsafe { (t.setup)(std::ptr::null_mut(), std::ptr::null()) },
-        status::ERROR
-    );
+    assert_eq!(unsafe { (t.setup)(std::ptr::null_mut(), std::ptr::null()) }, status::ERROR);
 }

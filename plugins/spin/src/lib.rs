@@ -102,8 +102,7 @@ impl Spin {
 impl Workload for Spin {
     const NAME: &'static str = "spin";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
-    const DESCRIPTION: &'static str =
-        "dense f32 matrix product per step, pure Rust; fault modes for testing";
+    const DESCRIPTION: &'static str = "dense f32 matrix product per step, pure Rust; fault modes for testing";
     const DEFAULT_ARGS: &'static str = r#"{"repeat": 20, "number": 10, "size": 64}"#;
 
     fn create(config: &Config) -> mlb_plugin::Result<Self> {
@@ -190,10 +189,7 @@ impl Workload for Spin {
         report.insert("data".into(), "synthetic".into());
         report.insert("threads".into(), self.threads.into());
         report.insert("ballast_mb".into(), (self.ballast.len() >> 20).into());
-        report.insert(
-            "metrics".into(),
-            serde_json::json!({ "flops_per_step": [flops] }),
-        );
+        report.insert("metrics".into(), serde_json::json!({ "flops_per_step": [flops] }));
         Ok(report)
     }
 }
