@@ -57,7 +57,8 @@ impl Runtime {
     }
 
     /// The report fields every libtorch workload shares: `cuda`, `gpu` (the
-    /// device name, on a GPU), `threads` and `data` ("synthetic" or the path).
+    /// device name, on a GPU), `threads`, `data` ("synthetic" or the path) and
+    /// `data_missing` (a data folder asked for that does not exist).
     pub fn report(&self, data: &DataSource) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("cuda".into(), self.device.is_cuda().into());
@@ -67,6 +68,9 @@ impl Runtime {
         }
         m.insert("threads".into(), self.threads.into());
         m.insert("data".into(), data.report_value());
+        if let DataSource::Synthetic { requested: Some(path) } = data {
+            m.insert("data_missing".into(), path.display().to_string().into());
+        }
         m
     }
 }
