@@ -29,19 +29,9 @@ impl Runtime {
         Ok(Runtime { device, threads, seed })
     }
 
-    /// A CPU runtime with `threads` threads: for tests and benchmarks.
-    pub fn cpu(threads: u32, seed: u64) -> Self {
-        Self::init(&Setup { device: "cpu".into(), threads }, seed).expect("the CPU is always available")
-    }
-
     /// The device the workload runs on.
     pub fn device(&self) -> Device {
         self.device
-    }
-
-    /// Intra-op threads.
-    pub fn threads(&self) -> u32 {
-        self.threads
     }
 
     /// The seed every generator was seeded with.
