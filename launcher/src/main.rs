@@ -3,6 +3,7 @@
 
 use clap::Parser;
 use mlb::cli::{Cli, Command, PluginsCommand};
+use std::io::Write;
 
 fn main() -> color_eyre::Result<()> {
     color_eyre::install()?;
@@ -11,13 +12,21 @@ fn main() -> color_eyre::Result<()> {
         Command::Plugins { command: PluginsCommand::List { json } } => {
             let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
             let entries = mlb::plugins::list(&search);
-            if json {
-                println!("{}", mlb::plugins::listing::to_json(&entries));
+            let text = if json {
+                mlb::plugins::listing::to_json(&entries)
             } else {
-                println!("{}", mlb::plugins::listing::to_table(&entries, &search));
-            }
-            Ok(())
+                mlb::plugins::listing::to_table(&entries, &search)
+            };
+            print_stdout(&text)
         }
         Command::Worker(args) => std::process::exit(mlb::worker::main(args)),
+    }
+}
+
+/// Prints `text` and a newline; a closed pipe (`mlb ... | head`) is not an error.
+fn print_stdout(text: &str) -> color_eyre::Result<()> {
+    match writeln!(std::io::stdout().lock(), "{text}") {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
     }
 }
