@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs the whole test suite on a fresh machine: installs what the tests need,
+# then runs every test of the workspace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build --workspace --all-targets
+cargo test --workspace
