@@ -29,7 +29,7 @@ pub enum Command {
     },
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]
-    Worker(WorkerArgs),
+    Worker(Box<WorkerArgs>),
 }
 
 /// `mlb plugins ...`

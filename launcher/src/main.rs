@@ -19,7 +19,7 @@ fn main() -> color_eyre::Result<()> {
             };
             print_stdout(&text)
         }
-        Command::Worker(args) => std::process::exit(mlb::worker::main(args)),
+        Command::Worker(args) => std::process::exit(mlb::worker::main(*args)),
     }
 }
 

@@ -9,8 +9,11 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// Runs spin with `config`; returns the exit code, the signal and the records.
-fn outcome(config: &str) -> (Option<i32>, Option<i32>, Vec<(String, serde_json::Value)>, String) {
+/// Exit code, signal, records written and stderr of one run.
+type Outcome = (Option<i32>, Option<i32>, Vec<(String, serde_json::Value)>, String);
+
+/// Runs spin with `config`.
+fn outcome(config: &str) -> Outcome {
     let dir = tempfile::tempdir().unwrap();
     let out = run_spin(config, dir.path(), &[]);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
