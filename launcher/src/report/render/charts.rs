@@ -9,6 +9,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
 
+/// Width of the spread chart's legend, in pixels.
+const LEGEND_WIDTH: u32 = 110;
+
 /// Size of one per-bench chart, in pixels.
 pub const BENCH_CHART: (u32, u32) = (380, 260);
 
@@ -104,6 +107,7 @@ fn gpu_bars(root: &DrawingArea<SVGBackend, Shift>, bench: &str, bars: &[(&str, S
     chart
         .configure_mesh()
         .disable_x_mesh()
+        .max_light_lines(1)
         .x_label_formatter(&label)
         .y_label_formatter(&|v| short(*v))
         .y_desc("items/s")
@@ -148,31 +152,38 @@ pub fn spread(report: &Report) -> String {
             Some((slot as f64 + 0.5 + jitter, r.value / mean, device))
         })
         .collect();
-    let width = (160 + 60 * benches.len() as u32).clamp(600, 1400);
-    svg((width, 420), |root| {
+    let n = benches.len();
+    let width = (LEGEND_WIDTH + 80 + 90 * n as u32).clamp(600, 1800);
+    svg((width, 400), |root| {
         root.fill(&WHITE)?;
+        let (plot, legend) = root.split_horizontally(width - LEGEND_WIDTH);
         let lo = points.iter().map(|p| p.1).fold(1.0, f64::min);
         let hi = points.iter().map(|p| p.1).fold(1.0, f64::max);
         let pad = ((hi - lo) * 0.1).max(0.02);
-        let n = benches.len();
-        let mut chart = ChartBuilder::on(root)
+        let mut chart = ChartBuilder::on(&plot)
             .caption("Spread across runs (throughput / bench mean)", ("sans-serif", 18))
             .margin(10)
-            .x_label_area_size(90)
+            .x_label_area_size(30)
             .y_label_area_size(55)
             .build_cartesian_2d(Slots::new(n), (lo - pad)..(hi + pad))?;
         let label = |x: &f64| benches.get(x.floor() as usize).map_or(String::new(), |b| b.to_string());
         chart
             .configure_mesh()
             .disable_x_mesh()
+            .max_light_lines(1)
             .x_label_formatter(&label)
-            .x_label_style(("sans-serif", 12).into_font().transform(FontTransform::Rotate90))
+            .x_label_style(("sans-serif", 13))
             .y_label_formatter(&|v| format!("{:.0}%", v * 100.0))
             .draw()?;
         chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, 1.0), (n as f64, 1.0)], BLACK.mix(0.5))))?;
-        chart.draw_series(
-            points.iter().map(|&(x, y, d)| Circle::new((x, y), 3, Palette99::pick(d).mix(0.8).filled())),
-        )?;
+        for (d, device) in devices.iter().enumerate() {
+            let colour = Palette99::pick(d).mix(0.85);
+            let dots = points.iter().filter(|p| p.2 == d).map(|&(x, y, _)| Circle::new((x, y), 3, colour.filled()));
+            chart.draw_series(dots)?;
+            let y = 50 + 20 * d as i32;
+            legend.draw(&Circle::new((12, y), 4, colour.filled()))?;
+            legend.draw(&Text::new(format!("GPU {device}"), (22, y - 7), ("sans-serif", 13)))?;
+        }
         Ok(())
     })
 }

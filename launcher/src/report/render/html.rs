@@ -9,7 +9,7 @@ use super::sections::{sections, Anchor, Body, Cell, Mark};
 const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222}\
 h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;font-family:monospace;font-size:13px}\
-td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f3f3f3}\
+td,th{border:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}th{background:#f3f3f3}\
 td:first-child,th:first-child{text-align:left}\
 .pass{color:#080;font-weight:bold}.fail{color:#c00;font-weight:bold}.warn{color:#c60;font-weight:bold}\
 .charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0}";
