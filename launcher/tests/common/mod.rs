@@ -63,8 +63,12 @@ fn identity(r: &Run) -> Identity {
     Identity { suite: r.suite.into(), name: r.bench.into(), run_id: r.run, jr_id: 0, vcd: r.vcd.into() }
 }
 
-/// Writes `r`'s record into `dir` under the name the worker would give it.
+/// The file name the worker would give `r`'s record.
+pub fn file_name(r: &Run) -> String {
+    identity(r).file_name(false, Utc.timestamp_opt(1_700_000_000 + r.run as i64, 0).unwrap())
+}
+
+/// Writes `r`'s record into `dir` as the worker does (atomically).
 pub fn write(dir: &Path, r: &Run) -> PathBuf {
-    let name = identity(r).file_name(false, Utc.timestamp_opt(1_700_000_000 + r.run as i64, 0).unwrap());
-    write_atomic(dir, &name, &record(r)).unwrap()
+    write_atomic(dir, &file_name(r), &record(r)).unwrap()
 }
