@@ -114,6 +114,34 @@ pub fn page(report: &Report, title: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::{aggregate, Entry, Options, Outcome, Reading};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn entry(vcd: &str, outcome: Outcome) -> Entry {
+        let file = Arc::from(Path::new("r.json"));
+        Entry { file, name: "vae".into(), suite: None, vcd: Some(vcd.into()), gpu: None, outcome }
+    }
+
+    fn page_of(entries: Vec<Entry>) -> String {
+        let reading = Reading { files: entries.len(), entries, unreadable: vec![] };
+        super::page(&aggregate(Path::new("d"), reading, None, &Options::default()).unwrap(), "t")
+    }
+
+    #[test]
+    fn pages_without_data_for_charts() {
+        let failed = Outcome::Failed { cause: "oom".into(), message: "<killed>".into() };
+        let page = page_of(vec![entry("0", failed)]);
+        assert!(page.contains("<h2>Failures</h2>") && page.contains("&lt;killed&gt;"));
+        assert!(!page.contains("chart not drawn"), "an empty spread chart still draws");
+        assert_eq!(page.matches("<svg").count(), 1, "no per-GPU chart without single-GPU runs");
+        let page = page_of(vec![entry("0,1", Outcome::Ok(5.0))]);
+        assert!(page.contains("no single-GPU report") && !page.contains("chart not drawn"));
+        let page = page_of(vec![entry("0", Outcome::Ok(5.0))]);
+        assert_eq!(page.matches("<svg").count(), 2);
+        assert!(!page.contains("chart not drawn"));
+    }
+
     #[test]
     fn escapes() {
         assert_eq!(super::escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
