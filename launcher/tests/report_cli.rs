@@ -201,6 +201,13 @@ fn gpu_model_and_targets_conflict() {
 }
 
 #[test]
+fn price_must_be_positive() {
+    let out = mlb(&["--reports", ".", "--price=-5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a positive price"));
+}
+
+#[test]
 fn bad_target_file_names_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), &run("convnet", 0, "0", 200.0));

@@ -4,6 +4,14 @@ use super::targets::GpuModel;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
+/// Parses a price: a positive, finite number.
+fn positive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{text}` is not a positive price in USD (e.g. 12000)")),
+    }
+}
+
 /// How the report is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -38,7 +46,7 @@ pub struct ReportArgs {
     pub targets: Option<PathBuf>,
 
     /// Price of the machine in USD: adds RPP = price / Score.
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", value_parser = positive)]
     pub price: Option<f64>,
 
     /// Output format on stdout.
