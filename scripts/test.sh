@@ -4,5 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --workspace --all-targets
-cargo test --workspace
+scripts/setup-chromium.sh   # the HTML report test loads pages in headless Chromium
+
+cargo build --all-targets
+cargo test

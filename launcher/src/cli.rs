@@ -1,5 +1,6 @@
 //! The command line: global options and subcommands.
 
+use crate::report::ReportArgs;
 use crate::worker::WorkerArgs;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -27,6 +28,8 @@ pub enum Command {
         #[command(subcommand)]
         command: PluginsCommand,
     },
+    /// Statistics, targets and score of a folder of report files.
+    Report(ReportArgs),
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]
     Worker(Box<WorkerArgs>),

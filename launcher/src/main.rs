@@ -19,6 +19,16 @@ fn main() -> color_eyre::Result<()> {
             };
             print_stdout(&text)
         }
+        Command::Report(args) => match mlb::report::run(&args) {
+            Ok(text) => {
+                print!("{text}");
+                Ok(())
+            }
+            Err(e) => {
+                eprintln!("mlb report: {e}");
+                std::process::exit(1)
+            }
+        },
         Command::Worker(args) => std::process::exit(mlb::worker::main(*args)),
     }
 }

@@ -1,8 +1,12 @@
-//! Helpers shared by the integration tests: the real `mlb` binary and the
-//! real spin plugin built next to it.
+//! Helpers shared by the integration tests and benchmarks: the real `mlb`
+//! binary, the real spin plugin built next to it, and report files written the
+//! way the worker writes them.
 
 #![allow(dead_code)] // each test binary uses a different subset
 
+mod records;
+
+pub use records::{file_name, record, write, Run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
