@@ -8,4 +8,5 @@
 pub mod cli;
 pub mod plugins;
 pub mod record;
+pub mod runtime;
 pub mod worker;
