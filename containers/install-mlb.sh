@@ -1,10 +1,13 @@
 #!/bin/sh
-# Builds mlb and every workload plugin from the source tree in the current
-# folder, the libtorch plugins against the image's own PyTorch, and installs
-# them under ${MLB_PREFIX:-/opt/mlb}: bin/mlb and lib/mlb/plugins/*.so.
-# Used by containers/*/Dockerfile and the %post of Singularity.* files.
+# Builds mlb and every workload plugin from the source tree SRC (default:
+# the current folder), the libtorch plugins against the image's own PyTorch,
+# installs them under ${MLB_PREFIX:-/opt/mlb} (bin/mlb, lib/mlb/plugins/*.so)
+# and deletes SRC. Used by containers/*/Dockerfile and the %post of the
+# Singularity.* files:   sh containers/install-mlb.sh [SRC]
 set -eu
 prefix=${MLB_PREFIX:-/opt/mlb}
+src=$(cd "${1:-.}" && pwd)
+cd "$src"
 
 if ! command -v cargo >/dev/null 2>&1; then
     # Rust from rustup (python3 fetches it: every PyTorch image has python3).
@@ -23,7 +26,8 @@ cargo build --release --workspace
 install -D -m 755 target/release/mlb "$prefix/bin/mlb"
 install -d "$prefix/lib/mlb/plugins"
 install -m 644 target/release/lib*.so "$prefix/lib/mlb/plugins/"
-rm -rf target
+cd /
+rm -rf "$src"
 
 # Versions, for `docker inspect` / `apptainer inspect`.
 torch=$(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || echo none)

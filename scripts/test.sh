@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+scripts/setup-docker.sh   # the Docker tests need a running daemon
 cargo build --workspace --all-targets
 cargo test --workspace

@@ -8,7 +8,7 @@
 
 mod common;
 
-use mlb::runtime::docker::{Cancel, ContainerOutcome, Docker, Exit, ImageFacts, LogStream, RUN_LABEL};
+use mlb::runtime::docker::{Cancel, ContainerOutcome, Docker, Exit, ImageFacts, LogStream, RUN_LABEL, SESSION_LABEL};
 use mlb::runtime::images::{ImageMap, IMAGE_MLB, IMAGE_PLUGIN_DIR};
 use mlb::runtime::spec::{Bind, InstanceSpec, Labels, Resources};
 use std::path::Path;
@@ -39,57 +39,79 @@ fn test_image(docker: &Docker) -> ImageFacts {
     docker.image(tag, &ImageMap::builtin().build_hint(tag)).unwrap()
 }
 
-/// A unique run id per test, so tests running side by side never see each other's containers.
-fn run_id(test: &str) -> String {
-    format!("test-{}-{test}", std::process::id())
+/// A daemon, the test image, an output folder and a run id of its own (so
+/// tests running side by side never see each other's containers).
+struct Fixture {
+    docker: Docker,
+    image: ImageFacts,
+    out: tempfile::TempDir,
+    run_id: String,
 }
 
-/// `mlb worker` on spin inside the image, writing into the bind-mounted `outdir` at `/out`.
-fn worker(config: &str, outdir: &Path, run: &str, instance: u32, extra: &[&str]) -> InstanceSpec {
-    let plugin = format!("{IMAGE_PLUGIN_DIR}/libmlb_spin.so");
-    let mut argv: Vec<String> = [IMAGE_MLB, "worker", "--plugin", &plugin, "--config", config].map(String::from).into();
-    argv.extend(extra.iter().map(|s| s.to_string()));
-    InstanceSpec {
-        argv,
-        env: vec![
-            ("SUITE_NAME".into(), "dockertest".into()),
-            ("BENCH_NAME".into(), "spin_docker".into()),
-            ("RUN_ID".into(), "42".into()),
-            ("JOB_ID".into(), instance.to_string()),
-            ("OUTPUT_DIRECTORY".into(), "/out".into()),
-        ],
-        workdir: None,
-        resources: Resources::default(),
-        binds: vec![Bind::rw(outdir, "/out")],
-        labels: Labels { run_id: run.into(), job: "spin_docker".into(), instance },
-        prefix: format!("[spin_docker {instance}] "),
-        shm_bytes: Some(64 * MIB),
+impl Fixture {
+    fn new(test: &str) -> Self {
+        let docker = docker();
+        let image = test_image(&docker);
+        Fixture {
+            docker,
+            image,
+            out: tempfile::tempdir().unwrap(),
+            run_id: format!("test-{}-{test}", std::process::id()),
+        }
     }
-}
 
-/// Runs `spec`, returning the outcome and the lines it printed.
-fn run(docker: &Docker, spec: &InstanceSpec, image: &ImageFacts) -> (ContainerOutcome, Vec<(LogStream, String)>) {
-    let mut lines = Vec::new();
-    let outcome = docker
-        .run(spec, image, &Cancel::new(), &mut |stream, line| lines.push((stream, line.to_string())))
-        .unwrap_or_else(|e| panic!("{}: {e}", spec.prefix));
-    (outcome, lines)
-}
+    /// `mlb worker` on spin inside the image, writing into the output folder bound at `/out`.
+    fn worker(&self, config: &str, instance: u32, extra: &[&str]) -> InstanceSpec {
+        let plugin = format!("{IMAGE_PLUGIN_DIR}/libmlb_spin.so");
+        let mut argv: Vec<String> =
+            [IMAGE_MLB, "worker", "--plugin", &plugin, "--config", config].map(String::from).into();
+        argv.extend(extra.iter().map(|s| s.to_string()));
+        InstanceSpec {
+            argv,
+            env: vec![
+                ("SUITE_NAME".into(), "dockertest".into()),
+                ("BENCH_NAME".into(), "spin_docker".into()),
+                ("RUN_ID".into(), "42".into()),
+                ("JOB_ID".into(), instance.to_string()),
+                ("OUTPUT_DIRECTORY".into(), "/out".into()),
+            ],
+            workdir: None,
+            resources: Resources::default(),
+            binds: vec![Bind::rw(self.out.path(), "/out")],
+            labels: Labels { run_id: self.run_id.clone(), job: "spin_docker".into(), instance },
+            prefix: format!("[spin_docker {instance}] "),
+            shm_bytes: Some(64 * MIB),
+        }
+    }
 
-fn assert_no_container_left(docker: &Docker, run: &str) {
-    assert_eq!(docker.containers_labelled(RUN_LABEL, run).unwrap(), Vec::<String>::new(), "containers left behind");
+    /// Runs `spec`, returning the outcome and the lines it printed.
+    fn run(&self, spec: &InstanceSpec) -> (ContainerOutcome, Vec<(LogStream, String)>) {
+        let mut lines = Vec::new();
+        let outcome = self
+            .docker
+            .run(spec, &self.image, &Cancel::new(), &mut |stream, line| lines.push((stream, line.to_string())))
+            .unwrap_or_else(|e| panic!("{}: {e}", spec.prefix));
+        (outcome, lines)
+    }
+
+    /// The reports in the output folder.
+    fn reports(&self) -> Vec<(String, serde_json::Value)> {
+        common::reports(self.out.path())
+    }
+
+    fn assert_no_container_left(&self) {
+        let left = self.docker.containers_labelled(RUN_LABEL, &self.run_id).unwrap();
+        assert_eq!(left, Vec::<String>::new(), "containers left behind");
+    }
 }
 
 #[test]
 fn two_slots_run_with_their_cpuset_and_memory_applied_and_seen() {
-    let docker = docker();
-    let image = test_image(&docker);
-    let out = tempfile::tempdir().unwrap();
-    let run_name = run_id("slots");
+    let fx = Fixture::new("slots");
     let config = r#"{"repeat": 12, "number": 3, "size": 48}"#;
     let mut slots = Vec::new();
     for (i, (cpus, memory)) in [("0", 256 * MIB), ("1", 192 * MIB)].into_iter().enumerate() {
-        let mut spec = worker(config, out.path(), &run_name, i as u32, &["--vcd", &i.to_string()]);
+        let mut spec = fx.worker(config, i as u32, &["--vcd", &i.to_string()]);
         spec.resources = Resources {
             cpus: Some(cpus.into()),
             mems: Some("0".into()),
@@ -105,18 +127,18 @@ fn two_slots_run_with_their_cpuset_and_memory_applied_and_seen() {
 
     // Both at once, as the launcher starts the instances of a job.
     let results: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = slots.iter().map(|spec| s.spawn(|| run(&docker, spec, &image))).collect();
+        let handles: Vec<_> = slots.iter().map(|spec| s.spawn(|| fx.run(spec))).collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
 
-    let reports = common::reports(out.path());
+    let reports = fx.reports();
     assert_eq!(reports.len(), 2, "one report per instance: {reports:?}");
     for (spec, (outcome, lines)) in slots.iter().zip(&results) {
         let r = &spec.resources;
         let i = spec.labels.instance;
         assert_eq!(outcome.exit, Exit::Code(0), "{lines:?}");
         assert_eq!(outcome.runtime, "docker");
-        assert_eq!(outcome.image, image);
+        assert_eq!(outcome.image, fx.image);
         // Applied: what Docker reports for the container.
         assert_eq!(outcome.applied.cpuset_cpus, r.cpus);
         assert_eq!(outcome.applied.memory_bytes, r.memory_bytes);
@@ -132,7 +154,10 @@ fn two_slots_run_with_their_cpuset_and_memory_applied_and_seen() {
             "{stdout:?}"
         );
         // Seen from inside: the worker's own provenance.
-        let (name, report) = reports.iter().find(|(_, r)| r["jr_id"] == i.to_string()).expect("report of instance");
+        let (name, report) = reports
+            .iter()
+            .find(|(_, r)| r["jr_id"].as_str().and_then(|s| s.parse().ok()) == Some(i))
+            .expect("report of instance");
         assert!(name.starts_with(&format!("dockertest.spin_docker.R42.D{i}.")), "{name}");
         assert_eq!(report["completed"], true);
         let p = &report["provenance"];
@@ -141,64 +166,48 @@ fn two_slots_run_with_their_cpuset_and_memory_applied_and_seen() {
         assert_eq!(p["memory_limit_bytes"], r.memory_bytes.unwrap(), "{p}");
         assert_eq!(p["isolation"], "docker");
         let c = &p["container"];
-        assert_eq!((c["runtime"].as_str(), c["image"].as_str()), (Some("docker"), Some(image.name.as_str())));
-        assert_eq!(c["digest"], image.digest.as_str());
+        assert_eq!((c["runtime"].as_str(), c["image"].as_str()), (Some("docker"), Some(fx.image.name.as_str())));
+        assert_eq!(c["digest"], fx.image.digest.as_str());
         assert!(c["digest"].as_str().unwrap().starts_with("sha256:"));
         let limits = &c["limits"];
         assert_eq!(limits["cpuset_cpus"], r.cpus.clone().unwrap());
         assert_eq!(limits["memory_bytes"], r.memory_bytes.unwrap());
     }
-    assert_no_container_left(&docker, &run_name);
+    fx.assert_no_container_left();
 }
 
 #[test]
 fn over_allocation_is_reported_oom_killed() {
-    let docker = docker();
-    let image = test_image(&docker);
-    let out = tempfile::tempdir().unwrap();
-    let run_name = run_id("oom");
-    let mut spec = worker(
-        r#"{"repeat": 12, "number": 1, "size": 8, "alloc_mb": 256, "alloc_at": 2}"#,
-        out.path(),
-        &run_name,
-        0,
-        &[],
-    );
+    let fx = Fixture::new("oom");
+    let mut spec = fx.worker(r#"{"repeat": 12, "number": 1, "size": 8, "alloc_mb": 256, "alloc_at": 2}"#, 0, &[]);
     spec.resources.memory_bytes = Some(64 * MIB);
-    let (outcome, lines) = run(&docker, &spec, &image);
+    let (outcome, lines) = fx.run(&spec);
     assert_eq!(outcome.exit, Exit::OomKilled, "{lines:?}");
     assert!(lines.iter().any(|(_, l)| l.starts_with("[  1/ 12]")), "it ran until the allocation: {lines:?}");
-    assert!(common::reports(out.path()).is_empty(), "a killed worker writes nothing");
+    assert!(fx.reports().is_empty(), "a killed worker writes nothing");
     // The same instance under a limit it fits in completes.
     spec.resources.memory_bytes = Some(512 * MIB);
-    assert_eq!(run(&docker, &spec, &image).0.exit, Exit::Code(0));
-    assert_no_container_left(&docker, &run_name);
+    assert_eq!(fx.run(&spec).0.exit, Exit::Code(0));
+    fx.assert_no_container_left();
 }
 
 #[test]
 fn exit_codes_and_signals_are_outcomes() {
-    let docker = docker();
-    let image = test_image(&docker);
-    let out = tempfile::tempdir().unwrap();
-    let run_name = run_id("exits");
-    let error = worker(r#"{"repeat": 12, "number": 1, "error_at": 3}"#, out.path(), &run_name, 0, &[]);
-    assert_eq!(run(&docker, &error, &image).0.exit, Exit::Code(3), "the worker's error exit code");
-    let abort = worker(r#"{"repeat": 12, "number": 1, "abort_at": 2}"#, out.path(), &run_name, 1, &[]);
-    assert_eq!(run(&docker, &abort, &image).0.exit, Exit::Signal(6), "death by SIGABRT, as on bare metal");
-    assert_no_container_left(&docker, &run_name);
+    let fx = Fixture::new("exits");
+    let error = fx.worker(r#"{"repeat": 12, "number": 1, "error_at": 3}"#, 0, &[]);
+    assert_eq!(fx.run(&error).0.exit, Exit::Code(3), "the worker's error exit code");
+    let abort = fx.worker(r#"{"repeat": 12, "number": 1, "abort_at": 2}"#, 1, &[]);
+    assert_eq!(fx.run(&abort).0.exit, Exit::Signal(6), "death by SIGABRT, as on bare metal");
+    fx.assert_no_container_left();
 }
 
 #[test]
 fn read_only_binds_refuse_writes() {
-    let docker = docker();
-    let image = test_image(&docker);
-    let out = tempfile::tempdir().unwrap();
+    let fx = Fixture::new("ro");
     let data = tempfile::tempdir().unwrap();
-    let run_name = run_id("ro");
-    let mut spec =
-        worker(r#"{"repeat": 12, "number": 1, "size": 4}"#, out.path(), &run_name, 0, &["--outdir", "/data"]);
+    let mut spec = fx.worker(r#"{"repeat": 12, "number": 1, "size": 4}"#, 0, &["--outdir", "/data"]);
     spec.binds.push(Bind::ro(data.path(), "/data"));
-    let (outcome, lines) = run(&docker, &spec, &image);
+    let (outcome, lines) = fx.run(&spec);
     assert_eq!(outcome.exit, Exit::Code(7), "the report cannot be written: {lines:?}");
     let stderr: String = lines.iter().filter(|(s, _)| *s == LogStream::Stderr).map(|(_, l)| l.as_str()).collect();
     assert!(stderr.contains("Read-only file system"), "{stderr}");
@@ -207,28 +216,25 @@ fn read_only_binds_refuse_writes() {
 
 #[test]
 fn cancel_mid_run_kills_and_removes_the_container() {
-    let docker = docker();
-    let image = test_image(&docker);
-    let out = tempfile::tempdir().unwrap();
-    let run_name = run_id("cancel");
-    let spec = worker(r#"{"repeat": 1000, "number": 1, "size": 4, "sleep_ms": 100}"#, out.path(), &run_name, 0, &[]);
+    let fx = Fixture::new("cancel");
+    let spec = fx.worker(r#"{"repeat": 1000, "number": 1, "size": 4, "sleep_ms": 100}"#, 0, &[]);
     let cancel = Cancel::new();
     let (started_tx, started_rx) = std::sync::mpsc::channel();
     // Another thread pulls the switch, as the launcher's signal thread does on SIGINT.
     let canceller = {
         let cancel = cancel.clone();
-        let docker = &docker;
-        let run_name = run_name.clone();
+        let fx = &fx;
         move || {
             started_rx.recv().unwrap();
-            assert_eq!(docker.containers_labelled(RUN_LABEL, &run_name).unwrap().len(), 1, "running before the cancel");
+            let running = fx.docker.containers_labelled(RUN_LABEL, &fx.run_id).unwrap();
+            assert_eq!(running.len(), 1, "running before the cancel");
             cancel.cancel();
         }
     };
     let (outcome, lines) = std::thread::scope(|s| {
         s.spawn(canceller);
         let mut lines = Vec::new();
-        let outcome = docker.run(&spec, &image, &cancel, &mut |_, line| {
+        let outcome = fx.docker.run(&spec, &fx.image, &cancel, &mut |_, line| {
             if lines.is_empty() {
                 started_tx.send(()).unwrap();
             }
@@ -238,12 +244,28 @@ fn cancel_mid_run_kills_and_removes_the_container() {
     });
     assert_eq!(outcome.exit, Exit::Cancelled);
     assert!(!lines.is_empty() && lines.len() < 1000, "stopped mid-run: {} lines", lines.len());
-    assert_no_container_left(&docker, &run_name);
-    assert!(common::reports(out.path()).is_empty());
+    fx.assert_no_container_left();
+    assert!(fx.reports().is_empty());
     // A switch already pulled starts nothing.
-    let outcome = docker.run(&spec, &image, &cancel, &mut |_, _| {}).unwrap();
+    let outcome = fx.docker.run(&spec, &fx.image, &cancel, &mut |_, _| {}).unwrap();
     assert_eq!(outcome.exit, Exit::Cancelled);
-    assert_eq!(docker.remove_session().unwrap(), 0, "nothing of this session is left to clean up");
+    assert_eq!(fx.docker.remove_session().unwrap(), 0, "nothing of this session is left to clean up");
+}
+
+#[test]
+fn containers_left_behind_are_removed_by_label() {
+    // A container of this session that no `run` owns any more (as after a
+    // launcher killed before it could clean up), made with the docker CLI.
+    let fx = Fixture::new("leftover");
+    let label = format!("{SESSION_LABEL}={}", fx.docker.session());
+    let created = Command::new("docker")
+        .args(["create", "--label", &label, "--label", &format!("{RUN_LABEL}={}", fx.run_id), &fx.image.id])
+        .output()
+        .unwrap();
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    assert_eq!(fx.docker.containers_labelled(RUN_LABEL, &fx.run_id).unwrap().len(), 1);
+    assert_eq!(fx.docker.remove_session().unwrap(), 1);
+    fx.assert_no_container_left();
 }
 
 #[test]

@@ -67,27 +67,19 @@ impl Docker {
         cancel: &Cancel,
         on_line: &mut dyn FnMut(LogStream, &str),
     ) -> Result<ContainerOutcome, DockerError> {
-        self.block_on(self.run_async(spec, image, cancel, on_line))
-    }
-
-    async fn run_async(
-        &self,
-        spec: &InstanceSpec,
-        image: &ImageFacts,
-        cancel: &Cancel,
-        on_line: &mut dyn FnMut(LogStream, &str),
-    ) -> Result<ContainerOutcome, DockerError> {
-        let body = container_config(spec, image, self.session());
-        let created = self
-            .client
-            .create_container(None, body)
-            .await
-            .map_err(|e| DockerError::api(format!("create the container of {}", spec.prefix.trim()), e))?;
-        let result = self.drive(&created.id, spec, image, cancel, on_line).await;
-        let removed = remove(&self.client, &created.id).await;
-        let outcome = result?;
-        removed?;
-        Ok(outcome)
+        self.block_on(async {
+            let body = container_config(spec, image, self.session());
+            let created = self
+                .client
+                .create_container(None, body)
+                .await
+                .map_err(|e| DockerError::api(format!("create the container of {}", spec.prefix.trim()), e))?;
+            let result = self.drive(&created.id, spec, image, cancel, on_line).await;
+            let removed = remove(&self.client, &created.id).await;
+            let outcome = result?;
+            removed?;
+            Ok(outcome)
+        })
     }
 
     /// Everything between create and remove.
