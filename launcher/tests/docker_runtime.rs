@@ -202,6 +202,16 @@ fn exit_codes_and_signals_are_outcomes() {
 }
 
 #[test]
+fn instances_outlast_the_request_timeout() {
+    let mut fx = Fixture::new("long");
+    fx.docker = fx.docker.with_request_timeout(std::time::Duration::from_secs(1));
+    let spec = fx.worker(r#"{"repeat": 12, "number": 1, "size": 4, "sleep_ms": 250}"#, 0, &[]);
+    let (outcome, lines) = fx.run(&spec);
+    assert_eq!(outcome.exit, Exit::Code(0), "3 s of instance under a 1 s request timeout: {lines:?}");
+    assert_eq!(fx.reports().len(), 1);
+}
+
+#[test]
 fn read_only_binds_refuse_writes() {
     let fx = Fixture::new("ro");
     let data = tempfile::tempdir().unwrap();

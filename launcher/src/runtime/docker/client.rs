@@ -48,13 +48,21 @@ impl Docker {
             .map_err(DockerError::Runtime)?;
         let unreachable = |source| DockerError::Unreachable { endpoint: endpoint.to_string(), source };
         let client = {
-            // bollard's http connector needs a runtime in scope.
+            // The client is made inside the runtime that will drive it.
             let _guard = rt.enter();
             bollard::Docker::connect_with_host(endpoint).map_err(unreachable)?
         };
         let client = rt.block_on(client.negotiate_version()).map_err(unreachable)?;
         let session = format!("{}-{}", std::process::id(), chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0));
         Ok(Docker { client, rt, endpoint: endpoint.to_string(), session })
+    }
+
+    /// Sets how long the daemon may take to answer a request (default 2
+    /// minutes). It bounds the start of each answer only: waiting for an
+    /// instance and streaming its logs last as long as the instance runs.
+    pub fn with_request_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.client = self.client.with_timeout(timeout);
+        self
     }
 
     /// The daemon's endpoint.
