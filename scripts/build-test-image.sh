@@ -27,13 +27,12 @@ trap 'rm -rf "$root"' EXIT
 install -D -m 755 "$bin_dir/mlb" "$root/opt/mlb/bin/mlb"
 install -D -m 644 "$bin_dir/libmlb_spin.so" "$root/opt/mlb/lib/mlb/plugins/libmlb_spin.so"
 
-# Every library the binaries load, at the path the loader looks for it.
-libs=$(ldd "$bin_dir/mlb" "$bin_dir/libmlb_spin.so" | awk '/=> \// { print $3 } /^\s*\/[^ ]+ \(/ { print $1 }' | sort -u)
+# Every library the binaries load, and the dynamic loader itself (the line
+# of ldd's output without "=>"), at the path where they are looked for.
+libs=$(ldd "$bin_dir/mlb" "$bin_dir/libmlb_spin.so" | awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(/ { print $1 }' | sort -u)
 for lib in $libs; do
     install -D -m 755 "$(readlink -f "$lib")" "$root$lib"
 done
-interp=$(readelf -l "$bin_dir/mlb" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
-install -D -m 755 "$(readlink -f "$interp")" "$root$interp"
 
 mkdir -p "$root/etc" "$root/tmp" "$root/proc" "$root/sys" "$root/dev" "$root/out"
 chmod 1777 "$root/tmp"

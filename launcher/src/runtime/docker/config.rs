@@ -91,7 +91,7 @@ pub fn container_config(spec: &InstanceSpec, image: &ImageFacts, session: &str) 
                 path_in_container: Some(path.clone()),
                 cgroup_permissions: Some("rwm".into()),
             };
-            (None, Some(limits.gpus.iter().map(map).collect()), Some(vec!["video".to_string()]))
+            (None, Some(limits.gpus.iter().map(map).collect()), Some(device_groups(&limits.gpus)))
         }
     };
     let binds = spec
@@ -133,6 +133,20 @@ pub fn container_config(spec: &InstanceSpec, image: &ImageFacts, session: &str) 
         }),
         ..Default::default()
     }
+}
+
+/// Groups a ROCm container joins: `video`, plus the host's numeric group of
+/// each device node (render nodes belong to `render` on recent
+/// distributions, a group the image may not name).
+fn device_groups(devices: &[String]) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut groups = vec!["video".to_string()];
+    for gid in devices.iter().filter_map(|d| std::fs::metadata(d).ok()).map(|m| m.gid().to_string()) {
+        if !groups.contains(&gid) {
+            groups.push(gid);
+        }
+    }
+    groups
 }
 
 /// The instance's environment inside the container: the spec's, with the
@@ -215,8 +229,15 @@ mod tests {
         let hc = body.host_config.unwrap();
         let paths: Vec<_> = hc.devices.iter().flatten().map(|d| d.path_on_host.clone().unwrap()).collect();
         assert_eq!(paths, ["/dev/kfd", "/dev/dri/renderD130"]);
-        assert_eq!(hc.group_add, Some(vec!["video".to_string()]));
+        assert_eq!(hc.group_add.as_ref().unwrap()[0], "video");
         assert!(hc.device_requests.is_none());
+        // The host group of each device node that exists, numerically.
+        let null = RocmGpu { index: 0, render_node: "/dev/null".into() };
+        let body = container_config(&spec(Gpus::Rocm(vec![null])), &image(), "s");
+        let groups = body.host_config.unwrap().group_add.unwrap();
+        use std::os::unix::fs::MetadataExt;
+        let gid = std::fs::metadata("/dev/null").unwrap().gid().to_string();
+        assert!(groups.starts_with(&["video".to_string()]) && groups.contains(&gid), "{groups:?}");
     }
 
     #[test]
