@@ -22,7 +22,8 @@ pub const DEFAULT_ENDPOINT: &str = "unix:///var/run/docker.sock";
 /// A connected Docker daemon.
 ///
 /// Safe to share between threads: the launcher may call [`Docker::run`]
-/// from one thread per instance.
+/// from one thread per instance. Every method blocks; call them from plain
+/// threads, not from inside an async runtime.
 pub struct Docker {
     pub(super) client: bollard::Docker,
     rt: tokio::runtime::Runtime,

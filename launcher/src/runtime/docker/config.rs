@@ -224,6 +224,15 @@ mod tests {
     }
 
     #[test]
+    fn dry_run_text_is_the_api_body() {
+        let body = serde_json::to_value(container_config(&spec(Gpus::Nvidia(vec![3])), &image(), "s")).unwrap();
+        assert_eq!(body["HostConfig"]["CpusetCpus"], "4-7");
+        assert_eq!(body["HostConfig"]["Memory"], 1 << 30);
+        assert_eq!(body["HostConfig"]["DeviceRequests"][0]["DeviceIDs"], serde_json::json!(["3"]));
+        assert_eq!(body["Cmd"], serde_json::json!(["mlb", "worker"]));
+    }
+
+    #[test]
     fn rocm_slot_gets_kfd_its_render_node_and_video() {
         let body = container_config(&spec(Gpus::Rocm(vec![RocmGpu::conventional(2)])), &image(), "s");
         let hc = body.host_config.unwrap();
