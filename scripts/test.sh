@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup-chromium.sh   # the HTML report test loads pages in headless Chromium
+scripts/setup-docker.sh     # the Docker tests need a running daemon
 
 cargo build --all-targets
 cargo test

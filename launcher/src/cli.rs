@@ -33,6 +33,19 @@ pub enum Command {
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]
     Worker(Box<WorkerArgs>),
+    /// Container images mlb runs instances in.
+    Containers {
+        /// What to do with container images.
+        #[command(subcommand)]
+        command: ContainersCommand,
+    },
+}
+
+/// `mlb containers ...`
+#[derive(Debug, Subcommand)]
+pub enum ContainersCommand {
+    /// Builds the image of a kind from `containers/KIND/Dockerfile` through the Docker daemon.
+    Build(crate::runtime::build_cmd::BuildArgs),
 }
 
 /// `mlb plugins ...`

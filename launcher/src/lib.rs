@@ -9,4 +9,5 @@ pub mod cli;
 pub mod plugins;
 pub mod record;
 pub mod report;
+pub mod runtime;
 pub mod worker;

@@ -2,7 +2,7 @@
 //! color-eyre. All logic lives in the library.
 
 use clap::Parser;
-use mlb::cli::{Cli, Command, PluginsCommand};
+use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
 use std::io::Write;
 
 fn main() -> color_eyre::Result<()> {
@@ -30,6 +30,10 @@ fn main() -> color_eyre::Result<()> {
             }
         },
         Command::Worker(args) => std::process::exit(mlb::worker::main(*args)),
+        Command::Containers { command: ContainersCommand::Build(args) } => {
+            let image = mlb::runtime::build_cmd::run(&args, &mut |line| println!("{line}"))?;
+            print_stdout(&format!("built {} ({})", image.name, image.id))
+        }
     }
 }
 
