@@ -1,21 +1,27 @@
 //! The command line: global options and subcommands.
 
+use crate::host::HostKind;
+use crate::launch::LaunchArgs;
 use crate::worker::WorkerArgs;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 /// mlb: GPU training benchmarks, fairly, in isolation, inside vendor containers.
 #[derive(Debug, Parser)]
-#[command(name = "mlb", version, about, long_about = None)]
+#[command(name = "mlb", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// Folder to search for workload plugins first (repeatable). Then
     /// `MLB_PLUGIN_PATH` (colon-separated), then the folders next to the binary.
     #[arg(long = "plugin-dir", global = true, value_name = "DIR")]
     pub plugin_dir: Vec<PathBuf>,
 
-    /// What to do.
+    /// What to do (without a subcommand: run the jobs file of `--jobs`).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+
+    /// Launcher options (`mlb --jobs FILE ...`).
+    #[command(flatten)]
+    pub launch: LaunchArgs,
 }
 
 /// mlb's subcommands.
@@ -26,6 +32,18 @@ pub enum Command {
         /// What to do with plugins.
         #[command(subcommand)]
         command: PluginsCommand,
+    },
+    /// Describes this host: kind, GPUs, usable CPUs and memory, NUMA nodes, cgroups.
+    Detect {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Treat the host as this kind instead of the detected one.
+        #[arg(long, value_name = "KIND")]
+        host: Option<HostKind>,
+        /// Read the host description under this folder instead of `/` (fixture trees).
+        #[arg(long, value_name = "DIR", hide = true)]
+        root: Option<PathBuf>,
     },
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]

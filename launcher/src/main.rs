@@ -8,7 +8,17 @@ fn main() -> color_eyre::Result<()> {
     color_eyre::install()?;
     let cli = Cli::parse();
     match cli.command {
-        Command::Plugins { command: PluginsCommand::List { json } } => {
+        None => std::process::exit(mlb::launch::run(&cli.launch, &cli.plugin_dir)?),
+        Some(Command::Detect { json, host, root }) => {
+            let found = mlb::host::detect(&mlb::host::Probe::under(root)).with_kind(host);
+            if json {
+                println!("{}", mlb::host::show::json(&found));
+            } else {
+                print!("{}", mlb::host::show::human(&found));
+            }
+            Ok(())
+        }
+        Some(Command::Plugins { command: PluginsCommand::List { json } }) => {
             let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
             let entries = mlb::plugins::list(&search);
             if json {
@@ -18,6 +28,6 @@ fn main() -> color_eyre::Result<()> {
             }
             Ok(())
         }
-        Command::Worker(args) => std::process::exit(mlb::worker::main(args)),
+        Some(Command::Worker(args)) => std::process::exit(mlb::worker::main(args)),
     }
 }

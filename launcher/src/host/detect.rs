@@ -36,6 +36,14 @@ impl Probe {
             euid: nix::unistd::Uid::effective().as_raw(),
         }
     }
+
+    /// This host, or the fixture tree at `root` (read without NVML).
+    pub fn under(root: Option<PathBuf>) -> Self {
+        match root {
+            Some(root) => Probe { root, nvml: false, ..Probe::this_host() },
+            None => Probe::this_host(),
+        }
+    }
 }
 
 /// Everything mlb needs to know about a host.

@@ -46,6 +46,16 @@ pub enum Scope {
     All,
 }
 
+impl Scope {
+    /// `student` or `all`, as in the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Student => "student",
+            Scope::All => "all",
+        }
+    }
+}
+
 /// One entry of a jobs file as written.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -88,13 +88,16 @@ fn validate(path: &Path, position: usize, raw: RawJob) -> Result<Job, JobsError>
         (Some(_), Some(_)) => return Err(fail("sets both `cmd` and `plugin`; fix: keep one".into())),
         _ => return Err(fail("sets neither `cmd` nor `plugin`; fix: name a command or a workload plugin".into())),
     };
+    let cmd = matches!(program, Program::Cmd(_));
     for (key, v) in &raw.args.0 {
-        check_arg(key, v).map_err(|m| fail(format!("argument `{key}`: {m}")))?;
+        check_arg(key, v, cmd).map_err(|m| fail(format!("argument `{key}`: {m}")))?;
     }
     Ok(Job { position, name: raw.name, program, args: raw.args, scope: raw.cgroup })
 }
 
-fn check_arg(key: &str, v: &Value) -> Result<(), String> {
+/// A value is a scalar or a non-empty list of scalars; a command's
+/// positional argument (a key that is not an option) has no value.
+fn check_arg(key: &str, v: &Value, cmd: bool) -> Result<(), String> {
     let scalar = |v: &Value| !matches!(v, Value::Array(_) | Value::Object(_));
     match v {
         Value::Object(_) => return Err("a value must be a scalar or a list of scalars, not a map".into()),
@@ -106,7 +109,7 @@ fn check_arg(key: &str, v: &Value) -> Result<(), String> {
         }
         _ => {}
     }
-    if !is_option(key) && !value(v).is_empty() {
+    if cmd && !is_option(key) && !value(v).is_empty() {
         return Err("a positional argument (a key not starting with `-`) takes the empty value \"\"".into());
     }
     Ok(())
@@ -162,6 +165,7 @@ mod tests {
         assert!(e.contains("`d`: argument `--a`: an empty list"), "{e}");
         let e = err("f.json", r#"[{"name": "e", "cmd": "x", "args": {"pos": 3}}]"#);
         assert!(e.contains("positional"), "{e}");
+        parse(Path::new("f.json"), r#"[{"name": "e", "plugin": "spin", "args": {"repeat": 3}}]"#).unwrap();
         let e = err("f.json", r#"[{"name": "f", "cmd": "x", "cgroup": "gpu"}]"#);
         assert!(e.starts_with("f.json:1:") && e.contains("unknown variant `gpu`"), "{e}");
         let e = err("f.json", r#"[{"name": "g", "cmd": "x", "agrs": {}}]"#);

@@ -88,14 +88,13 @@ fn build(
     let identity =
         Identity { suite: ctx.suite.clone(), name: config.name.clone(), run_id: ctx.run_id, jr_id: jr_id as u32, vcd };
     let mut env: Vec<(String, String)> = ctx.variables.clone();
-    env.retain(|(k, _)| k != "CPU_COUNT");
+    env.retain(|(k, _)| k != "CPU_COUNT"); // the run's value; this instance's follows
     env.extend([
         ("JOB_ID".into(), jr_id.to_string()),
         ("BENCH_NAME".into(), config.name.clone()),
         ("RUN_ID".into(), ctx.run_id.to_string()),
         ("SUITE_NAME".into(), ctx.suite.clone()),
         ("CPU_COUNT".into(), cpu_count.to_string()),
-        ("DEVICE_TOTAL".into(), ctx.device_total.to_string()),
         (vars::ISOLATION.into(), if slot.is_some() { ctx.isolation.clone() } else { "none".into() }),
         (vars::HOST_KIND.into(), ctx.kind.to_string()),
     ]);
