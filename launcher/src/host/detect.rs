@@ -1,6 +1,7 @@
 //! Host detection, read under a root path so fixture trees stand in for
 //! real hosts in tests.
 
+use super::cpulist;
 use super::gpu::{Gpu, Vendor};
 use super::kind::HostKind;
 use super::memory::{self, Memory};
@@ -15,9 +16,11 @@ use std::path::PathBuf;
 pub struct Probe {
     /// Root of the filesystem to read (`/` on the real host).
     pub root: PathBuf,
-    /// CPU architecture (`x86_64`, `powerpc64`...).
+    /// CPU architecture (`x86_64`, `powerpc64`...), unless the tree says
+    /// otherwise in `proc/sys/kernel/arch`.
     pub arch: String,
-    /// The CPUs this process may use (its affinity mask).
+    /// The CPUs this process may use (its affinity mask), unless the tree
+    /// says otherwise in `proc/self/status` (`Cpus_allowed_list`).
     pub affinity: Vec<usize>,
     /// Ask NVML (only meaningful on the real host).
     pub nvml: bool,
@@ -67,21 +70,35 @@ pub struct Host {
     pub cgroup: Support,
 }
 
+/// The usable CPUs: `Cpus_allowed_list` of `proc/self/status` under the
+/// root (the affinity mask on a real host), else the probe's affinity.
+fn usable_cpus(probe: &Probe) -> Vec<usize> {
+    let status = std::fs::read_to_string(probe.root.join("proc/self/status")).unwrap_or_default();
+    let listed = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).map(cpulist::parse);
+    listed.filter(|c| !c.is_empty()).unwrap_or_else(|| probe.affinity.clone())
+}
+
 /// Detects the host described by `probe`.
 pub fn detect(probe: &Probe) -> Host {
+    let cpus = usable_cpus(probe);
+    let arch = std::fs::read_to_string(probe.root.join("proc/sys/kernel/arch"))
+        .map(|a| a.trim().to_string())
+        .ok()
+        .filter(|a| !a.is_empty())
+        .unwrap_or_else(|| probe.arch.clone());
     let mut gpus = amd::gpus(&probe.root);
     if gpus.is_empty() {
         gpus = nvidia::gpus(&probe.root, probe.nvml);
     }
     let count = |v: Vendor| gpus.iter().filter(|g| g.vendor == v).count();
-    let kind = HostKind::classify(count(Vendor::Nvidia), count(Vendor::Amd), &probe.arch);
+    let kind = HostKind::classify(count(Vendor::Nvidia), count(Vendor::Amd), &arch);
     Host {
         kind,
         kind_overridden: false,
-        arch: probe.arch.clone(),
-        cpus: probe.affinity.clone(),
+        arch,
+        numa: numa::nodes(&probe.root, &cpus),
+        cpus,
         memory: memory::usable(&probe.root),
-        numa: numa::nodes(&probe.root, &probe.affinity),
         cgroup: support::probe(&probe.root, probe.euid),
         gpus,
     }

@@ -18,7 +18,10 @@ pub fn human(host: &Host) -> String {
     for g in &host.gpus {
         let mem = g.memory_bytes.map_or_else(|| "memory unknown".to_string(), gib);
         let node = g.numa_node.map_or_else(|| "-".to_string(), |n| n.to_string());
-        out.push_str(&format!("  [{}] {} | {mem} | NUMA node {node} | PCI {} | via {}\n", g.index, g.name, g.pci_bus, g.source));
+        out.push_str(&format!(
+            "  [{}] {} | {mem} | NUMA node {node} | PCI {} | via {}\n",
+            g.index, g.name, g.pci_bus, g.source
+        ));
     }
     out.push_str(&format!("usable CPUs    {} ({})\n", host.cpus.len(), cpulist::format(&host.cpus)));
     let limit = host.memory.cgroup_limit_bytes.map_or_else(String::new, |l| format!(", cgroup limit {}", gib(l)));
@@ -35,7 +38,11 @@ pub fn human(host: &Host) -> String {
         None => "mlb can create groups".to_string(),
         Some(why) => format!("mlb cannot create groups: {why}"),
     };
-    out.push_str(&format!("cgroups        {} at {}; {can}\n", host.cgroup.version.isolation_name(), host.cgroup.mount.display()));
+    out.push_str(&format!(
+        "cgroups        {} at {}; {can}\n",
+        host.cgroup.version.isolation_name(),
+        host.cgroup.mount.display()
+    ));
     out
 }
 

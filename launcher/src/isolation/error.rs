@@ -44,7 +44,9 @@ pub enum CgroupError {
         controller: String,
     },
     /// Reading or writing a cgroup file failed.
-    #[error("cgroup file {file}: {source}; fix: check the cgroup filesystem, or pass --no-cgroups to run without isolation")]
+    #[error(
+        "cgroup file {file}: {source}; fix: check the cgroup filesystem, or pass --no-cgroups to run without isolation"
+    )]
     Io {
         /// The file.
         file: PathBuf,

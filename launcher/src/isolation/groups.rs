@@ -76,8 +76,13 @@ impl RunGroups {
         }
         let parent = Cgroup::new_with_specified_controllers(hierarchy(support.version), &path, Some(controllers()))
             .map_err(|e| create(&path, e))?;
-        let mut groups =
-            RunGroups { path: path.clone(), slots: Vec::new(), parent, version: support.version, mount: support.mount.clone() };
+        let mut groups = RunGroups {
+            path: path.clone(),
+            slots: Vec::new(),
+            parent,
+            version: support.version,
+            mount: support.mount.clone(),
+        };
         for slot in slots {
             let slot_path = format!("{path}/slot{}", slot.index);
             let cgroup = CgroupBuilder::new(&slot_path)

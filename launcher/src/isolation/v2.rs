@@ -113,7 +113,10 @@ mod tests {
     fn a_controller_not_offered_is_named() {
         let (_d, mount) = tree("cpuset memory", &[("mlb", "memory", ""), ("mlb/run1", "", "")]);
         let e = delegate(&mount, "mlb/run1", &["cpuset", "memory"]).unwrap_err();
-        assert!(matches!(e, CgroupError::ControllerMissing { ref controller, ref group } if controller == "cpuset" && group.ends_with("mlb")), "{e}");
+        assert!(
+            matches!(e, CgroupError::ControllerMissing { ref controller, ref group } if controller == "cpuset" && group.ends_with("mlb")),
+            "{e}"
+        );
         assert_eq!(control(&mount, "mlb"), "");
     }
 

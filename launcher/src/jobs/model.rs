@@ -123,6 +123,23 @@ pub struct JobConfig {
 }
 
 impl JobConfig {
+    /// This config as instance `jr_id` runs it: per-instance variables
+    /// (`$JOB_ID`) filled in the command, argument names and string values.
+    pub fn for_instance(&self, jr_id: usize) -> JobConfig {
+        let fill = |t: &str| super::vars::per_instance(t, jr_id);
+        let program = match &self.program {
+            Program::Cmd(c) => Program::Cmd(fill(c)),
+            plugin => plugin.clone(),
+        };
+        let args = self
+            .args
+            .0
+            .iter()
+            .map(|(k, v)| (fill(k), if let Value::String(s) = v { Value::String(fill(s)) } else { v.clone() }))
+            .collect();
+        JobConfig { program, args: Args(args), ..self.clone() }
+    }
+
     /// `name` alone for a job with one config, else `name[a=1 b=2]` naming the
     /// values that vary.
     pub fn label(&self) -> String {

@@ -71,7 +71,10 @@ mod tests {
             ("-l".into(), json!(0.0005)),
             ("--layers".into(), json!("256 256 128 64")),
         ]);
-        assert_eq!(argv(&args), ["/data/train", "--repeat", "15", "--cuda", "-l", "0.0005", "--layers", "256 256 128 64"]);
+        assert_eq!(
+            argv(&args),
+            ["/data/train", "--repeat", "15", "--cuda", "-l", "0.0005", "--layers", "256 256 128 64"]
+        );
         assert!(is_option("-l") && !is_option("/data"));
     }
 }

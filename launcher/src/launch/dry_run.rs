@@ -39,7 +39,8 @@ pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan) -> St
         );
         for s in specs {
             let _ = writeln!(out, "  instance {}", s.identity.jr_id);
-            let words: Vec<String> = std::iter::once(s.program.display().to_string()).chain(s.args.iter().map(|a| shell_word(a))).collect();
+            let words: Vec<String> =
+                std::iter::once(s.program.display().to_string()).chain(s.args.iter().map(|a| shell_word(a))).collect();
             let _ = writeln!(out, "    command:         {}", words.join(" "));
             let mut env = s.env.clone();
             env.sort();

@@ -87,7 +87,8 @@ pub fn classify(e: &Ending) -> Outcome {
                 exit::LOAD if e.worker => (Cause::Load, true),
                 _ => (Cause::Exit, false),
             };
-            let message = if tail.is_empty() { format!("exit code {code}") } else { format!("exit code {code}: {tail}") };
+            let message =
+                if tail.is_empty() { format!("exit code {code}") } else { format!("exit code {code}: {tail}") };
             Outcome::Failed { cause, code: Some(code), message, recorded }
         }
         (None, Some(signal)) => Outcome::Crashed { signal },
@@ -124,12 +125,19 @@ impl Outcome {
         let failure = match self {
             Outcome::Ok | Outcome::Nan | Outcome::Interrupted | Outcome::Failed { recorded: true, .. } => return None,
             Outcome::Failed { cause, message, .. } => Failure::new(*cause, message.clone()),
-            Outcome::Crashed { signal } => Failure::new(Cause::Crash, format!("killed by signal {signal} ({})", signal_name(*signal))),
+            Outcome::Crashed { signal } => {
+                Failure::new(Cause::Crash, format!("killed by signal {signal} ({})", signal_name(*signal)))
+            }
             Outcome::OomKilled { limit_bytes } => {
                 let limit = limit_bytes.map_or_else(String::new, |l| format!(" of {} MiB", l >> 20));
-                Failure::new(Cause::Oom, format!("killed by the kernel's OOM killer: the instance exceeded its slot's memory limit{limit}"))
+                Failure::new(
+                    Cause::Oom,
+                    format!("killed by the kernel's OOM killer: the instance exceeded its slot's memory limit{limit}"),
+                )
             }
-            Outcome::TimedOut { after } => Failure::new(Cause::Timeout, format!("killed after running past --timeout {after} s")),
+            Outcome::TimedOut { after } => {
+                Failure::new(Cause::Timeout, format!("killed after running past --timeout {after} s"))
+            }
         };
         Some(failure)
     }
@@ -154,13 +162,24 @@ fn signal_name(signal: i32) -> String {
 
 /// Writes the `.FAIL.` record of an instance that could not write its own.
 /// `extra` holds the config's arguments and what the launcher knows.
-pub fn write_failure(outdir: &Path, identity: &Identity, failure: &Failure, extra: Map<String, Value>) -> std::io::Result<PathBuf> {
+pub fn write_failure(
+    outdir: &Path,
+    identity: &Identity,
+    failure: &Failure,
+    extra: Map<String, Value>,
+) -> std::io::Result<PathBuf> {
     let record = identity.failure_record(failure, extra);
     record::write_atomic(outdir, &identity.file_name(true, chrono::Utc::now()), &record)
 }
 
 /// Provenance the launcher can vouch for, for a record it writes.
-pub fn launcher_provenance(isolation: &str, host_kind: &str, cgroup: Option<String>, cpus: &str, limit: Option<u64>) -> Value {
+pub fn launcher_provenance(
+    isolation: &str,
+    host_kind: &str,
+    cgroup: Option<String>,
+    cpus: &str,
+    limit: Option<u64>,
+) -> Value {
     json!({
         "isolation": isolation,
         "host_kind": host_kind,
@@ -200,7 +219,9 @@ mod tests {
         let t = classify(&Ending { signal: Some(9), timed_out: Some(2.0), ..ending() });
         assert_eq!(t.failure_to_record().unwrap().cause, Cause::Timeout);
         let f = classify(&Ending { code: Some(3), stderr_tail: "boom\n".into(), ..ending() });
-        assert!(matches!(&f, Outcome::Failed { cause: Cause::Error, recorded: true, message, .. } if message == "exit code 3: boom"));
+        assert!(
+            matches!(&f, Outcome::Failed { cause: Cause::Error, recorded: true, message, .. } if message == "exit code 3: boom")
+        );
         assert!(f.failure_to_record().is_none(), "the worker wrote it");
         let cmd = classify(&Ending { code: Some(3), worker: false, ..ending() });
         assert_eq!(cmd.failure_to_record().unwrap().cause, Cause::Exit);

@@ -9,9 +9,9 @@ use super::progress::Display;
 use super::resume::Completed;
 use super::runtime::Bare;
 use super::setup::{self, plugin_of, Prepared};
+use super::signals;
 use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
-use super::signals;
 use crate::host::cpulist;
 use crate::isolation::RunGroups;
 use crate::jobs::{render, JobConfig, Program, Scope};
@@ -32,7 +32,8 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 /// Runs `mlb --jobs FILE ...`; returns the exit status.
 pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchError> {
     let prepared = setup::prepare(args, plugin_dirs)?;
-    let run_name = format!("{}-{}-{}", prepared.file.suite, std::process::id(), chrono::Utc::now().format("%Y%m%d%H%M%S"));
+    let run_name =
+        format!("{}-{}-{}", prepared.file.suite, std::process::id(), chrono::Utc::now().format("%Y%m%d%H%M%S"));
     let needs_groups = !args.no_cgroups && prepared.configs.iter().any(|c| c.scope == Scope::Student);
     let support = &prepared.host.cgroup;
     if args.dry_run {
@@ -82,14 +83,16 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             if args.runs > 1 {
                 label = format!("{label} (run {})", ctx.run_id);
             }
-            let specs = plan::instances(config, plugin_of(&prepared, config), &prepared.slots, &ctx, prepared.host.cpus.len());
+            let specs =
+                plan::instances(config, plugin_of(&prepared, config), &prepared.slots, &ctx, prepared.host.cpus.len());
             if args.resume && completed.has(&ctx.suite, config, ctx.run_id, specs.len()) {
                 display.note(&format!("skip {label}: its reports are complete (--resume)"));
                 continue;
             }
             let progress = display.start(&label, specs.len());
             let t0 = Instant::now();
-            let finished = supervise::run_instances(&watch, specs, matches!(config.program, Program::Plugin(_)), &progress);
+            let finished =
+                supervise::run_instances(&watch, specs, matches!(config.program, Program::Plugin(_)), &progress);
             progress.finish();
             if finished.iter().any(|f| f.outcome == Outcome::Interrupted) {
                 display.note(&format!("{label}: interrupted, no result line"));
@@ -101,7 +104,14 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             let failed = finished.iter().filter(|f| !f.outcome.passed()).count();
             all_passed &= failed == 0;
             let jobs = prepared.file.jobs.len();
-            summary.emit(&summary::line(config.position, jobs, failed, finished.len(), t0.elapsed().as_secs_f64(), &label));
+            summary.emit(&summary::line(
+                config.position,
+                jobs,
+                failed,
+                finished.len(),
+                t0.elapsed().as_secs_f64(),
+                &label,
+            ));
         }
     }
     summary.emit(&summary::total(started.elapsed().as_secs_f64()));
@@ -150,13 +160,8 @@ fn record_failure(
     display: &Display,
 ) {
     let Some(failure) = f.outcome.failure_to_record() else { return };
-    let args: Map<String, Value> = config
-        .args
-        .0
-        .iter()
-        .filter(|(k, _)| render::is_option(k))
-        .map(|(k, v)| (arg_key(k), v.clone()))
-        .collect();
+    let args: Map<String, Value> =
+        config.args.0.iter().filter(|(k, _)| render::is_option(k)).map(|(k, v)| (arg_key(k), v.clone())).collect();
     let mut extra = args.clone();
     extra.insert("seed".into(), f.spec.seed.into());
     extra.insert("unique_id".into(), record::unique_id(&config.name, &args).into());

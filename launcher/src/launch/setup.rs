@@ -73,7 +73,11 @@ fn absolute(p: PathBuf) -> PathBuf {
 fn select(file: &JobsFile, names: &[String], exclude: &[String]) -> Result<Vec<String>, LaunchError> {
     let all: Vec<String> = file.jobs.iter().map(|j| j.name.clone()).collect();
     if let Some(unknown) = names.iter().chain(exclude).find(|n| !all.contains(n)) {
-        return Err(LaunchError::UnknownJob { path: file.path.clone(), name: unknown.clone(), available: all.join(", ") });
+        return Err(LaunchError::UnknownJob {
+            path: file.path.clone(),
+            name: unknown.clone(),
+            available: all.join(", "),
+        });
     }
     let picked: Vec<String> =
         all.into_iter().filter(|n| (names.is_empty() || names.contains(n)) && !exclude.contains(n)).collect();
@@ -124,4 +128,3 @@ pub fn plugin_of<'p>(prepared: &'p Prepared, config: &JobConfig) -> Option<&'p P
         Program::Cmd(_) => None,
     }
 }
-

@@ -85,6 +85,7 @@ fn build(
     seed: u64,
     cpu_count: usize,
 ) -> InstanceSpec {
+    let config = &config.for_instance(jr_id);
     let identity =
         Identity { suite: ctx.suite.clone(), name: config.name.clone(), run_id: ctx.run_id, jr_id: jr_id as u32, vcd };
     let mut env: Vec<(String, String)> = ctx.variables.clone();
