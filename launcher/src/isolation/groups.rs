@@ -1,4 +1,4 @@
-//! The cgroups of one run: a parent `mlb/<run>` and one child per slot with
+//! The cgroups of one run: a parent `mlb-<run>` and one child per slot with
 //! its CPUs, memory nodes and memory limit, made through cgroups-rs, read back
 //! and verified, and removed when dropped.
 
@@ -22,7 +22,7 @@ const DRAIN: Duration = Duration::from_secs(5);
 pub struct SlotGroup {
     /// Slot index.
     pub index: usize,
-    /// Path below the mount(s): `mlb/<run>/slot<i>`.
+    /// Path below the mount(s): `mlb-<run>/slot<i>`.
     pub path: String,
     /// Folders of the group: one per controller on v1, one on v2.
     dirs: Vec<PathBuf>,
@@ -39,7 +39,7 @@ pub struct SlotGroup {
 /// removes them.
 #[derive(Debug)]
 pub struct RunGroups {
-    /// `mlb/<run>`.
+    /// `mlb-<run>`.
     pub path: String,
     /// One group per slot.
     pub slots: Vec<SlotGroup>,
@@ -60,13 +60,13 @@ fn controllers() -> Vec<String> {
 }
 
 impl RunGroups {
-    /// Creates `mlb/<run>` and `mlb/<run>/slot<i>` for every slot on the host
+    /// Creates `mlb-<run>` and `mlb-<run>/slot<i>` for every slot on the host
     /// described by `support`, applies and verifies each slot's limits.
     pub fn create(support: &Support, run: &str, slots: &[Slot]) -> Result<RunGroups, CgroupError> {
         if let Some(reason) = &support.reason {
             return Err(CgroupError::Unsupported { reason: reason.clone() });
         }
-        let path = format!("mlb/{run}");
+        let path = format!("mlb-{run}");
         let create = |p: &str, e: cgroups_rs::fs::error::Error| CgroupError::Create {
             group: p.to_string(),
             message: format!("{e}{}", e.source_text()),
@@ -183,7 +183,7 @@ impl SlotGroup {
         &self.procs
     }
 
-    /// Where the group is, for reports: `/mlb/<run>/slot<i>`.
+    /// Where the group is, for reports: `/mlb-<run>/slot<i>`.
     pub fn display_path(&self) -> String {
         format!("/{}", self.path)
     }
@@ -231,10 +231,6 @@ impl Drop for RunGroups {
         }
         if let Err(e) = self.parent.delete() {
             eprintln!("mlb: cannot remove cgroup {}: {e}", self.path);
-        }
-        // The shared `mlb` folder goes when no other run uses it.
-        for dir in self.dirs_of("mlb") {
-            let _ = std::fs::remove_dir(dir);
         }
     }
 }

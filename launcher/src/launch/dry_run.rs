@@ -7,9 +7,9 @@ use std::fmt::Write;
 
 /// What the cgroup of slot instances will be, as a line.
 pub enum CgroupPlan {
-    /// Groups `/mlb/<run>/slot<i>` of this isolation mode.
+    /// Groups `/mlb-<run>/slot<i>` of this isolation mode.
     Groups {
-        /// `mlb/<run>`.
+        /// `mlb-<run>`.
         parent: String,
         /// `cgroup-v1`/`cgroup-v2`.
         mode: &'static str,

@@ -1,6 +1,6 @@
 //! `--resume`: which job configs already have complete reports.
 
-use crate::jobs::{render, JobConfig};
+use crate::jobs::{render, JobConfig, Program};
 use crate::record::arg_key;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -46,9 +46,12 @@ fn matches(r: &Map<String, Value>, suite: &str, config: &JobConfig, run_id: u64,
     {
         return false;
     }
-    // Every option with a value must match; flags and positionals are not
-    // recorded the same way by every workload, and the seed differs per instance.
-    config.args.0.iter().filter(|(k, v)| render::is_option(k) && !render::value(v).is_empty()).all(|(k, v)| {
+    // Every argument with a value must match; flags and a command's
+    // positionals are not recorded the same way by every workload, and the
+    // seed differs per instance.
+    let cmd = matches!(config.program, Program::Cmd(_));
+    let compared = |(k, v): &&(String, Value)| (!cmd || render::is_option(k)) && !render::value(v).is_empty();
+    config.args.0.iter().filter(compared).all(|(k, v)| {
         let key = arg_key(k);
         key == "seed" || r.get(&key).map(render::value) == Some(render::value(v))
     })

@@ -42,7 +42,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         } else if let Some(why) = &support.reason {
             CgroupPlan::Impossible(format!("{why} (a real run stops here; pass --no-cgroups to run unconfined)"))
         } else {
-            CgroupPlan::Groups { parent: format!("mlb/{run_name}"), mode: support.version.isolation_name() }
+            CgroupPlan::Groups { parent: format!("mlb-{run_name}"), mode: support.version.isolation_name() }
         };
         let mode = if args.no_cgroups { "none" } else { support.version.isolation_name() };
         for k in 0..args.runs {
