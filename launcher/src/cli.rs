@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 /// mlb: GPU training benchmarks, fairly, in isolation, inside vendor containers.
 #[derive(Debug, Parser)]
-#[command(name = "mlb", version, about, long_about = None, args_conflicts_with_subcommands = true)]
+#[command(name = "mlb", version, about, long_about = None)]
 pub struct Cli {
     /// Folder to search for workload plugins first (repeatable). Then
     /// `MLB_PLUGIN_PATH` (colon-separated), then the folders next to the binary.

@@ -24,7 +24,12 @@ fn ngc_host_with_numa_placed_gpus() {
         h.gpus.iter().map(|g| (g.index, g.pci_bus.as_str(), g.numa_node)).collect();
     assert_eq!(
         placed,
-        [(0, "0000:1a:00.0", Some(1)), (1, "0000:3b:00.0", Some(1)), (2, "0000:86:00.0", Some(0)), (3, "0000:af:00.0", Some(0))]
+        [
+            (0, "0000:1a:00.0", Some(1)),
+            (1, "0000:3b:00.0", Some(1)),
+            (2, "0000:86:00.0", Some(0)),
+            (3, "0000:af:00.0", Some(0))
+        ]
     );
     assert_eq!(h.cpus, (0..16).collect::<Vec<_>>());
     assert_eq!(h.numa.len(), 2);

@@ -93,7 +93,9 @@ fn cpus_of(v: &Value) -> Vec<usize> {
 #[test]
 fn two_slots_get_their_own_cpus_and_half_the_memory() {
     let Some(b) = Bench::new("slots") else { return };
-    let jobs = b.jobs(r#"[{"name": "s", "plugin": "spin", "args": {"repeat": 12, "number": 2, "size": 16}, "cgroup": "student"}]"#);
+    let jobs = b.jobs(
+        r#"[{"name": "s", "plugin": "spin", "args": {"repeat": 12, "number": 2, "size": 16}, "cgroup": "student"}]"#,
+    );
     let out = b.run(&jobs, &[]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -183,13 +185,18 @@ fn an_instance_past_its_memory_is_oom_killed_the_other_passes() {
     let m: Vec<&(String, Value)> = reps.iter().filter(|(n, _)| n.contains(".m.")).collect();
     assert_eq!(m.len(), 2);
     let (ok, fail) = (&m[0].1, &m[1].1);
-    assert!(m[0].0.contains(".D0.") && ok["completed"] == true && ok["provenance"]["memory_limit_bytes"] == (384u64 << 20));
+    assert!(
+        m[0].0.contains(".D0.") && ok["completed"] == true && ok["provenance"]["memory_limit_bytes"] == (384u64 << 20)
+    );
     assert!(m[1].0.contains(".D1.FAIL."), "{}", m[1].0);
     assert_eq!(fail["completed"], false);
     assert_eq!(fail["failure"]["cause"], "oom");
     assert!(fail["failure"]["message"].as_str().unwrap().contains("memory limit of 384 MiB"));
     assert_eq!(fail["provenance"]["written_by"], "launcher");
-    assert_eq!((fail["suite"].as_str(), fail["name"].as_str(), fail["run_id"].as_u64()), (Some(b.suite.as_str()), Some("m"), Some(0)));
+    assert_eq!(
+        (fail["suite"].as_str(), fail["name"].as_str(), fail["run_id"].as_u64()),
+        (Some(b.suite.as_str()), Some("m"), Some(0))
+    );
     assert!(b.leftover_groups().is_empty());
 }
 
@@ -212,13 +219,24 @@ fn crash_timeout_error_and_nan_are_told_apart() {
     assert!(lines[0].contains("[ 2/ 2] FAILED") && lines[1].contains("[ 2/ 2] FAILED"), "{stdout}");
     assert!(lines[2].contains("[ 1/ 1] FAILED") && lines[3].contains("[ 1/ 1] FAILED"), "{stdout}");
     assert!(lines[4].contains("PASSED"), "{stdout}");
-    for expected in ["crashed: killed by signal 6 (SIGABRT)", "timed-out: killed after running past --timeout 2 s", "failed: exit code 3", "nan: "] {
+    for expected in [
+        "crashed: killed by signal 6 (SIGABRT)",
+        "timed-out: killed after running past --timeout 2 s",
+        "failed: exit code 3",
+        "nan: ",
+    ] {
         assert!(stderr.contains(expected), "{expected:?} in {stderr}");
     }
     let causes: Vec<(String, String, String)> = reports(&b.out())
         .into_iter()
         .filter(|(_, r)| r["completed"] == false)
-        .map(|(n, r)| (n.split('.').nth(1).unwrap().to_string(), r["failure"]["cause"].as_str().unwrap().to_string(), r["provenance"]["written_by"].as_str().unwrap_or("worker").to_string()))
+        .map(|(n, r)| {
+            (
+                n.split('.').nth(1).unwrap().to_string(),
+                r["failure"]["cause"].as_str().unwrap().to_string(),
+                r["provenance"]["written_by"].as_str().unwrap_or("worker").to_string(),
+            )
+        })
         .collect();
     let expect = |job: &str, cause: &str, by: &str, n: usize| {
         let found = causes.iter().filter(|c| c.0 == job && c.1 == cause && c.2 == by).count();
@@ -231,9 +249,10 @@ fn crash_timeout_error_and_nan_are_told_apart() {
     assert!(b.leftover_processes().is_empty() && b.leftover_groups().is_empty());
 }
 
-#[test]
-fn ctrl_c_mid_run_leaves_nothing_behind_and_keeps_the_lines_so_far() {
-    let Some(b) = Bench::new("sigint") else { return };
+/// Stops a run with `signal` while its second job runs: nothing must stay
+/// behind, and the result line of the first job must be kept.
+fn stopped_mid_run(name: &str, signal: nix::sys::signal::Signal) {
+    let Some(b) = Bench::new(name) else { return };
     let jobs = b.jobs(
         r#"[{"name": "quick", "plugin": "spin", "args": {"repeat": 11, "number": 1}, "cgroup": "student"},
             {"name": "slow", "plugin": "spin", "args": {"repeat": 2000, "number": 1, "sleep_ms": 50}, "cgroup": "student"},
@@ -242,12 +261,13 @@ fn ctrl_c_mid_run_leaves_nothing_behind_and_keeps_the_lines_so_far() {
     let mut child = b.command(&jobs, &[]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     // Wait until the slow job's instances are running in their groups.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while b.leftover_processes().len() < 2 || !std::fs::read_to_string(b.out().join("summary.txt")).unwrap_or_default().contains("quick") {
+    let summary = b.out().join("summary.txt");
+    while b.leftover_processes().len() < 2 || !std::fs::read_to_string(&summary).unwrap_or_default().contains("quick") {
         assert!(Instant::now() < deadline, "the slow job never started");
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(!b.leftover_groups().is_empty(), "groups exist while it runs");
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
     let started = Instant::now();
     let status = child.wait().unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -259,22 +279,17 @@ fn ctrl_c_mid_run_leaves_nothing_behind_and_keeps_the_lines_so_far() {
     assert!(lines[0].starts_with("[ 1/ 3][  /  ] PASSED") && lines[1].starts_with("Total Time"), "{stdout}");
     assert!(b.leftover_processes().is_empty(), "{:?}", b.leftover_processes());
     assert!(b.leftover_groups().is_empty(), "{:?}", b.leftover_groups());
-    assert_eq!(std::fs::read_to_string(b.out().join("summary.txt")).unwrap(), stdout);
+    assert_eq!(std::fs::read_to_string(summary).unwrap(), stdout);
 }
 
 #[test]
-fn sigterm_also_cleans_up() {
-    let Some(b) = Bench::new("sigterm") else { return };
-    let jobs = b.jobs(r#"[{"name": "slow", "plugin": "spin", "args": {"repeat": 2000, "number": 1, "sleep_ms": 50}, "cgroup": "student"}]"#);
-    let mut child = b.command(&jobs, &[]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while b.leftover_processes().len() < 2 {
-        assert!(Instant::now() < deadline);
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGTERM).unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(130));
-    assert!(b.leftover_processes().is_empty() && b.leftover_groups().is_empty());
+fn ctrl_c_mid_run_leaves_nothing_behind_and_keeps_the_lines_so_far() {
+    stopped_mid_run("sigint", nix::sys::signal::Signal::SIGINT);
+}
+
+#[test]
+fn sigterm_mid_run_too() {
+    stopped_mid_run("sigterm", nix::sys::signal::Signal::SIGTERM);
 }
 
 #[test]
@@ -342,12 +357,30 @@ fn cmd_jobs_run_in_their_slot_with_the_compat_environment() {
     for i in 0..2usize {
         let seen = std::fs::read_to_string(b.out().join(format!("seen-{i}.txt"))).unwrap();
         let data = b.dir.path().join("data/set");
-        assert!(seen.starts_with(&format!("args: {} --lr 0.1 --cuda --tag t{i} --seed {}\n", data.display(), (i + 1) * 100)), "{seen}");
-        for var in [format!("JOB_ID={i}"), format!("CUDA_VISIBLE_DEVICES={i}"), format!("CPU_COUNT={per}"), "DEVICE_TOTAL=2".into(), format!("SUITE_NAME={}", b.suite), format!("BENCH_NAME=c"), "RUN_ID=0".into()] {
+        assert!(
+            seen.starts_with(&format!(
+                "args: {} --lr 0.1 --cuda --tag t{i} --seed {}\n",
+                data.display(),
+                (i + 1) * 100
+            )),
+            "{seen}"
+        );
+        for var in [
+            format!("JOB_ID={i}"),
+            format!("CUDA_VISIBLE_DEVICES={i}"),
+            format!("CPU_COUNT={per}"),
+            "DEVICE_TOTAL=2".into(),
+            format!("SUITE_NAME={}", b.suite),
+            "BENCH_NAME=c".to_string(),
+            "RUN_ID=0".into(),
+        ] {
             assert!(seen.lines().any(|l| l == var), "{var} in {seen}");
         }
         let cpus = mlb::host::cpulist::format(&usable[i * per..(i + 1) * per]);
-        assert!(seen.contains(&format!("Cpus_allowed_list:\t{cpus}\n")), "its own CPUs from the first instruction: {seen}");
+        assert!(
+            seen.contains(&format!("Cpus_allowed_list:\t{cpus}\n")),
+            "its own CPUs from the first instruction: {seen}"
+        );
         assert!(seen.contains(&format!("/mlb-{}-", b.suite)) && seen.contains(&format!("/slot{i}\n")), "{seen}");
     }
     let fail: Vec<(String, Value)> = reports(&b.out()).into_iter().filter(|(n, _)| n.contains(".FAIL.")).collect();

@@ -57,7 +57,10 @@ fn original_baselines_dry_run_on_four_gpus() {
     assert!(out.contains("--data $BASE/data/coco "), "${{DATA_DIRECTORY}} form");
     assert!(out.contains("--env-name PongNoFrameskip-v4 "), "the shell's quotes are dropped");
     let scaling = blocks(&out)[16];
-    assert!(scaling.contains("CUDA_VISIBLE_DEVICES=0,1,2,3\n") && scaling.contains("seed:            4\n"), "{scaling}");
+    assert!(
+        scaling.contains("CUDA_VISIBLE_DEVICES=0,1,2,3\n") && scaling.contains("seed:            4\n"),
+        "{scaling}"
+    );
     assert!(scaling.contains("memory limit:    no limit") && scaling.contains("MLB_ISOLATION=none"));
 }
 
@@ -163,7 +166,11 @@ fn bad_files_name_file_line_and_column() {
 
 #[test]
 fn unknown_variable_plugin_and_job_are_named() {
-    let e = refused("v.json", r#"[{"name": "a", "cmd": "x"}, {"name": "b", "cmd": "x", "args": {"--d": "$NOPE_NOT_SET/x"}}]"#, &[]);
+    let e = refused(
+        "v.json",
+        r#"[{"name": "a", "cmd": "x"}, {"name": "b", "cmd": "x", "args": {"--d": "$NOPE_NOT_SET/x"}}]"#,
+        &[],
+    );
     assert!(e.contains("v.json: job #2 `b`: unknown variable `$NOPE_NOT_SET`"), "{e}");
     assert!(e.contains("$OUTPUT_DIRECTORY"), "lists the known variables: {e}");
 

@@ -26,6 +26,8 @@ pub struct SlotGroup {
     pub path: String,
     /// Folders of the group: one per controller on v1, one on v2.
     dirs: Vec<PathBuf>,
+    /// The folder holding the cpuset controller's files.
+    cpuset_dir: PathBuf,
     /// `cgroup.procs` of each folder, opened for writing: a child writes
     /// `0` to each (its own pid) before it executes anything.
     procs: Vec<File>,
@@ -45,7 +47,6 @@ pub struct RunGroups {
     pub slots: Vec<SlotGroup>,
     parent: Cgroup,
     version: Version,
-    mount: PathBuf,
 }
 
 fn hierarchy(version: Version) -> Box<dyn Hierarchy> {
@@ -76,16 +77,10 @@ impl RunGroups {
         }
         let parent = Cgroup::new_with_specified_controllers(hierarchy(support.version), &path, Some(controllers()))
             .map_err(|e| create(&path, e))?;
-        let mut groups = RunGroups {
-            path: path.clone(),
-            slots: Vec::new(),
-            parent,
-            version: support.version,
-            mount: support.mount.clone(),
-        };
+        let mut groups = RunGroups { path: path.clone(), slots: Vec::new(), parent, version: support.version };
         for slot in slots {
             let slot_path = format!("{path}/slot{}", slot.index);
-            let cgroup = CgroupBuilder::new(&slot_path)
+            let built = CgroupBuilder::new(&slot_path)
                 .set_specified_controllers(controllers())
                 .cpu()
                 .cpus(cpulist::format(&slot.cpus))
@@ -94,14 +89,35 @@ impl RunGroups {
                 .memory()
                 .memory_hard_limit(slot.memory_bytes as i64)
                 .done()
-                .build(hierarchy(support.version))
-                .map_err(|e| create(&slot_path, e))?;
-            let dirs = groups.dirs_of(&slot_path);
-            let memory_dir = dirs.iter().find(|d| d.join(memory_limit_file(support.version)).exists()).cloned();
+                .build(hierarchy(support.version));
+            let cgroup = match built {
+                Ok(c) => c,
+                Err(e) => {
+                    // A group made but not configured goes too (the parent goes with `groups`).
+                    let made =
+                        Cgroup::load_with_specified_controllers(hierarchy(support.version), &slot_path, controllers());
+                    let _ = made.delete();
+                    return Err(create(&slot_path, e));
+                }
+            };
+            let dir_of = |kind: &str| {
+                cgroup
+                    .subsystems()
+                    .iter()
+                    .find(|s| s.controller_name() == kind)
+                    .map(|s| s.to_controller().path().to_path_buf())
+            };
+            let missing =
+                |c: &str| CgroupError::Create { group: slot_path.clone(), message: format!("no {c} controller") };
+            let cpuset_dir = dir_of("cpuset").ok_or_else(|| missing("cpuset"))?;
+            let memory_dir = dir_of("memory").ok_or_else(|| missing("memory"))?;
+            let mut dirs = vec![cpuset_dir.clone(), memory_dir.clone()];
+            dirs.dedup();
             let group = SlotGroup {
                 index: slot.index,
                 procs: Vec::new(),
-                memory_dir: memory_dir.unwrap_or_else(|| dirs[0].clone()),
+                cpuset_dir,
+                memory_dir,
                 dirs,
                 path: slot_path,
                 version: support.version,
@@ -120,13 +136,6 @@ impl RunGroups {
                 .collect::<Result<_, _>>()?;
         }
         Ok(groups)
-    }
-
-    fn dirs_of(&self, path: &str) -> Vec<PathBuf> {
-        match self.version {
-            Version::V2 => vec![self.mount.join(path)],
-            _ => CONTROLLERS.iter().map(|c| self.mount.join(c).join(path)).collect(),
-        }
     }
 
     /// The isolation mode to record (`cgroup-v1`, `cgroup-v2`).
@@ -160,8 +169,7 @@ impl SourceText for cgroups_rs::fs::error::Error {
 impl SlotGroup {
     /// Reads the slot's limits back and fails when one did not take.
     fn verify(&self, slot: &Slot) -> Result<(), CgroupError> {
-        // The first folder: cpuset's on v1 (CONTROLLERS[0]), the only one on v2.
-        let cpuset_dir = &self.dirs[0];
+        let cpuset_dir = &self.cpuset_dir;
         let check = |file: PathBuf, wanted: String, same: &dyn Fn(&str) -> bool| {
             let got = std::fs::read_to_string(&file).map_err(CgroupError::io(&file))?;
             if same(got.trim()) {

@@ -60,6 +60,9 @@ pub enum LaunchError {
     /// `mlb` needs `--jobs` or a subcommand.
     #[error("nothing to do: give --jobs FILE to run a jobs file, or a subcommand (see mlb --help)")]
     NoJobsFile,
+    /// `--host-root` describes another host: nothing can run on it.
+    #[error("--host-root reads a host description from a folder; it only works with --dry-run")]
+    FixtureHost,
     /// Slots cannot be planned.
     #[error(transparent)]
     Slots(#[from] SlotError),

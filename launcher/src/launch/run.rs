@@ -31,6 +31,9 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// Runs `mlb --jobs FILE ...`; returns the exit status.
 pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchError> {
+    if args.host_root.is_some() && !args.dry_run {
+        return Err(LaunchError::FixtureHost);
+    }
     let prepared = setup::prepare(args, plugin_dirs)?;
     let run_name =
         format!("{}-{}-{}", prepared.file.suite, std::process::id(), chrono::Utc::now().format("%Y%m%d%H%M%S"));

@@ -76,7 +76,7 @@ pub fn run_instances(w: &Watch, specs: Vec<InstanceSpec>, worker: bool, progress
             Ok(l) => live.push(l),
             Err(f) => {
                 progress.instance(f.spec.identity.jr_id, &f.spec.identity.vcd, &f.outcome.describe());
-                done.push(f);
+                done.push(*f);
             }
         }
     }
@@ -127,17 +127,19 @@ fn log_path(w: &Watch, spec: &InstanceSpec) -> PathBuf {
     w.logs.join(format!("{}.{}.R{}.J{}.log", id.suite, id.name.replace('/', "_"), id.run_id, id.jr_id))
 }
 
-fn start<'g>(w: &Watch<'g>, spec: InstanceSpec) -> Result<Live<'g>, Finished> {
+fn start<'g>(w: &Watch<'g>, spec: InstanceSpec) -> Result<Live<'g>, Box<Finished>> {
     let log = log_path(w, &spec);
     let group = match (&spec.slot, w.groups) {
         (Some(slot), Some(groups)) => groups.slot(slot.index),
         _ => None,
     };
-    let fail = |spec: InstanceSpec, message: String| Finished {
-        spec,
-        outcome: Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false },
-        report: None,
-        log: log.clone(),
+    let fail = |spec: InstanceSpec, message: String| {
+        Box::new(Finished {
+            spec,
+            outcome: Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false },
+            report: None,
+            log: log.clone(),
+        })
     };
     let files = std::fs::create_dir_all(w.logs).and_then(|_| {
         let out = std::fs::File::create(&log)?;

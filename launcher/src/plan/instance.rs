@@ -6,7 +6,7 @@ use crate::jobs::{render, JobConfig, Program, Scope};
 use crate::record::Identity;
 use crate::worker::provenance::vars;
 use serde_json::{Map, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What every instance of a run shares.
 #[derive(Clone, Debug)]
@@ -115,7 +115,7 @@ fn build(
 }
 
 /// `mlb worker` arguments for a plugin job: the config (with its seed) as JSON.
-fn worker_args(config: &JobConfig, plugin: &PathBuf, ctx: &RunContext, id: &Identity, seed: u64) -> Vec<String> {
+fn worker_args(config: &JobConfig, plugin: &Path, ctx: &RunContext, id: &Identity, seed: u64) -> Vec<String> {
     let mut json: Map<String, Value> = config.args.0.iter().cloned().collect();
     json.insert("seed".into(), seed.into());
     let pairs = [

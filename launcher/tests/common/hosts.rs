@@ -44,7 +44,10 @@ impl Tree {
         self.file(&format!("{dev}/vendor"), "0x10de\n");
         self.file(&format!("{dev}/class"), "0x030200\n");
         self.file(&format!("{dev}/numa_node"), &format!("{node}\n"));
-        self.file(&format!("proc/driver/nvidia/gpus/{bus}/information"), &format!("Model: \t\t {model}\nIRQ:   \t\t 40\n"));
+        self.file(
+            &format!("proc/driver/nvidia/gpus/{bus}/information"),
+            &format!("Model: \t\t {model}\nIRQ:   \t\t 40\n"),
+        );
         self
     }
 
