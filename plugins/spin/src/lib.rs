@@ -55,8 +55,10 @@ fn opt_step(config: &Config, key: &str) -> mlb_plugin::Result<Option<u64>> {
 }
 
 /// A deterministic pseudo-random matrix (xorshift64*), values in [-1, 1).
-fn matrix(n: usize, mut state: u64) -> Vec<f32> {
-    state |= 1;
+fn matrix(n: usize, seed: u64) -> Vec<f32> {
+    // xorshift needs a non-zero state; XOR with a constant keeps distinct
+    // seeds distinct (`seed | 1` made 42 and 43 the same matrix).
+    let mut state = (seed ^ 0x9E37_79B9_7F4A_7C15).max(1);
     (0..n * n)
         .map(|_| {
             state ^= state >> 12;
