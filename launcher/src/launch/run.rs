@@ -40,17 +40,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let needs_groups = !args.no_cgroups && prepared.configs.iter().any(|c| c.scope == Scope::Student);
     let support = &prepared.host.cgroup;
     if args.dry_run {
-        let plan = if args.no_cgroups {
-            CgroupPlan::Disabled
-        } else if let Some(why) = &support.reason {
-            CgroupPlan::Impossible(format!("{why} (a real run stops here; pass --no-cgroups to run unconfined)"))
-        } else {
-            CgroupPlan::Groups { parent: format!("mlb-{run_name}"), mode: support.version.isolation_name() }
-        };
-        let mode = if args.no_cgroups { "none" } else { support.version.isolation_name() };
-        for k in 0..args.runs {
-            print!("{}", dry_run::render(&prepared, &context(&prepared, args.uid + k, mode), &plan));
-        }
+        print_dry_run(args, &prepared, &run_name);
         return Ok(EXIT_OK);
     }
     if args.no_cgroups {
@@ -126,6 +116,22 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     } else {
         EXIT_FAILED
     })
+}
+
+/// `--dry-run`: every instance of every run, started by nothing.
+fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str) {
+    let support = &prepared.host.cgroup;
+    let plan = if args.no_cgroups {
+        CgroupPlan::Disabled
+    } else if let Some(why) = &support.reason {
+        CgroupPlan::Impossible(format!("{why} (a real run stops here; pass --no-cgroups to run unconfined)"))
+    } else {
+        CgroupPlan::Groups { parent: format!("mlb-{run_name}"), mode: support.version.isolation_name() }
+    };
+    let mode = if args.no_cgroups { "none" } else { support.version.isolation_name() };
+    for k in 0..args.runs {
+        print!("{}", dry_run::render(prepared, &context(prepared, args.uid + k, mode), &plan));
+    }
 }
 
 /// Waits `seconds` between runs; false when interrupted meanwhile.

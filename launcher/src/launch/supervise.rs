@@ -20,7 +20,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How often running instances are polled.
-const POLL: Duration = Duration::from_millis(20);
+const POLL: Duration = Duration::from_millis(5);
 /// Lines of stderr kept for a failure message.
 const TAIL_LINES: usize = 5;
 
