@@ -402,3 +402,63 @@ fn no_cgroups_is_warned_and_recorded() {
     assert_eq!(reps.len(), 2);
     assert!(reps.iter().all(|(_, r)| r["provenance"]["isolation"] == "none"));
 }
+
+/// A world-readable copy of the `mlb` binary and a jobs file, for a user
+/// other than root.
+fn shared_copy(b: &Bench, jobs: &str) -> (PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let shared = b.dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(b.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mlb = shared.join("mlb");
+    std::fs::copy(common::mlb(), &mlb).unwrap();
+    let file = write(&shared, &format!("{}.json", b.suite), jobs);
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    (mlb, file)
+}
+
+#[test]
+fn without_root_the_refusal_says_why_and_names_no_cgroups() {
+    let Some(b) = Bench::new("nonroot") else { return };
+    let (mlb, jobs) = shared_copy(&b, r#"[{"name": "x", "cmd": "/bin/true", "cgroup": "student"}]"#);
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&mlb)
+        .args(["--jobs", jobs.to_str().unwrap(), "--devices", "2", "--outdir", "/nonexistent/out"])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("setpriv (util-linux) runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.is_empty(), "nothing started: {stdout}");
+    assert!(stderr.contains("cannot isolate slots with cgroups: mlb is not running as root (uid 65534)"), "{stderr}");
+    assert!(stderr.contains("pass --no-cgroups to run without isolation"), "{stderr}");
+}
+
+#[test]
+fn a_terminal_gets_progress_bars() {
+    let Some(b) = Bench::new("tty") else { return };
+    let jobs = b.jobs(r#"[{"name": "bars", "plugin": "spin", "args": {"repeat": 20, "number": 1, "sleep_ms": 20}, "cgroup": "student"}]"#);
+    let cmd = b.command(&jobs, &[]);
+    let line: Vec<String> = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|a| format!("'{}'", a.to_string_lossy()))
+        .collect();
+    // `script` runs the launcher on a pseudo-terminal.
+    let out = Command::new("script")
+        .args(["-qefc", &line.join(" "), "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    let (all, _) = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(
+        all.contains("bars [") && all.contains("/40 obs | ") && all.contains("/2 instances done"),
+        "a bar per job: {all}"
+    );
+    assert!(all.contains("[ 1/ 1][  /  ] PASSED"), "{all}");
+    // Without a terminal: plain lines, no bar.
+    let plain = b.run(&jobs, &[]);
+    let (_, stderr) = text(&plain);
+    assert!(stderr.contains("start bars: 2 instance(s)") && !stderr.contains(" obs | "), "{stderr}");
+}
