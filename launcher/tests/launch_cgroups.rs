@@ -462,3 +462,27 @@ fn a_terminal_gets_progress_bars() {
     let (_, stderr) = text(&plain);
     assert!(stderr.contains("start bars: 2 instance(s)") && !stderr.contains(" obs | "), "{stderr}");
 }
+
+#[test]
+fn a_read_only_cgroup_filesystem_is_named() {
+    let Some(b) = Bench::new("readonly") else { return };
+    let jobs = b.jobs(r#"[{"name": "x", "cmd": "/bin/true", "cgroup": "student"}]"#);
+    let mount = mlb::host::detect(&mlb::host::Probe::this_host()).cgroup.mount;
+    let target = if mount.join("cgroup.controllers").exists() { mount } else { mount.join("cpuset") };
+    // A private mount namespace where the cgroup filesystem is read-only;
+    // the host's stays as it is.
+    let script = format!(
+        "mount -o remount,bind,ro {} && exec {} --jobs {} --devices 2 --outdir {}",
+        target.display(),
+        common::mlb().display(),
+        jobs.display(),
+        b.out().display()
+    );
+    let out =
+        Command::new("unshare").args(["-m", "sh", "-c", &script]).env("NO_COLOR", "1").output().expect("unshare runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains(&format!("{} is read-only", target.display())), "{stderr}");
+    assert!(stderr.contains("--no-cgroups"), "{stderr}");
+    assert!(std::fs::metadata(&target).is_ok() && !b.out().exists(), "nothing started");
+}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum CgroupError {
     /// The host does not let mlb create groups.
-    #[error("cannot isolate slots with cgroups: {reason}; fix: run as root on a host with the cpuset and memory controllers, or pass --no-cgroups to run without isolation")]
+    #[error("cannot isolate slots with cgroups: {reason}; fix: run mlb as root with a writable cgroup filesystem offering the cpuset and memory controllers, or pass --no-cgroups to run without isolation")]
     Unsupported {
         /// Why.
         reason: String,
