@@ -71,7 +71,7 @@ impl Display {
     pub fn start(&self, label: &str, instances: usize) -> JobProgress {
         let bar = match self {
             Display::Bars(m) => {
-                let bar = m.add(ProgressBar::new(0));
+                let bar = m.add(ProgressBar::new(1));
                 let style = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} obs | {msg} | ETA {eta}")
                     .expect("a valid template")
                     .progress_chars("=> ");
@@ -95,7 +95,8 @@ impl JobProgress {
         if let Some(bar) = &self.bar {
             let total: u64 = counters.iter().map(|c| c.total.load(Ordering::Relaxed)).sum();
             let done: u64 = counters.iter().map(|c| c.done.load(Ordering::Relaxed)).sum();
-            bar.set_length(total.max(done));
+            // Until the first observation lines arrive, an empty bar rather than a full one.
+            bar.set_length(total.max(done).max(1));
             bar.set_position(done);
             bar.set_message(format!("{finished}/{} instances done", self.instances));
         }
