@@ -7,7 +7,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::Run;
+use common::records::Run;
 use mlb::record::to_strict_json;
 use mlb::report::{build, render, GpuModel, Options, Targets};
 use std::time::Instant;
@@ -45,9 +45,9 @@ fn main() {
         // One folder per run, as `mlb run --runs N` writes them.
         let sub = dir.path().join(format!("run{}", run % 10));
         std::fs::create_dir_all(&sub).expect("run folder");
-        let text = to_strict_json(&common::record(&r)) + "\n";
+        let text = to_strict_json(&common::records::record(&r)) + "\n";
         bytes += text.len();
-        std::fs::write(sub.join(common::file_name(&r)), text).expect("report file");
+        std::fs::write(sub.join(common::records::file_name(&r)), text).expect("report file");
     }
     println!(
         "report_aggregate: {files} report files, {:.1} MB, {} threads",

@@ -1,5 +1,7 @@
 //! The command line: global options and subcommands.
 
+use crate::host::HostKind;
+use crate::launch::LaunchArgs;
 use crate::report::ReportArgs;
 use crate::worker::WorkerArgs;
 use clap::{Parser, Subcommand};
@@ -14,9 +16,13 @@ pub struct Cli {
     #[arg(long = "plugin-dir", global = true, value_name = "DIR")]
     pub plugin_dir: Vec<PathBuf>,
 
-    /// What to do.
+    /// What to do (without a subcommand: run the jobs file of `--jobs`).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+
+    /// Launcher options (`mlb --jobs FILE ...`).
+    #[command(flatten)]
+    pub launch: LaunchArgs,
 }
 
 /// mlb's subcommands.
@@ -30,6 +36,18 @@ pub enum Command {
     },
     /// Statistics, targets and score of a folder of report files.
     Report(ReportArgs),
+    /// Describes this host: kind, GPUs, usable CPUs and memory, NUMA nodes, cgroups.
+    Detect {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Treat the host as this kind instead of the detected one.
+        #[arg(long, value_name = "KIND")]
+        host: Option<HostKind>,
+        /// Read the host description under this folder instead of `/` (fixture trees).
+        #[arg(long, value_name = "DIR", hide = true)]
+        root: Option<PathBuf>,
+    },
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]
     Worker(Box<WorkerArgs>),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{write, Run};
+use common::records::{write_report, Run};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -29,12 +29,12 @@ fn close(v: &Value, want: f64) -> bool {
 /// 7500); plus a multi-GPU bench and a two-device run of convnet.
 fn fixture(dir: &Path) {
     for (i, (vcd, v)) in [("0", 200.0), ("1", 210.0), ("2", 220.0)].into_iter().enumerate() {
-        write(dir, &run("convnet", i as u64, vcd, v));
+        write_report(dir, &run("convnet", i as u64, vcd, v));
     }
     for (i, (vcd, v)) in [("0", 7000.0), ("1", 7400.0), ("2", 7800.0)].into_iter().enumerate() {
-        write(&dir.join("run2"), &run("vae", i as u64, vcd, v));
+        write_report(&dir.join("run2"), &run("vae", i as u64, vcd, v));
     }
-    write(dir, &run("dcgan_all", 0, "0,1,2", 999.0));
+    write_report(dir, &run("dcgan_all", 0, "0,1,2", 999.0));
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn empty_folder_is_a_clear_message() {
 #[test]
 fn unreadable_files_are_listed_not_fatal() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), &run("convnet", 0, "0", 200.0));
+    write_report(dir.path(), &run("convnet", 0, "0", 200.0));
     std::fs::write(dir.path().join("fast.convnet.R9.D0.json"), "{\"name\": \"convnet\", \"train_").unwrap();
     let table = stdout(&mlb(&["--reports", dir.path().to_str().unwrap()]));
     assert!(table.contains("Unreadable files") && table.contains("fast.convnet.R9.D0.json"), "{table}");
@@ -156,7 +156,7 @@ fn unreadable_files_are_listed_not_fatal() {
 #[test]
 fn failed_mlb_records_show_file_and_cause() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), &run("convnet", 0, "0", 200.0));
+    write_report(dir.path(), &run("convnet", 0, "0", 200.0));
     let failed = serde_json::json!({"suite": "fast", "name": "convnet", "run_id": 1, "vcd": "1", "completed": false,
         "failure": {"cause": "oom", "message": "killed by the OOM killer at 4 GiB"}});
     mlb::record::write_atomic(dir.path(), "fast.convnet.R1.D1.FAIL.20260101-000000-000000.json", &failed).unwrap();
@@ -171,7 +171,7 @@ fn baseline_verdicts() {
     let (now, before) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let series = |dir: &Path, bench: &str, values: [f64; 3]| {
         for (i, v) in values.into_iter().enumerate() {
-            write(dir, &run(bench, i as u64, "0", v));
+            write_report(dir, &run(bench, i as u64, "0", v));
         }
     };
     series(before.path(), "convnet", [99.0, 100.0, 101.0]);
@@ -210,7 +210,7 @@ fn price_must_be_positive() {
 #[test]
 fn bad_target_file_names_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), &run("convnet", 0, "0", 200.0));
+    write_report(dir.path(), &run("convnet", 0, "0", 200.0));
     let targets = dir.path().join("mine.csv");
     std::fs::write(&targets, "bench,target,perf_target,sd_target\nconvnet,fast,0.5,0.05\n").unwrap();
     let out = mlb(&["--reports", dir.path().to_str().unwrap(), "--targets", targets.to_str().unwrap()]);

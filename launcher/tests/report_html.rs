@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{write, Run};
+use common::records::{write_report, Run};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -35,7 +35,7 @@ fn fixture(dir: &Path) {
             for run in 0..3u64 {
                 let slow = if vcd == "3" { 0.8 } else { 1.0 };
                 let v = base * slow * (1.0 + 0.02 * run as f64 - 0.01 * vcd.parse::<f64>().unwrap());
-                write(dir, &Run { suite: "fast", bench, run, vcd, items_per_sec: v, gpu: Some("Tesla V100") });
+                write_report(dir, &Run { suite: "fast", bench, run, vcd, items_per_sec: v, gpu: Some("Tesla V100") });
             }
         }
     }

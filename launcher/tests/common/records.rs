@@ -67,6 +67,6 @@ pub fn file_name(r: &Run) -> String {
 }
 
 /// Writes `r`'s record into `dir` as the worker does (atomically).
-pub fn write(dir: &Path, r: &Run) -> PathBuf {
+pub fn write_report(dir: &Path, r: &Run) -> PathBuf {
     write_atomic(dir, &file_name(r), &record(r)).unwrap()
 }
