@@ -78,7 +78,8 @@ pub fn main(args: WorkerArgs) -> i32 {
 fn describe(path: &Path) -> i32 {
     match plugins::load(path) {
         Ok(plugin) => {
-            println!("{}", serde_json::to_string(plugin.meta()).expect("metadata serialises"));
+            let _ =
+                writeln!(std::io::stdout(), "{}", serde_json::to_string(plugin.meta()).expect("metadata serialises"));
             exit::OK
         }
         Err(e) => {
@@ -229,7 +230,8 @@ impl Context {
         m.entry("metrics").or_insert_with(|| json!({}));
         match self.write(false, &Value::Object(m)) {
             Ok(path) => {
-                println!("report: {}", path.display());
+                // A closed stdout (the launcher went away) must not fail the run.
+                let _ = writeln!(std::io::stdout(), "report: {}", path.display());
                 exit::OK
             }
             Err(()) => exit::REPORT,

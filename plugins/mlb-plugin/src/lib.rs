@@ -11,7 +11,7 @@
 //! Every exported function catches panics and turns them into an error code
 //! whose message is kept for `last_error`.
 //!
-//! ```ignore
+//! ```
 //! use mlb_plugin::{export_workload, Config, Setup, Step, Workload};
 //!
 //! struct Noop;

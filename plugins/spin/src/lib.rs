@@ -54,9 +54,13 @@ fn opt_step(config: &Config, key: &str) -> mlb_plugin::Result<Option<u64>> {
     Ok(config.get(key).map(|_| config.u64_or(key, 0)).transpose()?)
 }
 
-/// A deterministic pseudo-random matrix (xorshift64*), values in [-1, 1).
-fn matrix(n: usize, mut state: u64) -> Vec<f32> {
-    state |= 1;
+/// A deterministic pseudo-random matrix (splitmix64-seeded xorshift64*),
+/// values in [-1, 1).
+fn matrix(n: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    state = (state ^ (state >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    state = (state ^ (state >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    state = (state ^ (state >> 31)) | 1;
     (0..n * n)
         .map(|_| {
             state ^= state >> 12;

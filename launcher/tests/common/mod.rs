@@ -1,0 +1,100 @@
+//! Helpers shared by the integration tests and benchmarks: the real `mlb`
+//! binary, the real spin plugin built next to it, and report files written the
+//! way the worker writes them, fixture host trees.
+
+#![allow(dead_code)] // each test binary uses a different subset
+
+pub mod hosts;
+pub mod records;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The `mlb` binary under test.
+pub fn mlb() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mlb"))
+}
+
+/// The spin plugin of the same profile, built on first use.
+pub fn spin_plugin() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let dir = mlb().parent().unwrap().to_path_buf();
+        let lib = dir.join("libmlb_spin.so");
+        if !lib.exists() {
+            let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+            cargo.args(["build", "-p", "spin"]);
+            if dir.ends_with("release") {
+                cargo.arg("--release");
+            }
+            assert!(cargo.status().expect("run cargo").success(), "building the spin plugin failed");
+        }
+        lib
+    })
+    .clone()
+}
+
+/// Runs `mlb worker` on spin with a JSON config into `outdir`.
+pub fn run_spin(config: &str, outdir: &Path, extra: &[&str]) -> Output {
+    Command::new(mlb())
+        .arg("worker")
+        .arg("--plugin")
+        .arg(spin_plugin())
+        .args(["--config", config, "--suite", "test", "--outdir"])
+        .arg(outdir)
+        .args(extra)
+        .env_remove("CUDA_VISIBLE_DEVICES")
+        .env_remove("HIP_VISIBLE_DEVICES")
+        .output()
+        .expect("run mlb worker")
+}
+
+/// The report files in `dir`, sorted by name, parsed.
+pub fn reports(dir: &Path) -> Vec<(String, Value)> {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(read) => read.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "json")).collect(),
+        Err(_) => Vec::new(),
+    };
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), serde_json::from_str(&text).unwrap())
+        })
+        .collect()
+}
+
+/// The only report in `dir`.
+pub fn only_report(dir: &Path) -> (String, Value) {
+    let mut all = reports(dir);
+    assert_eq!(all.len(), 1, "expected one report in {}, found {:?}", dir.display(), all);
+    all.remove(0)
+}
+
+/// A private folder holding a copy of the spin plugin (plugin folders must not
+/// be writable by others, and tests must not see each other's files).
+pub fn spin_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(spin_plugin(), dir.path().join("libmlb_spin.so")).unwrap();
+    dir
+}
+
+/// `mlb ARGS` run to its end.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(mlb()).args(args).output().expect("mlb runs")
+}
+
+/// Stdout and stderr of an output, for assertion messages.
+pub fn text(out: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
