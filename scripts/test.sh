@@ -9,3 +9,4 @@ scripts/setup-docker.sh     # the Docker tests need a running daemon
 
 cargo build --all-targets
 cargo test
+scripts/test-torch.sh       # the libtorch plugins: sets up the PyTorch venv on first use, builds, tests
