@@ -8,7 +8,6 @@ mod common;
 use common::enclosure::Enclosure;
 use common::{reports, spin_dir, text, write};
 use serde_json::Value;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

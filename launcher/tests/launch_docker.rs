@@ -149,6 +149,45 @@ fn an_instance_past_its_memory_is_oom_killed_in_its_container_the_other_passes()
 }
 
 #[test]
+fn crash_timeout_and_error_in_containers_end_as_on_bare_metal() {
+    let b = Bench::new("faults");
+    let jobs = b.jobs(
+        r#"[{"name": "crash_@", "plugin": "spin", "args": {"repeat": 12, "number": 1, "abort_at": 2}, "cgroup": "student"},
+            {"name": "hang_@", "plugin": "spin", "args": {"repeat": 12, "number": 1, "hang_at": 2}, "cgroup": "all"},
+            {"name": "err_@", "plugin": "spin", "args": {"repeat": 12, "number": 1, "error_at": 2}, "cgroup": "all"}]"#,
+    );
+    let started = Instant::now();
+    let out = b.run(&jobs, &["--docker", test_image_tag(), "--timeout", "3"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(60), "the hanging container was stopped");
+    for expected in [
+        "crashed: killed by signal 6 (SIGABRT)",
+        "timed-out: killed after running past --timeout 3 s",
+        "failed: exit code 3",
+    ] {
+        assert!(stderr.contains(expected), "{expected:?} in {stderr}");
+    }
+    let causes: Vec<(String, String)> = reports(&b.out())
+        .into_iter()
+        .filter(|(_, r)| r["completed"] == false)
+        .map(|(_, r)| {
+            let by = r["provenance"]["written_by"].as_str().unwrap_or("worker").to_string();
+            (r["failure"]["cause"].as_str().unwrap().to_string(), by)
+        })
+        .collect();
+    let count = |cause: &str, by: &str| causes.iter().filter(|c| c.0 == cause && c.1 == by).count();
+    assert_eq!(
+        (count("crash", "launcher"), count("timeout", "launcher"), count("error", "worker")),
+        (2, 1, 1),
+        "{causes:?}"
+    );
+    for job in ["crash", "hang", "err"] {
+        assert!(b.containers(job).is_empty(), "{job}: container removed");
+    }
+}
+
+#[test]
 fn sigint_mid_run_leaves_no_container_and_keeps_the_lines_so_far() {
     let b = Bench::new("sigint");
     let jobs = b.jobs(

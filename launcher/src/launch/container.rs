@@ -142,6 +142,6 @@ mod tests {
         assert_eq!(wrapping(HostKind::Cpu, false).spec(&all).resources.gpus, Gpus::None);
         let mut cmd = instance("0", None);
         cmd.program = "./run.sh".into();
-        assert_eq!(wrapping(HostKind::Ngc, true).spec(&cmd).argv[2], "/host/lib/libmlb_spin.so", "not a worker");
+        assert_eq!(wrapping(HostKind::Ngc, true).spec(&cmd).argv[3], "/host/lib/libmlb_spin.so", "not a worker");
     }
 }
