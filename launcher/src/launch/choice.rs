@@ -15,6 +15,9 @@ use crate::runtime::images::{ContainerKind, ImageMap};
 use crate::runtime::singularity::{ContainerCli, Flavor, SingularityImage};
 use std::path::PathBuf;
 
+/// How each instance would be wrapped, as indented lines (`--dry-run`).
+pub type Describe = Box<dyn Fn(&InstanceSpec) -> String>;
+
 /// The runtime asked for on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Choice {
@@ -82,7 +85,7 @@ impl Choice {
     /// For `--dry-run`: a note on the runtime (what could not be checked),
     /// and a function describing how each instance is wrapped. Nothing needs
     /// to be running: what is unavailable is said, not fatal.
-    pub fn describer(&self, wrapping: Wrapping) -> (String, Box<dyn Fn(&InstanceSpec) -> String>) {
+    pub fn describer(&self, wrapping: Wrapping) -> (String, Describe) {
         match self {
             Choice::Bare => (String::new(), Box::new(|_: &InstanceSpec| String::new())),
             Choice::Docker { image, hint } => {

@@ -4,7 +4,7 @@
 
 use super::container::Wrapping;
 use super::lines::{Lines, Stream};
-use super::runtime::{End, Running, Runtime};
+use super::runtime::{End, Running, Runtime, Started};
 use crate::isolation::SlotGroup;
 use crate::plan::InstanceSpec;
 use crate::runtime::docker::{
@@ -42,7 +42,7 @@ pub fn describe(wrapping: &Wrapping, image: &ImageFacts, spec: &InstanceSpec) ->
 }
 
 impl Runtime for DockerRuntime {
-    fn start(&self, spec: &InstanceSpec, _: Option<&SlotGroup>, lines: Arc<Lines>) -> Result<Box<dyn Running>, String> {
+    fn start(&self, spec: &InstanceSpec, _: Option<&SlotGroup>, lines: Arc<Lines>) -> Started {
         let container = self.wrapping.spec(spec);
         let (docker, image, cancel) = (Arc::clone(&self.docker), self.image.clone(), Cancel::new());
         let stop = cancel.clone();

@@ -3,7 +3,7 @@
 //! anything, in a process group of its own, dying with the launcher.
 
 use super::lines::{Lines, Stream};
-use super::runtime::{End, Running};
+use super::runtime::{End, Running, Started};
 use crate::isolation::SlotGroup;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
@@ -19,9 +19,17 @@ pub struct Process {
     pumps: Vec<JoinHandle<()>>,
 }
 
+/// Starts `cmd` as an instance (see [`spawn`]); the error names its program.
+pub fn start(cmd: Command, group: Option<&SlotGroup>, lines: Arc<Lines>) -> Started {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    spawn(cmd, group, lines)
+        .map(|p| Box::new(p) as Box<dyn Running>)
+        .map_err(|e| format!("cannot start {program}: {e}"))
+}
+
 /// Spawns `cmd` as an instance: stdin closed, stdout and stderr read into
 /// `lines`, its own process group, moved into `group` between fork and exec.
-pub fn spawn(mut cmd: Command, group: Option<&SlotGroup>, lines: Arc<Lines>) -> std::io::Result<Process> {
+fn spawn(mut cmd: Command, group: Option<&SlotGroup>, lines: Arc<Lines>) -> std::io::Result<Process> {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     let fds: Vec<i32> = group.map(|g| g.procs_files().iter().map(|f| f.as_raw_fd()).collect()).unwrap_or_default();
     // SAFETY: the hook runs between fork and exec and only makes

@@ -22,6 +22,9 @@ pub struct End {
     pub error: Option<String>,
 }
 
+/// A started instance, or why it could not start.
+pub type Started = Result<Box<dyn Running>, String>;
+
 /// A started instance.
 pub trait Running: Send {
     /// Its end, once it has ended (and its output has been read); `None` while it runs.
@@ -64,16 +67,9 @@ pub trait Runtime: Sync {
 pub struct Bare;
 
 impl Runtime for Bare {
-    fn start(
-        &self,
-        spec: &InstanceSpec,
-        group: Option<&SlotGroup>,
-        lines: Arc<Lines>,
-    ) -> Result<Box<dyn Running>, String> {
+    fn start(&self, spec: &InstanceSpec, group: Option<&SlotGroup>, lines: Arc<Lines>) -> Started {
         let mut cmd = Command::new(&spec.program);
         cmd.args(&spec.args).envs(spec.env.iter().map(|(k, v)| (k, v)));
-        process::spawn(cmd, group, lines)
-            .map(|p| Box::new(p) as Box<dyn Running>)
-            .map_err(|e| format!("cannot start {}: {e}", spec.program.display()))
+        process::start(cmd, group, lines)
     }
 }

@@ -5,7 +5,7 @@
 use super::container::Wrapping;
 use super::lines::Lines;
 use super::process;
-use super::runtime::{Running, Runtime};
+use super::runtime::{Runtime, Started};
 use crate::isolation::SlotGroup;
 use crate::plan::InstanceSpec;
 use crate::runtime::singularity::{ContainerCli, SingularityImage};
@@ -40,16 +40,8 @@ pub fn describe(cli: &ContainerCli, image: &SingularityImage, wrapping: &Wrappin
 }
 
 impl Runtime for SingularityRuntime {
-    fn start(
-        &self,
-        spec: &InstanceSpec,
-        group: Option<&SlotGroup>,
-        lines: Arc<Lines>,
-    ) -> Result<Box<dyn Running>, String> {
-        let command = self.cli.command(&self.image, &self.wrapping.spec(spec));
-        process::spawn(command, group, lines)
-            .map(|p| Box::new(p) as Box<dyn Running>)
-            .map_err(|e| format!("cannot start {}: {e}", self.cli.program.display()))
+    fn start(&self, spec: &InstanceSpec, group: Option<&SlotGroup>, lines: Arc<Lines>) -> Started {
+        process::start(self.cli.command(&self.image, &self.wrapping.spec(spec)), group, lines)
     }
 
     fn container(&self) -> Option<serde_json::Value> {
