@@ -64,10 +64,13 @@ impl Running for Process {
     fn poll(&mut self) -> Option<End> {
         let status = self.child.try_wait().ok()??;
         self.kill(); // whatever it left behind in its process group
+        Some(End { code: status.code(), signal: status.signal(), ..End::default() })
+    }
+
+    fn drain(&mut self) {
         for pump in self.pumps.drain(..) {
             let _ = pump.join();
         }
-        Some(End { code: status.code(), signal: status.signal(), ..End::default() })
     }
 
     fn kill(&mut self) {

@@ -27,8 +27,11 @@ pub type Started = Result<Box<dyn Running>, String>;
 
 /// A started instance.
 pub trait Running: Send {
-    /// Its end, once it has ended (and its output has been read); `None` while it runs.
+    /// Its end, once it has ended; `None` while it runs.
     fn poll(&mut self) -> Option<End>;
+    /// After its end (and once whatever it left in its slot's group is
+    /// killed): waits until its output has been read to the end.
+    fn drain(&mut self) {}
     /// Kills it (timeout, Ctrl-C/SIGTERM); `poll` then reports its end.
     fn kill(&mut self);
 }

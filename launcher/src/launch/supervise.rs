@@ -160,10 +160,11 @@ fn start<'g>(w: &Watch<'g>, mut spec: InstanceSpec, progress: &JobProgress) -> R
     })
 }
 
-fn end(l: Live, worker: bool) -> Finished {
+fn end(mut l: Live, worker: bool) -> Finished {
     if let Some(g) = l.group {
         g.kill_all();
     }
+    l.running.drain();
     let end = l.end.expect("ended");
     let ending = Ending {
         code: end.code,
