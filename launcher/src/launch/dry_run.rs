@@ -88,7 +88,7 @@ pub fn render(
 }
 
 /// A word quoted for a POSIX shell when it needs it.
-fn shell_word(w: &str) -> String {
+pub(super) fn shell_word(w: &str) -> String {
     let plain = !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=+@%".contains(c));
     if plain {
         w.to_string()

@@ -3,6 +3,7 @@
 //! (Apptainer sets no limits of its own).
 
 use super::container::Wrapping;
+use super::dry_run::shell_word;
 use super::lines::Lines;
 use super::process;
 use super::runtime::{Runtime, Started};
@@ -24,7 +25,7 @@ pub struct SingularityRuntime {
 /// The `exec` command line and environment of `spec`, indented, for `--dry-run`.
 pub fn describe(cli: &ContainerCli, image: &SingularityImage, wrapping: &Wrapping, spec: &InstanceSpec) -> String {
     let container = wrapping.spec(spec);
-    let args: Vec<String> = cli.exec_args(image, &container).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let args: Vec<String> = cli.exec_args(image, &container).iter().map(|a| shell_word(&a.to_string_lossy())).collect();
     let mut out = format!(
         "    {} exec: {} {}\n    exec environment:\n",
         cli.flavor.program(),
