@@ -10,6 +10,10 @@
 //!    until every instance made its first step, and until all ended (and
 //!    were removed).
 //!
+//! 4. the same 16 instances through the launcher: `mlb --jobs` of a job of 8
+//!    configs on 2 slots (`--devices` cannot exceed the usable CPUs: each slot
+//!    needs one), bare (with cgroups) against `--docker`; ms for the whole run.
+//!
 //! Medians of several runs. Needs a running Docker daemon (`scripts/setup-docker.sh`).
 //! Run: `cargo bench --bench docker_overhead`.
 
@@ -73,6 +77,31 @@ fn job<F: Fn(u32, Instant) -> (f64, f64) + Sync>(one: F) -> (f64, f64) {
     (last(|t| t.0), last(|t| t.1))
 }
 
+/// ms of a whole `mlb --jobs` run of 8 configs x 2 slots of spin (16 instances).
+fn launcher_run(mlb: &Path, plugin: &Path, work: &Path, extra: &[&str]) -> f64 {
+    let plugins = work.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    std::fs::copy(plugin, plugins.join("libmlb_spin.so")).unwrap();
+    let jobs = work.join("sixteen.json");
+    let job = r#"[{"name": "spin", "plugin": "spin", "args": {"size": 0, "repeat": 2, "skip": 1, "number": [1, 2, 3, 4, 5, 6, 7, 8]}, "cgroup": "student"}]"#;
+    std::fs::write(&jobs, job).unwrap();
+    let start = Instant::now();
+    let out = Command::new(mlb)
+        .arg("--plugin-dir")
+        .arg(&plugins)
+        .arg("--jobs")
+        .arg(&jobs)
+        .arg("--outdir")
+        .arg(work.join("out"))
+        .args(["--devices", "2"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    ms
+}
+
 fn main() {
     let bin_dir: PathBuf = PathBuf::from(env!("CARGO_BIN_EXE_mlb")).parent().unwrap().into();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -107,4 +136,10 @@ fn main() {
         (col(&bare_job, |t| t.0), col(&bare_job, |t| t.1), col(&docker_job, |t| t.0), col(&docker_job, |t| t.1));
     println!("  {JOB_SIZE} instances at once, all at first step   bare {jbf:8.1} ms   docker {jdf:8.1} ms");
     println!("  {JOB_SIZE} instances at once, all ended           bare {jbe:8.1} ms   docker {jde:8.1} ms");
+    let mlb = bin_dir.join("mlb");
+    let total = |extra: &[&str]| {
+        median((0..JOB_RUNS).map(|_| launcher_run(&mlb, &plugin, tempfile::tempdir().unwrap().path(), extra)).collect())
+    };
+    let (lb, ld) = (total(&[]), total(&["--docker", "mlb-test:latest"]));
+    println!("  mlb --jobs, {JOB_SIZE} instances (8 configs x 2 slots)   bare {lb:8.1} ms   docker {ld:8.1} ms");
 }

@@ -8,36 +8,14 @@
 
 mod common;
 
+use common::docker::{docker, test_image};
 use mlb::runtime::docker::{Cancel, ContainerOutcome, Docker, Exit, ImageFacts, LogStream, RUN_LABEL, SESSION_LABEL};
 use mlb::runtime::images::{ImageMap, IMAGE_MLB, IMAGE_PLUGIN_DIR};
 use mlb::runtime::spec::{Bind, InstanceSpec, Labels, Resources};
 use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
 
 const MIB: u64 = 1 << 20;
-
-/// The daemon, or a failure naming the set-up script.
-fn docker() -> Docker {
-    Docker::connect().unwrap_or_else(|e| {
-        panic!("the Docker tests need a running Docker daemon: run `scripts/setup-docker.sh` as root first.\n{e}")
-    })
-}
-
-/// The test image built from this build's `mlb` and spin plugin.
-fn test_image(docker: &Docker) -> ImageFacts {
-    static TAG: OnceLock<String> = OnceLock::new();
-    let tag = TAG.get_or_init(|| {
-        let bin_dir = common::spin_plugin().parent().unwrap().to_path_buf();
-        let profile = bin_dir.file_name().unwrap().to_string_lossy().into_owned();
-        let tag = format!("mlb-test:{profile}");
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/build-test-image.sh");
-        let out = Command::new(script).arg(&bin_dir).arg(&tag).output().expect("run scripts/build-test-image.sh");
-        assert!(out.status.success(), "building the test image failed: {}", String::from_utf8_lossy(&out.stderr));
-        tag
-    });
-    docker.image(tag, &ImageMap::builtin().build_hint(tag)).unwrap()
-}
 
 /// A daemon, the test image, an output folder and a run id of its own (so
 /// tests running side by side never see each other's containers).

@@ -5,9 +5,9 @@
 
 mod common;
 
+use common::enclosure::Enclosure;
 use common::{reports, spin_dir, text, write};
 use serde_json::Value;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -126,39 +126,6 @@ fn two_slots_get_their_own_cpus_and_half_the_memory() {
         assert_eq!(r["jr_id"], i.to_string());
     }
     assert!(b.leftover_groups().is_empty(), "{:?}", b.leftover_groups());
-}
-
-/// A memory cgroup enclosing the launcher, as a batch system would.
-struct Enclosure(PathBuf);
-
-impl Enclosure {
-    fn new(name: &str, limit: u64) -> Enclosure {
-        let dir = if Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
-            PathBuf::from("/sys/fs/cgroup").join(name)
-        } else {
-            PathBuf::from("/sys/fs/cgroup/memory").join(name)
-        };
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = if dir.join("memory.max").exists() { "memory.max" } else { "memory.limit_in_bytes" };
-        std::fs::write(dir.join(file), limit.to_string()).unwrap();
-        Enclosure(dir)
-    }
-
-    /// Starts `cmd` inside the enclosure.
-    fn place(&self, cmd: &mut Command) {
-        let procs = self.0.join("cgroup.procs");
-        // SAFETY: the hook only writes a pre-built path's file (the test is
-        // single-purpose; allocation after fork is tolerated here).
-        unsafe {
-            cmd.pre_exec(move || std::fs::write(&procs, "0"));
-        }
-    }
-}
-
-impl Drop for Enclosure {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.0);
-    }
 }
 
 #[test]

@@ -20,46 +20,6 @@ use mlb::runtime::spec::{Bind, Gpus, InstanceSpec, Labels, Resources};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-/// The stand-in for `apptainer` (bash, run as root for the mounts).
-const STAND_IN: &str = r#"#!/usr/bin/env bash
-# STAND-IN for `apptainer exec` in mlb's tests: binds, clean environment,
-# working directory; the command runs on the host's root filesystem.
-set -euo pipefail
-if [ -z "${STANDIN_NS:-}" ]; then
-    STANDIN_NS=1 exec unshare --mount --propagation private "$0" "$@"
-fi
-[ "${1:-}" = exec ] || { echo "stand-in: only exec is supported" >&2; exit 90; }
-shift
-binds=() pwd_dir= clean=0 gpu=none
-while [ $# -gt 0 ]; do
-    case "$1" in
-        --cleanenv) clean=1; shift ;;
-        --nv) gpu=nvidia; shift ;;
-        --rocm) gpu=rocm; shift ;;
-        --bind) binds+=("$2"); shift 2 ;;
-        --pwd) pwd_dir=$2; shift 2 ;;
-        -*) echo "stand-in: unknown option $1" >&2; exit 91 ;;
-        *) break ;;
-    esac
-done
-image=$1; shift
-[ -f "$image" ] || { echo "stand-in: no image file $image" >&2; exit 92; }
-[ "$clean" = 1 ] || { echo "stand-in: mlb must pass --cleanenv" >&2; exit 93; }
-echo "stand-in: gpu=$gpu image=$image" >&2
-for bind in "${binds[@]}"; do
-    IFS=: read -r src dst mode <<<"$bind"
-    mkdir -p "$dst"
-    mount --bind "$src" "$dst"
-    if [ "${mode:-rw}" = ro ]; then mount -o remount,bind,ro "$dst"; fi
-done
-envs=(PATH=/usr/local/bin:/usr/bin:/bin)
-while IFS= read -r -d '' kv; do
-    case "$kv" in APPTAINERENV_*) envs+=("${kv#APPTAINERENV_}") ;; esac
-done < <(env -0)
-[ -z "$pwd_dir" ] || cd "$pwd_dir"
-exec env -i "${envs[@]}" "$@"
-"#;
-
 /// A folder holding the stand-in `apptainer`, and an image file.
 struct StandIn {
     dir: tempfile::TempDir,
@@ -71,7 +31,7 @@ impl StandIn {
         let dir = tempfile::tempdir().unwrap();
         let program = dir.path().join("bin/apptainer");
         std::fs::create_dir_all(program.parent().unwrap()).unwrap();
-        std::fs::write(&program, STAND_IN).unwrap();
+        std::fs::write(&program, common::standin::STAND_IN).unwrap();
         std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
         let sif = dir.path().join("mlb-ngc.sif");
         std::fs::write(&sif, "stand-in image").unwrap();

@@ -59,6 +59,19 @@ pub struct LaunchArgs {
     #[arg(long = "dry-run")]
     pub dry_run: bool,
 
+    /// Run every instance in a Docker container: of the image of the detected
+    /// host kind (no value), of a kind's image (`ngc`, `rocm`, `powerai`), or of IMAGE.
+    #[arg(long, value_name = "KIND|IMAGE", num_args = 0..=1, conflicts_with = "singularity")]
+    pub docker: Option<Option<String>>,
+
+    /// Image mapping (JSON, kind -> image) overriding `configs/containers.json` for `--docker`.
+    #[arg(long, value_name = "FILE", requires = "docker")]
+    pub images: Option<PathBuf>,
+
+    /// Run every instance with `apptainer exec` (or `singularity exec`) of this image file.
+    #[arg(long, value_name = "IMAGE")]
+    pub singularity: Option<PathBuf>,
+
     /// Treat the host as this kind instead of the detected one.
     #[arg(long, value_name = "KIND")]
     pub host: Option<HostKind>,

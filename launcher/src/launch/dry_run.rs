@@ -16,12 +16,20 @@ pub enum CgroupPlan {
     },
     /// `--no-cgroups`.
     Disabled,
+    /// The container runtime applies the limits (Docker).
+    Container,
     /// A real run would stop with this error.
     Impossible(String),
 }
 
 /// The dry-run text for run `ctx.run_id`.
-pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan) -> String {
+/// `describe` adds how the runtime wraps each instance.
+pub fn render(
+    prepared: &Prepared,
+    ctx: &RunContext,
+    cgroups: &CgroupPlan,
+    describe: &dyn Fn(&plan::InstanceSpec) -> String,
+) -> String {
     let mut out = String::new();
     let jobs = prepared.file.jobs.len();
     for config in &prepared.configs {
@@ -57,6 +65,7 @@ pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan) -> St
                     match cgroups {
                         CgroupPlan::Groups { parent, mode } => format!("/{parent}/slot{} ({mode})", slot.index),
                         CgroupPlan::Disabled => "none (--no-cgroups: not confined)".into(),
+                        CgroupPlan::Container => "none (the container runtime applies the limits)".into(),
                         CgroupPlan::Impossible(why) => format!("none: {why}"),
                     },
                 ),
@@ -72,13 +81,14 @@ pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan) -> St
             let _ = writeln!(out, "    memory limit:    {memory}");
             let _ = writeln!(out, "    cgroup:          {cgroup}");
             let _ = writeln!(out, "    seed:            {}", s.seed);
+            out.push_str(&describe(&s));
         }
     }
     out
 }
 
 /// A word quoted for a POSIX shell when it needs it.
-fn shell_word(w: &str) -> String {
+pub(super) fn shell_word(w: &str) -> String {
     let plain = !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=+@%".contains(c));
     if plain {
         w.to_string()

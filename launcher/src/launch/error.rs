@@ -4,6 +4,9 @@ use crate::isolation::CgroupError;
 use crate::jobs::JobsError;
 use crate::plan::SlotError;
 use crate::plugins::SearchError;
+use crate::runtime::docker::DockerError;
+use crate::runtime::images::ImageMapError;
+use crate::runtime::singularity::SingularityError;
 use std::path::PathBuf;
 
 /// A launch refused before any instance started, or a failure of the
@@ -80,6 +83,15 @@ pub enum LaunchError {
         /// The cause.
         source: std::io::Error,
     },
+    /// `--docker`: the daemon or the image is unusable.
+    #[error(transparent)]
+    Docker(#[from] DockerError),
+    /// `--docker`: no image could be chosen.
+    #[error(transparent)]
+    Images(#[from] ImageMapError),
+    /// `--singularity`: no runtime, or the image is unreadable.
+    #[error(transparent)]
+    Singularity(#[from] SingularityError),
     /// Signal handlers could not be installed.
     #[error("cannot install the Ctrl-C/SIGTERM handler: {0}")]
     Signals(std::io::Error),

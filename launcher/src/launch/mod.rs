@@ -3,15 +3,21 @@
 //! instances together, supervises them and writes the result lines.
 
 mod args;
+mod choice;
+mod container;
+mod docker;
 mod dry_run;
 mod error;
+mod lines;
 pub mod outcome;
+mod process;
 pub mod progress;
 mod resume;
 mod run;
 pub mod runtime;
 mod setup;
 mod signals;
+mod singularity;
 pub mod summary;
 mod supervise;
 

@@ -111,11 +111,40 @@ impl JobProgress {
         }
     }
 
+    /// A handle that prints instance `jr_id`'s output lines with its prefix
+    /// (`[label 1/2] `) above the bars, or on stderr.
+    pub fn echo(&self, jr_id: u32) -> Echo {
+        Echo { bar: self.bar.clone(), prefix: format!("[{} {}/{}] ", self.label, jr_id, self.instances) }
+    }
+
     /// Removes the bar.
     pub fn finish(self) {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// Prints one instance's output lines, prefixed, without breaking the bars.
+#[derive(Clone, Debug)]
+pub struct Echo {
+    bar: Option<ProgressBar>,
+    prefix: String,
+}
+
+impl Echo {
+    /// Prints `line` with the instance's prefix on stderr.
+    pub fn line(&self, line: &str) {
+        let text = format!("{}{line}", self.prefix);
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    /// The prefix, `[label 1/2] `.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
     }
 }
 

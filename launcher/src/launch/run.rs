@@ -2,12 +2,14 @@
 //! instances started together and supervised; result lines as they finish.
 
 use super::args::LaunchArgs;
+use super::choice::Choice;
+use super::container::Wrapping;
 use super::dry_run::{self, CgroupPlan};
 use super::error::LaunchError;
 use super::outcome::{launcher_provenance, write_failure, Outcome};
 use super::progress::Display;
 use super::resume::Completed;
-use super::runtime::Bare;
+use super::runtime::Runtime;
 use super::setup::{self, plugin_of, Prepared};
 use super::signals;
 use super::summary::{self, Summary};
@@ -37,24 +39,27 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let prepared = setup::prepare(args, plugin_dirs)?;
     let run_name =
         format!("{}-{}-{}", prepared.file.suite, std::process::id(), chrono::Utc::now().format("%Y%m%d%H%M%S"));
-    let needs_groups = !args.no_cgroups && prepared.configs.iter().any(|c| c.scope == Scope::Student);
+    let choice = Choice::of(args, prepared.host.kind)?;
+    let wrapping = Wrapping::new(&prepared, args.jobs.as_deref().unwrap_or(std::path::Path::new(".")));
+    let needs_groups =
+        choice.needs_cgroups() && !args.no_cgroups && prepared.configs.iter().any(|c| c.scope == Scope::Student);
     let support = &prepared.host.cgroup;
     if args.dry_run {
-        print_dry_run(args, &prepared, &run_name);
+        print_dry_run(args, &prepared, &run_name, &choice, wrapping);
         return Ok(EXIT_OK);
     }
-    if args.no_cgroups {
+    let runtime = choice.open(wrapping)?;
+    if args.no_cgroups && choice.needs_cgroups() {
         eprintln!("mlb: warning: --no-cgroups: instances are not confined to their slot's CPUs and memory; every report records isolation \"none\"");
     }
     let interrupt = signals::install().map_err(LaunchError::Signals)?;
     let groups = if needs_groups { Some(RunGroups::create(support, &run_name, &prepared.slots)?) } else { None };
-    let mode = groups.as_ref().map_or("none", |g| g.isolation_name());
+    let mode = choice.isolation(groups.as_ref().map_or("none", |g| g.isolation_name()));
     let mut summary =
         Summary::open(&prepared.outdir).map_err(|source| LaunchError::Io { path: prepared.outdir.clone(), source })?;
     let display = Display::for_stderr();
-    let runtime = Bare;
     let watch = Watch {
-        runtime: &runtime,
+        runtime: runtime.as_ref(),
         groups: groups.as_ref(),
         timeout: args.timeout,
         interrupt: &interrupt,
@@ -92,7 +97,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
                 break 'runs;
             }
             for f in &finished {
-                record_failure(&prepared, config, &ctx, f, groups.as_ref(), &display);
+                record_failure(&prepared, config, &ctx, f, groups.as_ref(), runtime.as_ref(), &display);
             }
             let failed = finished.iter().filter(|f| !f.outcome.passed()).count();
             all_passed &= failed == 0;
@@ -108,6 +113,9 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         }
     }
     summary.emit(&summary::total(started.elapsed().as_secs_f64()));
+    if let Some(warning) = runtime.finish() {
+        display.note(&format!("mlb: {warning}"));
+    }
     drop(groups);
     Ok(if interrupt.load(Ordering::Relaxed) {
         EXIT_INTERRUPTED
@@ -119,18 +127,22 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
 }
 
 /// `--dry-run`: every instance of every run, started by nothing.
-fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str) {
+fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str, choice: &Choice, wrapping: Wrapping) {
     let support = &prepared.host.cgroup;
-    let plan = if args.no_cgroups {
+    let plan = if !choice.needs_cgroups() {
+        CgroupPlan::Container
+    } else if args.no_cgroups {
         CgroupPlan::Disabled
     } else if let Some(why) = &support.reason {
         CgroupPlan::Impossible(format!("{why} (a real run stops here; pass --no-cgroups to run unconfined)"))
     } else {
         CgroupPlan::Groups { parent: format!("mlb-{run_name}"), mode: support.version.isolation_name() }
     };
-    let mode = if args.no_cgroups { "none" } else { support.version.isolation_name() };
+    let mode = choice.isolation(if args.no_cgroups { "none" } else { support.version.isolation_name() });
+    let (note, describe) = choice.describer(wrapping);
+    print!("{note}");
     for k in 0..args.runs {
-        print!("{}", dry_run::render(prepared, &context(prepared, args.uid + k, mode), &plan));
+        print!("{}", dry_run::render(prepared, &context(prepared, args.uid + k, mode), &plan, describe.as_ref()));
     }
 }
 
@@ -166,6 +178,7 @@ fn record_failure(
     ctx: &RunContext,
     f: &Finished,
     groups: Option<&RunGroups>,
+    runtime: &dyn Runtime,
     display: &Display,
 ) {
     let Some(failure) = f.outcome.failure_to_record() else { return };
@@ -176,12 +189,18 @@ fn record_failure(
     extra.insert("unique_id".into(), record::unique_id(&config.name, &args).into());
     extra.insert("cpu_cores".into(), f.spec.cpu_count.into());
     let group = f.spec.slot.as_ref().and_then(|s| groups.and_then(|g| g.slot(s.index)));
+    let container = runtime.container();
     let (cgroup, cpus, limit) = match (&f.spec.slot, group) {
         (Some(s), Some(g)) => (Some(g.display_path()), cpulist::format(&s.cpus), Some(s.memory_bytes)),
+        (Some(s), None) if container.is_some() => (None, cpulist::format(&s.cpus), Some(s.memory_bytes)),
         _ => (None, cpulist::format(&p.host.cpus), None),
     };
     let isolation = if f.spec.slot.is_some() { ctx.isolation.as_str() } else { "none" };
-    extra.insert("provenance".into(), launcher_provenance(isolation, ctx.kind.as_str(), cgroup, &cpus, limit));
+    let mut provenance = launcher_provenance(isolation, ctx.kind.as_str(), cgroup, &cpus, limit);
+    if let Some(c) = container {
+        provenance["container"] = c;
+    }
+    extra.insert("provenance".into(), provenance);
     extra.insert("log".into(), f.log.display().to_string().into());
     match write_failure(&p.outdir, &f.spec.identity, &failure, extra) {
         Ok(path) => display.note(&format!("  failure record: {}", path.display())),

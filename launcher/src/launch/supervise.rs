@@ -1,28 +1,21 @@
 //! Starting the instances of one job config together and watching them to
 //! their end: exit, signal, OOM kill, timeout, or Ctrl-C/SIGTERM.
 
+use super::lines::Lines;
 use super::outcome::{classify, Ending, Outcome};
 use super::progress::{Counter, JobProgress};
-use super::runtime::Runtime;
+use super::runtime::{End, Running, Runtime};
 use crate::isolation::{RunGroups, SlotGroup};
 use crate::plan::InstanceSpec;
 use crate::record::Cause;
-use nix::sys::signal::{killpg, Signal};
-use nix::unistd::Pid;
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::ExitStatusExt;
+use crate::worker::provenance::vars;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How often running instances are polled.
 const POLL: Duration = Duration::from_millis(5);
-/// Lines of stderr kept for a failure message.
-const TAIL_LINES: usize = 5;
 
 /// What the watch needs to know.
 pub struct Watch<'a> {
@@ -53,15 +46,14 @@ pub struct Finished {
 
 struct Live<'g> {
     spec: InstanceSpec,
-    child: Child,
+    running: Box<dyn Running>,
     group: Option<&'g SlotGroup>,
     oom_before: u64,
     started: Instant,
     counter: Arc<Counter>,
-    stdout: JoinHandle<Option<PathBuf>>,
-    stderr: JoinHandle<String>,
+    lines: Arc<Lines>,
     log: PathBuf,
-    status: Option<ExitStatus>,
+    end: Option<End>,
     timed_out: Option<f64>,
     interrupted: bool,
 }
@@ -72,7 +64,7 @@ pub fn run_instances(w: &Watch, specs: Vec<InstanceSpec>, worker: bool, progress
     let mut live: Vec<Live> = Vec::new();
     let mut done: Vec<Finished> = Vec::new();
     for spec in specs {
-        match start(w, spec) {
+        match start(w, spec, progress) {
             Ok(l) => live.push(l),
             Err(f) => {
                 progress.instance(f.spec.identity.jr_id, &f.spec.identity.vcd, &f.outcome.describe());
@@ -83,27 +75,23 @@ pub fn run_instances(w: &Watch, specs: Vec<InstanceSpec>, worker: bool, progress
     loop {
         let stop = w.interrupt.load(Ordering::Relaxed);
         let mut running = 0;
-        for l in live.iter_mut().filter(|l| l.status.is_none()) {
-            match l.child.try_wait() {
-                Ok(Some(status)) => {
-                    l.status = Some(status);
-                    kill_group(&l.child); // whatever it left behind
-                }
-                Ok(None) | Err(_) => {
-                    running += 1;
-                    let elapsed = l.started.elapsed().as_secs_f64();
-                    if stop && !l.interrupted {
-                        l.interrupted = true;
-                        kill_group(&l.child);
-                    } else if let Some(limit) = w.timeout.filter(|&t| elapsed > t && l.timed_out.is_none()) {
-                        l.timed_out = Some(limit);
-                        kill_group(&l.child);
-                    }
-                }
+        for l in live.iter_mut().filter(|l| l.end.is_none()) {
+            l.end = l.running.poll();
+            if l.end.is_some() {
+                continue;
+            }
+            running += 1;
+            let elapsed = l.started.elapsed().as_secs_f64();
+            if stop && !l.interrupted {
+                l.interrupted = true;
+                l.running.kill();
+            } else if let Some(limit) = w.timeout.filter(|&t| elapsed > t && l.timed_out.is_none()) {
+                l.timed_out = Some(limit);
+                l.running.kill();
             }
         }
         let counters: Vec<&Counter> = live.iter().map(|l| l.counter.as_ref()).collect();
-        progress.update(done.len() + live.iter().filter(|l| l.status.is_some()).count(), &counters);
+        progress.update(done.len() + live.iter().filter(|l| l.end.is_some()).count(), &counters);
         if running == 0 {
             break;
         }
@@ -127,7 +115,7 @@ fn log_path(w: &Watch, spec: &InstanceSpec) -> PathBuf {
     w.logs.join(format!("{}.{}.R{}.J{}.log", id.suite, id.name.replace('/', "_"), id.run_id, id.jr_id))
 }
 
-fn start<'g>(w: &Watch<'g>, spec: InstanceSpec) -> Result<Live<'g>, Box<Finished>> {
+fn start<'g>(w: &Watch<'g>, mut spec: InstanceSpec, progress: &JobProgress) -> Result<Live<'g>, Box<Finished>> {
     let log = log_path(w, &spec);
     let group = match (&spec.slot, w.groups) {
         (Some(slot), Some(groups)) => groups.slot(slot.index),
@@ -141,92 +129,58 @@ fn start<'g>(w: &Watch<'g>, spec: InstanceSpec) -> Result<Live<'g>, Box<Finished
             log: log.clone(),
         })
     };
-    let files = std::fs::create_dir_all(w.logs).and_then(|_| {
-        let out = std::fs::File::create(&log)?;
-        let err = out.try_clone()?;
-        Ok((out, err))
-    });
-    let (out_log, err_log) = match files {
+    let file = std::fs::create_dir_all(w.logs).and_then(|_| std::fs::File::create(&log));
+    let file = match file {
         Ok(f) => f,
         Err(e) => return Err(fail(spec, format!("cannot create the log {}: {e}", log.display()))),
     };
-    let oom_before = group.map_or(0, |g| g.oom_kills());
-    let mut child = match w.runtime.command(&spec, group).spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            let message = format!("cannot start {}: {e}", spec.program.display());
-            return Err(fail(spec, message));
-        }
-    };
+    if let Some(g) = group {
+        spec.env.push((vars::CGROUP.into(), g.display_path()));
+    }
     let counter = Arc::new(Counter::default());
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let stderr = child.stderr.take().expect("stderr is piped");
-    let c = Arc::clone(&counter);
-    let stdout = std::thread::spawn(move || read_stdout(stdout, out_log, &c));
-    let stderr = std::thread::spawn(move || read_stderr(stderr, err_log));
+    let echo = w.runtime.echoes().then(|| progress.echo(spec.identity.jr_id));
+    let lines = Arc::new(Lines::new(file, Arc::clone(&counter), echo));
+    let oom_before = group.map_or(0, |g| g.oom_kills());
+    let running = match w.runtime.start(&spec, group, Arc::clone(&lines)) {
+        Ok(r) => r,
+        Err(message) => return Err(fail(spec, message)),
+    };
     Ok(Live {
         spec,
-        child,
+        running,
         group,
         oom_before,
         started: Instant::now(),
         counter,
-        stdout,
-        stderr,
+        lines,
         log,
-        status: None,
+        end: None,
         timed_out: None,
         interrupted: false,
     })
 }
 
-/// Copies stdout to the log, feeds progress lines to the counter, returns the
-/// announced report path.
-fn read_stdout(pipe: impl Read, mut log: std::fs::File, counter: &Counter) -> Option<PathBuf> {
-    let mut report = None;
-    for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-        counter.observe(&line);
-        if let Some(p) = line.strip_prefix("report: ") {
-            report = Some(PathBuf::from(p));
-        }
-        let _ = writeln!(log, "{line}");
-    }
-    report
-}
-
-/// Copies stderr to the log, returns its last lines.
-fn read_stderr(pipe: impl Read, mut log: std::fs::File) -> String {
-    let mut tail = VecDeque::with_capacity(TAIL_LINES);
-    for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-        let _ = writeln!(log, "{line}");
-        if tail.len() == TAIL_LINES {
-            tail.pop_front();
-        }
-        tail.push_back(line);
-    }
-    Vec::from(tail).join("\n")
-}
-
-fn kill_group(child: &Child) {
-    let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
-}
-
-fn end(l: Live, worker: bool) -> Finished {
+fn end(mut l: Live, worker: bool) -> Finished {
     if let Some(g) = l.group {
         g.kill_all();
     }
-    let report = l.stdout.join().ok().flatten();
-    let stderr_tail = l.stderr.join().unwrap_or_default();
-    let status = l.status.expect("ended");
+    l.running.drain();
+    let end = l.end.expect("ended");
     let ending = Ending {
-        code: status.code(),
-        signal: status.signal(),
+        code: end.code,
+        signal: end.signal,
         timed_out: l.timed_out,
         interrupted: l.interrupted,
-        oom_killed: l.group.is_some_and(|g| g.oom_kills() > l.oom_before),
-        limit_bytes: l.spec.slot.as_ref().filter(|_| l.group.is_some()).map(|s| s.memory_bytes),
+        oom_killed: end.oom_killed || l.group.is_some_and(|g| g.oom_kills() > l.oom_before),
+        limit_bytes: l.spec.slot.as_ref().filter(|_| l.group.is_some() || end.oom_killed).map(|s| s.memory_bytes),
         worker,
-        stderr_tail,
+        stderr_tail: l.lines.stderr_tail(),
     };
-    Finished { outcome: classify(&ending), spec: l.spec, report, log: l.log }
+    let outcome = match end.error {
+        Some(message) if !l.interrupted && l.timed_out.is_none() => {
+            Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false }
+        }
+        _ => classify(&ending),
+    };
+    Finished { outcome, spec: l.spec, report: l.lines.report(), log: l.log }
 }

@@ -4,8 +4,11 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod docker;
+pub mod enclosure;
 pub mod hosts;
 pub mod records;
+pub mod standin;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

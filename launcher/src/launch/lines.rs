@@ -1,0 +1,110 @@
+//! Where an instance's output lines go, whatever runs it: its log file, its
+//! progress counter, the announced report path, the tail of its stderr kept
+//! for a failure message, and (for container instances) the terminal with
+//! the instance's prefix.
+
+use super::progress::{Counter, Echo};
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// Lines of stderr kept for a failure message.
+const TAIL_LINES: usize = 5;
+
+/// Which stream a line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// The output of one instance. Shared by the threads that read it.
+#[derive(Debug)]
+pub struct Lines {
+    counter: Arc<Counter>,
+    echo: Option<Echo>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    log: File,
+    report: Option<PathBuf>,
+    tail: VecDeque<String>,
+}
+
+impl Lines {
+    /// Output going to `log`, progress to `counter`, and, when `echo` is
+    /// given, every line to the terminal with its prefix.
+    pub fn new(log: File, counter: Arc<Counter>, echo: Option<Echo>) -> Self {
+        let state = State { log, report: None, tail: VecDeque::with_capacity(TAIL_LINES) };
+        Lines { counter, echo, state: Mutex::new(state) }
+    }
+
+    /// Takes one line of the instance's output.
+    pub fn line(&self, stream: Stream, line: &str) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(state.log, "{line}");
+        match stream {
+            Stream::Stdout => {
+                self.counter.observe(line);
+                if let Some(p) = line.strip_prefix("report: ") {
+                    state.report = Some(PathBuf::from(p));
+                }
+            }
+            Stream::Stderr => {
+                if state.tail.len() == TAIL_LINES {
+                    state.tail.pop_front();
+                }
+                state.tail.push_back(line.to_string());
+            }
+        }
+        drop(state);
+        if let Some(echo) = &self.echo {
+            echo.line(line);
+        }
+    }
+
+    /// Reads `pipe` to its end, line by line.
+    pub fn pump(&self, stream: Stream, pipe: impl Read) {
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            self.line(stream, &line);
+        }
+    }
+
+    /// The report the instance announced (`report: PATH`), if any.
+    pub fn report(&self) -> Option<PathBuf> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).report.clone()
+    }
+
+    /// The last lines of its stderr.
+    pub fn stderr_tail(&self) -> String {
+        Vec::from(self.state.lock().unwrap_or_else(|e| e.into_inner()).tail.clone()).join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn lines_feed_the_log_the_counter_the_report_and_the_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.log");
+        let counter = Arc::new(Counter::default());
+        let lines = Lines::new(File::create(&path).unwrap(), Arc::clone(&counter), None);
+        lines.pump(Stream::Stdout, &b"[  2/ 5] | ETA: 0.1 min | Batch Loss 1.0\nreport: /r/a.json\n"[..]);
+        for i in 0..7 {
+            lines.line(Stream::Stderr, &format!("e{i}"));
+        }
+        assert_eq!(counter.done.load(Ordering::Relaxed), 2);
+        assert_eq!(lines.report(), Some(PathBuf::from("/r/a.json")));
+        assert_eq!(lines.stderr_tail(), "e2\ne3\ne4\ne5\ne6");
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 9);
+    }
+}
