@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
-# mlb's main job on a fresh machine: builds mlb and its plugins, lists them,
-# and runs the small CPU suite. Reports go to ${MLB_OUT:-out/smoke}.
+# mlb's main job on a fresh machine: sets up the PyTorch environment (first
+# use), builds mlb and every plugin, lists them, and runs the small suite
+# (configs/smoke.json) through `mlb --jobs` on the CPU. Reports and
+# summary.txt go to ${MLB_OUT:-out/smoke}; a report summary is printed last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${MLB_OUT:-out/smoke}
 
-cargo build --release
-./target/release/mlb plugins list
-plugin=$PWD/target/release/libmlb_spin.so
-for size in 32 64 128; do
-    ./target/release/mlb worker --plugin "$plugin" --suite smoke --name "spin_$size" --outdir "$out" \
-        --config "{\"repeat\": 15, \"number\": 20, \"size\": $size}"
-done
-scripts/smoke.sh configs/smoke.json "$out"   # the libtorch workloads at tiny sizes (PyTorch venv on first use)
-echo "reports in $out"
+scripts/smoke.sh configs/smoke.json "$out"
+"${CARGO_TARGET_DIR:-target}/release/mlb" report --reports "$out" --suite smoke

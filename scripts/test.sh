@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Runs the whole test suite on a fresh machine: installs what the tests need,
-# then runs every test of the workspace.
+# Runs the whole test suite on a fresh machine (as root: the tests create real
+# cgroups and containers): installs what the tests need, then runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup-chromium.sh   # the HTML report test loads pages in headless Chromium
 scripts/setup-docker.sh     # the Docker tests need a running daemon
 
+# Default members: mlb, the plugin ABI, spin. No libtorch needed.
 cargo build --all-targets
 cargo test
-scripts/test-torch.sh       # the libtorch plugins: sets up the PyTorch venv on first use, builds, tests
+
+# The libtorch plugins: sets up the PyTorch venv on first use, builds, tests.
+scripts/test-torch.sh
+
+# The main job, end to end: the smoke suite through `mlb --jobs`.
+smoke_out="$(mktemp -d)"
+scripts/smoke.sh configs/smoke.json "$smoke_out"
+rm -rf "$smoke_out"
