@@ -1,0 +1,6 @@
+//! The build script of every libtorch plugin crate (their `package.build`
+//! points here): links libtorch and libtorch_cuda with an rpath.
+
+fn main() {
+    mlb_torch_build::link_libtorch();
+}

@@ -1,0 +1,73 @@
+//! The link step every libtorch plugin's `build.rs` runs.
+//!
+//! tch's `torch-sys` links libtorch with the default `--as-needed`, so a
+//! plugin that calls no symbol of `libtorch_cuda` directly drops it from its
+//! `NEEDED` entries and CUDA then reports "not available". It also sets no
+//! rpath, so a dlopened plugin would need `LD_LIBRARY_PATH`. This helper emits
+//! the link arguments that fix both:
+//!
+//! ```text
+//! -Wl,-rpath=<libtorch lib dir>  -Wl,--no-as-needed  [-ltorch_cuda]  -ltorch
+//! ```
+//!
+//! `torch-sys` publishes its libtorch directory only to its direct
+//! dependents (as `DEP_TCH_LIBTORCH_LIB`), so a crate using this helper must
+//! depend on `torch-sys` itself, not only through `tch`.
+//!
+//! ```ignore
+//! // build.rs
+//! fn main() {
+//!     mlb_torch_build::link_libtorch();
+//! }
+//! ```
+
+use std::path::{Path, PathBuf};
+
+/// Name of the variable through which `torch-sys` (links = "tch") passes its
+/// libtorch library folder to direct dependents.
+pub const LIBTORCH_LIB_VAR: &str = "DEP_TCH_LIBTORCH_LIB";
+
+/// The link arguments for a libtorch found in `lib_dir`.
+pub fn link_args(lib_dir: &Path) -> Vec<String> {
+    let mut args = vec![format!("-Wl,-rpath={}", lib_dir.display()), "-Wl,--no-as-needed".to_string()];
+    if lib_dir.join("libtorch_cuda.so").exists() {
+        args.push("-ltorch_cuda".to_string());
+    }
+    if lib_dir.join("libtorch_hip.so").exists() {
+        args.push("-ltorch_hip".to_string());
+    }
+    args.push("-ltorch".to_string());
+    args
+}
+
+/// Emits the `cargo:rustc-link-arg` lines for the libtorch `torch-sys` found.
+///
+/// Panics (failing the build with the message) when `torch-sys` is not a
+/// direct dependency of the crate being built.
+pub fn link_libtorch() {
+    println!("cargo:rerun-if-env-changed={LIBTORCH_LIB_VAR}");
+    let Some(lib_dir) = std::env::var_os(LIBTORCH_LIB_VAR).map(PathBuf::from) else {
+        panic!("{LIBTORCH_LIB_VAR} is not set: add `torch-sys` as a direct dependency of this crate");
+    };
+    for arg in link_args(&lib_dir) {
+        println!("cargo:rustc-link-arg={arg}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuda_is_linked_only_when_the_libtorch_has_it() {
+        let dir = std::env::temp_dir().join(format!("mlb-torch-build-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cpu = link_args(&dir);
+        assert_eq!(cpu[0], format!("-Wl,-rpath={}", dir.display()));
+        assert_eq!(&cpu[1..], ["-Wl,--no-as-needed", "-ltorch"]);
+        std::fs::write(dir.join("libtorch_cuda.so"), b"").unwrap();
+        let cuda = link_args(&dir);
+        assert_eq!(&cuda[1..], ["-Wl,--no-as-needed", "-ltorch_cuda", "-ltorch"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

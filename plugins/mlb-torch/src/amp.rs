@@ -1,0 +1,209 @@
+//! Half-precision training: loss scaling and fp32 master weights.
+//!
+//! The model's parameters live in half precision; a float32 copy of each
+//! ("master weights") receives the update, so that small updates are not lost
+//! to fp16 rounding. The loss is multiplied by a scale before the backward pass
+//! so that small gradients do not underflow, and the gradients are divided by
+//! it again (in fp32) before the update.
+
+use tch::{Kind, Tensor};
+
+/// How the loss is scaled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LossScale {
+    /// A fixed scale (the original suite's fp16 jobs used 128).
+    Static(f64),
+    /// A scale that halves when a step overflows (the step is skipped) and
+    /// doubles after `interval` good steps in a row, like PyTorch's
+    /// `GradScaler`. Checking for overflow costs one host sync per step.
+    Dynamic {
+        /// The current scale.
+        scale: f64,
+        /// Good steps before the scale doubles.
+        interval: u32,
+        /// Good steps since the last change.
+        good: u32,
+    },
+}
+
+impl LossScale {
+    /// A dynamic scale starting at 2^16 and growing every 2000 good steps
+    /// (`GradScaler`'s defaults).
+    pub fn dynamic() -> Self {
+        LossScale::Dynamic { scale: 65536.0, interval: 2000, good: 0 }
+    }
+
+    /// Reads the `loss_scale` argument: a number >= 1 (static scale) or
+    /// `"dynamic"`; `default` is the static scale when it is absent.
+    pub fn from_config(config: &mlb_plugin::Config, default: f64) -> mlb_plugin::Result<Self> {
+        let text = config.str_or("loss_scale", &default.to_string())?;
+        match text.as_str() {
+            "dynamic" => Ok(LossScale::dynamic()),
+            s => match s.parse::<f64>() {
+                Ok(v) if v >= 1.0 => Ok(LossScale::Static(v)),
+                _ => Err(format!("argument `loss_scale` must be a number >= 1 or \"dynamic\", got {s:?}").into()),
+            },
+        }
+    }
+
+    /// The current scale.
+    pub fn value(&self) -> f64 {
+        match *self {
+            LossScale::Static(s) | LossScale::Dynamic { scale: s, .. } => s,
+        }
+    }
+
+    /// Records whether the last step's gradients were finite; returns
+    /// whether that step may be applied.
+    fn update(&mut self, finite: bool) -> bool {
+        match self {
+            LossScale::Static(_) => true,
+            LossScale::Dynamic { scale, interval, good } => {
+                if !finite {
+                    *scale = (*scale * 0.5).max(1.0);
+                    *good = 0;
+                    return false;
+                }
+                *good += 1;
+                if *good >= *interval {
+                    *scale *= 2.0;
+                    *good = 0;
+                }
+                true
+            }
+        }
+    }
+}
+
+/// fp32 master copies of a half-precision model's parameters, updated by
+/// plain SGD (the optimizer of the suite's fp16 jobs).
+#[derive(Debug)]
+pub struct MasterWeights {
+    model: Vec<Tensor>,
+    master: Vec<Tensor>,
+    grads: Vec<Tensor>,
+    scale: LossScale,
+    skipped: u64,
+}
+
+impl MasterWeights {
+    /// Takes the model's trainable variables (already converted to half
+    /// precision) and makes their fp32 master copies.
+    pub fn new(model: Vec<Tensor>, scale: LossScale) -> Self {
+        let (master, grads) = tch::no_grad(|| {
+            let master: Vec<Tensor> = model.iter().map(|v| v.to_kind(Kind::Float).detach()).collect();
+            let grads = master.iter().map(Tensor::zeros_like).collect();
+            (master, grads)
+        });
+        MasterWeights { model, master, grads, scale, skipped: 0 }
+    }
+
+    /// Zeroes the model's gradients and back-propagates `loss` times the scale.
+    pub fn backward(&mut self, loss: &Tensor) {
+        for v in &mut self.model {
+            v.zero_grad();
+        }
+        (loss.to_kind(Kind::Float) * self.scale.value()).backward();
+    }
+
+    /// Copies the model's gradients into fp32 and divides them by the scale.
+    /// Returns false when the step must be skipped (dynamic scaling found a
+    /// non-finite gradient; the scale has been lowered).
+    pub fn unscale(&mut self) -> bool {
+        let inv = 1.0 / self.scale.value();
+        tch::no_grad(|| {
+            for (v, g) in self.model.iter().zip(&mut self.grads) {
+                let half = v.grad();
+                if half.defined() {
+                    g.copy_(&half);
+                    let _ = g.g_mul_scalar_(inv);
+                } else {
+                    let _ = g.zero_();
+                }
+            }
+        });
+        let finite = match self.scale {
+            LossScale::Static(_) => true,
+            LossScale::Dynamic { .. } => {
+                let flags: Vec<Tensor> = self.grads.iter().map(|g| g.isfinite().all()).collect();
+                Tensor::stack(&flags, 0).all().int64_value(&[]) != 0
+            }
+        };
+        let apply = self.scale.update(finite);
+        if !apply {
+            self.skipped += 1;
+        }
+        apply
+    }
+
+    /// The fp32, unscaled gradients of the last [`unscale`](Self::unscale).
+    pub fn grads(&self) -> &[Tensor] {
+        &self.grads
+    }
+
+    /// `master -= lr * grad`, then copies the master weights into the model.
+    pub fn sgd_step(&mut self, lr: f64) {
+        tch::no_grad(|| {
+            let neg_lr = Tensor::from(-lr).to_device(self.grads.first().map_or(tch::Device::Cpu, Tensor::device));
+            for ((v, m), g) in self.model.iter_mut().zip(&mut self.master).zip(&self.grads) {
+                let _ = m.addcmul_(g, &neg_lr);
+                v.copy_(m);
+            }
+        });
+    }
+
+    /// The current loss scale.
+    pub fn scale(&self) -> f64 {
+        self.scale.value()
+    }
+
+    /// Steps skipped because of overflowing gradients.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dynamic_scale_backs_off_on_overflow_and_grows_after_good_steps() {
+        let mut s = LossScale::Dynamic { scale: 8.0, interval: 2, good: 0 };
+        assert!(!s.update(false));
+        assert_eq!(s.value(), 4.0);
+        assert!(s.update(true) && s.update(true));
+        assert_eq!(s.value(), 8.0);
+        let mut fixed = LossScale::Static(128.0);
+        assert!(fixed.update(false));
+        assert_eq!(fixed.value(), 128.0);
+    }
+
+    #[test]
+    fn a_half_parameter_follows_its_fp32_master_through_tiny_updates() {
+        // 1 + 1e-4 rounds back to 1 in fp16: without master weights the
+        // updates would be lost.
+        let w = Tensor::from_slice(&[1.0f32]).to_kind(Kind::Half).set_requires_grad(true);
+        let mut mw = MasterWeights::new(vec![w.shallow_clone()], LossScale::Static(128.0));
+        for _ in 0..20 {
+            mw.backward(&(-&w).sum(Kind::Float));
+            assert!(mw.unscale());
+            assert!((mw.grads()[0].double_value(&[0]) + 1.0).abs() < 1e-3);
+            mw.sgd_step(1e-4);
+        }
+        let master = mw.master[0].double_value(&[0]);
+        assert!((master - 1.002).abs() < 1e-5, "master {master}");
+        assert!(w.double_value(&[0]) > 1.0, "the half weight moved");
+    }
+
+    #[test]
+    fn an_overflowing_step_is_skipped_under_dynamic_scaling() {
+        let w = Tensor::from_slice(&[1.0f32]).to_kind(Kind::Half).set_requires_grad(true);
+        let mut mw = MasterWeights::new(vec![w.shallow_clone()], LossScale::dynamic());
+        // d/dw (1e4 * w) * 65536 overflows fp16.
+        mw.backward(&(&w * 1e4).sum(Kind::Float));
+        assert!(!mw.unscale());
+        assert_eq!(mw.skipped(), 1);
+        assert_eq!(mw.scale(), 32768.0);
+    }
+}

@@ -1,0 +1,72 @@
+//! What every libtorch workload sets up first: threads, device and seeds.
+
+use crate::data::DataSource;
+use crate::device::{self, DeviceError};
+use mlb_plugin::Setup;
+use serde_json::{Map, Value};
+use tch::Device;
+
+/// The libtorch side of an instance's setup.
+#[derive(Debug, Clone, Copy)]
+pub struct Runtime {
+    device: Device,
+    threads: u32,
+    seed: u64,
+}
+
+impl Runtime {
+    /// Sets libtorch's intra-op threads to the slot's CPUs (before any
+    /// parallel work), resolves the device request and seeds libtorch's CPU
+    /// and CUDA generators with `seed`.
+    pub fn init(setup: &Setup, seed: u64) -> Result<Self, DeviceError> {
+        let threads = setup.threads.max(1);
+        tch::set_num_threads(threads as i32);
+        let device = device::select(&setup.device)?;
+        tch::manual_seed(seed as i64);
+        if device.is_cuda() {
+            tch::Cuda::manual_seed_all(seed);
+        }
+        Ok(Runtime { device, threads, seed })
+    }
+
+    /// A CPU runtime with `threads` threads: for tests and benchmarks.
+    pub fn cpu(threads: u32, seed: u64) -> Self {
+        Self::init(&Setup { device: "cpu".into(), threads }, seed).expect("the CPU is always available")
+    }
+
+    /// The device the workload runs on.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// Intra-op threads.
+    pub fn threads(&self) -> u32 {
+        self.threads
+    }
+
+    /// The seed every generator was seeded with.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Waits for queued GPU work (no-op on the CPU).
+    pub fn sync(&self) {
+        if let Device::Cuda(index) = self.device {
+            tch::Cuda::synchronize(index as i64);
+        }
+    }
+
+    /// The report fields every libtorch workload shares: `cuda`, `gpu` (the
+    /// device name, on a GPU), `threads` and `data` ("synthetic" or the path).
+    pub fn report(&self, data: &DataSource) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("cuda".into(), self.device.is_cuda().into());
+        if let Device::Cuda(index) = self.device {
+            let name = device::gpu_name(index).unwrap_or_else(|| format!("cuda:{index}"));
+            m.insert("gpu".into(), name.into());
+        }
+        m.insert("threads".into(), self.threads.into());
+        m.insert("data".into(), data.report_value());
+        m
+    }
+}

@@ -1,0 +1,93 @@
+//! loader: the image decode pipeline alone (no model): JPEGs decoded by
+//! `workers` threads, random resized crop to 224, horizontal flip, tensor
+//! layout and normalisation, batches moved to the device. Item: an image.
+//!
+//! Data: an ImageNet-style folder (class sub-folders of JPEGs); else a pool
+//! of synthetic JPEG photographs (500x375, ImageNet's typical size) that is
+//! decoded again for every batch, so the decoding work is real.
+
+use crate::data::pipeline::{self, ImageBatch, Images};
+use crate::data::prefetch::Prefetcher;
+use crate::data::{transforms, DataSource};
+use crate::{Runtime, TorchWorkload};
+use mlb_plugin::{Config, Step};
+use rand::SeedableRng;
+use std::sync::Arc;
+use tch::{Device, Kind};
+
+/// Synthetic JPEGs generated when no folder is given.
+pub const SYNTHETIC_JPEGS: usize = 64;
+/// Size of a synthetic JPEG.
+pub const SYNTHETIC_SIZE: (u32, u32) = (500, 375);
+
+/// Arguments of loader.
+#[derive(Debug, Clone)]
+pub struct Args {
+    batch: usize,
+    workers: usize,
+    size: i64,
+    data: DataSource,
+}
+
+/// The loader workload.
+pub struct Loader {
+    batches: Prefetcher<ImageBatch>,
+    args: Args,
+    device: Device,
+    images: usize,
+}
+
+impl TorchWorkload for Loader {
+    const NAME: &'static str = "loader";
+    const DESCRIPTION: &'static str =
+        "image decode pipeline: JPEG decode, random resized crop 224, flip, normalise, on `workers` threads";
+    const DEFAULT_ARGS: &'static str = r#"{"repeat": 15, "number": 5, "batch_size": 256, "workers": 8}"#;
+    type Args = Args;
+
+    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
+        Ok(Args {
+            batch: config.usize_or("batch_size", 256)?,
+            workers: config.usize_or("workers", 8)?,
+            size: config.u64_or("image_size", 224)? as i64,
+            data: DataSource::from_config(config, &["data"])?,
+        })
+    }
+
+    fn build(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+        let seed = rt.seed();
+        let images = Images::from_source(&args.data, || {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            crate::synth::jpegs(SYNTHETIC_JPEGS, SYNTHETIC_SIZE.0, SYNTHETIC_SIZE.1, &mut rng)
+        })?;
+        let count = images.len();
+        let size = args.size as u32;
+        let transform = Arc::new(move |img: &image::RgbImage, rng: &mut rand::rngs::StdRng, out: &mut ImageBatch| {
+            let mut crop = transforms::random_resized_crop(img, size, rng);
+            transforms::random_flip(&mut crop, rng);
+            transforms::push_chw(&crop, transforms::IMAGENET_MEAN, transforms::IMAGENET_STD, &mut out.values);
+        });
+        let batches = pipeline::batches(Arc::new(images), args.batch, args.workers, seed, transform);
+        Ok(Loader { batches, args, device: rt.device(), images: count })
+    }
+
+    fn step(&mut self) -> mlb_plugin::Result<Step> {
+        let b = self.batches.next_batch()?;
+        let n = b.labels.len() as i64;
+        let images = b.values(&[n, 3, self.args.size, self.args.size], self.device, Kind::Float);
+        let labels = b.labels(self.device);
+        // The batch must really be there (and checked) before the step ends.
+        let mean = images.mean(Kind::Float).double_value(&[]);
+        if !mean.is_finite() || labels.size()[0] != n {
+            return Err(format!("loader produced a bad batch (mean {mean})").into());
+        }
+        Ok(Step::items(n as u64))
+    }
+
+    fn data(&self) -> &DataSource {
+        &self.args.data
+    }
+
+    fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
+        out.insert("images".into(), self.images.into());
+    }
+}

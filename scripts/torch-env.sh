@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The libtorch build environment of mlb's workload plugins.
+#
+# Creates (once) a Python virtual environment outside the repository with the
+# PyTorch release that tch expects, then prints the variables a build needs.
+# Idempotent: a second call only checks the installed version.
+#
+#   eval "$(scripts/torch-env.sh)"      # set up and export into this shell
+#   scripts/torch-env.sh --check        # set up, print nothing
+#
+# Environment:
+#   MLB_CACHE      cache folder (default: $HOME/.cache/mlb); the venv is $MLB_CACHE/venv
+#   MLB_TORCH_PIP  pip requirement (default: torch==2.11.0, the version tch 0.24 expects)
+#   PYTHON         interpreter used to create the venv (default: python3)
+set -euo pipefail
+
+cache="${MLB_CACHE:-$HOME/.cache/mlb}"
+venv="$cache/venv"
+requirement="${MLB_TORCH_PIP:-torch==2.11.0}"
+want="${requirement#*==}"
+python="${PYTHON:-python3}"
+
+installed_version() {
+    "$venv/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null || true
+}
+
+if [[ "$(installed_version)" != "$want" ]]; then
+    echo "torch-env: installing $requirement into $venv (once)" >&2
+    mkdir -p "$cache"
+    if [[ ! -x "$venv/bin/python" ]]; then
+        "$python" -m venv "$venv" >&2 || {
+            echo "torch-env: cannot create a venv with $python; install python3-venv (apt-get install python3-venv)" >&2
+            exit 1
+        }
+    fi
+    "$venv/bin/python" -m pip install --quiet --upgrade pip >&2
+    "$venv/bin/python" -m pip install --quiet "$requirement" >&2
+    got="$(installed_version)"
+    if [[ "$got" != "$want" ]]; then
+        echo "torch-env: expected torch $want in $venv, found '${got:-none}'" >&2
+        exit 1
+    fi
+fi
+
+libdir="$("$venv/bin/python" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null)"
+
+if [[ "${1:-}" == "--check" ]]; then
+    exit 0
+fi
+
+cat <<VARS
+export VIRTUAL_ENV='$venv'
+export PATH='$venv/bin':"\$PATH"
+export LIBTORCH_USE_PYTORCH=1
+export MLB_LIBTORCH_LIB='$libdir'
+VARS
