@@ -64,7 +64,7 @@ fn batch_norm(p: nn::Path, channels: i64) -> nn::BatchNorm {
 }
 
 /// The generator: `nz x 1 x 1` noise to a `3 x 64 x 64` image in [-1, 1].
-fn generator(p: nn::Path, nz: i64, ngf: i64) -> nn::SequentialT {
+pub fn generator(p: nn::Path, nz: i64, ngf: i64) -> nn::SequentialT {
     let widths = [nz, ngf * 8, ngf * 4, ngf * 2, ngf];
     let mut seq = nn::seq_t();
     for (i, pair) in widths.windows(2).enumerate() {
@@ -78,7 +78,7 @@ fn generator(p: nn::Path, nz: i64, ngf: i64) -> nn::SequentialT {
 }
 
 /// The discriminator: a `3 x 64 x 64` image to the probability it is real.
-fn discriminator(p: nn::Path, ndf: i64) -> nn::SequentialT {
+pub fn discriminator(p: nn::Path, ndf: i64) -> nn::SequentialT {
     let widths = [CHANNELS, ndf, ndf * 2, ndf * 4, ndf * 8];
     let mut seq = nn::seq_t();
     for (i, pair) in widths.windows(2).enumerate() {
