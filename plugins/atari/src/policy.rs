@@ -16,9 +16,13 @@ fn linear(vs: nn::Path, i: i64, o: i64, gain: f64) -> nn::Linear {
 }
 
 fn conv(vs: nn::Path, i: i64, o: i64, k: i64, stride: i64) -> nn::Conv2D {
-    let config =
-        nn::ConvConfig { stride, ws_init: orthogonal(2f64.sqrt()), bs_init: Init::Const(0.0), ..Default::default() };
-    nn::conv2d(vs, i, o, k, config)
+    let config = nn::ConvConfig { stride, bs_init: Init::Const(0.0), ..Default::default() };
+    let mut c = nn::conv2d(vs, i, o, k, config);
+    // Orthogonal over the flattened `[o, i k k]` weight (tch's `Init::Orthogonal`
+    // would give the variable that 2-d shape).
+    let q = nn::init::init(orthogonal(2f64.sqrt()), &[o, i * k * k], c.ws.device());
+    tch::no_grad(|| c.ws.copy_(&q.view_as(&c.ws)));
+    c
 }
 
 /// What the policy says about a batch of observations.

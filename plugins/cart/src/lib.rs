@@ -152,6 +152,9 @@ impl TorchWorkload for Cart {
     }
 
     fn report(&self, out: &mut Map<String, Value>) {
+        // CPU only, whatever device the slot has.
+        out.insert("cuda".into(), false.into());
+        out.remove("gpu");
         out.insert("environment".into(), "CartPole-v1 (built-in Rust simulator)".into());
         out.insert("episodes".into(), self.episodes.into());
         out.insert("metrics".into(), self.metrics.to_json());
@@ -164,6 +167,10 @@ mlb_plugin::export_workload!(TorchPlugin<Cart>);
 mod tests {
     use super::*;
 
+    /// libtorch's generator is global: tests that sample actions take turns,
+    /// so that a seed gives one trajectory.
+    static TORCH_RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     fn cart(seed: u64) -> Cart {
         let args = Cart::parse(&Config::parse("{}").unwrap()).unwrap();
         Cart::build(args, &Runtime::cpu(1, seed)).unwrap()
@@ -171,20 +178,24 @@ mod tests {
 
     #[test]
     fn the_policy_learns_to_balance_the_pole() {
+        let _turn = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
         let mut w = cart(0);
         while w.episodes() < 20 {
             w.step().unwrap();
         }
         let early = w.running_reward();
+        // REINFORCE is noisy: judge by the best running reward reached.
+        let mut best = early;
         for _ in 0..25_000 {
             w.step().unwrap();
+            best = best.max(w.running_reward());
         }
-        let late = w.running_reward();
-        assert!(late > 2.0 * early && late > 60.0, "running reward {early:.1} -> {late:.1}");
+        assert!(best > 3.0 * early && best > 150.0, "running reward {early:.1} -> best {best:.1}");
     }
 
     #[test]
     fn every_step_is_one_environment_step_and_losses_appear_after_an_episode() {
+        let _turn = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
         let mut w = cart(1);
         let first = w.step().unwrap();
         assert_eq!(first, Step { items: 1, loss: None });

@@ -4,14 +4,21 @@
 //! discriminator are replicated, each batch is split across the replicas,
 //! and gradients are summed onto the first replica before each update (see
 //! `mlb_torch::parallel`). Item: a real image.
+//!
+//! Data: a folder of images (`data` or `dataroot`), resized to 64,
+//! center-cropped and normalised to [-1, 1] by `workers` threads; else a
+//! fixed synthetic batch of smooth random images (stated in the report).
 
 use mlb_plugin::{Config, Step};
-use mlb_torch::data::DataSource;
+use mlb_torch::data::pipeline::{self, ImageBatch, Images};
+use mlb_torch::data::prefetch::Prefetcher;
+use mlb_torch::data::{transforms, DataSource};
 use mlb_torch::metrics::Metrics;
 use mlb_torch::parallel::{devices, parallel, split, Replicas};
 use mlb_torch::workloads::dcgan::{discriminator, generator, CHANNELS, SIDE};
 use mlb_torch::{Runtime, TorchPlugin, TorchWorkload};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use tch::nn::{self, ModuleT, OptimizerConfig};
 use tch::{Device, Kind, Reduction, Tensor};
 
@@ -25,6 +32,15 @@ pub struct Args {
     ndf: i64,
     max_devices: Option<usize>,
     cpu_replicas: usize,
+    workers: usize,
+    data: DataSource,
+}
+
+/// Where the real images come from.
+enum Input {
+    /// One batch for all devices, generated once on the first device.
+    Fixed(Tensor),
+    Folder(Prefetcher<ImageBatch>),
 }
 
 /// The dcgan_all workload.
@@ -33,10 +49,9 @@ pub struct DcganAll {
     d: Replicas<nn::SequentialT>,
     opt_g: nn::Optimizer,
     opt_d: nn::Optimizer,
-    real: Tensor,
+    input: Input,
     args: Args,
     metrics: Metrics,
-    data: DataSource,
 }
 
 fn bce(p: &Tensor, target: f64) -> Tensor {
@@ -68,6 +83,8 @@ impl TorchWorkload for DcganAll {
                 n => Some(n as usize),
             },
             cpu_replicas: config.usize_or("cpu_replicas", 1)?,
+            workers: config.usize_or("workers", 8)?,
+            data: DataSource::from_config(config, &["data", "dataroot"])?,
         })
     }
 
@@ -78,38 +95,43 @@ impl TorchWorkload for DcganAll {
         let d = Replicas::new(&devices, |p| discriminator(p.clone(), ndf));
         let adam = nn::Adam { beta1: 0.5, beta2: 0.999, wd: 0.0, eps: 1e-8, amsgrad: false };
         let (opt_g, opt_d) = (adam.build(g.master(), args.lr)?, adam.build(d.master(), args.lr)?);
-        // Smooth random images in [-1, 1] for every device's share.
         let total = args.batch * devices.len() as i64;
-        let coarse = Tensor::rand([total, CHANNELS, 8, 8], (Kind::Float, devices[0])) * 2.0 - 1.0;
-        let real = coarse.upsample_bilinear2d([SIDE, SIDE], false, None, None);
-        Ok(DcganAll {
-            g,
-            d,
-            opt_g,
-            opt_d,
-            real,
-            args,
-            metrics: Metrics::default(),
-            data: DataSource::Synthetic { requested: None },
-        })
+        let input = match args.data.path() {
+            Some(_) => {
+                let images = Arc::new(Images::from_source(&args.data, Vec::new)?);
+                let transform = Arc::new(|img: &image::RgbImage, _: &mut rand::rngs::StdRng, out: &mut ImageBatch| {
+                    let crop = transforms::resize_center_crop(img, SIDE as u32);
+                    transforms::push_chw(&crop, [0.5; 3], [0.5; 3], &mut out.values);
+                });
+                Input::Folder(pipeline::batches(images, total as usize, args.workers, rt.seed(), transform))
+            }
+            None => {
+                // Smooth random images in [-1, 1] for every device's share.
+                let coarse = Tensor::rand([total, CHANNELS, 8, 8], (Kind::Float, devices[0])) * 2.0 - 1.0;
+                Input::Fixed(coarse.upsample_bilinear2d([SIDE, SIDE], false, None, None))
+            }
+        };
+        Ok(DcganAll { g, d, opt_g, opt_d, input, args, metrics: Metrics::default() })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
         let devices = self.devices();
         let width = devices.len();
-        let total = self.real.size()[0] as f64;
+        let real = match &mut self.input {
+            Input::Fixed(images) => images.shallow_clone(),
+            Input::Folder(prefetch) => {
+                let b = prefetch.next_batch()?;
+                b.values(&[b.labels.len() as i64, CHANNELS, SIDE, SIDE], devices[0], Kind::Float)
+            }
+        };
+        let total = real.size()[0] as f64;
         let nz = self.args.nz;
 
         // Discriminator on real and generated images, every replica at once.
         self.g.zero_grad();
         self.d.zero_grad();
-        let items: Vec<_> = self
-            .d
-            .models_mut()
-            .iter_mut()
-            .zip(self.g.models_mut().iter_mut())
-            .zip(split(&self.real, &devices))
-            .collect();
+        let items: Vec<_> =
+            self.d.models_mut().iter_mut().zip(self.g.models_mut().iter_mut()).zip(split(&real, &devices)).collect();
         let out = parallel(items, |_, ((d, g), real)| {
             let n = real.size()[0];
             let share = n as f64 / total;
@@ -147,7 +169,7 @@ impl TorchWorkload for DcganAll {
     }
 
     fn data(&self) -> &DataSource {
-        &self.data
+        &self.args.data
     }
 
     fn report(&self, out: &mut Map<String, Value>) {
@@ -177,5 +199,26 @@ mod tests {
         let moved = g0.iter().zip(w.g.master().trainable_variables()).any(|(a, b)| !a.equal(&b));
         assert!(moved, "the generator was updated");
         assert_eq!(w.step().unwrap().items, 8);
+        assert_eq!(w.data().report_value(), "synthetic");
+    }
+
+    #[test]
+    fn reads_real_images_from_a_folder() {
+        use rand::SeedableRng;
+        let dir = tempfile::tempdir().unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0);
+        for (i, jpeg) in mlb_torch::synth::jpegs(3, 80, 70, &mut rng).into_iter().enumerate() {
+            std::fs::write(dir.path().join(format!("{i}.jpg")), jpeg).unwrap();
+        }
+        let config = format!(
+            r#"{{"batch_size": 2, "ngf": 8, "ndf": 8, "nz": 8, "cpu_replicas": 2, "workers": 0, "dataroot": "{}"}}"#,
+            dir.path().display()
+        );
+        let args = DcganAll::parse(&Config::parse(&config).unwrap()).unwrap();
+        let mut w = DcganAll::build(args, &Runtime::cpu(1, 0)).unwrap();
+        let step = w.step().unwrap();
+        assert_eq!(step.items, 4);
+        assert!(step.loss.is_some_and(f64::is_finite));
+        assert_eq!(w.data().report_value(), dir.path().display().to_string());
     }
 }

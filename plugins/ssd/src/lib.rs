@@ -61,15 +61,18 @@ impl Batch {
         self.labels.extend(l);
     }
 
-    /// Tensors: images `[n, 3, 300, 300]`, boxes `[n, 4, 8732]`, labels `[n, 8732]`.
-    fn tensors(&self, device: Device) -> (Tensor, Tensor, Tensor) {
+    /// Target boxes `[n, 4, 8732]` and labels `[n, 8732]`.
+    fn targets(&self, device: Device) -> (Tensor, Tensor) {
         let n = self.labels.len() as i64 / NUM_BOXES as i64;
         let boxes = Tensor::from_slice(&self.boxes).view([n, NUM_BOXES as i64, 4]).transpose(1, 2).contiguous();
-        (
-            Tensor::from_slice(&self.images).view([n, 3, SIDE, SIDE]).to(device),
-            boxes.to(device),
-            Tensor::from_slice(&self.labels).view([n, NUM_BOXES as i64]).to(device),
-        )
+        (boxes.to(device), Tensor::from_slice(&self.labels).view([n, NUM_BOXES as i64]).to(device))
+    }
+
+    /// Images `[n, 3, 300, 300]` and the targets.
+    fn tensors(&self, device: Device) -> (Tensor, Tensor, Tensor) {
+        let n = self.labels.len() as i64 / NUM_BOXES as i64;
+        let (boxes, labels) = self.targets(device);
+        (Tensor::from_slice(&self.images).view([n, 3, SIDE, SIDE]).to(device), boxes, labels)
     }
 }
 
@@ -104,7 +107,7 @@ fn synthetic(n: usize, dboxes: &[boxes::Xywh], rng: &mut impl Rng, device: Devic
         let labels: Vec<i64> = (0..objects).map(|_| rng.random_range(1..CLASSES)).collect();
         b.push(dboxes, &gt, &labels);
     }
-    let (_, boxes, labels) = b.tensors(device);
+    let (boxes, labels) = b.targets(device);
     (Tensor::randn([n as i64, 3, SIDE, SIDE], (Kind::Float, device)), boxes, labels)
 }
 
