@@ -40,7 +40,7 @@ pub struct Args {
 enum Input {
     /// One batch for all devices, generated once on the first device.
     Fixed(Tensor),
-    Folder(Prefetcher<ImageBatch>),
+    Folder(Box<Prefetcher<ImageBatch>>),
 }
 
 /// The dcgan_all workload.
@@ -103,7 +103,7 @@ impl TorchWorkload for DcganAll {
                     let crop = transforms::resize_center_crop(img, SIDE as u32);
                     transforms::push_chw(&crop, [0.5; 3], [0.5; 3], &mut out.values);
                 });
-                Input::Folder(pipeline::batches(images, total as usize, args.workers, rt.seed(), transform))
+                Input::Folder(Box::new(pipeline::batches(images, total as usize, args.workers, rt.seed(), transform)))
             }
             None => {
                 // Smooth random images in [-1, 1] for every device's share.

@@ -78,7 +78,7 @@ impl Batch {
 
 enum Input {
     Fixed(Tensor, Tensor, Tensor),
-    Coco(Prefetcher<Batch>),
+    Coco(Box<Prefetcher<Batch>>),
 }
 
 /// The ssd workload.
@@ -184,7 +184,7 @@ impl TorchWorkload for Ssd {
             .contiguous()
             .to(device);
         let input = match args.data.path() {
-            Some(dir) => Input::Coco(coco_batches(&args, dir, dboxes, rt.seed())?),
+            Some(dir) => Input::Coco(Box::new(coco_batches(&args, dir, dboxes, rt.seed())?)),
             None => {
                 let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(rt.seed());
                 let (images, boxes, labels) = synthetic(args.batch, &dboxes, &mut rng, device);

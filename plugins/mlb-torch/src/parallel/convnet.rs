@@ -84,7 +84,7 @@ enum Input {
         images: Tensor,
         labels: Tensor,
     },
-    Folder(Prefetcher<ImageBatch>),
+    Folder(Box<Prefetcher<ImageBatch>>),
 }
 
 /// A ResNet replicated over the job's devices.
@@ -128,7 +128,7 @@ impl<const HALF: bool> DistributedConvnet<HALF> {
                             &mut out.values,
                         );
                     });
-                Input::Folder(pipeline::batches(images, total as usize, args.workers, rt.seed(), transform))
+                Input::Folder(Box::new(pipeline::batches(images, total as usize, args.workers, rt.seed(), transform)))
             }
             None => Input::Fixed {
                 images: Tensor::randn([total, 3, args.size, args.size], (kind, devices[0])),
@@ -269,5 +269,22 @@ mod tests {
         let mut out = Map::new();
         TorchWorkload::report(&w, &mut out);
         assert_eq!(out["devices"], 2);
+    }
+
+    #[test]
+    fn half_precision_replicas_update_fp32_master_weights() {
+        let mut w =
+            job::<true>(r#"{"arch": "resnet18", "batch_size": 2, "image_size": 32, "classes": 4, "cpu_replicas": 2}"#);
+        let before: Vec<Tensor> = w.replicas.master().trainable_variables().iter().map(Tensor::copy).collect();
+        assert_eq!(before[0].kind(), Kind::Half);
+        let step = w.step().unwrap();
+        assert_eq!(step.items, 4);
+        assert!(step.loss.is_some_and(f64::is_finite), "{step:?}");
+        let after = w.replicas.master().trainable_variables();
+        assert!(before.iter().zip(&after).any(|(a, b)| !a.equal(b)), "the half weights moved");
+        let mut out = Map::new();
+        TorchWorkload::report(&w, &mut out);
+        assert_eq!(out["precision"], "float16");
+        assert_eq!(out["loss_scale"], 128.0);
     }
 }
