@@ -10,14 +10,17 @@
 //! -Wl,-rpath=<libtorch lib dir>  -Wl,--no-as-needed  [-ltorch_cuda]  -ltorch
 //! ```
 //!
+//! It also strips debug information from `cdylib` targets (the plugins),
+//! which would otherwise make each plugin some 30 MB instead of about 1 MB.
+//!
 //! `torch-sys` publishes its libtorch directory only to its direct
 //! dependents (as `DEP_TCH_LIBTORCH_LIB`), so a crate using this helper must
 //! depend on `torch-sys` itself, not only through `tch`.
 //!
 //! ```ignore
-//! // build.rs
+//! // build.rs of a plugin (a cdylib)
 //! fn main() {
-//!     mlb_torch_build::link_libtorch();
+//!     mlb_torch_build::link_plugin();
 //! }
 //! ```
 
@@ -52,6 +55,13 @@ pub fn link_libtorch() {
     for arg in link_args(&lib_dir) {
         println!("cargo:rustc-link-arg={arg}");
     }
+}
+
+/// [`link_libtorch`], and strips debug information from the crate's
+/// `cdylib`: the build script of every workload plugin.
+pub fn link_plugin() {
+    link_libtorch();
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--strip-debug");
 }
 
 #[cfg(test)]

@@ -47,11 +47,6 @@ impl<W: TorchWorkload> TorchPlugin<W> {
     fn state(&self) -> mlb_plugin::Result<&(Runtime, W)> {
         self.state.as_ref().ok_or_else(|| format!("{}: called before setup", W::NAME).into())
     }
-
-    /// The workload, once set up.
-    pub fn workload(&self) -> Option<&W> {
-        self.state.as_ref().map(|(_, w)| w)
-    }
 }
 
 impl<W: TorchWorkload> Workload for TorchPlugin<W> {

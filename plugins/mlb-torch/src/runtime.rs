@@ -29,19 +29,9 @@ impl Runtime {
         Ok(Runtime { device, threads, seed })
     }
 
-    /// A CPU runtime with `threads` threads: for tests and benchmarks.
-    pub fn cpu(threads: u32, seed: u64) -> Self {
-        Self::init(&Setup { device: "cpu".into(), threads }, seed).expect("the CPU is always available")
-    }
-
     /// The device the workload runs on.
     pub fn device(&self) -> Device {
         self.device
-    }
-
-    /// Intra-op threads.
-    pub fn threads(&self) -> u32 {
-        self.threads
     }
 
     /// The seed every generator was seeded with.
@@ -57,7 +47,8 @@ impl Runtime {
     }
 
     /// The report fields every libtorch workload shares: `cuda`, `gpu` (the
-    /// device name, on a GPU), `threads` and `data` ("synthetic" or the path).
+    /// device name, on a GPU), `threads`, `data` ("synthetic" or the path) and
+    /// `data_missing` (a data folder asked for that does not exist).
     pub fn report(&self, data: &DataSource) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("cuda".into(), self.device.is_cuda().into());
@@ -67,6 +58,9 @@ impl Runtime {
         }
         m.insert("threads".into(), self.threads.into());
         m.insert("data".into(), data.report_value());
+        if let DataSource::Synthetic { requested: Some(path) } = data {
+            m.insert("data_missing".into(), path.display().to_string().into());
+        }
         m
     }
 }

@@ -11,7 +11,6 @@ pub const EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 /// The images of a folder, each with its class index.
 #[derive(Debug, Clone)]
 pub struct ImageFolder {
-    root: PathBuf,
     classes: Vec<String>,
     files: Vec<(PathBuf, i64)>,
 }
@@ -58,12 +57,7 @@ impl ImageFolder {
                         .into(),
             });
         }
-        Ok(ImageFolder { root: root.to_path_buf(), classes, files })
-    }
-
-    /// The folder scanned.
-    pub fn root(&self) -> &Path {
-        &self.root
+        Ok(ImageFolder { classes, files })
     }
 
     /// Class names (one empty name for a flat folder).

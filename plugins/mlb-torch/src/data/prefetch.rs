@@ -15,7 +15,7 @@ type Make<B> = dyn Fn(&mut StdRng) -> Result<B, DataError> + Send + Sync;
 /// Produces batches with `make`, on `workers` threads that each build whole
 /// batches ahead of use, or in the caller's thread when `workers` is 0.
 pub struct Prefetcher<B: Send + 'static> {
-    inline: Option<(Arc<Make<B>>, StdRng)>,
+    inline: Option<(Arc<Make<B>>, Box<StdRng>)>,
     rx: Option<Receiver<Result<B, DataError>>>,
     threads: Vec<JoinHandle<()>>,
 }
@@ -29,7 +29,11 @@ impl<B: Send + 'static> Prefetcher<B> {
     ) -> Self {
         let make: Arc<Make<B>> = Arc::new(make);
         if workers == 0 {
-            return Prefetcher { inline: Some((make, StdRng::seed_from_u64(seed))), rx: None, threads: Vec::new() };
+            return Prefetcher {
+                inline: Some((make, Box::new(StdRng::seed_from_u64(seed)))),
+                rx: None,
+                threads: Vec::new(),
+            };
         }
         let (tx, rx) = sync_channel(workers * DEPTH_PER_WORKER);
         let threads = (0..workers)

@@ -37,24 +37,15 @@ pub struct Args {
     data: DataSource,
 }
 
+/// The original's initialisation of convolution weights: N(0, 0.02).
+const CONV_INIT: nn::Init = nn::Init::Randn { mean: 0.0, stdev: 0.02 };
+
 fn conv_cfg(stride: i64, padding: i64) -> nn::ConvConfig {
-    nn::ConvConfig {
-        stride,
-        padding,
-        bias: false,
-        ws_init: nn::Init::Randn { mean: 0.0, stdev: 0.02 },
-        ..Default::default()
-    }
+    nn::ConvConfig { stride, padding, bias: false, ws_init: CONV_INIT, ..Default::default() }
 }
 
 fn convt_cfg(stride: i64, padding: i64) -> nn::ConvTransposeConfig {
-    nn::ConvTransposeConfig {
-        stride,
-        padding,
-        bias: false,
-        ws_init: nn::Init::Randn { mean: 0.0, stdev: 0.02 },
-        ..Default::default()
-    }
+    nn::ConvTransposeConfig { stride, padding, bias: false, ws_init: CONV_INIT, ..Default::default() }
 }
 
 /// Batch norm initialised as in the original: weight ~ N(1, 0.02), bias 0.
@@ -72,13 +63,17 @@ pub fn generator(p: nn::Path, nz: i64, ngf: i64) -> nn::SequentialT {
         seq = seq
             .add(nn::conv_transpose2d(&p / format!("convt{i}"), pair[0], pair[1], 4, convt_cfg(stride, padding)))
             .add(batch_norm(&p / format!("bn{i}"), pair[1]))
-            .add_fn(|x| x.relu());
+            // In place, as the original (nn.ReLU(True)): the batch norm output is not needed again.
+            .add_fn(|x| x.shallow_clone().relu_());
     }
     seq.add(nn::conv_transpose2d(&p / "convt4", ngf, CHANNELS, 4, convt_cfg(2, 1))).add_fn(|x| x.tanh())
 }
 
 /// The discriminator: a `3 x 64 x 64` image to the probability it is real.
 pub fn discriminator(p: nn::Path, ndf: i64) -> nn::SequentialT {
+    // LeakyReLU(0.2) as a PReLU of fixed slope: tch's leaky_relu has no slope
+    // argument, and max(x, 0.2 x) costs two kernels.
+    let slope = Tensor::from_slice(&[0.2f32]).to_device(p.device());
     let widths = [CHANNELS, ndf, ndf * 2, ndf * 4, ndf * 8];
     let mut seq = nn::seq_t();
     for (i, pair) in widths.windows(2).enumerate() {
@@ -86,8 +81,8 @@ pub fn discriminator(p: nn::Path, ndf: i64) -> nn::SequentialT {
         if i > 0 {
             seq = seq.add(batch_norm(&p / format!("bn{i}"), pair[1]));
         }
-        // LeakyReLU(0.2): tch has no slope argument for leaky_relu.
-        seq = seq.add_fn(|x| x.maximum(&(x * 0.2)));
+        let slope = slope.shallow_clone();
+        seq = seq.add_fn(move |x| x.prelu(&slope));
     }
     seq.add(nn::conv2d(&p / "conv4", ndf * 8, 1, 4, conv_cfg(1, 0))).add_fn(|x| x.sigmoid().view([-1]))
 }

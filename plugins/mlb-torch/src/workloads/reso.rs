@@ -40,8 +40,9 @@ struct Espcn {
 impl Espcn {
     fn new(p: nn::Path, upscale: i64) -> Self {
         let conv = |name: &str, i, o, k: i64, gain: f64| {
-            let cfg = nn::ConvConfig { padding: k / 2, ws_init: nn::Init::Orthogonal { gain }, ..Default::default() };
-            nn::conv2d(&p / name, i, o, k, cfg)
+            let mut conv = nn::conv2d(&p / name, i, o, k, nn::ConvConfig { padding: k / 2, ..Default::default() });
+            orthogonal_(&mut conv.ws, gain);
+            conv
         };
         let relu_gain = 2f64.sqrt();
         Espcn {
@@ -62,6 +63,16 @@ impl Module for Espcn {
         let h = x.apply(c1).relu().apply(c2).relu().apply(c3).relu();
         h.apply(c4).pixel_shuffle(self.upscale)
     }
+}
+
+/// `init.orthogonal_(weight, gain)`: the weight viewed as `out x (in*kh*kw)`
+/// becomes a (scaled) orthogonal matrix. (tch's `Init::Orthogonal` returns
+/// the flattened matrix without restoring a convolution's shape.)
+fn orthogonal_(weight: &mut Tensor, gain: f64) {
+    let dims = weight.size();
+    let flat = [dims[0], dims[1..].iter().product()];
+    let q = nn::init::init(nn::Init::Orthogonal { gain }, &flat, weight.device());
+    tch::no_grad(|| weight.copy_(&q.view(dims.as_slice())));
 }
 
 /// Where (input, target) batches come from.

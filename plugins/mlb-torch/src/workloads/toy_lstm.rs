@@ -7,6 +7,12 @@
 //! to predict the next sample. It trains on all series but the first three
 //! (97 x 999 steps) with plain SGD on the MSE. One step is one full-batch
 //! pass over the sequence: the item.
+//!
+//! The original ran the two cells step by step in a Python loop. Here the
+//! same two cells (same parameters, same function) are evaluated layer by
+//! layer with libtorch's sequence LSTM, which computes each layer's input
+//! projections for all time steps at once and uses oneDNN (CPU) or cuDNN
+//! (GPU); the linear layer is applied to all time steps in one product.
 
 use crate::data::DataSource;
 use crate::{Runtime, TorchWorkload};
@@ -63,21 +69,21 @@ impl Cell {
         }
     }
 
-    fn step(&self, x: &Tensor, state: &[Tensor; 2]) -> [Tensor; 2] {
-        let (h, c) = x.lstm_cell(&[&state[0], &state[1]], &self.w_ih, &self.w_hh, Some(&self.b_ih), Some(&self.b_hh));
-        [h, c]
+    fn params(&self) -> [&Tensor; 4] {
+        [&self.w_ih, &self.w_hh, &self.b_ih, &self.b_hh]
     }
 }
 
 /// The toy_lstm workload.
 pub struct ToyLstm {
-    cell1: Cell,
-    cell2: Cell,
+    /// Both cells' parameters, in the order of libtorch's LSTM (layer 0 then 1).
+    params: Vec<Tensor>,
     linear: nn::Linear,
     opt: nn::Optimizer,
-    /// The input sequence split into time steps, each `[series, 1]`.
-    inputs: Vec<Tensor>,
+    /// The input sequence, `[series, steps, 1]`.
+    input: Tensor,
     target: Tensor,
+    /// Initial hidden and cell states, `[2, series, HIDDEN]` zeros.
     zeros: Tensor,
     data: DataSource,
     _vs: nn::VarStore,
@@ -123,16 +129,15 @@ impl TorchWorkload for ToyLstm {
         let train =
             all.narrow(0, HELD_OUT as i64, (args.series - HELD_OUT) as i64).to_kind(args.kind).to_device(device);
         let steps = args.length as i64 - 1;
-        let input = train.narrow(1, 0, steps);
+        let input = train.narrow(1, 0, steps).unsqueeze(2).contiguous();
         let target = train.narrow(1, 1, steps).contiguous();
-        let inputs = input.split(1, 1);
-        let zeros = Tensor::zeros([train.size()[0], HIDDEN], (args.kind, device));
+        let zeros = Tensor::zeros([2, train.size()[0], HIDDEN], (args.kind, device));
+        let params = cell1.params().into_iter().chain(cell2.params()).map(Tensor::shallow_clone).collect();
         Ok(ToyLstm {
-            cell1,
-            cell2,
+            params,
             linear,
             opt,
-            inputs,
+            input,
             target,
             zeros,
             data: DataSource::Synthetic { requested: None },
@@ -141,15 +146,11 @@ impl TorchWorkload for ToyLstm {
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
-        let mut s1 = [self.zeros.shallow_clone(), self.zeros.shallow_clone()];
-        let mut s2 = [self.zeros.shallow_clone(), self.zeros.shallow_clone()];
-        let mut outputs = Vec::with_capacity(self.inputs.len());
-        for x in &self.inputs {
-            s1 = self.cell1.step(x, &s1);
-            s2 = self.cell2.step(&s1[0], &s2);
-            outputs.push(self.linear.forward(&s2[0]));
-        }
-        let loss = Tensor::cat(&outputs, 1).mse_loss(&self.target, Reduction::Mean);
+        let state = [&self.zeros, &self.zeros];
+        let params: Vec<&Tensor> = self.params.iter().collect();
+        let (hidden, _, _) = self.input.lstm(&state, &params, true, 2, 0.0, true, false, true);
+        let output = self.linear.forward(&hidden).squeeze_dim(2);
+        let loss = output.mse_loss(&self.target, Reduction::Mean);
         self.opt.backward_step(&loss);
         Ok(Step::with_loss(1, loss.double_value(&[])))
     }

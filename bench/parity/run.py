@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Parity benchmark: mlb plugins (through `mlb worker`) against the same
+models in PyTorch Python (reference.py), on this machine, in one run.
+
+Both sides get the same sizes, seed, thread count, steps and CPU set (taskset);
+runs alternate between the two sides. Prints a markdown table of medians of
+items/s, the ratio of the medians mlb / PyTorch, and the median of the ratios
+of adjacent runs (steadier when other work loads the machine). Run through bench/parity/run.sh, which
+sets up the environment and builds the plugins.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+# name, workload arguments, repeat, number, skip
+CASES = [
+    ("toy_reg", {"batch_size": 256}, 20, 100, 5),
+    ("toy_lstm", {"dtype": "float32", "length": 300}, 4, 1, 1),
+    ("vae", {"batch_size": 128}, 12, 30, 2),
+    ("convnet", {"arch": "resnet18", "batch_size": 8}, 4, 2, 1),
+    ("dcgan", {"batch_size": 16}, 4, 2, 1),
+    ("wlm", {"batch_size": 8, "corpus_tokens": 100000}, 5, 2, 1),
+]
+GOALS = {"toy_reg": 1.5, "toy_lstm": 1.5}
+
+
+def run_mlb(root, pin, name, args, threads, seed, repeat, number, skip):
+    config = dict(args, repeat=repeat, number=number, skip=skip, seed=seed)
+    binary = os.path.join(root, "target", "release")
+    with tempfile.TemporaryDirectory() as outdir:
+        cmd = pin + [os.path.join(binary, "mlb"), "worker", "--plugin", os.path.join(binary, f"libmlb_{name}.so"),
+                     "--config", json.dumps(config), "--threads", str(threads), "--device", "cpu", "--outdir", outdir]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"mlb worker failed for {name}:\n{done.stdout}\n{done.stderr}")
+        (report,) = [f for f in os.listdir(outdir) if f.endswith(".json")]
+        with open(os.path.join(outdir, report)) as f:
+            return json.load(f)["train_item"]["avg"]
+
+
+def run_python(root, pin, name, args, threads, seed, repeat, number, skip):
+    cmd = pin + [sys.executable, os.path.join(root, "bench", "parity", "reference.py"), name, "--config",
+                 json.dumps(args), "--threads", str(threads), "--seed", str(seed), "--repeat", str(repeat),
+                 "--number", str(number), "--skip", str(skip)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"reference.py failed for {name}:\n{done.stdout}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])["items_per_sec"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs per side and workload (medians)")
+    parser.add_argument("--threads", type=int, default=1, help="intra-op threads of both sides")
+    parser.add_argument("--cpus", help="CPU list both sides are pinned to (default: the first --threads CPUs)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", nargs="*", help="workloads to run (default: all)")
+    opts = parser.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    cpus = opts.cpus or ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[: opts.threads])
+    pin = ["taskset", "-c", cpus]
+
+    print(f"threads {opts.threads}, CPUs {cpus}, {opts.runs} runs per side, seed {opts.seed}", file=sys.stderr)
+    rows = []
+    for name, args, repeat, number, skip in CASES:
+        if opts.only and name not in opts.only:
+            continue
+        mlb, py = [], []
+        for _ in range(opts.runs):
+            common = (name, args, opts.threads, opts.seed, repeat, number, skip)
+            mlb.append(run_mlb(root, pin, *common))
+            py.append(run_python(root, pin, *common))
+        m, p = statistics.median(mlb), statistics.median(py)
+        paired = statistics.median(a / b for a, b in zip(mlb, py))
+        goal = GOALS.get(name, 1.0)
+        rows.append((name, json.dumps(args), m, p, m / p, paired, goal))
+        print(f"{name}: mlb {mlb} python {py}", file=sys.stderr)
+
+    print("| workload | config | mlb items/s | PyTorch items/s | mlb / PyTorch | paired ratio | goal |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for name, args, m, p, ratio, paired, goal in rows:
+        mark = "" if ratio >= goal else " (missed)"
+        print(f"| {name} | `{args}` | {m:,.1f} | {p:,.1f} | {ratio:.2f}{mark} | {paired:.2f} | >= {goal} |")
+
+
+if __name__ == "__main__":
+    main()

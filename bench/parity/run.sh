@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Parity benchmark: mlb plugins against the same models in PyTorch Python.
+# Prints a markdown table (medians of several runs, both sides pinned to the
+# same CPUs and thread count). Arguments go to run.py (--runs, --threads,
+# --cpus, --only ...).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+eval "$(scripts/torch-env.sh)"
+cargo build --release -p mlb -p toy_reg -p toy_lstm -p vae -p convnet -p dcgan -p wlm >&2
+exec python bench/parity/run.py "$@"
