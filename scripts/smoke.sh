@@ -13,7 +13,8 @@ jobs_file="${1:-configs/smoke.json}"
 outdir="${2:-${OUTPUT_DIRECTORY:-$PWD/target/smoke}}"
 eval "$(scripts/torch-env.sh)"
 
-plugins=(toy_reg toy_lstm vae convnet convnet_fp16 dcgan reso wlm wlmfp16 loader)
+plugins=(toy_reg toy_lstm vae convnet convnet_fp16 dcgan reso wlm wlmfp16 loader
+    translator cart atari ssd fast_style recom scaling convnet_distributed convnet_distributed_fp16 dcgan_all)
 build=(-p mlb)
 for p in "${plugins[@]}"; do build+=(-p "$p"); done
 cargo build --release "${build[@]}"
