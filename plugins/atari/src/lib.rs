@@ -218,7 +218,11 @@ mod tests {
     use super::*;
 
     fn atari(args: &str) -> Atari {
-        Atari::build(Atari::parse(&Config::parse(args).unwrap()).unwrap(), &Runtime::cpu(1, 0)).unwrap()
+        Atari::build(
+            Atari::parse(&Config::parse(args).unwrap()).unwrap(),
+            &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap(),
+        )
+        .unwrap()
     }
 
     #[test]

@@ -173,7 +173,8 @@ mod tests {
 
     fn cart(seed: u64) -> Cart {
         let args = Cart::parse(&Config::parse("{}").unwrap()).unwrap();
-        Cart::build(args, &Runtime::cpu(1, seed)).unwrap()
+        Cart::build(args, &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, seed).unwrap())
+            .unwrap()
     }
 
     #[test]

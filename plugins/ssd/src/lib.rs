@@ -227,7 +227,11 @@ mod tests {
     use super::*;
 
     fn ssd(args: &str) -> Ssd {
-        Ssd::build(Ssd::parse(&Config::parse(args).unwrap()).unwrap(), &Runtime::cpu(2, 0)).unwrap()
+        Ssd::build(
+            Ssd::parse(&Config::parse(args).unwrap()).unwrap(),
+            &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 2 }, 0).unwrap(),
+        )
+        .unwrap()
     }
 
     #[test]
