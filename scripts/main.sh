@@ -12,4 +12,5 @@ for size in 32 64 128; do
     ./target/release/mlb worker --plugin "$plugin" --suite smoke --name "spin_$size" --outdir "$out" \
         --config "{\"repeat\": 15, \"number\": 20, \"size\": $size}"
 done
+scripts/smoke.sh configs/smoke.json "$out"   # the libtorch workloads at tiny sizes (PyTorch venv on first use)
 echo "reports in $out"

@@ -4,5 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build --workspace --all-targets
-cargo test --workspace
+scripts/setup-chromium.sh   # the HTML report test loads pages in headless Chromium
+scripts/setup-docker.sh     # the Docker tests need a running daemon
+
+cargo build --all-targets
+cargo test
+scripts/test-torch.sh       # the libtorch plugins: sets up the PyTorch venv on first use, builds, tests

@@ -3,7 +3,9 @@
 #
 # Creates (once) a Python virtual environment outside the repository with the
 # PyTorch release that tch expects, then prints the variables a build needs.
-# Idempotent: a second call only checks the installed version.
+# Installs the system tools the build and tests need when they are missing
+# (python3-venv, g++ for libtch, readelf), with apt-get when run as root.
+# Idempotent: a second call only checks the tools and the installed version.
 #
 #   eval "$(scripts/torch-env.sh)"      # set up and export into this shell
 #   scripts/torch-env.sh --check        # set up, print nothing
@@ -20,6 +22,23 @@ requirement="${MLB_TORCH_PIP:-torch==2.11.0}"
 want="${requirement#*==}"
 python="${PYTHON:-python3}"
 
+# System tools: the venv module, a C++ compiler (torch-sys compiles libtch),
+# readelf (the linking test).
+missing=()
+"$python" -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+command -v g++ >/dev/null || missing+=(g++)
+command -v readelf >/dev/null || missing+=(binutils)
+if ((${#missing[@]})); then
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+        echo "torch-env: installing ${missing[*]}" >&2
+        apt-get update -qq >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+    else
+        echo "torch-env: missing ${missing[*]}: install them (apt-get install ${missing[*]})" >&2
+        exit 1
+    fi
+fi
+
 installed_version() {
     "$venv/bin/python" -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null || true
 }
@@ -28,10 +47,7 @@ if [[ "$(installed_version)" != "$want" ]]; then
     echo "torch-env: installing $requirement into $venv (once)" >&2
     mkdir -p "$cache"
     if [[ ! -x "$venv/bin/python" ]]; then
-        "$python" -m venv "$venv" >&2 || {
-            echo "torch-env: cannot create a venv with $python; install python3-venv (apt-get install python3-venv)" >&2
-            exit 1
-        }
+        "$python" -m venv "$venv" >&2
     fi
     "$venv/bin/python" -m pip install --quiet --upgrade pip >&2
     "$venv/bin/python" -m pip install --quiet "$requirement" >&2

@@ -8,14 +8,15 @@
 //!
 //! Each figure is the median of several runs. Run: `cargo bench --bench worker_overhead`.
 
+mod common;
+
 use mlb::plugins::{self, Instance};
 use mlb::worker::timing;
 use mlb::worker::Plan;
 use mlb_plugin::{Config, Workload};
 use mlb_spin::Spin;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 const STEPS: u64 = 20_000_000;
@@ -61,24 +62,7 @@ fn abi_loop_ns_per_step(plugin: &plugins::Plugin) -> f64 {
 
 /// Milliseconds from spawning `mlb worker` to its first observation line.
 fn ms_to_first_step(plugin: &std::path::Path, outdir: &std::path::Path) -> f64 {
-    let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mlb"))
-        .arg("worker")
-        .arg("--plugin")
-        .arg(plugin)
-        .args(["--config", r#"{"size": 0, "repeat": 2, "number": 1, "skip": 1}"#, "--outdir"])
-        .arg(outdir)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    let ms = start.elapsed().as_secs_f64() * 1e3;
-    std::io::copy(&mut stdout, &mut std::io::sink()).unwrap();
-    assert!(line.starts_with("[  1/  2]"), "{line}");
-    assert!(child.wait().unwrap().success());
-    ms
+    common::bare_worker(plugin, r#"{"size": 0, "repeat": 2, "number": 1, "skip": 1}"#, outdir, Instant::now()).0
 }
 
 fn main() {

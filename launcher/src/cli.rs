@@ -1,5 +1,8 @@
 //! The command line: global options and subcommands.
 
+use crate::host::HostKind;
+use crate::launch::LaunchArgs;
+use crate::report::ReportArgs;
 use crate::worker::WorkerArgs;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -13,9 +16,13 @@ pub struct Cli {
     #[arg(long = "plugin-dir", global = true, value_name = "DIR")]
     pub plugin_dir: Vec<PathBuf>,
 
-    /// What to do.
+    /// What to do (without a subcommand: run the jobs file of `--jobs`).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+
+    /// Launcher options (`mlb --jobs FILE ...`).
+    #[command(flatten)]
+    pub launch: LaunchArgs,
 }
 
 /// mlb's subcommands.
@@ -27,9 +34,36 @@ pub enum Command {
         #[command(subcommand)]
         command: PluginsCommand,
     },
+    /// Statistics, targets and score of a folder of report files.
+    Report(ReportArgs),
+    /// Describes this host: kind, GPUs, usable CPUs and memory, NUMA nodes, cgroups.
+    Detect {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Treat the host as this kind instead of the detected one.
+        #[arg(long, value_name = "KIND")]
+        host: Option<HostKind>,
+        /// Read the host description under this folder instead of `/` (fixture trees).
+        #[arg(long, value_name = "DIR", hide = true)]
+        root: Option<PathBuf>,
+    },
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]
     Worker(Box<WorkerArgs>),
+    /// Container images mlb runs instances in.
+    Containers {
+        /// What to do with container images.
+        #[command(subcommand)]
+        command: ContainersCommand,
+    },
+}
+
+/// `mlb containers ...`
+#[derive(Debug, Subcommand)]
+pub enum ContainersCommand {
+    /// Builds the image of a kind from `containers/KIND/Dockerfile` through the Docker daemon.
+    Build(crate::runtime::build_cmd::BuildArgs),
 }
 
 /// `mlb plugins ...`

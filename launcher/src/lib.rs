@@ -6,6 +6,13 @@
 //! times and reports on.
 
 pub mod cli;
+pub mod host;
+pub mod isolation;
+pub mod jobs;
+pub mod launch;
+pub mod plan;
 pub mod plugins;
 pub mod record;
+pub mod report;
+pub mod runtime;
 pub mod worker;

@@ -2,14 +2,24 @@
 //! color-eyre. All logic lives in the library.
 
 use clap::Parser;
-use mlb::cli::{Cli, Command, PluginsCommand};
+use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
 use std::io::Write;
 
 fn main() -> color_eyre::Result<()> {
     color_eyre::install()?;
     let cli = Cli::parse();
     match cli.command {
-        Command::Plugins { command: PluginsCommand::List { json } } => {
+        None => std::process::exit(mlb::launch::run(&cli.launch, &cli.plugin_dir)?),
+        Some(Command::Detect { json, host, root }) => {
+            let found = mlb::host::detect(&mlb::host::Probe::under(root)).with_kind(host);
+            if json {
+                println!("{}", mlb::host::show::json(&found));
+            } else {
+                print!("{}", mlb::host::show::human(&found));
+            }
+            Ok(())
+        }
+        Some(Command::Plugins { command: PluginsCommand::List { json } }) => {
             let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
             let entries = mlb::plugins::list(&search);
             let text = if json {
@@ -19,7 +29,21 @@ fn main() -> color_eyre::Result<()> {
             };
             print_stdout(&text)
         }
-        Command::Worker(args) => std::process::exit(mlb::worker::main(*args)),
+        Some(Command::Report(args)) => match mlb::report::run(&args) {
+            Ok(text) => {
+                print!("{text}");
+                Ok(())
+            }
+            Err(e) => {
+                eprintln!("mlb report: {e}");
+                std::process::exit(1)
+            }
+        },
+        Some(Command::Worker(args)) => std::process::exit(mlb::worker::main(*args)),
+        Some(Command::Containers { command: ContainersCommand::Build(args) }) => {
+            let image = mlb::runtime::build_cmd::run(&args, &mut |line| println!("{line}"))?;
+            print_stdout(&format!("built {} ({})", image.name, image.id))
+        }
     }
 }
 

@@ -17,6 +17,8 @@ pub mod vars {
     pub const CONTAINER_DIGEST: &str = "MLB_CONTAINER_DIGEST";
     /// Container runtime (`docker`, `apptainer`, `singularity`).
     pub const CONTAINER_RUNTIME: &str = "MLB_CONTAINER_RUNTIME";
+    /// The limits the container runtime applied (a JSON object), when in a container.
+    pub const CONTAINER_LIMITS: &str = "MLB_CONTAINER_LIMITS";
     /// The cgroup the launcher placed the instance in.
     pub const CGROUP: &str = "MLB_CGROUP";
 }
@@ -122,6 +124,10 @@ pub fn collect(plugin_name: &str, plugin_version: &str, plugin_build: &str, thre
         if let Some(v) = var(name) {
             container.insert(key.into(), v.into());
         }
+    }
+    if let Some(limits) = var(vars::CONTAINER_LIMITS) {
+        let limits = serde_json::from_str(&limits).unwrap_or(Value::String(limits));
+        container.insert("limits".into(), limits);
     }
     json!({
         "cpus": cpu_list(&cpus),

@@ -78,7 +78,8 @@ pub fn main(args: WorkerArgs) -> i32 {
 fn describe(path: &Path) -> i32 {
     match plugins::load(path) {
         Ok(plugin) => {
-            let _ = writeln!(std::io::stdout(), "{}", serde_json::to_string(plugin.meta()).expect("metadata serialises"));
+            let _ =
+                writeln!(std::io::stdout(), "{}", serde_json::to_string(plugin.meta()).expect("metadata serialises"));
             exit::OK
         }
         Err(e) => {

@@ -1,7 +1,11 @@
-//! Helpers shared by the integration tests: the real `mlb` binary and the
-//! real spin plugin built next to it.
+//! Helpers shared by the integration tests and benchmarks: the real `mlb`
+//! binary, the real spin plugin built next to it, and report files written the
+//! way the worker writes them, fixture host trees.
 
 #![allow(dead_code)] // each test binary uses a different subset
+
+pub mod hosts;
+pub mod records;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -68,4 +72,29 @@ pub fn only_report(dir: &Path) -> (String, Value) {
     let mut all = reports(dir);
     assert_eq!(all.len(), 1, "expected one report in {}, found {:?}", dir.display(), all);
     all.remove(0)
+}
+
+/// A private folder holding a copy of the spin plugin (plugin folders must not
+/// be writable by others, and tests must not see each other's files).
+pub fn spin_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(spin_plugin(), dir.path().join("libmlb_spin.so")).unwrap();
+    dir
+}
+
+/// `mlb ARGS` run to its end.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(mlb()).args(args).output().expect("mlb runs")
+}
+
+/// Stdout and stderr of an output, for assertion messages.
+pub fn text(out: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
 }

@@ -84,6 +84,8 @@ pub struct MasterWeights {
     grads: Vec<Tensor>,
     scale: LossScale,
     skipped: u64,
+    /// `-lr` as a 0-dim tensor on the device, made once per learning rate.
+    neg_lr: Option<(f64, Tensor)>,
 }
 
 impl MasterWeights {
@@ -95,7 +97,7 @@ impl MasterWeights {
             let grads = master.iter().map(Tensor::zeros_like).collect();
             (master, grads)
         });
-        MasterWeights { model, master, grads, scale, skipped: 0 }
+        MasterWeights { model, master, grads, scale, skipped: 0, neg_lr: None }
     }
 
     /// Zeroes the model's gradients and back-propagates `loss` times the scale.
@@ -143,10 +145,14 @@ impl MasterWeights {
 
     /// `master -= lr * grad`, then copies the master weights into the model.
     pub fn sgd_step(&mut self, lr: f64) {
+        if self.neg_lr.as_ref().is_none_or(|(cached, _)| *cached != lr) {
+            let device = self.grads.first().map_or(tch::Device::Cpu, Tensor::device);
+            self.neg_lr = Some((lr, Tensor::from(-lr as f32).to_device(device)));
+        }
+        let Some((_, neg_lr)) = &self.neg_lr else { return };
         tch::no_grad(|| {
-            let neg_lr = Tensor::from(-lr).to_device(self.grads.first().map_or(tch::Device::Cpu, Tensor::device));
             for ((v, m), g) in self.model.iter_mut().zip(&mut self.master).zip(&self.grads) {
-                let _ = m.addcmul_(g, &neg_lr);
+                let _ = m.addcmul_(g, neg_lr);
                 v.copy_(m);
             }
         });

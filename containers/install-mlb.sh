@@ -1,0 +1,41 @@
+#!/bin/sh
+# Builds mlb and every workload plugin from the source tree SRC (default:
+# the current folder), the libtorch plugins against the image's own PyTorch,
+# installs them under ${MLB_PREFIX:-/opt/mlb} (bin/mlb, lib/mlb/plugins/*.so)
+# and deletes SRC. Used by containers/*/Dockerfile and the %post of the
+# Singularity.* files:   sh containers/install-mlb.sh [SRC]
+set -eu
+prefix=${MLB_PREFIX:-/opt/mlb}
+src=$(cd "${1:-.}" && pwd)
+cd "$src"
+
+if ! command -v cargo >/dev/null 2>&1; then
+    # Rust from rustup (python3 fetches it: every PyTorch image has python3).
+    export RUSTUP_HOME=${RUSTUP_HOME:-/opt/rust/rustup} CARGO_HOME=${CARGO_HOME:-/opt/rust/cargo}
+    python3 -c 'import urllib.request,sys; sys.stdout.buffer.write(urllib.request.urlopen("https://sh.rustup.rs").read())' \
+        > /tmp/rustup-init.sh
+    sh /tmp/rustup-init.sh -y --profile minimal --default-toolchain "${RUST_VERSION:-stable}"
+    rm /tmp/rustup-init.sh
+    PATH=$CARGO_HOME/bin:$PATH
+fi
+
+# tch: use the PyTorch installed in this image, whatever its version.
+export LIBTORCH_USE_PYTORCH=1 LIBTORCH_BYPASS_VERSION_CHECK=1
+cargo build --release --workspace
+
+install -D -m 755 target/release/mlb "$prefix/bin/mlb"
+install -d "$prefix/lib/mlb/plugins"
+install -m 644 target/release/lib*.so "$prefix/lib/mlb/plugins/"
+cd /
+rm -rf "$src"
+
+# Versions, for `docker inspect` / `apptainer inspect`.
+torch=$(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || echo none)
+mlb=$("$prefix/bin/mlb" --version | cut -d' ' -f2)
+echo "mlb $mlb, torch $torch" > "$prefix/VERSIONS"
+for labels in "${APPTAINER_LABELS:-}" "${SINGULARITY_LABELS:-}"; do
+    if [ -n "$labels" ]; then
+        printf 'org.mlb.version %s\norg.mlb.torch %s\n' "$mlb" "$torch" >> "$labels"
+    fi
+done
+"$prefix/bin/mlb" plugins list

@@ -1,0 +1,70 @@
+//! The kinds of host mlb knows.
+
+use serde::Serialize;
+
+/// What a host is, which decides device variables and container images.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum HostKind {
+    /// NVIDIA GPUs on x86_64 (or any non-POWER architecture).
+    Ngc,
+    /// AMD GPUs (ROCm).
+    Rocm,
+    /// NVIDIA GPUs on ppc64le.
+    Powerai,
+    /// No GPU.
+    Cpu,
+}
+
+impl HostKind {
+    /// The kind's name: `ngc`, `rocm`, `powerai`, `cpu`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HostKind::Ngc => "ngc",
+            HostKind::Rocm => "rocm",
+            HostKind::Powerai => "powerai",
+            HostKind::Cpu => "cpu",
+        }
+    }
+
+    /// The kind of a host with these GPUs on this architecture.
+    pub fn classify(nvidia: usize, amd: usize, arch: &str) -> HostKind {
+        if amd > 0 {
+            HostKind::Rocm
+        } else if nvidia > 0 && (arch == "ppc64le" || arch.starts_with("powerpc64")) {
+            HostKind::Powerai
+        } else if nvidia > 0 {
+            HostKind::Ngc
+        } else {
+            HostKind::Cpu
+        }
+    }
+
+    /// The variables that select visible devices on this kind of host.
+    pub fn device_vars(self) -> &'static [&'static str] {
+        match self {
+            HostKind::Rocm => &["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"],
+            _ => &["CUDA_VISIBLE_DEVICES"],
+        }
+    }
+}
+
+impl std::fmt::Display for HostKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification() {
+        assert_eq!(HostKind::classify(4, 0, "x86_64"), HostKind::Ngc);
+        assert_eq!(HostKind::classify(4, 0, "powerpc64"), HostKind::Powerai);
+        assert_eq!(HostKind::classify(0, 2, "x86_64"), HostKind::Rocm);
+        assert_eq!(HostKind::classify(0, 0, "ppc64le"), HostKind::Cpu);
+        assert_eq!(HostKind::Rocm.device_vars(), ["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"]);
+    }
+}

@@ -1,0 +1,103 @@
+//! Cartesian expansion of list arguments and variable expansion.
+
+use super::model::{Args, Job, JobConfig, Program};
+use super::vars::{UnknownVariable, Variables};
+use serde_json::Value;
+
+/// Every config of `job`: the cartesian product of its list-valued arguments
+/// (the first list varies slowest), arguments kept in file order, variables
+/// expanded in the command, argument names and string values.
+pub fn configs(job: &Job, vars: &Variables) -> Result<Vec<JobConfig>, UnknownVariable> {
+    let program = match &job.program {
+        Program::Cmd(c) => Program::Cmd(vars.expand(c)?),
+        Program::Plugin(p) => Program::Plugin(p.clone()),
+    };
+    let mut expanded: Vec<(String, Vec<Value>)> = Vec::with_capacity(job.args.0.len());
+    for (k, v) in &job.args.0 {
+        let choices = match v {
+            Value::Array(items) => items.clone(),
+            scalar => vec![scalar.clone()],
+        };
+        let choices = choices.iter().map(|c| expand_value(c, vars)).collect::<Result<_, _>>()?;
+        expanded.push((vars.expand(k)?, choices));
+    }
+    let varying: Vec<String> =
+        expanded.iter().zip(&job.args.0).filter(|(_, (_, v))| v.is_array()).map(|((k, _), _)| k.clone()).collect();
+    let total: usize = expanded.iter().map(|(_, c)| c.len()).product();
+    let mut out = Vec::with_capacity(total);
+    for n in 0..total {
+        let mut rest = n;
+        let mut picked = vec![Value::Null; expanded.len()];
+        for (slot, (_, choices)) in picked.iter_mut().zip(&expanded).rev() {
+            *slot = choices[rest % choices.len()].clone();
+            rest /= choices.len();
+        }
+        let args = Args(expanded.iter().map(|(k, _)| k.clone()).zip(picked).collect());
+        out.push(JobConfig {
+            position: job.position,
+            name: job.name.clone(),
+            program: program.clone(),
+            args,
+            scope: job.scope,
+            index: n + 1,
+            of: total,
+            varying: varying.clone(),
+        });
+    }
+    Ok(out)
+}
+
+fn expand_value(v: &Value, vars: &Variables) -> Result<Value, UnknownVariable> {
+    Ok(match v {
+        Value::String(s) => Value::String(vars.expand(s)?),
+        other => other.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs::model::Scope;
+    use serde_json::json;
+
+    fn job(args: Vec<(&str, Value)>) -> Job {
+        Job {
+            position: 3,
+            name: "j".into(),
+            program: Program::Cmd("$BASE/run.sh".into()),
+            args: Args(args.into_iter().map(|(k, v)| (k.to_string(), v)).collect()),
+            scope: Scope::Student,
+        }
+    }
+
+    #[test]
+    fn cartesian_product_in_file_order() {
+        let vars = Variables::new([("BASE".to_string(), "/b".to_string())], []);
+        let j = job(vec![("--a", json!([1, 2])), ("--x", json!("$BASE/d")), ("--b", json!(["p", "q", "r"]))]);
+        let c = configs(&j, &vars).unwrap();
+        assert_eq!(c.len(), 6);
+        let pairs: Vec<(Value, Value)> = c.iter().map(|c| (c.args.0[0].1.clone(), c.args.0[2].1.clone())).collect();
+        assert_eq!(
+            pairs,
+            [(1, "p"), (1, "q"), (1, "r"), (2, "p"), (2, "q"), (2, "r")].map(|(a, b)| (json!(a), json!(b)))
+        );
+        assert!(c.iter().all(|c| c.args.0[1] == ("--x".into(), json!("/b/d"))));
+        assert_eq!(c[0].program, Program::Cmd("/b/run.sh".into()));
+        assert_eq!((c[4].index, c[4].of), (5, 6));
+        assert_eq!(c[4].label(), "j[a=2 b=q]");
+    }
+
+    #[test]
+    fn no_list_one_config_plain_label() {
+        let vars = Variables::new([("BASE".to_string(), "/b".to_string())], []);
+        let c = configs(&job(vec![("--a", json!(1))]), &vars).unwrap();
+        assert_eq!((c.len(), c[0].label()), (1, "j".to_string()));
+    }
+
+    #[test]
+    fn unknown_variable_in_a_list_value() {
+        let vars = Variables::new([("BASE".to_string(), "/b".to_string())], []);
+        let e = configs(&job(vec![("--a", json!(["ok", "$MISSING"]))]), &vars).unwrap_err();
+        assert_eq!(e.name, "MISSING");
+    }
+}

@@ -1,0 +1,16 @@
+//! Jobs files (compat §1): the original suite's JSON list of jobs, or the same
+//! shape in YAML; `cmd` (external command) or `plugin` jobs; list arguments
+//! expanded into a cartesian product of configs; `$VAR` expanded.
+
+mod error;
+mod expand;
+mod model;
+mod parse;
+pub mod render;
+mod vars;
+
+pub use error::JobsError;
+pub use expand::configs;
+pub use model::{Args, Job, JobConfig, Program, RawJob, Scope};
+pub use parse::{load, parse, suite_name, JobsFile};
+pub use vars::{UnknownVariable, Variables};

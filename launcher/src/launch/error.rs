@@ -1,0 +1,86 @@
+//! Why a launch could not start.
+
+use crate::isolation::CgroupError;
+use crate::jobs::JobsError;
+use crate::plan::SlotError;
+use crate::plugins::SearchError;
+use std::path::PathBuf;
+
+/// A launch refused before any instance started, or a failure of the
+/// launcher itself.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// The jobs file is unreadable or invalid.
+    #[error(transparent)]
+    Jobs(#[from] JobsError),
+    /// A job uses a variable nobody defines.
+    #[error("{path}: job #{position} `{job}`: unknown variable `${name}`; fix: define it in the environment or use one of {known}")]
+    UnknownVariable {
+        /// The jobs file.
+        path: PathBuf,
+        /// 1-based position of the job.
+        position: usize,
+        /// The job.
+        job: String,
+        /// The variable.
+        name: String,
+        /// mlb's variables.
+        known: String,
+    },
+    /// A plugin job names a plugin that is not installed.
+    #[error("{path}: job #{position} `{job}`: no plugin named `{plugin}`; plugins found: {available}; fix: build or install it, or add its folder with --plugin-dir")]
+    UnknownPlugin {
+        /// The jobs file.
+        path: PathBuf,
+        /// 1-based position of the job.
+        position: usize,
+        /// The job.
+        job: String,
+        /// The plugin asked for.
+        plugin: String,
+        /// Usable plugins, comma-separated (or `none`).
+        available: String,
+    },
+    /// `--name`/`--exclude` names a job the file does not hold.
+    #[error("{path}: no job named `{name}`; jobs in the file: {available}")]
+    UnknownJob {
+        /// The jobs file.
+        path: PathBuf,
+        /// The name given.
+        name: String,
+        /// Job names in the file.
+        available: String,
+    },
+    /// The filters leave nothing to run.
+    #[error("{path}: --name/--exclude leave no job to run")]
+    NothingSelected {
+        /// The jobs file.
+        path: PathBuf,
+    },
+    /// `mlb` needs `--jobs` or a subcommand.
+    #[error("nothing to do: give --jobs FILE to run a jobs file, or a subcommand (see mlb --help)")]
+    NoJobsFile,
+    /// `--host-root` describes another host: nothing can run on it.
+    #[error("--host-root reads a host description from a folder; it only works with --dry-run")]
+    FixtureHost,
+    /// Slots cannot be planned.
+    #[error(transparent)]
+    Slots(#[from] SlotError),
+    /// Slot groups cannot be made.
+    #[error(transparent)]
+    Cgroup(#[from] CgroupError),
+    /// The plugin search path cannot be built.
+    #[error(transparent)]
+    Search(#[from] SearchError),
+    /// A file of the launcher's own could not be written.
+    #[error("cannot write {path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Signal handlers could not be installed.
+    #[error("cannot install the Ctrl-C/SIGTERM handler: {0}")]
+    Signals(std::io::Error),
+}

@@ -1,0 +1,230 @@
+//! How an instance ended, and the failure record the launcher writes when
+//! the instance could not.
+
+use crate::record::{self, Cause, Failure, Identity};
+use crate::worker::exit;
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+/// How an instance ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Completed.
+    Ok,
+    /// Exited non-zero (or could not start).
+    Failed {
+        /// The cause recorded.
+        cause: Cause,
+        /// Exit code, when it exited.
+        code: Option<i32>,
+        /// What happened.
+        message: String,
+        /// The instance wrote its own failure record.
+        recorded: bool,
+    },
+    /// Died by a signal.
+    Crashed {
+        /// The signal.
+        signal: i32,
+    },
+    /// Killed by the kernel's OOM killer for exceeding its slot's memory.
+    OomKilled {
+        /// The slot's memory limit.
+        limit_bytes: Option<u64>,
+    },
+    /// Killed after `--timeout`.
+    TimedOut {
+        /// The limit, seconds.
+        after: f64,
+    },
+    /// A step's loss was NaN.
+    Nan,
+    /// Stopped by Ctrl-C or SIGTERM.
+    Interrupted,
+}
+
+/// What the launcher knows when an instance's process has ended.
+#[derive(Clone, Debug)]
+pub struct Ending {
+    /// `Some(code)` when it exited.
+    pub code: Option<i32>,
+    /// `Some(signal)` when a signal killed it.
+    pub signal: Option<i32>,
+    /// The launcher killed it for running past `--timeout` (seconds).
+    pub timed_out: Option<f64>,
+    /// The launcher killed it on Ctrl-C/SIGTERM.
+    pub interrupted: bool,
+    /// Its group's OOM kill counter went up while it ran.
+    pub oom_killed: bool,
+    /// The slot's memory limit.
+    pub limit_bytes: Option<u64>,
+    /// It is an `mlb worker` (whose exit codes are known).
+    pub worker: bool,
+    /// The last lines it wrote on stderr.
+    pub stderr_tail: String,
+}
+
+/// Classifies an ended instance.
+pub fn classify(e: &Ending) -> Outcome {
+    if e.interrupted {
+        return Outcome::Interrupted;
+    }
+    if let Some(after) = e.timed_out {
+        return Outcome::TimedOut { after };
+    }
+    if e.oom_killed && e.code != Some(exit::OK) {
+        return Outcome::OomKilled { limit_bytes: e.limit_bytes };
+    }
+    let tail = e.stderr_tail.trim();
+    match (e.code, e.signal) {
+        (Some(exit::OK), _) => Outcome::Ok,
+        (Some(exit::NAN), _) if e.worker => Outcome::Nan,
+        (Some(code), _) => {
+            let (cause, recorded) = match code {
+                exit::CONFIG if e.worker => (Cause::Config, true),
+                exit::ERROR if e.worker => (Cause::Error, true),
+                exit::PANIC if e.worker => (Cause::Panic, true),
+                exit::LOAD if e.worker => (Cause::Load, true),
+                _ => (Cause::Exit, false),
+            };
+            let message =
+                if tail.is_empty() { format!("exit code {code}") } else { format!("exit code {code}: {tail}") };
+            Outcome::Failed { cause, code: Some(code), message, recorded }
+        }
+        (None, Some(signal)) => Outcome::Crashed { signal },
+        (None, None) => Outcome::Failed {
+            cause: Cause::Exit,
+            code: None,
+            message: "ended without an exit status".into(),
+            recorded: false,
+        },
+    }
+}
+
+impl Outcome {
+    /// True for a completed instance.
+    pub fn passed(&self) -> bool {
+        matches!(self, Outcome::Ok)
+    }
+
+    /// `ok`, `failed`, `crashed`, `oom-killed`, `timed-out`, `nan`, `interrupted`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Failed { .. } => "failed",
+            Outcome::Crashed { .. } => "crashed",
+            Outcome::OomKilled { .. } => "oom-killed",
+            Outcome::TimedOut { .. } => "timed-out",
+            Outcome::Nan => "nan",
+            Outcome::Interrupted => "interrupted",
+        }
+    }
+
+    /// The failure to record, unless the instance passed or recorded it itself.
+    pub fn failure_to_record(&self) -> Option<Failure> {
+        let failure = match self {
+            Outcome::Ok | Outcome::Nan | Outcome::Interrupted | Outcome::Failed { recorded: true, .. } => return None,
+            Outcome::Failed { cause, message, .. } => Failure::new(*cause, message.clone()),
+            Outcome::Crashed { signal } => {
+                Failure::new(Cause::Crash, format!("killed by signal {signal} ({})", signal_name(*signal)))
+            }
+            Outcome::OomKilled { limit_bytes } => {
+                let limit = limit_bytes.map_or_else(String::new, |l| format!(" of {} MiB", l >> 20));
+                Failure::new(
+                    Cause::Oom,
+                    format!("killed by the kernel's OOM killer: the instance exceeded its slot's memory limit{limit}"),
+                )
+            }
+            Outcome::TimedOut { after } => {
+                Failure::new(Cause::Timeout, format!("killed after running past --timeout {after} s"))
+            }
+        };
+        Some(failure)
+    }
+
+    /// One line for a person.
+    pub fn describe(&self) -> String {
+        match self.failure_to_record() {
+            Some(f) => format!("{}: {}", self.word(), f.message),
+            None => match self {
+                Outcome::Failed { message, .. } => format!("failed: {message}"),
+                Outcome::Nan => "nan: a step's loss was NaN".into(),
+                Outcome::Interrupted => "interrupted: stopped by Ctrl-C/SIGTERM before it finished".into(),
+                _ => self.word().into(),
+            },
+        }
+    }
+}
+
+fn signal_name(signal: i32) -> String {
+    nix::sys::signal::Signal::try_from(signal).map_or_else(|_| "unknown".into(), |s| s.as_str().to_string())
+}
+
+/// Writes the `.FAIL.` record of an instance that could not write its own.
+/// `extra` holds the config's arguments and what the launcher knows.
+pub fn write_failure(
+    outdir: &Path,
+    identity: &Identity,
+    failure: &Failure,
+    extra: Map<String, Value>,
+) -> std::io::Result<PathBuf> {
+    let record = identity.failure_record(failure, extra);
+    record::write_atomic(outdir, &identity.file_name(true, chrono::Utc::now()), &record)
+}
+
+/// Provenance the launcher can vouch for, for a record it writes.
+pub fn launcher_provenance(
+    isolation: &str,
+    host_kind: &str,
+    cgroup: Option<String>,
+    cpus: &str,
+    limit: Option<u64>,
+) -> Value {
+    json!({
+        "isolation": isolation,
+        "host_kind": host_kind,
+        "cgroup": cgroup,
+        "cpus": cpus,
+        "memory_limit_bytes": limit,
+        "written_by": "launcher",
+        "mlb_version": env!("CARGO_PKG_VERSION"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ending() -> Ending {
+        Ending {
+            code: None,
+            signal: None,
+            timed_out: None,
+            interrupted: false,
+            oom_killed: false,
+            limit_bytes: Some(64 << 20),
+            worker: true,
+            stderr_tail: String::new(),
+        }
+    }
+
+    #[test]
+    fn every_outcome() {
+        assert_eq!(classify(&Ending { code: Some(0), ..ending() }), Outcome::Ok);
+        assert_eq!(classify(&Ending { code: Some(5), ..ending() }), Outcome::Nan);
+        assert_eq!(classify(&Ending { signal: Some(11), ..ending() }), Outcome::Crashed { signal: 11 });
+        let oom = classify(&Ending { signal: Some(9), oom_killed: true, ..ending() });
+        assert_eq!(oom, Outcome::OomKilled { limit_bytes: Some(64 << 20) });
+        assert!(oom.failure_to_record().unwrap().message.contains("of 64 MiB"));
+        let t = classify(&Ending { signal: Some(9), timed_out: Some(2.0), ..ending() });
+        assert_eq!(t.failure_to_record().unwrap().cause, Cause::Timeout);
+        let f = classify(&Ending { code: Some(3), stderr_tail: "boom\n".into(), ..ending() });
+        assert!(
+            matches!(&f, Outcome::Failed { cause: Cause::Error, recorded: true, message, .. } if message == "exit code 3: boom")
+        );
+        assert!(f.failure_to_record().is_none(), "the worker wrote it");
+        let cmd = classify(&Ending { code: Some(3), worker: false, ..ending() });
+        assert_eq!(cmd.failure_to_record().unwrap().cause, Cause::Exit);
+        assert!(classify(&Ending { signal: Some(6), ..ending() }).describe().contains("SIGABRT"));
+    }
+}

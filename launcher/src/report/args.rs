@@ -1,0 +1,72 @@
+//! `mlb report` options.
+
+use super::targets::GpuModel;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// Parses a price: a positive, finite number.
+fn positive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{text}` is not a positive price in USD (e.g. 12000)")),
+    }
+}
+
+/// How the report is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Text tables.
+    Table,
+    /// One JSON document with every figure.
+    Json,
+    /// The per-bench table as CSV.
+    Csv,
+    /// Markdown tables.
+    Markdown,
+}
+
+/// `mlb report`: statistics, targets and score of a set of report files.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Folder of report files (read with its sub-folders).
+    #[arg(long, value_name = "DIR")]
+    pub reports: PathBuf,
+
+    /// Only reports of this suite (their `suite` field; for the original
+    /// suite's files, a file name starting with `NAME.` or `NAME_`).
+    #[arg(long, value_name = "NAME")]
+    pub suite: Option<String>,
+
+    /// Compare with the shipped target table of this GPU model.
+    #[arg(long = "gpu-model", value_name = "MODEL", ignore_case = true, conflicts_with = "targets")]
+    pub gpu_model: Option<GpuModel>,
+
+    /// Compare with this target table (CSV `bench,target,perf_target,sd_target`).
+    #[arg(long, value_name = "FILE")]
+    pub targets: Option<PathBuf>,
+
+    /// Price of the machine in USD: adds RPP = price / Score.
+    #[arg(long, value_name = "USD", value_parser = positive)]
+    pub price: Option<f64>,
+
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+
+    /// Also write a self-contained HTML page with tables and charts.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// Title of the HTML page.
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
+
+    /// Compare each bench with the reports in this folder.
+    #[arg(long, value_name = "DIR")]
+    pub baseline: Option<PathBuf>,
+
+    /// Number of GPUs of the machine: the report notes when the single-GPU
+    /// reports name a different number of devices.
+    #[arg(long, value_name = "N")]
+    pub gputotal: Option<usize>,
+}

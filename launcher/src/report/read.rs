@@ -1,0 +1,167 @@
+//! Finding and reading report files: mlb's, the original suite's (with
+//! `NaN`/`Infinity` tokens) and the oldest appended-array files, in a folder
+//! and its sub-folders, parsed in parallel.
+
+use super::entry::{Entry, RawEntry};
+use super::error::ReportError;
+use super::tolerant::{close_appended_array, non_finite_to_null};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Everything read from a reports folder.
+#[derive(Debug, Default)]
+pub struct Reading {
+    /// Report files found (`*.json`).
+    pub files: usize,
+    /// Entries, in file order.
+    pub entries: Vec<Entry>,
+    /// Files (or folders) that could not be read, with the reason.
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// A file or folder left out, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unreadable {
+    /// The path.
+    pub path: PathBuf,
+    /// Why it was left out.
+    pub reason: String,
+}
+
+/// Reads every `*.json` file under `dir` (any depth), in parallel. Errs only
+/// when `dir` itself cannot be listed; a bad file is listed in `unreadable`.
+pub fn read_folder(dir: &Path) -> Result<Reading, ReportError> {
+    let mut files = Vec::new();
+    let mut unreadable = Vec::new();
+    std::fs::read_dir(dir).map_err(|source| ReportError::Folder { path: dir.to_path_buf(), source })?;
+    collect_files(dir, &mut files, &mut unreadable);
+    files.sort();
+    let parsed: Vec<Result<Vec<Entry>, Unreadable>> = files.par_iter().map(|f| read_file(f)).collect();
+    let mut reading = Reading { files: files.len(), entries: Vec::with_capacity(files.len()), unreadable };
+    for result in parsed {
+        match result {
+            Ok(entries) => reading.entries.extend(entries),
+            Err(bad) => reading.unreadable.push(bad),
+        }
+    }
+    Ok(reading)
+}
+
+fn collect_files(dir: &Path, files: &mut Vec<PathBuf>, unreadable: &mut Vec<Unreadable>) {
+    let listing = match std::fs::read_dir(dir) {
+        Ok(l) => l,
+        Err(e) => return unreadable.push(Unreadable { path: dir.to_path_buf(), reason: e.to_string() }),
+    };
+    for item in listing {
+        let item = match item {
+            Ok(i) => i,
+            Err(e) => {
+                unreadable.push(Unreadable { path: dir.to_path_buf(), reason: e.to_string() });
+                continue;
+            }
+        };
+        let path = item.path();
+        if path.is_dir() {
+            collect_files(&path, files, unreadable);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            files.push(path);
+        }
+    }
+}
+
+/// Reads one report file: one report object, or an array of them (closed or
+/// appended). Non-finite tokens are read as `null`.
+pub fn read_file(path: &Path) -> Result<Vec<Entry>, Unreadable> {
+    let bad = |reason: String| Unreadable { path: path.to_path_buf(), reason };
+    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|e| bad(format!("not UTF-8 text: {e}")))?;
+    let raws = parse(&text).map_err(bad)?;
+    let file: Arc<Path> = Arc::from(path);
+    raws.into_iter()
+        .enumerate()
+        .map(|(i, raw)| raw.into_entry(&file).map_err(|why| bad(format!("entry {}: {why}", i + 1))))
+        .collect()
+}
+
+/// Parses report text, strictly first (mlb's files), then tolerantly.
+fn parse(text: &str) -> Result<Vec<RawEntry>, String> {
+    if let Ok(raws) = parse_strict(text) {
+        return Ok(raws);
+    }
+    let tolerant = non_finite_to_null(text);
+    let closed = close_appended_array(&tolerant);
+    parse_strict(&closed).map_err(|e| format!("not a report (JSON object or array of objects): {e}"))
+}
+
+fn parse_strict(text: &str) -> Result<Vec<RawEntry>, serde_json::Error> {
+    if text.trim_start().starts_with('[') {
+        serde_json::from_str(text)
+    } else {
+        serde_json::from_str(text).map(|one| vec![one])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::entry::Outcome;
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn original_file_with_nan_tokens() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = r#"{"name": "vae", "vcd": "0", "batch_loss": [0.5, NaN], "train_item": {"avg": Infinity}}"#;
+        let path = write(dir.path(), "fast.vae.json", text);
+        let entries = read_file(&path).unwrap();
+        assert_eq!(entries.len(), 1);
+        assert!(matches!(&entries[0].outcome, Outcome::Failed { cause, .. } if cause == "nan"));
+    }
+
+    #[test]
+    fn oldest_appended_array() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "[\n{\"name\": \"vae\", \"vcd\": \"0\", \"batch_loss\": [1.0], \"train_item\": {\"avg\": 10.0}},\n\
+                    {\"name\": \"wlm\", \"vcd\": \"0\", \"batch_loss\": [NaN], \"train_item\": {\"avg\": 20.0}},\n";
+        let path = write(dir.path(), "baselines_0.json", text);
+        let entries = read_file(&path).unwrap();
+        assert_eq!(entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["vae", "wlm"]);
+        assert_eq!(entries[0].outcome, Outcome::Ok(10.0));
+        assert!(matches!(&entries[1].outcome, Outcome::Failed { cause, .. } if cause == "nan"));
+    }
+
+    #[test]
+    fn folder_sub_folders_and_unreadable_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = r#"{"name": "vae", "vcd": "0", "train_item": {"avg": 10.0}}"#;
+        write(dir.path(), "a.json", ok);
+        write(dir.path(), "run1/b.json", ok);
+        write(dir.path(), "run1/deeper/c.json", ok);
+        write(dir.path(), "notes.txt", "not a report");
+        let truncated = write(dir.path(), "run1/truncated.json", r#"{"name": "vae", "vcd""#);
+        let nameless = write(dir.path(), "nameless.json", r#"[{"vcd": "0"}]"#);
+        let binary = dir.path().join("binary.json");
+        std::fs::write(&binary, [0xff, 0xfe, 0x00]).unwrap();
+        let reading = read_folder(dir.path()).unwrap();
+        assert_eq!(reading.files, 6);
+        assert_eq!(reading.entries.len(), 3);
+        let bad: Vec<_> = reading.unreadable.iter().map(|u| (u.path.clone(), u.reason.clone())).collect();
+        assert_eq!(bad.len(), 3, "{bad:?}");
+        assert!(bad.iter().any(|(p, r)| *p == truncated && r.contains("EOF")), "{bad:?}");
+        assert!(bad.iter().any(|(p, r)| *p == nameless && r.contains("entry 1") && r.contains("name")));
+        assert!(bad.iter().any(|(p, r)| *p == binary && r.contains("UTF-8")));
+    }
+
+    #[test]
+    fn missing_folder_is_an_error_naming_it() {
+        let err = read_folder(Path::new("/nonexistent/reports")).unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/reports"), "{err}");
+    }
+}

@@ -1,0 +1,86 @@
+//! A container's output as whole lines, each tagged with its stream.
+
+use bollard::container::LogOutput;
+use std::io::Write;
+
+/// Which output stream a line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// Prints `line` with `prefix` on the launcher's matching stream.
+pub fn print_prefixed(prefix: &str, stream: LogStream, line: &str) {
+    let _ = match stream {
+        LogStream::Stdout => writeln!(std::io::stdout().lock(), "{prefix}{line}"),
+        LogStream::Stderr => writeln!(std::io::stderr().lock(), "{prefix}{line}"),
+    };
+}
+
+/// Reassembles lines from the chunks Docker sends (a chunk may hold part of
+/// a line, or several).
+#[derive(Default)]
+pub(super) struct LineSplitter {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+impl LineSplitter {
+    /// Feeds one chunk; calls `emit` for every line it completes.
+    pub(super) fn push(&mut self, chunk: LogOutput, emit: &mut dyn FnMut(LogStream, &str)) {
+        let (stream, bytes) = match chunk {
+            LogOutput::StdOut { message } | LogOutput::Console { message } => (LogStream::Stdout, message),
+            LogOutput::StdErr { message } => (LogStream::Stderr, message),
+            LogOutput::StdIn { .. } => return,
+        };
+        let buf = self.buffer(stream);
+        buf.extend_from_slice(&bytes);
+        while let Some(end) = buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=end).collect();
+            emit(stream, String::from_utf8_lossy(&line[..end]).trim_end_matches('\r'));
+        }
+    }
+
+    /// Emits what is left of unterminated lines.
+    pub(super) fn finish(&mut self, emit: &mut dyn FnMut(LogStream, &str)) {
+        for stream in [LogStream::Stdout, LogStream::Stderr] {
+            let rest = std::mem::take(self.buffer(stream));
+            if !rest.is_empty() {
+                emit(stream, &String::from_utf8_lossy(&rest));
+            }
+        }
+    }
+
+    fn buffer(&mut self, stream: LogStream) -> &mut Vec<u8> {
+        match stream {
+            LogStream::Stdout => &mut self.stdout,
+            LogStream::Stderr => &mut self.stderr,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_become_lines_per_stream() {
+        let mut split = LineSplitter::default();
+        let mut lines = Vec::new();
+        let mut emit = |s: LogStream, l: &str| lines.push((s, l.to_string()));
+        split.push(LogOutput::StdOut { message: "[  1/ 2] | a\n[  2".into() }, &mut emit);
+        split.push(LogOutput::StdErr { message: "warn\r\n".into() }, &mut emit);
+        split.push(LogOutput::StdOut { message: "/ 2] | b\nreport: x".into() }, &mut emit);
+        split.finish(&mut emit);
+        let expect = [
+            (LogStream::Stdout, "[  1/ 2] | a"),
+            (LogStream::Stderr, "warn"),
+            (LogStream::Stdout, "[  2/ 2] | b"),
+            (LogStream::Stdout, "report: x"),
+        ];
+        assert_eq!(lines, expect.map(|(s, l)| (s, l.to_string())));
+    }
+}
