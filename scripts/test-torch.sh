@@ -9,10 +9,13 @@ cd "$(dirname "$0")/.."
 eval "$(scripts/torch-env.sh)"
 
 # Every libtorch crate of the workspace: mlb-torch and the workload plugins.
-packages=(mlb-torch toy_reg toy_lstm vae convnet convnet_fp16 dcgan reso wlm wlmfp16 loader)
+packages=(mlb-torch toy_reg toy_lstm vae convnet convnet_fp16 dcgan reso wlm wlmfp16 loader
+    translator cart atari ssd fast_style recom scaling convnet_distributed convnet_distributed_fp16 dcgan_all)
 args=()
 for p in "${packages[@]}"; do args+=(-p "$p"); done
 
 cargo build --release -p mlb "${args[@]}"
 [[ "${1:-}" == "--" ]] && shift
-cargo test --release -p mlb-torch -p mlb-torch-build "$@"
+# The second-wave plugins keep their tests in their own crates.
+cargo test --release -p mlb-torch -p mlb-torch-build \
+    -p recom -p cart -p atari -p ssd -p fast_style -p translator -p scaling -p dcgan_all "$@"

@@ -14,9 +14,11 @@ pub mod data;
 pub mod device;
 pub mod grad;
 pub mod metrics;
+pub mod parallel;
 pub mod plugin;
 pub mod runtime;
 pub mod synth;
+pub mod weights;
 pub mod workloads;
 
 pub use plugin::{TorchPlugin, TorchWorkload};

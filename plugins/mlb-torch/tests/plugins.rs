@@ -11,8 +11,28 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every libtorch plugin of the workspace (library file stems).
-const PLUGINS: [&str; 10] =
-    ["toy_reg", "toy_lstm", "vae", "convnet", "convnet_fp16", "dcgan", "reso", "wlm", "wlmfp16", "loader"];
+const PLUGINS: [&str; 20] = [
+    "toy_reg",
+    "toy_lstm",
+    "vae",
+    "convnet",
+    "convnet_fp16",
+    "dcgan",
+    "reso",
+    "wlm",
+    "wlmfp16",
+    "loader",
+    "recom",
+    "cart",
+    "atari",
+    "ssd",
+    "fast_style",
+    "translator",
+    "scaling",
+    "convnet_distributed",
+    "convnet_distributed_fp16",
+    "dcgan_all",
+];
 
 /// `target/<profile>`, the folder of this test binary's `deps/`.
 fn profile_dir() -> PathBuf {

@@ -55,7 +55,7 @@ fn batch_norm(p: nn::Path, channels: i64) -> nn::BatchNorm {
 }
 
 /// The generator: `nz x 1 x 1` noise to a `3 x 64 x 64` image in [-1, 1].
-fn generator(p: nn::Path, nz: i64, ngf: i64) -> nn::SequentialT {
+pub fn generator(p: nn::Path, nz: i64, ngf: i64) -> nn::SequentialT {
     let widths = [nz, ngf * 8, ngf * 4, ngf * 2, ngf];
     let mut seq = nn::seq_t();
     for (i, pair) in widths.windows(2).enumerate() {
@@ -70,7 +70,7 @@ fn generator(p: nn::Path, nz: i64, ngf: i64) -> nn::SequentialT {
 }
 
 /// The discriminator: a `3 x 64 x 64` image to the probability it is real.
-fn discriminator(p: nn::Path, ndf: i64) -> nn::SequentialT {
+pub fn discriminator(p: nn::Path, ndf: i64) -> nn::SequentialT {
     // LeakyReLU(0.2) as a PReLU of fixed slope: tch's leaky_relu has no slope
     // argument, and max(x, 0.2 x) costs two kernels.
     let slope = Tensor::from_slice(&[0.2f32]).to_device(p.device());

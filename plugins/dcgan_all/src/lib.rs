@@ -1,0 +1,228 @@
+//! dcgan_all: DCGAN (nz 100, ngf 64, ndf 64, 64x64 images, Adam 2e-4 with
+//! betas 0.5/0.999, BCE) with `batch_size` images per device, data parallel
+//! over every visible device in one process: the generator and the
+//! discriminator are replicated, each batch is split across the replicas,
+//! and gradients are summed onto the first replica before each update (see
+//! `mlb_torch::parallel`). Item: a real image.
+//!
+//! Data: a folder of images (`data` or `dataroot`), resized to 64,
+//! center-cropped and normalised to [-1, 1] by `workers` threads; else a
+//! fixed synthetic batch of smooth random images (stated in the report).
+
+use mlb_plugin::{Config, Step};
+use mlb_torch::data::pipeline::{self, ImageBatch, Images};
+use mlb_torch::data::prefetch::Prefetcher;
+use mlb_torch::data::{transforms, DataSource};
+use mlb_torch::metrics::Metrics;
+use mlb_torch::parallel::{devices, parallel, split, Replicas};
+use mlb_torch::workloads::dcgan::{discriminator, generator, CHANNELS, SIDE};
+use mlb_torch::{Runtime, TorchPlugin, TorchWorkload};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use tch::nn::{self, ModuleT, OptimizerConfig};
+use tch::{Device, Kind, Reduction, Tensor};
+
+/// Arguments of dcgan_all.
+#[derive(Debug, Clone)]
+pub struct Args {
+    batch: i64,
+    lr: f64,
+    nz: i64,
+    ngf: i64,
+    ndf: i64,
+    max_devices: Option<usize>,
+    cpu_replicas: usize,
+    workers: usize,
+    data: DataSource,
+}
+
+/// Where the real images come from.
+enum Input {
+    /// One batch for all devices, generated once on the first device.
+    Fixed(Tensor),
+    Folder(Box<Prefetcher<ImageBatch>>),
+}
+
+/// The dcgan_all workload.
+pub struct DcganAll {
+    g: Replicas<nn::SequentialT>,
+    d: Replicas<nn::SequentialT>,
+    opt_g: nn::Optimizer,
+    opt_d: nn::Optimizer,
+    input: Input,
+    args: Args,
+    metrics: Metrics,
+}
+
+fn bce(p: &Tensor, target: f64) -> Tensor {
+    p.binary_cross_entropy::<Tensor>(&p.full_like(target), None, Reduction::Mean)
+}
+
+impl DcganAll {
+    fn devices(&self) -> Vec<Device> {
+        self.g.devices().to_vec()
+    }
+}
+
+impl TorchWorkload for DcganAll {
+    const NAME: &'static str = "dcgan_all";
+    const DESCRIPTION: &'static str =
+        "DCGAN 64x64, batch x devices split over all visible devices (in-process data parallel), Adam, BCE";
+    const DEFAULT_ARGS: &'static str = r#"{"repeat": 50, "number": 10, "batch_size": 128, "lr": 0.0002}"#;
+    type Args = Args;
+
+    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
+        Ok(Args {
+            batch: config.u64_or("batch_size", 128)?.max(1) as i64,
+            lr: config.f64_or("lr", 2e-4)?,
+            nz: config.u64_or("nz", 100)?.max(1) as i64,
+            ngf: config.u64_or("ngf", 64)?.max(1) as i64,
+            ndf: config.u64_or("ndf", 64)?.max(1) as i64,
+            max_devices: match config.u64_or("ngpu", 0)? {
+                0 => None,
+                n => Some(n as usize),
+            },
+            cpu_replicas: config.usize_or("cpu_replicas", 1)?,
+            workers: config.usize_or("workers", 8)?,
+            data: DataSource::from_config(config, &["data", "dataroot"])?,
+        })
+    }
+
+    fn build(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+        let devices = devices(rt.device(), args.max_devices, args.cpu_replicas);
+        let (nz, ngf, ndf) = (args.nz, args.ngf, args.ndf);
+        let g = Replicas::new(&devices, |p| generator(p.clone(), nz, ngf));
+        let d = Replicas::new(&devices, |p| discriminator(p.clone(), ndf));
+        let adam = nn::Adam { beta1: 0.5, beta2: 0.999, wd: 0.0, eps: 1e-8, amsgrad: false };
+        let (opt_g, opt_d) = (adam.build(g.master(), args.lr)?, adam.build(d.master(), args.lr)?);
+        let total = args.batch * devices.len() as i64;
+        let input = match args.data.path() {
+            Some(_) => {
+                let images = Arc::new(Images::from_source(&args.data, Vec::new)?);
+                let transform = Arc::new(|img: &image::RgbImage, _: &mut rand::rngs::StdRng, out: &mut ImageBatch| {
+                    let crop = transforms::resize_center_crop(img, SIDE as u32);
+                    transforms::push_chw(&crop, [0.5; 3], [0.5; 3], &mut out.values);
+                });
+                Input::Folder(Box::new(pipeline::batches(images, total as usize, args.workers, rt.seed(), transform)))
+            }
+            None => {
+                // Smooth random images in [-1, 1] for every device's share.
+                let coarse = Tensor::rand([total, CHANNELS, 8, 8], (Kind::Float, devices[0])) * 2.0 - 1.0;
+                Input::Fixed(coarse.upsample_bilinear2d([SIDE, SIDE], false, None, None))
+            }
+        };
+        Ok(DcganAll { g, d, opt_g, opt_d, input, args, metrics: Metrics::default() })
+    }
+
+    fn step(&mut self) -> mlb_plugin::Result<Step> {
+        let devices = self.devices();
+        let width = devices.len();
+        let real = match &mut self.input {
+            Input::Fixed(images) => images.shallow_clone(),
+            Input::Folder(prefetch) => {
+                let b = prefetch.next_batch()?;
+                b.values(&[b.labels.len() as i64, CHANNELS, SIDE, SIDE], devices[0], Kind::Float)
+            }
+        };
+        let total = real.size()[0] as f64;
+        let nz = self.args.nz;
+
+        // Discriminator on real and generated images, every replica at once.
+        self.g.zero_grad();
+        self.d.zero_grad();
+        let items: Vec<_> =
+            self.d.models_mut().iter_mut().zip(self.g.models_mut().iter_mut()).zip(split(&real, &devices)).collect();
+        let out = parallel(items, |_, ((d, g), real)| {
+            let n = real.size()[0];
+            let share = n as f64 / total;
+            let err_real = bce(&d.forward_t(&real, true), 1.0) * share;
+            err_real.backward();
+            let noise = Tensor::randn([n, nz, 1, 1], (Kind::Float, real.device()));
+            let fake = g.forward_t(&noise, true);
+            let err_fake = bce(&d.forward_t(&fake.detach(), true), 0.0) * share;
+            err_fake.backward();
+            (fake, (err_real + err_fake).detach().to_device(Device::Cpu), share)
+        });
+        self.d.reduce_grads(width);
+        self.opt_d.step();
+        self.d.broadcast(width);
+
+        // Generator: make the updated discriminator call the fakes real.
+        self.d.zero_grad();
+        let mut loss_d = 0.0;
+        let mut fakes = Vec::new();
+        for (fake, err, share) in out {
+            loss_d += err.double_value(&[]);
+            fakes.push((fake, share));
+        }
+        let items: Vec<_> = self.d.models_mut().iter_mut().zip(fakes).collect();
+        let errs = parallel(items, |_, (d, (fake, share))| {
+            let err_g = bce(&d.forward_t(&fake, true), 1.0) * share;
+            err_g.backward();
+            err_g.detach().to_device(Device::Cpu)
+        });
+        self.g.reduce_grads(width);
+        self.opt_g.step();
+        self.g.broadcast(width);
+        self.metrics.push("loss_g", errs.iter().map(|e| e.double_value(&[])).sum());
+        Ok(Step::with_loss(total as u64, loss_d))
+    }
+
+    fn data(&self) -> &DataSource {
+        &self.args.data
+    }
+
+    fn report(&self, out: &mut Map<String, Value>) {
+        out.insert("devices".into(), self.g.devices().len().into());
+        out.insert("batch_per_device".into(), self.args.batch.into());
+        out.insert("parallelism".into(), "in-process data parallel (replicate, split, reduce gradients)".into());
+        out.insert("metrics".into(), self.metrics.to_json());
+    }
+}
+
+mlb_plugin::export_workload!(TorchPlugin<DcganAll>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_cpu_replicas_train_both_networks() {
+        let config = r#"{"batch_size": 4, "ngf": 8, "ndf": 8, "nz": 16, "cpu_replicas": 2, "lr": 0.001}"#;
+        let args = DcganAll::parse(&Config::parse(config).unwrap()).unwrap();
+        let mut w =
+            DcganAll::build(args, &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap())
+                .unwrap();
+        let g0: Vec<Tensor> = w.g.master().trainable_variables().iter().map(Tensor::copy).collect();
+        let losses: Vec<f64> = (0..8).map(|_| w.step().unwrap().loss.unwrap()).collect();
+        assert!(losses.iter().all(|l| l.is_finite()));
+        // The discriminator learns to tell the fixed real batch from fakes.
+        assert!(losses[7] < losses[0], "{losses:?}");
+        let moved = g0.iter().zip(w.g.master().trainable_variables()).any(|(a, b)| !a.equal(&b));
+        assert!(moved, "the generator was updated");
+        assert_eq!(w.step().unwrap().items, 8);
+        assert_eq!(w.data().report_value(), "synthetic");
+    }
+
+    #[test]
+    fn reads_real_images_from_a_folder() {
+        use rand::SeedableRng;
+        let dir = tempfile::tempdir().unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(0);
+        for (i, jpeg) in mlb_torch::synth::jpegs(3, 80, 70, &mut rng).into_iter().enumerate() {
+            std::fs::write(dir.path().join(format!("{i}.jpg")), jpeg).unwrap();
+        }
+        let config = format!(
+            r#"{{"batch_size": 2, "ngf": 8, "ndf": 8, "nz": 8, "cpu_replicas": 2, "workers": 0, "dataroot": "{}"}}"#,
+            dir.path().display()
+        );
+        let args = DcganAll::parse(&Config::parse(&config).unwrap()).unwrap();
+        let mut w =
+            DcganAll::build(args, &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap())
+                .unwrap();
+        let step = w.step().unwrap();
+        assert_eq!(step.items, 4);
+        assert!(step.loss.is_some_and(f64::is_finite));
+        assert_eq!(w.data().report_value(), dir.path().display().to_string());
+    }
+}
