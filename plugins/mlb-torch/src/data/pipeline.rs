@@ -85,6 +85,22 @@ impl ImageBatch {
 /// How one decoded image becomes a sample of the batch.
 pub type Transform = dyn Fn(&RgbImage, &mut StdRng, &mut ImageBatch) + Send + Sync;
 
+/// The ImageNet training transform of torchvision's examples: random resized
+/// crop to `size`, random horizontal flip, CHW layout normalised with the
+/// ImageNet mean and standard deviation.
+pub fn imagenet_train(size: u32) -> Arc<Transform> {
+    Arc::new(move |img: &RgbImage, rng: &mut StdRng, out: &mut ImageBatch| {
+        let mut crop = super::transforms::random_resized_crop(img, size, rng);
+        super::transforms::random_flip(&mut crop, rng);
+        super::transforms::push_chw(
+            &crop,
+            super::transforms::IMAGENET_MEAN,
+            super::transforms::IMAGENET_STD,
+            &mut out.values,
+        );
+    })
+}
+
 /// Starts `workers` threads (0: decode in the caller) that each build
 /// batches of `batch` images drawn at random from `images`, decoded and
 /// passed through `transform`.

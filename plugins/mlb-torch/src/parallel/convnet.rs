@@ -7,7 +7,7 @@ use super::{devices, parallel, split, Replicas};
 use crate::amp::{LossScale, MasterWeights};
 use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
-use crate::data::{transforms, DataSource};
+use crate::data::DataSource;
 use crate::workloads::convnet::{resnet, ARCHS};
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::{Config, Step};
@@ -117,17 +117,7 @@ impl<const HALF: bool> DistributedConvnet<HALF> {
             Some(_) => {
                 let images = Arc::new(Images::from_source(&args.data, Vec::new)?);
                 let size = args.size as u32;
-                let transform =
-                    Arc::new(move |img: &image::RgbImage, rng: &mut rand::rngs::StdRng, out: &mut ImageBatch| {
-                        let mut crop = transforms::random_resized_crop(img, size, rng);
-                        transforms::random_flip(&mut crop, rng);
-                        transforms::push_chw(
-                            &crop,
-                            transforms::IMAGENET_MEAN,
-                            transforms::IMAGENET_STD,
-                            &mut out.values,
-                        );
-                    });
+                let transform = pipeline::imagenet_train(size);
                 Input::Folder(Box::new(pipeline::batches(images, total as usize, args.workers, rt.seed(), transform)))
             }
             None => Input::Fixed {

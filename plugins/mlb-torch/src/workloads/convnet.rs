@@ -11,7 +11,7 @@
 use crate::amp::{LossScale, MasterWeights};
 use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
-use crate::data::{transforms, DataSource};
+use crate::data::DataSource;
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::{Config, Step};
 use std::sync::Arc;
@@ -144,17 +144,7 @@ impl<const HALF: bool> TorchWorkload for Convnet<HALF> {
             Some(_) => {
                 let images = Arc::new(Images::from_source(&args.data, Vec::new)?);
                 let size = args.size as u32;
-                let transform =
-                    Arc::new(move |img: &image::RgbImage, rng: &mut rand::rngs::StdRng, out: &mut ImageBatch| {
-                        let mut crop = transforms::random_resized_crop(img, size, rng);
-                        transforms::random_flip(&mut crop, rng);
-                        transforms::push_chw(
-                            &crop,
-                            transforms::IMAGENET_MEAN,
-                            transforms::IMAGENET_STD,
-                            &mut out.values,
-                        );
-                    });
+                let transform = pipeline::imagenet_train(size);
                 Input::Folder(pipeline::batches(images, args.batch as usize, args.workers, rt.seed(), transform))
             }
             None => Input::Fixed {

@@ -8,7 +8,7 @@
 
 use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
-use crate::data::{transforms, DataSource};
+use crate::data::DataSource;
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::{Config, Step};
 use rand::SeedableRng;
@@ -61,11 +61,7 @@ impl TorchWorkload for Loader {
         })?;
         let count = images.len();
         let size = args.size as u32;
-        let transform = Arc::new(move |img: &image::RgbImage, rng: &mut rand::rngs::StdRng, out: &mut ImageBatch| {
-            let mut crop = transforms::random_resized_crop(img, size, rng);
-            transforms::random_flip(&mut crop, rng);
-            transforms::push_chw(&crop, transforms::IMAGENET_MEAN, transforms::IMAGENET_STD, &mut out.values);
-        });
+        let transform = pipeline::imagenet_train(size);
         let batches = pipeline::batches(Arc::new(images), args.batch, args.workers, seed, transform);
         Ok(Loader { batches, args, device: rt.device(), images: count })
     }
