@@ -5,8 +5,9 @@ models in PyTorch Python (reference.py), on this machine, in one run.
 Both sides get the same sizes, seed, thread count, steps and CPU set (taskset);
 runs alternate between the two sides. Prints a markdown table of medians of
 items/s, the ratio of the medians mlb / PyTorch, and the median of the ratios
-of adjacent runs (steadier when other work loads the machine). Run through bench/parity/run.sh, which
-sets up the environment and builds the plugins.
+of adjacent runs (steadier when other work loads the machine), and the heap
+policy the mlb side ran under (see docs/worker.md). Run through
+bench/parity/run.sh, which sets up the environment and builds the plugins.
 """
 import argparse
 import json
@@ -39,7 +40,8 @@ def run_mlb(root, pin, name, args, threads, seed, repeat, number, skip):
             sys.exit(f"mlb worker failed for {name}:\n{done.stdout}\n{done.stderr}")
         (report,) = [f for f in os.listdir(outdir) if f.endswith(".json")]
         with open(os.path.join(outdir, report)) as f:
-            return json.load(f)["train_item"]["avg"]
+            report = json.load(f)
+            return report["train_item"]["avg"], report["provenance"]["heap"]
 
 
 def run_python(root, pin, name, args, threads, seed, repeat, number, skip):
@@ -65,14 +67,16 @@ def main():
     pin = ["taskset", "-c", cpus]
 
     print(f"threads {opts.threads}, CPUs {cpus}, {opts.runs} runs per side, seed {opts.seed}", file=sys.stderr)
-    rows = []
+    rows, heaps = [], set()
     for name, args, repeat, number, skip in CASES:
         if opts.only and name not in opts.only:
             continue
         mlb, py = [], []
         for _ in range(opts.runs):
             common = (name, args, opts.threads, opts.seed, repeat, number, skip)
-            mlb.append(run_mlb(root, pin, *common))
+            items_per_sec, heap = run_mlb(root, pin, *common)
+            mlb.append(items_per_sec)
+            heaps.add(heap)
             py.append(run_python(root, pin, *common))
         m, p = statistics.median(mlb), statistics.median(py)
         paired = statistics.median(a / b for a, b in zip(mlb, py))
@@ -85,6 +89,7 @@ def main():
     for name, args, m, p, ratio, paired, goal in rows:
         mark = "" if ratio >= goal else " (missed)"
         print(f"| {name} | `{args}` | {m:,.1f} | {p:,.1f} | {ratio:.2f}{mark} | {paired:.2f} | >= {goal} |")
+    print(f"\nmlb worker heap policy: {', '.join(sorted(heaps))} (MLB_HEAP=libc for glibc's defaults)")
 
 
 if __name__ == "__main__":

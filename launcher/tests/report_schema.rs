@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{only_report, run_spin};
+use common::{only_report, run_spin, spin_command};
 use serde_json::{Map, Value};
 
 /// Replaces every value by its JSON type, keeping the key structure.
@@ -74,4 +74,22 @@ fn unique_id_is_stable_across_instances_and_runs_and_differs_across_configs() {
         id(r#"{"repeat": 11, "number": 1, "size": 2, "seed": 200}"#, &["--jr-id", "1", "--vcd", "1", "--run-id", "7"]);
     assert_eq!(base, other_instance, "same config on another GPU and run");
     assert_ne!(base, id(r#"{"repeat": 11, "number": 1, "size": 3, "seed": 100}"#, &[]), "another config");
+}
+
+#[test]
+fn heap_policy_is_recorded_and_the_users_choice_wins() {
+    let heap = |env: &[(&str, &str)]| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = spin_command(r#"{"repeat": 2, "skip": 1, "number": 1, "size": 0}"#, dir.path(), &[]);
+        // Whatever heap choice the test's own environment carries is not this test's.
+        for (var, _) in mlb::worker::heap::choice_vars(|name| std::env::var(name).ok()) {
+            cmd.env_remove(var);
+        }
+        let out = cmd.envs(env.iter().copied()).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        only_report(dir.path()).1["provenance"]["heap"].as_str().unwrap().to_string()
+    };
+    assert_eq!(heap(&[]), "keep-freed");
+    assert_eq!(heap(&[("MLB_HEAP", "libc")]), "libc");
+    assert_eq!(heap(&[("MALLOC_TRIM_THRESHOLD_", "131072")]), "environment");
 }

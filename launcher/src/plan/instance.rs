@@ -4,6 +4,7 @@ use super::slots::Slot;
 use crate::host::HostKind;
 use crate::jobs::{render, JobConfig, Program, Scope};
 use crate::record::Identity;
+use crate::worker::heap;
 use crate::worker::provenance::vars;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -99,6 +100,8 @@ fn build(
         (vars::ISOLATION.into(), if slot.is_some() { ctx.isolation.clone() } else { "none".into() }),
         (vars::HOST_KIND.into(), ctx.kind.to_string()),
     ]);
+    // The user's heap choice reaches instances in containers too.
+    env.extend(heap::choice_vars(|name| std::env::var(name).ok()));
     env.extend(ctx.kind.device_vars().iter().map(|v| (v.to_string(), identity.vcd.clone())));
     let (program, args) = match (&config.program, plugin) {
         (Program::Plugin(_), Some(path)) => (ctx.mlb.clone(), worker_args(config, path, ctx, &identity, seed)),

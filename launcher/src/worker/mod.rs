@@ -8,6 +8,7 @@
 
 mod args;
 pub mod exit;
+pub mod heap;
 mod plan;
 pub mod provenance;
 mod run;

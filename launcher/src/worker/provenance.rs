@@ -1,7 +1,9 @@
 //! What an instance actually got, read from inside it: the CPUs of its
 //! affinity mask, the memory limit of its own cgroup, and what the launcher
-//! says about isolation, host and container (through `MLB_*` variables).
+//! says about isolation, host and container (through `MLB_*` variables),
+//! and the heap policy it ran under.
 
+use super::heap::HeapPolicy;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -113,7 +115,7 @@ fn read_limit(file: &Path) -> Option<u64> {
 }
 
 /// The provenance object of a report.
-pub fn collect(plugin_name: &str, plugin_version: &str, plugin_build: &str, threads: u32) -> Value {
+pub fn collect(plugin_name: &str, plugin_version: &str, plugin_build: &str, threads: u32, heap: HeapPolicy) -> Value {
     let cpus = affinity_cpus();
     let (cgroup, memory_limit) = memory_cgroup();
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
@@ -138,6 +140,7 @@ pub fn collect(plugin_name: &str, plugin_version: &str, plugin_build: &str, thre
         "host_kind": var(vars::HOST_KIND).unwrap_or_else(|| "unknown".into()),
         "container": if container.is_empty() { Value::Null } else { Value::Object(container) },
         "threads": threads,
+        "heap": heap.as_str(),
         "mlb_version": env!("CARGO_PKG_VERSION"),
         "plugin": { "name": plugin_name, "version": plugin_version, "build": plugin_build },
     })

@@ -2,6 +2,7 @@
 
 use super::args::WorkerArgs;
 use super::exit;
+use super::heap::{self, HeapPolicy};
 use super::plan::{effective_config, Plan};
 use super::provenance;
 use super::stats::Summary;
@@ -23,7 +24,8 @@ pub fn main(args: WorkerArgs) -> i32 {
         eprintln!("mlb worker: --plugin PATH is required");
         return exit::CONFIG;
     };
-    let mut ctx = Context::new(&args, &plugin_path);
+    let heap = heap::apply();
+    let mut ctx = Context::new(&args, &plugin_path, heap);
     let config: Map<String, Value> = match serde_json::from_str(&args.config) {
         Ok(Value::Object(map)) => map,
         Ok(_) | Err(_) => {
@@ -111,10 +113,12 @@ struct Context {
     plugin: (String, String),
     /// The job name came from `--name`/`BENCH_NAME`, not from the plugin.
     explicit_name: bool,
+    /// The heap policy the process runs under.
+    heap: HeapPolicy,
 }
 
 impl Context {
-    fn new(args: &WorkerArgs, plugin_path: &Path) -> Self {
+    fn new(args: &WorkerArgs, plugin_path: &Path, heap: HeapPolicy) -> Self {
         let stem = plugin_path.file_stem().map(|s| s.to_string_lossy().trim_start_matches("lib").to_string());
         let vcd = args
             .vcd
@@ -138,6 +142,7 @@ impl Context {
             started: Utc::now(),
             plugin: ("unknown".into(), "unknown".into()),
             explicit_name: args.name.is_some(),
+            heap,
         }
     }
 
@@ -166,7 +171,10 @@ impl Context {
         m.insert("unique_id".into(), record::unique_id(&self.identity.name, &self.args).into());
         m.insert("version".into(), format!("{} {} (build {build})", self.plugin.0, self.plugin.1).into());
         m.insert("hostname".into(), hostname().into());
-        m.insert("provenance".into(), provenance::collect(&self.plugin.0, &self.plugin.1, &build, self.threads));
+        m.insert(
+            "provenance".into(),
+            provenance::collect(&self.plugin.0, &self.plugin.1, &build, self.threads, self.heap),
+        );
         m
     }
 

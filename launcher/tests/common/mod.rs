@@ -41,17 +41,21 @@ pub fn spin_plugin() -> PathBuf {
 
 /// Runs `mlb worker` on spin with a JSON config into `outdir`.
 pub fn run_spin(config: &str, outdir: &Path, extra: &[&str]) -> Output {
-    Command::new(mlb())
-        .arg("worker")
+    spin_command(config, outdir, extra).output().expect("run mlb worker")
+}
+
+/// The `mlb worker` command [`run_spin`] runs, to add to before running it.
+pub fn spin_command(config: &str, outdir: &Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(mlb());
+    cmd.arg("worker")
         .arg("--plugin")
         .arg(spin_plugin())
         .args(["--config", config, "--suite", "test", "--outdir"])
         .arg(outdir)
         .args(extra)
         .env_remove("CUDA_VISIBLE_DEVICES")
-        .env_remove("HIP_VISIBLE_DEVICES")
-        .output()
-        .expect("run mlb worker")
+        .env_remove("HIP_VISIBLE_DEVICES");
+    cmd
 }
 
 /// The report files in `dir`, sorted by name, parsed.

@@ -3,6 +3,7 @@
 
 use chrono::{TimeZone, Utc};
 use mlb::record::{timestamp, unique_id, write_atomic, Identity};
+use mlb::worker::heap::HeapPolicy;
 use mlb::worker::provenance;
 use mlb::worker::stats::Summary;
 use serde_json::{json, Map, Value};
@@ -36,7 +37,7 @@ pub fn record(r: &Run) -> Value {
     m.insert("unique_id".into(), unique_id(r.bench, &args).into());
     m.insert("version".into(), format!("{} 0.1.0 (build 0123456789ab)", r.bench).into());
     m.insert("hostname".into(), "bench-host".into());
-    m.insert("provenance".into(), provenance::collect(r.bench, "0.1.0", "0123456789ab", 4));
+    m.insert("provenance".into(), provenance::collect(r.bench, "0.1.0", "0123456789ab", 4, HeapPolicy::KeepFreed));
     m.insert("workers".into(), 4.into());
     m.insert("seed".into(), 0.into());
     m.insert("cuda".into(), true.into());

@@ -13,6 +13,9 @@
 //! It also strips debug information from `cdylib` targets (the plugins),
 //! which would otherwise make each plugin some 30 MB instead of about 1 MB.
 //!
+//! [`compile_cpp`] builds the few C++ files of a crate that call libtorch
+//! functions tch does not bind, against the same libtorch's headers.
+//!
 //! `torch-sys` publishes its libtorch directory only to its direct
 //! dependents (as `DEP_TCH_LIBTORCH_LIB`), so a crate using this helper must
 //! depend on `torch-sys` itself, not only through `tch`.
@@ -43,16 +46,30 @@ pub fn link_args(lib_dir: &Path) -> Vec<String> {
     args
 }
 
+/// The libtorch library folder `torch-sys` found.
+///
+/// Panics (failing the build with the message) when `torch-sys` is not a
+/// direct dependency of the crate being built.
+fn libtorch_lib_dir() -> PathBuf {
+    println!("cargo:rerun-if-env-changed={LIBTORCH_LIB_VAR}");
+    match std::env::var_os(LIBTORCH_LIB_VAR) {
+        Some(dir) => PathBuf::from(dir),
+        None => panic!("{LIBTORCH_LIB_VAR} is not set: add `torch-sys` as a direct dependency of this crate"),
+    }
+}
+
+/// The header folder of the libtorch whose libraries are in `lib_dir`: its
+/// sibling `include`, in a libtorch archive as in PyTorch's wheel.
+pub fn include_dir(lib_dir: &Path) -> PathBuf {
+    lib_dir.parent().unwrap_or(lib_dir).join("include")
+}
+
 /// Emits the `cargo:rustc-link-arg` lines for the libtorch `torch-sys` found.
 ///
 /// Panics (failing the build with the message) when `torch-sys` is not a
 /// direct dependency of the crate being built.
 pub fn link_libtorch() {
-    println!("cargo:rerun-if-env-changed={LIBTORCH_LIB_VAR}");
-    let Some(lib_dir) = std::env::var_os(LIBTORCH_LIB_VAR).map(PathBuf::from) else {
-        panic!("{LIBTORCH_LIB_VAR} is not set: add `torch-sys` as a direct dependency of this crate");
-    };
-    for arg in link_args(&lib_dir) {
+    for arg in link_args(&libtorch_lib_dir()) {
         println!("cargo:rustc-link-arg={arg}");
     }
 }
@@ -62,6 +79,30 @@ pub fn link_libtorch() {
 pub fn link_plugin() {
     link_libtorch();
     println!("cargo:rustc-cdylib-link-arg=-Wl,--strip-debug");
+}
+
+/// Compiles C++ `files` against libtorch's headers into the static library
+/// `name`, linked into the crate being built.
+///
+/// The flags are those `torch-sys` builds its own C++ with: C++17, and the
+/// C++11 string ABI unless `LIBTORCH_CXX11_ABI` says `0` (PyTorch's wheels
+/// use it since 2.6).
+pub fn compile_cpp(name: &str, files: &[&str]) {
+    println!("cargo:rerun-if-env-changed=LIBTORCH_CXX11_ABI");
+    let abi = std::env::var("LIBTORCH_CXX11_ABI").unwrap_or_else(|_| "1".to_string());
+    for file in files {
+        println!("cargo:rerun-if-changed={file}");
+    }
+    cc::Build::new()
+        .cpp(true)
+        .pic(true)
+        .std("c++17")
+        // As system headers: their own warnings are not the crate's.
+        .flag("-isystem")
+        .flag(include_dir(&libtorch_lib_dir()).to_string_lossy().as_ref())
+        .define("_GLIBCXX_USE_CXX11_ABI", abi.as_str())
+        .files(files)
+        .compile(name);
 }
 
 #[cfg(test)]
@@ -79,5 +120,14 @@ mod tests {
         let cuda = link_args(&dir);
         assert_eq!(&cuda[1..], ["-Wl,--no-as-needed", "-ltorch_cuda", "-ltorch"]);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn headers_are_beside_the_libraries() {
+        assert_eq!(include_dir(Path::new("/opt/libtorch/lib")), Path::new("/opt/libtorch/include"));
+        assert_eq!(
+            include_dir(Path::new("venv/site-packages/torch/lib")),
+            Path::new("venv/site-packages/torch/include")
+        );
     }
 }

@@ -3,7 +3,8 @@
 //! - [`runtime`]: threads, device and seeds of an instance; [`device`]: device
 //!   requests and GPU names.
 //! - [`amp`]: half precision with loss scaling and fp32 master weights;
-//!   [`grad`]: gradient clipping without host syncs.
+//!   [`grad`]: gradient clipping without host syncs; [`ops`]: libtorch
+//!   operations tch does not bind.
 //! - [`data`]: loaders of the real formats (MNIST idx, image folders, word
 //!   corpora) and [`synth`]: synthetic data of the same shapes.
 //! - [`plugin`]: [`TorchWorkload`], the adaptor to the plugin SDK.
@@ -14,6 +15,7 @@ pub mod data;
 pub mod device;
 pub mod grad;
 pub mod metrics;
+pub mod ops;
 pub mod parallel;
 pub mod plugin;
 pub mod runtime;

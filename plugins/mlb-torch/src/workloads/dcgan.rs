@@ -14,6 +14,7 @@ use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
 use crate::data::{transforms, DataSource};
 use crate::metrics::Metrics;
+use crate::ops;
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::{Config, Step};
 use std::sync::Arc;
@@ -24,6 +25,9 @@ use tch::{Device, Kind, Reduction, Tensor};
 pub const SIDE: i64 = 64;
 /// Colour channels.
 pub const CHANNELS: i64 = 3;
+
+/// Negative slope of the discriminator's LeakyReLU.
+const LEAKY_SLOPE: f64 = 0.2;
 
 /// Arguments of dcgan.
 #[derive(Debug, Clone)]
@@ -71,9 +75,6 @@ pub fn generator(p: nn::Path, nz: i64, ngf: i64) -> nn::SequentialT {
 
 /// The discriminator: a `3 x 64 x 64` image to the probability it is real.
 pub fn discriminator(p: nn::Path, ndf: i64) -> nn::SequentialT {
-    // LeakyReLU(0.2) as a PReLU of fixed slope: tch's leaky_relu has no slope
-    // argument, and max(x, 0.2 x) costs two kernels.
-    let slope = Tensor::from_slice(&[0.2f32]).to_device(p.device());
     let widths = [CHANNELS, ndf, ndf * 2, ndf * 4, ndf * 8];
     let mut seq = nn::seq_t();
     for (i, pair) in widths.windows(2).enumerate() {
@@ -81,8 +82,8 @@ pub fn discriminator(p: nn::Path, ndf: i64) -> nn::SequentialT {
         if i > 0 {
             seq = seq.add(batch_norm(&p / format!("bn{i}"), pair[1]));
         }
-        let slope = slope.shallow_clone();
-        seq = seq.add_fn(move |x| x.prelu(&slope));
+        // In place, as the original (nn.LeakyReLU(0.2, inplace=True)).
+        seq = seq.add_fn(|x| ops::leaky_relu_(x, LEAKY_SLOPE));
     }
     seq.add(nn::conv2d(&p / "conv4", ndf * 8, 1, 4, conv_cfg(1, 0))).add_fn(|x| x.sigmoid().view([-1]))
 }
