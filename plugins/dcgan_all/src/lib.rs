@@ -10,15 +10,12 @@
 //! fixed synthetic batch of smooth random images (stated in the report).
 
 use mlb_plugin::{Config, Step};
-use mlb_torch::data::pipeline::{self, ImageBatch, Images};
-use mlb_torch::data::prefetch::Prefetcher;
-use mlb_torch::data::{transforms, DataSource};
+use mlb_torch::data::DataSource;
 use mlb_torch::metrics::Metrics;
 use mlb_torch::parallel::{devices, parallel, split, Replicas};
-use mlb_torch::workloads::dcgan::{discriminator, generator, CHANNELS, SIDE};
+use mlb_torch::workloads::dcgan::{discriminator, generator, RealImages, ADAM};
 use mlb_torch::{Runtime, TorchPlugin, TorchWorkload};
 use serde_json::{Map, Value};
-use std::sync::Arc;
 use tch::nn::{self, ModuleT, OptimizerConfig};
 use tch::{Device, Kind, Reduction, Tensor};
 
@@ -36,20 +33,13 @@ pub struct Args {
     data: DataSource,
 }
 
-/// Where the real images come from.
-enum Input {
-    /// One batch for all devices, generated once on the first device.
-    Fixed(Tensor),
-    Folder(Box<Prefetcher<ImageBatch>>),
-}
-
 /// The dcgan_all workload.
 pub struct DcganAll {
     g: Replicas<nn::SequentialT>,
     d: Replicas<nn::SequentialT>,
     opt_g: nn::Optimizer,
     opt_d: nn::Optimizer,
-    input: Input,
+    input: RealImages,
     args: Args,
     metrics: Metrics,
 }
@@ -93,37 +83,17 @@ impl TorchWorkload for DcganAll {
         let (nz, ngf, ndf) = (args.nz, args.ngf, args.ndf);
         let g = Replicas::new(&devices, |p| generator(p.clone(), nz, ngf));
         let d = Replicas::new(&devices, |p| discriminator(p.clone(), ndf));
-        let adam = nn::Adam { beta1: 0.5, beta2: 0.999, wd: 0.0, eps: 1e-8, amsgrad: false };
-        let (opt_g, opt_d) = (adam.build(g.master(), args.lr)?, adam.build(d.master(), args.lr)?);
+        let (opt_g, opt_d) = (ADAM.build(g.master(), args.lr)?, ADAM.build(d.master(), args.lr)?);
         let total = args.batch * devices.len() as i64;
-        let input = match args.data.path() {
-            Some(_) => {
-                let images = Arc::new(Images::from_source(&args.data, Vec::new)?);
-                let transform = Arc::new(|img: &image::RgbImage, _: &mut rand::rngs::StdRng, out: &mut ImageBatch| {
-                    let crop = transforms::resize_center_crop(img, SIDE as u32);
-                    transforms::push_chw(&crop, [0.5; 3], [0.5; 3], &mut out.values);
-                });
-                Input::Folder(Box::new(pipeline::batches(images, total as usize, args.workers, rt.seed(), transform)))
-            }
-            None => {
-                // Smooth random images in [-1, 1] for every device's share.
-                let coarse = Tensor::rand([total, CHANNELS, 8, 8], (Kind::Float, devices[0])) * 2.0 - 1.0;
-                Input::Fixed(coarse.upsample_bilinear2d([SIDE, SIDE], false, None, None))
-            }
-        };
+        // One batch for all devices, on the first; each step splits it across the replicas.
+        let input = RealImages::new(&args.data, total, args.workers, rt.seed(), devices[0])?;
         Ok(DcganAll { g, d, opt_g, opt_d, input, args, metrics: Metrics::default() })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
         let devices = self.devices();
         let width = devices.len();
-        let real = match &mut self.input {
-            Input::Fixed(images) => images.shallow_clone(),
-            Input::Folder(prefetch) => {
-                let b = prefetch.next_batch()?;
-                b.values(&[b.labels.len() as i64, CHANNELS, SIDE, SIDE], devices[0], Kind::Float)
-            }
-        };
+        let real = self.input.next(devices[0])?;
         let total = real.size()[0] as f64;
         let nz = self.args.nz;
 

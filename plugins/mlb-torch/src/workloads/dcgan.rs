@@ -88,10 +88,45 @@ pub fn discriminator(p: nn::Path, ndf: i64) -> nn::SequentialT {
     seq.add(nn::conv2d(&p / "conv4", ndf * 8, 1, 4, conv_cfg(1, 0))).add_fn(|x| x.sigmoid().view([-1]))
 }
 
-/// Where real batches come from.
-enum Input {
+/// The optimizer of both networks, as the original's: Adam, betas 0.5/0.999.
+pub const ADAM: nn::Adam = nn::Adam { beta1: 0.5, beta2: 0.999, wd: 0.0, eps: 1e-8, amsgrad: false };
+
+/// Where real images come from.
+pub enum RealImages {
+    /// A fixed synthetic batch, on the device.
     Fixed(Tensor),
-    Folder(Prefetcher<ImageBatch>),
+    /// A folder of images through the decode pipeline.
+    Folder(Box<Prefetcher<ImageBatch>>),
+}
+
+impl RealImages {
+    /// Batches of `batch` images: from the folder `data` names, resized to
+    /// 64, center-cropped and normalised to [-1, 1] by `workers` threads;
+    /// else one fixed batch of smooth random images in [-1, 1] (noise
+    /// upsampled from 8x8) on `device`.
+    pub fn new(data: &DataSource, batch: i64, workers: usize, seed: u64, device: Device) -> mlb_plugin::Result<Self> {
+        if data.path().is_none() {
+            let coarse = Tensor::rand([batch, CHANNELS, 8, 8], (Kind::Float, device)) * 2.0 - 1.0;
+            return Ok(RealImages::Fixed(coarse.upsample_bilinear2d([SIDE, SIDE], false, None, None)));
+        }
+        let images = Arc::new(Images::from_source(data, Vec::new)?);
+        let transform = Arc::new(|img: &image::RgbImage, _: &mut rand::rngs::StdRng, out: &mut ImageBatch| {
+            let crop = transforms::resize_center_crop(img, SIDE as u32);
+            transforms::push_chw(&crop, [0.5; 3], [0.5; 3], &mut out.values);
+        });
+        Ok(RealImages::Folder(Box::new(pipeline::batches(images, batch as usize, workers, seed, transform))))
+    }
+
+    /// The next batch, on `device`.
+    pub fn next(&mut self, device: Device) -> mlb_plugin::Result<Tensor> {
+        Ok(match self {
+            RealImages::Fixed(images) => images.shallow_clone(),
+            RealImages::Folder(prefetch) => {
+                let b = prefetch.next_batch()?;
+                b.values(&[b.labels.len() as i64, CHANNELS, SIDE, SIDE], device, Kind::Float)
+            }
+        })
+    }
 }
 
 /// The dcgan workload.
@@ -100,7 +135,7 @@ pub struct Dcgan {
     d: nn::SequentialT,
     opt_g: nn::Optimizer,
     opt_d: nn::Optimizer,
-    input: Input,
+    input: RealImages,
     real_label: Tensor,
     fake_label: Tensor,
     args: Args,
@@ -133,23 +168,8 @@ impl TorchWorkload for Dcgan {
         let (vs_g, vs_d) = (nn::VarStore::new(device), nn::VarStore::new(device));
         let g = generator(vs_g.root(), args.nz, args.ngf);
         let d = discriminator(vs_d.root(), args.ndf);
-        let adam = nn::Adam { beta1: 0.5, beta2: 0.999, wd: 0.0, eps: 1e-8, amsgrad: false };
-        let (opt_g, opt_d) = (adam.build(&vs_g, args.lr)?, adam.build(&vs_d, args.lr)?);
-        let input = match args.data.path() {
-            Some(_) => {
-                let images = Arc::new(Images::from_source(&args.data, Vec::new)?);
-                let transform = Arc::new(|img: &image::RgbImage, _: &mut rand::rngs::StdRng, out: &mut ImageBatch| {
-                    let crop = transforms::resize_center_crop(img, SIDE as u32);
-                    transforms::push_chw(&crop, [0.5; 3], [0.5; 3], &mut out.values);
-                });
-                Input::Folder(pipeline::batches(images, args.batch as usize, args.workers, rt.seed(), transform))
-            }
-            None => {
-                // Smooth random images in [-1, 1]: noise upsampled from 8x8.
-                let coarse = Tensor::rand([args.batch, CHANNELS, 8, 8], (Kind::Float, device)) * 2.0 - 1.0;
-                Input::Fixed(coarse.upsample_bilinear2d([SIDE, SIDE], false, None, None))
-            }
-        };
+        let (opt_g, opt_d) = (ADAM.build(&vs_g, args.lr)?, ADAM.build(&vs_d, args.lr)?);
+        let input = RealImages::new(&args.data, args.batch, args.workers, rt.seed(), device)?;
         let real_label = Tensor::ones([args.batch], (Kind::Float, device));
         let fake_label = Tensor::zeros([args.batch], (Kind::Float, device));
         Ok(Dcgan {
@@ -168,13 +188,7 @@ impl TorchWorkload for Dcgan {
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
-        let real = match &mut self.input {
-            Input::Fixed(images) => images.shallow_clone(),
-            Input::Folder(prefetch) => {
-                let b = prefetch.next_batch()?;
-                b.values(&[b.labels.len() as i64, CHANNELS, SIDE, SIDE], self.device, Kind::Float)
-            }
-        };
+        let real = self.input.next(self.device)?;
         let n = real.size()[0];
         let (real_label, fake_label) = (self.real_label.narrow(0, 0, n), self.fake_label.narrow(0, 0, n));
         let bce = |p: &Tensor, y: &Tensor| p.binary_cross_entropy::<Tensor>(y, None, Reduction::Mean);
