@@ -23,6 +23,10 @@ pub const HEAP_VAR: &str = "MLB_HEAP";
 /// glibc's mmap threshold ceiling on 64-bit targets (`HEAP_MAX_SIZE / 2`).
 const MMAP_THRESHOLD: i32 = 32 << 20;
 
+/// glibc's tunables variable; `glibc.malloc.*` entries in it are a choice
+/// the worker keeps.
+const GLIBC_TUNABLES: &str = "GLIBC_TUNABLES";
+
 /// glibc's malloc variables: setting any of them is a choice the worker keeps.
 const GLIBC_MALLOC_VARS: [&str; 5] =
     ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_", "MALLOC_ARENA_MAX"];
@@ -54,7 +58,7 @@ impl HeapPolicy {
         if var(HEAP_VAR).is_some_and(|v| v == "libc") {
             return HeapPolicy::Libc;
         }
-        let tunables = var("GLIBC_TUNABLES").is_some_and(|t| t.contains("glibc.malloc."));
+        let tunables = var(GLIBC_TUNABLES).is_some_and(|t| t.contains("glibc.malloc."));
         if tunables || GLIBC_MALLOC_VARS.iter().any(|name| var(name).is_some()) {
             return HeapPolicy::Environment;
         }
@@ -66,7 +70,7 @@ impl HeapPolicy {
 /// choice, for the launcher to pass to instances in containers, which do not
 /// inherit its environment.
 pub fn choice_vars(var: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
-    let names = [HEAP_VAR, "GLIBC_TUNABLES"].into_iter().chain(GLIBC_MALLOC_VARS);
+    let names = [HEAP_VAR, GLIBC_TUNABLES].into_iter().chain(GLIBC_MALLOC_VARS);
     names.filter_map(|name| var(name).map(|v| (name.to_string(), v))).collect()
 }
 
