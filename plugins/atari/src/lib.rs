@@ -218,11 +218,7 @@ mod tests {
     use super::*;
 
     fn atari(args: &str) -> Atari {
-        Atari::build(
-            Atari::parse(&Config::parse(args).unwrap()).unwrap(),
-            &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap(),
-        )
-        .unwrap()
+        Atari::build(Atari::parse(&Config::parse(args).unwrap()).unwrap(), &Runtime::cpu(0).unwrap()).unwrap()
     }
 
     #[test]

@@ -173,8 +173,7 @@ mod tests {
 
     fn cart(seed: u64) -> Cart {
         let args = Cart::parse(&Config::parse("{}").unwrap()).unwrap();
-        Cart::build(args, &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, seed).unwrap())
-            .unwrap()
+        Cart::build(args, &Runtime::cpu(seed).unwrap()).unwrap()
     }
 
     #[test]

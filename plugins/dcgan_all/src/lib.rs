@@ -160,9 +160,7 @@ mod tests {
     fn two_cpu_replicas_train_both_networks() {
         let config = r#"{"batch_size": 4, "ngf": 8, "ndf": 8, "nz": 16, "cpu_replicas": 2, "lr": 0.001}"#;
         let args = DcganAll::parse(&Config::parse(config).unwrap()).unwrap();
-        let mut w =
-            DcganAll::build(args, &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap())
-                .unwrap();
+        let mut w = DcganAll::build(args, &Runtime::cpu(0).unwrap()).unwrap();
         let g0: Vec<Tensor> = w.g.master().trainable_variables().iter().map(Tensor::copy).collect();
         let losses: Vec<f64> = (0..8).map(|_| w.step().unwrap().loss.unwrap()).collect();
         assert!(losses.iter().all(|l| l.is_finite()));
@@ -187,9 +185,7 @@ mod tests {
             dir.path().display()
         );
         let args = DcganAll::parse(&Config::parse(&config).unwrap()).unwrap();
-        let mut w =
-            DcganAll::build(args, &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap())
-                .unwrap();
+        let mut w = DcganAll::build(args, &Runtime::cpu(0).unwrap()).unwrap();
         let step = w.step().unwrap();
         assert_eq!(step.items, 4);
         assert!(step.loss.is_some_and(f64::is_finite));

@@ -203,11 +203,7 @@ mod tests {
     use super::*;
 
     fn fast_style(args: &str) -> FastStyle {
-        FastStyle::build(
-            FastStyle::parse(&Config::parse(args).unwrap()).unwrap(),
-            &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap(),
-        )
-        .unwrap()
+        FastStyle::build(FastStyle::parse(&Config::parse(args).unwrap()).unwrap(), &Runtime::cpu(0).unwrap()).unwrap()
     }
 
     const TINY: &str = r#""batch_size": 2, "image_size": 16, "workers": 0, "lr": 0.01"#;

@@ -29,6 +29,12 @@ impl Runtime {
         Ok(Runtime { device, threads, seed })
     }
 
+    /// A runtime on the CPU with one intra-op thread, seeded with `seed`: what
+    /// a workload's own tests build it on.
+    pub fn cpu(seed: u64) -> Result<Self, DeviceError> {
+        Runtime::init(&Setup { device: "cpu".into(), threads: 1 }, seed)
+    }
+
     /// The device the workload runs on.
     pub fn device(&self) -> Device {
         self.device

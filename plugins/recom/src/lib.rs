@@ -152,11 +152,7 @@ mod tests {
     use super::*;
 
     fn recom(args: &str, seed: u64) -> Recom {
-        Recom::build(
-            Recom::parse(&Config::parse(args).unwrap()).unwrap(),
-            &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, seed).unwrap(),
-        )
-        .unwrap()
+        Recom::build(Recom::parse(&Config::parse(args).unwrap()).unwrap(), &Runtime::cpu(seed).unwrap()).unwrap()
     }
 
     fn mean(v: &[f64]) -> f64 {
@@ -216,10 +212,7 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
-        let e = Recom::build(bad, &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap())
-            .err()
-            .unwrap()
-            .to_string();
+        let e = Recom::build(bad, &Runtime::cpu(0).unwrap()).err().unwrap().to_string();
         assert!(e.contains("/nonexistent/w.safetensors"), "{e}");
     }
 }

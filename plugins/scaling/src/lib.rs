@@ -95,9 +95,7 @@ mod tests {
     fn every_width_is_timed_and_width_one_is_fully_efficient() {
         let config = r#"{"network": "resnet18", "batch_size": 2, "image_size": 32, "classes": 4, "cpu_replicas": 2}"#;
         let args = Scaling::parse(&Config::parse(config).unwrap()).unwrap();
-        let mut w =
-            Scaling::build(args, &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap())
-                .unwrap();
+        let mut w = Scaling::build(args, &Runtime::cpu(0).unwrap()).unwrap();
         for _ in 0..3 {
             let step = w.step().unwrap();
             assert_eq!(step.items, 2 + 4, "width 1 then width 2");

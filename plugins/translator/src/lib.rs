@@ -149,11 +149,7 @@ mod tests {
     use super::*;
 
     fn translator(args: &str) -> Translator {
-        Translator::build(
-            Translator::parse(&Config::parse(args).unwrap()).unwrap(),
-            &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap(),
-        )
-        .unwrap()
+        Translator::build(Translator::parse(&Config::parse(args).unwrap()).unwrap(), &Runtime::cpu(0).unwrap()).unwrap()
     }
 
     const TINY: &str = r#""batch_size": 8, "hidden": 32, "vocab": 48, "max_length": 10, "lr": 0.005, "dropout": 0.0"#;

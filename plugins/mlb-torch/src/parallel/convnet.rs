@@ -244,11 +244,7 @@ mod tests {
 
     fn job<const HALF: bool>(args: &str) -> DistributedConvnet<HALF> {
         let args = DistributedConvnet::<HALF>::parse(&Config::parse(args).unwrap()).unwrap();
-        DistributedConvnet::<HALF>::build(
-            args,
-            &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 1 }, 0).unwrap(),
-        )
-        .unwrap()
+        DistributedConvnet::<HALF>::build(args, &Runtime::cpu(0).unwrap()).unwrap()
     }
 
     #[test]
