@@ -21,7 +21,7 @@ mod common;
 
 use mlb::runtime::docker::{Cancel, Docker, Exit, ImageFacts};
 use mlb::runtime::images::{ImageMap, IMAGE_MLB, IMAGE_PLUGIN_DIR};
-use mlb::runtime::spec::{Bind, InstanceSpec, Labels, Resources};
+use mlb::runtime::spec::{Bind, ContainerSpec, Labels, Resources};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -36,9 +36,9 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn spec(outdir: &Path, instance: u32, cpus: &str) -> InstanceSpec {
+fn spec(outdir: &Path, instance: u32, cpus: &str) -> ContainerSpec {
     let plugin = format!("{IMAGE_PLUGIN_DIR}/libmlb_spin.so");
-    InstanceSpec {
+    ContainerSpec {
         argv: [IMAGE_MLB, "worker", "--plugin", &plugin, "--config", CONFIG, "--outdir", "/out"]
             .map(String::from)
             .into(),
@@ -52,7 +52,7 @@ fn spec(outdir: &Path, instance: u32, cpus: &str) -> InstanceSpec {
 }
 
 /// (ms to the first step, ms to the end), counted from `start`, of one instance in a container.
-fn docker(docker: &Docker, image: &ImageFacts, spec: &InstanceSpec, start: Instant) -> (f64, f64) {
+fn docker(docker: &Docker, image: &ImageFacts, spec: &ContainerSpec, start: Instant) -> (f64, f64) {
     let mut first = None;
     let outcome = docker
         .run(spec, image, &Cancel::new(), &mut |_, line| {
@@ -123,7 +123,7 @@ fn main() {
         (0..STARTS).map(|_| docker(&client, &image, &one, Instant::now())).unzip();
     let bare_job: Vec<(f64, f64)> =
         (0..JOB_RUNS).map(|_| job(|_, start| common::bare_worker(&plugin, CONFIG, out.path(), start))).collect();
-    let specs: Vec<InstanceSpec> = (0..JOB_SIZE).map(|i| spec(out.path(), i as u32, &cpus[i % cpus.len()])).collect();
+    let specs: Vec<ContainerSpec> = (0..JOB_SIZE).map(|i| spec(out.path(), i as u32, &cpus[i % cpus.len()])).collect();
     let docker_job: Vec<(f64, f64)> =
         (0..JOB_RUNS).map(|_| job(|i, start| docker(&client, &image, &specs[i as usize], start))).collect();
 

@@ -11,7 +11,7 @@ mod common;
 use common::docker::{docker, test_image};
 use mlb::runtime::docker::{Cancel, ContainerOutcome, Docker, Exit, ImageFacts, LogStream, RUN_LABEL, SESSION_LABEL};
 use mlb::runtime::images::{ImageMap, IMAGE_MLB, IMAGE_PLUGIN_DIR};
-use mlb::runtime::spec::{Bind, InstanceSpec, Labels, Resources};
+use mlb::runtime::spec::{Bind, ContainerSpec, Labels, Resources};
 use std::path::Path;
 use std::process::Command;
 
@@ -39,12 +39,12 @@ impl Fixture {
     }
 
     /// `mlb worker` on spin inside the image, writing into the output folder bound at `/out`.
-    fn worker(&self, config: &str, instance: u32, extra: &[&str]) -> InstanceSpec {
+    fn worker(&self, config: &str, instance: u32, extra: &[&str]) -> ContainerSpec {
         let plugin = format!("{IMAGE_PLUGIN_DIR}/libmlb_spin.so");
         let mut argv: Vec<String> =
             [IMAGE_MLB, "worker", "--plugin", &plugin, "--config", config].map(String::from).into();
         argv.extend(extra.iter().map(|s| s.to_string()));
-        InstanceSpec {
+        ContainerSpec {
             argv,
             env: vec![
                 ("SUITE_NAME".into(), "dockertest".into()),
@@ -63,7 +63,7 @@ impl Fixture {
     }
 
     /// Runs `spec`, returning the outcome and the lines it printed.
-    fn run(&self, spec: &InstanceSpec) -> (ContainerOutcome, Vec<(LogStream, String)>) {
+    fn run(&self, spec: &ContainerSpec) -> (ContainerOutcome, Vec<(LogStream, String)>) {
         let mut lines = Vec::new();
         let outcome = self
             .docker

@@ -16,7 +16,7 @@
 mod common;
 
 use mlb::runtime::singularity::{ContainerCli, Flavor, SingularityImage};
-use mlb::runtime::spec::{Bind, Gpus, InstanceSpec, Labels, Resources};
+use mlb::runtime::spec::{Bind, ContainerSpec, Gpus, Labels, Resources};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -51,8 +51,8 @@ impl StandIn {
     }
 }
 
-fn spec(argv: Vec<String>, binds: Vec<Bind>, workdir: &Path) -> InstanceSpec {
-    InstanceSpec {
+fn spec(argv: Vec<String>, binds: Vec<Bind>, workdir: &Path) -> ContainerSpec {
+    ContainerSpec {
         argv,
         env: vec![
             ("SUITE_NAME".into(), "sing".into()),

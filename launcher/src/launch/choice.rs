@@ -1,22 +1,18 @@
 //! Which runtime wraps the instances: bare, `--docker [KIND|IMAGE]` or
-//! `--singularity IMAGE`; the runtime itself for a run, or its description
-//! of each instance for `--dry-run`.
+//! `--singularity IMAGE`; opened for a run, or for `--dry-run`.
 
 use super::args::LaunchArgs;
-use super::container::Wrapping;
-use super::docker::{self, DockerRuntime};
 use super::error::LaunchError;
-use super::runtime::{Bare, Runtime};
-use super::singularity::{self, SingularityRuntime};
+use super::setup::Prepared;
 use crate::host::HostKind;
-use crate::plan::InstanceSpec;
-use crate::runtime::docker::{Docker, ImageFacts};
+use crate::runtime::bare::Bare;
+use crate::runtime::container::Wrapping;
+use crate::runtime::docker::DockerRuntime;
 use crate::runtime::images::{ContainerKind, ImageMap};
-use crate::runtime::singularity::{ContainerCli, Flavor, SingularityImage};
-use std::path::PathBuf;
-
-/// How each instance would be wrapped, as indented lines (`--dry-run`).
-pub type Describe = Box<dyn Fn(&InstanceSpec) -> String>;
+use crate::runtime::singularity::SingularityRuntime;
+use crate::runtime::spec::Bind;
+use crate::runtime::Runtime;
+use std::path::{Path, PathBuf};
 
 /// The runtime asked for on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,61 +51,46 @@ impl Choice {
         Ok(Choice::Docker { hint: map.build_hint(&image), image })
     }
 
-    /// The isolation recorded for slot instances: `docker`, else the cgroups' (`cgroup_mode`).
-    pub fn isolation<'a>(&self, cgroup_mode: &'a str) -> &'a str {
-        match self {
-            Choice::Docker { .. } => crate::runtime::docker::RUNTIME_NAME,
-            _ => cgroup_mode,
-        }
-    }
-
-    /// Whether slot instances need the launcher's cgroups (Docker makes its own).
-    pub fn needs_cgroups(&self) -> bool {
-        !matches!(self, Choice::Docker { .. })
-    }
-
     /// The runtime for a real run: connects to Docker and inspects the image,
     /// or finds Apptainer/Singularity and hashes the image.
     pub fn open(&self, wrapping: Wrapping) -> Result<Box<dyn Runtime>, LaunchError> {
         Ok(match self {
-            Choice::Bare => Box::new(Bare),
+            Choice::Bare => Box::new(Bare::new()),
             Choice::Docker { image, hint } => Box::new(DockerRuntime::connect(image, hint, wrapping)?),
-            Choice::Singularity(file) => {
-                let cli = ContainerCli::find()?;
-                let image = SingularityImage::open(file)?;
-                Box::new(SingularityRuntime { cli, image, wrapping })
-            }
+            Choice::Singularity(file) => Box::new(SingularityRuntime::open(file, wrapping)?),
         })
     }
 
-    /// For `--dry-run`: a note on the runtime (what could not be checked),
-    /// and a function describing how each instance is wrapped. Nothing needs
-    /// to be running: what is unavailable is said, not fatal.
-    pub fn describer(&self, wrapping: Wrapping) -> (String, Describe) {
+    /// The runtime for `--dry-run`: the same backend, opened as for a run
+    /// where it can be; what is unavailable is in its notes, not fatal.
+    pub fn open_for_description(&self, wrapping: Wrapping) -> Box<dyn Runtime> {
         match self {
-            Choice::Bare => (String::new(), Box::new(|_: &InstanceSpec| String::new())),
-            Choice::Docker { image, hint } => {
-                let (facts, note) = match Docker::connect().and_then(|d| d.image(image, hint)) {
-                    Ok(facts) => (facts.clone(), format!("docker image: {} ({})\n", facts.name, facts.digest)),
-                    Err(e) => {
-                        let facts = ImageFacts { name: image.clone(), id: image.clone(), digest: String::new() };
-                        (facts, format!("docker image: {image} (not inspected: {e})\n"))
-                    }
-                };
-                (note, Box::new(move |spec: &InstanceSpec| docker::describe(&wrapping, &facts, spec)))
-            }
-            Choice::Singularity(file) => {
-                let mut note = String::new();
-                let cli = ContainerCli::find().unwrap_or_else(|e| {
-                    note.push_str(&format!("singularity: {e}\n"));
-                    ContainerCli { program: "apptainer".into(), flavor: Flavor::Apptainer }
-                });
-                let image = SingularityImage::open(file).unwrap_or_else(|e| {
-                    note.push_str(&format!("singularity: {e}\n"));
-                    SingularityImage { path: file.clone(), digest: String::new() }
-                });
-                (note, Box::new(move |spec: &InstanceSpec| singularity::describe(&cli, &image, &wrapping, spec)))
-            }
+            Choice::Bare => Box::new(Bare::new()),
+            Choice::Docker { image, hint } => Box::new(DockerRuntime::for_description(image, hint, wrapping)),
+            Choice::Singularity(file) => Box::new(SingularityRuntime::for_description(file, wrapping)),
         }
+    }
+}
+
+/// How `prepared`'s instances are wrapped in containers: the output folder
+/// read-write, the data folder (when it exists) and the jobs file's folder
+/// read-only.
+pub fn wrapping(prepared: &Prepared, jobs: &Path) -> Wrapping {
+    let var = |name: &str| prepared.variables.iter().find(|(k, _)| k == name).map(|(_, v)| PathBuf::from(v));
+    let mut binds = vec![Bind::rw(&prepared.outdir, &prepared.outdir)];
+    if let Some(data) = var("DATA_DIRECTORY").filter(|d| d.is_dir()) {
+        binds.push(Bind::ro(&data, &data));
+    }
+    let jobs_dir = std::path::absolute(jobs).ok().and_then(|p| p.parent().map(Path::to_path_buf));
+    if let Some(dir) = jobs_dir.filter(|d| !binds.iter().any(|b| &b.host == d)) {
+        binds.push(Bind::ro(&dir, &dir));
+    }
+    // A folder before the folders inside it, so that no bind hides another.
+    binds.sort_by_key(|b| b.container.components().count());
+    Wrapping {
+        kind: prepared.host.kind,
+        gpus: !prepared.host.gpus.is_empty(),
+        binds,
+        shm_all: prepared.host.memory.usable_bytes,
     }
 }

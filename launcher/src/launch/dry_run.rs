@@ -1,11 +1,17 @@
-//! `--dry-run`: every instance of every selected config, started by nothing.
+//! `--dry-run`: every instance of every selected config, started by nothing,
+//! described by the runtime that would start it.
 
 use super::setup::{plugin_of, Prepared};
 use crate::host::{cpulist, show::gib};
-use crate::plan::{self, RunContext};
+use crate::isolation::Support;
+use crate::plan::{self, RunContext, WorkerPaths};
+use crate::runtime::shell::shell_word;
+use crate::runtime::Runtime;
 use std::fmt::Write;
 
-/// What the cgroup of slot instances will be, as a line.
+/// What the cgroup of slot instances will be: decided once, for a run and
+/// for its dry-run alike.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CgroupPlan {
     /// Groups `/mlb-<run>/slot<i>` of this isolation mode.
     Groups {
@@ -18,23 +24,44 @@ pub enum CgroupPlan {
     Disabled,
     /// The container runtime applies the limits (Docker).
     Container,
-    /// A real run would stop with this error.
+    /// Groups cannot be made on this host: the reason.
     Impossible(String),
 }
 
-/// The dry-run text for run `ctx.run_id`.
-/// `describe` adds how the runtime wraps each instance.
-pub fn render(
-    prepared: &Prepared,
-    ctx: &RunContext,
-    cgroups: &CgroupPlan,
-    describe: &dyn Fn(&plan::InstanceSpec) -> String,
-) -> String {
+impl CgroupPlan {
+    /// The plan of run `run_name` under `runtime`, with `--no-cgroups` when
+    /// `disabled`, on a host whose cgroups are `support`.
+    pub fn decide(runtime: &dyn Runtime, disabled: bool, support: &Support, run_name: &str) -> CgroupPlan {
+        if !runtime.needs_cgroups() {
+            CgroupPlan::Container
+        } else if disabled {
+            CgroupPlan::Disabled
+        } else if let Some(why) = &support.reason {
+            CgroupPlan::Impossible(why.clone())
+        } else {
+            CgroupPlan::Groups { parent: format!("mlb-{run_name}"), mode: support.version.isolation_name() }
+        }
+    }
+
+    /// The isolation recorded for slot instances: the runtime's own
+    /// (`docker`), else the groups' mode, else `none`.
+    pub fn isolation(&self, runtime: &dyn Runtime) -> &'static str {
+        match (runtime.own_isolation(), self) {
+            (Some(own), _) => own,
+            (None, CgroupPlan::Groups { mode, .. }) => mode,
+            (None, _) => "none",
+        }
+    }
+}
+
+/// The dry-run text for run `ctx.run_id`; `runtime` adds how it would
+/// start each instance.
+pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan, runtime: &dyn Runtime) -> String {
     let mut out = String::new();
     let jobs = prepared.file.jobs.len();
     for config in &prepared.configs {
         let plugin = plugin_of(prepared, config);
-        let specs = plan::instances(config, plugin, &prepared.slots, ctx, prepared.host.cpus.len());
+        let instances = plan::instances(config, plugin, &prepared.slots, ctx, &prepared.host.cpus);
         let _ = writeln!(
             out,
             "[{:>2}/{jobs:>2}] {} (config {}/{}, {}, run {})",
@@ -45,10 +72,9 @@ pub fn render(
             config.scope.as_str(),
             ctx.run_id
         );
-        for s in specs {
+        for s in instances {
             let _ = writeln!(out, "  instance {}", s.identity.jr_id);
-            let words: Vec<String> =
-                std::iter::once(s.program.display().to_string()).chain(s.args.iter().map(|a| shell_word(a))).collect();
+            let words: Vec<String> = s.argv(&WorkerPaths::host()).iter().map(|a| shell_word(a)).collect();
             let _ = writeln!(out, "    command:         {}", words.join(" "));
             let mut env = s.env.clone();
             env.sort();
@@ -57,7 +83,7 @@ pub fn render(
                 let _ = writeln!(out, "      {k}={v}");
             }
             let _ = writeln!(out, "    visible devices: {}", s.identity.vcd);
-            let (cpus, mems, memory, cgroup) = match &s.slot {
+            let (cpus, mems, memory, cgroup) = match &s.placement.slot {
                 Some(slot) => (
                     format!("{} ({})", cpulist::format(&slot.cpus), slot.cpus.len()),
                     cpulist::format(&slot.mems),
@@ -66,7 +92,9 @@ pub fn render(
                         CgroupPlan::Groups { parent, mode } => format!("/{parent}/slot{} ({mode})", slot.index),
                         CgroupPlan::Disabled => "none (--no-cgroups: not confined)".into(),
                         CgroupPlan::Container => "none (the container runtime applies the limits)".into(),
-                        CgroupPlan::Impossible(why) => format!("none: {why}"),
+                        CgroupPlan::Impossible(why) => {
+                            format!("none: {why} (a real run stops here; pass --no-cgroups to run unconfined)")
+                        }
                     },
                 ),
                 None => (
@@ -81,29 +109,8 @@ pub fn render(
             let _ = writeln!(out, "    memory limit:    {memory}");
             let _ = writeln!(out, "    cgroup:          {cgroup}");
             let _ = writeln!(out, "    seed:            {}", s.seed);
-            out.push_str(&describe(&s));
+            out.push_str(&runtime.describe(&s));
         }
     }
     out
-}
-
-/// A word quoted for a POSIX shell when it needs it.
-pub(super) fn shell_word(w: &str) -> String {
-    let plain = !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || "-_./,:=+@%".contains(c));
-    if plain {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', r"'\''"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn quoting() {
-        assert_eq!(super::shell_word("--repeat"), "--repeat");
-        assert_eq!(super::shell_word(r#"{"a":1}"#), r#"'{"a":1}'"#);
-        assert_eq!(super::shell_word("it's"), r"'it'\''s'");
-        assert_eq!(super::shell_word(""), "''");
-    }
 }

@@ -4,23 +4,15 @@
 //! the instance's prefix.
 
 use super::progress::{Counter, Echo};
+use crate::runtime::{Output, Stream};
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// Lines of stderr kept for a failure message.
 const TAIL_LINES: usize = 5;
-
-/// Which stream a line came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stream {
-    /// Standard output.
-    Stdout,
-    /// Standard error.
-    Stderr,
-}
 
 /// The output of one instance. Shared by the threads that read it.
 #[derive(Debug)]
@@ -45,8 +37,19 @@ impl Lines {
         Lines { counter, echo, state: Mutex::new(state) }
     }
 
-    /// Takes one line of the instance's output.
-    pub fn line(&self, stream: Stream, line: &str) {
+    /// The report the instance announced (`report: PATH`), if any.
+    pub fn report(&self) -> Option<PathBuf> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).report.clone()
+    }
+
+    /// The last lines of its stderr.
+    pub fn stderr_tail(&self) -> String {
+        Vec::from(self.state.lock().unwrap_or_else(|e| e.into_inner()).tail.clone()).join("\n")
+    }
+}
+
+impl Output for Lines {
+    fn line(&self, stream: Stream, line: &str) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let _ = writeln!(state.log, "{line}");
         match stream {
@@ -68,23 +71,6 @@ impl Lines {
             echo.line(line);
         }
     }
-
-    /// Reads `pipe` to its end, line by line.
-    pub fn pump(&self, stream: Stream, pipe: impl Read) {
-        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-            self.line(stream, &line);
-        }
-    }
-
-    /// The report the instance announced (`report: PATH`), if any.
-    pub fn report(&self) -> Option<PathBuf> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).report.clone()
-    }
-
-    /// The last lines of its stderr.
-    pub fn stderr_tail(&self) -> String {
-        Vec::from(self.state.lock().unwrap_or_else(|e| e.into_inner()).tail.clone()).join("\n")
-    }
 }
 
 #[cfg(test)]
@@ -98,7 +84,11 @@ mod tests {
         let path = dir.path().join("x.log");
         let counter = Arc::new(Counter::default());
         let lines = Lines::new(File::create(&path).unwrap(), Arc::clone(&counter), None);
-        lines.pump(Stream::Stdout, &b"[  2/ 5] | ETA: 0.1 min | Batch Loss 1.0\nreport: /r/a.json\n"[..]);
+        crate::runtime::pump(
+            &lines,
+            Stream::Stdout,
+            &b"[  2/ 5] | ETA: 0.1 min | Batch Loss 1.0\nreport: /r/a.json\n"[..],
+        );
         for i in 0..7 {
             lines.line(Stream::Stderr, &format!("e{i}"));
         }

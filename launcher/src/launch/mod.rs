@@ -1,23 +1,19 @@
 //! The launcher (`mlb --jobs FILE`): reads and validates a jobs file, plans
-//! one slot per device, isolates slots with cgroups, starts each config's
-//! instances together, supervises them and writes the result lines.
+//! one slot per device, isolates slots with cgroups, selects the runtime that
+//! starts each config's instances together, supervises them and writes the
+//! result lines and the records of instances that could not write their own.
 
 mod args;
 mod choice;
-mod container;
-mod docker;
 mod dry_run;
 mod error;
 mod lines;
 pub mod outcome;
-mod process;
 pub mod progress;
 mod resume;
 mod run;
-pub mod runtime;
 mod setup;
 mod signals;
-mod singularity;
 pub mod summary;
 mod supervise;
 

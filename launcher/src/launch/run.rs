@@ -2,23 +2,22 @@
 //! instances started together and supervised; result lines as they finish.
 
 use super::args::LaunchArgs;
-use super::choice::Choice;
-use super::container::Wrapping;
+use super::choice::{self, Choice};
 use super::dry_run::{self, CgroupPlan};
 use super::error::LaunchError;
 use super::outcome::{launcher_provenance, write_failure, Outcome};
 use super::progress::Display;
 use super::resume::Completed;
-use super::runtime::Runtime;
 use super::setup::{self, plugin_of, Prepared};
 use super::signals;
 use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
 use crate::host::cpulist;
-use crate::isolation::RunGroups;
-use crate::jobs::{render, JobConfig, Program, Scope};
+use crate::isolation::{CgroupError, RunGroups};
+use crate::jobs::{render, JobConfig, Scope};
 use crate::plan::{self, RunContext};
 use crate::record::{self, arg_key};
+use crate::runtime::Runtime;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,21 +39,29 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let run_name =
         format!("{}-{}-{}", prepared.file.suite, std::process::id(), chrono::Utc::now().format("%Y%m%d%H%M%S"));
     let choice = Choice::of(args, prepared.host.kind)?;
-    let wrapping = Wrapping::new(&prepared, args.jobs.as_deref().unwrap_or(std::path::Path::new(".")));
-    let needs_groups =
-        choice.needs_cgroups() && !args.no_cgroups && prepared.configs.iter().any(|c| c.scope == Scope::Student);
-    let support = &prepared.host.cgroup;
+    let wrapping = choice::wrapping(&prepared, args.jobs.as_deref().unwrap_or(std::path::Path::new(".")));
     if args.dry_run {
-        print_dry_run(args, &prepared, &run_name, &choice, wrapping);
+        let runtime = choice.open_for_description(wrapping);
+        print_dry_run(args, &prepared, &run_name, runtime.as_ref());
         return Ok(EXIT_OK);
     }
     let runtime = choice.open(wrapping)?;
-    if args.no_cgroups && choice.needs_cgroups() {
+    let cgroups = CgroupPlan::decide(runtime.as_ref(), args.no_cgroups, &prepared.host.cgroup, &run_name);
+    if cgroups == CgroupPlan::Disabled {
         eprintln!("mlb: warning: --no-cgroups: instances are not confined to their slot's CPUs and memory; every report records isolation \"none\"");
     }
     let interrupt = signals::install().map_err(LaunchError::Signals)?;
-    let groups = if needs_groups { Some(RunGroups::create(support, &run_name, &prepared.slots)?) } else { None };
-    let mode = choice.isolation(groups.as_ref().map_or("none", |g| g.isolation_name()));
+    let slot_jobs = prepared.configs.iter().any(|c| c.scope == Scope::Student);
+    let groups = match &cgroups {
+        CgroupPlan::Groups { .. } if slot_jobs => {
+            Some(RunGroups::create(&prepared.host.cgroup, &run_name, &prepared.slots)?)
+        }
+        CgroupPlan::Impossible(reason) if slot_jobs => {
+            return Err(CgroupError::Unsupported { reason: reason.clone() }.into())
+        }
+        _ => None,
+    };
+    let mode = cgroups.isolation(runtime.as_ref());
     let mut summary =
         Summary::open(&prepared.outdir).map_err(|source| LaunchError::Io { path: prepared.outdir.clone(), source })?;
     let display = Display::for_stderr();
@@ -81,16 +88,15 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             if args.runs > 1 {
                 label = format!("{label} (run {})", ctx.run_id);
             }
-            let specs =
-                plan::instances(config, plugin_of(&prepared, config), &prepared.slots, &ctx, prepared.host.cpus.len());
-            if args.resume && completed.has(&ctx.suite, config, ctx.run_id, specs.len()) {
+            let instances =
+                plan::instances(config, plugin_of(&prepared, config), &prepared.slots, &ctx, &prepared.host.cpus);
+            if args.resume && completed.has(&ctx.suite, config, ctx.run_id, instances.len()) {
                 display.note(&format!("skip {label}: its reports are complete (--resume)"));
                 continue;
             }
-            let progress = display.start(&label, specs.len());
+            let progress = display.start(&label, instances.len());
             let t0 = Instant::now();
-            let finished =
-                supervise::run_instances(&watch, specs, matches!(config.program, Program::Plugin(_)), &progress);
+            let finished = supervise::run_instances(&watch, instances, &progress);
             progress.finish();
             if finished.iter().any(|f| f.outcome == Outcome::Interrupted) {
                 display.note(&format!("{label}: interrupted, no result line"));
@@ -126,23 +132,14 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     })
 }
 
-/// `--dry-run`: every instance of every run, started by nothing.
-fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str, choice: &Choice, wrapping: Wrapping) {
-    let support = &prepared.host.cgroup;
-    let plan = if !choice.needs_cgroups() {
-        CgroupPlan::Container
-    } else if args.no_cgroups {
-        CgroupPlan::Disabled
-    } else if let Some(why) = &support.reason {
-        CgroupPlan::Impossible(format!("{why} (a real run stops here; pass --no-cgroups to run unconfined)"))
-    } else {
-        CgroupPlan::Groups { parent: format!("mlb-{run_name}"), mode: support.version.isolation_name() }
-    };
-    let mode = choice.isolation(if args.no_cgroups { "none" } else { support.version.isolation_name() });
-    let (note, describe) = choice.describer(wrapping);
-    print!("{note}");
+/// `--dry-run`: every instance of every run, started by nothing, as
+/// `runtime` would start it.
+fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str, runtime: &dyn Runtime) {
+    let cgroups = CgroupPlan::decide(runtime, args.no_cgroups, &prepared.host.cgroup, run_name);
+    let mode = cgroups.isolation(runtime);
+    print!("{}", runtime.notes());
     for k in 0..args.runs {
-        print!("{}", dry_run::render(prepared, &context(prepared, args.uid + k, mode), &plan, describe.as_ref()));
+        print!("{}", dry_run::render(prepared, &context(prepared, args.uid + k, mode), &cgroups, runtime));
     }
 }
 
@@ -166,7 +163,6 @@ fn context(p: &Prepared, run_id: u64, isolation: &str) -> RunContext {
         outdir: p.outdir.clone(),
         kind: p.host.kind,
         device_total: p.slots.len(),
-        mlb: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb")),
         isolation: isolation.to_string(),
     }
 }
@@ -185,24 +181,24 @@ fn record_failure(
     let args: Map<String, Value> =
         config.args.0.iter().filter(|(k, _)| render::is_option(k)).map(|(k, v)| (arg_key(k), v.clone())).collect();
     let mut extra = args.clone();
-    extra.insert("seed".into(), f.spec.seed.into());
+    extra.insert("seed".into(), f.instance.seed.into());
     extra.insert("unique_id".into(), record::unique_id(&config.name, &args).into());
-    extra.insert("cpu_cores".into(), f.spec.cpu_count.into());
-    let group = f.spec.slot.as_ref().and_then(|s| groups.and_then(|g| g.slot(s.index)));
+    extra.insert("cpu_cores".into(), f.instance.placement.cpus.len().into());
+    let group = f.instance.placement.slot.as_ref().and_then(|s| groups.and_then(|g| g.slot(s.index)));
     let container = runtime.container();
-    let (cgroup, cpus, limit) = match (&f.spec.slot, group) {
+    let (cgroup, cpus, limit) = match (&f.instance.placement.slot, group) {
         (Some(s), Some(g)) => (Some(g.display_path()), cpulist::format(&s.cpus), Some(s.memory_bytes)),
         (Some(s), None) if container.is_some() => (None, cpulist::format(&s.cpus), Some(s.memory_bytes)),
         _ => (None, cpulist::format(&p.host.cpus), None),
     };
-    let isolation = if f.spec.slot.is_some() { ctx.isolation.as_str() } else { "none" };
+    let isolation = if f.instance.placement.slot.is_some() { ctx.isolation.as_str() } else { "none" };
     let mut provenance = launcher_provenance(isolation, ctx.kind.as_str(), cgroup, &cpus, limit);
     if let Some(c) = container {
         provenance["container"] = c;
     }
     extra.insert("provenance".into(), provenance);
     extra.insert("log".into(), f.log.display().to_string().into());
-    match write_failure(&p.outdir, &f.spec.identity, &failure, extra) {
+    match write_failure(&p.outdir, &f.instance.identity, &failure, extra) {
         Ok(path) => display.note(&format!("  failure record: {}", path.display())),
         Err(e) => display.note(&format!("mlb: cannot write the failure record in {}: {e}", p.outdir.display())),
     }

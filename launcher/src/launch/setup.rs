@@ -122,9 +122,9 @@ fn resolve_plugins(
 }
 
 /// The plugin file of `config`, when it is a plugin job.
-pub fn plugin_of<'p>(prepared: &'p Prepared, config: &JobConfig) -> Option<&'p PathBuf> {
+pub fn plugin_of<'p>(prepared: &'p Prepared, config: &JobConfig) -> Option<&'p std::path::Path> {
     match &config.program {
-        Program::Plugin(name) => prepared.plugins.get(name),
+        Program::Plugin(name) => prepared.plugins.get(name).map(PathBuf::as_path),
         Program::Cmd(_) => None,
     }
 }

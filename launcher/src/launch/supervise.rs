@@ -4,10 +4,10 @@
 use super::lines::Lines;
 use super::outcome::{classify, Ending, Outcome};
 use super::progress::{Counter, JobProgress};
-use super::runtime::{End, Running, Runtime};
 use crate::isolation::{RunGroups, SlotGroup};
-use crate::plan::InstanceSpec;
+use crate::plan::Instance;
 use crate::record::Cause;
+use crate::runtime::{End, Output, Running, Runtime};
 use crate::worker::provenance::vars;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,7 +35,7 @@ pub struct Watch<'a> {
 #[derive(Debug)]
 pub struct Finished {
     /// What was started.
-    pub spec: InstanceSpec,
+    pub instance: Instance,
     /// How it ended.
     pub outcome: Outcome,
     /// The report it announced (`report: PATH`), if any.
@@ -45,7 +45,7 @@ pub struct Finished {
 }
 
 struct Live<'g> {
-    spec: InstanceSpec,
+    instance: Instance,
     running: Box<dyn Running>,
     group: Option<&'g SlotGroup>,
     oom_before: u64,
@@ -58,16 +58,15 @@ struct Live<'g> {
     interrupted: bool,
 }
 
-/// Starts every instance (at once) and waits for all of them. `worker` says
-/// the instances are `mlb worker` processes (known exit codes).
-pub fn run_instances(w: &Watch, specs: Vec<InstanceSpec>, worker: bool, progress: &JobProgress) -> Vec<Finished> {
+/// Starts every instance (at once) and waits for all of them.
+pub fn run_instances(w: &Watch, instances: Vec<Instance>, progress: &JobProgress) -> Vec<Finished> {
     let mut live: Vec<Live> = Vec::new();
     let mut done: Vec<Finished> = Vec::new();
-    for spec in specs {
-        match start(w, spec, progress) {
+    for instance in instances {
+        match start(w, instance, progress) {
             Ok(l) => live.push(l),
             Err(f) => {
-                progress.instance(f.spec.identity.jr_id, &f.spec.identity.vcd, &f.outcome.describe());
+                progress.instance(f.instance.identity.jr_id, &f.instance.identity.vcd, &f.outcome.describe());
                 done.push(*f);
             }
         }
@@ -98,32 +97,32 @@ pub fn run_instances(w: &Watch, specs: Vec<InstanceSpec>, worker: bool, progress
         std::thread::sleep(POLL);
     }
     for l in live {
-        let f = end(l, worker);
+        let f = end(l);
         let what = match (&f.outcome, &f.report) {
             (Outcome::Ok, Some(report)) => format!("ok, report {}", report.display()),
             (outcome, _) => outcome.describe(),
         };
-        progress.instance(f.spec.identity.jr_id, &f.spec.identity.vcd, &what);
+        progress.instance(f.instance.identity.jr_id, &f.instance.identity.vcd, &what);
         done.push(f);
     }
-    done.sort_by_key(|f| f.spec.identity.jr_id);
+    done.sort_by_key(|f| f.instance.identity.jr_id);
     done
 }
 
-fn log_path(w: &Watch, spec: &InstanceSpec) -> PathBuf {
-    let id = &spec.identity;
+fn log_path(w: &Watch, instance: &Instance) -> PathBuf {
+    let id = &instance.identity;
     w.logs.join(format!("{}.{}.R{}.J{}.log", id.suite, id.name.replace('/', "_"), id.run_id, id.jr_id))
 }
 
-fn start<'g>(w: &Watch<'g>, mut spec: InstanceSpec, progress: &JobProgress) -> Result<Live<'g>, Box<Finished>> {
-    let log = log_path(w, &spec);
-    let group = match (&spec.slot, w.groups) {
+fn start<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> Result<Live<'g>, Box<Finished>> {
+    let log = log_path(w, &instance);
+    let group = match (&instance.placement.slot, w.groups) {
         (Some(slot), Some(groups)) => groups.slot(slot.index),
         _ => None,
     };
-    let fail = |spec: InstanceSpec, message: String| {
+    let fail = |instance: Instance, message: String| {
         Box::new(Finished {
-            spec,
+            instance,
             outcome: Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false },
             report: None,
             log: log.clone(),
@@ -132,21 +131,21 @@ fn start<'g>(w: &Watch<'g>, mut spec: InstanceSpec, progress: &JobProgress) -> R
     let file = std::fs::create_dir_all(w.logs).and_then(|_| std::fs::File::create(&log));
     let file = match file {
         Ok(f) => f,
-        Err(e) => return Err(fail(spec, format!("cannot create the log {}: {e}", log.display()))),
+        Err(e) => return Err(fail(instance, format!("cannot create the log {}: {e}", log.display()))),
     };
     if let Some(g) = group {
-        spec.env.push((vars::CGROUP.into(), g.display_path()));
+        instance.env.push((vars::CGROUP.into(), g.display_path()));
     }
     let counter = Arc::new(Counter::default());
-    let echo = w.runtime.echoes().then(|| progress.echo(spec.identity.jr_id));
+    let echo = w.runtime.echoes().then(|| progress.echo(instance.identity.jr_id));
     let lines = Arc::new(Lines::new(file, Arc::clone(&counter), echo));
     let oom_before = group.map_or(0, |g| g.oom_kills());
-    let running = match w.runtime.start(&spec, group, Arc::clone(&lines)) {
+    let running = match w.runtime.start(&instance, group, Arc::clone(&lines) as Arc<dyn Output>) {
         Ok(r) => r,
-        Err(message) => return Err(fail(spec, message)),
+        Err(message) => return Err(fail(instance, message)),
     };
     Ok(Live {
-        spec,
+        instance,
         running,
         group,
         oom_before,
@@ -160,7 +159,7 @@ fn start<'g>(w: &Watch<'g>, mut spec: InstanceSpec, progress: &JobProgress) -> R
     })
 }
 
-fn end(mut l: Live, worker: bool) -> Finished {
+fn end(mut l: Live) -> Finished {
     if let Some(g) = l.group {
         g.kill_all();
     }
@@ -172,8 +171,14 @@ fn end(mut l: Live, worker: bool) -> Finished {
         timed_out: l.timed_out,
         interrupted: l.interrupted,
         oom_killed: end.oom_killed || l.group.is_some_and(|g| g.oom_kills() > l.oom_before),
-        limit_bytes: l.spec.slot.as_ref().filter(|_| l.group.is_some() || end.oom_killed).map(|s| s.memory_bytes),
-        worker,
+        limit_bytes: l
+            .instance
+            .placement
+            .slot
+            .as_ref()
+            .filter(|_| l.group.is_some() || end.oom_killed)
+            .map(|s| s.memory_bytes),
+        worker: l.instance.is_worker(),
         stderr_tail: l.lines.stderr_tail(),
     };
     let outcome = match end.error {
@@ -182,5 +187,187 @@ fn end(mut l: Live, worker: bool) -> Finished {
         }
         _ => classify(&ending),
     };
-    Finished { outcome, spec: l.spec, report: l.lines.report(), log: l.log }
+    Finished { outcome, instance: l.instance, report: l.lines.report(), log: l.log }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Supervision against a scripted stand-in runtime: no process, no
+    //! cgroup, no container; each instance follows its script.
+    use super::*;
+    use crate::isolation::SlotGroup;
+    use crate::plan::{Placement, Work};
+    use crate::record::Identity;
+    use crate::runtime::{Started, Stream};
+    use std::sync::Mutex;
+
+    /// What a scripted instance does.
+    #[derive(Clone, Debug)]
+    enum Script {
+        /// Prints `lines` on stdout, then exits with `code` after `polls` polls.
+        Exit { code: i32, polls: u32, lines: Vec<&'static str> },
+        /// Dies by `signal` at its first poll.
+        Signal(i32),
+        /// Runs until killed, then reports SIGKILL.
+        Hang,
+        /// Cannot start.
+        Refused(&'static str),
+        /// The runtime saw an OOM kill (as Docker reports it).
+        Oom,
+    }
+
+    /// A runtime playing one script per instance (by `jr_id`), keeping the kills it was asked for.
+    struct Scripted {
+        scripts: Vec<Script>,
+        kills: Arc<Mutex<Vec<u32>>>,
+    }
+
+    struct Play {
+        script: Script,
+        jr_id: u32,
+        polls: u32,
+        killed: bool,
+        kills: Arc<Mutex<Vec<u32>>>,
+    }
+
+    impl Runtime for Scripted {
+        fn start(&self, instance: &Instance, _: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started {
+            let jr_id = instance.identity.jr_id;
+            let script = self.scripts[jr_id as usize].clone();
+            match &script {
+                Script::Refused(why) => return Err(why.to_string()),
+                Script::Exit { lines, .. } => lines.iter().for_each(|l| output.line(Stream::Stdout, l)),
+                _ => {}
+            }
+            output.line(Stream::Stderr, &format!("instance {jr_id} says goodbye"));
+            Ok(Box::new(Play { script, jr_id, polls: 0, killed: false, kills: Arc::clone(&self.kills) }))
+        }
+
+        fn describe(&self, _: &Instance) -> String {
+            String::new()
+        }
+    }
+
+    impl Running for Play {
+        fn poll(&mut self) -> Option<End> {
+            self.polls += 1;
+            if self.killed {
+                return Some(End { signal: Some(9), ..End::default() });
+            }
+            match self.script {
+                Script::Exit { code, polls, .. } if self.polls > polls => {
+                    Some(End { code: Some(code), ..End::default() })
+                }
+                Script::Signal(signal) => Some(End { signal: Some(signal), ..End::default() }),
+                Script::Oom => Some(End { signal: Some(9), oom_killed: true, ..End::default() }),
+                _ => None,
+            }
+        }
+
+        fn kill(&mut self) {
+            self.killed = true;
+            self.kills.lock().unwrap().push(self.jr_id);
+        }
+    }
+
+    fn instance(jr_id: u32, worker: bool) -> Instance {
+        let work = if worker {
+            Work::Workload { plugin: "/p.so".into(), config: Default::default(), outdir: "/out".into() }
+        } else {
+            Work::Command { program: "./run.sh".into(), args: vec![] }
+        };
+        Instance {
+            identity: Identity { suite: "s".into(), name: "job".into(), run_id: 0, jr_id, vcd: jr_id.to_string() },
+            work,
+            placement: Placement { slot: None, cpus: vec![0], devices: vec![jr_id.to_string()] },
+            seed: 1,
+            env: vec![],
+        }
+    }
+
+    /// Runs `scripts` (one instance each) under `timeout`, with the interrupt flag as given.
+    fn supervise(scripts: Vec<Script>, timeout: Option<f64>, interrupt: bool) -> (Vec<Finished>, Vec<u32>) {
+        let logs = tempfile::tempdir().unwrap();
+        let runtime = Scripted { scripts: scripts.clone(), kills: Arc::default() };
+        let interrupt = AtomicBool::new(interrupt);
+        let watch = Watch { runtime: &runtime, groups: None, timeout, interrupt: &interrupt, logs: logs.path() };
+        let progress = super::super::progress::Display::Plain.start("job", scripts.len());
+        let instances = (0..scripts.len() as u32).map(|i| instance(i, true)).collect();
+        let finished = run_instances(&watch, instances, &progress);
+        let kills = runtime.kills.lock().unwrap().clone();
+        (finished, kills)
+    }
+
+    #[test]
+    fn exits_signals_and_refusals_each_get_their_outcome() {
+        let (done, kills) = supervise(
+            vec![
+                Script::Exit { code: 0, polls: 2, lines: vec!["[  1/  1] | ETA: 0.0 min", "report: /out/r.json"] },
+                Script::Signal(11),
+                Script::Refused("no such image"),
+                Script::Exit { code: 3, polls: 0, lines: vec![] },
+            ],
+            None,
+            false,
+        );
+        assert_eq!(done.iter().map(|f| f.instance.identity.jr_id).collect::<Vec<_>>(), [0, 1, 2, 3], "in order");
+        assert_eq!(done[0].outcome, Outcome::Ok);
+        assert_eq!(done[0].report, Some(PathBuf::from("/out/r.json")));
+        assert_eq!(done[1].outcome, Outcome::Crashed { signal: 11 });
+        assert!(
+            matches!(&done[2].outcome, Outcome::Failed { cause: Cause::Launch, message, recorded: false, .. } if message == "no such image"),
+            "{:?}",
+            done[2].outcome
+        );
+        // A worker's error code: it wrote its own record; the stderr tail is the message.
+        assert!(
+            matches!(&done[3].outcome, Outcome::Failed { cause: Cause::Error, recorded: true, message, .. } if message.contains("instance 3 says goodbye")),
+            "{:?}",
+            done[3].outcome
+        );
+        assert!(kills.is_empty(), "nothing was killed: {kills:?}");
+    }
+
+    #[test]
+    fn a_timeout_kills_only_the_instance_past_it() {
+        let (done, kills) =
+            supervise(vec![Script::Exit { code: 0, polls: 1, lines: vec![] }, Script::Hang], Some(0.05), false);
+        assert_eq!(done[0].outcome, Outcome::Ok);
+        assert_eq!(done[1].outcome, Outcome::TimedOut { after: 0.05 });
+        assert_eq!(kills, [1]);
+        assert_eq!(done[1].outcome.failure_to_record().unwrap().cause, Cause::Timeout);
+    }
+
+    #[test]
+    fn an_interrupt_kills_every_running_instance() {
+        let (done, kills) = supervise(vec![Script::Hang, Script::Hang], Some(60.0), true);
+        assert!(done.iter().all(|f| f.outcome == Outcome::Interrupted), "{done:?}");
+        assert_eq!(kills, [0, 1]);
+        assert!(done.iter().all(|f| f.outcome.failure_to_record().is_none()), "no record for an interrupt");
+    }
+
+    #[test]
+    fn an_oom_kill_seen_by_the_runtime_is_an_oom() {
+        let (done, _) = supervise(vec![Script::Oom], None, false);
+        assert_eq!(done[0].outcome, Outcome::OomKilled { limit_bytes: None });
+        assert_eq!(done[0].outcome.failure_to_record().unwrap().cause, Cause::Oom);
+    }
+
+    #[test]
+    fn a_command_exit_code_is_not_taken_for_a_worker_record() {
+        let logs = tempfile::tempdir().unwrap();
+        let runtime =
+            Scripted { scripts: vec![Script::Exit { code: 3, polls: 0, lines: vec![] }], kills: Arc::default() };
+        let interrupt = AtomicBool::new(false);
+        let watch = Watch { runtime: &runtime, groups: None, timeout: None, interrupt: &interrupt, logs: logs.path() };
+        let progress = super::super::progress::Display::Plain.start("job", 1);
+        let done = run_instances(&watch, vec![instance(0, false)], &progress);
+        assert!(
+            matches!(&done[0].outcome, Outcome::Failed { cause: Cause::Exit, recorded: false, .. }),
+            "{:?}",
+            done[0].outcome
+        );
+        let log = std::fs::read_to_string(&done[0].log).unwrap();
+        assert_eq!(log, "instance 0 says goodbye\n", "the log holds the instance's output");
+    }
 }

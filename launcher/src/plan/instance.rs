@@ -1,4 +1,6 @@
-//! One instance of a job config: its command, environment and limits.
+//! One instance of a job config, typed: what it runs, who it is, where it
+//! runs. Every runtime (bare, Docker, Apptainer) starts and describes
+//! instances from this one description.
 
 use super::slots::Slot;
 use crate::host::HostKind;
@@ -24,71 +26,160 @@ pub struct RunContext {
     pub kind: HostKind,
     /// Number of slots.
     pub device_total: usize,
-    /// The `mlb` binary that runs workers.
-    pub mlb: PathBuf,
     /// Isolation mode recorded by the worker (`cgroup-v1`, `none`...).
     pub isolation: String,
 }
 
+/// What an instance runs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Work {
+    /// A workload plugin, run by `mlb worker`.
+    Workload {
+        /// The plugin file (on the host).
+        plugin: PathBuf,
+        /// The workload arguments, the seed included.
+        config: Map<String, Value>,
+        /// The report folder.
+        outdir: PathBuf,
+    },
+    /// A command (`cmd` job): a program and its words.
+    Command {
+        /// The program.
+        program: PathBuf,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+}
+
+/// Where an instance runs: its CPUs, memory nodes, memory limit and devices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// Its slot, when confined to one (`student` jobs); `None` for an `all`
+    /// instance, which sees every usable CPU and device, unconstrained.
+    pub slot: Option<Slot>,
+    /// The CPUs it may use: its slot's, or every usable CPU.
+    pub cpus: Vec<usize>,
+    /// Its visible devices, `["3"]` or `["0", "1"]`.
+    pub devices: Vec<String>,
+}
+
+impl Placement {
+    /// Its memory nodes; `None`: every node.
+    pub fn mems(&self) -> Option<&[usize]> {
+        self.slot.as_ref().map(|s| s.mems.as_slice())
+    }
+
+    /// Its memory limit in bytes; `None`: unlimited.
+    pub fn memory_bytes(&self) -> Option<u64> {
+        self.slot.as_ref().map(|s| s.memory_bytes)
+    }
+
+    /// The visible devices as the variables and records write them: `"0,1"`.
+    pub fn vcd(&self) -> String {
+        self.devices.join(",")
+    }
+}
+
 /// Everything needed to start one instance.
 #[derive(Clone, Debug, PartialEq)]
-pub struct InstanceSpec {
+pub struct Instance {
     /// Report identity (suite, job, run, instance, visible devices).
     pub identity: Identity,
-    /// Its slot; `None` for an `all` job (unconstrained).
-    pub slot: Option<Slot>,
-    /// `--seed` value.
+    /// What it runs.
+    pub work: Work,
+    /// Where it runs.
+    pub placement: Placement,
+    /// Its seed (`--seed` of a command, `seed` of a workload's config).
     pub seed: u64,
-    /// Program to execute.
-    pub program: PathBuf,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Extra environment.
+    /// Its environment (compat §2 and mlb's variables), in order.
     pub env: Vec<(String, String)>,
-    /// CPUs the instance may use (`CPU_COUNT`).
-    pub cpu_count: usize,
+}
+
+/// Where a runtime finds `mlb` and the plugins: on the host, or in an image.
+#[derive(Clone, Debug)]
+pub struct WorkerPaths {
+    /// The `mlb` binary that runs workers.
+    pub mlb: PathBuf,
+    /// The folder plugins are taken from (by file name); `None`: the host path as planned.
+    pub plugin_dir: Option<PathBuf>,
+}
+
+impl WorkerPaths {
+    /// This very `mlb` and the plugins where they were found.
+    pub fn host() -> Self {
+        WorkerPaths { mlb: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb")), plugin_dir: None }
+    }
+}
+
+impl Instance {
+    /// Whether it is an `mlb worker` (whose exit codes and records are known).
+    pub fn is_worker(&self) -> bool {
+        matches!(self.work, Work::Workload { .. })
+    }
+
+    /// The program and its arguments, with `mlb` and the plugins found at `paths`.
+    pub fn argv(&self, paths: &WorkerPaths) -> Vec<String> {
+        match &self.work {
+            Work::Command { program, args } => {
+                std::iter::once(program.display().to_string()).chain(args.iter().cloned()).collect()
+            }
+            Work::Workload { plugin, config, outdir } => {
+                let plugin = match &paths.plugin_dir {
+                    Some(dir) => dir.join(plugin.file_name().unwrap_or_default()),
+                    None => plugin.clone(),
+                };
+                let mut argv = vec![paths.mlb.display().to_string()];
+                argv.extend(worker_args(&plugin, config, &self.identity, outdir));
+                argv
+            }
+        }
+    }
 }
 
 /// The instances of `config`: one per slot for a `student` job, one seeing
 /// every device for an `all` job. `plugin` is the resolved plugin file of a
-/// plugin job; `all_cpus` is the CPU count of an unconstrained instance.
+/// plugin job; `all_cpus` are the CPUs of an unconstrained instance.
 pub fn instances(
     config: &JobConfig,
-    plugin: Option<&PathBuf>,
+    plugin: Option<&Path>,
     slots: &[Slot],
     ctx: &RunContext,
-    all_cpus: usize,
-) -> Vec<InstanceSpec> {
+    all_cpus: &[usize],
+) -> Vec<Instance> {
     match config.scope {
         Scope::Student => slots
             .iter()
             .map(|s| {
                 let seed = ctx.run_id + (s.index as u64 + 1) * 100;
-                build(config, plugin, ctx, s.index, s.device.clone(), Some(s.clone()), seed, s.cpus.len())
+                let placement =
+                    Placement { slot: Some(s.clone()), cpus: s.cpus.clone(), devices: vec![s.device.clone()] };
+                build(config, plugin, ctx, s.index, placement, seed)
             })
             .collect(),
         Scope::All => {
             let devices: Vec<String> = (0..ctx.device_total).map(|i| i.to_string()).collect();
             let seed = ctx.run_id + ctx.device_total as u64;
-            vec![build(config, plugin, ctx, 0, devices.join(","), None, seed, all_cpus)]
+            vec![build(config, plugin, ctx, 0, Placement { slot: None, cpus: all_cpus.to_vec(), devices }, seed)]
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn build(
     config: &JobConfig,
-    plugin: Option<&PathBuf>,
+    plugin: Option<&Path>,
     ctx: &RunContext,
     jr_id: usize,
-    vcd: String,
-    slot: Option<Slot>,
+    placement: Placement,
     seed: u64,
-    cpu_count: usize,
-) -> InstanceSpec {
+) -> Instance {
     let config = &config.for_instance(jr_id);
-    let identity =
-        Identity { suite: ctx.suite.clone(), name: config.name.clone(), run_id: ctx.run_id, jr_id: jr_id as u32, vcd };
+    let identity = Identity {
+        suite: ctx.suite.clone(),
+        name: config.name.clone(),
+        run_id: ctx.run_id,
+        jr_id: jr_id as u32,
+        vcd: placement.vcd(),
+    };
     let mut env: Vec<(String, String)> = ctx.variables.clone();
     env.retain(|(k, _)| k != "CPU_COUNT"); // the run's value; this instance's follows
     env.extend([
@@ -96,35 +187,38 @@ fn build(
         ("BENCH_NAME".into(), config.name.clone()),
         ("RUN_ID".into(), ctx.run_id.to_string()),
         ("SUITE_NAME".into(), ctx.suite.clone()),
-        ("CPU_COUNT".into(), cpu_count.to_string()),
-        (vars::ISOLATION.into(), if slot.is_some() { ctx.isolation.clone() } else { "none".into() }),
+        ("CPU_COUNT".into(), placement.cpus.len().to_string()),
+        (vars::ISOLATION.into(), if placement.slot.is_some() { ctx.isolation.clone() } else { "none".into() }),
         (vars::HOST_KIND.into(), ctx.kind.to_string()),
     ]);
     // The user's heap choice reaches instances in containers too.
     env.extend(heap::choice_vars(|name| std::env::var(name).ok()));
     env.extend(ctx.kind.device_vars().iter().map(|v| (v.to_string(), identity.vcd.clone())));
-    let (program, args) = match (&config.program, plugin) {
-        (Program::Plugin(_), Some(path)) => (ctx.mlb.clone(), worker_args(config, path, ctx, &identity, seed)),
+    let work = match (&config.program, plugin) {
+        (Program::Plugin(_), Some(path)) => {
+            let mut json: Map<String, Value> = config.args.0.iter().cloned().collect();
+            json.insert("seed".into(), seed.into());
+            Work::Workload { plugin: path.to_path_buf(), config: json, outdir: ctx.outdir.clone() }
+        }
         (Program::Cmd(cmd), _) | (Program::Plugin(cmd), None) => {
             let mut words = cmd.split_whitespace().map(String::from);
             let program = PathBuf::from(words.next().unwrap_or_default());
             let mut args: Vec<String> = words.collect();
             args.extend(render::argv(&config.args));
             args.extend(["--seed".to_string(), seed.to_string()]);
-            (program, args)
+            Work::Command { program, args }
         }
     };
-    InstanceSpec { identity, slot, seed, program, args, env, cpu_count }
+    Instance { identity, work, placement, seed, env }
 }
 
-/// `mlb worker` arguments for a plugin job: the config (with its seed) as JSON.
-fn worker_args(config: &JobConfig, plugin: &Path, ctx: &RunContext, id: &Identity, seed: u64) -> Vec<String> {
-    let mut json: Map<String, Value> = config.args.0.iter().cloned().collect();
-    json.insert("seed".into(), seed.into());
+/// `mlb worker` arguments for a workload: the plugin, the config (with its
+/// seed) as JSON, the report folder and the identity.
+fn worker_args(plugin: &Path, config: &Map<String, Value>, id: &Identity, outdir: &Path) -> Vec<String> {
     let pairs = [
         ("--plugin", plugin.display().to_string()),
-        ("--config", Value::Object(json).to_string()),
-        ("--outdir", ctx.outdir.display().to_string()),
+        ("--config", Value::Object(config.clone()).to_string()),
+        ("--outdir", outdir.display().to_string()),
         ("--name", id.name.clone()),
         ("--suite", id.suite.clone()),
         ("--run-id", id.run_id.to_string()),

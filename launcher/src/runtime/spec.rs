@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// The launcher fills it from the job, the slot and the run; each runtime
 /// turns it into its own form (a container, an `exec` command line).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct InstanceSpec {
+pub struct ContainerSpec {
     /// Program and arguments, as seen where the instance runs (inside the
     /// image for containers): e.g. `mlb worker --plugin ... --config ...`, or
     /// the script of a `cmd` job. The worker records as `vcd` its `--vcd`

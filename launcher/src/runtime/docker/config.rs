@@ -1,10 +1,10 @@
-//! An [`InstanceSpec`] as a Docker container: image, command, environment,
+//! An [`ContainerSpec`] as a Docker container: image, command, environment,
 //! binds, labels and the slot's limits in `HostConfig`. Pure: `--dry-run`
 //! prints exactly what [`Docker::run`](super::Docker::run) creates.
 
 use super::client::{INSTANCE_LABEL, JOB_LABEL, RUN_LABEL, SESSION_LABEL};
 use super::image::ImageFacts;
-use crate::runtime::spec::{Gpus, InstanceSpec};
+use crate::runtime::spec::{ContainerSpec, Gpus};
 use crate::worker::provenance::vars;
 use bollard::models::{ContainerCreateBody, DeviceMapping, DeviceRequest, HostConfig};
 use serde::Serialize;
@@ -31,7 +31,7 @@ pub struct Limits {
 
 impl Limits {
     /// The limits `spec` asks for.
-    pub fn of(spec: &InstanceSpec) -> Self {
+    pub fn of(spec: &ContainerSpec) -> Self {
         let r = &spec.resources;
         let gpus = match &r.gpus {
             Gpus::None => Vec::new(),
@@ -71,7 +71,7 @@ const KFD: &str = "/dev/kfd";
 
 /// The container that runs `spec` from `image`; `session` labels it as
 /// created by this launcher.
-pub fn container_config(spec: &InstanceSpec, image: &ImageFacts, session: &str) -> ContainerCreateBody {
+pub fn container_config(spec: &ContainerSpec, image: &ImageFacts, session: &str) -> ContainerCreateBody {
     let limits = Limits::of(spec);
     let r = &spec.resources;
     let (device_requests, devices, group_add) = match &r.gpus {
@@ -152,7 +152,7 @@ fn device_groups(devices: &[String]) -> Vec<String> {
 /// The instance's environment inside the container: the spec's, with the
 /// GPU indices renumbered as the container sees them (only the slot's GPUs
 /// exist there, from 0), plus the `MLB_*` provenance variables.
-pub fn container_env(spec: &InstanceSpec, image: &ImageFacts, limits: &Limits) -> Vec<(String, String)> {
+pub fn container_env(spec: &ContainerSpec, image: &ImageFacts, limits: &Limits) -> Vec<(String, String)> {
     let mut env = spec.env.clone();
     let local = (0..spec.resources.gpus.indices().len()).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
     let gpu_vars: &[&str] = match spec.resources.gpus {
@@ -186,8 +186,8 @@ mod tests {
         ImageFacts { name: "mlb:ngc".into(), id: "sha256:1".into(), digest: "sha256:2".into() }
     }
 
-    fn spec(gpus: Gpus) -> InstanceSpec {
-        InstanceSpec {
+    fn spec(gpus: Gpus) -> ContainerSpec {
+        ContainerSpec {
             argv: vec!["mlb".into(), "worker".into()],
             env: vec![("JOB_ID".into(), "1".into()), ("CUDA_VISIBLE_DEVICES".into(), "3".into())],
             workdir: Some("/out".into()),

@@ -7,8 +7,8 @@
 //!
 //! ```no_run
 //! # use mlb::runtime::docker::{Cancel, Docker, print_prefixed};
-//! # use mlb::runtime::{images::ImageMap, spec::InstanceSpec};
-//! # fn f(spec: InstanceSpec) -> Result<(), Box<dyn std::error::Error>> {
+//! # use mlb::runtime::{images::ImageMap, spec::ContainerSpec};
+//! # fn f(spec: ContainerSpec) -> Result<(), Box<dyn std::error::Error>> {
 //! let docker = Docker::connect()?;
 //! let map = ImageMap::builtin();
 //! let image = docker.image("mlb:ngc", &map.build_hint("mlb:ngc"))?;
@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+mod backend;
 mod build;
 mod cancel;
 mod client;
@@ -27,6 +28,7 @@ mod image;
 mod logs;
 mod run;
 
+pub use backend::DockerRuntime;
 pub use build::{build_context, BuildRequest, CONTEXT_ENTRIES};
 pub use cancel::Cancel;
 pub use client::{Docker, DEFAULT_ENDPOINT, INSTANCE_LABEL, JOB_LABEL, RUN_LABEL, SESSION_LABEL};

@@ -7,7 +7,7 @@ use super::config::{container_config, Limits, RUNTIME_NAME};
 use super::error::DockerError;
 use super::image::ImageFacts;
 use super::logs::{LineSplitter, LogStream};
-use crate::runtime::spec::InstanceSpec;
+use crate::runtime::spec::ContainerSpec;
 use bollard::query_parameters::LogsOptionsBuilder;
 use futures_util::StreamExt;
 
@@ -62,7 +62,7 @@ impl Docker {
     /// when `cancel` is pulled.
     pub fn run(
         &self,
-        spec: &InstanceSpec,
+        spec: &ContainerSpec,
         image: &ImageFacts,
         cancel: &Cancel,
         on_line: &mut dyn FnMut(LogStream, &str),
@@ -86,7 +86,7 @@ impl Docker {
     async fn drive(
         &self,
         id: &str,
-        spec: &InstanceSpec,
+        spec: &ContainerSpec,
         image: &ImageFacts,
         cancel: &Cancel,
         on_line: &mut dyn FnMut(LogStream, &str),

@@ -2,8 +2,7 @@
 //! Singularity/Apptainer): placed in its slot's cgroup before it executes
 //! anything, in a process group of its own, dying with the launcher.
 
-use super::lines::{Lines, Stream};
-use super::runtime::{End, Running, Started};
+use super::{pump, End, Output, Running, Started, Stream};
 use crate::isolation::SlotGroup;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
@@ -20,16 +19,16 @@ pub struct Process {
 }
 
 /// Starts `cmd` as an instance (see [`spawn`]); the error names its program.
-pub fn start(cmd: Command, group: Option<&SlotGroup>, lines: Arc<Lines>) -> Started {
+pub fn start(cmd: Command, group: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started {
     let program = cmd.get_program().to_string_lossy().into_owned();
-    spawn(cmd, group, lines)
+    spawn(cmd, group, output)
         .map(|p| Box::new(p) as Box<dyn Running>)
         .map_err(|e| format!("cannot start {program}: {e}"))
 }
 
 /// Spawns `cmd` as an instance: stdin closed, stdout and stderr read into
-/// `lines`, its own process group, moved into `group` between fork and exec.
-fn spawn(mut cmd: Command, group: Option<&SlotGroup>, lines: Arc<Lines>) -> std::io::Result<Process> {
+/// `output`, its own process group, moved into `group` between fork and exec.
+fn spawn(mut cmd: Command, group: Option<&SlotGroup>, output: Arc<dyn Output>) -> std::io::Result<Process> {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     let fds: Vec<i32> = group.map(|g| g.procs_files().iter().map(|f| f.as_raw_fd()).collect()).unwrap_or_default();
     // SAFETY: the hook runs between fork and exec and only makes
@@ -52,10 +51,10 @@ fn spawn(mut cmd: Command, group: Option<&SlotGroup>, lines: Arc<Lines>) -> std:
     let mut child = cmd.spawn()?;
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
-    let out = Arc::clone(&lines);
+    let out = Arc::clone(&output);
     let pumps = vec![
-        std::thread::spawn(move || out.pump(Stream::Stdout, stdout)),
-        std::thread::spawn(move || lines.pump(Stream::Stderr, stderr)),
+        std::thread::spawn(move || pump(out.as_ref(), Stream::Stdout, stdout)),
+        std::thread::spawn(move || pump(output.as_ref(), Stream::Stderr, stderr)),
     ];
     Ok(Process { child, pumps })
 }

@@ -1,21 +1,19 @@
-//! `--docker`: one container per instance, through
-//! [`runtime::docker`](crate::runtime::docker). Docker applies the slot's
-//! limits itself: no cgroup is made for these instances.
+//! The Docker backend (`--docker`): one container per instance, through
+//! the daemon's API. Docker applies the slot's limits itself: no cgroup is
+//! made for these instances.
 
-use super::container::Wrapping;
-use super::lines::{Lines, Stream};
-use super::runtime::{End, Running, Runtime, Started};
+use super::{container_config, Cancel, ContainerOutcome, Docker, DockerError, Exit, ImageFacts, LogStream};
 use crate::isolation::SlotGroup;
-use crate::plan::InstanceSpec;
-use crate::runtime::docker::{
-    container_config, Cancel, ContainerOutcome, Docker, DockerError, Exit, ImageFacts, LogStream,
-};
+use crate::plan::Instance;
+use crate::runtime::container::Wrapping;
+use crate::runtime::{End, Output, Running, Runtime, Started, Stream};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Runs instances in containers of one image.
 pub struct DockerRuntime {
-    docker: Arc<Docker>,
+    /// The daemon; for `--dry-run`, why it could not be reached or the image inspected.
+    docker: Result<Arc<Docker>, String>,
     image: ImageFacts,
     wrapping: Wrapping,
 }
@@ -26,25 +24,26 @@ impl DockerRuntime {
     pub fn connect(image: &str, hint: &str, wrapping: Wrapping) -> Result<Self, DockerError> {
         let docker = Docker::connect()?;
         let image = docker.image(image, hint)?;
-        Ok(DockerRuntime { docker: Arc::new(docker), image, wrapping })
+        Ok(DockerRuntime { docker: Ok(Arc::new(docker)), image, wrapping })
     }
-}
 
-/// The exact create body of `spec`'s container, indented, for `--dry-run`.
-pub fn describe(wrapping: &Wrapping, image: &ImageFacts, spec: &InstanceSpec) -> String {
-    let body = container_config(&wrapping.spec(spec), image, "SESSION");
-    let json = serde_json::to_string_pretty(&body).expect("a container body serializes");
-    let mut out = String::from("    docker create body:\n");
-    for line in json.lines() {
-        out.push_str(&format!("      {line}\n"));
+    /// For `--dry-run`: connected as for a run when the daemon and the image
+    /// are there; otherwise a runtime that describes containers of `image`
+    /// by name, says why in its notes, and starts nothing.
+    pub fn for_description(image: &str, hint: &str, wrapping: Wrapping) -> Self {
+        Self::connect(image, hint, wrapping.clone()).unwrap_or_else(|e| DockerRuntime {
+            docker: Err(e.to_string()),
+            image: ImageFacts { name: image.to_string(), id: image.to_string(), digest: String::new() },
+            wrapping,
+        })
     }
-    out
 }
 
 impl Runtime for DockerRuntime {
-    fn start(&self, spec: &InstanceSpec, _: Option<&SlotGroup>, lines: Arc<Lines>) -> Started {
-        let container = self.wrapping.spec(spec);
-        let (docker, image, cancel) = (Arc::clone(&self.docker), self.image.clone(), Cancel::new());
+    fn start(&self, instance: &Instance, _: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started {
+        let docker = Arc::clone(self.docker.as_ref().map_err(Clone::clone)?);
+        let container = self.wrapping.spec(instance);
+        let (image, cancel) = (self.image.clone(), Cancel::new());
         let stop = cancel.clone();
         let thread = std::thread::Builder::new()
             .name(format!("mlb-{}", container.prefix.trim()))
@@ -54,11 +53,37 @@ impl Runtime for DockerRuntime {
                         LogStream::Stdout => Stream::Stdout,
                         LogStream::Stderr => Stream::Stderr,
                     };
-                    lines.line(stream, line);
+                    output.line(stream, line);
                 })
             })
             .map_err(|e| format!("cannot start a thread for the container: {e}"))?;
         Ok(Box::new(ContainerRun { thread: Some(thread), cancel }))
+    }
+
+    /// The exact create body of the instance's container.
+    fn describe(&self, instance: &Instance) -> String {
+        let body = container_config(&self.wrapping.spec(instance), &self.image, "SESSION");
+        let json = serde_json::to_string_pretty(&body).expect("a container body serializes");
+        let mut out = String::from("    docker create body:\n");
+        for line in json.lines() {
+            out.push_str(&format!("      {line}\n"));
+        }
+        out
+    }
+
+    fn notes(&self) -> String {
+        match &self.docker {
+            Ok(_) => format!("docker image: {} ({})\n", self.image.name, self.image.digest),
+            Err(e) => format!("docker image: {} (not inspected: {e})\n", self.image.name),
+        }
+    }
+
+    fn needs_cgroups(&self) -> bool {
+        false
+    }
+
+    fn own_isolation(&self) -> Option<&'static str> {
+        Some(super::RUNTIME_NAME)
     }
 
     fn echoes(&self) -> bool {
@@ -66,7 +91,7 @@ impl Runtime for DockerRuntime {
     }
 
     fn finish(&self) -> Option<String> {
-        match self.docker.remove_session() {
+        match self.docker.as_ref().ok()?.remove_session() {
             Ok(0) => None,
             Ok(n) => Some(format!("removed {n} container(s) of this run left behind")),
             Err(e) => Some(format!("cannot remove the containers of this run: {e}")),
@@ -75,7 +100,7 @@ impl Runtime for DockerRuntime {
 
     fn container(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({
-            "runtime": crate::runtime::docker::RUNTIME_NAME,
+            "runtime": super::RUNTIME_NAME,
             "image": self.image.name,
             "digest": self.image.digest,
         }))

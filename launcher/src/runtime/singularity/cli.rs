@@ -5,7 +5,7 @@
 //! `pre_exec` placement to the [`Command`] built here, or move the child
 //! before it starts the workload) exactly as for a bare instance.
 
-use crate::runtime::spec::{Gpus, InstanceSpec};
+use crate::runtime::spec::{ContainerSpec, Gpus};
 use crate::worker::provenance::vars;
 use sha2::{Digest, Sha256};
 use std::ffi::{OsStr, OsString};
@@ -89,7 +89,7 @@ impl ContainerCli {
     /// The arguments after the program: `exec`, the GPU flag (`--nv`,
     /// `--rocm`), `--cleanenv`, a `--bind` per bind, `--pwd`, the image, the
     /// instance's argv.
-    pub fn exec_args(&self, image: &SingularityImage, spec: &InstanceSpec) -> Vec<OsString> {
+    pub fn exec_args(&self, image: &SingularityImage, spec: &ContainerSpec) -> Vec<OsString> {
         let mut args: Vec<OsString> = vec!["exec".into()];
         match spec.resources.gpus {
             Gpus::None => {}
@@ -116,7 +116,7 @@ impl ContainerCli {
 
     /// The instance's environment as the tool's prefixed host variables:
     /// the spec's, plus the `MLB_*` provenance variables.
-    pub fn exec_env(&self, image: &SingularityImage, spec: &InstanceSpec) -> Vec<(String, String)> {
+    pub fn exec_env(&self, image: &SingularityImage, spec: &ContainerSpec) -> Vec<(String, String)> {
         let prefix = self.flavor.env_prefix();
         let own = [
             (vars::CONTAINER_RUNTIME, self.flavor.program()),
@@ -135,7 +135,7 @@ impl ContainerCli {
     /// The `exec` process of one instance, ready to spawn. It keeps the
     /// host's environment for the tool itself (minus any stray prefixed
     /// variables); `--cleanenv` keeps that out of the container.
-    pub fn command(&self, image: &SingularityImage, spec: &InstanceSpec) -> Command {
+    pub fn command(&self, image: &SingularityImage, spec: &ContainerSpec) -> Command {
         let mut command = Command::new(&self.program);
         command.args(self.exec_args(image, spec));
         let prefix = self.flavor.env_prefix();
@@ -183,8 +183,8 @@ mod tests {
         SingularityImage { path: "/img/mlb-ngc.sif".into(), digest: "sha256:ab".into() }
     }
 
-    fn spec(gpus: Gpus) -> InstanceSpec {
-        InstanceSpec {
+    fn spec(gpus: Gpus) -> ContainerSpec {
+        ContainerSpec {
             argv: vec!["mlb".into(), "worker".into(), "--plugin".into(), "/opt/p.so".into()],
             env: vec![("JOB_ID".into(), "2".into()), ("CUDA_VISIBLE_DEVICES".into(), "2".into())],
             workdir: Some("/out".into()),

@@ -1,0 +1,112 @@
+//! What a container runtime needs to wrap an instance: the planned
+//! [`Instance`] as a [`ContainerSpec`]: the image's `mlb` and plugins, the
+//! slot's limits and GPUs, binds.
+//!
+//! The output, data and jobs folders are bound at their host paths, so
+//! `OUTPUT_DIRECTORY`, `DATA_DIRECTORY` and the worker's `--outdir` mean the
+//! same inside and out.
+
+use crate::host::{cpulist, HostKind};
+use crate::plan::{Instance, WorkerPaths};
+use crate::runtime::images::{IMAGE_MLB, IMAGE_PLUGIN_DIR};
+use crate::runtime::spec::{Bind, ContainerSpec, Gpus, Labels, Resources, RocmGpu};
+
+/// The run-wide facts that decide how every instance is wrapped.
+#[derive(Clone, Debug)]
+pub struct Wrapping {
+    /// The host kind (which GPU access).
+    pub kind: HostKind,
+    /// The host has GPUs to pass through.
+    pub gpus: bool,
+    /// Binds of every instance.
+    pub binds: Vec<Bind>,
+    /// `/dev/shm` of an instance without slot (an `all` job).
+    pub shm_all: u64,
+}
+
+impl Wrapping {
+    /// `instance` as a container instance. A worker runs the image's `mlb`
+    /// with the plugin file of the same name from the image's plugin folder;
+    /// a `cmd` job's program is taken as a path inside the image.
+    pub fn spec(&self, instance: &Instance) -> ContainerSpec {
+        let image = WorkerPaths { mlb: IMAGE_MLB.into(), plugin_dir: Some(IMAGE_PLUGIN_DIR.into()) };
+        let devices: Vec<u32> = instance.placement.devices.iter().filter_map(|d| d.trim().parse().ok()).collect();
+        let gpus = match self.kind {
+            _ if !self.gpus => Gpus::None,
+            HostKind::Cpu => Gpus::None,
+            HostKind::Ngc | HostKind::Powerai => Gpus::Nvidia(devices),
+            HostKind::Rocm => Gpus::Rocm(devices.into_iter().map(RocmGpu::conventional).collect()),
+        };
+        let placement = &instance.placement;
+        let resources = Resources {
+            cpus: placement.slot.as_ref().map(|s| cpulist::format(&s.cpus)),
+            mems: placement.mems().map(cpulist::format),
+            memory_bytes: placement.memory_bytes(),
+            gpus,
+        };
+        let id = &instance.identity;
+        ContainerSpec {
+            argv: instance.argv(&image),
+            env: instance.env.clone(),
+            workdir: None,
+            resources,
+            binds: self.binds.clone(),
+            labels: Labels { run_id: id.run_id.to_string(), job: id.name.clone(), instance: id.jr_id },
+            prefix: format!("[{} {}] ", id.name, id.jr_id),
+            shm_bytes: Some(placement.memory_bytes().unwrap_or(self.shm_all)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Placement, Slot, Work};
+    use crate::record::Identity;
+    use serde_json::Map;
+
+    fn wrapping(kind: HostKind, gpus: bool) -> Wrapping {
+        Wrapping { kind, gpus, binds: vec![Bind::rw("/res", "/res")], shm_all: 1 << 30 }
+    }
+
+    fn instance(devices: &[&str], slot: Option<Slot>) -> Instance {
+        let devices: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
+        Instance {
+            identity: Identity { suite: "s".into(), name: "toy".into(), run_id: 3, jr_id: 1, vcd: devices.join(",") },
+            work: Work::Workload {
+                plugin: "/host/lib/libmlb_spin.so".into(),
+                config: Map::new(),
+                outdir: "/res".into(),
+            },
+            placement: Placement { cpus: slot.as_ref().map_or(vec![0, 1, 2, 3], |s| s.cpus.clone()), slot, devices },
+            seed: 201,
+            env: vec![("JOB_ID".into(), "1".into())],
+        }
+    }
+
+    #[test]
+    fn a_worker_runs_the_image_mlb_and_plugin_in_its_slot() {
+        let slot = Slot { index: 1, device: "1".into(), cpus: vec![2, 3], mems: vec![0], memory_bytes: 1 << 28 };
+        let s = wrapping(HostKind::Ngc, true).spec(&instance(&["1"], Some(slot)));
+        assert_eq!(&s.argv[..4], [IMAGE_MLB, "worker", "--plugin", &format!("{IMAGE_PLUGIN_DIR}/libmlb_spin.so")]);
+        assert_eq!(s.argv.iter().position(|a| a == "--vcd").map(|i| s.argv[i + 1].as_str()), Some("1"));
+        assert_eq!(s.resources.cpus.as_deref(), Some("2-3"));
+        assert_eq!(s.resources.mems.as_deref(), Some("0"));
+        assert_eq!(s.resources.memory_bytes, Some(1 << 28));
+        assert_eq!(s.resources.gpus, Gpus::Nvidia(vec![1]));
+        assert_eq!((s.labels.run_id.as_str(), s.labels.instance), ("3", 1));
+        assert_eq!(s.shm_bytes, Some(1 << 28));
+    }
+
+    #[test]
+    fn gpus_per_host_kind_and_unconstrained_all_jobs() {
+        let all = instance(&["0", "1"], None);
+        let rocm = wrapping(HostKind::Rocm, true).spec(&all);
+        assert_eq!(rocm.resources.gpus, Gpus::Rocm(vec![RocmGpu::conventional(0), RocmGpu::conventional(1)]));
+        assert_eq!((rocm.resources.cpus, rocm.resources.memory_bytes, rocm.shm_bytes), (None, None, Some(1 << 30)));
+        assert_eq!(wrapping(HostKind::Cpu, false).spec(&all).resources.gpus, Gpus::None);
+        let mut cmd = instance(&["0"], None);
+        cmd.work = Work::Command { program: "./run.sh".into(), args: vec!["--x".into()] };
+        assert_eq!(wrapping(HostKind::Ngc, true).spec(&cmd).argv, ["./run.sh", "--x"], "not a worker");
+    }
+}

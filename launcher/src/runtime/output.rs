@@ -1,0 +1,25 @@
+//! Where a runtime sends an instance's output lines.
+
+use std::io::{BufRead, BufReader, Read};
+
+/// Which stream a line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// Takes an instance's output, line by line, from the threads reading it.
+pub trait Output: Send + Sync {
+    /// One line (without its newline) of `stream`.
+    fn line(&self, stream: Stream, line: &str);
+}
+
+/// Reads `pipe` to its end into `output`, line by line.
+pub fn pump(output: &dyn Output, stream: Stream, pipe: impl Read) {
+    for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+        output.line(stream, &line);
+    }
+}
