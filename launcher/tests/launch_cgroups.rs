@@ -73,7 +73,7 @@ impl Bench {
         for e in std::fs::read_dir("/proc").unwrap().flatten() {
             if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
                 let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-                if cmd.contains("worker") && cmd.contains(&format!("--suite {} ", self.suite)) {
+                if cmd.contains("worker") && cmd.contains(&format!("--suite={} ", self.suite)) {
                     out.push(cmd);
                 }
             }

@@ -8,6 +8,7 @@
 //! same inside and out.
 
 use super::setup::Prepared;
+use crate::contract::argv;
 use crate::host::{cpulist, HostKind};
 use crate::plan::InstanceSpec;
 use crate::runtime::images::{IMAGE_MLB, IMAGE_PLUGIN_DIR};
@@ -59,15 +60,13 @@ impl Wrapping {
     pub fn spec(&self, spec: &InstanceSpec) -> spec::InstanceSpec {
         let worker = spec.program == self.mlb;
         let mut argv = vec![if worker { IMAGE_MLB.to_string() } else { spec.program.display().to_string() }];
-        let mut args = spec.args.iter();
-        while let Some(arg) = args.next() {
-            argv.push(arg.clone());
-            if worker && arg == "--plugin" {
-                if let Some(host) = args.next() {
-                    let file = Path::new(host).file_name().map(PathBuf::from).unwrap_or_default();
-                    argv.push(Path::new(IMAGE_PLUGIN_DIR).join(file).display().to_string());
-                }
-            }
+        if worker {
+            argv.extend(argv::with_plugin(&spec.args, |host| {
+                let file = Path::new(host).file_name().map(PathBuf::from).unwrap_or_default();
+                Path::new(IMAGE_PLUGIN_DIR).join(file).display().to_string()
+            }));
+        } else {
+            argv.extend(spec.args.iter().cloned());
         }
         let devices: Vec<u32> = spec.identity.vcd.split(',').filter_map(|d| d.trim().parse().ok()).collect();
         let gpus = match self.kind {

@@ -8,7 +8,6 @@ use super::runtime::{End, Running, Runtime};
 use crate::isolation::{RunGroups, SlotGroup};
 use crate::plan::InstanceSpec;
 use crate::record::Cause;
-use crate::worker::provenance::vars;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -135,7 +134,7 @@ fn start<'g>(w: &Watch<'g>, mut spec: InstanceSpec, progress: &JobProgress) -> R
         Err(e) => return Err(fail(spec, format!("cannot create the log {}: {e}", log.display()))),
     };
     if let Some(g) = group {
-        spec.env.push((vars::CGROUP.into(), g.display_path()));
+        spec.env.push(crate::contract::env::cgroup(g.display_path()));
     }
     let counter = Arc::new(Counter::default());
     let echo = w.runtime.echoes().then(|| progress.echo(spec.identity.jr_id));

@@ -1,13 +1,13 @@
 //! One instance of a job config: its command, environment and limits.
 
 use super::slots::Slot;
+use crate::contract::argv::WorkerCommand;
+use crate::contract::env;
 use crate::host::HostKind;
 use crate::jobs::{render, JobConfig, Program, Scope};
 use crate::record::Identity;
-use crate::worker::heap;
-use crate::worker::provenance::vars;
 use serde_json::{Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What every instance of a run shares.
 #[derive(Clone, Debug)]
@@ -89,22 +89,17 @@ fn build(
     let config = &config.for_instance(jr_id);
     let identity =
         Identity { suite: ctx.suite.clone(), name: config.name.clone(), run_id: ctx.run_id, jr_id: jr_id as u32, vcd };
-    let mut env: Vec<(String, String)> = ctx.variables.clone();
-    env.retain(|(k, _)| k != "CPU_COUNT"); // the run's value; this instance's follows
-    env.extend([
-        ("JOB_ID".into(), jr_id.to_string()),
-        ("BENCH_NAME".into(), config.name.clone()),
-        ("RUN_ID".into(), ctx.run_id.to_string()),
-        ("SUITE_NAME".into(), ctx.suite.clone()),
-        ("CPU_COUNT".into(), cpu_count.to_string()),
-        (vars::ISOLATION.into(), if slot.is_some() { ctx.isolation.clone() } else { "none".into() }),
-        (vars::HOST_KIND.into(), ctx.kind.to_string()),
-    ]);
+    let isolation = if slot.is_some() { ctx.isolation.as_str() } else { "none" };
+    let instance = env::Instance { run: &ctx.variables, identity: &identity, cpu_count, isolation, kind: ctx.kind };
     // The user's heap choice reaches instances in containers too.
-    env.extend(heap::choice_vars(|name| std::env::var(name).ok()));
-    env.extend(ctx.kind.device_vars().iter().map(|v| (v.to_string(), identity.vcd.clone())));
+    let env = env::instance_env(&instance, |name| std::env::var(name).ok());
     let (program, args) = match (&config.program, plugin) {
-        (Program::Plugin(_), Some(path)) => (ctx.mlb.clone(), worker_args(config, path, ctx, &identity, seed)),
+        (Program::Plugin(_), Some(path)) => {
+            let mut json: Map<String, Value> = config.args.0.iter().cloned().collect();
+            json.insert("seed".into(), seed.into());
+            let command = WorkerCommand { plugin: path, config: &json, outdir: &ctx.outdir, identity: &identity };
+            (ctx.mlb.clone(), command.args())
+        }
         (Program::Cmd(cmd), _) | (Program::Plugin(cmd), None) => {
             let mut words = cmd.split_whitespace().map(String::from);
             let program = PathBuf::from(words.next().unwrap_or_default());
@@ -115,25 +110,4 @@ fn build(
         }
     };
     InstanceSpec { identity, slot, seed, program, args, env, cpu_count }
-}
-
-/// `mlb worker` arguments for a plugin job: the config (with its seed) as JSON.
-fn worker_args(config: &JobConfig, plugin: &Path, ctx: &RunContext, id: &Identity, seed: u64) -> Vec<String> {
-    let mut json: Map<String, Value> = config.args.0.iter().cloned().collect();
-    json.insert("seed".into(), seed.into());
-    let pairs = [
-        ("--plugin", plugin.display().to_string()),
-        ("--config", Value::Object(json).to_string()),
-        ("--outdir", ctx.outdir.display().to_string()),
-        ("--name", id.name.clone()),
-        ("--suite", id.suite.clone()),
-        ("--run-id", id.run_id.to_string()),
-        ("--jr-id", id.jr_id.to_string()),
-        ("--vcd", id.vcd.clone()),
-    ];
-    let mut out = vec!["worker".to_string()];
-    for (k, v) in pairs {
-        out.extend([k.to_string(), v]);
-    }
-    out
 }
