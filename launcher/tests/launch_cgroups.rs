@@ -73,7 +73,7 @@ impl Bench {
         for e in std::fs::read_dir("/proc").unwrap().flatten() {
             if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
                 let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-                if cmd.contains("worker") && cmd.contains(&format!("--suite {} ", self.suite)) {
+                if cmd.contains("worker") && cmd.contains(&format!("--suite={} ", self.suite)) {
                     out.push(cmd);
                 }
             }
@@ -368,6 +368,36 @@ fn no_cgroups_is_warned_and_recorded() {
     let reps = reports(&b.out());
     assert_eq!(reps.len(), 2);
     assert!(reps.iter().all(|(_, r)| r["provenance"]["isolation"] == "none"));
+}
+
+/// A job whose name looks like an option (`-x`) reaches its workers as a
+/// name: its instances run, and `mlb report` counts their reports. (The
+/// worker once read `--name -x` as an unknown option and exited with the
+/// code of a recorded failure, so that no record was written at all.)
+#[test]
+fn a_job_named_like_an_option_runs_and_is_reported() {
+    let Some(b) = Bench::new("dash") else { return };
+    let jobs =
+        b.jobs(r#"[{"name": "-x", "plugin": "spin", "args": {"repeat": 11, "number": 1}, "cgroup": "student"}]"#);
+    let out = b.run(&jobs, &["--no-cgroups"]);
+    let (stdout, stderr) = text(&out);
+    let reps = reports(&b.out());
+    assert_eq!(reps.len(), 2, "one record per instance: {reps:?}\n{stdout}\n{stderr}");
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    for (name, r) in &reps {
+        assert!(name.starts_with(&format!("{}.-x.R0.D", b.suite)) && !name.contains(".FAIL."), "{name}");
+        assert_eq!((r["name"].as_str(), r["completed"].as_bool()), (Some("-x"), Some(true)));
+    }
+    let report = Command::new(common::mlb())
+        .args(["report", "--reports", b.out().to_str().unwrap(), "--suite", &b.suite, "--format", "json"])
+        .output()
+        .unwrap();
+    let (json, stderr) = text(&report);
+    assert!(report.status.success(), "{stderr}");
+    let json: Value = serde_json::from_str(&json).unwrap();
+    let bench = &json["benches"][0];
+    assert_eq!((bench["bench"].as_str(), bench["results"].as_u64()), (Some("-x"), Some(2)), "{json}");
+    assert_eq!(bench["failures"], 0, "{json}");
 }
 
 /// A world-readable copy of the `mlb` binary and a jobs file, for a user

@@ -266,7 +266,7 @@ fn dry_run_shows_each_container_and_starts_nothing() {
     for needle in [
         format!("\"Image\": \"{}\"", image.id),
         "\"/opt/mlb/bin/mlb\"".to_string(),
-        "\"/opt/mlb/lib/mlb/plugins/libmlb_spin.so\"".to_string(),
+        "\"--plugin=/opt/mlb/lib/mlb/plugins/libmlb_spin.so\"".to_string(),
         format!("\"Memory\": {memory}"),
         "\"CpusetCpus\": \"0\"".to_string(),
         format!("\"{}:{}:rw\"", b.out().display(), b.out().display()),

@@ -72,7 +72,7 @@ fn nan_loss_fails_the_instance() {
 #[test]
 fn setup_error_and_bad_config_fail_cleanly() {
     assert_failed(r#"{"repeat": 12, "number": 3, "setup_error": ""}"#, 3, "error", "setup failed");
-    assert_failed(r#"{"repeat": 10, "number": 3}"#, 2, "config", "set `skip` explicitly");
+    assert_failed(r#"{"repeat": 10, "number": 3}"#, 8, "config", "set `skip` explicitly");
     assert_failed(r#"{"repeat": 12, "number": 3, "size": "big"}"#, 3, "error", "argument `size`");
 }
 
@@ -119,4 +119,21 @@ fn hang_never_returns() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(reports(dir.path()).is_empty());
+}
+
+#[test]
+fn a_refused_command_line_records_nothing_and_exits_with_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let worker = |name: &[&str]| run_spin(r#"{"repeat": 11, "number": 1}"#, dir.path(), name);
+    // `-x` as a separate word is an option to the parser: refused.
+    let out = worker(&["--name", "-x"]);
+    assert_eq!(out.status.code(), Some(mlb::contract::exit::USAGE), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(mlb::contract::exit::cause_of(mlb::contract::exit::USAGE), None, "the launcher must record it");
+    assert!(reports(dir.path()).is_empty());
+    // In the option's own word, as the launcher passes it, it is a name.
+    let out = worker(&["--name=-x"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (name, r) = only_report(dir.path());
+    assert!(name.starts_with("test.-x.R0.D"), "{name}");
+    assert_eq!(r["name"], "-x");
 }

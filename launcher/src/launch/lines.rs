@@ -4,6 +4,7 @@
 //! the instance's prefix.
 
 use super::progress::{Counter, Echo};
+use crate::contract::WorkerLine;
 use crate::runtime::{Output, Stream};
 use std::collections::VecDeque;
 use std::fs::File;
@@ -53,12 +54,11 @@ impl Output for Lines {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let _ = writeln!(state.log, "{line}");
         match stream {
-            Stream::Stdout => {
-                self.counter.observe(line);
-                if let Some(p) = line.strip_prefix("report: ") {
-                    state.report = Some(PathBuf::from(p));
-                }
-            }
+            Stream::Stdout => match WorkerLine::parse(line) {
+                Some(WorkerLine::Report(path)) => state.report = Some(path),
+                Some(WorkerLine::Progress { done, total, .. }) => self.counter.set(done, total),
+                None => {}
+            },
             Stream::Stderr => {
                 if state.tail.len() == TAIL_LINES {
                     state.tail.pop_front();
@@ -87,14 +87,15 @@ mod tests {
         crate::runtime::pump(
             &lines,
             Stream::Stdout,
-            &b"[  2/ 5] | ETA: 0.1 min | Batch Loss 1.0\nreport: /r/a.json\n"[..],
+            &b"[  2/ 5] | ETA: 0.1 min | Batch Loss 1.0\nreport: /r/a b.json\n[oops]\n[  4/ 9] not a progress line\n"[..],
         );
         for i in 0..7 {
             lines.line(Stream::Stderr, &format!("e{i}"));
         }
         assert_eq!(counter.done.load(Ordering::Relaxed), 2);
-        assert_eq!(lines.report(), Some(PathBuf::from("/r/a.json")));
+        assert_eq!(counter.total.load(Ordering::Relaxed), 5);
+        assert_eq!(lines.report(), Some(PathBuf::from("/r/a b.json")));
         assert_eq!(lines.stderr_tail(), "e2\ne3\ne4\ne5\ne6");
-        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 9);
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 11);
     }
 }

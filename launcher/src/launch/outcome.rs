@@ -1,10 +1,8 @@
-//! How an instance ended, and the failure record the launcher writes when
-//! the instance could not.
+//! How an instance ended, and the failure the launcher records when the
+//! instance could not (see [`contract::exit`](crate::contract::exit)).
 
-use crate::record::{self, Cause, Failure, Identity};
-use crate::worker::exit;
-use serde_json::{json, Map, Value};
-use std::path::{Path, PathBuf};
+use crate::contract::exit;
+use crate::record::{Cause, Failure};
 
 /// How an instance ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,11 +78,10 @@ pub fn classify(e: &Ending) -> Outcome {
         (Some(exit::OK), _) => Outcome::Ok,
         (Some(exit::NAN), _) if e.worker => Outcome::Nan,
         (Some(code), _) => {
-            let (cause, recorded) = match code {
-                exit::CONFIG if e.worker => (Cause::Config, true),
-                exit::ERROR if e.worker => (Cause::Error, true),
-                exit::PANIC if e.worker => (Cause::Panic, true),
-                exit::LOAD if e.worker => (Cause::Load, true),
+            let (cause, recorded) = match exit::cause_of(code) {
+                Some(cause) if e.worker => (cause, true),
+                // The worker refused its command line before anything ran.
+                None if e.worker && code == exit::USAGE => (Cause::Config, false),
                 _ => (Cause::Exit, false),
             };
             let message =
@@ -160,37 +157,6 @@ fn signal_name(signal: i32) -> String {
     nix::sys::signal::Signal::try_from(signal).map_or_else(|_| "unknown".into(), |s| s.as_str().to_string())
 }
 
-/// Writes the `.FAIL.` record of an instance that could not write its own.
-/// `extra` holds the config's arguments and what the launcher knows.
-pub fn write_failure(
-    outdir: &Path,
-    identity: &Identity,
-    failure: &Failure,
-    extra: Map<String, Value>,
-) -> std::io::Result<PathBuf> {
-    let record = identity.failure_record(failure, extra);
-    record::write_atomic(outdir, &identity.file_name(true, chrono::Utc::now()), &record)
-}
-
-/// Provenance the launcher can vouch for, for a record it writes.
-pub fn launcher_provenance(
-    isolation: &str,
-    host_kind: &str,
-    cgroup: Option<String>,
-    cpus: &str,
-    limit: Option<u64>,
-) -> Value {
-    json!({
-        "isolation": isolation,
-        "host_kind": host_kind,
-        "cgroup": cgroup,
-        "cpus": cpus,
-        "memory_limit_bytes": limit,
-        "written_by": "launcher",
-        "mlb_version": env!("CARGO_PKG_VERSION"),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +191,27 @@ mod tests {
         assert!(f.failure_to_record().is_none(), "the worker wrote it");
         let cmd = classify(&Ending { code: Some(3), worker: false, ..ending() });
         assert_eq!(cmd.failure_to_record().unwrap().cause, Cause::Exit);
+        let config = classify(&Ending { code: Some(exit::CONFIG), ..ending() });
+        assert!(matches!(config, Outcome::Failed { cause: Cause::Config, recorded: true, .. }));
+        assert!(config.failure_to_record().is_none(), "the worker wrote it");
+        let unwritable = classify(&Ending { code: Some(exit::REPORT), ..ending() });
+        assert_eq!(unwritable.failure_to_record().unwrap().cause, Cause::Exit);
         assert!(classify(&Ending { signal: Some(6), ..ending() }).describe().contains("SIGABRT"));
+    }
+
+    #[test]
+    fn a_worker_whose_command_line_was_refused_is_recorded_by_the_launcher() {
+        let tail = "error: unexpected argument '-x' found";
+        let refused = classify(&Ending { code: Some(exit::USAGE), stderr_tail: tail.into(), ..ending() });
+        assert!(matches!(refused, Outcome::Failed { recorded: false, .. }), "{refused:?}");
+        let failure = refused.failure_to_record().expect("the launcher writes the record");
+        assert_eq!(failure.cause, Cause::Config);
+        assert_eq!(failure.message, format!("exit code 2: {tail}"));
+        // Every code of a recorded cause is taken as recorded, and no other.
+        for code in 0..=255 {
+            let o = classify(&Ending { code: Some(code), ..ending() });
+            let recorded = o.passed() || o == Outcome::Nan || matches!(o, Outcome::Failed { recorded: true, .. });
+            assert_eq!(recorded, code == exit::OK || exit::cause_of(code).is_some(), "exit {code}: {o:?}");
+        }
     }
 }

@@ -16,17 +16,11 @@ pub struct Counter {
 }
 
 impl Counter {
-    /// Reads a worker progress line (`[  3/ 20] | ...`); other lines are ignored.
-    pub fn observe(&self, line: &str) {
-        let Some(inner) = line.strip_prefix('[').and_then(|r| r.split_once(']')).map(|(i, _)| i) else {
-            return;
-        };
-        if let Some((a, b)) = inner.split_once('/') {
-            if let (Ok(a), Ok(b)) = (a.trim().parse(), b.trim().parse()) {
-                self.done.store(a, Ordering::Relaxed);
-                self.total.store(b, Ordering::Relaxed);
-            }
-        }
+    /// `done` observations of `total`, as a worker's progress line
+    /// ([`WorkerLine::Progress`](crate::contract::WorkerLine)) says.
+    pub fn set(&self, done: u64, total: u64) {
+        self.done.store(done, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
     }
 }
 
@@ -145,20 +139,5 @@ impl Echo {
     /// The prefix, `[label 1/2] `.
     pub fn prefix(&self) -> &str {
         &self.prefix
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counters_read_worker_lines() {
-        let c = Counter::default();
-        c.observe("[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234");
-        assert_eq!((c.done.load(Ordering::Relaxed), c.total.load(Ordering::Relaxed)), (3, 20));
-        c.observe("report: /x/y.json");
-        c.observe("[oops]");
-        assert_eq!(c.done.load(Ordering::Relaxed), 3);
     }
 }

@@ -1,14 +1,15 @@
 //! `--resume`: which job configs already have complete reports.
 
+use crate::contract::Report;
 use crate::jobs::{render, JobConfig, Program};
 use crate::record::arg_key;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::path::Path;
 
 /// The completed reports found in an output folder.
 #[derive(Debug, Default)]
 pub struct Completed {
-    reports: Vec<Map<String, Value>>,
+    reports: Vec<Report>,
 }
 
 impl Completed {
@@ -21,11 +22,8 @@ impl Completed {
             .filter_map(|e| e.ok())
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .filter_map(|p| std::fs::read_to_string(p).ok())
-            .filter_map(|t| match serde_json::from_str(&t) {
-                Ok(Value::Object(m)) if m.get("completed") == Some(&Value::Bool(true)) => Some(m),
-                _ => None,
-            })
+            .filter_map(|p| Report::read(&p))
+            .filter(|r| r.completed)
             .collect();
         Completed { reports }
     }
@@ -37,13 +35,8 @@ impl Completed {
     }
 }
 
-fn matches(r: &Map<String, Value>, suite: &str, config: &JobConfig, run_id: u64, jr: usize) -> bool {
-    let text = |k: &str| r.get(k).map(render::value);
-    if text("suite").as_deref() != Some(suite)
-        || text("name").as_deref() != Some(config.name.as_str())
-        || text("run_id") != Some(run_id.to_string())
-        || text("jr_id") != Some(jr.to_string())
-    {
+fn matches(r: &Report, suite: &str, config: &JobConfig, run_id: u64, jr: usize) -> bool {
+    if r.suite != suite || r.name != config.name || r.run_id != run_id || r.jr_id as usize != jr {
         return false;
     }
     // Every argument with a value must match; flags and a command's
@@ -53,6 +46,54 @@ fn matches(r: &Map<String, Value>, suite: &str, config: &JobConfig, run_id: u64,
     let compared = |(k, v): &&(String, Value)| (!cmd || render::is_option(k)) && !render::value(v).is_empty();
     config.args.0.iter().filter(compared).all(|(k, v)| {
         let key = arg_key(k);
-        key == "seed" || r.get(&key).map(render::value) == Some(render::value(v))
+        key == "seed" || r.get(&key).map(|got| render::value(&got)) == Some(render::value(v))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs::{Args, Scope};
+    use crate::record::Identity;
+    use serde_json::json;
+
+    fn config(args: Value) -> JobConfig {
+        JobConfig {
+            position: 1,
+            name: "vae".into(),
+            program: Program::Plugin("vae".into()),
+            args: Args(args.as_object().unwrap().clone().into_iter().collect()),
+            scope: Scope::Student,
+            index: 1,
+            of: 1,
+            varying: Vec::new(),
+        }
+    }
+
+    fn write(dir: &Path, jr_id: u32, completed: bool, args: Value) {
+        let id = Identity { suite: "s".into(), name: "vae".into(), run_id: 2, jr_id, vcd: jr_id.to_string() };
+        let report =
+            Report { args: args.as_object().unwrap().clone(), completed, devices: Some(1), ..Report::new(&id) };
+        report.write(dir).unwrap();
+    }
+
+    #[test]
+    fn complete_configs_are_found_and_foreign_files_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), 0, true, json!({"batch_size": 64, "lr": 0.1, "seed": 100}));
+        write(dir.path(), 1, false, json!({"batch_size": 64, "lr": 0.1, "seed": 200}));
+        std::fs::write(dir.path().join("foreign.json"), r#"{"completed": true, "name": "vae"}"#).unwrap();
+        std::fs::write(dir.path().join("broken.json"), "{").unwrap();
+        let done = Completed::scan(dir.path());
+        assert_eq!(done.reports.len(), 1, "only the completed report");
+        let c = config(json!({"--batch-size": 64, "lr": "0.1", "--cuda": ""}));
+        assert!(done.has("s", &c, 2, 1));
+        assert!(!done.has("s", &c, 2, 2), "instance 1 failed");
+        assert!(!done.has("s", &c, 3, 1), "another run");
+        assert!(!done.has("t", &c, 2, 1), "another suite");
+        assert!(!done.has("s", &config(json!({"batch_size": 128})), 2, 1), "another config");
+        assert!(done.has("s", &config(json!({"devices": 1})), 2, 1), "an argument the report holds as a field");
+        write(dir.path(), 1, true, json!({"batch_size": 64, "lr": 0.1, "seed": 200}));
+        assert!(Completed::scan(dir.path()).has("s", &c, 2, 2));
+    }
 }

@@ -5,13 +5,14 @@ use super::args::LaunchArgs;
 use super::choice::{self, Choice};
 use super::dry_run::{self, CgroupPlan};
 use super::error::LaunchError;
-use super::outcome::{launcher_provenance, write_failure, Outcome};
+use super::outcome::Outcome;
 use super::progress::Display;
 use super::resume::Completed;
 use super::setup::{self, plugin_of, Prepared};
 use super::signals;
 use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
+use crate::contract::{Provenance, Report};
 use crate::host::cpulist;
 use crate::isolation::{CgroupError, RunGroups};
 use crate::jobs::{render, JobConfig, Scope};
@@ -180,26 +181,36 @@ fn record_failure(
     let Some(failure) = f.outcome.failure_to_record() else { return };
     let args: Map<String, Value> =
         config.args.0.iter().filter(|(k, _)| render::is_option(k)).map(|(k, v)| (arg_key(k), v.clone())).collect();
-    let mut extra = args.clone();
-    extra.insert("seed".into(), f.instance.seed.into());
-    extra.insert("unique_id".into(), record::unique_id(&config.name, &args).into());
-    extra.insert("cpu_cores".into(), f.instance.placement.cpus.len().into());
+    let unique_id = record::unique_id(&config.name, &args);
     let group = f.instance.placement.slot.as_ref().and_then(|s| groups.and_then(|g| g.slot(s.index)));
     let container = runtime.container();
     let (cgroup, cpus, limit) = match (&f.instance.placement.slot, group) {
-        (Some(s), Some(g)) => (Some(g.display_path()), cpulist::format(&s.cpus), Some(s.memory_bytes)),
-        (Some(s), None) if container.is_some() => (None, cpulist::format(&s.cpus), Some(s.memory_bytes)),
-        _ => (None, cpulist::format(&p.host.cpus), None),
+        (Some(s), Some(g)) => (Some(g.display_path()), &s.cpus, Some(s.memory_bytes)),
+        (Some(s), None) if container.is_some() => (None, &s.cpus, Some(s.memory_bytes)),
+        _ => (None, &p.host.cpus, None),
     };
     let isolation = if f.instance.placement.slot.is_some() { ctx.isolation.as_str() } else { "none" };
-    let mut provenance = launcher_provenance(isolation, ctx.kind.as_str(), cgroup, &cpus, limit);
-    if let Some(c) = container {
-        provenance["container"] = c;
-    }
-    extra.insert("provenance".into(), provenance);
-    extra.insert("log".into(), f.log.display().to_string().into());
-    match write_failure(&p.outdir, &f.instance.identity, &failure, extra) {
+    let provenance = Provenance {
+        cpus: cpulist::format(cpus),
+        cpu_count: cpus.len(),
+        memory_limit_bytes: limit,
+        cgroup,
+        isolation: isolation.to_string(),
+        host_kind: ctx.kind.to_string(),
+        container,
+        ..Provenance::by_launcher()
+    };
+    let mut report = Report {
+        args,
+        unique_id: Some(unique_id),
+        cpu_cores: Some(f.instance.placement.cpus.len()),
+        provenance: Some(provenance),
+        log: Some(f.log.display().to_string()),
+        ..Report::new(&f.instance.identity)
+    };
+    report.args.insert("seed".into(), f.instance.seed.into());
+    match report.failed(failure).write(&p.outdir) {
         Ok(path) => display.note(&format!("  failure record: {}", path.display())),
-        Err(e) => display.note(&format!("mlb: cannot write the failure record in {}: {e}", p.outdir.display())),
+        Err(e) => display.note(&format!("mlb: {e}")),
     }
 }

@@ -3,6 +3,7 @@
 
 use super::args::LaunchArgs;
 use super::error::LaunchError;
+use crate::contract::env;
 use crate::host::{self, Host, Probe};
 use crate::jobs::{self, JobConfig, JobsFile, Program, Variables};
 use crate::plan::{self, Slot};
@@ -40,15 +41,13 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
     let slots = plan::plan(&host, n)?;
     let base = absolute(args.base.clone().unwrap_or_else(|| PathBuf::from(".")));
     let outdir = absolute(args.outdir.clone().unwrap_or_else(|| base.join("output")));
-    let variables = vec![
-        ("OUTPUT_DIRECTORY".to_string(), outdir.display().to_string()),
-        ("DATA_DIRECTORY".into(), base.join("data").display().to_string()),
-        ("TEMP_DIRECTORY".into(), base.join("tmp").display().to_string()),
-        ("BASE".into(), base.display().to_string()),
-        ("JOB_FILE".into(), file.suite.clone()),
-        ("DEVICE_TOTAL".into(), n.to_string()),
-        ("CPU_COUNT".into(), slots[0].cpus.len().to_string()),
-    ];
+    let variables = env::run_variables(&env::Run {
+        outdir: &outdir,
+        base: &base,
+        suite: &file.suite,
+        device_total: n,
+        cpu_count: slots[0].cpus.len(),
+    });
     let vars = Variables::with_process_env(variables.clone());
     let mut configs = Vec::new();
     for job in file.jobs.iter().filter(|j| selected.contains(&j.name)) {

@@ -8,7 +8,6 @@ use crate::isolation::{RunGroups, SlotGroup};
 use crate::plan::Instance;
 use crate::record::Cause;
 use crate::runtime::{End, Output, Running, Runtime};
-use crate::worker::provenance::vars;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -134,7 +133,7 @@ fn start<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> R
         Err(e) => return Err(fail(instance, format!("cannot create the log {}: {e}", log.display()))),
     };
     if let Some(g) = group {
-        instance.env.push((vars::CGROUP.into(), g.display_path()));
+        instance.env.push(crate::contract::env::cgroup(g.display_path()));
     }
     let counter = Arc::new(Counter::default());
     let echo = w.runtime.echoes().then(|| progress.echo(instance.identity.jr_id));

@@ -3,11 +3,11 @@
 //! instances from this one description.
 
 use super::slots::Slot;
+use crate::contract::argv::WorkerCommand;
+use crate::contract::env;
 use crate::host::HostKind;
 use crate::jobs::{render, JobConfig, Program, Scope};
 use crate::record::Identity;
-use crate::worker::heap;
-use crate::worker::provenance::vars;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -129,7 +129,7 @@ impl Instance {
                     None => plugin.clone(),
                 };
                 let mut argv = vec![paths.mlb.display().to_string()];
-                argv.extend(worker_args(&plugin, config, &self.identity, outdir));
+                argv.extend(WorkerCommand { plugin: &plugin, config, outdir, identity: &self.identity }.args());
                 argv
             }
         }
@@ -180,20 +180,11 @@ fn build(
         jr_id: jr_id as u32,
         vcd: placement.vcd(),
     };
-    let mut env: Vec<(String, String)> = ctx.variables.clone();
-    env.retain(|(k, _)| k != "CPU_COUNT"); // the run's value; this instance's follows
-    env.extend([
-        ("JOB_ID".into(), jr_id.to_string()),
-        ("BENCH_NAME".into(), config.name.clone()),
-        ("RUN_ID".into(), ctx.run_id.to_string()),
-        ("SUITE_NAME".into(), ctx.suite.clone()),
-        ("CPU_COUNT".into(), placement.cpus.len().to_string()),
-        (vars::ISOLATION.into(), if placement.slot.is_some() { ctx.isolation.clone() } else { "none".into() }),
-        (vars::HOST_KIND.into(), ctx.kind.to_string()),
-    ]);
+    let isolation = if placement.slot.is_some() { ctx.isolation.as_str() } else { "none" };
+    let cpu_count = placement.cpus.len();
+    let instance = env::Instance { run: &ctx.variables, identity: &identity, cpu_count, isolation, kind: ctx.kind };
     // The user's heap choice reaches instances in containers too.
-    env.extend(heap::choice_vars(|name| std::env::var(name).ok()));
-    env.extend(ctx.kind.device_vars().iter().map(|v| (v.to_string(), identity.vcd.clone())));
+    let env = env::instance_env(&instance, |name| std::env::var(name).ok());
     let work = match (&config.program, plugin) {
         (Program::Plugin(_), Some(path)) => {
             let mut json: Map<String, Value> = config.args.0.iter().cloned().collect();
@@ -210,24 +201,4 @@ fn build(
         }
     };
     Instance { identity, work, placement, seed, env }
-}
-
-/// `mlb worker` arguments for a workload: the plugin, the config (with its
-/// seed) as JSON, the report folder and the identity.
-fn worker_args(plugin: &Path, config: &Map<String, Value>, id: &Identity, outdir: &Path) -> Vec<String> {
-    let pairs = [
-        ("--plugin", plugin.display().to_string()),
-        ("--config", Value::Object(config.clone()).to_string()),
-        ("--outdir", outdir.display().to_string()),
-        ("--name", id.name.clone()),
-        ("--suite", id.suite.clone()),
-        ("--run-id", id.run_id.to_string()),
-        ("--jr-id", id.jr_id.to_string()),
-        ("--vcd", id.vcd.clone()),
-    ];
-    let mut out = vec!["worker".to_string()];
-    for (k, v) in pairs {
-        out.extend([k.to_string(), v]);
-    }
-    out
 }

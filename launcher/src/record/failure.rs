@@ -28,6 +28,22 @@ pub enum Cause {
     Launch,
 }
 
+impl Cause {
+    /// Every cause, in declaration order.
+    pub const ALL: [Cause; 10] = [
+        Cause::Config,
+        Cause::Load,
+        Cause::Error,
+        Cause::Panic,
+        Cause::Nan,
+        Cause::Crash,
+        Cause::Oom,
+        Cause::Timeout,
+        Cause::Exit,
+        Cause::Launch,
+    ];
+}
+
 /// A failure: cause, human message and, when known, the step it happened at.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
@@ -44,5 +60,30 @@ impl Failure {
     /// A failure not tied to a step.
     pub fn new(cause: Cause, message: impl Into<String>) -> Self {
         Failure { cause, message: message.into(), step: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_lists_every_cause_once() {
+        for (i, cause) in Cause::ALL.into_iter().enumerate() {
+            // A new variant fails to compile here until it is given a place in `ALL`.
+            let at = match cause {
+                Cause::Config => 0,
+                Cause::Load => 1,
+                Cause::Error => 2,
+                Cause::Panic => 3,
+                Cause::Nan => 4,
+                Cause::Crash => 5,
+                Cause::Oom => 6,
+                Cause::Timeout => 7,
+                Cause::Exit => 8,
+                Cause::Launch => 9,
+            };
+            assert_eq!(at, i, "{cause:?}");
+        }
     }
 }

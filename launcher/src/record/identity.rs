@@ -1,9 +1,7 @@
 //! Which instance a report belongs to.
 
-use super::failure::Failure;
-use super::name::{file_name, timestamp};
+use super::name::file_name;
 use chrono::{DateTime, Utc};
-use serde_json::{json, Map, Value};
 
 /// The fields that place a report: suite, job, run and instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,27 +22,5 @@ impl Identity {
     /// The report file name for this instance.
     pub fn file_name(&self, failed: bool, at: DateTime<Utc>) -> String {
         file_name(&self.suite, &self.name, self.run_id, &self.vcd, failed, at)
-    }
-
-    /// The identity fields every report carries.
-    pub fn fields(&self) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("suite".into(), self.suite.clone().into());
-        m.insert("name".into(), self.name.clone().into());
-        m.insert("run_id".into(), self.run_id.into());
-        m.insert("jr_id".into(), self.jr_id.to_string().into());
-        m.insert("vcd".into(), self.vcd.clone().into());
-        m
-    }
-
-    /// A failure record: identity, `completed: false`, the failure and any
-    /// `extra` fields (times, unique id, provenance, losses so far).
-    pub fn failure_record(&self, failure: &Failure, extra: Map<String, Value>) -> Value {
-        let mut m = extra;
-        m.extend(self.fields());
-        m.insert("completed".into(), false.into());
-        m.insert("failure".into(), json!(failure));
-        m.entry("end_time").or_insert_with(|| timestamp(Utc::now()).into());
-        Value::Object(m)
     }
 }

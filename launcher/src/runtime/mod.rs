@@ -91,7 +91,7 @@ pub trait Runtime: Sync {
 
     /// The container every instance runs in (runtime, image, digest), for
     /// the records the launcher writes; `None` when bare.
-    fn container(&self) -> Option<serde_json::Value> {
+    fn container(&self) -> Option<crate::contract::Container> {
         None
     }
 }

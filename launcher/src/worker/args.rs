@@ -2,7 +2,10 @@
 //!
 //! Identity options fall back on the environment the launcher gives every
 //! instance (compat §2), so a worker started by hand needs only `--plugin`.
+//! The launcher's side of this command line is
+//! [`contract::argv`](crate::contract::argv).
 
+use crate::contract::env;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -22,23 +25,23 @@ pub struct WorkerArgs {
     pub config: String,
 
     /// Folder for the report file.
-    #[arg(long, env = "OUTPUT_DIRECTORY", default_value = ".")]
+    #[arg(long, env = env::OUTPUT_DIRECTORY, default_value = ".")]
     pub outdir: PathBuf,
 
     /// Suite name (report file prefix).
-    #[arg(long, env = "SUITE_NAME", default_value = "mlb")]
+    #[arg(long, env = env::SUITE_NAME, default_value = "mlb")]
     pub suite: String,
 
     /// Job name (defaults to the plugin's name).
-    #[arg(long, env = "BENCH_NAME")]
+    #[arg(long, env = env::BENCH_NAME)]
     pub name: Option<String>,
 
     /// Run id.
-    #[arg(long = "run-id", env = "RUN_ID", default_value_t = 0)]
+    #[arg(long = "run-id", env = env::RUN_ID, default_value_t = 0)]
     pub run_id: u64,
 
     /// Instance index within the job.
-    #[arg(long = "jr-id", env = "JOB_ID", default_value_t = 0)]
+    #[arg(long = "jr-id", env = env::JOB_ID, default_value_t = 0)]
     pub jr_id: u32,
 
     /// Visible devices (default: CUDA_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES, else "0").

@@ -17,8 +17,7 @@
 //! the worker leaves the heap alone. Reports record which policy held
 //! (`provenance.heap`).
 
-/// Variable that turns the policy off: `MLB_HEAP=libc`.
-pub const HEAP_VAR: &str = "MLB_HEAP";
+use crate::contract::env::HEAP;
 
 /// glibc's mmap threshold ceiling on 64-bit targets (`HEAP_MAX_SIZE / 2`).
 const MMAP_THRESHOLD: i32 = 32 << 20;
@@ -55,7 +54,7 @@ impl HeapPolicy {
 
     /// The policy an environment asks for (`var` reads one variable).
     pub fn requested(var: impl Fn(&str) -> Option<String>) -> HeapPolicy {
-        if var(HEAP_VAR).is_some_and(|v| v == "libc") {
+        if var(HEAP).is_some_and(|v| v == "libc") {
             return HeapPolicy::Libc;
         }
         let tunables = var(GLIBC_TUNABLES).is_some_and(|t| t.contains("glibc.malloc."));
@@ -70,7 +69,7 @@ impl HeapPolicy {
 /// choice, for the launcher to pass to instances in containers, which do not
 /// inherit its environment.
 pub fn choice_vars(var: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
-    let names = [HEAP_VAR, GLIBC_TUNABLES].into_iter().chain(GLIBC_MALLOC_VARS);
+    let names = [HEAP, GLIBC_TUNABLES].into_iter().chain(GLIBC_MALLOC_VARS);
     names.filter_map(|name| var(name).map(|v| (name.to_string(), v))).collect()
 }
 

@@ -3,11 +3,11 @@
 //! Loads ONE plugin by absolute path, creates and sets up the instance, runs
 //! the timed loop of compat §4, and writes the report of compat §5. A caught
 //! failure (error, panic, NaN loss, bad config, unloadable plugin) writes a
-//! `.FAIL.` record and exits with one of the [`exit`] codes; a crash (abort,
+//! `.FAIL.` record and exits with the code of its cause
+//! ([`contract::exit`](crate::contract::exit)); a crash (abort,
 //! segfault) dies by its signal for the launcher to record.
 
 mod args;
-pub mod exit;
 pub mod heap;
 mod plan;
 pub mod provenance;

@@ -1,12 +1,12 @@
 //! The worker's sequence: load, plan, create, set up, time, report.
 
 use super::args::WorkerArgs;
-use super::exit;
 use super::heap::{self, HeapPolicy};
 use super::plan::{effective_config, Plan};
 use super::provenance;
 use super::stats::Summary;
 use super::timing::{self, LoopFailure, LoopResult};
+use crate::contract::{env, exit, PluginBuild, Report, WorkerLine};
 use crate::plugins::{self, CallError, CallFailure, Instance, Plugin};
 use crate::record::{self, Cause, Failure, Identity};
 use chrono::{DateTime, Utc};
@@ -22,7 +22,7 @@ pub fn main(args: WorkerArgs) -> i32 {
     }
     let Some(plugin_path) = args.plugin.clone() else {
         eprintln!("mlb worker: --plugin PATH is required");
-        return exit::CONFIG;
+        return exit::USAGE;
     };
     let heap = heap::apply();
     let mut ctx = Context::new(&args, &plugin_path, heap);
@@ -47,10 +47,10 @@ pub fn main(args: WorkerArgs) -> i32 {
     let config_json = Value::Object(ctx.args.clone()).to_string();
     let mut instance = match Instance::create(&plugin, &config_json) {
         Ok(i) => i,
-        Err(e) => return ctx.fail_call(e, None),
+        Err(e) => return ctx.fail_call(e, None, None),
     };
     if let Err(e) = instance.setup(&device, ctx.threads) {
-        return ctx.fail_call(e, None);
+        return ctx.fail_call(e, None, None);
     }
     ctx.started = Utc::now();
     let stdout = std::io::stdout();
@@ -60,18 +60,17 @@ pub fn main(args: WorkerArgs) -> i32 {
         let _ = out.flush();
     });
     if let Some(failure) = &result.failure {
-        let extra = losses(&result);
         return match failure {
-            LoopFailure::Call { error, step } => ctx.fail_call_with(error.clone(), Some(*step), extra),
+            LoopFailure::Call { error, step } => ctx.fail_call(error.clone(), Some(*step), Some(&result)),
             LoopFailure::NonFiniteLoss { step, loss } => {
                 let msg = format!("loss is {loss} at step {step}");
-                ctx.fail(Failure { cause: Cause::Nan, message: msg, step: Some(*step) }, Some(extra))
+                ctx.fail(Failure { cause: Cause::Nan, message: msg, step: Some(*step) }, Some(&result))
             }
         };
     }
     let fragment = match instance.report() {
         Ok(f) => f,
-        Err(e) => return ctx.fail_call_with(e, None, losses(&result)),
+        Err(e) => return ctx.fail_call(e, None, Some(&result)),
     };
     ctx.finish(plan, &device, fragment, &result)
 }
@@ -95,13 +94,6 @@ fn record_flag(args: &Map<String, Value>, key: &str) -> bool {
     mlb_plugin::Config::from_map(args.clone()).flag(key)
 }
 
-fn losses(result: &LoopResult) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("batch_loss".into(), json!(result.batch_loss));
-    m.insert("epoch_loss".into(), json!(result.epoch_loss));
-    m
-}
-
 /// Everything the reports of one instance share.
 struct Context {
     identity: Identity,
@@ -123,8 +115,7 @@ impl Context {
         let vcd = args
             .vcd
             .clone()
-            .or_else(|| std::env::var("CUDA_VISIBLE_DEVICES").ok())
-            .or_else(|| std::env::var("HIP_VISIBLE_DEVICES").ok())
+            .or_else(|| env::visible_devices(|name| std::env::var(name).ok()))
             .filter(|v| !v.is_empty())
             .unwrap_or_else(|| "0".into());
         Context {
@@ -162,48 +153,42 @@ impl Context {
             .unwrap_or_else(|_| "unknown".into())
     }
 
-    /// Fields of every record: arguments, identity, times, ids, provenance.
-    fn base(&self) -> Map<String, Value> {
+    /// What every record holds: arguments, identity, times, ids, provenance.
+    fn base(&self) -> Report {
         let build = self.build_id();
-        let mut m = self.args.clone();
-        m.extend(self.identity.fields());
-        m.insert("start_time".into(), record::timestamp(self.started).into());
-        m.insert("unique_id".into(), record::unique_id(&self.identity.name, &self.args).into());
-        m.insert("version".into(), format!("{} {} (build {build})", self.plugin.0, self.plugin.1).into());
-        m.insert("hostname".into(), hostname().into());
-        m.insert(
-            "provenance".into(),
-            provenance::collect(&self.plugin.0, &self.plugin.1, &build, self.threads, self.heap),
-        );
-        m
+        let (name, version) = &self.plugin;
+        let plugin = PluginBuild { name: name.clone(), version: version.clone(), build: build.clone() };
+        Report {
+            args: self.args.clone(),
+            start_time: Some(record::timestamp(self.started)),
+            unique_id: Some(record::unique_id(&self.identity.name, &self.args)),
+            version: Some(format!("{name} {version} (build {build})")),
+            hostname: Some(hostname()),
+            provenance: Some(provenance::collect(plugin, self.threads, self.heap)),
+            ..Report::new(&self.identity)
+        }
     }
 
-    fn fail_call(&self, e: CallError, step: Option<u64>) -> i32 {
-        self.fail_call_with(e, step, Map::new())
-    }
-
-    fn fail_call_with(&self, e: CallError, step: Option<u64>, extra: Map<String, Value>) -> i32 {
+    /// Records a failed plugin call (with the losses so far, when the loop ran).
+    fn fail_call(&self, e: CallError, step: Option<u64>, losses: Option<&LoopResult>) -> i32 {
         let cause = match e.kind {
             CallFailure::Error => Cause::Error,
             CallFailure::Panic => Cause::Panic,
         };
-        self.fail(Failure { cause, message: e.to_string(), step }, Some(extra))
+        self.fail(Failure { cause, message: e.to_string(), step }, losses)
     }
 
     /// Writes the `.FAIL.` record, reports on stderr, returns the exit code.
-    fn fail(&self, failure: Failure, extra: Option<Map<String, Value>>) -> i32 {
-        let code = match failure.cause {
-            Cause::Config => exit::CONFIG,
-            Cause::Load => exit::LOAD,
-            Cause::Panic => exit::PANIC,
-            Cause::Nan => exit::NAN,
-            _ => exit::ERROR,
-        };
+    fn fail(&self, failure: Failure, losses: Option<&LoopResult>) -> i32 {
+        // The worker records only causes that have a code.
+        let code = exit::code_of(failure.cause).unwrap_or(exit::ERROR);
         eprintln!("mlb worker: {} failed ({:?}): {}", self.identity.name, failure.cause, failure.message);
-        let mut fields = self.base();
-        fields.extend(extra.unwrap_or_default());
-        let record = self.identity.failure_record(&failure, fields);
-        match self.write(true, &record) {
+        let mut report = self.base();
+        if let Some(result) = losses {
+            report.batch_loss = Some(result.batch_loss.clone());
+            report.epoch_loss = Some(result.epoch_loss.clone());
+        }
+        match self.write(&report.failed(failure)) {
             Ok(_) => code,
             Err(()) => exit::REPORT,
         }
@@ -216,41 +201,44 @@ impl Context {
         let Some(train) = Summary::of(&times) else {
             return self.fail(Failure::new(Cause::Error, "no timed observation"), None);
         };
-        let mut m = self.args.clone();
-        m.extend(fragment);
-        m.extend(self.base());
+        // The plugin's report keys, under the arguments; the run's own facts.
+        let mut workload = fragment;
+        workload.extend(self.args.clone());
+        let metrics = workload.remove("metrics").unwrap_or_else(|| json!({}));
         let arg = |k: &str, default: Value| self.args.get(k).cloned().unwrap_or(default);
-        m.insert("batch_size".into(), arg("batch_size", Value::Null));
-        m.insert("workers".into(), arg("workers", json!(0)));
-        m.insert("seed".into(), arg("seed", Value::Null));
-        m.entry("cuda").or_insert_with(|| device.starts_with("cuda").into());
-        m.insert("devices".into(), self.identity.vcd.split(',').count().into());
-        m.insert("repeat".into(), plan.repeat.into());
-        m.insert("number".into(), plan.number.into());
-        m.insert("skip".into(), plan.skip.into());
-        m.insert("cpu_cores".into(), provenance::affinity_cpus().len().into());
-        m.insert("end_time".into(), record::timestamp(Utc::now()).into());
-        m.insert("completed".into(), true.into());
-        m.insert("items".into(), json!(items));
-        m.insert("train".into(), json!(train));
-        m.insert("train_item".into(), json!(train.throughput(items)));
-        m.extend(losses(result));
-        m.entry("metrics").or_insert_with(|| json!({}));
-        match self.write(false, &Value::Object(m)) {
+        workload.insert("batch_size".into(), arg("batch_size", Value::Null));
+        workload.insert("workers".into(), arg("workers", json!(0)));
+        workload.insert("seed".into(), arg("seed", Value::Null));
+        workload.entry("cuda").or_insert_with(|| device.starts_with("cuda").into());
+        workload.insert("repeat".into(), plan.repeat.into());
+        workload.insert("number".into(), plan.number.into());
+        workload.insert("skip".into(), plan.skip.into());
+        let report = Report {
+            args: workload,
+            completed: true,
+            end_time: Some(record::timestamp(Utc::now())),
+            devices: Some(self.identity.vcd.split(',').count()),
+            cpu_cores: Some(provenance::affinity_cpus().len()),
+            items: Some(items),
+            train_item: Some(train.throughput(items)),
+            train: Some(train),
+            batch_loss: Some(result.batch_loss.clone()),
+            epoch_loss: Some(result.epoch_loss.clone()),
+            metrics: Some(metrics),
+            ..self.base()
+        };
+        match self.write(&report) {
             Ok(path) => {
                 // A closed stdout (the launcher went away) must not fail the run.
-                let _ = writeln!(std::io::stdout(), "report: {}", path.display());
+                let _ = writeln!(std::io::stdout(), "{}", WorkerLine::Report(path));
                 exit::OK
             }
             Err(()) => exit::REPORT,
         }
     }
 
-    fn write(&self, failed: bool, record: &Value) -> Result<PathBuf, ()> {
-        let name = self.identity.file_name(failed, Utc::now());
-        record::write_atomic(&self.outdir, &name, record).map_err(|e| {
-            eprintln!("mlb worker: cannot write report {}: {e}", self.outdir.join(&name).display());
-        })
+    fn write(&self, report: &Report) -> Result<PathBuf, ()> {
+        report.write(&self.outdir).map_err(|e| eprintln!("mlb worker: {e}"))
     }
 }
 

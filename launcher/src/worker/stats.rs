@@ -1,37 +1,49 @@
 //! Statistics over timed observations (compat §4).
 
-use serde::Serialize;
+use crate::contract::report::de::float;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
-/// Summary of the observation times, in seconds.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// Summary of the observation times, in seconds (a report's `train`).
+/// Reading, a `null` (a non-finite number) is NaN.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Mean.
+    #[serde(deserialize_with = "float")]
     pub avg: f64,
     /// Number of observations.
     pub count: u64,
     /// Longest.
+    #[serde(deserialize_with = "float")]
     pub max: f64,
     /// Shortest.
+    #[serde(deserialize_with = "float")]
     pub min: f64,
     /// Population standard deviation.
+    #[serde(deserialize_with = "float")]
     pub sd: f64,
-    /// Always `"s"`.
-    pub unit: &'static str,
+    /// `"s"`.
+    pub unit: Cow<'static, str>,
 }
 
-/// Throughput derived from a [`Summary`] and the items of one observation.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// Throughput derived from a [`Summary`] and the items of one observation
+/// (a report's `train_item`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Throughput {
     /// `items / train.avg`.
+    #[serde(deserialize_with = "float")]
     pub avg: f64,
     /// `items / train.min`.
+    #[serde(deserialize_with = "float")]
     pub max: f64,
     /// `items / train.max`.
+    #[serde(deserialize_with = "float")]
     pub min: f64,
     /// `max - min`.
+    #[serde(deserialize_with = "float")]
     pub range: f64,
-    /// Always `"items/sec"`.
-    pub unit: &'static str,
+    /// `"items/sec"`.
+    pub unit: Cow<'static, str>,
 }
 
 impl Summary {
@@ -49,14 +61,14 @@ impl Summary {
             max: times.iter().cloned().fold(f64::MIN, f64::max),
             min: times.iter().cloned().fold(f64::MAX, f64::min),
             sd: var.sqrt(),
-            unit: "s",
+            unit: "s".into(),
         })
     }
 
     /// Throughput for `items` processed per observation.
     pub fn throughput(&self, items: f64) -> Throughput {
         let (min, max) = (items / self.max, items / self.min);
-        Throughput { avg: items / self.avg, max, min, range: max - min, unit: "items/sec" }
+        Throughput { avg: items / self.avg, max, min, range: max - min, unit: "items/sec".into() }
     }
 }
 

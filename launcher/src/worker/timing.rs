@@ -5,6 +5,7 @@
 //! checked: a NaN or infinite loss fails the instance at once.
 
 use super::plan::Plan;
+use crate::contract::WorkerLine;
 use crate::plugins::{CallError, Instance};
 use mlb_plugin::abi::StepStats;
 use std::collections::VecDeque;
@@ -76,16 +77,10 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// The line printed after each observation:
-    /// `[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234`.
-    pub fn line(&self) -> String {
-        let loss = self.loss.map_or_else(|| format!("{:>8}", "-"), |l| format!("{l:>8.4}"));
-        format!(
-            "[{:>3}/{:>3}] | ETA: {:>6.2} min | Batch Loss {loss}",
-            self.index,
-            self.repeat,
-            self.eta_seconds / 60.0
-        )
+    /// The line printed after each observation
+    /// (`[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234`).
+    pub fn line(&self) -> WorkerLine {
+        WorkerLine::progress(self.index, self.repeat, self.eta_seconds, self.loss)
     }
 }
 
@@ -253,8 +248,8 @@ mod tests {
     #[test]
     fn eta_line_format() {
         let p = Progress { index: 3, repeat: 20, eta_seconds: 52.2, loss: Some(0.12344) };
-        assert_eq!(p.line(), "[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234");
+        assert_eq!(p.line().to_string(), "[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234");
         let p = Progress { loss: None, ..p };
-        assert_eq!(p.line(), "[  3/ 20] | ETA:   0.87 min | Batch Loss        -");
+        assert_eq!(p.line().to_string(), "[  3/ 20] | ETA:   0.87 min | Batch Loss        -");
     }
 }

@@ -2,6 +2,7 @@
 //! `mlb worker` writes them (same keys, naming and atomic write).
 
 use chrono::{TimeZone, Utc};
+use mlb::contract::{PluginBuild, Report};
 use mlb::record::{timestamp, unique_id, write_atomic, Identity};
 use mlb::worker::heap::HeapPolicy;
 use mlb::worker::provenance;
@@ -23,39 +24,39 @@ pub struct Run<'a> {
 /// The record `mlb worker` would write for `r` (100 batch losses, times,
 /// provenance...).
 pub fn record(r: &Run) -> Value {
-    let identity = identity(r);
-    let args: Map<String, Value> =
+    let mut args: Map<String, Value> =
         json!({"batch_size": 64, "lr": 0.1, "repeat": 30, "number": 5}).as_object().unwrap().clone();
+    let unique_id = unique_id(r.bench, &args);
+    args.extend(json!({"workers": 4, "seed": 0, "cuda": true, "skip": 10}).as_object().unwrap().clone());
+    if let Some(gpu) = r.gpu {
+        args.insert("gpu".into(), gpu.into());
+    }
     let items = 320.0;
     let t = items / r.items_per_sec;
     let train = Summary::of(&[t * 0.98, t, t * 1.02]).unwrap();
-    let mut m = args.clone();
-    m.extend(identity.fields());
-    let at = Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap();
-    m.insert("start_time".into(), timestamp(at).into());
-    m.insert("end_time".into(), timestamp(at).into());
-    m.insert("unique_id".into(), unique_id(r.bench, &args).into());
-    m.insert("version".into(), format!("{} 0.1.0 (build 0123456789ab)", r.bench).into());
-    m.insert("hostname".into(), "bench-host".into());
-    m.insert("provenance".into(), provenance::collect(r.bench, "0.1.0", "0123456789ab", 4, HeapPolicy::KeepFreed));
-    m.insert("workers".into(), 4.into());
-    m.insert("seed".into(), 0.into());
-    m.insert("cuda".into(), true.into());
-    m.insert("devices".into(), r.vcd.split(',').count().into());
-    m.insert("skip".into(), 10.into());
-    m.insert("cpu_cores".into(), 4.into());
-    m.insert("completed".into(), true.into());
-    m.insert("items".into(), json!(items));
-    m.insert("train".into(), json!(train));
-    m.insert("train_item".into(), json!(train.throughput(items)));
+    let at = timestamp(Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
+    let plugin = PluginBuild { name: r.bench.into(), version: "0.1.0".into(), build: "0123456789ab".into() };
     let losses: Vec<f64> = (1..=100).map(|i| 1.0 / (i as f64 + 0.5)).collect();
-    m.insert("batch_loss".into(), json!(losses));
-    m.insert("epoch_loss".into(), json!(losses[..10]));
-    m.insert("metrics".into(), json!({}));
-    if let Some(gpu) = r.gpu {
-        m.insert("gpu".into(), gpu.into());
+    Report {
+        args,
+        completed: true,
+        start_time: Some(at.clone()),
+        end_time: Some(at),
+        unique_id: Some(unique_id),
+        version: Some(format!("{} 0.1.0 (build 0123456789ab)", r.bench)),
+        hostname: Some("bench-host".into()),
+        devices: Some(r.vcd.split(',').count()),
+        cpu_cores: Some(4),
+        items: Some(items),
+        train_item: Some(train.throughput(items)),
+        train: Some(train),
+        epoch_loss: Some(losses[..10].to_vec()),
+        batch_loss: Some(losses),
+        metrics: Some(json!({})),
+        provenance: Some(provenance::collect(plugin, 4, HeapPolicy::KeepFreed)),
+        ..Report::new(&identity(r))
     }
-    Value::Object(m)
+    .to_value()
 }
 
 fn identity(r: &Run) -> Identity {

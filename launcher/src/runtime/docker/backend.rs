@@ -3,6 +3,7 @@
 //! made for these instances.
 
 use super::{container_config, Cancel, ContainerOutcome, Docker, DockerError, Exit, ImageFacts, LogStream};
+use crate::contract::Container;
 use crate::isolation::SlotGroup;
 use crate::plan::Instance;
 use crate::runtime::container::Wrapping;
@@ -98,12 +99,13 @@ impl Runtime for DockerRuntime {
         }
     }
 
-    fn container(&self) -> Option<serde_json::Value> {
-        Some(serde_json::json!({
-            "runtime": super::RUNTIME_NAME,
-            "image": self.image.name,
-            "digest": self.image.digest,
-        }))
+    fn container(&self) -> Option<Container> {
+        Some(Container {
+            runtime: Some(super::RUNTIME_NAME.into()),
+            image: Some(self.image.name.clone()),
+            digest: Some(self.image.digest.clone()),
+            ..Container::default()
+        })
     }
 }
 

@@ -4,8 +4,9 @@
 
 use super::client::{INSTANCE_LABEL, JOB_LABEL, RUN_LABEL, SESSION_LABEL};
 use super::image::ImageFacts;
+use crate::contract::env as vars;
+use crate::contract::Container;
 use crate::runtime::spec::{ContainerSpec, Gpus};
-use crate::worker::provenance::vars;
 use bollard::models::{ContainerCreateBody, DeviceMapping, DeviceRequest, HostConfig};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -163,11 +164,15 @@ pub fn container_env(spec: &ContainerSpec, image: &ImageFacts, limits: &Limits) 
     for var in gpu_vars {
         set(&mut env, var, &local);
     }
-    set(&mut env, vars::ISOLATION, RUNTIME_NAME);
-    set(&mut env, vars::CONTAINER_RUNTIME, RUNTIME_NAME);
-    set(&mut env, vars::CONTAINER_IMAGE, &image.name);
-    set(&mut env, vars::CONTAINER_DIGEST, &image.digest);
-    set(&mut env, vars::CONTAINER_LIMITS, &serde_json::to_string(limits).expect("limits serialize"));
+    let container = Container {
+        runtime: Some(RUNTIME_NAME.into()),
+        image: Some(image.name.clone()),
+        digest: Some(image.digest.clone()),
+        limits: Some(serde_json::to_value(limits).expect("limits serialize")),
+    };
+    for (key, value) in std::iter::once(vars::isolation(RUNTIME_NAME)).chain(vars::container_env(&container)) {
+        set(&mut env, &key, &value);
+    }
     env
 }
 

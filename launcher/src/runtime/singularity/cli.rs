@@ -5,8 +5,9 @@
 //! `pre_exec` placement to the [`Command`] built here, or move the child
 //! before it starts the workload) exactly as for a bare instance.
 
+use crate::contract::env as vars;
+use crate::contract::Container;
 use crate::runtime::spec::{ContainerSpec, Gpus};
-use crate::worker::provenance::vars;
 use sha2::{Digest, Sha256};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -118,12 +119,12 @@ impl ContainerCli {
     /// the spec's, plus the `MLB_*` provenance variables.
     pub fn exec_env(&self, image: &SingularityImage, spec: &ContainerSpec) -> Vec<(String, String)> {
         let prefix = self.flavor.env_prefix();
-        let own = [
-            (vars::CONTAINER_RUNTIME, self.flavor.program()),
-            (vars::CONTAINER_IMAGE, &image.path.to_string_lossy()),
-            (vars::CONTAINER_DIGEST, &image.digest),
-        ]
-        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let own = vars::container_env(&Container {
+            runtime: Some(self.flavor.program().into()),
+            image: Some(image.path.to_string_lossy().into_owned()),
+            digest: Some(image.digest.clone()),
+            limits: None,
+        });
         let mut env: Vec<(String, String)> =
             spec.env.iter().filter(|(k, _)| !own.iter().any(|(o, _)| o == k)).cloned().chain(own.clone()).collect();
         for (key, _) in &mut env {

@@ -6,6 +6,7 @@ mod cli;
 
 pub use cli::{ContainerCli, Flavor, SingularityError, SingularityImage};
 
+use crate::contract::Container;
 use crate::isolation::SlotGroup;
 use crate::plan::Instance;
 use crate::runtime::container::Wrapping;
@@ -78,11 +79,12 @@ impl Runtime for SingularityRuntime {
         self.notes.clone()
     }
 
-    fn container(&self) -> Option<serde_json::Value> {
-        Some(serde_json::json!({
-            "runtime": self.cli.flavor.program(),
-            "image": self.image.path,
-            "digest": self.image.digest,
-        }))
+    fn container(&self) -> Option<Container> {
+        Some(Container {
+            runtime: Some(self.cli.flavor.program().into()),
+            image: Some(self.image.path.display().to_string()),
+            digest: Some(self.image.digest.clone()),
+            ..Container::default()
+        })
     }
 }

@@ -1,0 +1,82 @@
+//! Exit codes of `mlb worker` and the failure cause each one stands for.
+//!
+//! A worker that catches a failure writes its own `.FAIL.` record and exits
+//! with the code of its cause ([`RECORDED`]); the launcher reads the code
+//! back with [`cause_of`] and writes no record of its own. Every other
+//! ending (a signal, [`USAGE`], [`REPORT`], any other code) leaves the record
+//! to the launcher.
+
+use crate::record::Cause;
+
+/// The instance completed and its report was written.
+pub const OK: i32 = 0;
+/// The worker's command line was refused before anything ran: clap's own
+/// code for a usage error. No record is written; the launcher writes one.
+pub const USAGE: i32 = 2;
+/// The workload returned an error.
+pub const ERROR: i32 = 3;
+/// The workload panicked.
+pub const PANIC: i32 = 4;
+/// A step reported a NaN (or infinite) loss.
+pub const NAN: i32 = 5;
+/// The plugin could not be loaded.
+pub const LOAD: i32 = 6;
+/// The report could not be written (nor, then, a failure record).
+pub const REPORT: i32 = 7;
+/// The configuration was refused (bad JSON, `repeat <= skip`, bad counts).
+/// Not 2: that is clap's code for a command line it refused, after which
+/// nothing is recorded.
+pub const CONFIG: i32 = 8;
+
+/// The causes a worker records itself, each with the code it then exits with.
+pub const RECORDED: [(Cause, i32); 5] =
+    [(Cause::Config, CONFIG), (Cause::Error, ERROR), (Cause::Panic, PANIC), (Cause::Nan, NAN), (Cause::Load, LOAD)];
+
+/// The code a worker exits with after recording a failure of `cause`;
+/// `None` for a cause only the launcher records (crash, OOM, timeout...).
+pub fn code_of(cause: Cause) -> Option<i32> {
+    RECORDED.iter().find(|(c, _)| *c == cause).map(|&(_, code)| code)
+}
+
+/// The cause a worker recorded before exiting with `code`; `None` when a
+/// worker exiting with `code` has recorded nothing.
+pub fn cause_of(code: i32) -> Option<Cause> {
+    RECORDED.iter().find(|(_, c)| *c == code).map(|&(cause, _)| cause)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::Parser;
+
+    #[test]
+    fn every_cause_with_a_code_maps_back() {
+        let mut codes = Vec::new();
+        for cause in Cause::ALL {
+            if let Some(code) = code_of(cause) {
+                assert_eq!(cause_of(code), Some(cause), "{cause:?} -> {code} -> back");
+                codes.push(code);
+            }
+        }
+        assert_eq!(codes.len(), RECORDED.len(), "every recorded cause is a Cause");
+        for code in [OK, USAGE, REPORT] {
+            assert_eq!(cause_of(code), None, "exit {code} records nothing");
+            assert!(!codes.contains(&code));
+        }
+        codes.sort();
+        codes.dedup();
+        assert_eq!(codes.len(), RECORDED.len(), "one code per cause");
+        // Only the worker's own failures have a code.
+        for cause in [Cause::Crash, Cause::Oom, Cause::Timeout, Cause::Exit, Cause::Launch] {
+            assert_eq!(code_of(cause), None, "{cause:?}");
+        }
+    }
+
+    #[test]
+    fn a_refused_command_line_exits_with_usage_not_a_recorded_code() {
+        let err = Cli::try_parse_from(["mlb", "worker", "--plugin", "/p.so", "--name", "-x"]).unwrap_err();
+        assert_eq!(err.exit_code(), USAGE);
+        assert_eq!(cause_of(err.exit_code()), None);
+    }
+}

@@ -1,0 +1,22 @@
+//! The contract between the launcher and `mlb worker`: everything both
+//! sides must read and write the same way, defined once.
+//!
+//! - [`argv`]: the worker's command line, built by the launcher;
+//! - [`env`](mod@env): the instance environment (compat variables, device
+//!   variables, `MLB_*` variables), built for every runtime and read back by
+//!   the worker;
+//! - [`line`](mod@line): the worker's stdout protocol (progress and report lines);
+//! - [`exit`]: exit codes and the failure cause each stands for;
+//! - [`report`]: the report file, written by the worker (and by the launcher
+//!   for an instance that could not), read by `--resume`.
+//!
+//! docs/worker.md ("The launcher-worker contract") describes it for people.
+
+pub mod argv;
+pub mod env;
+pub mod exit;
+pub mod line;
+pub mod report;
+
+pub use line::WorkerLine;
+pub use report::{Container, PluginBuild, Provenance, Report};
