@@ -138,7 +138,7 @@ impl Context {
             outdir: args.outdir.clone(),
             plugin_path: plugin_path.to_path_buf(),
             args: Map::new(),
-            threads: args.threads.unwrap_or_else(|| provenance::affinity_cpus().len().max(1) as u32),
+            threads: args.threads.unwrap_or_else(|| crate::host::cpulist::affinity().len().max(1) as u32),
             started: Utc::now(),
             plugin: ("unknown".into(), "unknown".into()),
             explicit_name: args.name.is_some(),
@@ -228,7 +228,7 @@ impl Context {
         m.insert("repeat".into(), plan.repeat.into());
         m.insert("number".into(), plan.number.into());
         m.insert("skip".into(), plan.skip.into());
-        m.insert("cpu_cores".into(), provenance::affinity_cpus().len().into());
+        m.insert("cpu_cores".into(), crate::host::cpulist::affinity().len().into());
         m.insert("end_time".into(), record::timestamp(Utc::now()).into());
         m.insert("completed".into(), true.into());
         m.insert("items".into(), json!(items));
