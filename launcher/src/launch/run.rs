@@ -53,7 +53,8 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         eprintln!("mlb: warning: --no-cgroups: instances are not confined to their slot's CPUs and memory; every report records isolation \"none\"");
     }
     let interrupt = signals::install().map_err(LaunchError::Signals)?;
-    let groups = if needs_groups { Some(RunGroups::create(support, &run_name, &prepared.slots)?) } else { None };
+    let groups =
+        if needs_groups { Some(RunGroups::create(&support.root()?, &run_name, &prepared.slots)?) } else { None };
     let mode = choice.isolation(groups.as_ref().map_or("none", |g| g.isolation_name()));
     let mut summary =
         Summary::open(&prepared.outdir).map_err(|source| LaunchError::Io { path: prepared.outdir.clone(), source })?;
