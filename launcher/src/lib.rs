@@ -6,6 +6,7 @@
 //! times and reports on.
 
 pub mod cli;
+pub mod edge;
 pub mod host;
 pub mod isolation;
 pub mod jobs;
