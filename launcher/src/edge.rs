@@ -13,8 +13,8 @@
 //! A user error prints as one plain block: `mlb: error: ...`, each cause the
 //! message does not already include, then the fix. Colour only on a terminal
 //! and never with `NO_COLOR`; where the error arose and a backtrace only when
-//! `RUST_BACKTRACE` asks for them. Panics are bugs: color-eyre's panic hook
-//! reports them (see [`install_panic_hook`]).
+//! `RUST_BACKTRACE` asks for them. Panics are bugs: the binary reports them
+//! through color-eyre's panic hook (the library has no color-eyre).
 
 use crate::launch::{LaunchError, EXIT_FAILED};
 use crate::plugins::SearchError;
@@ -176,14 +176,6 @@ pub fn use_color(stderr_is_terminal: bool, no_color: Option<&OsStr>) -> bool {
 pub fn stderr_color() -> bool {
     use std::io::IsTerminal;
     use_color(std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR").as_deref())
-}
-
-/// Reports panics (bugs) through color-eyre: message, location, and the
-/// backtrace when `RUST_BACKTRACE` asks for it; coloured only when `color`.
-pub fn install_panic_hook(color: bool) {
-    let theme = if color { color_eyre::config::Theme::dark() } else { color_eyre::config::Theme::new() };
-    let (panic_hook, _) = color_eyre::config::HookBuilder::default().theme(theme).into_hooks();
-    panic_hook.install();
 }
 
 /// Where an error message gives its fix.

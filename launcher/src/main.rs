@@ -11,7 +11,7 @@ use std::io::Write;
 
 fn main() {
     let color = edge::stderr_color();
-    edge::install_panic_hook(color);
+    install_panic_hook(color);
     let cli = Cli::parse();
     let code = match run(cli) {
         Ok(code) => code,
@@ -21,6 +21,14 @@ fn main() {
         }
     };
     std::process::exit(code)
+}
+
+/// Reports panics (bugs) through color-eyre: message, location, and the
+/// backtrace when `RUST_BACKTRACE` asks for it; coloured only when `color`.
+fn install_panic_hook(color: bool) {
+    let theme = if color { color_eyre::config::Theme::dark() } else { color_eyre::config::Theme::new() };
+    let (panic_hook, _) = color_eyre::config::HookBuilder::default().theme(theme).into_hooks();
+    panic_hook.install();
 }
 
 /// Runs what the command line asks for; returns the exit status.

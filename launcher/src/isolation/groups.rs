@@ -58,11 +58,15 @@ fn dirs_of(root: &CgroupRoot, path: &str) -> Vec<PathBuf> {
 /// Creates a group's folder (the kernel fills it with the interface files).
 /// A folder already there, a leftover of a run of the same name, is reused.
 fn make_dir(dir: &Path) -> Result<(), CgroupError> {
-    match std::fs::create_dir(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
-            Err(CgroupError::Create { group: dir.to_path_buf(), source: e })
-        }
-        _ => Ok(()),
+    harmless(std::fs::create_dir(dir), std::io::ErrorKind::AlreadyExists)
+        .map_err(|source| CgroupError::Create { group: dir.to_path_buf(), source })
+}
+
+/// `result`, where an error of kind `kind` means the work was done already.
+fn harmless(result: std::io::Result<()>, kind: std::io::ErrorKind) -> std::io::Result<()> {
+    match result {
+        Err(e) if e.kind() == kind => Ok(()),
+        other => other,
     }
 }
 
@@ -167,12 +171,8 @@ impl RunGroups {
 /// Removes a group's folder (the kernel takes its interface files with it);
 /// one never made is not an error.
 fn remove_dir(dir: &Path) -> Result<(), CgroupError> {
-    match std::fs::remove_dir(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(CgroupError::Remove { group: dir.to_path_buf(), source: e })
-        }
-        _ => Ok(()),
-    }
+    harmless(std::fs::remove_dir(dir), std::io::ErrorKind::NotFound)
+        .map_err(|source| CgroupError::Remove { group: dir.to_path_buf(), source })
 }
 
 fn memory_limit_file(version: Version) -> &'static str {

@@ -128,6 +128,18 @@ impl Fixture {
         self.root.dir(controller, g)
     }
 
+    /// The run's parent folders still there.
+    fn left(&self) -> Vec<PathBuf> {
+        ["cpuset", "memory"].iter().map(|c| self.dir(c, "mlb-t-1")).filter(|d| d.exists()).collect()
+    }
+
+    /// Removes `groups` (the kernel doing its part) and checks nothing stays.
+    fn removes(&self, groups: RunGroups) {
+        self.release();
+        groups.remove().unwrap();
+        assert_eq!(self.left(), Vec::<PathBuf>::new());
+    }
+
     /// The kernel's part of `rmdir`: the interface files of the run's groups go.
     fn release(&self) {
         fn files_out(dir: &Path) {
@@ -168,11 +180,7 @@ fn v1_slots_get_their_cpus_nodes_and_memory_in_both_hierarchies() {
     }
     std::fs::write(fx.dir("memory", "mlb-t-1/slot1").join("memory.oom_control"), "under_oom 0\noom_kill 2\n").unwrap();
     assert_eq!((groups.slot(0).unwrap().oom_kills(), groups.slot(1).unwrap().oom_kills()), (0, 2));
-    fx.release();
-    groups.remove().unwrap();
-    for c in ["cpuset", "memory"] {
-        assert!(!fx.dir(c, "mlb-t-1").exists(), "{c}");
-    }
+    fx.removes(groups);
 }
 
 #[test]
@@ -191,9 +199,7 @@ fn v2_enables_the_controllers_down_to_the_run_and_limits_each_slot() {
     }
     std::fs::write(fx.dir("", "mlb-t-1/slot0").join("memory.events"), "max 3\noom 1\noom_kill 1\n").unwrap();
     assert_eq!(groups.slot(0).unwrap().oom_kills(), 1);
-    fx.release();
-    groups.remove().unwrap();
-    assert!(!fx.dir("", "mlb-t-1").exists());
+    fx.removes(groups);
 }
 
 #[test]
@@ -242,9 +248,7 @@ fn a_group_without_its_interface_files_is_named_and_removed_again() {
         "{e}"
     );
     assert!(e.to_string().starts_with("cannot write \"0-7\" to cgroup file "), "{e}");
-    for c in ["cpuset", "memory"] {
-        assert!(!fx.dir(c, "mlb-t-1").exists(), "{c}: the folders made were removed");
-    }
+    assert_eq!(fx.left(), Vec::<PathBuf>::new(), "the folders made were removed");
 }
 
 #[test]
