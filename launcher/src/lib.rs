@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod contract;
+pub mod edge;
 pub mod host;
 pub mod isolation;
 pub mod jobs;

@@ -1,23 +1,48 @@
-//! The `mlb` binary: parses the command line and reports errors with
-//! color-eyre. All logic lives in the library.
+//! The `mlb` binary: parses the command line, runs the subcommand and ends
+//! the process through the error edge (`mlb::edge`): one exit status per
+//! outcome, user errors as one plain block, panics through color-eyre. All
+//! logic lives in the library.
 
 use clap::Parser;
 use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
+use mlb::edge::{self, Failure, MlbError};
+use mlb::launch::EXIT_OK;
 use std::io::Write;
 
-fn main() -> color_eyre::Result<()> {
-    color_eyre::install()?;
+fn main() {
+    let color = edge::stderr_color();
+    install_panic_hook(color);
     let cli = Cli::parse();
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(failure) => {
+            eprint!("{}", failure.render(color));
+            failure.exit_code()
+        }
+    };
+    std::process::exit(code)
+}
+
+/// Reports panics (bugs) through color-eyre: message, location, and the
+/// backtrace when `RUST_BACKTRACE` asks for it; coloured only when `color`.
+fn install_panic_hook(color: bool) {
+    let theme = if color { color_eyre::config::Theme::dark() } else { color_eyre::config::Theme::new() };
+    let (panic_hook, _) = color_eyre::config::HookBuilder::default().theme(theme).into_hooks();
+    panic_hook.install();
+}
+
+/// Runs what the command line asks for; returns the exit status.
+fn run(cli: Cli) -> Result<i32, Failure> {
     match cli.command {
-        None => std::process::exit(mlb::launch::run(&cli.launch, &cli.plugin_dir)?),
+        None => Ok(mlb::launch::run(&cli.launch, &cli.plugin_dir)?),
         Some(Command::Detect { json, host, root }) => {
             let found = mlb::host::detect(&mlb::host::Probe::under(root)).with_kind(host);
             if json {
-                println!("{}", mlb::host::show::json(&found));
+                print_stdout(&format!("{}\n", mlb::host::show::json(&found)))?;
             } else {
-                print!("{}", mlb::host::show::human(&found));
+                print_stdout(&mlb::host::show::human(&found))?;
             }
-            Ok(())
+            Ok(EXIT_OK)
         }
         Some(Command::Plugins { command: PluginsCommand::List { json } }) => {
             let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
@@ -27,30 +52,27 @@ fn main() -> color_eyre::Result<()> {
             } else {
                 mlb::plugins::listing::to_table(&entries, &search)
             };
-            print_stdout(&text)
+            print_stdout(&format!("{text}\n"))?;
+            Ok(EXIT_OK)
         }
-        Some(Command::Report(args)) => match mlb::report::run(&args) {
-            Ok(text) => {
-                print!("{text}");
-                Ok(())
-            }
-            Err(e) => {
-                eprintln!("mlb report: {e}");
-                std::process::exit(1)
-            }
-        },
-        Some(Command::Worker(args)) => std::process::exit(mlb::worker::main(*args)),
+        Some(Command::Report(args)) => {
+            print_stdout(&mlb::report::run(&args)?)?;
+            Ok(EXIT_OK)
+        }
+        Some(Command::Worker(args)) => Ok(mlb::worker::main(*args)),
         Some(Command::Containers { command: ContainersCommand::Build(args) }) => {
             let image = mlb::runtime::build_cmd::run(&args, &mut |line| println!("{line}"))?;
-            print_stdout(&format!("built {} ({})", image.name, image.id))
+            print_stdout(&format!("built {} ({})\n", image.name, image.id))?;
+            Ok(EXIT_OK)
         }
     }
 }
 
-/// Prints `text` and a newline; a closed pipe (`mlb ... | head`) is not an error.
-fn print_stdout(text: &str) -> color_eyre::Result<()> {
-    match writeln!(std::io::stdout().lock(), "{text}") {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
+/// Prints `text`; a closed pipe (`mlb ... | head`) is not an error.
+fn print_stdout(text: &str) -> Result<(), MlbError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(MlbError::Stdout(e)),
+        _ => Ok(()),
     }
 }

@@ -427,7 +427,7 @@ fn without_root_the_refusal_says_why_and_names_no_cgroups() {
         .output()
         .expect("setpriv (util-linux) runs");
     let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert_eq!(out.status.code(), Some(2), "refused before anything started: {stdout}\n{stderr}");
     assert!(stdout.is_empty(), "nothing started: {stdout}");
     assert!(stderr.contains("cannot isolate slots with cgroups: mlb is not running as root (uid 65534)"), "{stderr}");
     assert!(stderr.contains("pass --no-cgroups to run without isolation"), "{stderr}");
@@ -478,7 +478,7 @@ fn a_read_only_cgroup_filesystem_is_named() {
     let out =
         Command::new("unshare").args(["-m", "sh", "-c", &script]).env("NO_COLOR", "1").output().expect("unshare runs");
     let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert_eq!(out.status.code(), Some(2), "refused before anything started: {stdout}\n{stderr}");
     assert!(stderr.contains(&format!("{} is read-only", target.display())), "{stderr}");
     assert!(stderr.contains("--no-cgroups"), "{stderr}");
     assert!(std::fs::metadata(&target).is_ok() && !b.out().exists(), "nothing started");

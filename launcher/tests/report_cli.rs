@@ -137,7 +137,7 @@ fn empty_folder_is_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
     let out = mlb(&["--reports", dir.path().to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "refused: {err}");
     assert!(err.contains("no reports in") && err.contains("no *.json file") && err.contains("--reports DIR"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
@@ -215,6 +215,6 @@ fn bad_target_file_names_file_and_line() {
     std::fs::write(&targets, "bench,target,perf_target,sd_target\nconvnet,fast,0.5,0.05\n").unwrap();
     let out = mlb(&["--reports", dir.path().to_str().unwrap(), "--targets", targets.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "refused: {err}");
     assert!(err.contains("mine.csv") && err.contains("line 2") && err.contains("`fast`"), "{err}");
 }

@@ -34,7 +34,7 @@ impl Probe {
         Probe {
             root: PathBuf::from("/"),
             arch: std::env::consts::ARCH.to_string(),
-            affinity: crate::worker::provenance::affinity_cpus(),
+            affinity: cpulist::affinity(),
             nvml: true,
             euid: nix::unistd::Uid::effective().as_raw(),
         }

@@ -15,5 +15,5 @@ pub mod show;
 pub use detect::{detect, Host, Probe};
 pub use gpu::{Gpu, Vendor};
 pub use kind::HostKind;
-pub use memory::Memory;
+pub use memory::{memory_cgroup, memory_cgroup_at, Memory};
 pub use numa::NumaNode;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-/// A cgroup failure. Every message ends by naming `--no-cgroups`.
+/// A cgroup failure. Every failure to make or verify groups names `--no-cgroups`.
 #[derive(Debug, thiserror::Error)]
 pub enum CgroupError {
     /// The host does not let mlb create groups.
@@ -11,20 +11,30 @@ pub enum CgroupError {
         /// Why.
         reason: String,
     },
-    /// A group could not be created or configured.
-    #[error("cannot create cgroup {group}: {message}; fix: check the cgroup filesystem, or pass --no-cgroups to run without isolation")]
+    /// A group's folder could not be made.
+    #[error("cannot create cgroup {group}: {source}; fix: check the cgroup filesystem, or pass --no-cgroups to run without isolation")]
     Create {
-        /// The group.
-        group: String,
-        /// What failed.
-        message: String,
+        /// The group's folder.
+        group: PathBuf,
+        /// The cause.
+        source: std::io::Error,
     },
-    /// A value written did not read back.
-    #[error("cgroup {file} reads {got:?} after mlb wrote {wanted:?}: the limit did not take; fix: check that the controller is delegated, or pass --no-cgroups to run without isolation")]
+    /// A limit could not be written.
+    #[error("cannot write {value:?} to cgroup file {file}: {source}; fix: check that the controller is delegated and the slot's CPUs and memory nodes are online, or pass --no-cgroups to run without isolation")]
+    Write {
+        /// The interface file.
+        file: PathBuf,
+        /// What was written.
+        value: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A limit did not take: the group reads another value than the slot's.
+    #[error("cgroup {file} reads {got:?} where mlb set {wanted:?}: the limit did not take; fix: check that the controller is delegated, or pass --no-cgroups to run without isolation")]
     NotApplied {
         /// The file.
         file: PathBuf,
-        /// What was written.
+        /// What the slot asks for.
         wanted: String,
         /// What reads back.
         got: String,
@@ -50,6 +60,14 @@ pub enum CgroupError {
     Io {
         /// The file.
         file: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A group could not be removed at the end of the run.
+    #[error("cannot remove cgroup {group}: {source}; fix: remove it with rmdir once it holds no process and no group")]
+    Remove {
+        /// The group's folder.
+        group: PathBuf,
         /// The cause.
         source: std::io::Error,
     },

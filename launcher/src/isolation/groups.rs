@@ -1,17 +1,16 @@
 //! The cgroups of one run: a parent `mlb-<run>` and one child per slot with
-//! its CPUs, memory nodes and memory limit, made through cgroups-rs, read back
-//! and verified, and removed when dropped.
+//! its CPUs, memory nodes and memory limit, made below a [`CgroupRoot`],
+//! read back and verified, and removed when dropped.
 
 use super::error::CgroupError;
-use super::support::{Support, Version, CONTROLLERS};
+use super::root::CgroupRoot;
+use super::support::{Version, CONTROLLERS};
 use super::v2;
 use crate::host::cpulist;
 use crate::plan::Slot;
-use cgroups_rs::fs::cgroup_builder::CgroupBuilder;
-use cgroups_rs::fs::hierarchies::{V1, V2};
-use cgroups_rs::fs::{Cgroup, Hierarchy};
 use std::fs::File;
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How long removal waits for killed processes to leave a group.
@@ -28,13 +27,12 @@ pub struct SlotGroup {
     dirs: Vec<PathBuf>,
     /// The folder holding the cpuset controller's files.
     cpuset_dir: PathBuf,
+    /// The folder holding the memory controller's files.
+    memory_dir: PathBuf,
     /// `cgroup.procs` of each folder, opened for writing: a child writes
     /// `0` to each (its own pid) before it executes anything.
     procs: Vec<File>,
-    /// The folder holding the memory controller's files.
-    memory_dir: PathBuf,
     version: Version,
-    cgroup: Cgroup,
 }
 
 /// The groups of one run. Dropping it kills whatever is left in them and
@@ -45,86 +43,86 @@ pub struct RunGroups {
     pub path: String,
     /// One group per slot.
     pub slots: Vec<SlotGroup>,
-    parent: Cgroup,
+    /// Folders of the parent, one per hierarchy; removed after the slots.
+    parent_dirs: Vec<PathBuf>,
     version: Version,
 }
 
-fn hierarchy(version: Version) -> Box<dyn Hierarchy> {
-    match version {
-        Version::V2 => Box::new(V2::new()),
-        _ => Box::new(V1::new()),
+/// The folders of group `path`: one per controller's hierarchy (v1), one (v2).
+fn dirs_of(root: &CgroupRoot, path: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = CONTROLLERS.iter().map(|c| root.dir(c, path)).collect();
+    dirs.dedup();
+    dirs
+}
+
+/// Creates a group's folder (the kernel fills it with the interface files).
+/// A folder already there, a leftover of a run of the same name, is reused.
+fn make_dir(dir: &Path) -> Result<(), CgroupError> {
+    harmless(std::fs::create_dir(dir), std::io::ErrorKind::AlreadyExists)
+        .map_err(|source| CgroupError::Create { group: dir.to_path_buf(), source })
+}
+
+/// `result`, where an error of kind `kind` means the work was done already.
+fn harmless(result: std::io::Result<()>, kind: std::io::ErrorKind) -> std::io::Result<()> {
+    match result {
+        Err(e) if e.kind() == kind => Ok(()),
+        other => other,
     }
 }
 
-fn controllers() -> Vec<String> {
-    CONTROLLERS.iter().map(|c| c.to_string()).collect()
+/// Writes `value` to an interface file, which must exist: a missing file
+/// means a missing controller.
+fn write(file: &Path, value: &str) -> Result<(), CgroupError> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(file)
+        .and_then(|mut f| f.write_all(value.as_bytes()))
+        .map_err(|source| CgroupError::Write { file: file.to_path_buf(), value: value.to_string(), source })
+}
+
+/// Every CPU (or node) `of` gives some slot, sorted.
+fn union(slots: &[Slot], of: impl Fn(&Slot) -> &[usize]) -> Vec<usize> {
+    let mut all: Vec<usize> = slots.iter().flat_map(|s| of(s).iter().copied()).collect();
+    all.sort_unstable();
+    all.dedup();
+    all
 }
 
 impl RunGroups {
-    /// Creates `mlb-<run>` and `mlb-<run>/slot<i>` for every slot on the host
-    /// described by `support`, applies and verifies each slot's limits.
-    pub fn create(support: &Support, run: &str, slots: &[Slot]) -> Result<RunGroups, CgroupError> {
-        if let Some(reason) = &support.reason {
-            return Err(CgroupError::Unsupported { reason: reason.clone() });
-        }
+    /// Creates `mlb-<run>` and `mlb-<run>/slot<i>` for every slot below
+    /// `root`, applies and verifies each slot's limits. On failure, what was
+    /// made is removed again.
+    pub fn create(root: &CgroupRoot, run: &str, slots: &[Slot]) -> Result<RunGroups, CgroupError> {
         let path = format!("mlb-{run}");
-        let create = |p: &str, e: cgroups_rs::fs::error::Error| CgroupError::Create {
-            group: p.to_string(),
-            message: format!("{e}{}", e.source_text()),
-        };
-        if support.version == Version::V2 {
-            v2::delegate(&support.mount, &path, &CONTROLLERS)?;
+        let version = root.version();
+        let mut groups =
+            RunGroups { path: path.clone(), slots: Vec::new(), parent_dirs: dirs_of(root, &path), version };
+        if version == Version::V2 {
+            v2::delegate(root.mount(), &path, &CONTROLLERS)?;
+        } else {
+            for dir in &groups.parent_dirs {
+                make_dir(dir)?;
+            }
+            // A new v1 cpuset group has no CPU and no memory node, and its
+            // children can only get what it has: it gets what the slots use.
+            let cpuset = root.dir("cpuset", &path);
+            write(&cpuset.join("cpuset.cpus"), &cpulist::format(&union(slots, |s| &s.cpus)))?;
+            write(&cpuset.join("cpuset.mems"), &cpulist::format(&union(slots, |s| &s.mems)))?;
         }
-        let parent = Cgroup::new_with_specified_controllers(hierarchy(support.version), &path, Some(controllers()))
-            .map_err(|e| create(&path, e))?;
-        let mut groups = RunGroups { path: path.clone(), slots: Vec::new(), parent, version: support.version };
         for slot in slots {
             let slot_path = format!("{path}/slot{}", slot.index);
-            let built = CgroupBuilder::new(&slot_path)
-                .set_specified_controllers(controllers())
-                .cpu()
-                .cpus(cpulist::format(&slot.cpus))
-                .mems(cpulist::format(&slot.mems))
-                .done()
-                .memory()
-                .memory_hard_limit(slot.memory_bytes as i64)
-                .done()
-                .build(hierarchy(support.version));
-            let cgroup = match built {
-                Ok(c) => c,
-                Err(e) => {
-                    // A group made but not configured goes too (the parent goes with `groups`).
-                    let made =
-                        Cgroup::load_with_specified_controllers(hierarchy(support.version), &slot_path, controllers());
-                    let _ = made.delete();
-                    return Err(create(&slot_path, e));
-                }
-            };
-            let dir_of = |kind: &str| {
-                cgroup
-                    .subsystems()
-                    .iter()
-                    .find(|s| s.controller_name() == kind)
-                    .map(|s| s.to_controller().path().to_path_buf())
-            };
-            let missing =
-                |c: &str| CgroupError::Create { group: slot_path.clone(), message: format!("no {c} controller") };
-            let cpuset_dir = dir_of("cpuset").ok_or_else(|| missing("cpuset"))?;
-            let memory_dir = dir_of("memory").ok_or_else(|| missing("memory"))?;
-            let mut dirs = vec![cpuset_dir.clone(), memory_dir.clone()];
-            dirs.dedup();
-            let group = SlotGroup {
+            groups.slots.push(SlotGroup {
                 index: slot.index,
+                dirs: dirs_of(root, &slot_path),
+                cpuset_dir: root.dir("cpuset", &slot_path),
+                memory_dir: root.dir("memory", &slot_path),
                 procs: Vec::new(),
-                cpuset_dir,
-                memory_dir,
-                dirs,
                 path: slot_path,
-                version: support.version,
-                cgroup,
-            };
-            groups.slots.push(group);
+                version,
+            });
             let group = groups.slots.last_mut().expect("just pushed");
+            group.configure(slot)?;
             group.verify(slot)?;
             group.procs = group
                 .dirs
@@ -147,6 +145,34 @@ impl RunGroups {
     pub fn slot(&self, index: usize) -> Option<&SlotGroup> {
         self.slots.iter().find(|s| s.index == index)
     }
+
+    /// Kills whatever is left in the groups and removes them, the slots'
+    /// first; every group that stays is an error.
+    pub fn remove(mut self) -> Result<(), Vec<CgroupError>> {
+        let errors = self.remove_all();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn remove_all(&mut self) -> Vec<CgroupError> {
+        let mut errors = Vec::new();
+        for slot in self.slots.drain(..) {
+            slot.kill_all();
+            errors.extend(slot.dirs.iter().filter_map(|d| remove_dir(d).err()));
+        }
+        errors.extend(self.parent_dirs.drain(..).filter_map(|d| remove_dir(&d).err()));
+        errors
+    }
+}
+
+/// Removes a group's folder (the kernel takes its interface files with it);
+/// one never made is not an error.
+fn remove_dir(dir: &Path) -> Result<(), CgroupError> {
+    harmless(std::fs::remove_dir(dir), std::io::ErrorKind::NotFound)
+        .map_err(|source| CgroupError::Remove { group: dir.to_path_buf(), source })
 }
 
 fn memory_limit_file(version: Version) -> &'static str {
@@ -156,20 +182,29 @@ fn memory_limit_file(version: Version) -> &'static str {
     }
 }
 
-trait SourceText {
-    fn source_text(&self) -> String;
-}
-
-impl SourceText for cgroups_rs::fs::error::Error {
-    fn source_text(&self) -> String {
-        std::error::Error::source(self).map(|s| format!(": {s}")).unwrap_or_default()
+/// The files where the kernel shows the CPUs and memory nodes a group really
+/// gets (its setting within what its parent has).
+fn effective_files(version: Version) -> [&'static str; 2] {
+    match version {
+        Version::V2 => ["cpuset.cpus.effective", "cpuset.mems.effective"],
+        _ => ["cpuset.effective_cpus", "cpuset.effective_mems"],
     }
 }
 
 impl SlotGroup {
-    /// Reads the slot's limits back and fails when one did not take.
+    /// Makes the group's folders and writes the slot's limits.
+    fn configure(&self, slot: &Slot) -> Result<(), CgroupError> {
+        for dir in &self.dirs {
+            make_dir(dir)?;
+        }
+        write(&self.cpuset_dir.join("cpuset.cpus"), &cpulist::format(&slot.cpus))?;
+        write(&self.cpuset_dir.join("cpuset.mems"), &cpulist::format(&slot.mems))?;
+        write(&self.memory_dir.join(memory_limit_file(self.version)), &slot.memory_bytes.to_string())
+    }
+
+    /// Reads the slot's limits back, and the CPUs and memory nodes the group
+    /// effectively has, and fails when one is not what the slot asks for.
     fn verify(&self, slot: &Slot) -> Result<(), CgroupError> {
-        let cpuset_dir = &self.cpuset_dir;
         let check = |file: PathBuf, wanted: String, same: &dyn Fn(&str) -> bool| {
             let got = std::fs::read_to_string(&file).map_err(CgroupError::io(&file))?;
             if same(got.trim()) {
@@ -178,10 +213,14 @@ impl SlotGroup {
                 Err(CgroupError::NotApplied { file, wanted, got: got.trim().to_string() })
             }
         };
-        let cpus = cpulist::format(&slot.cpus);
-        check(cpuset_dir.join("cpuset.cpus"), cpus, &|g| cpulist::parse(g) == slot.cpus)?;
-        let mems = cpulist::format(&slot.mems);
-        check(cpuset_dir.join("cpuset.mems"), mems, &|g| cpulist::parse(g) == slot.mems)?;
+        let [effective_cpus, effective_mems] = effective_files(self.version);
+        for (files, list) in
+            [(["cpuset.cpus", effective_cpus], &slot.cpus), (["cpuset.mems", effective_mems], &slot.mems)]
+        {
+            for file in files {
+                check(self.cpuset_dir.join(file), cpulist::format(list), &|g| cpulist::parse(g) == *list)?;
+            }
+        }
         let limit = slot.memory_bytes;
         check(self.memory_dir.join(memory_limit_file(self.version)), limit.to_string(), &|g| g.parse() == Ok(limit))
     }
@@ -231,14 +270,8 @@ impl SlotGroup {
 
 impl Drop for RunGroups {
     fn drop(&mut self) {
-        for slot in &self.slots {
-            slot.kill_all();
-            if let Err(e) = slot.cgroup.delete() {
-                eprintln!("mlb: cannot remove cgroup {}: {e}", slot.path);
-            }
-        }
-        if let Err(e) = self.parent.delete() {
-            eprintln!("mlb: cannot remove cgroup {}: {e}", self.path);
+        for e in self.remove_all() {
+            eprintln!("mlb: {e}");
         }
     }
 }

@@ -1,12 +1,17 @@
 //! Isolation of slots with cgroups (v1 and v2): support probing, the v2
-//! delegation rules, the groups of a run and their OOM counters.
+//! delegation rules, the groups of a run below a mount point and their OOM
+//! counters.
 
 mod error;
 mod groups;
 mod oom;
+mod root;
 pub mod support;
+#[cfg(test)]
+mod tests;
 mod v2;
 
 pub use error::CgroupError;
 pub use groups::{RunGroups, SlotGroup};
+pub use root::CgroupRoot;
 pub use support::{Support, Version};

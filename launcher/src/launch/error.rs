@@ -1,5 +1,6 @@
 //! Why a launch could not start.
 
+use crate::edge::{Classify, Kind};
 use crate::isolation::CgroupError;
 use crate::jobs::JobsError;
 use crate::plan::SlotError;
@@ -95,4 +96,29 @@ pub enum LaunchError {
     /// Signal handlers could not be installed.
     #[error("cannot install the Ctrl-C/SIGTERM handler: {0}")]
     Signals(std::io::Error),
+}
+
+impl Classify for LaunchError {
+    /// Every launch error is raised before the first instance starts (an
+    /// instance that fails is an outcome and the exit status, not an error):
+    /// the launch is refused.
+    fn kind(&self) -> Kind {
+        match self {
+            LaunchError::Jobs(_)
+            | LaunchError::UnknownVariable { .. }
+            | LaunchError::UnknownPlugin { .. }
+            | LaunchError::UnknownJob { .. }
+            | LaunchError::NothingSelected { .. }
+            | LaunchError::NoJobsFile
+            | LaunchError::FixtureHost
+            | LaunchError::Slots(_)
+            | LaunchError::Cgroup(_)
+            | LaunchError::Search(_)
+            | LaunchError::Io { .. }
+            | LaunchError::Docker(_)
+            | LaunchError::Images(_)
+            | LaunchError::Singularity(_)
+            | LaunchError::Signals(_) => Kind::Refused,
+        }
+    }
 }

@@ -55,7 +55,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let slot_jobs = prepared.configs.iter().any(|c| c.scope == Scope::Student);
     let groups = match &cgroups {
         CgroupPlan::Groups { .. } if slot_jobs => {
-            Some(RunGroups::create(&prepared.host.cgroup, &run_name, &prepared.slots)?)
+            Some(RunGroups::create(&prepared.host.cgroup.root()?, &run_name, &prepared.slots)?)
         }
         CgroupPlan::Impossible(reason) if slot_jobs => {
             return Err(CgroupError::Unsupported { reason: reason.clone() }.into())

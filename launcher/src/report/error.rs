@@ -1,12 +1,15 @@
 //! Errors of `mlb report`.
 
+use crate::edge::{Classify, Kind};
 use std::path::PathBuf;
 
 /// Why `mlb report` could not produce a report.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     /// The reports folder cannot be listed.
-    #[error("cannot read the reports folder {path}: {source}; pass the output folder of a run with --reports DIR")]
+    #[error(
+        "cannot read the reports folder {path}: {source}; fix: pass the output folder of a run with --reports DIR"
+    )]
     Folder {
         /// The folder.
         path: PathBuf,
@@ -14,7 +17,7 @@ pub enum ReportError {
         source: std::io::Error,
     },
     /// The folder holds no usable report.
-    #[error("no reports in {path}{detail}; pass the output folder of a run with --reports DIR{hint}")]
+    #[error("no reports in {path}{detail}; fix: pass the output folder of a run with --reports DIR{hint}")]
     Empty {
         /// The folder.
         path: PathBuf,
@@ -24,7 +27,7 @@ pub enum ReportError {
         hint: String,
     },
     /// The target table is unusable.
-    #[error("target table {path}: {message}; expected CSV lines `bench,target,perf_target,sd_target`")]
+    #[error("target table {path}: {message}; fix: write it as CSV lines `bench,target,perf_target,sd_target`")]
     Targets {
         /// The file (or shipped table).
         path: String,
@@ -39,4 +42,15 @@ pub enum ReportError {
         /// Why.
         source: std::io::Error,
     },
+}
+
+impl Classify for ReportError {
+    /// A folder or target table that cannot be used is refused before
+    /// anything is computed; an HTML page that cannot be written fails.
+    fn kind(&self) -> Kind {
+        match self {
+            ReportError::Folder { .. } | ReportError::Empty { .. } | ReportError::Targets { .. } => Kind::Refused,
+            ReportError::Html { .. } => Kind::Failed,
+        }
+    }
 }

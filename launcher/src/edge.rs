@@ -1,0 +1,309 @@
+//! The one place errors leave mlb: every subcommand's error becomes an
+//! [`MlbError`], which says whether mlb refused before it started anything
+//! or failed while working ([`Classify`]), and so which exit status ends the
+//! process; [`Failure::render`] prints it for a person.
+//!
+//! | status | meaning |
+//! |---|---|
+//! | 0 | done; for a launch: every instance passed |
+//! | 1 | failed; for a launch: an instance failed |
+//! | 2 | refused before anything started (bad arguments, jobs file, missing plugin, image or daemon) |
+//! | 130 | interrupted (Ctrl-C, SIGTERM) |
+//!
+//! A user error prints as one plain block: `mlb: error: ...`, each cause the
+//! message does not already include, then the fix. Colour only on a terminal
+//! and never with `NO_COLOR`; where the error arose and a backtrace only when
+//! `RUST_BACKTRACE` asks for them. Panics are bugs: the binary reports them
+//! through color-eyre's panic hook (the library has no color-eyre).
+
+use crate::launch::{LaunchError, EXIT_FAILED};
+use crate::plugins::SearchError;
+use crate::report::ReportError;
+use crate::runtime::build_cmd::BuildCmdError;
+use crate::runtime::docker::DockerError;
+use std::backtrace::Backtrace;
+use std::error::Error;
+use std::ffi::OsStr;
+use std::panic::Location;
+
+/// Exit status when mlb refused before it started anything (as clap's own
+/// usage errors).
+pub const EXIT_REFUSED: i32 = 2;
+
+/// What an error did to the work asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Nothing was started: the request was refused (bad arguments or
+    /// files, a plugin, image or daemon missing). Exit status 2.
+    Refused,
+    /// Something was started and failed. Exit status 1.
+    Failed,
+}
+
+impl Kind {
+    /// The exit status of this kind of error.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Kind::Refused => EXIT_REFUSED,
+            Kind::Failed => EXIT_FAILED,
+        }
+    }
+}
+
+/// An error that knows whether it stopped mlb before it started anything.
+pub trait Classify {
+    /// Refused before anything started, or failed while working.
+    fn kind(&self) -> Kind;
+}
+
+/// Every error a subcommand ends with.
+#[derive(Debug, thiserror::Error)]
+pub enum MlbError {
+    /// `mlb --jobs FILE`.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// `mlb report`.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// `mlb plugins list`: no search path.
+    #[error(transparent)]
+    Plugins(#[from] SearchError),
+    /// `mlb containers build`.
+    #[error(transparent)]
+    Build(#[from] BuildCmdError),
+    /// The result could not be printed.
+    #[error("cannot write to stdout: {0}")]
+    Stdout(#[source] std::io::Error),
+}
+
+impl Classify for MlbError {
+    fn kind(&self) -> Kind {
+        match self {
+            MlbError::Launch(e) => e.kind(),
+            MlbError::Report(e) => e.kind(),
+            MlbError::Plugins(e) => e.kind(),
+            MlbError::Build(e) => e.kind(),
+            MlbError::Stdout(_) => Kind::Failed,
+        }
+    }
+}
+
+impl MlbError {
+    /// The exit status this error ends the process with.
+    pub fn exit_code(&self) -> i32 {
+        self.kind().exit_code()
+    }
+}
+
+impl Classify for SearchError {
+    /// The search path is built before any plugin is looked at.
+    fn kind(&self) -> Kind {
+        match self {
+            SearchError::CurrentExe(_) => Kind::Refused,
+        }
+    }
+}
+
+impl Classify for BuildCmdError {
+    fn kind(&self) -> Kind {
+        match self {
+            BuildCmdError::Map(_) | BuildCmdError::NoSource(_) => Kind::Refused,
+            BuildCmdError::Docker(e) => match e {
+                DockerError::Unreachable { .. }
+                | DockerError::ImageMissing { .. }
+                | DockerError::Context { .. }
+                | DockerError::Runtime(_) => Kind::Refused,
+                DockerError::Build { .. } | DockerError::Api { .. } | DockerError::LimitNotApplied { .. } => {
+                    Kind::Failed
+                }
+            },
+        }
+    }
+}
+
+/// An error on its way out, with where it entered the edge (the `?` that
+/// converted it) and, when `RUST_BACKTRACE` asks for one, a backtrace.
+#[derive(Debug)]
+pub struct Failure {
+    error: Box<MlbError>,
+    location: &'static Location<'static>,
+    backtrace: Option<Box<Backtrace>>,
+}
+
+impl<E: Into<MlbError>> From<E> for Failure {
+    #[track_caller]
+    fn from(error: E) -> Failure {
+        let backtrace = wants_backtrace(std::env::var_os("RUST_BACKTRACE").as_deref())
+            .then(|| Box::new(Backtrace::force_capture()));
+        Failure { error: Box::new(error.into()), location: Location::caller(), backtrace }
+    }
+}
+
+impl Failure {
+    /// The error.
+    pub fn error(&self) -> &MlbError {
+        &self.error
+    }
+
+    /// The exit status this failure ends the process with.
+    pub fn exit_code(&self) -> i32 {
+        self.error.exit_code()
+    }
+
+    /// The text to print on stderr: the error's block, then (only when
+    /// `RUST_BACKTRACE` asked for it) where it arose and the backtrace.
+    pub fn render(&self, color: bool) -> String {
+        let mut out = render(self.error.as_ref(), color);
+        if let Some(backtrace) = &self.backtrace {
+            out.push_str(&format!("  location: {}\n  backtrace:\n{backtrace}\n", self.location));
+        }
+        out
+    }
+}
+
+/// Whether `RUST_BACKTRACE` (its value) asks for backtraces: set, and not `0`.
+pub fn wants_backtrace(rust_backtrace: Option<&OsStr>) -> bool {
+    rust_backtrace.is_some_and(|v| v != "0")
+}
+
+/// Whether stderr gets colour: only on a terminal, and never when
+/// `NO_COLOR` (its value) is set to anything but the empty string.
+pub fn use_color(stderr_is_terminal: bool, no_color: Option<&OsStr>) -> bool {
+    stderr_is_terminal && no_color.is_none_or(|v| v.is_empty())
+}
+
+/// [`use_color`] for this process's stderr and environment.
+pub fn stderr_color() -> bool {
+    use std::io::IsTerminal;
+    use_color(std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR").as_deref())
+}
+
+/// Where an error message gives its fix.
+const FIX: &str = "; fix: ";
+
+/// `error` as one block: `mlb: error: MESSAGE`, then each cause its message
+/// does not already include (`caused by: ...`), then each fix the messages
+/// give (`fix: ...`).
+pub fn render(error: &(dyn Error + 'static), color: bool) -> String {
+    let paint = |code: &str, text: &str| if color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() };
+    let mut said = String::new();
+    let mut lines = Vec::new();
+    let mut fixes: Vec<String> = Vec::new();
+    let mut next = Some(error);
+    while let Some(e) = next {
+        let text = e.to_string();
+        let (message, fix) = match text.split_once(FIX) {
+            Some((message, fix)) => (message, Some(fix)),
+            None => (text.as_str(), None),
+        };
+        if lines.is_empty() {
+            lines.push(format!("{} {message}", paint("1;31", "mlb: error:")));
+        } else if !said.contains(message) {
+            lines.push(format!("  {} {message}", paint("1", "caused by:")));
+        }
+        said.push_str(message);
+        said.push('\n');
+        if let Some(fix) = fix.filter(|f| !fixes.iter().any(|known| known == f)) {
+            fixes.push(fix.to_string());
+        }
+        next = e.source();
+    }
+    lines.extend(fixes.iter().map(|f| format!("  {} {f}", paint("1;32", "fix:"))));
+    lines.join("\n") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        let cases = [
+            (true, None, true),
+            (true, Some(""), true),
+            (true, Some("1"), false),
+            (true, Some("0"), false),
+            (false, None, false),
+            (false, Some(""), false),
+            (false, Some("1"), false),
+        ];
+        for (terminal, no_color, expected) in cases {
+            assert_eq!(
+                use_color(terminal, no_color.map(OsStr::new)),
+                expected,
+                "tty {terminal}, NO_COLOR {no_color:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn backtraces_when_rust_backtrace_is_set_and_not_zero() {
+        assert!(!wants_backtrace(None));
+        assert!(!wants_backtrace(Some(OsStr::new("0"))));
+        assert!(wants_backtrace(Some(OsStr::new("1"))));
+        assert!(wants_backtrace(Some(OsStr::new("full"))));
+    }
+
+    fn not_found() -> std::io::Error {
+        std::io::Error::from(std::io::ErrorKind::NotFound)
+    }
+
+    #[test]
+    fn a_cause_already_in_the_message_is_not_repeated() {
+        let e = MlbError::from(ReportError::Folder { path: PathBuf::from("/x"), source: not_found() });
+        assert_eq!(
+            render(&e, false),
+            "mlb: error: cannot read the reports folder /x: entity not found\n  \
+             fix: pass the output folder of a run with --reports DIR\n"
+        );
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot start the thing; fix: start it by hand")]
+    struct Outer(#[source] Inner);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("the socket is gone; fix: start it by hand")]
+    struct Inner;
+
+    #[test]
+    fn a_cause_not_in_the_message_is_shown_once_and_a_fix_once() {
+        assert_eq!(
+            render(&Outer(Inner), false),
+            "mlb: error: cannot start the thing\n  caused by: the socket is gone\n  fix: start it by hand\n"
+        );
+    }
+
+    #[test]
+    fn colour_marks_the_labels_only() {
+        let text = render(&Outer(Inner), true);
+        assert!(text.starts_with("\x1b[1;31mmlb: error:\x1b[0m cannot start the thing\n"), "{text:?}");
+        assert!(text.contains("\x1b[1;32mfix:\x1b[0m start it by hand\n"), "{text:?}");
+        assert!(!render(&Outer(Inner), false).contains('\x1b'));
+    }
+
+    #[test]
+    fn refusals_exit_2_failures_1() {
+        let refused =
+            MlbError::from(ReportError::Empty { path: "/x".into(), detail: String::new(), hint: String::new() });
+        assert_eq!(refused.exit_code(), 2);
+        let failed = MlbError::from(ReportError::Html { path: "/x.html".into(), source: not_found() });
+        assert_eq!(failed.exit_code(), 1);
+        assert_eq!(MlbError::from(LaunchError::NoJobsFile).exit_code(), 2);
+        assert_eq!(MlbError::Stdout(not_found()).exit_code(), 1);
+        let build = |e: DockerError| MlbError::from(BuildCmdError::Docker(e)).exit_code();
+        assert_eq!(build(DockerError::Runtime(not_found())), 2);
+        assert_eq!(build(DockerError::Build { tag: "t".into(), message: "step 3 failed".into() }), 1);
+    }
+
+    #[test]
+    fn the_location_and_backtrace_only_when_asked() {
+        let plain =
+            Failure { error: Box::new(LaunchError::NoJobsFile.into()), location: Location::caller(), backtrace: None };
+        assert!(!plain.render(false).contains("location:"));
+        let debug = Failure { backtrace: Some(Box::new(Backtrace::force_capture())), ..plain };
+        let text = debug.render(false);
+        assert!(text.contains(&format!("  location: {}:", file!())) && text.contains("  backtrace:\n"), "{text}");
+    }
+}
