@@ -8,7 +8,7 @@ mod oom;
 mod root;
 pub mod support;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod v2;
 
 pub use error::CgroupError;

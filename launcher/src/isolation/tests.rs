@@ -14,12 +14,12 @@ use crate::host::cpulist;
 use crate::plan::Slot;
 use std::path::{Path, PathBuf};
 
-const RUN: &str = "t-1";
+pub(crate) const RUN: &str = "t-1";
 const GIB: u64 = 1 << 30;
 /// What cgroup v1 shows for "no limit".
 const V1_UNLIMITED: &str = "9223372036854771712";
 
-fn slot(index: usize, cpus: &str) -> Slot {
+pub(crate) fn slot(index: usize, cpus: &str) -> Slot {
     Slot { index, device: index.to_string(), cpus: cpulist::parse(cpus), mems: vec![0, 1], memory_bytes: GIB }
 }
 
@@ -27,9 +27,9 @@ fn two_slots() -> Vec<Slot> {
     vec![slot(0, "0-3"), slot(1, "4-7")]
 }
 
-struct Fixture {
+pub(crate) struct Fixture {
     _dir: tempfile::TempDir,
-    root: CgroupRoot,
+    pub(crate) root: CgroupRoot,
 }
 
 fn put(dir: &Path, files: &[(&str, &str)]) {
@@ -51,7 +51,7 @@ fn within(wanted: &[usize], online: &str) -> String {
 
 impl Fixture {
     /// cgroup v1 with `online` CPUs, nodes 0-1, and the groups of `slots`.
-    fn v1(online: &str, slots: &[Slot]) -> Fixture {
+    pub(crate) fn v1(online: &str, slots: &[Slot]) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let mount = dir.path().join("cgroup");
         let cpuset = |g: &str, cpus: &str, mems: &str, procs: &str| {
@@ -124,7 +124,7 @@ impl Fixture {
     }
 
     /// Folder of group `g` in the hierarchy of `controller` (v1) or the unified one.
-    fn dir(&self, controller: &str, g: &str) -> PathBuf {
+    pub(crate) fn dir(&self, controller: &str, g: &str) -> PathBuf {
         self.root.dir(controller, g)
     }
 
@@ -141,7 +141,7 @@ impl Fixture {
     }
 
     /// The kernel's part of `rmdir`: the interface files of the run's groups go.
-    fn release(&self) {
+    pub(crate) fn release(&self) {
         fn files_out(dir: &Path) {
             for e in std::fs::read_dir(dir).unwrap().flatten() {
                 if e.file_type().unwrap().is_dir() {

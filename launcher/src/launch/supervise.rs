@@ -213,6 +213,9 @@ mod tests {
         Refused(&'static str),
         /// The runtime saw an OOM kill (as Docker reports it).
         Oom,
+        /// The kernel's OOM killer struck in the slot's group: its counter
+        /// (this `memory.oom_control` file) goes up, the process dies by SIGKILL.
+        OomInGroup(PathBuf),
     }
 
     /// A runtime playing one script per instance (by `jr_id`), keeping the kills it was asked for.
@@ -259,6 +262,10 @@ mod tests {
                 }
                 Script::Signal(signal) => Some(End { signal: Some(signal), ..End::default() }),
                 Script::Oom => Some(End { signal: Some(9), oom_killed: true, ..End::default() }),
+                Script::OomInGroup(ref counter) => {
+                    std::fs::write(counter, "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n").unwrap();
+                    Some(End { signal: Some(9), ..End::default() })
+                }
                 _ => None,
             }
         }
@@ -350,6 +357,28 @@ mod tests {
         let (done, _) = supervise(vec![Script::Oom], None, false);
         assert_eq!(done[0].outcome, Outcome::OomKilled { limit_bytes: None });
         assert_eq!(done[0].outcome.failure_to_record().unwrap().cause, Cause::Oom);
+    }
+
+    #[test]
+    fn an_oom_kill_counted_by_the_slot_group_is_an_oom_with_the_slot_limit() {
+        use crate::isolation::tests::{slot, Fixture, RUN};
+        let slots = vec![slot(0, "0-1")];
+        let fixture = Fixture::v1("0-3", &slots);
+        let groups = RunGroups::create(&fixture.root, RUN, &slots).unwrap();
+        let counter = fixture.dir("memory", &format!("mlb-{RUN}/slot0")).join("memory.oom_control");
+        let logs = tempfile::tempdir().unwrap();
+        let runtime = Scripted { scripts: vec![Script::OomInGroup(counter)], kills: Arc::default() };
+        let interrupt = AtomicBool::new(false);
+        let watch =
+            Watch { runtime: &runtime, groups: Some(&groups), timeout: None, interrupt: &interrupt, logs: logs.path() };
+        let progress = super::super::progress::Display::Plain.start("job", 1);
+        let mut confined = instance(0, true);
+        confined.placement = Placement { slot: Some(slots[0].clone()), cpus: vec![0, 1], devices: vec!["0".into()] };
+        let done = run_instances(&watch, vec![confined], &progress);
+        assert_eq!(done[0].outcome, Outcome::OomKilled { limit_bytes: Some(slots[0].memory_bytes) });
+        assert!(done[0].instance.env.iter().any(|(k, v)| k == "MLB_CGROUP" && v.ends_with("slot0")), "told its group");
+        fixture.release();
+        groups.remove().unwrap();
     }
 
     #[test]
