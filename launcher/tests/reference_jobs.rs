@@ -52,7 +52,10 @@ fn original_baselines_dry_run_on_four_gpus() {
     assert!(toy.contains("/slot3 (cgroup-v1)"));
     // Values render as the original rendered them.
     assert!(out.contains("--target-bleu 21.8 "), "21.80 -> 21.8");
-    assert!(out.contains("--lr 0.1 ") && out.contains("-l 0.0005 --layers 256 256 128 64 -f 64"), "four words, as the shell split them");
+    assert!(
+        out.contains("--lr 0.1 ") && out.contains("-l 0.0005 --layers 256 256 128 64 -f 64"),
+        "four words, as the shell split them"
+    );
     assert!(out.contains("run.sh $BASE/data/ml-20m -l"), "a positional first, as written");
     assert!(out.contains("--data $BASE/data/coco "), "${{DATA_DIRECTORY}} form");
     assert!(out.contains("--env-name PongNoFrameskip-v4 "), "the shell's quotes are dropped");

@@ -94,7 +94,10 @@ mod tests {
     /// argument; a list value loops over its values, each recursing on what
     /// is left. It returns each config's (name, value) picks in the order it
     /// emitted them (reversed).
-    fn original_make_configs(mut args: Vec<(String, Value)>, current: Vec<(String, Value)>) -> Vec<Vec<(String, Value)>> {
+    fn original_make_configs(
+        mut args: Vec<(String, Value)>,
+        current: Vec<(String, Value)>,
+    ) -> Vec<Vec<(String, Value)>> {
         let Some((name, values)) = args.pop() else { return vec![current] };
         let values = match values {
             Value::Array(items) => items,

@@ -93,7 +93,10 @@ mod tests {
             ("-l".into(), json!(0.0005)),
             ("--env-name".into(), json!("\"PongNoFrameskip-v4\"")),
         ]);
-        assert_eq!(argv(&args), ["/data/train", "--repeat", "15", "--cuda", "-l", "0.0005", "--env-name", "PongNoFrameskip-v4"]);
+        assert_eq!(
+            argv(&args),
+            ["/data/train", "--repeat", "15", "--cuda", "-l", "0.0005", "--env-name", "PongNoFrameskip-v4"]
+        );
         assert!(is_option("-l") && !is_option("/data"));
     }
 
