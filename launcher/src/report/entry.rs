@@ -1,117 +1,443 @@
-//! One report entry as the report tool sees it: which bench, which device,
-//! and either a throughput or the reason it failed.
+//! One report entry as the report tool sees it: which bench and config,
+//! which device, whether it completed, its losses and its throughput.
+//!
+//! Only the fields the report needs are read, in one pass over each object
+//! (no intermediate `Value`): `name`, `suite`, `vcd`, `gpu`, `completed`,
+//! `failure`, `train_item.avg`, `batch_loss`, and the scalar arguments of
+//! the config. Numbers may be the original's `NaN`/`Infinity` tokens (read
+//! through [`tolerant`](super::tolerant)'s markers) or `null`.
 
+use super::tolerant::marker_value;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::Value;
+use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
+
+/// Keys that describe the instance, run, host or result rather than the
+/// config: they never split a bench into configs.
+pub const NOT_CONFIG: &[&str] = &[
+    "backend",
+    "batch_loss",
+    "completed",
+    "cpu_cores",
+    "cuda",
+    "data",
+    "dataset_dir",
+    "devices",
+    "end_time",
+    "epoch_loss",
+    "failure",
+    "gpu",
+    "hostname",
+    "items",
+    "jr_id",
+    "metrics",
+    "name",
+    "ngpu",
+    "no_cuda",
+    "provenance",
+    "report",
+    "run_id",
+    "seed",
+    "start_time",
+    "suite",
+    "train",
+    "train_item",
+    "unique_id",
+    "vcd",
+    "version",
+];
 
 /// A report entry, read from `file`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     /// The file it was read from (shared by the entries of one file).
     pub file: Arc<Path>,
-    /// Bench (job) name.
-    pub name: String,
-    /// Suite name, when the report holds one (the original's did not).
+    /// Bench (job) name; `None` for `"name": null` (the original launcher's
+    /// failure records without `--name`).
+    pub name: Option<String>,
+    /// Suite name, when the report holds one.
     pub suite: Option<String>,
-    /// Visible device(s): `"3"` or `"0,1,2,3"`.
+    /// Visible device(s): `"3"` or `"0,1,2,3"` (a single numeric id is
+    /// written in its plain decimal form, as the original's `int()` read it).
     pub vcd: Option<String>,
     /// Device name, when the report holds one.
     pub gpu: Option<String>,
-    /// Throughput or failure.
-    pub outcome: Outcome,
+    /// `completed`, as Python's truth value, when the entry holds the key.
+    pub completed: Option<bool>,
+    /// `failure.cause` and `failure.message` of an mlb failure record.
+    pub failure: Option<(String, String)>,
+    /// `train_item.avg` (may be NaN or infinite); `None` when missing or null.
+    pub avg: Option<f64>,
+    /// What `batch_loss` holds.
+    pub losses: Losses,
+    /// The config's scalar arguments (keys not in [`NOT_CONFIG`]), sorted by key.
+    pub args: Vec<(String, Value)>,
 }
 
-/// What an entry measured.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
-    /// `train_item.avg`, in items per second.
-    Ok(f64),
-    /// The entry is a failure and stays out of the statistics.
-    Failed {
-        /// `failure.cause` of an mlb record, or what the report tool found.
-        cause: String,
-        /// What happened.
-        message: String,
-    },
+/// What an entry's `batch_loss` holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Losses {
+    /// A NaN value.
+    pub nan: bool,
+    /// An infinite value.
+    pub infinite: bool,
+    /// A `null` (mlb's strict JSON writes a non-finite loss as `null`).
+    pub null: bool,
+}
+
+impl Losses {
+    /// What the original's NaN check (`math.isnan`) finds; a `null`, which
+    /// only mlb writes and only for a non-finite loss, counts as a NaN.
+    pub fn nan_or_null(&self) -> bool {
+        self.nan || self.null
+    }
 }
 
 impl Entry {
-    /// The throughput of a successful entry.
-    pub fn throughput(&self) -> Option<f64> {
-        match self.outcome {
-            Outcome::Ok(v) => Some(v),
-            Outcome::Failed { .. } => None,
-        }
-    }
-
     /// The single device of a single-GPU entry (`vcd` without a comma).
     pub fn single_device(&self) -> Option<&str> {
         self.vcd.as_deref().filter(|v| !v.contains(','))
     }
+
+    /// The bench name, or `(null)` for a null name.
+    pub fn bench_label(&self) -> &str {
+        self.name.as_deref().unwrap_or("(null)")
+    }
 }
 
-/// The fields of a report file that the report tool reads; others are
-/// skipped. Non-finite numbers arrive as `null` (see `tolerant`).
-#[derive(Debug, Deserialize)]
+/// A `vcd` as written: a single numeric id in its plain decimal form.
+fn normalise_vcd(text: String) -> String {
+    match text.trim().parse::<u64>() {
+        Ok(id) => id.to_string(),
+        Err(_) => text,
+    }
+}
+
+/// An entry as parsed, before it knows its file. `name` is `None` when the
+/// key is missing (the entry is refused), `Some(None)` for `null`.
+#[derive(Debug, Default)]
 pub struct RawEntry {
-    name: Option<String>,
+    name: Option<Option<String>>,
     suite: Option<String>,
-    vcd: Option<Vcd>,
+    vcd: Option<String>,
     gpu: Option<String>,
     completed: Option<bool>,
-    train_item: Option<RawThroughput>,
-    batch_loss: Option<Vec<Option<f64>>>,
-    failure: Option<RawFailure>,
-}
-
-#[derive(Debug, Deserialize)]
-struct RawThroughput {
+    failure: Option<(String, String)>,
     avg: Option<f64>,
+    losses: Losses,
+    args: Vec<(String, Value)>,
 }
 
-#[derive(Debug, Deserialize)]
+impl RawEntry {
+    /// The entry of `file`; errs when it has no `name` key (the original
+    /// could not read it either).
+    pub fn into_entry(self, file: &Arc<Path>) -> Result<Entry, &'static str> {
+        let name = self.name.ok_or("an entry has no `name`")?;
+        let mut args = self.args;
+        args.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Entry {
+            file: file.clone(),
+            name,
+            suite: self.suite,
+            vcd: self.vcd.map(normalise_vcd),
+            gpu: self.gpu,
+            completed: self.completed,
+            failure: self.failure,
+            avg: self.avg,
+            losses: self.losses,
+            args,
+        })
+    }
+}
+
+/// The keys the report reads; any other key is a config argument candidate.
+enum Key<'a> {
+    Name,
+    Suite,
+    Vcd,
+    Gpu,
+    Completed,
+    Failure,
+    TrainItem,
+    BatchLoss,
+    Other(std::borrow::Cow<'a, str>),
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key::known(v).unwrap_or(Key::Other(v.into())))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key::known(v).unwrap_or_else(|| Key::Other(v.to_string().into())))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+impl Key<'_> {
+    fn known(key: &str) -> Option<Self> {
+        Some(match key {
+            "name" => Key::Name,
+            "suite" => Key::Suite,
+            "vcd" => Key::Vcd,
+            "gpu" => Key::Gpu,
+            "completed" => Key::Completed,
+            "failure" => Key::Failure,
+            "train_item" => Key::TrainItem,
+            "batch_loss" => Key::BatchLoss,
+            _ => return None,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for RawEntry {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct EntryVisitor;
+        impl<'de> Visitor<'de> for EntryVisitor {
+            type Value = RawEntry;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a report object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEntry, A::Error> {
+                let mut e = RawEntry::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Name => e.name = Some(map.next_value::<Option<String>>()?),
+                        Key::Suite => e.suite = map.next_value::<Option<Text>>()?.map(|t| t.0),
+                        Key::Vcd => e.vcd = map.next_value::<Option<Text>>()?.map(|t| t.0),
+                        Key::Gpu => e.gpu = map.next_value::<Option<Text>>()?.map(|t| t.0),
+                        Key::Completed => e.completed = Some(map.next_value::<Truth>()?.0),
+                        Key::Failure => e.failure = map.next_value::<Option<RawFailure>>()?.map(RawFailure::pair),
+                        Key::TrainItem => e.avg = map.next_value::<Option<RawThroughput>>()?.and_then(|t| t.avg.0),
+                        Key::BatchLoss => e.losses = map.next_value::<LossScan>()?.0,
+                        Key::Other(k) => {
+                            let value = map.next_value::<Scalar>()?.0;
+                            if let Some(v) = value.filter(|_| !NOT_CONFIG.contains(&k.as_ref())) {
+                                e.args.push((k.into_owned(), v));
+                            }
+                        }
+                    }
+                }
+                Ok(e)
+            }
+        }
+        d.deserialize_map(EntryVisitor)
+    }
+}
+
+#[derive(Deserialize)]
+struct RawThroughput {
+    #[serde(default)]
+    avg: Num,
+}
+
+#[derive(Deserialize)]
 struct RawFailure {
     cause: Option<String>,
     message: Option<String>,
 }
 
-/// `vcd` is a string; very old reports may hold a bare number.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum Vcd {
-    Text(String),
-    Number(u64),
+impl RawFailure {
+    fn pair(self) -> (String, String) {
+        (self.cause.unwrap_or_else(|| "incomplete".into()), self.message.unwrap_or_default())
+    }
 }
 
-impl RawEntry {
-    /// Classifies the entry (compat §6 step 2): `completed == false` and a
-    /// NaN (or infinite) value in `batch_loss` are failures; so is an entry
-    /// without a usable `train_item.avg`. Errs when the entry has no name.
-    pub fn into_entry(self, file: &Arc<Path>) -> Result<Entry, &'static str> {
-        let name = self.name.ok_or("an entry has no `name`")?;
-        let outcome = if self.completed == Some(false) {
-            let failure = self.failure.unwrap_or(RawFailure { cause: None, message: None });
-            Outcome::Failed {
-                cause: failure.cause.unwrap_or_else(|| "incomplete".into()),
-                message: failure.message.unwrap_or_else(|| "`completed` is false".into()),
+/// A number, a marker of a non-finite token, a boolean (Python's `True` is
+/// 1) or `null` (`None`).
+#[derive(Default)]
+struct Num(Option<f64>);
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NumVisitor;
+        impl Visitor<'_> for NumVisitor {
+            type Value = Num;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number, NaN, Infinity or null")
             }
-        } else if self.batch_loss.as_ref().is_some_and(|l| l.iter().any(Option::is_none)) {
-            Outcome::Failed { cause: "nan".into(), message: "NaN in batch_loss".into() }
-        } else {
-            match self.train_item.and_then(|t| t.avg).filter(|v| v.is_finite() && *v >= 0.0) {
-                Some(v) => Outcome::Ok(v),
-                None => Outcome::Failed {
-                    cause: "no_throughput".into(),
-                    message: "no finite `train_item.avg` in a completed report".into(),
-                },
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+                Ok(Num(Some(v)))
             }
-        };
-        let vcd = self.vcd.map(|v| match v {
-            Vcd::Text(s) => s,
-            Vcd::Number(n) => n.to_string(),
-        });
-        Ok(Entry { file: file.clone(), name, suite: self.suite, vcd, gpu: self.gpu, outcome })
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+                Ok(Num(Some(v as f64)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+                Ok(Num(Some(v as f64)))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Num, E> {
+                Ok(Num(Some(f64::from(u8::from(v)))))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Num, E> {
+                Ok(Num(None))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
+                marker_value(v).map(|v| Num(Some(v))).ok_or_else(|| E::custom(format!("`{v}` is not a number")))
+            }
+        }
+        d.deserialize_any(NumVisitor)
+    }
+}
+
+/// `batch_loss`, scanned without keeping the values.
+struct LossScan(Losses);
+
+impl<'de> Deserialize<'de> for LossScan {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ScanVisitor;
+        impl<'de> Visitor<'de> for ScanVisitor {
+            type Value = LossScan;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of losses")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LossScan, A::Error> {
+                let mut l = Losses::default();
+                while let Some(Num(v)) = seq.next_element::<Num>()? {
+                    match v {
+                        None => l.null = true,
+                        Some(v) if v.is_nan() => l.nan = true,
+                        Some(v) if v.is_infinite() => l.infinite = true,
+                        Some(_) => {}
+                    }
+                }
+                Ok(LossScan(l))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<LossScan, E> {
+                Ok(LossScan(Losses::default()))
+            }
+        }
+        d.deserialize_any(ScanVisitor)
+    }
+}
+
+/// `completed` as Python's truth value: `false`, `null`, `0`, `""` and
+/// empty lists or objects are false.
+struct Truth(bool);
+
+impl<'de> Deserialize<'de> for Truth {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct TruthVisitor;
+        impl<'de> Visitor<'de> for TruthVisitor {
+            type Value = Truth;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Truth, E> {
+                Ok(Truth(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Truth, E> {
+                Ok(Truth(v != 0))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Truth, E> {
+                Ok(Truth(v != 0))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Truth, E> {
+                Ok(Truth(v != 0.0))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Truth, E> {
+                // A marker stands for NaN or an infinity: true, as in Python.
+                Ok(Truth(!v.is_empty()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Truth, E> {
+                Ok(Truth(false))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Truth, A::Error> {
+                let mut any = false;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    any = true;
+                }
+                Ok(Truth(any))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Truth, A::Error> {
+                let mut any = false;
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {
+                    any = true;
+                }
+                Ok(Truth(any))
+            }
+        }
+        d.deserialize_any(TruthVisitor)
+    }
+}
+
+/// A text field; very old reports hold `vcd` as a bare number.
+struct Text(String);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl Visitor<'_> for TextVisitor {
+            type Value = Text;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or a number")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
+                Ok(Text(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Text, E> {
+                Ok(Text(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Text, E> {
+                Ok(Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(TextVisitor)
+    }
+}
+
+/// A scalar value (kept), or a list or object (skipped: `None`).
+struct Scalar(Option<Value>);
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ScalarVisitor;
+        impl<'de> Visitor<'de> for ScalarVisitor {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.into())))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.into())))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.into())))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.into())))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar(Some(match marker_value(v) {
+                    Some(_) => Value::String(v.trim_start_matches('\0').to_string()),
+                    None => Value::String(v.to_string()),
+                })))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar(Some(Value::Null)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar(None))
+            }
+        }
+        d.deserialize_any(ScalarVisitor)
     }
 }
 
@@ -126,26 +452,50 @@ mod tests {
     }
 
     #[test]
-    fn classification() {
-        let ok = entry(json!({"name": "vae", "vcd": "1", "train_item": {"avg": 12.5}, "batch_loss": [0.5]}));
-        assert_eq!(ok.outcome, Outcome::Ok(12.5));
-        assert_eq!(ok.single_device(), Some("1"));
-        let nan = entry(json!({"name": "vae", "vcd": "0,1", "train_item": {"avg": 12.5}, "batch_loss": [0.5, null]}));
-        assert!(matches!(&nan.outcome, Outcome::Failed { cause, .. } if cause == "nan"));
-        assert_eq!(nan.single_device(), None);
-        let failed = entry(json!({"name": "vae", "completed": false,
-            "failure": {"cause": "oom", "message": "killed at 4 GiB"}}));
-        assert_eq!(failed.outcome, Outcome::Failed { cause: "oom".into(), message: "killed at 4 GiB".into() });
-        let bare = entry(json!({"name": "vae", "completed": false}));
-        assert!(matches!(&bare.outcome, Outcome::Failed { cause, .. } if cause == "incomplete"));
-        let no_avg = entry(json!({"name": "vae", "vcd": 2, "train_item": {"avg": null}}));
-        assert!(matches!(&no_avg.outcome, Outcome::Failed { cause, .. } if cause == "no_throughput"));
-        assert_eq!(no_avg.vcd.as_deref(), Some("2"));
+    fn fields_read() {
+        let e = entry(json!({"name": "vae", "vcd": "01", "gpu": "V100", "suite": "fast", "completed": true,
+            "train_item": {"avg": 12.5, "unit": "items/sec"}, "batch_loss": [0.5, 0.4],
+            "batch_size": 64, "arch": "resnet18", "seed": 100, "jr_id": "0", "lr": 0.1,
+            "metrics": {"a": [1]}, "list_arg": [1, 2], "nothing": null}));
+        assert_eq!((e.name.as_deref(), e.vcd.as_deref(), e.single_device()), (Some("vae"), Some("1"), Some("1")));
+        assert_eq!((e.completed, e.avg, e.losses), (Some(true), Some(12.5), Losses::default()));
+        let args: Vec<&str> = e.args.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(args, ["arch", "batch_size", "lr", "nothing"], "scalars only, metadata left out, sorted");
+        assert_eq!(e.args[3].1, Value::Null);
     }
 
     #[test]
-    fn nameless_entry_is_refused() {
+    fn null_name_missing_name_and_truth_of_completed() {
+        let e = entry(json!({"name": null, "completed": false, "vcd": "0"}));
+        assert_eq!((e.bench_label(), &e.name, e.completed), ("(null)", &None, Some(false)));
+        for (v, truth) in [
+            (json!(null), false),
+            (json!(0), false),
+            (json!(""), false),
+            (json!([]), false),
+            (json!(1), true),
+            (json!("no"), true),
+            (json!({"a": 1}), true),
+        ] {
+            assert_eq!(entry(json!({"name": "a", "completed": v})).completed, Some(truth), "{v}");
+        }
+        assert_eq!(entry(json!({"name": "a"})).completed, None);
         let raw: RawEntry = serde_json::from_value(json!({"vcd": "0"})).unwrap();
         assert!(raw.into_entry(&Arc::from(Path::new("f.json"))).is_err());
+    }
+
+    #[test]
+    fn markers_nulls_and_numbers() {
+        let text = r#"{"name": "a", "vcd": 2, "train_item": {"avg": "\u0000NaN"},
+                       "batch_loss": [1.0, "\u0000Infinity", null], "failure": {"cause": "oom", "message": "m"}}"#;
+        let raw: RawEntry = serde_json::from_str(text).unwrap();
+        let e = raw.into_entry(&Arc::from(Path::new("f.json"))).unwrap();
+        assert!(e.avg.unwrap().is_nan());
+        assert_eq!(e.losses, Losses { nan: false, infinite: true, null: true });
+        assert!(e.losses.nan_or_null());
+        assert_eq!((e.vcd.as_deref(), e.failure), (Some("2"), Some(("oom".into(), "m".into()))));
+        let raw: RawEntry = serde_json::from_str(r#"{"name": "a", "train_item": {"avg": null}}"#).unwrap();
+        assert_eq!(raw.into_entry(&Arc::from(Path::new("f.json"))).unwrap().avg, None);
+        assert!(serde_json::from_str::<RawEntry>(r#"{"name": "a", "batch_loss": ["x"]}"#).is_err());
     }
 }
