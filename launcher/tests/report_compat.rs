@@ -180,7 +180,7 @@ fn original(dir: &Path) -> Original {
     let mut nfailures = 0;
     for entries in reports.values_mut() {
         let before = entries.len();
-        entries.retain(|e| !e.completed.as_ref().is_some_and(|c| !truthy(c)));
+        entries.retain(|e| e.completed.as_ref().is_none_or(truthy));
         nfailures += before - entries.len();
     }
     // _report_nans: `for entry in entries: ... entries.remove(entry)`, as

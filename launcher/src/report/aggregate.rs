@@ -8,7 +8,7 @@ use super::error::ReportError;
 use super::judge::{judge, Check, Rule};
 use super::per_gpu::{per_gpu, GpuTables};
 use super::read::{Reading, Unreadable};
-use super::rows::{rows, Grouping, Judged, Row};
+use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
 use super::targets::Targets;
 use serde::Serialize;
@@ -166,12 +166,29 @@ struct Figures {
     failures: usize,
 }
 
-fn figures(judged: &[Judged], opts: &Options, rule: Rule) -> Figures {
+/// The rows of the report's grouping and the per-bench ones of the score.
+struct Layouts<'a> {
+    rows: Layout<'a>,
+    benches: Layout<'a>,
+}
+
+impl<'a> Layouts<'a> {
+    fn of(judged: &[Judged<'a>], grouping: Grouping) -> Self {
+        let benches = layout(judged, Grouping::Bench);
+        let rows = match grouping {
+            Grouping::Bench => benches.clone(),
+            Grouping::Config => layout(judged, Grouping::Config),
+        };
+        Layouts { rows, benches }
+    }
+}
+
+fn figures(judged: &[Judged], layouts: &Layouts, opts: &Options, rule: Rule) -> Figures {
     let targets = opts.targets.as_ref();
-    let benches = rows(judged, Grouping::Bench, targets, rule);
+    let benches = rows(judged, &layouts.benches, targets, rule);
     let rows = match opts.grouping {
         Grouping::Bench => benches.clone(),
-        Grouping::Config => rows(judged, Grouping::Config, targets, rule),
+        Grouping::Config => rows(judged, &layouts.rows, targets, rule),
     };
     let failures = judged.iter().filter(|j| rule.fails(j.check)).count();
     let score = targets.map(|_| score(&benches, judged.len(), failures, opts.price));
@@ -193,9 +210,9 @@ pub fn aggregate(
     let checks = judge(&sel.kept);
     let judged: Vec<Judged> = sel.kept.iter().zip(checks).map(|(entry, check)| Judged { entry, check }).collect();
     let rule = opts.rule;
-    let mine = figures(&judged, opts, rule);
-    let other = figures(&judged, opts, rule.other());
-    let labels: Vec<String> = mine.rows.iter().map(|r| r.label.clone()).collect();
+    let layouts = Layouts::of(&judged, opts.grouping);
+    let mine = figures(&judged, &layouts, opts, rule);
+    let other = figures(&judged, &layouts, opts, rule.other());
     let failures = listed(&judged, |j| rule.fails(j.check));
     let stricter = listed(&judged, |j| j.disputed());
     let mut report = Report {
@@ -210,10 +227,10 @@ pub fn aggregate(
         warnings: warnings(&stricter, rule, mine.score.as_ref(), other.score.as_ref(), other.failures),
         failures,
         stricter,
-        per_gpu: per_gpu(&judged, opts.grouping, rule, &labels),
+        per_gpu: per_gpu(&judged, &layouts.rows, rule),
         baseline: None,
         notes: Vec::new(),
-        runs: runs(&judged, opts.grouping, rule),
+        runs: runs(&judged, &layouts.rows, rule),
         rows: mine.rows,
         benches: mine.benches,
         score: mine.score,
@@ -225,7 +242,7 @@ pub fn aggregate(
         let base_checks = judge(&base_sel.kept);
         let base: Vec<Judged> =
             base_sel.kept.iter().zip(base_checks).map(|(entry, check)| Judged { entry, check }).collect();
-        let comparisons = compare(&report.rows, &rows(&base, opts.grouping, None, rule));
+        let comparisons = compare(&report.rows, &rows(&base, &layout(&base, opts.grouping), None, rule));
         if comparisons.is_empty() {
             report.notes.push(format!("the baseline {} has no row in common with this report", base_dir.display()));
         }
@@ -261,13 +278,13 @@ fn listed(judged: &[Judged], pick: impl Fn(&Judged) -> bool) -> Vec<FailureRow> 
     out
 }
 
-fn runs(judged: &[Judged], grouping: Grouping, rule: Rule) -> Vec<Run> {
+fn runs(judged: &[Judged], layout: &Layout, rule: Rule) -> Vec<Run> {
     judged
         .iter()
-        .zip(super::rows::row_keys(judged, grouping))
-        .filter_map(|(j, key)| {
+        .zip(&layout.of_entry)
+        .filter_map(|(j, row)| {
             let value = j.value(rule).filter(|v| v.is_finite())?;
-            Some(Run { label: key?.0.into_owned(), vcd: j.entry.vcd.clone(), value })
+            Some(Run { label: layout.rows[(*row)?].label.clone(), vcd: j.entry.vcd.clone(), value })
         })
         .collect()
 }

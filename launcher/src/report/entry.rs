@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Keys that describe the instance, run, host or result rather than the
-/// config: they never split a bench into configs.
+/// config: they never split a bench into configs. Sorted.
 pub const NOT_CONFIG: &[&str] = &[
     "backend",
     "batch_loss",
@@ -49,6 +49,11 @@ pub const NOT_CONFIG: &[&str] = &[
     "vcd",
     "version",
 ];
+
+/// Whether `key` is one of [`NOT_CONFIG`] (sorted: a binary search).
+fn not_config(key: &str) -> bool {
+    NOT_CONFIG.binary_search(&key).is_ok()
+}
 
 /// A report entry, read from `file`.
 #[derive(Clone, Debug, PartialEq)]
@@ -217,13 +222,13 @@ impl<'de> Deserialize<'de> for RawEntry {
                         Key::Suite => e.suite = map.next_value::<Option<Text>>()?.map(|t| t.0),
                         Key::Vcd => e.vcd = map.next_value::<Option<Text>>()?.map(|t| t.0),
                         Key::Gpu => e.gpu = map.next_value::<Option<Text>>()?.map(|t| t.0),
-                        Key::Completed => e.completed = Some(map.next_value::<Truth>()?.0),
+                        Key::Completed => e.completed = Some(map.next_value::<Shallow>()?.truth()),
                         Key::Failure => e.failure = map.next_value::<Option<RawFailure>>()?.map(RawFailure::pair),
                         Key::TrainItem => e.avg = map.next_value::<Option<RawThroughput>>()?.and_then(|t| t.avg.0),
                         Key::BatchLoss => e.losses = map.next_value::<LossScan>()?.0,
                         Key::Other(k) => {
-                            let value = map.next_value::<Scalar>()?.0;
-                            if let Some(v) = value.filter(|_| !NOT_CONFIG.contains(&k.as_ref())) {
+                            let value = map.next_value::<Shallow>()?.scalar();
+                            if let Some(v) = value.filter(|_| !not_config(&k)) {
                                 e.args.push((k.into_owned(), v));
                             }
                         }
@@ -321,56 +326,6 @@ impl<'de> Deserialize<'de> for LossScan {
     }
 }
 
-/// `completed` as Python's truth value: `false`, `null`, `0`, `""` and
-/// empty lists or objects are false.
-struct Truth(bool);
-
-impl<'de> Deserialize<'de> for Truth {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct TruthVisitor;
-        impl<'de> Visitor<'de> for TruthVisitor {
-            type Value = Truth;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Truth, E> {
-                Ok(Truth(v))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Truth, E> {
-                Ok(Truth(v != 0))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Truth, E> {
-                Ok(Truth(v != 0))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Truth, E> {
-                Ok(Truth(v != 0.0))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Truth, E> {
-                // A marker stands for NaN or an infinity: true, as in Python.
-                Ok(Truth(!v.is_empty()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Truth, E> {
-                Ok(Truth(false))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Truth, A::Error> {
-                let mut any = false;
-                while seq.next_element::<IgnoredAny>()?.is_some() {
-                    any = true;
-                }
-                Ok(Truth(any))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Truth, A::Error> {
-                let mut any = false;
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {
-                    any = true;
-                }
-                Ok(Truth(any))
-            }
-        }
-        d.deserialize_any(TruthVisitor)
-    }
-}
-
 /// A text field; very old reports hold `vcd` as a bare number.
 struct Text(String);
 
@@ -396,48 +351,82 @@ impl<'de> Deserialize<'de> for Text {
     }
 }
 
-/// A scalar value (kept), or a list or object (skipped: `None`).
-struct Scalar(Option<Value>);
+/// A value read shallowly: a scalar, or a list or object of which only
+/// whether it is empty is kept.
+enum Shallow {
+    Scalar(Value),
+    Container { empty: bool },
+}
 
-impl<'de> Deserialize<'de> for Scalar {
+impl Shallow {
+    /// Python's truth value (of `completed`): `false`, `null`, `0`, `""` and
+    /// empty containers are false. A marker stands for NaN or an infinity:
+    /// true, as in Python.
+    fn truth(&self) -> bool {
+        match self {
+            Shallow::Scalar(Value::Null) => false,
+            Shallow::Scalar(Value::Bool(b)) => *b,
+            Shallow::Scalar(Value::Number(n)) => n.as_f64() != Some(0.0),
+            Shallow::Scalar(Value::String(s)) => !s.is_empty(),
+            Shallow::Scalar(_) => true,
+            Shallow::Container { empty } => !empty,
+        }
+    }
+
+    /// The value of a config argument: scalars only, a marker as its token.
+    fn scalar(self) -> Option<Value> {
+        match self {
+            Shallow::Scalar(Value::String(s)) if marker_value(&s).is_some() => {
+                Some(Value::String(s.trim_start_matches('\0').to_string()))
+            }
+            Shallow::Scalar(v) => Some(v),
+            Shallow::Container { .. } => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Shallow {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct ScalarVisitor;
-        impl<'de> Visitor<'de> for ScalarVisitor {
-            type Value = Scalar;
+        struct ShallowVisitor;
+        impl<'de> Visitor<'de> for ShallowVisitor {
+            type Value = Shallow;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("any value")
             }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
-                Ok(Scalar(Some(v.into())))
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(v.into()))
             }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
-                Ok(Scalar(Some(v.into())))
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(v.into()))
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
-                Ok(Scalar(Some(v.into())))
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(v.into()))
             }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
-                Ok(Scalar(Some(v.into())))
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(v.into()))
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar, E> {
-                Ok(Scalar(Some(match marker_value(v) {
-                    Some(_) => Value::String(v.trim_start_matches('\0').to_string()),
-                    None => Value::String(v.to_string()),
-                })))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(Value::String(v.to_string())))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
-                Ok(Scalar(Some(Value::Null)))
+            fn visit_unit<E: de::Error>(self) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(Value::Null))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Scalar(None))
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shallow, A::Error> {
+                let mut empty = true;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    empty = false;
+                }
+                Ok(Shallow::Container { empty })
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Scalar(None))
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shallow, A::Error> {
+                let mut empty = true;
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {
+                    empty = false;
+                }
+                Ok(Shallow::Container { empty })
             }
         }
-        d.deserialize_any(ScalarVisitor)
+        d.deserialize_any(ShallowVisitor)
     }
 }
 
@@ -449,6 +438,13 @@ mod tests {
     fn entry(v: serde_json::Value) -> Entry {
         let raw: RawEntry = serde_json::from_value(v).unwrap();
         raw.into_entry(&Arc::from(Path::new("f.json"))).unwrap()
+    }
+
+    #[test]
+    fn not_config_is_sorted_for_its_binary_search() {
+        assert!(NOT_CONFIG.windows(2).all(|w| w[0] < w[1]));
+        assert!(NOT_CONFIG.iter().all(|k| not_config(k)));
+        assert!(!not_config("arch") && !not_config("batch_size") && !not_config("workers"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! NaN throughputs are skipped, as pandas skipped them.
 
 use super::judge::Rule;
-use super::rows::{row_keys, Grouping, Judged};
+use super::rows::{Judged, Layout};
 use super::stats::Sample;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -71,15 +71,15 @@ fn ratio(v: Option<f64>, best: f64) -> Option<f64> {
 }
 
 /// Builds the per-GPU tables from the single-GPU entries that count under
-/// `rule`, one row per `grouping` row, in the order of `order` (labels).
-pub fn per_gpu(entries: &[Judged], grouping: Grouping, rule: Rule, order: &[String]) -> GpuTables {
-    let mut values: BTreeMap<String, BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
+/// `rule`, one row per row of `layout` with such an entry.
+pub fn per_gpu(entries: &[Judged], layout: &Layout, rule: Rule) -> GpuTables {
+    let mut values: Vec<BTreeMap<&str, Vec<f64>>> = vec![BTreeMap::new(); layout.rows.len()];
     let mut names: BTreeMap<&str, Option<&str>> = BTreeMap::new();
-    for (j, key) in entries.iter().zip(row_keys(entries, grouping)) {
-        let (Some((label, _)), Some(device), Some(v)) = (key, j.entry.single_device(), j.value(rule)) else {
+    for (j, row) in entries.iter().zip(&layout.of_entry) {
+        let (Some(row), Some(device), Some(v)) = (row, j.entry.single_device(), j.value(rule)) else {
             continue;
         };
-        values.entry(label.into_owned()).or_default().entry(device).or_default().push(v);
+        values[*row].entry(device).or_default().push(v);
         let name = names.entry(device).or_default();
         *name = name.or(j.entry.gpu.as_deref());
     }
@@ -87,8 +87,11 @@ pub fn per_gpu(entries: &[Judged], grouping: Grouping, rule: Rule, order: &[Stri
         names.into_iter().map(|(id, gpu)| Device { id: id.to_string(), gpu: gpu.map(str::to_string) }).collect();
     devices.sort_by_key(|d| (d.id.parse::<u64>().unwrap_or(u64::MAX), d.id.clone()));
     let mut tables = GpuTables { devices, ..GpuTables::default() };
-    for label in order {
-        let Some(by_device) = values.get(label) else { continue };
+    for (key, by_device) in layout.rows.iter().zip(&values) {
+        if by_device.is_empty() {
+            continue;
+        }
+        let label = &key.label;
         let samples: Vec<Option<Sample>> =
             tables.devices.iter().map(|d| by_device.get(d.id.as_str()).map(|v| Sample::of(v))).collect();
         let best = |f: fn(&Sample) -> Option<f64>| samples.iter().flatten().filter_map(f).reduce(f64::max);
@@ -118,6 +121,7 @@ pub fn per_gpu(entries: &[Judged], grouping: Grouping, rule: Rule, order: &[Stri
 mod tests {
     use super::super::entry::{Entry, Losses};
     use super::super::judge::Check;
+    use super::super::rows::{layout, Grouping};
     use super::*;
     use std::path::Path;
     use std::sync::Arc;
@@ -152,8 +156,8 @@ mod tests {
         ];
         let checks = [None, None, None, None, None, Some(Check::NoThroughput), None, Some(Check::Incomplete), None];
         let entries: Vec<Judged> = data.iter().zip(checks).map(|(entry, check)| Judged { entry, check }).collect();
-        let order = ["a".to_string(), "b".to_string()];
-        let t = per_gpu(&entries, Grouping::Bench, Rule::Original, &order);
+        let rows = layout(&entries, Grouping::Bench);
+        let t = per_gpu(&entries, &rows, Rule::Original);
         let ids: Vec<&str> = t.devices.iter().map(|d| d.id.as_str()).collect();
         assert_eq!(ids, ["0", "2", "10"], "numeric order, failed-only device 3 absent");
         assert_eq!(t.devices[1].gpu.as_deref(), Some("GPU-2"));
@@ -173,7 +177,7 @@ mod tests {
         assert_eq!(t.rows[1].cells[1].unwrap().rel_mean, Some(1.0));
         assert_eq!(t.flags, vec![Flag { label: "a".into(), device: "10".into(), rel_mean: 60.0 / 90.0 }]);
         // --strict leaves the NaN entry out of n.
-        let strict = per_gpu(&entries, Grouping::Bench, Rule::Strict, &order);
+        let strict = per_gpu(&entries, &rows, Rule::Strict);
         assert_eq!(strict.rows[0].cells[1].unwrap().sample.n, 2);
     }
 }

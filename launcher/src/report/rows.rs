@@ -86,58 +86,124 @@ fn sort_key(name: &str) -> &str {
     }
 }
 
-/// The row of an entry: its label and the varying arguments it has.
-pub type RowKey<'a> = (Cow<'a, str>, Vec<(&'a str, &'a Value)>);
+/// A row of a [`Layout`]: its label, bench and varying arguments.
+#[derive(Clone, Debug)]
+pub struct RowKey<'a> {
+    /// `bench` or `bench[arg=value ...]`.
+    pub label: String,
+    /// Bench name.
+    pub bench: &'a str,
+    /// The varying arguments this row's entries have, sorted by name.
+    pub args: Vec<(&'a str, &'a Value)>,
+}
 
-/// The row each entry belongs to; `None` for an entry with a null name (in
-/// no row).
-pub fn row_keys<'a>(entries: &[Judged<'a>], grouping: Grouping) -> Vec<Option<RowKey<'a>>> {
+/// How entries fall into rows under a grouping, rows sorted (by bench as the
+/// original sorted them, then by the config's values).
+#[derive(Clone, Debug)]
+pub struct Layout<'a> {
+    /// The rows.
+    pub rows: Vec<RowKey<'a>>,
+    /// Each entry's row (an index into `rows`); `None` for a null name.
+    pub of_entry: Vec<Option<usize>>,
+}
+
+/// Lays `entries` out in rows under `grouping`.
+pub fn layout<'a>(entries: &[Judged<'a>], grouping: Grouping) -> Layout<'a> {
     let varying = match grouping {
         Grouping::Bench => HashMap::new(),
         Grouping::Config => varying_args(entries),
     };
-    entries
+    let mut index: HashMap<Cow<str>, usize> = HashMap::new();
+    let mut rows: Vec<RowKey> = Vec::new();
+    let of_entry: Vec<Option<usize>> = entries
         .iter()
         .map(|j| {
             let bench = j.entry.name.as_deref()?;
-            let Some(keys) = varying.get(bench) else { return Some((Cow::Borrowed(bench), Vec::new())) };
-            let args: Vec<(&str, &Value)> = keys
-                .iter()
-                .filter_map(|k| j.entry.args.iter().find(|(a, _)| a == k).map(|(a, v)| (a.as_str(), v)))
-                .collect();
-            let parts: Vec<String> = keys
-                .iter()
-                .map(|k| {
-                    let v = args.iter().find(|(a, _)| a == k).map_or("?".to_string(), |(_, v)| render_value(v));
-                    format!("{k}={v}")
-                })
-                .collect();
-            Some((Cow::Owned(format!("{bench}[{}]", parts.join(" "))), args))
+            let (label, args): (Cow<str>, Vec<(&str, &Value)>) = match varying.get(bench) {
+                None => (Cow::Borrowed(bench), Vec::new()),
+                Some(keys) => {
+                    let args: Vec<(&str, &Value)> = keys
+                        .iter()
+                        .filter_map(|k| j.entry.args.iter().find(|(a, _)| a == k).map(|(a, v)| (a.as_str(), v)))
+                        .collect();
+                    let parts: Vec<String> = keys
+                        .iter()
+                        .map(|k| match args.iter().find(|(a, _)| a == k) {
+                            Some((_, v)) => format!("{k}={}", crate::jobs::render::value(v)),
+                            None => format!("{k}=?"),
+                        })
+                        .collect();
+                    (Cow::Owned(format!("{bench}[{}]", parts.join(" "))), args)
+                }
+            };
+            let next = rows.len();
+            let at = *index.entry(label.clone()).or_insert(next);
+            if at == next {
+                rows.push(RowKey { label: label.into_owned(), bench, args });
+            }
+            Some(at)
         })
-        .collect()
-}
-
-/// A config value in a label: as the launcher labels configs.
-fn render_value(v: &Value) -> String {
-    crate::jobs::render::value(v)
+        .collect();
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&rows[a], &rows[b]);
+        sort_key(a.bench)
+            .cmp(sort_key(b.bench))
+            .then_with(|| {
+                let pairs = a.args.iter().zip(&b.args);
+                pairs
+                    .map(|((ka, va), (kb, vb))| ka.cmp(kb).then_with(|| cmp_value(va, vb)))
+                    .find(|o| o.is_ne())
+                    .unwrap_or(a.args.len().cmp(&b.args.len()))
+            })
+            .then_with(|| a.label.cmp(&b.label))
+    });
+    let mut rank = vec![0; rows.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r;
+    }
+    let mut sorted: Vec<Option<RowKey>> = rows.into_iter().map(Some).collect();
+    let rows = order.iter().map(|&i| sorted[i].take().expect("each row once")).collect();
+    Layout { rows, of_entry: of_entry.into_iter().map(|r| r.map(|r| rank[r])).collect() }
 }
 
 /// Per bench, the arguments that take two or more values among its entries
 /// (entries without the argument, like the original's failure records, do
-/// not make it vary), sorted.
+/// not make it vary), sorted. Each entry's sorted arguments are walked along
+/// the first values seen for its bench.
 fn varying_args<'a>(entries: &[Judged<'a>]) -> HashMap<&'a str, Vec<&'a str>> {
-    let mut first: HashMap<(&str, &str), &Value> = HashMap::new();
-    let mut varying: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    struct Seen<'a> {
+        first: Vec<(&'a str, &'a Value)>,
+        varying: BTreeSet<&'a str>,
+    }
+    let mut benches: HashMap<&str, Seen> = HashMap::new();
     for j in entries {
         let Some(bench) = j.entry.name.as_deref() else { continue };
+        let seen = benches.entry(bench).or_insert_with(|| Seen { first: Vec::new(), varying: BTreeSet::new() });
+        let (mut i, mut new) = (0, Vec::new());
         for (k, v) in &j.entry.args {
-            let seen = first.entry((bench, k.as_str())).or_insert(v);
-            if *seen != v {
-                varying.entry(bench).or_default().insert(k.as_str());
+            while i < seen.first.len() && seen.first[i].0 < k.as_str() {
+                i += 1;
+            }
+            match seen.first.get(i) {
+                Some((f, first)) if *f == k.as_str() => {
+                    if *first != v {
+                        seen.varying.insert(f);
+                    }
+                }
+                _ => new.push((k.as_str(), v)),
             }
         }
+        if !new.is_empty() {
+            seen.first.extend(new);
+            seen.first.sort_by(|a, b| a.0.cmp(b.0));
+        }
     }
-    varying.into_iter().map(|(b, keys)| (b, keys.into_iter().collect())).collect()
+    benches
+        .into_iter()
+        .filter(|(_, s)| !s.varying.is_empty())
+        .map(|(b, s)| (b, s.varying.into_iter().collect()))
+        .collect()
 }
 
 /// Orders config values: numbers by value, then strings, booleans, nulls.
@@ -158,52 +224,32 @@ fn cmp_value(a: &Value, b: &Value) -> Ordering {
     }
 }
 
-/// The rows of `entries` grouped by `grouping`, sorted (by bench as the
-/// original sorted them, then by the config's values), judged by `rule`.
-pub fn rows(entries: &[Judged], grouping: Grouping, targets: Option<&Targets>, rule: Rule) -> Vec<Row> {
-    struct Acc<'a> {
-        bench: &'a str,
-        args: Vec<(&'a str, &'a Value)>,
-        results: usize,
-        stricter: usize,
-        values: Vec<f64>,
+/// The rows of `layout` over `entries`, judged by `rule`.
+pub fn rows(entries: &[Judged], layout: &Layout, targets: Option<&Targets>, rule: Rule) -> Vec<Row> {
+    let mut accs: Vec<(usize, usize, Vec<f64>)> = vec![(0, 0, Vec::new()); layout.rows.len()];
+    for (j, row) in entries.iter().zip(&layout.of_entry) {
+        let Some(row) = row else { continue };
+        let (results, stricter, values) = &mut accs[*row];
+        *results += 1;
+        *stricter += usize::from(j.disputed());
+        values.extend(j.value(rule));
     }
-    let keys = row_keys(entries, grouping);
-    let mut by_label: HashMap<Cow<str>, Acc> = HashMap::new();
-    for (j, key) in entries.iter().zip(keys) {
-        let (Some((label, args)), Some(bench)) = (key, j.entry.name.as_deref()) else { continue };
-        let acc =
-            by_label.entry(label).or_insert_with(|| Acc { bench, args, results: 0, stricter: 0, values: Vec::new() });
-        acc.results += 1;
-        acc.stricter += usize::from(j.disputed());
-        acc.values.extend(j.value(rule));
-    }
-    let mut accs: Vec<(Cow<str>, Acc)> = by_label.into_iter().collect();
-    accs.sort_by(|(la, a), (lb, b)| {
-        sort_key(a.bench)
-            .cmp(sort_key(b.bench))
-            .then_with(|| {
-                let pairs = a.args.iter().zip(&b.args);
-                pairs
-                    .map(|((ka, va), (kb, vb))| ka.cmp(kb).then_with(|| cmp_value(va, vb)))
-                    .find(|o| o.is_ne())
-                    .unwrap_or(a.args.len().cmp(&b.args.len()))
-            })
-            .then_with(|| la.cmp(lb))
-    });
-    accs.into_iter()
-        .map(|(label, acc)| {
-            let sample = Sample::of(&acc.values);
-            let target = targets.and_then(|t| t.get(acc.bench)).copied();
+    layout
+        .rows
+        .iter()
+        .zip(accs)
+        .map(|(key, (results, stricter, values))| {
+            let sample = Sample::of(&values);
+            let target = targets.and_then(|t| t.get(key.bench)).copied();
             let perf = sample.mean.zip(target).map(|(m, t)| m / t.target).filter(|p| !p.is_nan());
             let sd_share = sample.sd_share();
             Row {
-                label: label.into_owned(),
-                bench: acc.bench.to_string(),
-                args: acc.args.iter().map(|(k, v)| (k.to_string(), (*v).clone())).collect(),
-                results: acc.results,
-                failures: acc.results - acc.values.len(),
-                stricter: acc.stricter,
+                label: key.label.clone(),
+                bench: key.bench.to_string(),
+                args: key.args.iter().map(|(k, v)| (k.to_string(), (*v).clone())).collect(),
+                results,
+                failures: results - values.len(),
+                stricter,
                 sample,
                 target,
                 perf,
@@ -256,7 +302,7 @@ mod tests {
             .chain([entry("vae", json!({"batch_size": 64}), 7.0), entry("vae", json!({"batch_size": 64}), 9.0)])
             .collect();
         let j = judged(&data);
-        let rows = rows(&j, Grouping::Config, Some(&targets()), Rule::Original);
+        let rows = rows(&j, &layout(&j, Grouping::Config), Some(&targets()), Rule::Original);
         let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
         assert_eq!(
             labels,
@@ -273,7 +319,7 @@ mod tests {
         );
         assert_eq!((rows[0].sample.n, rows[0].sample.mean, rows[0].perf), (2, Some(101.0), Some(1.01)));
         assert!(rows[3].args.is_empty() && rows[3].perf.is_none() && rows[3].perf_pass == Some(false));
-        let pooled = super::rows(&j, Grouping::Bench, Some(&targets()), Rule::Original);
+        let pooled = super::rows(&j, &layout(&j, Grouping::Bench), Some(&targets()), Rule::Original);
         assert_eq!(pooled.iter().map(|r| r.label.as_str()).collect::<Vec<_>>(), ["convnet", "vae"]);
         assert_eq!(pooled[0].sample.n, 6);
         assert!(pooled[0].args.is_empty());
@@ -288,7 +334,7 @@ mod tests {
             .iter()
             .map(|entry| Judged { entry, check: (entry.completed == Some(false)).then_some(Check::Incomplete) })
             .collect();
-        let rows = rows(&j, Grouping::Config, None, Rule::Original);
+        let rows = rows(&j, &layout(&j, Grouping::Config), None, Rule::Original);
         assert_eq!(rows.len(), 1);
         assert_eq!((rows[0].label.as_str(), rows[0].results, rows[0].failures), ("convnet", 3, 1));
         assert_eq!((rows[0].perf_pass, rows[0].sd_pass), (None, None));
@@ -299,10 +345,10 @@ mod tests {
         let data = [entry("a", json!({}), 10.0), entry("a", json!({}), f64::NAN), entry("a", json!({}), 20.0)];
         let checks = [None, Some(Check::NoThroughput), Some(Check::InfiniteLoss)];
         let j: Vec<Judged> = data.iter().zip(checks).map(|(entry, check)| Judged { entry, check }).collect();
-        let original = &rows(&j, Grouping::Bench, None, Rule::Original)[0];
+        let original = &rows(&j, &layout(&j, Grouping::Bench), None, Rule::Original)[0];
         assert_eq!((original.results, original.failures, original.stricter), (3, 0, 2));
         assert_eq!((original.sample.n, original.sample.count, original.sample.mean), (3, 2, Some(15.0)));
-        let strict = &rows(&j, Grouping::Bench, None, Rule::Strict)[0];
+        let strict = &rows(&j, &layout(&j, Grouping::Bench), None, Rule::Strict)[0];
         assert_eq!((strict.failures, strict.stricter, strict.sample.n, strict.sample.mean), (2, 2, 1, Some(10.0)));
     }
 }

@@ -69,7 +69,7 @@ pub fn score(rows: &[Row], results: usize, failures: usize, price: Option<f64>) 
 mod tests {
     use super::super::entry::{Entry, Losses};
     use super::super::judge::{judge, Rule};
-    use super::super::rows::{rows, Grouping, Judged};
+    use super::super::rows::{layout, rows, Grouping, Judged};
     use super::super::targets::Targets;
     use super::*;
     use std::path::Path;
@@ -110,7 +110,7 @@ mod tests {
     fn score_of(data: &[Entry], rule: Rule) -> (Vec<Row>, Score) {
         let checks = judge(data);
         let judged: Vec<Judged> = data.iter().zip(checks).map(|(entry, check)| Judged { entry, check }).collect();
-        let table = rows(&judged, Grouping::Bench, Some(&targets()), rule);
+        let table = rows(&judged, &layout(&judged, Grouping::Bench), Some(&targets()), rule);
         let failures = judged.iter().filter(|j| rule.fails(j.check)).count();
         let s = score(&table, data.len(), failures, Some(1000.0));
         (table, s)
