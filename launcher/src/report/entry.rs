@@ -206,15 +206,21 @@ impl Key<'_> {
     }
 }
 
-impl<'de> Deserialize<'de> for RawEntry {
+/// A [`RawEntry`] parsed from strict JSON (`TOLERANT = false`: numbers
+/// are finite, so the losses are skipped unparsed but for `null`) or from
+/// text whose non-finite tokens became [`tolerant`](super::tolerant)'s
+/// markers (`TOLERANT = true`).
+pub struct Parsed<const TOLERANT: bool>(pub RawEntry);
+
+impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct EntryVisitor;
-        impl<'de> Visitor<'de> for EntryVisitor {
-            type Value = RawEntry;
+        struct EntryVisitor<const T: bool>;
+        impl<'de, const T: bool> Visitor<'de> for EntryVisitor<T> {
+            type Value = Parsed<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a report object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEntry, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed<T>, A::Error> {
                 let mut e = RawEntry::default();
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
@@ -225,19 +231,23 @@ impl<'de> Deserialize<'de> for RawEntry {
                         Key::Completed => e.completed = Some(map.next_value::<Shallow>()?.truth()),
                         Key::Failure => e.failure = map.next_value::<Option<RawFailure>>()?.map(RawFailure::pair),
                         Key::TrainItem => e.avg = map.next_value::<Option<RawThroughput>>()?.and_then(|t| t.avg.0),
-                        Key::BatchLoss => e.losses = map.next_value::<LossScan>()?.0,
+                        Key::BatchLoss => e.losses = map.next_value::<LossScan<T>>()?.0,
+                        // Skipped unread (serde_json's fast path) unless it
+                        // may be a config argument.
+                        Key::Other(k) if not_config(&k) => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
                         Key::Other(k) => {
-                            let value = map.next_value::<Shallow>()?.scalar();
-                            if let Some(v) = value.filter(|_| !not_config(&k)) {
+                            if let Some(v) = map.next_value::<Shallow>()?.scalar() {
                                 e.args.push((k.into_owned(), v));
                             }
                         }
                     }
                 }
-                Ok(e)
+                Ok(Parsed(e))
             }
         }
-        d.deserialize_map(EntryVisitor)
+        d.deserialize_map(EntryVisitor::<TOLERANT>)
     }
 }
 
@@ -296,18 +306,24 @@ impl<'de> Deserialize<'de> for Num {
 }
 
 /// `batch_loss`, scanned without keeping the values.
-struct LossScan(Losses);
+struct LossScan<const TOLERANT: bool>(Losses);
 
-impl<'de> Deserialize<'de> for LossScan {
+impl<'de, const TOLERANT: bool> Deserialize<'de> for LossScan<TOLERANT> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct ScanVisitor;
-        impl<'de> Visitor<'de> for ScanVisitor {
-            type Value = LossScan;
+        struct ScanVisitor<const T: bool>;
+        impl<'de, const T: bool> Visitor<'de> for ScanVisitor<T> {
+            type Value = LossScan<T>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a list of losses")
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LossScan, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LossScan<T>, A::Error> {
                 let mut l = Losses::default();
+                if !T {
+                    while let Some(StrictLoss(null)) = seq.next_element::<StrictLoss>()? {
+                        l.null |= null;
+                    }
+                    return Ok(LossScan(l));
+                }
                 while let Some(Num(v)) = seq.next_element::<Num>()? {
                     match v {
                         None => l.null = true,
@@ -318,11 +334,35 @@ impl<'de> Deserialize<'de> for LossScan {
                 }
                 Ok(LossScan(l))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<LossScan, E> {
+            fn visit_unit<E: de::Error>(self) -> Result<LossScan<T>, E> {
                 Ok(LossScan(Losses::default()))
             }
         }
-        d.deserialize_any(ScanVisitor)
+        d.deserialize_any(ScanVisitor::<TOLERANT>)
+    }
+}
+
+/// A loss in strict JSON: whether it is `null`; a number (always finite
+/// there) is skipped without being parsed.
+struct StrictLoss(bool);
+
+impl<'de> Deserialize<'de> for StrictLoss {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NullVisitor;
+        impl<'de> Visitor<'de> for NullVisitor {
+            type Value = StrictLoss;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a loss")
+            }
+            fn visit_none<E: de::Error>(self) -> Result<StrictLoss, E> {
+                Ok(StrictLoss(true))
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<StrictLoss, D::Error> {
+                IgnoredAny::deserialize(d)?;
+                Ok(StrictLoss(false))
+            }
+        }
+        d.deserialize_option(NullVisitor)
     }
 }
 
@@ -436,8 +476,13 @@ mod tests {
     use serde_json::json;
 
     fn entry(v: serde_json::Value) -> Entry {
-        let raw: RawEntry = serde_json::from_value(v).unwrap();
-        raw.into_entry(&Arc::from(Path::new("f.json"))).unwrap()
+        let raw: Parsed<true> = serde_json::from_value(v).unwrap();
+        raw.0.into_entry(&Arc::from(Path::new("f.json"))).unwrap()
+    }
+
+    fn parse<const T: bool>(text: &str) -> Result<Entry, String> {
+        let raw: Parsed<T> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        raw.0.into_entry(&Arc::from(Path::new("f.json"))).map_err(str::to_string)
     }
 
     #[test]
@@ -476,22 +521,24 @@ mod tests {
             assert_eq!(entry(json!({"name": "a", "completed": v})).completed, Some(truth), "{v}");
         }
         assert_eq!(entry(json!({"name": "a"})).completed, None);
-        let raw: RawEntry = serde_json::from_value(json!({"vcd": "0"})).unwrap();
-        assert!(raw.into_entry(&Arc::from(Path::new("f.json"))).is_err());
+        assert!(parse::<false>(r#"{"vcd": "0"}"#).is_err());
     }
 
     #[test]
     fn markers_nulls_and_numbers() {
         let text = r#"{"name": "a", "vcd": 2, "train_item": {"avg": "\u0000NaN"},
                        "batch_loss": [1.0, "\u0000Infinity", null], "failure": {"cause": "oom", "message": "m"}}"#;
-        let raw: RawEntry = serde_json::from_str(text).unwrap();
-        let e = raw.into_entry(&Arc::from(Path::new("f.json"))).unwrap();
+        let e = parse::<true>(text).unwrap();
         assert!(e.avg.unwrap().is_nan());
         assert_eq!(e.losses, Losses { nan: false, infinite: true, null: true });
         assert!(e.losses.nan_or_null());
         assert_eq!((e.vcd.as_deref(), e.failure), (Some("2"), Some(("oom".into(), "m".into()))));
-        let raw: RawEntry = serde_json::from_str(r#"{"name": "a", "train_item": {"avg": null}}"#).unwrap();
-        assert_eq!(raw.into_entry(&Arc::from(Path::new("f.json"))).unwrap().avg, None);
-        assert!(serde_json::from_str::<RawEntry>(r#"{"name": "a", "batch_loss": ["x"]}"#).is_err());
+        assert_eq!(parse::<true>(r#"{"name": "a", "train_item": {"avg": null}}"#).unwrap().avg, None);
+        assert!(parse::<true>(r#"{"name": "a", "batch_loss": ["x"]}"#).is_err());
+        // Strict JSON: losses are skipped unparsed, a null is still seen.
+        let strict = parse::<false>(r#"{"name": "a", "batch_loss": [1.5, null, 2e-3], "train_item": {"avg": 3}}"#);
+        let strict = strict.unwrap();
+        assert_eq!((strict.losses, strict.avg), (Losses { nan: false, infinite: false, null: true }, Some(3.0)));
+        assert_eq!(parse::<false>(r#"{"name": "a", "batch_loss": [1.5, 0.2]}"#).unwrap().losses, Losses::default());
     }
 }

@@ -9,7 +9,7 @@
 //! does not sort). Files deeper down, which the original did not read, come
 //! last.
 
-use super::entry::{Entry, RawEntry};
+use super::entry::{Entry, Parsed, RawEntry};
 use super::error::ReportError;
 use super::tolerant::{close_appended_array, non_finite_to_markers};
 use rayon::prelude::*;
@@ -80,7 +80,13 @@ fn collect_files(dir: &Path, depth: usize, files: &mut Vec<(usize, PathBuf)>, un
             }
         };
         let path = item.path();
-        if path.is_dir() {
+        // The listing's file type needs no `stat`; a link is followed.
+        let is_dir = match item.file_type() {
+            Ok(t) if t.is_symlink() => path.is_dir(),
+            Ok(t) => t.is_dir(),
+            Err(_) => path.is_dir(),
+        };
+        if is_dir {
             collect_files(&path, depth + 1, files, unreadable);
         } else if path.extension().is_some_and(|e| e == "json") {
             files.push((depth, path));
@@ -104,19 +110,19 @@ pub fn read_file(path: &Path) -> Result<Vec<Entry>, Unreadable> {
 
 /// Parses report text, strictly first (mlb's files), then tolerantly.
 fn parse(text: &str) -> Result<Vec<RawEntry>, String> {
-    if let Ok(raws) = parse_strict(text) {
+    if let Ok(raws) = parse_as::<false>(text) {
         return Ok(raws);
     }
     let tolerant = non_finite_to_markers(text);
     let closed = close_appended_array(&tolerant);
-    parse_strict(&closed).map_err(|e| format!("not a report (JSON object or array of objects): {e}"))
+    parse_as::<true>(&closed).map_err(|e| format!("not a report (JSON object or array of objects): {e}"))
 }
 
-fn parse_strict(text: &str) -> Result<Vec<RawEntry>, serde_json::Error> {
+fn parse_as<const TOLERANT: bool>(text: &str) -> Result<Vec<RawEntry>, serde_json::Error> {
     if text.trim_start().starts_with('[') {
-        serde_json::from_str(text)
+        serde_json::from_str::<Vec<Parsed<TOLERANT>>>(text).map(|v| v.into_iter().map(|p| p.0).collect())
     } else {
-        serde_json::from_str(text).map(|one| vec![one])
+        serde_json::from_str::<Parsed<TOLERANT>>(text).map(|one| vec![one.0])
     }
 }
 
