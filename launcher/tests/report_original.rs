@@ -130,7 +130,7 @@ fn nan_handling_as_the_original() {
     // The default output states it: a warning line and its own column.
     let table = stdout(&mlb(&["--reports", dir.path().to_str().unwrap(), "--targets", &t]));
     assert!(table.contains("warning: 3 entries count in these figures, as the original counts them"), "{table}");
-    assert!(table.contains("1 nan (the original skipped it), 1 infinite loss, 1 no finite throughput"), "{table}");
+    assert!(table.contains("(nan (the original skipped it): 1, infinite loss: 1, no finite throughput: 1)"), "{table}");
     assert!(table.contains("┆ stricter ┆"), "{table}");
     assert!(table.contains("Stricter check"), "{table}");
     // --strict: 4 failures of 208 (1.92%), BF 0; the statistics leave them out.

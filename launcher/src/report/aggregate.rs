@@ -305,7 +305,7 @@ fn warnings(
     for f in stricter {
         *kinds.entry(f.check).or_default() += 1;
     }
-    let kinds: Vec<String> = kinds.iter().map(|(c, n)| format!("{n} {}", c.label())).collect();
+    let kinds: Vec<String> = kinds.iter().map(|(c, n)| format!("{}: {n}", c.label())).collect();
     let n = stricter.len();
     let scores = match (score, other) {
         (Some(s), Some(o)) => format!(" (score {:.3} instead of {:.3})", o.score, s.score),
@@ -503,7 +503,7 @@ mod tests {
         assert_eq!(report.rows[0].sample.mean, Some(2.0));
         assert_eq!(report.warnings.len(), 1);
         let w = &report.warnings[0];
-        assert!(w.starts_with("1 entries count in these figures") && w.contains("1 infinite loss"), "{w}");
+        assert!(w.starts_with("1 entries count in these figures") && w.contains("(infinite loss: 1)"), "{w}");
         // BF 0 with --strict: 1 failure of 2.
         assert!(w.contains("(1 failures in all) (score 0.000 instead of"), "{w}");
         assert_eq!(report.other_score.as_ref().unwrap().bf, 0);

@@ -154,7 +154,7 @@ pub fn layout<'a>(entries: &[Judged<'a>], grouping: Grouping) -> Layout<'a> {
                 pairs
                     .map(|((ka, va), (kb, vb))| ka.cmp(kb).then_with(|| cmp_value(va, vb)))
                     .find(|o| o.is_ne())
-                    .unwrap_or(a.args.len().cmp(&b.args.len()))
+                    .unwrap_or(b.args.len().cmp(&a.args.len())) // a missing value (`?`) last
             })
             .then_with(|| a.label.cmp(&b.label))
     });
@@ -338,6 +338,20 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert_eq!((rows[0].label.as_str(), rows[0].results, rows[0].failures), ("convnet", 3, 1));
         assert_eq!((rows[0].perf_pass, rows[0].sd_pass), (None, None));
+    }
+
+    #[test]
+    fn an_entry_without_a_varying_argument_shows_a_question_mark() {
+        let data = [
+            entry("convnet", json!({"arch": "a"}), 1.0),
+            entry("convnet", json!({"arch": "b"}), 2.0),
+            entry("convnet", json!({}), 3.0),
+        ];
+        let j = judged(&data);
+        let l = layout(&j, Grouping::Config);
+        let labels: Vec<&str> = l.rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels, ["convnet[arch=a]", "convnet[arch=b]", "convnet[arch=?]"]);
+        assert_eq!(l.of_entry, [Some(0), Some(1), Some(2)]);
     }
 
     #[test]
