@@ -52,7 +52,10 @@ fn original_baselines_dry_run_on_four_gpus() {
     assert!(toy.contains("/slot3 (cgroup-v1)"));
     // Values render as the original rendered them.
     assert!(out.contains("--target-bleu 21.8 "), "21.80 -> 21.8");
-    assert!(out.contains("--lr 0.1 ") && out.contains("-l 0.0005 --layers '256 256 128 64' -f 64"));
+    assert!(
+        out.contains("--lr 0.1 ") && out.contains("-l 0.0005 --layers 256 256 128 64 -f 64"),
+        "four words, as the shell split them"
+    );
     assert!(out.contains("run.sh $BASE/data/ml-20m -l"), "a positional first, as written");
     assert!(out.contains("--data $BASE/data/coco "), "${{DATA_DIRECTORY}} form");
     assert!(out.contains("--env-name PongNoFrameskip-v4 "), "the shell's quotes are dropped");
@@ -133,8 +136,8 @@ fn yaml_and_json_dry_run_the_same() {
         heads,
         [
             "[ 1/ 1] g[bs=32 lr=0.1] (config 1/4, student, run 0)",
-            "[ 1/ 1] g[bs=32 lr=0.01] (config 2/4, student, run 0)",
-            "[ 1/ 1] g[bs=64 lr=0.1] (config 3/4, student, run 0)",
+            "[ 1/ 1] g[bs=64 lr=0.1] (config 2/4, student, run 0)",
+            "[ 1/ 1] g[bs=32 lr=0.01] (config 3/4, student, run 0)",
             "[ 1/ 1] g[bs=64 lr=0.01] (config 4/4, student, run 0)",
         ]
     );

@@ -21,6 +21,11 @@ fn run<'a>(bench: &'a str, run: u64, vcd: &'a str, items_per_sec: f64) -> Run<'a
     Run { suite: "fast", bench, run, vcd, items_per_sec, gpu: Some("Tesla V100-SXM2-16GB") }
 }
 
+/// Whether the text output has the pair line `label   value`.
+fn pair(table: &str, label: &str, value: &str) -> bool {
+    table.lines().any(|l| l.strip_prefix(label).is_some_and(|rest| rest.trim() == value))
+}
+
 fn close(v: &Value, want: f64) -> bool {
     v.as_f64().is_some_and(|x| (x - want).abs() <= 1e-9 * want.abs().max(1.0))
 }
@@ -86,16 +91,27 @@ fn hand_computed_figures_in_every_format() {
     let csv = stdout(&mlb(&["--reports", d, "--gpu-model", "v100", "--format", "csv"]));
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 3);
-    assert!(lines[0].starts_with("bench,n,failures,target,perf_target,sd_target,mean,sd,"));
-    assert!(lines[1].starts_with("convnet,3,0,215,0.5,0.05,"), "{}", lines[1]);
+    assert_eq!(
+        lines[0],
+        "config,bench,n,failures,stricter,mean,sd,sd_share,ci95_low,ci95_high,min,max,target,perf_target,sd_target,perf,perf_pass,sd_pass"
+    );
+    assert!(lines[1].starts_with("convnet,convnet,3,0,0,210,"), "{}", lines[1]);
+    assert!(lines[1].ends_with(",215,0.5,0.05,0.9767441860465116,true,true"), "{}", lines[1]);
 
     let md = stdout(&mlb(&["--reports", d, "--gpu-model", "V100", "--format", "markdown"]));
     assert!(md.contains("## Results") && md.contains("## Score"), "{md}");
-    assert!(md.lines().any(|l| l.starts_with("| convnet | 3 | 0 | 215.00 | 0.50 | 5.0% | 210.00 | 10.00 |")), "{md}");
+    assert!(
+        md.lines().any(|l| l.starts_with("| convnet | 3 | 0 | 0 | 215.00 | 0.50 | 5.0% | 210.00 | 10.00 |")),
+        "{md}"
+    );
+    assert!(md.lines().any(|l| l.starts_with("| convnet | 3 | 0 | 0 | 210.00 | 10.00 | 4.8% |")), "{md}");
 
     let table = stdout(&mlb(&["--reports", d, "--gpu-model", "V100"]));
-    assert!(table.contains("Score = BF*(2*PM+ST+5*PG)    7.408"), "{table}");
+    assert!(pair(&table, "Score = BF*(2*PM+ST+5*PG)", "7.408"), "{table}");
     assert!(table.contains("Relative GPU performance (max)"));
+    // The unit is in the header and in the column names.
+    assert!(pair(&table, "unit", "items/s (train_item.avg of each instance)"), "{table}");
+    assert!(table.contains("mean (items/s)") && table.contains("target (items/s)"), "{table}");
 }
 
 #[test]
@@ -123,12 +139,16 @@ fn original_suite_files() {
     );
     // 100, 120, 140: mean 120, sd 20.
     assert!(close(&vae["sample"]["mean"], 120.0) && close(&vae["sample"]["sd"], 20.0));
+    // An infinite loss is no failure for the original: wlm counts, with a warning.
     let failures = json["failures"].as_array().unwrap();
-    assert_eq!(failures.len(), 2);
+    assert_eq!(failures.len(), 1);
     assert!(failures[0]["file"].as_str().unwrap().ends_with("baselines_0.json"));
-    assert_eq!(failures[0]["cause"], "nan");
-    assert!(failures[1]["file"].as_str().unwrap().ends_with("host2/baselines_1.json"));
-    assert_eq!(failures[1]["bench"], "wlm");
+    assert_eq!((failures[0]["cause"].as_str(), failures[0]["check"].as_str()), (Some("nan"), Some("nan_loss")));
+    let stricter = json["stricter"].as_array().unwrap();
+    assert_eq!(stricter.len(), 1);
+    assert!(stricter[0]["file"].as_str().unwrap().ends_with("host2/baselines_1.json"));
+    assert_eq!((stricter[0]["bench"].as_str(), stricter[0]["check"].as_str()), (Some("wlm"), Some("infinite_loss")));
+    assert_eq!(json["benches"][1]["sample"]["n"], 1);
     assert!(json["score"].is_null(), "no target table given");
 }
 
@@ -163,7 +183,7 @@ fn failed_mlb_records_show_file_and_cause() {
     let table = stdout(&mlb(&["--reports", dir.path().to_str().unwrap(), "--gpu-model", "V100"]));
     assert!(table.contains("fast.convnet.R1.D1.FAIL.20260101-000000-000000.json"), "{table}");
     assert!(table.contains("oom") && table.contains("killed by the OOM killer at 4 GiB"), "{table}");
-    assert!(table.contains("failures                     1 (50.00%)"), "{table}");
+    assert!(pair(&table, "failures", "1 (50.00%)"), "{table}");
 }
 
 #[test]
@@ -185,7 +205,7 @@ fn baseline_verdicts() {
         serde_json::from_str(&stdout(&mlb(&["--reports", n, "--baseline", b, "--format", "json"]))).unwrap();
     let rows = json["baseline"]["comparisons"].as_array().unwrap();
     let verdicts: Vec<(&str, &str)> =
-        rows.iter().map(|r| (r["bench"].as_str().unwrap(), r["verdict"].as_str().unwrap())).collect();
+        rows.iter().map(|r| (r["label"].as_str().unwrap(), r["verdict"].as_str().unwrap())).collect();
     assert_eq!(verdicts, [("convnet", "faster"), ("vae", "slower"), ("wlm", "no_difference")]);
     assert!(close(&rows[0]["ratio"], 1.1));
     let csv = stdout(&mlb(&["--reports", n, "--baseline", b, "--format", "csv"]));

@@ -5,8 +5,10 @@ use super::vars::{UnknownVariable, Variables};
 use serde_json::Value;
 
 /// Every config of `job`: the cartesian product of its list-valued arguments
-/// (the first list varies slowest), arguments kept in file order, variables
-/// expanded in the command, argument names and string values.
+/// in the original launcher's order (it popped the last argument first, so
+/// the last list varies slowest and the first fastest), arguments kept in
+/// file order, variables expanded in the command, argument names and string
+/// values.
 pub fn configs(job: &Job, vars: &Variables) -> Result<Vec<JobConfig>, UnknownVariable> {
     let program = match &job.program {
         Program::Cmd(c) => Program::Cmd(vars.expand(c)?),
@@ -28,7 +30,8 @@ pub fn configs(job: &Job, vars: &Variables) -> Result<Vec<JobConfig>, UnknownVar
     for n in 0..total {
         let mut rest = n;
         let mut picked = vec![Value::Null; expanded.len()];
-        for (slot, (_, choices)) in picked.iter_mut().zip(&expanded).rev() {
+        // Mixed radix with the first argument as the fastest digit.
+        for (slot, (_, choices)) in picked.iter_mut().zip(&expanded) {
             *slot = choices[rest % choices.len()].clone();
             rest /= choices.len();
         }
@@ -71,7 +74,7 @@ mod tests {
     }
 
     #[test]
-    fn cartesian_product_in_file_order() {
+    fn cartesian_product_first_list_fastest() {
         let vars = Variables::new([("BASE".to_string(), "/b".to_string())], []);
         let j = job(vec![("--a", json!([1, 2])), ("--x", json!("$BASE/d")), ("--b", json!(["p", "q", "r"]))]);
         let c = configs(&j, &vars).unwrap();
@@ -79,12 +82,59 @@ mod tests {
         let pairs: Vec<(Value, Value)> = c.iter().map(|c| (c.args.0[0].1.clone(), c.args.0[2].1.clone())).collect();
         assert_eq!(
             pairs,
-            [(1, "p"), (1, "q"), (1, "r"), (2, "p"), (2, "q"), (2, "r")].map(|(a, b)| (json!(a), json!(b)))
+            [(1, "p"), (2, "p"), (1, "q"), (2, "q"), (1, "r"), (2, "r")].map(|(a, b)| (json!(a), json!(b)))
         );
         assert!(c.iter().all(|c| c.args.0[1] == ("--x".into(), json!("/b/d"))));
         assert_eq!(c[0].program, Program::Cmd("/b/run.sh".into()));
         assert_eq!((c[4].index, c[4].of), (5, 6));
-        assert_eq!(c[4].label(), "j[a=2 b=q]");
+        assert_eq!(c[4].label(), "j[a=1 b=r]");
+    }
+
+    /// The original launcher's `make_configs`, transcribed: pop the last
+    /// argument; a list value loops over its values, each recursing on what
+    /// is left. It returns each config's (name, value) picks in the order it
+    /// emitted them (reversed).
+    fn original_make_configs(
+        mut args: Vec<(String, Value)>,
+        current: Vec<(String, Value)>,
+    ) -> Vec<Vec<(String, Value)>> {
+        let Some((name, values)) = args.pop() else { return vec![current] };
+        let values = match values {
+            Value::Array(items) => items,
+            scalar => vec![scalar],
+        };
+        let mut out = Vec::new();
+        for v in values {
+            let mut next = current.clone();
+            next.push((name.clone(), v));
+            out.extend(original_make_configs(args.clone(), next));
+        }
+        out
+    }
+
+    #[test]
+    fn order_matches_the_original_launcher() {
+        let vars = Variables::new([("BASE".to_string(), "/b".to_string())], []);
+        let args = vec![
+            ("--arch", json!(["resnet18", "resnet50"])),
+            ("--lr", json!(0.1)),
+            ("--bs", json!([32, 64, 128])),
+            ("--opt", json!(["sgd", "adam"])),
+        ];
+        let original = original_make_configs(args.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(), vec![]);
+        let ours = configs(&job(args), &vars).unwrap();
+        assert_eq!(ours.len(), original.len());
+        for (k, (o, c)) in original.iter().zip(&ours).enumerate() {
+            let mut o: Vec<(String, Value)> = o.clone();
+            o.reverse(); // the original emitted arguments last first; mlb keeps file order
+            assert_eq!(o, c.args.0, "config {}", k + 1);
+            assert_eq!(c.index, k + 1);
+        }
+        // The last list (--opt) varies slowest, the first (--arch) fastest.
+        assert_eq!(ours[0].label(), "j[arch=resnet18 bs=32 opt=sgd]");
+        assert_eq!(ours[1].label(), "j[arch=resnet50 bs=32 opt=sgd]");
+        assert_eq!(ours[2].label(), "j[arch=resnet18 bs=64 opt=sgd]");
+        assert_eq!(ours[6].label(), "j[arch=resnet18 bs=32 opt=adam]");
     }
 
     #[test]

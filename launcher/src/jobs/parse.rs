@@ -2,7 +2,7 @@
 
 use super::error::JobsError;
 use super::model::{Job, Program, RawJob};
-use super::render::{is_option, value};
+use super::render::{is_option, shell_words, value};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -112,6 +112,20 @@ fn check_arg(key: &str, v: &Value, cmd: bool) -> Result<(), String> {
     if cmd && !is_option(key) && !value(v).is_empty() {
         return Err("a positional argument (a key not starting with `-`) takes the empty value \"\"".into());
     }
+    if cmd {
+        let texts = std::iter::once(key).chain(match v {
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            other => other.as_str().into_iter().collect::<Vec<_>>(),
+        });
+        for text in texts {
+            if shell_words(text).is_none() {
+                return Err(format!(
+                    "`{text}` has an unclosed quote, and a command's arguments are split into words as the \
+                     original's shell split them; fix: close the quote or escape it with a backslash"
+                ));
+            }
+        }
+    }
     Ok(())
 }
 
@@ -165,6 +179,9 @@ mod tests {
         assert!(e.contains("`d`: argument `--a`: an empty list"), "{e}");
         let e = err("f.json", r#"[{"name": "e", "cmd": "x", "args": {"pos": 3}}]"#);
         assert!(e.contains("positional"), "{e}");
+        let e = err("f.json", r#"[{"name": "q", "cmd": "x", "args": {"--title": ["ok", "it's"]}}]"#);
+        assert!(e.contains("`q`: argument `--title`: `it's` has an unclosed quote"), "{e}");
+        parse(Path::new("f.json"), r#"[{"name": "q", "plugin": "spin", "args": {"title": "it's"}}]"#).unwrap();
         parse(Path::new("f.json"), r#"[{"name": "e", "plugin": "spin", "args": {"repeat": 3}}]"#).unwrap();
         let e = err("f.json", r#"[{"name": "f", "cmd": "x", "cgroup": "gpu"}]"#);
         assert!(e.starts_with("f.json:1:") && e.contains("unknown variant `gpu`"), "{e}");

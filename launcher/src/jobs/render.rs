@@ -1,6 +1,7 @@
 //! Argument values and command lines rendered as the original suite rendered
 //! them: integers as `256`, floats as `0.1`, `21.80` as `21.8`, `""` as a bare
-//! flag.
+//! flag, and the words a POSIX shell made of them (the original ran each
+//! command line through `sh`: unquoted text split at blanks, quotes removed).
 
 use super::model::Args;
 use serde_json::Value;
@@ -32,19 +33,40 @@ pub fn is_option(key: &str) -> bool {
     key.starts_with('-')
 }
 
-/// The command-line words of `args` in file order: `--key value`, a bare
-/// `--key` for an empty value, a bare positional for a key that is not an
-/// option (its value must then be empty).
+/// The words a POSIX shell makes of `text`: split at unquoted blanks, quotes
+/// and backslashes removed (no expansion: mlb expands variables itself).
+/// `None` when the shell would refuse it (an unclosed quote).
+pub fn shell_words(text: &str) -> Option<Vec<String>> {
+    shlex::split(text)
+}
+
+/// The command-line words of a `cmd` job's `args`, in file order, as the
+/// original's shell passed them: `--key value`, a bare `--key` for an empty
+/// value, a bare positional for a key that is not an option (its value must
+/// then be empty). Keys and string values are split into shell words
+/// (`"256 256 128 64"` gives four words, `"\"a b\""` one). A text the shell
+/// would have refused, which validation keeps out of jobs files but an
+/// expanded variable may bring in, is passed as one word.
 pub fn argv(args: &Args) -> Vec<String> {
     let mut out = Vec::new();
     for (k, v) in &args.0 {
-        out.push(k.clone());
-        let text = value(v);
-        if !text.is_empty() {
-            out.push(text);
+        for text in [k.clone(), raw(v)] {
+            match shell_words(&text) {
+                Some(words) => out.extend(words),
+                None => out.push(text),
+            }
         }
     }
     out
+}
+
+/// A value as the text put on the shell's command line: strings as written,
+/// other scalars as [`value`] renders them.
+fn raw(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => value(other),
+    }
 }
 
 #[cfg(test)]
@@ -69,12 +91,30 @@ mod tests {
             ("--repeat".into(), json!(15)),
             ("--cuda".into(), json!("")),
             ("-l".into(), json!(0.0005)),
-            ("--layers".into(), json!("256 256 128 64")),
+            ("--env-name".into(), json!("\"PongNoFrameskip-v4\"")),
         ]);
         assert_eq!(
             argv(&args),
-            ["/data/train", "--repeat", "15", "--cuda", "-l", "0.0005", "--layers", "256 256 128 64"]
+            ["/data/train", "--repeat", "15", "--cuda", "-l", "0.0005", "--env-name", "PongNoFrameskip-v4"]
         );
         assert!(is_option("-l") && !is_option("/data"));
+    }
+
+    #[test]
+    fn values_split_into_words_as_the_shell_did() {
+        // The recom job of both original baselines files.
+        let recom = Args(vec![("--layers".into(), json!("256 256 128 64")), ("-f".into(), json!(64))]);
+        assert_eq!(argv(&recom), ["--layers", "256", "256", "128", "64", "-f", "64"]);
+        let quoted = Args(vec![
+            ("--title".into(), json!("\"a  b\"")),
+            ("--name".into(), json!("'it''s'  x\\ y")),
+            ("--empty-word".into(), json!("''")),
+            ("--blank".into(), json!("   ")),
+        ]);
+        assert_eq!(argv(&quoted), ["--title", "a  b", "--name", "its", "x y", "--empty-word", "", "--blank"]);
+        // A text the shell would refuse stays one word.
+        let open = Args(vec![("--path".into(), json!("/data/O'Brien"))]);
+        assert_eq!(argv(&open), ["--path", "/data/O'Brien"]);
+        assert_eq!(shell_words("a 'b"), None);
     }
 }

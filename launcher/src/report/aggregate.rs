@@ -1,16 +1,22 @@
-//! From the entries read to the whole report: suite selection, failures,
-//! per-bench table, score, per-GPU tables, baseline comparison and notes.
+//! From the entries read to the whole report: suite selection, the checks,
+//! the rows (per config and per bench), the score, per-GPU tables, the
+//! baseline comparison, warnings and notes.
 
 use super::baseline::{compare, Comparison};
-use super::entry::{Entry, Outcome};
+use super::entry::Entry;
 use super::error::ReportError;
+use super::judge::{judge, Check, Rule};
 use super::per_gpu::{per_gpu, GpuTables};
 use super::read::{Reading, Unreadable};
-use super::score::{bench_rows, is_multi_gpu, score, BenchRow, Score, MULTI_GPU};
+use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
+use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
 use super::targets::Targets;
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+/// The unit of every throughput figure (`train_item.avg`).
+pub const UNIT: &str = "items/s";
 
 /// What the report is asked for, besides the folder.
 #[derive(Clone, Debug, Default)]
@@ -23,28 +29,34 @@ pub struct Options {
     pub price: Option<f64>,
     /// The number of GPUs the machine has, checked against the devices found.
     pub gpu_total: Option<usize>,
+    /// Which checks decide failures: the original's (default) or mlb's stricter ones.
+    pub rule: Rule,
+    /// Rows of the native views: per config (default) or per bench.
+    pub grouping: Grouping,
 }
 
-/// A failed entry, listed with its file and cause.
+/// A failed (or disputed) entry, listed with its file and cause.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FailureRow {
     /// The report file.
     pub file: PathBuf,
-    /// Bench name.
-    pub bench: String,
+    /// Bench name (`None` for a null name).
+    pub bench: Option<String>,
     /// Visible device(s).
     pub vcd: Option<String>,
-    /// Cause (`failure.cause`, or `nan`, `incomplete`, `no_throughput`).
+    /// The check it fails.
+    pub check: Check,
+    /// Cause (`failure.cause` of an mlb record, else the check's words).
     pub cause: String,
     /// What happened.
     pub message: String,
 }
 
-/// One successful run, for the spread chart.
+/// One counted run with a finite throughput, for the spread chart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
-    /// Bench name.
-    pub bench: String,
+    /// Row label.
+    pub label: String,
     /// Visible device(s).
     pub vcd: Option<String>,
     /// `train_item.avg`.
@@ -58,7 +70,7 @@ pub struct BaselineReport {
     pub reports: PathBuf,
     /// Files of it that could not be read.
     pub unreadable: Vec<Unreadable>,
-    /// One row per bench present on both sides.
+    /// One comparison per row present on both sides.
     pub comparisons: Vec<Comparison>,
 }
 
@@ -73,21 +85,36 @@ pub struct Report {
     pub targets: Option<String>,
     /// Report files found.
     pub files: usize,
+    /// The unit of the throughput figures.
+    pub unit: &'static str,
+    /// Which checks decide failures.
+    pub rule: Rule,
+    /// How `rows` are grouped.
+    pub grouping: Grouping,
     /// Files that could not be read, with the reason.
     pub unreadable: Vec<Unreadable>,
-    /// Failed entries.
-    pub failures: Vec<FailureRow>,
-    /// Per-bench table.
-    pub benches: Vec<BenchRow>,
+    /// The results table: one row per config (or per bench).
+    pub rows: Vec<Row>,
+    /// The score's table: one row per bench, every config pooled, as the original.
+    pub benches: Vec<Row>,
     /// Score; none without targets.
     pub score: Option<Score>,
+    /// The score under the other rule (the original's with `--strict`, the
+    /// stricter one without); none without targets.
+    pub other_score: Option<Score>,
+    /// Failed entries.
+    pub failures: Vec<FailureRow>,
+    /// Entries the original counts and mlb's stricter check fails.
+    pub stricter: Vec<FailureRow>,
+    /// Warnings: where mlb's stricter check disagrees with these figures.
+    pub warnings: Vec<String>,
     /// Per-GPU relative tables and flags.
     pub per_gpu: GpuTables,
     /// Comparison with a baseline.
     pub baseline: Option<BaselineReport>,
     /// Things the reader should know (missing targets, left-out entries...).
     pub notes: Vec<String>,
-    /// Successful runs (for charts; not serialised).
+    /// Counted runs with a finite throughput (for charts; not serialised).
     #[serde(skip)]
     pub runs: Vec<Run>,
 }
@@ -111,7 +138,7 @@ fn select(entries: Vec<Entry>, suite: Option<&str>) -> Selection {
                 continue;
             }
         }
-        if is_multi_gpu(&entry.name) {
+        if entry.name.as_deref().is_some_and(is_multi_gpu) {
             sel.multi_gpu += 1;
         } else {
             sel.kept.push(entry);
@@ -131,6 +158,43 @@ fn in_suite(entry: &Entry, suite: &str) -> bool {
     }
 }
 
+/// The tables, score and lists of one rule, over judged entries.
+struct Figures {
+    rows: Vec<Row>,
+    benches: Vec<Row>,
+    score: Option<Score>,
+    failures: usize,
+}
+
+/// The rows of the report's grouping and the per-bench ones of the score.
+struct Layouts<'a> {
+    rows: Layout<'a>,
+    benches: Layout<'a>,
+}
+
+impl<'a> Layouts<'a> {
+    fn of(judged: &[Judged<'a>], grouping: Grouping) -> Self {
+        let benches = layout(judged, Grouping::Bench);
+        let rows = match grouping {
+            Grouping::Bench => benches.clone(),
+            Grouping::Config => layout(judged, Grouping::Config),
+        };
+        Layouts { rows, benches }
+    }
+}
+
+fn figures(judged: &[Judged], layouts: &Layouts, opts: &Options, rule: Rule) -> Figures {
+    let targets = opts.targets.as_ref();
+    let benches = rows(judged, &layouts.benches, targets, rule);
+    let rows = match opts.grouping {
+        Grouping::Bench => benches.clone(),
+        Grouping::Config => rows(judged, &layouts.rows, targets, rule),
+    };
+    let failures = judged.iter().filter(|j| rule.fails(j.check)).count();
+    let score = targets.map(|_| score(&benches, judged.len(), failures, opts.price));
+    Figures { rows, benches, score, failures }
+}
+
 /// Builds the report from what was read in `dir` (and in the baseline
 /// folder). Errs when no entry is left to report on.
 pub fn aggregate(
@@ -143,32 +207,44 @@ pub fn aggregate(
     if sel.kept.is_empty() {
         return Err(empty(dir, reading.files, &reading.unreadable, &sel, opts));
     }
-    let kept: Vec<&Entry> = sel.kept.iter().collect();
-    let benches = bench_rows(&kept, opts.targets.as_ref());
+    let checks = judge(&sel.kept);
+    let judged: Vec<Judged> = sel.kept.iter().zip(checks).map(|(entry, check)| Judged { entry, check }).collect();
+    let rule = opts.rule;
+    let layouts = Layouts::of(&judged, opts.grouping);
+    let mine = figures(&judged, &layouts, opts, rule);
+    let other = figures(&judged, &layouts, opts, rule.other());
+    let failures = listed(&judged, |j| rule.fails(j.check));
+    let stricter = listed(&judged, |j| j.disputed());
     let mut report = Report {
         reports: dir.to_path_buf(),
         suite: opts.suite.clone(),
         targets: opts.targets.as_ref().map(|t| t.source.clone()),
         files: reading.files,
+        unit: UNIT,
+        rule,
+        grouping: opts.grouping,
         unreadable: reading.unreadable,
-        failures: failures(&kept),
-        score: score(&benches, opts.price),
-        per_gpu: per_gpu(&kept),
+        warnings: warnings(&stricter, rule, mine.score.as_ref(), other.score.as_ref(), other.failures),
+        failures,
+        stricter,
+        per_gpu: per_gpu(&judged, &layouts.rows, rule),
         baseline: None,
         notes: Vec::new(),
-        runs: kept
-            .iter()
-            .filter_map(|e| e.throughput().map(|value| Run { bench: e.name.clone(), vcd: e.vcd.clone(), value }))
-            .collect(),
-        benches,
+        runs: runs(&judged, &layouts.rows, rule),
+        rows: mine.rows,
+        benches: mine.benches,
+        score: mine.score,
+        other_score: other.score,
     };
     report.notes = notes(&report, &sel, opts);
     if let Some((base_dir, base_reading)) = baseline {
         let base_sel = select(base_reading.entries, opts.suite.as_deref());
-        let base_entries: Vec<&Entry> = base_sel.kept.iter().collect();
-        let comparisons = compare(&report.benches, &bench_rows(&base_entries, None));
+        let base_checks = judge(&base_sel.kept);
+        let base: Vec<Judged> =
+            base_sel.kept.iter().zip(base_checks).map(|(entry, check)| Judged { entry, check }).collect();
+        let comparisons = compare(&report.rows, &rows(&base, &layout(&base, opts.grouping), None, rule));
         if comparisons.is_empty() {
-            report.notes.push(format!("the baseline {} has no bench in common with this report", base_dir.display()));
+            report.notes.push(format!("the baseline {} has no row in common with this report", base_dir.display()));
         }
         report.baseline =
             Some(BaselineReport { reports: base_dir.to_path_buf(), unreadable: base_reading.unreadable, comparisons });
@@ -176,20 +252,78 @@ pub fn aggregate(
     Ok(report)
 }
 
-fn failures(entries: &[&Entry]) -> Vec<FailureRow> {
-    entries
+/// The entries `pick` selects, as failure rows sorted by file.
+fn listed(judged: &[Judged], pick: impl Fn(&Judged) -> bool) -> Vec<FailureRow> {
+    let mut out: Vec<FailureRow> = judged
         .iter()
-        .filter_map(|e| match &e.outcome {
-            Outcome::Ok(_) => None,
-            Outcome::Failed { cause, message } => Some(FailureRow {
+        .filter(|j| pick(j))
+        .filter_map(|j| {
+            let check = j.check?;
+            let e = j.entry;
+            let (cause, message) = match (&e.failure, check) {
+                (Some((cause, message)), Check::Incomplete) => (cause.clone(), message.clone()),
+                _ => (check.label().to_string(), check.message().to_string()),
+            };
+            Some(FailureRow {
                 file: e.file.to_path_buf(),
                 bench: e.name.clone(),
                 vcd: e.vcd.clone(),
-                cause: cause.clone(),
-                message: message.clone(),
-            }),
+                check,
+                cause,
+                message,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.file.cmp(&b.file));
+    out
+}
+
+fn runs(judged: &[Judged], layout: &Layout, rule: Rule) -> Vec<Run> {
+    judged
+        .iter()
+        .zip(&layout.of_entry)
+        .filter_map(|(j, row)| {
+            let value = j.value(rule).filter(|v| v.is_finite())?;
+            Some(Run { label: layout.rows[(*row)?].label.clone(), vcd: j.entry.vcd.clone(), value })
         })
         .collect()
+}
+
+/// The warning lines: entries the two rules judge differently, and what
+/// the other rule makes of the score.
+fn warnings(
+    stricter: &[FailureRow],
+    rule: Rule,
+    score: Option<&Score>,
+    other: Option<&Score>,
+    other_failures: usize,
+) -> Vec<String> {
+    if stricter.is_empty() {
+        return Vec::new();
+    }
+    let mut kinds: BTreeMap<Check, usize> = BTreeMap::new();
+    for f in stricter {
+        *kinds.entry(f.check).or_default() += 1;
+    }
+    let kinds: Vec<String> = kinds.iter().map(|(c, n)| format!("{}: {n}", c.label())).collect();
+    let n = stricter.len();
+    let scores = match (score, other) {
+        (Some(s), Some(o)) => format!(" (score {:.3} instead of {:.3})", o.score, s.score),
+        _ => String::new(),
+    };
+    vec![match rule {
+        Rule::Original => format!(
+            "{n} entries count in these figures, as the original counts them, but fail mlb's stricter check \
+             ({}): see the `stricter` column and *Stricter check*; --strict makes them failures \
+             ({other_failures} failures in all){scores}",
+            kinds.join(", ")
+        ),
+        Rule::Strict => format!(
+            "--strict: {n} entries that the original counts are failures here ({}); the original's \
+             figures have {other_failures} failures in all{scores}",
+            kinds.join(", ")
+        ),
+    }]
 }
 
 fn notes(report: &Report, sel: &Selection, opts: &Options) -> Vec<String> {
@@ -201,6 +335,13 @@ fn notes(report: &Report, sel: &Selection, opts: &Options) -> Vec<String> {
             MULTI_GPU.join(", ")
         ));
     }
+    let null_names = sel.kept.iter().filter(|e| e.name.is_none()).count();
+    if null_names > 0 {
+        notes.push(format!(
+            "{null_names} entries have a null name (the original launcher's failure records without --name): \
+             in no table, but counted in results and failures, as the original counted them"
+        ));
+    }
     match &opts.targets {
         None => notes.push(
             "no target table: pass --gpu-model V100|RTX|MI50 or --targets FILE for perf, passes and the score".into(),
@@ -208,21 +349,34 @@ fn notes(report: &Report, sel: &Selection, opts: &Options) -> Vec<String> {
         Some(t) => {
             let found: BTreeSet<&str> = report.benches.iter().map(|b| b.bench.as_str()).collect();
             for row in report.benches.iter().filter(|b| b.target.is_none()) {
-                notes.push(format!("bench `{}` has no target in {}: left out of the score", row.bench, t.source));
+                notes.push(format!(
+                    "bench `{}` has no target in {}: it fails perf_pass and sd%_pass and counts in PM and ST, \
+                     as in the original",
+                    row.bench, t.source
+                ));
             }
             let missing: Vec<&str> =
                 t.benches.keys().map(String::as_str).filter(|b| !found.contains(b) && !is_multi_gpu(b)).collect();
             if !missing.is_empty() {
                 notes.push(format!("benches of {} without any report: {}", t.source, missing.join(", ")));
             }
+            if report.score.as_ref().is_some_and(|s| s.pg_benches == 0) {
+                notes.push("no bench has a perf: PG is 1, as the original computed it (an empty product)".into());
+            }
         }
     }
+    let devices = &report.per_gpu.devices;
+    if devices.len() == 1 {
+        notes.push(format!("one GPU ({}): no per-GPU relative tables", devices[0].id));
+    }
     if let Some(total) = opts.gpu_total {
-        let found = report.per_gpu.devices.len();
-        if found != total {
-            let ids: Vec<&str> = report.per_gpu.devices.iter().map(|d| d.id.as_str()).collect();
-            notes
-                .push(format!("--gputotal {total}, but single-GPU reports name {found} device(s): {}", ids.join(", ")));
+        if devices.len() != total {
+            let ids: Vec<&str> = devices.iter().map(|d| d.id.as_str()).collect();
+            notes.push(format!(
+                "--gputotal {total}, but single-GPU reports name {} device(s): {}",
+                devices.len(),
+                ids.join(", ")
+            ));
         }
     }
     notes
@@ -259,17 +413,22 @@ fn empty(dir: &Path, files: usize, unreadable: &[Unreadable], sel: &Selection, o
 
 #[cfg(test)]
 mod tests {
+    use super::super::entry::Losses;
     use super::*;
     use std::sync::Arc;
 
     fn entry(file: &str, suite: Option<&str>, name: &str) -> Entry {
         Entry {
             file: Arc::from(Path::new(file)),
-            name: name.into(),
+            name: Some(name.into()),
             suite: suite.map(str::to_string),
             vcd: Some("0".into()),
             gpu: None,
-            outcome: Outcome::Ok(1.0),
+            completed: Some(true),
+            failure: None,
+            avg: Some(1.0),
+            losses: Losses::default(),
+            args: vec![],
         }
     }
 
@@ -322,10 +481,31 @@ mod tests {
         assert_eq!(
             report.notes,
             [
-                "bench `mystery` has no target in t.csv: left out of the score",
+                "bench `mystery` has no target in t.csv: it fails perf_pass and sd%_pass and counts in PM and ST, \
+                 as in the original",
                 "benches of t.csv without any report: wlm",
+                "one GPU (0): no per-GPU relative tables",
                 "--gputotal 8, but single-GPU reports name 1 device(s): 0",
             ]
         );
+    }
+
+    #[test]
+    fn warnings_and_the_strict_rule() {
+        let mut inf = entry("b.json", None, "vae");
+        inf.losses.infinite = true;
+        inf.avg = Some(3.0);
+        let reading = Reading { files: 2, entries: vec![entry("a.json", None, "vae"), inf], unreadable: vec![] };
+        let targets = Targets::parse("t.csv", "bench,target,perf_target,sd_target\nvae,1,0.5,0.1\n").unwrap();
+        let opts = Options { targets: Some(targets), ..Options::default() };
+        let report = aggregate(Path::new("d"), reading, None, &opts).unwrap();
+        assert_eq!((report.failures.len(), report.stricter.len(), report.rows[0].stricter), (0, 1, 1));
+        assert_eq!(report.rows[0].sample.mean, Some(2.0));
+        assert_eq!(report.warnings.len(), 1);
+        let w = &report.warnings[0];
+        assert!(w.starts_with("1 entries count in these figures") && w.contains("(infinite loss: 1)"), "{w}");
+        // BF 0 with --strict: 1 failure of 2.
+        assert!(w.contains("(1 failures in all) (score 0.000 instead of"), "{w}");
+        assert_eq!(report.other_score.as_ref().unwrap().bf, 0);
     }
 }

@@ -1,5 +1,6 @@
 //! `mlb report` options.
 
+use super::rows::Grouping;
 use super::targets::GpuModel;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -69,4 +70,17 @@ pub struct ReportArgs {
     /// reports name a different number of devices.
     #[arg(long, value_name = "N")]
     pub gputotal: Option<usize>,
+
+    /// Judge failures by mlb's stricter check instead of the original's: a
+    /// NaN loss right after another failing entry, an infinite loss and a
+    /// NaN, infinite or missing throughput also fail (by default they count,
+    /// as in the original, with a warning).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Rows of the results, per-GPU and baseline tables: one per config
+    /// (`convnet[arch=resnet18]`), or one per bench with every config pooled
+    /// as the original did. The score always pools per bench.
+    #[arg(long, value_enum, value_name = "ROWS", default_value_t = Grouping::Config)]
+    pub rows: Grouping,
 }

@@ -1,7 +1,8 @@
-//! `--baseline DIR`: each bench's mean against the same bench in an earlier
-//! set of reports, with a verdict from the 95% confidence intervals.
+//! `--baseline DIR`: each row's mean (a config's, or a bench's with
+//! `--rows bench`) against the same row in an earlier set of reports, with a
+//! verdict from the 95% confidence intervals.
 
-use super::score::BenchRow;
+use super::rows::Row;
 use super::stats::Sample;
 use serde::Serialize;
 
@@ -31,11 +32,11 @@ impl Verdict {
     }
 }
 
-/// One bench, now and in the baseline.
+/// One row, now and in the baseline.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
-    /// Bench name.
-    pub bench: String,
+    /// Row label.
+    pub label: String,
     /// This report's statistics.
     pub current: Sample,
     /// The baseline's statistics.
@@ -56,18 +57,18 @@ pub fn verdict(current: &Sample, baseline: &Sample) -> Verdict {
     }
 }
 
-/// Compares the benches present (with a successful run) on both sides.
-pub fn compare(current: &[BenchRow], baseline: &[BenchRow]) -> Vec<Comparison> {
+/// Compares the rows present (with a mean) on both sides.
+pub fn compare(current: &[Row], baseline: &[Row]) -> Vec<Comparison> {
     current
         .iter()
         .filter_map(|row| {
-            let now = row.sample?;
-            let before = baseline.iter().find(|b| b.bench == row.bench)?.sample?;
+            let now = row.sample;
+            let before = baseline.iter().find(|b| b.label == row.label)?.sample;
             Some(Comparison {
-                bench: row.bench.clone(),
+                label: row.label.clone(),
                 current: now,
                 baseline: before,
-                ratio: now.mean / before.mean,
+                ratio: now.mean? / before.mean?,
                 verdict: verdict(&now, &before),
             })
         })
@@ -79,7 +80,7 @@ mod tests {
     use super::*;
 
     fn s(values: &[f64]) -> Sample {
-        Sample::of(values).unwrap()
+        Sample::of(values)
     }
 
     #[test]
@@ -99,10 +100,13 @@ mod tests {
 
     #[test]
     fn compares_common_benches() {
-        let row = |bench: &str, values: &[f64]| BenchRow {
-            bench: bench.into(),
+        let row = |label: &str, values: &[f64]| Row {
+            label: label.into(),
+            bench: label.into(),
+            args: Default::default(),
             results: values.len(),
             failures: 0,
+            stricter: 0,
             sample: Sample::of(values),
             target: None,
             perf: None,
@@ -114,6 +118,6 @@ mod tests {
         let before = [row("a", &[99.0, 100.0, 101.0]), row("c", &[5.0, 5.0])];
         let cmp = compare(&now, &before);
         assert_eq!(cmp.len(), 1);
-        assert_eq!((cmp[0].bench.as_str(), cmp[0].ratio, cmp[0].verdict), ("a", 1.1, Verdict::Faster));
+        assert_eq!((cmp[0].label.as_str(), cmp[0].ratio, cmp[0].verdict), ("a", 1.1, Verdict::Faster));
     }
 }

@@ -1,117 +1,472 @@
-//! One report entry as the report tool sees it: which bench, which device,
-//! and either a throughput or the reason it failed.
+//! One report entry as the report tool sees it: which bench and config,
+//! which device, whether it completed, its losses and its throughput.
+//!
+//! Only the fields the report needs are read, in one pass over each object
+//! (no intermediate `Value`): `name`, `suite`, `vcd`, `gpu`, `completed`,
+//! `failure`, `train_item.avg`, `batch_loss`, and the scalar arguments of
+//! the config. Numbers may be the original's `NaN`/`Infinity` tokens (read
+//! through [`tolerant`](super::tolerant)'s markers) or `null`.
 
+use super::tolerant::marker_value;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::Value;
+use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
+
+/// Keys that describe the instance, run, host or result rather than the
+/// config: they never split a bench into configs. Sorted.
+pub const NOT_CONFIG: &[&str] = &[
+    "backend",
+    "batch_loss",
+    "completed",
+    "cpu_cores",
+    "cuda",
+    "data",
+    "dataset_dir",
+    "devices",
+    "end_time",
+    "epoch_loss",
+    "failure",
+    "gpu",
+    "hostname",
+    "items",
+    "jr_id",
+    "metrics",
+    "name",
+    "ngpu",
+    "no_cuda",
+    "provenance",
+    "report",
+    "run_id",
+    "seed",
+    "start_time",
+    "suite",
+    "train",
+    "train_item",
+    "unique_id",
+    "vcd",
+    "version",
+];
+
+/// Whether `key` is one of [`NOT_CONFIG`] (sorted: a binary search).
+fn not_config(key: &str) -> bool {
+    NOT_CONFIG.binary_search(&key).is_ok()
+}
 
 /// A report entry, read from `file`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
     /// The file it was read from (shared by the entries of one file).
     pub file: Arc<Path>,
-    /// Bench (job) name.
-    pub name: String,
-    /// Suite name, when the report holds one (the original's did not).
+    /// Bench (job) name; `None` for `"name": null` (the original launcher's
+    /// failure records without `--name`).
+    pub name: Option<String>,
+    /// Suite name, when the report holds one.
     pub suite: Option<String>,
-    /// Visible device(s): `"3"` or `"0,1,2,3"`.
+    /// Visible device(s): `"3"` or `"0,1,2,3"` (a single numeric id is
+    /// written in its plain decimal form, as the original's `int()` read it).
     pub vcd: Option<String>,
     /// Device name, when the report holds one.
     pub gpu: Option<String>,
-    /// Throughput or failure.
-    pub outcome: Outcome,
+    /// `completed`, as Python's truth value, when the entry holds the key.
+    pub completed: Option<bool>,
+    /// `failure.cause` and `failure.message` of an mlb failure record.
+    pub failure: Option<(String, String)>,
+    /// `train_item.avg` (may be NaN or infinite); `None` when missing or null.
+    pub avg: Option<f64>,
+    /// What `batch_loss` holds.
+    pub losses: Losses,
+    /// The config's scalar arguments (keys not in [`NOT_CONFIG`]), sorted by key.
+    pub args: Vec<(String, Value)>,
 }
 
-/// What an entry measured.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
-    /// `train_item.avg`, in items per second.
-    Ok(f64),
-    /// The entry is a failure and stays out of the statistics.
-    Failed {
-        /// `failure.cause` of an mlb record, or what the report tool found.
-        cause: String,
-        /// What happened.
-        message: String,
-    },
+/// What an entry's `batch_loss` holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Losses {
+    /// A NaN value.
+    pub nan: bool,
+    /// An infinite value.
+    pub infinite: bool,
+    /// A `null` (mlb's strict JSON writes a non-finite loss as `null`).
+    pub null: bool,
+}
+
+impl Losses {
+    /// What the original's NaN check (`math.isnan`) finds; a `null`, which
+    /// only mlb writes and only for a non-finite loss, counts as a NaN.
+    pub fn nan_or_null(&self) -> bool {
+        self.nan || self.null
+    }
 }
 
 impl Entry {
-    /// The throughput of a successful entry.
-    pub fn throughput(&self) -> Option<f64> {
-        match self.outcome {
-            Outcome::Ok(v) => Some(v),
-            Outcome::Failed { .. } => None,
-        }
-    }
-
     /// The single device of a single-GPU entry (`vcd` without a comma).
     pub fn single_device(&self) -> Option<&str> {
         self.vcd.as_deref().filter(|v| !v.contains(','))
     }
+
+    /// The bench name, or `(null)` for a null name.
+    pub fn bench_label(&self) -> &str {
+        self.name.as_deref().unwrap_or("(null)")
+    }
 }
 
-/// The fields of a report file that the report tool reads; others are
-/// skipped. Non-finite numbers arrive as `null` (see `tolerant`).
-#[derive(Debug, Deserialize)]
+/// A `vcd` as written: a single numeric id in its plain decimal form.
+fn normalise_vcd(text: String) -> String {
+    match text.trim().parse::<u64>() {
+        Ok(id) => id.to_string(),
+        Err(_) => text,
+    }
+}
+
+/// An entry as parsed, before it knows its file. `name` is `None` when the
+/// key is missing (the entry is refused), `Some(None)` for `null`.
+#[derive(Debug, Default)]
 pub struct RawEntry {
-    name: Option<String>,
+    name: Option<Option<String>>,
     suite: Option<String>,
-    vcd: Option<Vcd>,
+    vcd: Option<String>,
     gpu: Option<String>,
     completed: Option<bool>,
-    train_item: Option<RawThroughput>,
-    batch_loss: Option<Vec<Option<f64>>>,
-    failure: Option<RawFailure>,
-}
-
-#[derive(Debug, Deserialize)]
-struct RawThroughput {
+    failure: Option<(String, String)>,
     avg: Option<f64>,
+    losses: Losses,
+    args: Vec<(String, Value)>,
 }
 
-#[derive(Debug, Deserialize)]
+impl RawEntry {
+    /// The entry of `file`; errs when it has no `name` key (the original
+    /// could not read it either).
+    pub fn into_entry(self, file: &Arc<Path>) -> Result<Entry, &'static str> {
+        let name = self.name.ok_or("an entry has no `name`")?;
+        let mut args = self.args;
+        args.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Entry {
+            file: file.clone(),
+            name,
+            suite: self.suite,
+            vcd: self.vcd.map(normalise_vcd),
+            gpu: self.gpu,
+            completed: self.completed,
+            failure: self.failure,
+            avg: self.avg,
+            losses: self.losses,
+            args,
+        })
+    }
+}
+
+/// The keys the report reads; any other key is a config argument candidate.
+enum Key<'a> {
+    Name,
+    Suite,
+    Vcd,
+    Gpu,
+    Completed,
+    Failure,
+    TrainItem,
+    BatchLoss,
+    Other(std::borrow::Cow<'a, str>),
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key::known(v).unwrap_or(Key::Other(v.into())))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key::known(v).unwrap_or_else(|| Key::Other(v.to_string().into())))
+            }
+        }
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+impl Key<'_> {
+    fn known(key: &str) -> Option<Self> {
+        Some(match key {
+            "name" => Key::Name,
+            "suite" => Key::Suite,
+            "vcd" => Key::Vcd,
+            "gpu" => Key::Gpu,
+            "completed" => Key::Completed,
+            "failure" => Key::Failure,
+            "train_item" => Key::TrainItem,
+            "batch_loss" => Key::BatchLoss,
+            _ => return None,
+        })
+    }
+}
+
+/// A [`RawEntry`] parsed from strict JSON (`TOLERANT = false`: numbers
+/// are finite, so the losses are skipped unparsed but for `null`) or from
+/// text whose non-finite tokens became [`tolerant`](super::tolerant)'s
+/// markers (`TOLERANT = true`).
+pub struct Parsed<const TOLERANT: bool>(pub RawEntry);
+
+impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct EntryVisitor<const T: bool>;
+        impl<'de, const T: bool> Visitor<'de> for EntryVisitor<T> {
+            type Value = Parsed<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a report object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed<T>, A::Error> {
+                let mut e = RawEntry::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Name => e.name = Some(map.next_value::<Option<String>>()?),
+                        Key::Suite => e.suite = map.next_value::<Option<Text>>()?.map(|t| t.0),
+                        Key::Vcd => e.vcd = map.next_value::<Option<Text>>()?.map(|t| t.0),
+                        Key::Gpu => e.gpu = map.next_value::<Option<Text>>()?.map(|t| t.0),
+                        Key::Completed => e.completed = Some(map.next_value::<Shallow>()?.truth()),
+                        Key::Failure => e.failure = map.next_value::<Option<RawFailure>>()?.map(RawFailure::pair),
+                        Key::TrainItem => e.avg = map.next_value::<Option<RawThroughput>>()?.and_then(|t| t.avg.0),
+                        Key::BatchLoss => e.losses = map.next_value::<LossScan<T>>()?.0,
+                        // Skipped unread (serde_json's fast path) unless it
+                        // may be a config argument.
+                        Key::Other(k) if not_config(&k) => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                        Key::Other(k) => {
+                            if let Some(v) = map.next_value::<Shallow>()?.scalar() {
+                                e.args.push((k.into_owned(), v));
+                            }
+                        }
+                    }
+                }
+                Ok(Parsed(e))
+            }
+        }
+        d.deserialize_map(EntryVisitor::<TOLERANT>)
+    }
+}
+
+#[derive(Deserialize)]
+struct RawThroughput {
+    #[serde(default)]
+    avg: Num,
+}
+
+#[derive(Deserialize)]
 struct RawFailure {
     cause: Option<String>,
     message: Option<String>,
 }
 
-/// `vcd` is a string; very old reports may hold a bare number.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum Vcd {
-    Text(String),
-    Number(u64),
+impl RawFailure {
+    fn pair(self) -> (String, String) {
+        (self.cause.unwrap_or_else(|| "incomplete".into()), self.message.unwrap_or_default())
+    }
 }
 
-impl RawEntry {
-    /// Classifies the entry (compat §6 step 2): `completed == false` and a
-    /// NaN (or infinite) value in `batch_loss` are failures; so is an entry
-    /// without a usable `train_item.avg`. Errs when the entry has no name.
-    pub fn into_entry(self, file: &Arc<Path>) -> Result<Entry, &'static str> {
-        let name = self.name.ok_or("an entry has no `name`")?;
-        let outcome = if self.completed == Some(false) {
-            let failure = self.failure.unwrap_or(RawFailure { cause: None, message: None });
-            Outcome::Failed {
-                cause: failure.cause.unwrap_or_else(|| "incomplete".into()),
-                message: failure.message.unwrap_or_else(|| "`completed` is false".into()),
+/// A number, a marker of a non-finite token, a boolean (Python's `True` is
+/// 1) or `null` (`None`).
+#[derive(Default)]
+struct Num(Option<f64>);
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NumVisitor;
+        impl Visitor<'_> for NumVisitor {
+            type Value = Num;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number, NaN, Infinity or null")
             }
-        } else if self.batch_loss.as_ref().is_some_and(|l| l.iter().any(Option::is_none)) {
-            Outcome::Failed { cause: "nan".into(), message: "NaN in batch_loss".into() }
-        } else {
-            match self.train_item.and_then(|t| t.avg).filter(|v| v.is_finite() && *v >= 0.0) {
-                Some(v) => Outcome::Ok(v),
-                None => Outcome::Failed {
-                    cause: "no_throughput".into(),
-                    message: "no finite `train_item.avg` in a completed report".into(),
-                },
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+                Ok(Num(Some(v)))
             }
-        };
-        let vcd = self.vcd.map(|v| match v {
-            Vcd::Text(s) => s,
-            Vcd::Number(n) => n.to_string(),
-        });
-        Ok(Entry { file: file.clone(), name, suite: self.suite, vcd, gpu: self.gpu, outcome })
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+                Ok(Num(Some(v as f64)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+                Ok(Num(Some(v as f64)))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Num, E> {
+                Ok(Num(Some(f64::from(u8::from(v)))))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Num, E> {
+                Ok(Num(None))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
+                marker_value(v).map(|v| Num(Some(v))).ok_or_else(|| E::custom(format!("`{v}` is not a number")))
+            }
+        }
+        d.deserialize_any(NumVisitor)
+    }
+}
+
+/// `batch_loss`, scanned without keeping the values.
+struct LossScan<const TOLERANT: bool>(Losses);
+
+impl<'de, const TOLERANT: bool> Deserialize<'de> for LossScan<TOLERANT> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ScanVisitor<const T: bool>;
+        impl<'de, const T: bool> Visitor<'de> for ScanVisitor<T> {
+            type Value = LossScan<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of losses")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<LossScan<T>, A::Error> {
+                let mut l = Losses::default();
+                if !T {
+                    while let Some(StrictLoss(null)) = seq.next_element::<StrictLoss>()? {
+                        l.null |= null;
+                    }
+                    return Ok(LossScan(l));
+                }
+                while let Some(Num(v)) = seq.next_element::<Num>()? {
+                    match v {
+                        None => l.null = true,
+                        Some(v) if v.is_nan() => l.nan = true,
+                        Some(v) if v.is_infinite() => l.infinite = true,
+                        Some(_) => {}
+                    }
+                }
+                Ok(LossScan(l))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<LossScan<T>, E> {
+                Ok(LossScan(Losses::default()))
+            }
+        }
+        d.deserialize_any(ScanVisitor::<TOLERANT>)
+    }
+}
+
+/// A loss in strict JSON: whether it is `null`; a number (always finite
+/// there) is skipped without being parsed.
+struct StrictLoss(bool);
+
+impl<'de> Deserialize<'de> for StrictLoss {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NullVisitor;
+        impl<'de> Visitor<'de> for NullVisitor {
+            type Value = StrictLoss;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a loss")
+            }
+            fn visit_none<E: de::Error>(self) -> Result<StrictLoss, E> {
+                Ok(StrictLoss(true))
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<StrictLoss, D::Error> {
+                IgnoredAny::deserialize(d)?;
+                Ok(StrictLoss(false))
+            }
+        }
+        d.deserialize_option(NullVisitor)
+    }
+}
+
+/// A text field; very old reports hold `vcd` as a bare number.
+struct Text(String);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl Visitor<'_> for TextVisitor {
+            type Value = Text;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or a number")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
+                Ok(Text(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Text, E> {
+                Ok(Text(v.to_string()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Text, E> {
+                Ok(Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(TextVisitor)
+    }
+}
+
+/// A value read shallowly: a scalar, or a list or object of which only
+/// whether it is empty is kept.
+enum Shallow {
+    Scalar(Value),
+    Container { empty: bool },
+}
+
+impl Shallow {
+    /// Python's truth value (of `completed`): `false`, `null`, `0`, `""` and
+    /// empty containers are false. A marker stands for NaN or an infinity:
+    /// true, as in Python.
+    fn truth(&self) -> bool {
+        match self {
+            Shallow::Scalar(Value::Null) => false,
+            Shallow::Scalar(Value::Bool(b)) => *b,
+            Shallow::Scalar(Value::Number(n)) => n.as_f64() != Some(0.0),
+            Shallow::Scalar(Value::String(s)) => !s.is_empty(),
+            Shallow::Scalar(_) => true,
+            Shallow::Container { empty } => !empty,
+        }
+    }
+
+    /// The value of a config argument: scalars only, a marker as its token.
+    fn scalar(self) -> Option<Value> {
+        match self {
+            Shallow::Scalar(Value::String(s)) if marker_value(&s).is_some() => {
+                Some(Value::String(s.trim_start_matches('\0').to_string()))
+            }
+            Shallow::Scalar(v) => Some(v),
+            Shallow::Container { .. } => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Shallow {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ShallowVisitor;
+        impl<'de> Visitor<'de> for ShallowVisitor {
+            type Value = Shallow;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(v.into()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(v.into()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(v.into()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(v.into()))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(Value::String(v.to_string())))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Shallow, E> {
+                Ok(Shallow::Scalar(Value::Null))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shallow, A::Error> {
+                let mut empty = true;
+                while seq.next_element::<IgnoredAny>()?.is_some() {
+                    empty = false;
+                }
+                Ok(Shallow::Container { empty })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shallow, A::Error> {
+                let mut empty = true;
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {
+                    empty = false;
+                }
+                Ok(Shallow::Container { empty })
+            }
+        }
+        d.deserialize_any(ShallowVisitor)
     }
 }
 
@@ -121,31 +476,69 @@ mod tests {
     use serde_json::json;
 
     fn entry(v: serde_json::Value) -> Entry {
-        let raw: RawEntry = serde_json::from_value(v).unwrap();
-        raw.into_entry(&Arc::from(Path::new("f.json"))).unwrap()
+        let raw: Parsed<true> = serde_json::from_value(v).unwrap();
+        raw.0.into_entry(&Arc::from(Path::new("f.json"))).unwrap()
+    }
+
+    fn parse<const T: bool>(text: &str) -> Result<Entry, String> {
+        let raw: Parsed<T> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        raw.0.into_entry(&Arc::from(Path::new("f.json"))).map_err(str::to_string)
     }
 
     #[test]
-    fn classification() {
-        let ok = entry(json!({"name": "vae", "vcd": "1", "train_item": {"avg": 12.5}, "batch_loss": [0.5]}));
-        assert_eq!(ok.outcome, Outcome::Ok(12.5));
-        assert_eq!(ok.single_device(), Some("1"));
-        let nan = entry(json!({"name": "vae", "vcd": "0,1", "train_item": {"avg": 12.5}, "batch_loss": [0.5, null]}));
-        assert!(matches!(&nan.outcome, Outcome::Failed { cause, .. } if cause == "nan"));
-        assert_eq!(nan.single_device(), None);
-        let failed = entry(json!({"name": "vae", "completed": false,
-            "failure": {"cause": "oom", "message": "killed at 4 GiB"}}));
-        assert_eq!(failed.outcome, Outcome::Failed { cause: "oom".into(), message: "killed at 4 GiB".into() });
-        let bare = entry(json!({"name": "vae", "completed": false}));
-        assert!(matches!(&bare.outcome, Outcome::Failed { cause, .. } if cause == "incomplete"));
-        let no_avg = entry(json!({"name": "vae", "vcd": 2, "train_item": {"avg": null}}));
-        assert!(matches!(&no_avg.outcome, Outcome::Failed { cause, .. } if cause == "no_throughput"));
-        assert_eq!(no_avg.vcd.as_deref(), Some("2"));
+    fn not_config_is_sorted_for_its_binary_search() {
+        assert!(NOT_CONFIG.windows(2).all(|w| w[0] < w[1]));
+        assert!(NOT_CONFIG.iter().all(|k| not_config(k)));
+        assert!(!not_config("arch") && !not_config("batch_size") && !not_config("workers"));
     }
 
     #[test]
-    fn nameless_entry_is_refused() {
-        let raw: RawEntry = serde_json::from_value(json!({"vcd": "0"})).unwrap();
-        assert!(raw.into_entry(&Arc::from(Path::new("f.json"))).is_err());
+    fn fields_read() {
+        let e = entry(json!({"name": "vae", "vcd": "01", "gpu": "V100", "suite": "fast", "completed": true,
+            "train_item": {"avg": 12.5, "unit": "items/sec"}, "batch_loss": [0.5, 0.4],
+            "batch_size": 64, "arch": "resnet18", "seed": 100, "jr_id": "0", "lr": 0.1,
+            "metrics": {"a": [1]}, "list_arg": [1, 2], "nothing": null}));
+        assert_eq!((e.name.as_deref(), e.vcd.as_deref(), e.single_device()), (Some("vae"), Some("1"), Some("1")));
+        assert_eq!((e.completed, e.avg, e.losses), (Some(true), Some(12.5), Losses::default()));
+        let args: Vec<&str> = e.args.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(args, ["arch", "batch_size", "lr", "nothing"], "scalars only, metadata left out, sorted");
+        assert_eq!(e.args[3].1, Value::Null);
+    }
+
+    #[test]
+    fn null_name_missing_name_and_truth_of_completed() {
+        let e = entry(json!({"name": null, "completed": false, "vcd": "0"}));
+        assert_eq!((e.bench_label(), &e.name, e.completed), ("(null)", &None, Some(false)));
+        for (v, truth) in [
+            (json!(null), false),
+            (json!(0), false),
+            (json!(""), false),
+            (json!([]), false),
+            (json!(1), true),
+            (json!("no"), true),
+            (json!({"a": 1}), true),
+        ] {
+            assert_eq!(entry(json!({"name": "a", "completed": v})).completed, Some(truth), "{v}");
+        }
+        assert_eq!(entry(json!({"name": "a"})).completed, None);
+        assert!(parse::<false>(r#"{"vcd": "0"}"#).is_err());
+    }
+
+    #[test]
+    fn markers_nulls_and_numbers() {
+        let text = r#"{"name": "a", "vcd": 2, "train_item": {"avg": "\u0000NaN"},
+                       "batch_loss": [1.0, "\u0000Infinity", null], "failure": {"cause": "oom", "message": "m"}}"#;
+        let e = parse::<true>(text).unwrap();
+        assert!(e.avg.unwrap().is_nan());
+        assert_eq!(e.losses, Losses { nan: false, infinite: true, null: true });
+        assert!(e.losses.nan_or_null());
+        assert_eq!((e.vcd.as_deref(), e.failure), (Some("2"), Some(("oom".into(), "m".into()))));
+        assert_eq!(parse::<true>(r#"{"name": "a", "train_item": {"avg": null}}"#).unwrap().avg, None);
+        assert!(parse::<true>(r#"{"name": "a", "batch_loss": ["x"]}"#).is_err());
+        // Strict JSON: losses are skipped unparsed, a null is still seen.
+        let strict = parse::<false>(r#"{"name": "a", "batch_loss": [1.5, null, 2e-3], "train_item": {"avg": 3}}"#);
+        let strict = strict.unwrap();
+        assert_eq!((strict.losses, strict.avg), (Losses { nan: false, infinite: false, null: true }, Some(3.0)));
+        assert_eq!(parse::<false>(r#"{"name": "a", "batch_loss": [1.5, 0.2]}"#).unwrap().losses, Losses::default());
     }
 }

@@ -9,22 +9,26 @@ mod args;
 mod baseline;
 mod entry;
 mod error;
+mod judge;
 mod per_gpu;
 mod read;
 pub mod render;
+mod rows;
 mod score;
 mod stats;
 mod targets;
 mod tolerant;
 
-pub use aggregate::{aggregate, BaselineReport, FailureRow, Options, Report, Run};
+pub use aggregate::{aggregate, BaselineReport, FailureRow, Options, Report, Run, UNIT};
 pub use args::{Format, ReportArgs};
 pub use baseline::{Comparison, Verdict};
-pub use entry::{Entry, Outcome};
+pub use entry::{Entry, Losses};
 pub use error::ReportError;
+pub use judge::{judge, Check, Rule};
 pub use per_gpu::{Device, GpuTables, FLAG_BELOW};
 pub use read::{read_file, read_folder, Reading, Unreadable};
-pub use score::{BenchRow, Score, MULTI_GPU};
+pub use rows::{Grouping, Row};
+pub use score::{Score, MULTI_GPU};
 pub use stats::{geometric_mean, t_quantile, Sample};
 pub use targets::{GpuModel, Target, Targets};
 
@@ -36,7 +40,14 @@ pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
         (None, Some(model)) => Some(Targets::shipped(model)),
         (None, None) => None,
     };
-    let opts = Options { suite: args.suite.clone(), targets, price: args.price, gpu_total: args.gputotal };
+    let opts = Options {
+        suite: args.suite.clone(),
+        targets,
+        price: args.price,
+        gpu_total: args.gputotal,
+        rule: if args.strict { Rule::Strict } else { Rule::Original },
+        grouping: args.rows,
+    };
     let report = build(&args.reports, args.baseline.as_deref(), &opts)?;
     if let Some(path) = &args.html {
         let title = args.title.clone().unwrap_or_else(|| format!("mlb report: {}", args.reports.display()));

@@ -1,10 +1,17 @@
 //! Finding and reading report files: mlb's, the original suite's (with
 //! `NaN`/`Infinity` tokens) and the oldest appended-array files, in a folder
 //! and its sub-folders, parsed in parallel.
+//!
+//! Entries come out in the order the original read them, since its NaN
+//! check depends on which entries are adjacent: its two globs listed the
+//! files one folder below first (folder by folder), then the top-level
+//! files, each folder in the order the file system lists it (Python's glob
+//! does not sort). Files deeper down, which the original did not read, come
+//! last.
 
-use super::entry::{Entry, RawEntry};
+use super::entry::{Entry, Parsed, RawEntry};
 use super::error::ReportError;
-use super::tolerant::{close_appended_array, non_finite_to_null};
+use super::tolerant::{close_appended_array, non_finite_to_markers};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -30,14 +37,21 @@ pub struct Unreadable {
     pub reason: String,
 }
 
-/// Reads every `*.json` file under `dir` (any depth), in parallel. Errs only
-/// when `dir` itself cannot be listed; a bad file is listed in `unreadable`.
+/// Reads every `*.json` file under `dir` (any depth), in parallel, keeping
+/// the original's order. Errs only when `dir` itself cannot be listed; a bad
+/// file is listed in `unreadable`.
 pub fn read_folder(dir: &Path) -> Result<Reading, ReportError> {
     let mut files = Vec::new();
     let mut unreadable = Vec::new();
     std::fs::read_dir(dir).map_err(|source| ReportError::Folder { path: dir.to_path_buf(), source })?;
-    collect_files(dir, &mut files, &mut unreadable);
-    files.sort();
+    collect_files(dir, 0, &mut files, &mut unreadable);
+    // Stable: one folder below first, then the top level, then deeper.
+    files.sort_by_key(|(depth, _)| match depth {
+        1 => 0,
+        0 => 1,
+        _ => 2,
+    });
+    let files: Vec<PathBuf> = files.into_iter().map(|(_, f)| f).collect();
     let parsed: Vec<Result<Vec<Entry>, Unreadable>> = files.par_iter().map(|f| read_file(f)).collect();
     let mut reading = Reading { files: files.len(), entries: Vec::with_capacity(files.len()), unreadable };
     for result in parsed {
@@ -49,7 +63,10 @@ pub fn read_folder(dir: &Path) -> Result<Reading, ReportError> {
     Ok(reading)
 }
 
-fn collect_files(dir: &Path, files: &mut Vec<PathBuf>, unreadable: &mut Vec<Unreadable>) {
+/// Lists the `*.json` files under `dir` with their depth, each folder in the
+/// order the file system gives (as Python's glob), sub-folders where they
+/// appear.
+fn collect_files(dir: &Path, depth: usize, files: &mut Vec<(usize, PathBuf)>, unreadable: &mut Vec<Unreadable>) {
     let listing = match std::fs::read_dir(dir) {
         Ok(l) => l,
         Err(e) => return unreadable.push(Unreadable { path: dir.to_path_buf(), reason: e.to_string() }),
@@ -63,10 +80,16 @@ fn collect_files(dir: &Path, files: &mut Vec<PathBuf>, unreadable: &mut Vec<Unre
             }
         };
         let path = item.path();
-        if path.is_dir() {
-            collect_files(&path, files, unreadable);
+        // The listing's file type needs no `stat`; a link is followed.
+        let is_dir = match item.file_type() {
+            Ok(t) if t.is_symlink() => path.is_dir(),
+            Ok(t) => t.is_dir(),
+            Err(_) => path.is_dir(),
+        };
+        if is_dir {
+            collect_files(&path, depth + 1, files, unreadable);
         } else if path.extension().is_some_and(|e| e == "json") {
-            files.push(path);
+            files.push((depth, path));
         }
     }
 }
@@ -87,25 +110,24 @@ pub fn read_file(path: &Path) -> Result<Vec<Entry>, Unreadable> {
 
 /// Parses report text, strictly first (mlb's files), then tolerantly.
 fn parse(text: &str) -> Result<Vec<RawEntry>, String> {
-    if let Ok(raws) = parse_strict(text) {
+    if let Ok(raws) = parse_as::<false>(text) {
         return Ok(raws);
     }
-    let tolerant = non_finite_to_null(text);
+    let tolerant = non_finite_to_markers(text);
     let closed = close_appended_array(&tolerant);
-    parse_strict(&closed).map_err(|e| format!("not a report (JSON object or array of objects): {e}"))
+    parse_as::<true>(&closed).map_err(|e| format!("not a report (JSON object or array of objects): {e}"))
 }
 
-fn parse_strict(text: &str) -> Result<Vec<RawEntry>, serde_json::Error> {
+fn parse_as<const TOLERANT: bool>(text: &str) -> Result<Vec<RawEntry>, serde_json::Error> {
     if text.trim_start().starts_with('[') {
-        serde_json::from_str(text)
+        serde_json::from_str::<Vec<Parsed<TOLERANT>>>(text).map(|v| v.into_iter().map(|p| p.0).collect())
     } else {
-        serde_json::from_str(text).map(|one| vec![one])
+        serde_json::from_str::<Parsed<TOLERANT>>(text).map(|one| vec![one.0])
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::Outcome;
     use super::*;
 
     fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -118,11 +140,13 @@ mod tests {
     #[test]
     fn original_file_with_nan_tokens() {
         let dir = tempfile::tempdir().unwrap();
-        let text = r#"{"name": "vae", "vcd": "0", "batch_loss": [0.5, NaN], "train_item": {"avg": Infinity}}"#;
+        let text =
+            r#"{"name": "vae", "vcd": "0", "batch_loss": [0.5, NaN, -Infinity], "train_item": {"avg": Infinity}}"#;
         let path = write(dir.path(), "fast.vae.json", text);
         let entries = read_file(&path).unwrap();
         assert_eq!(entries.len(), 1);
-        assert!(matches!(&entries[0].outcome, Outcome::Failed { cause, .. } if cause == "nan"));
+        assert!(entries[0].losses.nan && entries[0].losses.infinite && !entries[0].losses.null);
+        assert_eq!(entries[0].avg, Some(f64::INFINITY));
     }
 
     #[test]
@@ -132,9 +156,36 @@ mod tests {
                     {\"name\": \"wlm\", \"vcd\": \"0\", \"batch_loss\": [NaN], \"train_item\": {\"avg\": 20.0}},\n";
         let path = write(dir.path(), "baselines_0.json", text);
         let entries = read_file(&path).unwrap();
-        assert_eq!(entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["vae", "wlm"]);
-        assert_eq!(entries[0].outcome, Outcome::Ok(10.0));
-        assert!(matches!(&entries[1].outcome, Outcome::Failed { cause, .. } if cause == "nan"));
+        assert_eq!(entries.iter().map(|e| e.name.as_deref().unwrap()).collect::<Vec<_>>(), ["vae", "wlm"]);
+        assert_eq!((entries[0].avg, entries[0].losses.nan), (Some(10.0), false));
+        assert!(entries[1].losses.nan);
+    }
+
+    #[test]
+    fn sub_folder_files_come_first_in_listing_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = |name: &str| format!(r#"{{"name": "{name}", "vcd": "0", "train_item": {{"avg": 1.0}}}}"#);
+        for (path, name) in
+            [("top1.json", "t1"), ("a/x.json", "a"), ("top2.json", "t2"), ("b/y.json", "b"), ("b/c/z.json", "deep")]
+        {
+            write(dir.path(), path, &one(name));
+        }
+        let names: Vec<String> =
+            read_folder(dir.path()).unwrap().entries.into_iter().map(|e| e.name.unwrap()).collect();
+        // The file system's own order of each folder decides within a group.
+        let listed = |d: &Path| -> Vec<String> {
+            std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+        };
+        let folders: Vec<String> = listed(dir.path()).into_iter().filter(|n| n == "a" || n == "b").collect();
+        let tops: Vec<String> = listed(dir.path())
+            .into_iter()
+            .filter(|n| n.ends_with(".json"))
+            .map(|n| n.replace("top", "t").replace(".json", ""))
+            .collect();
+        let mut want: Vec<String> = folders.clone();
+        want.extend(tops);
+        want.push("deep".into());
+        assert_eq!(names, want);
     }
 
     #[test]

@@ -1,17 +1,32 @@
 //! Tolerant report text: the original suite wrote `NaN`, `Infinity` and
 //! `-Infinity` tokens (not JSON), and its oldest format appended reports to
 //! one per-GPU file as `[` followed by `{...},` items, never closed.
+//!
+//! The tokens must stay apart (the original's NaN check fails a NaN loss but
+//! not an infinite one), so each becomes a marker string that the number
+//! fields of [`entry`](super::entry) read back as the float it stood for.
 
 use std::borrow::Cow;
 
+/// The marker strings of `NaN`, `Infinity` and `-Infinity` (a NUL first: no
+/// report writes one).
+pub const MARKERS: [(&str, f64); 3] =
+    [("\u{0}NaN", f64::NAN), ("\u{0}Infinity", f64::INFINITY), ("\u{0}-Infinity", f64::NEG_INFINITY)];
+
 /// The tokens Python's `json` writes for non-finite floats, longest first so
-/// that `-Infinity` wins over `Infinity`.
-const NON_FINITE: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
+/// that `-Infinity` wins over `Infinity`, and the JSON text of their markers.
+const NON_FINITE: [(&[u8], &[u8]); 3] =
+    [(b"-Infinity", b"\"\\u0000-Infinity\""), (b"Infinity", b"\"\\u0000Infinity\""), (b"NaN", b"\"\\u0000NaN\"")];
+
+/// The float a marker string stands for.
+pub fn marker_value(text: &str) -> Option<f64> {
+    MARKERS.iter().find(|(m, _)| *m == text).map(|(_, v)| *v)
+}
 
 /// Replaces every `NaN`, `Infinity` and `-Infinity` token outside a string
-/// with `null`. Text inside strings is left alone. Borrows when there is
-/// nothing to replace.
-pub fn non_finite_to_null(text: &str) -> Cow<'_, str> {
+/// with its marker string ([`MARKERS`]). Text inside strings is left alone.
+/// Borrows when there is nothing to replace.
+pub fn non_finite_to_markers(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     let mut out: Option<Vec<u8>> = None;
     let (mut i, mut copied) = (0, 0);
@@ -32,10 +47,10 @@ pub fn non_finite_to_null(text: &str) -> Cow<'_, str> {
             i += 1;
             continue;
         }
-        if let Some(token) = NON_FINITE.iter().find(|t| bytes[i..].starts_with(t)) {
-            let buf = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 16));
+        if let Some((token, marker)) = NON_FINITE.iter().find(|(t, _)| bytes[i..].starts_with(t)) {
+            let buf = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 64));
             buf.extend_from_slice(&bytes[copied..i]);
-            buf.extend_from_slice(b"null");
+            buf.extend_from_slice(marker);
             i += token.len();
             copied = i;
             continue;
@@ -69,19 +84,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tokens_outside_strings_become_null() {
+    fn tokens_outside_strings_become_markers() {
         let text = r#"{"a": NaN, "b": [Infinity, -Infinity, 1.5], "c": "NaN Infinity", "d": "say \"NaN\""}"#;
+        let replaced = non_finite_to_markers(text);
         assert_eq!(
-            non_finite_to_null(text),
-            r#"{"a": null, "b": [null, null, 1.5], "c": "NaN Infinity", "d": "say \"NaN\""}"#
+            replaced,
+            r#"{"a": "\u0000NaN", "b": ["\u0000Infinity", "\u0000-Infinity", 1.5], "c": "NaN Infinity", "d": "say \"NaN\""}"#
         );
-        let v: serde_json::Value = serde_json::from_str(&non_finite_to_null(text)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&replaced).unwrap();
         assert_eq!(v["c"], "NaN Infinity");
+        assert!(marker_value(v["a"].as_str().unwrap()).unwrap().is_nan());
+        assert_eq!(marker_value(v["b"][0].as_str().unwrap()), Some(f64::INFINITY));
+        assert_eq!(marker_value(v["b"][1].as_str().unwrap()), Some(f64::NEG_INFINITY));
+        assert_eq!(marker_value("NaN"), None);
     }
 
     #[test]
     fn strict_text_is_borrowed() {
-        assert!(matches!(non_finite_to_null(r#"{"x": "NaN", "é": 1}"#), Cow::Borrowed(_)));
+        assert!(matches!(non_finite_to_markers(r#"{"x": "NaN", "é": 1}"#), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! SVG charts (plotters' SVG backend): throughput per GPU for each bench,
 //! and the spread of the runs of every bench.
 
-use super::super::stats::Sample;
 use super::super::Report;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
@@ -77,8 +76,8 @@ impl Ranged for Slots {
     }
 }
 
-/// One chart per bench: the mean throughput of each GPU (bar) with the
-/// range of its runs (whisker), from the single-GPU reports.
+/// One chart per row (config or bench): the mean throughput of each GPU
+/// (bar) with the range of its runs (whisker), from the single-GPU reports.
 pub fn throughput_per_gpu(report: &Report) -> Vec<(String, String)> {
     let devices = &report.per_gpu.devices;
     report
@@ -86,14 +85,27 @@ pub fn throughput_per_gpu(report: &Report) -> Vec<(String, String)> {
         .rows
         .iter()
         .map(|row| {
-            let bars: Vec<(&str, Sample)> =
-                devices.iter().zip(&row.cells).filter_map(|(d, c)| c.map(|c| (d.id.as_str(), c.sample))).collect();
-            (row.bench.clone(), svg(BENCH_CHART, |root| gpu_bars(root, &row.bench, &bars)))
+            let bars: Vec<(&str, Bar)> = devices
+                .iter()
+                .zip(&row.cells)
+                .filter_map(|(d, c)| {
+                    let s = c.as_ref()?.sample;
+                    Some((d.id.as_str(), Bar { mean: s.mean?, min: s.min?, max: s.max? }))
+                })
+                .collect();
+            (row.label.clone(), svg(BENCH_CHART, |root| gpu_bars(root, &row.label, &bars)))
         })
         .collect()
 }
 
-fn gpu_bars(root: &DrawingArea<SVGBackend, Shift>, bench: &str, bars: &[(&str, Sample)]) -> Drawn {
+/// One GPU's bar: its mean and the range of its runs.
+struct Bar {
+    mean: f64,
+    min: f64,
+    max: f64,
+}
+
+fn gpu_bars(root: &DrawingArea<SVGBackend, Shift>, bench: &str, bars: &[(&str, Bar)]) -> Drawn {
     root.fill(&WHITE)?;
     let top = bars.iter().map(|(_, s)| s.max).fold(0.0, f64::max).max(f64::MIN_POSITIVE) * 1.1;
     let n = bars.len();
@@ -130,13 +142,15 @@ fn gpu_bars(root: &DrawingArea<SVGBackend, Shift>, bench: &str, bars: &[(&str, S
     Ok(())
 }
 
-/// One chart for all benches: each run's throughput divided by its bench's
-/// mean (so benches of any scale share an axis), one dot per run, coloured
-/// by device.
+/// One chart for all rows: each run's throughput divided by its row's mean
+/// (so rows of any scale share an axis), one dot per run, coloured by device.
 pub fn spread(report: &Report) -> String {
-    let benches: Vec<&str> = report.benches.iter().filter(|b| b.sample.is_some()).map(|b| b.bench.as_str()).collect();
-    let means: BTreeMap<&str, f64> =
-        report.benches.iter().filter_map(|b| b.sample.map(|s| (b.bench.as_str(), s.mean))).collect();
+    let means: BTreeMap<&str, f64> = report
+        .rows
+        .iter()
+        .filter_map(|r| r.sample.mean.filter(|m| m.is_finite()).map(|m| (r.label.as_str(), m)))
+        .collect();
+    let benches: Vec<&str> = report.rows.iter().map(|r| r.label.as_str()).filter(|l| means.contains_key(l)).collect();
     let mut devices: Vec<&str> = report.runs.iter().map(|r| r.vcd.as_deref().unwrap_or("?")).collect();
     devices.sort_unstable();
     devices.dedup();
@@ -145,8 +159,8 @@ pub fn spread(report: &Report) -> String {
         .iter()
         .enumerate()
         .filter_map(|(k, r)| {
-            let slot = benches.iter().position(|b| *b == r.bench)?;
-            let mean = means.get(r.bench.as_str()).filter(|m| **m > 0.0)?;
+            let slot = benches.iter().position(|b| *b == r.label)?;
+            let mean = means.get(r.label.as_str()).filter(|m| **m > 0.0)?;
             let jitter = ((k as f64 * 0.618_034).fract() - 0.5) * 0.6;
             let device = devices.iter().position(|d| *d == r.vcd.as_deref().unwrap_or("?")).unwrap_or(0);
             Some((slot as f64 + 0.5 + jitter, r.value / mean, device))

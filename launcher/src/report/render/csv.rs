@@ -1,7 +1,10 @@
-//! The per-bench table as CSV, at full precision (empty cells where a
-//! figure does not exist).
+//! The results table as CSV, at full precision (empty cells where a figure
+//! does not exist): one line per config, its varying arguments as columns
+//! (or one line per bench with `--rows bench`).
 
-use super::super::Report;
+use super::super::{Grouping, Report};
+use serde_json::Value;
+use std::collections::BTreeSet;
 
 fn field(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
@@ -20,41 +23,64 @@ fn text(s: &str) -> String {
     }
 }
 
-/// One line per bench; with a baseline, its mean, ratio and verdict too.
+fn arg(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => text(s),
+        Some(other) => text(&other.to_string()),
+    }
+}
+
+/// One line per row; with a baseline, its mean, ratio and verdict too.
 pub fn render(report: &Report) -> String {
-    let mut out = String::from(
-        "bench,n,failures,target,perf_target,sd_target,mean,sd,ci95_low,ci95_high,perf,perf_pass,sd_share,sd_pass",
+    let args: BTreeSet<&str> = report.rows.iter().flat_map(|r| r.args.keys().map(String::as_str)).collect();
+    let mut header: Vec<String> = match report.grouping {
+        Grouping::Config => vec!["config".into(), "bench".into()],
+        Grouping::Bench => vec!["bench".into()],
+    };
+    header.extend(args.iter().map(|a| text(a)));
+    header.push(
+        "n,failures,stricter,mean,sd,sd_share,ci95_low,ci95_high,min,max,target,perf_target,sd_target,perf,perf_pass,sd_pass"
+            .into(),
     );
     if report.baseline.is_some() {
-        out.push_str(",baseline_mean,ratio,verdict");
+        header.push("baseline_mean,ratio,verdict".into());
     }
+    let mut out = header.join(",");
     out.push('\n');
-    for b in &report.benches {
-        let (s, t) = (b.sample, b.target);
-        let ci = s.and_then(|s| s.ci95);
-        let cells = [
-            text(&b.bench),
-            s.map_or(0, |s| s.n).to_string(),
-            b.failures.to_string(),
+    for r in &report.rows {
+        let (s, t) = (&r.sample, r.target);
+        let ci = s.ci95;
+        let mut cells = match report.grouping {
+            Grouping::Config => vec![text(&r.label), text(&r.bench)],
+            Grouping::Bench => vec![text(&r.bench)],
+        };
+        cells.extend(args.iter().map(|a| arg(r.args.get(*a))));
+        cells.extend([
+            s.n.to_string(),
+            r.failures.to_string(),
+            r.stricter.to_string(),
+            field(s.mean),
+            field(s.sd),
+            field(r.sd_share),
+            field(ci.map(|c| c.0)),
+            field(ci.map(|c| c.1)),
+            field(s.min),
+            field(s.max),
             field(t.map(|t| t.target)),
             field(t.map(|t| t.perf_target)),
             field(t.map(|t| t.sd_target)),
-            field(s.map(|s| s.mean)),
-            field(s.and_then(|s| s.sd)),
-            field(ci.map(|c| c.0)),
-            field(ci.map(|c| c.1)),
-            field(b.perf),
-            flag(b.perf_pass),
-            field(b.sd_share),
-            flag(b.sd_pass),
-        ];
-        out.push_str(&cells.join(","));
+            field(r.perf),
+            flag(r.perf_pass),
+            flag(r.sd_pass),
+        ]);
         if let Some(base) = &report.baseline {
-            match base.comparisons.iter().find(|c| c.bench == b.bench) {
-                Some(c) => out.push_str(&format!(",{},{},{}", c.baseline.mean, c.ratio, text(c.verdict.label()))),
-                None => out.push_str(",,,"),
+            match base.comparisons.iter().find(|c| c.label == r.label) {
+                Some(c) => cells.extend([field(c.baseline.mean), c.ratio.to_string(), text(c.verdict.label())]),
+                None => cells.extend([String::new(), String::new(), String::new()]),
             }
         }
+        out.push_str(&cells.join(","));
         out.push('\n');
     }
     out

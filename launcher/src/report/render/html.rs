@@ -114,13 +114,23 @@ pub fn page(report: &Report, title: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::{aggregate, Entry, Options, Outcome, Reading};
+    use super::super::super::{aggregate, Entry, Losses, Options, Reading};
     use std::path::Path;
     use std::sync::Arc;
 
-    fn entry(vcd: &str, outcome: Outcome) -> Entry {
-        let file = Arc::from(Path::new("r.json"));
-        Entry { file, name: "vae".into(), suite: None, vcd: Some(vcd.into()), gpu: None, outcome }
+    fn entry(vcd: &str, completed: bool, avg: f64) -> Entry {
+        Entry {
+            file: Arc::from(Path::new("r.json")),
+            name: Some("vae".into()),
+            suite: None,
+            vcd: Some(vcd.into()),
+            gpu: None,
+            completed: Some(completed),
+            failure: (!completed).then(|| ("oom".to_string(), "<killed>".to_string())),
+            avg: Some(avg),
+            losses: Losses::default(),
+            args: vec![],
+        }
     }
 
     fn page_of(entries: Vec<Entry>) -> String {
@@ -130,15 +140,19 @@ mod tests {
 
     #[test]
     fn pages_without_data_for_charts() {
-        let failed = Outcome::Failed { cause: "oom".into(), message: "<killed>".into() };
-        let page = page_of(vec![entry("0", failed)]);
+        let page = page_of(vec![entry("0", false, 0.0)]);
         assert!(page.contains("<h2>Failures</h2>") && page.contains("&lt;killed&gt;"));
         assert!(!page.contains("chart not drawn"), "an empty spread chart still draws");
         assert_eq!(page.matches("<svg").count(), 1, "no per-GPU chart without single-GPU runs");
-        let page = page_of(vec![entry("0,1", Outcome::Ok(5.0))]);
-        assert!(page.contains("no single-GPU report") && !page.contains("chart not drawn"));
-        let page = page_of(vec![entry("0", Outcome::Ok(5.0))]);
+        let page = page_of(vec![entry("0,1", true, 5.0)]);
+        assert!(!page.contains("Relative GPU performance") && !page.contains("chart not drawn"));
+        // One GPU: no relative tables and no per-GPU charts.
+        let page = page_of(vec![entry("0", true, 5.0)]);
+        assert_eq!(page.matches("<svg").count(), 1);
+        assert!(!page.contains("Relative GPU performance") && page.contains("one GPU (0)"));
+        let page = page_of(vec![entry("0", true, 5.0), entry("1", true, 6.0)]);
         assert_eq!(page.matches("<svg").count(), 2);
+        assert_eq!(page.matches("<h2>Relative GPU performance").count(), 3);
         assert!(!page.contains("chart not drawn"));
     }
 

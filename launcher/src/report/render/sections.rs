@@ -3,7 +3,7 @@
 //! pass, fail or warn.
 
 use super::super::per_gpu::{Cell as GpuCell, FLAG_BELOW};
-use super::super::{Report, Verdict};
+use super::super::{FailureRow, Grouping, Report, Row, Rule, Verdict};
 
 /// How a cell should stand out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +56,7 @@ pub enum Body {
 /// Which chart belongs after a section (HTML only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Anchor {
-    /// The per-bench results.
+    /// The results table.
     Results,
     /// The per-GPU mean table.
     PerGpu,
@@ -105,26 +105,54 @@ fn table(headers: &[&str], rows: Vec<Vec<Cell>>) -> Body {
     Body::Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows }
 }
 
+/// The first column's name: what a row is.
+fn row_kind(report: &Report) -> &'static str {
+    match report.grouping {
+        Grouping::Config => "config",
+        Grouping::Bench => "bench",
+    }
+}
+
+/// A throughput column's header, with the unit.
+fn unit(report: &Report, name: &str) -> String {
+    format!("{name} ({})", report.unit)
+}
+
 /// The report laid out in sections.
 pub fn sections(report: &Report) -> Vec<Section> {
     let mut out = vec![section("Report", Body::Pairs(header(report)))];
-    out.push(Section { anchor: Some(Anchor::Results), ..section("Results", results(report)) });
+    if !report.warnings.is_empty() {
+        out.push(section("Warnings", Body::Lines(report.warnings.iter().map(|w| format!("warning: {w}")).collect())));
+    }
+    let results = match report.grouping {
+        Grouping::Config => section("Results (one row per config)", config_table(report, &report.rows)),
+        Grouping::Bench => {
+            section("Results (one row per bench, its configs pooled)", bench_table(report, &report.rows))
+        }
+    };
+    out.push(Section { anchor: Some(Anchor::Results), ..results });
+    if report.grouping == Grouping::Config && report.targets.is_some() {
+        let title = "Score table (one row per bench, its configs pooled, as the original)";
+        out.push(section(title, bench_table(report, &report.benches)));
+    }
     out.push(section("Score", score(report)));
-    for (i, measure) in ["mean", "min", "max"].into_iter().enumerate() {
-        let mut s = section(format!("Relative GPU performance ({measure})"), relative(report, i));
-        s.anchor = (i == 0).then_some(Anchor::PerGpu);
-        out.push(s);
+    if report.per_gpu.devices.len() > 1 {
+        for (i, measure) in ["mean", "min", "max"].into_iter().enumerate() {
+            let mut s = section(format!("Relative GPU performance ({measure})"), relative(report, i));
+            s.anchor = (i == 0).then_some(Anchor::PerGpu);
+            out.push(s);
+        }
     }
     if !report.per_gpu.flags.is_empty() {
         let rows = report.per_gpu.flags.iter().map(|f| {
             vec![
-                f.bench.as_str().into(),
+                f.label.as_str().into(),
                 f.device.as_str().into(),
                 Cell { mark: Some(Mark::Warn), ..pct(Some(f.rel_mean)) },
             ]
         });
         let title = format!("GPUs below {:.0}% of the best", FLAG_BELOW * 100.0);
-        out.push(section(title, table(&["bench", "device", "mean vs best"], rows.collect())));
+        out.push(section(title, table(&[row_kind(report), "device", "mean vs best"], rows.collect())));
     }
     if let Some(base) = &report.baseline {
         let rows = base.comparisons.iter().map(|c| {
@@ -134,30 +162,36 @@ pub fn sections(report: &Report) -> Vec<Section> {
                 Verdict::NoDifference | Verdict::TooFewRuns => None,
             };
             vec![
-                c.bench.as_str().into(),
-                num(Some(c.current.mean)),
+                c.label.as_str().into(),
+                num(c.current.mean),
                 interval(c.current.ci95),
-                num(Some(c.baseline.mean)),
+                num(c.baseline.mean),
                 interval(c.baseline.ci95),
                 num(Some(c.ratio)),
                 Cell { text: c.verdict.label().into(), mark },
             ]
         });
-        let headers = ["bench", "mean", "95% CI", "baseline mean", "baseline 95% CI", "ratio", "verdict"];
-        out.push(section(format!("Baseline: {}", base.reports.display()), table(&headers, rows.collect())));
+        let headers = [
+            row_kind(report).to_string(),
+            unit(report, "mean"),
+            "95% CI".into(),
+            unit(report, "baseline mean"),
+            "baseline 95% CI".into(),
+            "ratio".into(),
+            "verdict".into(),
+        ];
+        let body = Body::Table { headers: headers.to_vec(), rows: rows.collect() };
+        out.push(section(format!("Baseline: {}", base.reports.display()), body));
     }
     if !report.failures.is_empty() {
-        let rows = report.failures.iter().map(|f| {
-            let vcd = f.vcd.clone().unwrap_or_else(|| "-".into());
-            vec![
-                f.file.display().to_string().into(),
-                f.bench.as_str().into(),
-                vcd.into(),
-                Cell { text: f.cause.clone(), mark: Some(Mark::Fail) },
-                f.message.as_str().into(),
-            ]
-        });
-        out.push(section("Failures", table(&["file", "bench", "vcd", "cause", "message"], rows.collect())));
+        out.push(section("Failures", entries(&report.failures, "cause", true)));
+    }
+    if !report.stricter.is_empty() {
+        let title = match report.rule {
+            Rule::Original => "Stricter check (counted here, as the original counts them; failures with --strict)",
+            Rule::Strict => "Stricter check (failures here; the original counts them)",
+        };
+        out.push(section(title, entries(&report.stricter, "check", report.rule == Rule::Strict)));
     }
     let unreadable: Vec<_> = report
         .unreadable
@@ -174,6 +208,21 @@ pub fn sections(report: &Report) -> Vec<Section> {
     out
 }
 
+/// Failed or disputed entries: file, bench, vcd, cause, message.
+fn entries(rows: &[FailureRow], cause: &str, failed: bool) -> Body {
+    let mark = Some(if failed { Mark::Fail } else { Mark::Warn });
+    let rows = rows.iter().map(|f| {
+        vec![
+            f.file.display().to_string().into(),
+            f.bench.as_deref().unwrap_or("(null)").into(),
+            f.vcd.as_deref().unwrap_or("-").into(),
+            Cell { text: f.cause.clone(), mark },
+            f.message.as_str().into(),
+        ]
+    });
+    table(&["file", "bench", "vcd", cause, "message"], rows.collect())
+}
+
 fn header(report: &Report) -> Vec<(String, Cell)> {
     let mut pairs = vec![("reports".to_string(), report.reports.display().to_string().into())];
     if let Some(suite) = &report.suite {
@@ -181,59 +230,106 @@ fn header(report: &Report) -> Vec<(String, Cell)> {
     }
     pairs.push(("targets".into(), report.targets.as_deref().unwrap_or("none").into()));
     pairs.push(("files".into(), format!("{} ({} unreadable)", report.files, report.unreadable.len()).into()));
+    pairs.push(("unit".into(), format!("{} (train_item.avg of each instance)", report.unit).into()));
+    let checks = match report.rule {
+        Rule::Original => "the original's (--strict: mlb's stricter check)",
+        Rule::Strict => "mlb's stricter check (--strict)",
+    };
+    pairs.push(("failure checks".into(), checks.into()));
     pairs
 }
 
-fn results(report: &Report) -> Body {
-    let rows = report.benches.iter().map(|b| {
+/// Stricter-check counts, marked when not zero.
+fn stricter(row: &Row) -> Cell {
+    let mark = (row.stricter > 0).then_some(Mark::Warn);
+    Cell { text: row.stricter.to_string(), mark }
+}
+
+/// One row per config: the statistics.
+fn config_table(report: &Report, rows: &[Row]) -> Body {
+    let cells = rows.iter().map(|r| {
+        let s = &r.sample;
+        vec![
+            r.label.as_str().into(),
+            s.n.to_string().into(),
+            r.failures.to_string().into(),
+            stricter(r),
+            num(s.mean),
+            num(s.sd),
+            pct(r.sd_share),
+            interval(s.ci95),
+            num(s.min),
+            num(s.max),
+        ]
+    });
+    let headers = vec![
+        row_kind(report).to_string(),
+        "n".into(),
+        "fail".into(),
+        "stricter".into(),
+        unit(report, "mean"),
+        unit(report, "sd"),
+        "sd%".into(),
+        "95% CI".into(),
+        unit(report, "min"),
+        unit(report, "max"),
+    ];
+    Body::Table { headers, rows: cells.collect() }
+}
+
+/// One row per bench: the original's table, with targets and passes.
+fn bench_table(report: &Report, rows: &[Row]) -> Body {
+    let cells = rows.iter().map(|b| {
         let t = b.target;
         vec![
             b.bench.as_str().into(),
-            b.sample.map_or(0, |s| s.n).to_string().into(),
+            b.sample.n.to_string().into(),
             b.failures.to_string().into(),
+            stricter(b),
             num(t.map(|t| t.target)),
             num(t.map(|t| t.perf_target)),
             pct(t.map(|t| t.sd_target)),
-            num(b.sample.map(|s| s.mean)),
-            num(b.sample.and_then(|s| s.sd)),
-            interval(b.sample.and_then(|s| s.ci95)),
+            num(b.sample.mean),
+            num(b.sample.sd),
+            interval(b.sample.ci95),
             marked(num(b.perf), b.perf_pass),
             pass(b.perf_pass),
             marked(pct(b.sd_share), b.sd_pass),
             pass(b.sd_pass),
         ]
     });
-    let headers = [
-        "bench",
-        "n",
-        "fail",
-        "target",
-        "perf_tgt",
-        "sd%_tgt",
-        "mean",
-        "sd",
-        "95% CI",
-        "perf",
-        "perf_pass",
-        "sd%",
-        "sd%_pass",
+    let headers = vec![
+        "bench".to_string(),
+        "n".into(),
+        "fail".into(),
+        "stricter".into(),
+        unit(report, "target"),
+        "perf_tgt".into(),
+        "sd%_tgt".into(),
+        unit(report, "mean"),
+        unit(report, "sd"),
+        "95% CI".into(),
+        "perf".into(),
+        "perf_pass".into(),
+        "sd%".into(),
+        "sd%_pass".into(),
     ];
-    table(&headers, rows.collect())
+    Body::Table { headers, rows: cells.collect() }
 }
 
 fn score(report: &Report) -> Body {
     let Some(s) = &report.score else {
-        return Body::Lines(vec!["no score: no bench of this report has a target".into()]);
+        return Body::Lines(vec!["no score: pass --gpu-model V100|RTX|MI50 or --targets FILE".into()]);
     };
-    let share = if s.results == 0 { 0.0 } else { s.failures as f64 / s.results as f64 };
+    let share = s.failures as f64 / s.results as f64;
     let bf_ok = Some(s.bf == 1);
     let mut pairs = vec![
         ("results".to_string(), s.results.to_string().into()),
         ("failures".into(), marked(format!("{} ({:.2}%)", s.failures, share * 100.0).into(), bf_ok)),
         ("BF (failures <= 1%)".into(), marked(s.bf.to_string().into(), bf_ok)),
-        (format!("PM (perf passes, of {})", s.scored_benches), format!("{:.3}", s.pm).into()),
-        (format!("ST (sd% passes, of {})", s.scored_benches), format!("{:.3}", s.st).into()),
-        ("PG (geometric mean of perf)".into(), s.pg.map_or("-".into(), |v| format!("{v:.3}").into())),
+        (format!("PM (perf passes, of {})", s.benches), format!("{:.3}", s.pm).into()),
+        (format!("ST (sd% passes, of {})", s.benches), format!("{:.3}", s.st).into()),
+        (format!("PG (geometric mean of perf, {})", s.pg_benches), format!("{:.3}", s.pg).into()),
         ("Score = BF*(2*PM+ST+5*PG)".into(), format!("{:.3}", s.score).into()),
     ];
     if let Some(price) = s.price {
@@ -246,10 +342,7 @@ fn score(report: &Report) -> Body {
 /// A relative table: `measure` 0 mean, 1 min, 2 max.
 fn relative(report: &Report, measure: usize) -> Body {
     let gpu = &report.per_gpu;
-    if gpu.devices.is_empty() {
-        return Body::Lines(vec!["no single-GPU report".into()]);
-    }
-    let mut headers = vec!["bench".to_string()];
+    let mut headers = vec![row_kind(report).to_string()];
     headers.extend(gpu.devices.iter().map(|d| match &d.gpu {
         Some(name) => format!("{} ({name})", d.id),
         None => d.id.clone(),
@@ -259,11 +352,10 @@ fn relative(report: &Report, measure: usize) -> Body {
         .rows
         .iter()
         .map(|row| {
-            let mut cells: Vec<Cell> = vec![row.bench.as_str().into()];
-            cells.extend(row.cells.iter().map(|c| match c {
+            let mut cells: Vec<Cell> = vec![row.label.as_str().into()];
+            cells.extend(row.cells.iter().map(|c| match c.and_then(|c| value(&c)) {
                 None => "-".into(),
-                Some(c) => {
-                    let v = value(c);
+                Some(v) => {
                     let mark = (measure == 0 && v < FLAG_BELOW).then_some(Mark::Warn);
                     Cell { text: format!("{:.0}%", v * 100.0), mark }
                 }

@@ -1,0 +1,242 @@
+//! Which entries fail: the original's two checks, bugs included, and mlb's
+//! stricter ones (compat §6 step 2).
+//!
+//! The original grouped entries by name, in the order it read them, then:
+//! 1. removed every entry with a false `completed`;
+//! 2. looked for a NaN in each remaining entry's `batch_loss` with
+//!    `math.isnan` (an infinite loss passes), removing a failing entry from
+//!    the list it was iterating over: the entry right after a removed one was
+//!    never checked, so of two adjacent NaN entries only the first fails.
+//!
+//! A NaN (or missing) `train_item.avg` is no failure there: pandas leaves it
+//! out of the mean but counts it in `n`. mlb's stricter check also fails the
+//! skipped NaN, an infinite loss and an entry without a finite, non-negative
+//! throughput.
+
+use super::entry::Entry;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Why an entry fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Check {
+    /// `completed` is false (the original's check).
+    Incomplete,
+    /// A NaN (or, in mlb's files, `null`) in `batch_loss` (the original's check).
+    NanLoss,
+    /// A NaN in `batch_loss` right after an entry the original removed: its
+    /// check skipped it (mlb's stricter check only).
+    SkippedNanLoss,
+    /// An infinite value in `batch_loss` (mlb's stricter check only).
+    InfiniteLoss,
+    /// `train_item.avg` NaN, infinite, negative, null or missing (mlb's
+    /// stricter check only).
+    NoThroughput,
+}
+
+impl Check {
+    /// Whether the original fails an entry for this.
+    pub fn original(self) -> bool {
+        matches!(self, Check::Incomplete | Check::NanLoss)
+    }
+
+    /// Short words for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            Check::Incomplete => "incomplete",
+            Check::NanLoss => "nan",
+            Check::SkippedNanLoss => "nan (the original skipped it)",
+            Check::InfiniteLoss => "infinite loss",
+            Check::NoThroughput => "no finite throughput",
+        }
+    }
+
+    /// What it means.
+    pub fn message(self) -> &'static str {
+        match self {
+            Check::Incomplete => "`completed` is false",
+            Check::NanLoss => "a NaN in batch_loss",
+            Check::SkippedNanLoss => {
+                "a NaN in batch_loss right after another failing entry: the original's check never looked at it"
+            }
+            Check::InfiniteLoss => "an infinite value in batch_loss (math.isnan is false for it)",
+            Check::NoThroughput => "train_item.avg is NaN, infinite, negative or missing",
+        }
+    }
+}
+
+/// Which checks the figures follow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// The original's checks (the default): the same figures as the original.
+    #[default]
+    Original,
+    /// mlb's stricter checks (`--strict`).
+    Strict,
+}
+
+impl Rule {
+    /// Whether an entry with `check` fails under this rule.
+    pub fn fails(self, check: Option<Check>) -> bool {
+        match (self, check) {
+            (_, None) => false,
+            (Rule::Original, Some(c)) => c.original(),
+            (Rule::Strict, Some(_)) => true,
+        }
+    }
+
+    /// The other rule.
+    pub fn other(self) -> Rule {
+        match self {
+            Rule::Original => Rule::Strict,
+            Rule::Strict => Rule::Original,
+        }
+    }
+}
+
+/// The first check each entry fails (in the order of [`Check`]), `None` for
+/// an entry both rules keep. `entries` must be in the order the original
+/// read them.
+pub fn judge(entries: &[Entry]) -> Vec<Option<Check>> {
+    let mut checks: Vec<Option<Check>> = vec![None; entries.len()];
+    let mut groups: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        groups.entry(e.name.as_deref()).or_default().push(i);
+    }
+    for members in groups.values() {
+        let mut remaining = Vec::with_capacity(members.len());
+        for &i in members {
+            if entries[i].completed == Some(false) {
+                checks[i] = Some(Check::Incomplete);
+            } else {
+                remaining.push(i);
+            }
+        }
+        let mut skip = false;
+        for &i in &remaining {
+            if std::mem::take(&mut skip) {
+                continue;
+            }
+            if entries[i].losses.nan_or_null() {
+                checks[i] = Some(Check::NanLoss);
+                skip = true;
+            }
+        }
+        for &i in &remaining {
+            checks[i] = checks[i].or_else(|| stricter(&entries[i]));
+        }
+    }
+    checks
+}
+
+/// mlb's stricter checks of an entry the original keeps.
+fn stricter(e: &Entry) -> Option<Check> {
+    if e.losses.nan_or_null() {
+        Some(Check::SkippedNanLoss)
+    } else if e.losses.infinite {
+        Some(Check::InfiniteLoss)
+    } else if !e.avg.is_some_and(|v| v.is_finite() && v >= 0.0) {
+        Some(Check::NoThroughput)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::entry::Losses;
+    use super::*;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    fn e(name: Option<&str>, completed: Option<bool>, nan: bool, infinite: bool, avg: Option<f64>) -> Entry {
+        Entry {
+            file: Arc::from(Path::new("f.json")),
+            name: name.map(str::to_string),
+            suite: None,
+            vcd: Some("0".into()),
+            gpu: None,
+            completed,
+            failure: None,
+            avg,
+            losses: Losses { nan, infinite, null: false },
+            args: vec![],
+        }
+    }
+
+    fn ok(name: &str) -> Entry {
+        e(Some(name), Some(true), false, false, Some(10.0))
+    }
+
+    fn nan(name: &str) -> Entry {
+        e(Some(name), Some(true), true, false, Some(10.0))
+    }
+
+    #[test]
+    fn adjacent_nans_the_second_is_skipped() {
+        use Check::*;
+        // a: NaN NaN NaN ok NaN ok NaN NaN -> the original fails the 1st, 3rd, 5th and 7th.
+        let entries =
+            vec![nan("a"), nan("a"), nan("a"), ok("a"), nan("a"), ok("a"), nan("a"), nan("a"), nan("b"), ok("a")];
+        let checks = judge(&entries);
+        assert_eq!(
+            checks,
+            [
+                Some(NanLoss),
+                Some(SkippedNanLoss),
+                Some(NanLoss),
+                None,
+                Some(NanLoss),
+                None,
+                Some(NanLoss),
+                Some(SkippedNanLoss),
+                Some(NanLoss),
+                None
+            ]
+        );
+        let original = checks.iter().filter(|c| Rule::Original.fails(**c)).count();
+        let strict = checks.iter().filter(|c| Rule::Strict.fails(**c)).count();
+        assert_eq!((original, strict), (5, 7));
+    }
+
+    #[test]
+    fn incomplete_entries_are_removed_first_and_do_not_skip() {
+        // The incomplete entry leaves the list before the NaN pass: the NaN
+        // after it is checked; groups are by name, null included.
+        let entries = vec![
+            e(Some("a"), Some(false), false, false, None),
+            nan("a"),
+            e(None, Some(false), false, false, None),
+            e(None, None, false, false, None),
+            ok("a"),
+        ];
+        let checks = judge(&entries);
+        assert_eq!(
+            checks,
+            [Some(Check::Incomplete), Some(Check::NanLoss), Some(Check::Incomplete), Some(Check::NoThroughput), None]
+        );
+    }
+
+    #[test]
+    fn infinite_loss_and_nan_throughput_fail_only_the_strict_check() {
+        let entries = vec![
+            e(Some("a"), None, false, true, Some(5.0)),
+            e(Some("a"), None, false, false, Some(f64::NAN)),
+            e(Some("a"), None, false, false, Some(f64::INFINITY)),
+            e(Some("a"), None, false, false, Some(-1.0)),
+        ];
+        let checks = judge(&entries);
+        assert_eq!(
+            checks,
+            [
+                Some(Check::InfiniteLoss),
+                Some(Check::NoThroughput),
+                Some(Check::NoThroughput),
+                Some(Check::NoThroughput)
+            ]
+        );
+        assert!(checks.iter().all(|c| !Rule::Original.fails(*c) && Rule::Strict.fails(*c)));
+    }
+}
