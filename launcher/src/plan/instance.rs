@@ -192,7 +192,9 @@ fn build(
             Work::Workload { plugin: path.to_path_buf(), config: json, outdir: ctx.outdir.clone() }
         }
         (Program::Cmd(cmd), _) | (Program::Plugin(cmd), None) => {
-            let mut words = cmd.split_whitespace().map(String::from);
+            // Split as the original's shell did (quotes kept together).
+            let words = render::shell_words(cmd).unwrap_or_else(|| vec![cmd.clone()]);
+            let mut words = words.into_iter();
             let program = PathBuf::from(words.next().unwrap_or_default());
             let mut args: Vec<String> = words.collect();
             args.extend(render::argv(&config.args));
