@@ -1,8 +1,8 @@
 #!/bin/sh
 # Builds mlb and every workload plugin from the source tree SRC (default:
 # the current folder), the libtorch plugins against the image's own PyTorch,
-# installs them under ${MLB_PREFIX:-/opt/mlb} (bin/mlb, lib/mlb/plugins/*.so)
-# and deletes SRC. Used by containers/*/Dockerfile and the %post of the
+# installs them under ${MLB_PREFIX:-/opt/mlb} (bin/mlb, lib/mlb/plugins/*.so,
+# share/mlb/configs/: the suites and target tables) and deletes SRC. Used by containers/*/Dockerfile and the %post of the
 # Singularity.* files:   sh containers/install-mlb.sh [SRC]
 set -eu
 prefix=${MLB_PREFIX:-/opt/mlb}
@@ -26,6 +26,8 @@ cargo build --release --workspace
 install -D -m 755 target/release/mlb "$prefix/bin/mlb"
 install -d "$prefix/lib/mlb/plugins"
 install -m 644 target/release/lib*.so "$prefix/lib/mlb/plugins/"
+install -d "$prefix/share/mlb/configs"
+cp -R configs/. "$prefix/share/mlb/configs/"
 cd /
 rm -rf "$src"
 

@@ -187,3 +187,53 @@ fn unknown_variable_plugin_and_job_are_named() {
     let e = refused("n.json", r#"[{"name": "a", "cmd": "x"}]"#, &["--exclude", "a"]);
     assert!(e.contains("leave no job to run"), "{e}");
 }
+
+/// The product's usage lines work as written: `mlb --docker ngc` without
+/// `--jobs` runs the standard suite, and `--jobs NAME` finds an installed
+/// suite. An installed layout (`bin/mlb`, `share/mlb/configs/`) whose
+/// `baselines.json` runs spin stands in for the real one, whose workloads
+/// need libtorch plugins (the built-in copy is unit-tested).
+#[test]
+fn usage_lines_run_the_standard_suite_by_name_or_by_default() {
+    let host = hosts::ngc();
+    let prefix = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let bin = prefix.path().join("bin");
+    let configs = prefix.path().join("share/mlb/configs");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&configs).unwrap();
+    let mlb = bin.join("mlb");
+    if std::fs::hard_link(common::mlb(), &mlb).is_err() {
+        std::fs::copy(common::mlb(), &mlb).unwrap();
+    }
+    write(
+        &configs,
+        "baselines.json",
+        r#"[{"name": "a", "plugin": "spin", "args": {"repeat": 2}}, {"name": "b", "plugin": "spin", "args": {}, "cgroup": "all"}]"#,
+    );
+    let images = write(prefix.path(), "images.json", r#"{"ngc": "mlb-missing-image:ngc"}"#);
+    let spin = common::spin_plugin();
+    let plugins = spin.parent().unwrap().to_str().unwrap().to_string();
+    let root = host.root().to_str().unwrap().to_string();
+    let b = prefix.path().to_str().unwrap().to_string();
+    let mlb_run = |args: &[&str]| {
+        let common = ["--dry-run", "--host-root", &root, "--base", &b, "--plugin-dir", &plugins];
+        std::process::Command::new(&mlb).args(args).args(common).output().unwrap()
+    };
+    let docker = mlb_run(&["--docker", "ngc", "--images", images.to_str().unwrap()]);
+    let (stdout, stderr) = text(&docker);
+    assert!(docker.status.success(), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(stdout.contains("SUITE_NAME=baselines") && stdout.contains("docker create body:"), "{stdout}");
+    assert!(stdout.contains("not inspected"), "the missing image is said, not fatal: {stdout}");
+    let named = mlb_run(&["--jobs", "baselines"]);
+    let (named_out, stderr) = text(&named);
+    assert!(named.status.success(), "{stderr}");
+    assert_eq!(named_out.lines().filter(|l| l.starts_with('[')).count(), 2, "{named_out}");
+    let bare = mlb_run(&[]);
+    assert_eq!(bare.status.code(), Some(2), "a bare run without --jobs is refused");
+    let unknown = mlb_run(&["--jobs", "nosuch"]);
+    let (_, stderr) = text(&unknown);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr.contains("installed suites: baselines, smoke"), "{stderr}");
+}

@@ -73,16 +73,16 @@ impl Choice {
 }
 
 /// How `prepared`'s instances are wrapped in containers: the output folder
-/// read-write, the data folder (when it exists) and the jobs file's folder
-/// read-only.
-pub fn wrapping(prepared: &Prepared, jobs: &Path) -> Wrapping {
+/// read-write, the data folder and the jobs file's folder (when they exist:
+/// a built-in suite has none) read-only.
+pub fn wrapping(prepared: &Prepared) -> Wrapping {
     let var = |name: &str| prepared.variables.iter().find(|(k, _)| k == name).map(|(_, v)| PathBuf::from(v));
     let mut binds = vec![Bind::rw(&prepared.outdir, &prepared.outdir)];
     if let Some(data) = var("DATA_DIRECTORY").filter(|d| d.is_dir()) {
         binds.push(Bind::ro(&data, &data));
     }
-    let jobs_dir = std::path::absolute(jobs).ok().and_then(|p| p.parent().map(Path::to_path_buf));
-    if let Some(dir) = jobs_dir.filter(|d| !binds.iter().any(|b| &b.host == d)) {
+    let jobs_dir = std::path::absolute(&prepared.file.path).ok().and_then(|p| p.parent().map(Path::to_path_buf));
+    if let Some(dir) = jobs_dir.filter(|d| d.is_dir() && !binds.iter().any(|b| &b.host == d)) {
         binds.push(Bind::ro(&dir, &dir));
     }
     // A folder before the folders inside it, so that no bind hides another.

@@ -64,6 +64,14 @@ pub enum LaunchError {
     /// `mlb` needs `--jobs` or a subcommand.
     #[error("nothing to do: give --jobs FILE to run a jobs file, or a subcommand (see mlb --help)")]
     NoJobsFile,
+    /// `--jobs NAME` is neither a file nor an installed suite.
+    #[error("no jobs file and no installed suite named `{name}`; installed suites: {installed}; fix: give the path of a jobs file, or one of those names")]
+    UnknownSuite {
+        /// The name given.
+        name: String,
+        /// Suites found, comma-separated.
+        installed: String,
+    },
     /// `--host-root` describes another host: nothing can run on it.
     #[error("--host-root reads a host description from a folder; it only works with --dry-run")]
     FixtureHost,
@@ -110,6 +118,7 @@ impl Classify for LaunchError {
             | LaunchError::UnknownJob { .. }
             | LaunchError::NothingSelected { .. }
             | LaunchError::NoJobsFile
+            | LaunchError::UnknownSuite { .. }
             | LaunchError::FixtureHost
             | LaunchError::Slots(_)
             | LaunchError::Cgroup(_)

@@ -14,6 +14,7 @@ mod resume;
 mod run;
 mod setup;
 mod signals;
+mod suite;
 pub mod summary;
 mod supervise;
 

@@ -40,7 +40,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let run_name =
         format!("{}-{}-{}", prepared.file.suite, std::process::id(), chrono::Utc::now().format("%Y%m%d%H%M%S"));
     let choice = Choice::of(args, prepared.host.kind)?;
-    let wrapping = choice::wrapping(&prepared, args.jobs.as_deref().unwrap_or(std::path::Path::new(".")));
+    let wrapping = choice::wrapping(&prepared);
     if args.dry_run {
         let runtime = choice.open_for_description(wrapping);
         print_dry_run(args, &prepared, &run_name, runtime.as_ref());

@@ -3,6 +3,7 @@
 
 use super::args::LaunchArgs;
 use super::error::LaunchError;
+use super::suite;
 use crate::contract::env;
 use crate::host::{self, Host, Probe};
 use crate::jobs::{self, JobConfig, JobsFile, Program, Variables};
@@ -33,8 +34,7 @@ pub struct Prepared {
 /// Reads, selects, detects, plans and resolves; validates every job before
 /// anything starts.
 pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, LaunchError> {
-    let path = args.jobs.as_deref().ok_or(LaunchError::NoJobsFile)?;
-    let file = jobs::load(path)?;
+    let file = suite::load(args)?;
     let selected = select(&file, &args.name, &args.exclude)?;
     let host = host::detect(&Probe::under(args.host_root.clone())).with_kind(args.host);
     let n = plan::count(&host, args.devices)?;

@@ -1,0 +1,147 @@
+//! Which jobs file a launch runs: the file `--jobs` names, or an installed
+//! suite by name (`--jobs baselines`), or, for a container run without
+//! `--jobs`, the standard suite.
+//!
+//! Installed suites are looked up, in order, in `share/mlb/configs/` beside
+//! the binary's folder (the installed layout: `bin/mlb`,
+//! `lib/mlb/plugins/`, `share/mlb/configs/`), in `configs/` beside the
+//! binary, and among the suites built into mlb (`baselines`, `smoke`).
+
+use super::args::LaunchArgs;
+use super::error::LaunchError;
+use crate::jobs::{self, JobsFile};
+use std::path::{Path, PathBuf};
+
+/// The suite a container run (`--docker`, `--singularity`) runs without `--jobs`.
+pub const STANDARD: &str = "baselines";
+
+/// The suites built into the binary: name and jobs file text.
+const BUILT_IN: [(&str, &str); 2] = [
+    ("baselines", include_str!("../../../configs/baselines.json")),
+    ("smoke", include_str!("../../../configs/smoke.json")),
+];
+
+/// The name a built-in suite's file goes by in messages.
+const BUILT_IN_FOLDER: &str = "(built into mlb)";
+
+/// The jobs file of `args`, read and validated.
+pub fn load(args: &LaunchArgs) -> Result<JobsFile, LaunchError> {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let wanted = match &args.jobs {
+        Some(path) => path.clone(),
+        None if args.docker.is_some() || args.singularity.is_some() => PathBuf::from(STANDARD),
+        None => return Err(LaunchError::NoJobsFile),
+    };
+    Ok(resolve(&wanted, &exe)?)
+}
+
+/// `wanted` as a file when it is one; otherwise, when it is a bare name, the
+/// installed suite of that name beside `exe`, or the built-in one.
+fn resolve(wanted: &Path, exe: &Path) -> Result<JobsFile, LaunchError> {
+    let name = wanted.to_string_lossy();
+    let bare = wanted.components().count() == 1 && !wanted.exists();
+    if !bare {
+        return Ok(jobs::load(wanted)?);
+    }
+    let stem = name.trim_end_matches(".json");
+    for dir in folders(exe) {
+        for file in [format!("{stem}.json"), format!("{stem}.yaml"), format!("{stem}.yml")] {
+            let path = dir.join(&file);
+            if path.is_file() {
+                return Ok(jobs::load(&path)?);
+            }
+        }
+    }
+    match BUILT_IN.iter().find(|(n, _)| *n == stem) {
+        Some((n, text)) => Ok(jobs::parse(&Path::new(BUILT_IN_FOLDER).join(format!("{n}.json")), text)?),
+        None => Err(LaunchError::UnknownSuite { name: name.into_owned(), installed: installed(exe).join(", ") }),
+    }
+}
+
+/// The folders of installed suites for the binary `exe`.
+fn folders(exe: &Path) -> Vec<PathBuf> {
+    let Some(bin) = exe.parent() else { return Vec::new() };
+    let mut out = vec![bin.join("configs")];
+    if let Some(prefix) = bin.parent() {
+        out.insert(0, prefix.join("share/mlb/configs"));
+    }
+    out
+}
+
+/// Names of every suite `--jobs NAME` finds for `exe`, sorted.
+fn installed(exe: &Path) -> Vec<String> {
+    let mut names: Vec<String> = BUILT_IN.iter().map(|(n, _)| n.to_string()).collect();
+    for dir in folders(exe) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let jobs = matches!(path.extension().and_then(|e| e.to_str()), Some("json" | "yaml" | "yml"));
+            // `containers.json` maps images; only jobs files are suites.
+            if jobs && path.file_stem().is_some_and(|s| s != "containers") {
+                names.push(path.file_stem().unwrap_or_default().to_string_lossy().into_owned());
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An installed layout: `prefix/bin/mlb` and `prefix/share/mlb/configs/`.
+    fn layout() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let configs = dir.path().join("share/mlb/configs");
+        std::fs::create_dir_all(&configs).unwrap();
+        std::fs::write(configs.join("site.json"), r#"[{"name": "a", "plugin": "spin", "args": {}}]"#).unwrap();
+        std::fs::write(configs.join("containers.json"), "{}").unwrap();
+        (dir, bin.join("mlb"))
+    }
+
+    #[test]
+    fn a_suite_name_finds_the_installed_file_then_the_built_in_one() {
+        let (dir, exe) = layout();
+        let site = resolve(Path::new("site"), &exe).unwrap();
+        assert_eq!(site.path, dir.path().join("share/mlb/configs/site.json"));
+        assert_eq!((site.suite.as_str(), site.jobs.len()), ("site", 1));
+        let built_in = resolve(Path::new("baselines"), &exe).unwrap();
+        assert_eq!(built_in.suite, "baselines");
+        assert!(built_in.jobs.len() > 10, "the whole standard suite");
+        assert!(built_in.path.starts_with(BUILT_IN_FOLDER));
+        assert_eq!(resolve(Path::new("smoke.json"), &exe).unwrap().suite, "smoke");
+    }
+
+    #[test]
+    fn an_installed_file_wins_over_the_built_in_suite() {
+        let (dir, exe) = layout();
+        let configs = dir.path().join("share/mlb/configs");
+        std::fs::write(configs.join("smoke.json"), r#"[{"name": "mine", "plugin": "spin", "args": {}}]"#).unwrap();
+        assert_eq!(resolve(Path::new("smoke"), &exe).unwrap().jobs[0].name, "mine");
+    }
+
+    #[test]
+    fn an_unknown_name_lists_what_is_installed() {
+        let (_dir, exe) = layout();
+        let err = resolve(Path::new("nope"), &exe).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no jobs file and no installed suite named `nope`; installed suites: baselines, site, smoke; fix: give the path of a jobs file, or one of those names"
+        );
+        // A path is read as a path: its error names the file.
+        let err = resolve(Path::new("./nope.json"), &exe).unwrap_err();
+        assert!(err.to_string().contains("./nope.json"), "{err}");
+    }
+
+    #[test]
+    fn containers_run_the_standard_suite_without_jobs() {
+        let docker = LaunchArgs { docker: Some(Some("ngc".into())), ..LaunchArgs::default() };
+        assert_eq!(load(&docker).unwrap().suite, STANDARD);
+        let apptainer = LaunchArgs { singularity: Some("rocm.sif".into()), ..LaunchArgs::default() };
+        assert_eq!(load(&apptainer).unwrap().suite, STANDARD);
+        assert!(matches!(load(&LaunchArgs::default()), Err(LaunchError::NoJobsFile)));
+    }
+}
