@@ -32,7 +32,7 @@ pub fn load(args: &LaunchArgs) -> Result<JobsFile, LaunchError> {
         None if args.docker.is_some() || args.singularity.is_some() => PathBuf::from(STANDARD),
         None => return Err(LaunchError::NoJobsFile),
     };
-    Ok(resolve(&wanted, &exe)?)
+    resolve(&wanted, &exe)
 }
 
 /// `wanted` as a file when it is one; otherwise, when it is a bare name, the
