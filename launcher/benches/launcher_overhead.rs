@@ -67,13 +67,32 @@ fn run(cmd: &mut Command) -> Run {
 
 /// Median time (ms) and highest peak RSS (MiB) of `runs` runs, after one
 /// warm-up run (page cache).
-fn measure(runs: usize, mut make: impl FnMut() -> Command) -> (f64, f64) {
-    run(&mut make());
-    let results: Vec<Run> = (0..runs).map(|_| run(&mut make())).collect();
-    let mut times: Vec<f64> = results.iter().map(|r| r.ms).collect();
-    times.sort_by(f64::total_cmp);
-    let rss = results.iter().map(|r| r.maxrss_kib).max().unwrap_or(0) as f64 / 1024.0;
-    (times[times.len() / 2], rss)
+fn measure(runs: usize, make: impl Fn() -> Command) -> (f64, f64) {
+    measure_each(runs, &[()], |_| make()).remove(0)
+}
+
+/// [`measure`] for the command of each item (an install), the items taking
+/// turns run after run (so that a busy spell of a shared machine hits them
+/// alike).
+fn measure_each<T>(runs: usize, items: &[T], make: impl Fn(&T) -> Command) -> Vec<(f64, f64)> {
+    for item in items {
+        run(&mut make(item));
+    }
+    let mut results: Vec<Vec<Run>> = items.iter().map(|_| Vec::with_capacity(runs)).collect();
+    for _ in 0..runs {
+        for (item, out) in items.iter().zip(&mut results) {
+            out.push(run(&mut make(item)));
+        }
+    }
+    results
+        .into_iter()
+        .map(|results| {
+            let mut times: Vec<f64> = results.iter().map(|r| r.ms).collect();
+            times.sort_by(f64::total_cmp);
+            let rss = results.iter().map(|r| r.maxrss_kib).max().unwrap_or(0) as f64 / 1024.0;
+            (times[times.len() / 2], rss)
+        })
+        .collect()
 }
 
 /// `target/<profile>/libmlb_spin.so`, or in `deps/`.
@@ -134,28 +153,36 @@ struct Figures {
     verify: (f64, f64),
 }
 
-fn figures(install: &Install, jobs: &Path, out: &Path, cgroups: bool) -> Figures {
+/// The figures of each install, measured in turns.
+fn figures(installs: &[&Install], jobs: &Path, out: &Path, cgroups: bool) -> Vec<Figures> {
     let launch = |extra: &'static [&'static str]| {
-        measure(RUNS, || {
+        measure_each(RUNS, installs, |install: &&Install| {
             let mut cmd = Command::new(&install.mlb);
             cmd.arg("--jobs").arg(jobs).arg("--outdir").arg(out).args(["--devices", "1"]).args(extra);
             cmd
         })
     };
     let list = |runs, extra: &'static [&'static str]| {
-        measure(runs, || {
+        measure_each(runs, installs, |install: &&Install| {
             let mut cmd = Command::new(&install.mlb);
             cmd.args(["plugins", "list", "--json"]).args(extra);
             cmd
         })
     };
-    Figures {
-        jobs_cgroups: cgroups.then(|| launch(&[])),
-        jobs: launch(&["--no-cgroups"]),
-        dry: launch(&["--no-cgroups", "--dry-run"]),
-        list: list(RUNS, &[]),
-        verify: list(VERIFY_RUNS, &["--verify"]),
-    }
+    let jobs_cgroups = cgroups.then(|| launch(&[]));
+    let jobs = launch(&["--no-cgroups"]);
+    let dry = launch(&["--no-cgroups", "--dry-run"]);
+    let listed = list(RUNS, &[]);
+    let verified = list(VERIFY_RUNS, &["--verify"]);
+    (0..installs.len())
+        .map(|i| Figures {
+            jobs_cgroups: jobs_cgroups.as_ref().map(|c| c[i]),
+            jobs: jobs[i],
+            dry: dry[i],
+            list: listed[i],
+            verify: verified[i],
+        })
+        .collect()
 }
 
 fn verdict(ok: bool) -> &'static str {
@@ -190,8 +217,10 @@ fn main() {
     std::fs::write(&jobs, job).unwrap();
     let host = mlb::host::detect(&mlb::host::Probe::this_host());
     let cgroups = host.cgroup.can_create;
-    let small_fig = figures(&small, &jobs, &out, cgroups);
-    let full_fig = full.as_ref().map(|f| figures(f, &jobs, &out, cgroups));
+    let installs: Vec<&Install> = std::iter::once(&small).chain(full.as_ref()).collect();
+    let mut all = figures(&installs, &jobs, &out, cgroups);
+    let full_fig = (all.len() > 1).then(|| all.remove(1));
+    let small_fig = all.remove(0);
 
     let big = work.path().join("big.json");
     let values = |n: usize, f: &dyn Fn(usize) -> String| (0..n).map(f).collect::<Vec<_>>().join(", ");
