@@ -271,8 +271,20 @@ fn main() {
     rss("  mlb plugins list --verify", small_fig.verify, full_fig.as_ref().map(|f| f.verify));
     println!("dry run of a 1,000-config jobs file (median of {DRY_RUNS}):  {dry_big:8.1} ms");
 
-    if let Some(f) = &full_fig {
+    if let (Some(f), Some(install)) = (&full_fig, &full) {
         println!("acceptance (full install):");
+        let listing = |extra: &[&str]| {
+            let out = Command::new(&install.mlb)
+                .args(["plugins", "list", "--json"])
+                .args(extra)
+                .env_remove("MLB_PLUGIN_PATH")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "mlb plugins list failed");
+            out.stdout
+        };
+        let same = listing(&[]) == listing(&["--verify"]);
+        println!("  plugins list from manifests equals plugins list --verify: {}", if same { "yes" } else { "NO" });
         let mut ratios = vec![("--no-cgroups", f.jobs.0 / small_fig.jobs.0)];
         if let (Some(fc), Some(sc)) = (f.jobs_cgroups, small_fig.jobs_cgroups) {
             ratios.push(("cgroups", fc.0 / sc.0));
