@@ -70,9 +70,17 @@ pub enum ContainersCommand {
 #[derive(Debug, Subcommand)]
 pub enum PluginsCommand {
     /// Lists every plugin found, and every file refused with the reason.
+    ///
+    /// Plugins are described by their manifest (read from the file, without
+    /// loading it); files without one are loaded in a child process.
     List {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Load every file in a child process (as `mlb worker` would) instead
+        /// of trusting manifests: slower, and checks each manifest against the
+        /// library's own tables.
+        #[arg(long)]
+        verify: bool,
     },
 }

@@ -44,9 +44,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(EXIT_OK)
         }
-        Some(Command::Plugins { command: PluginsCommand::List { json } }) => {
+        Some(Command::Plugins { command: PluginsCommand::List { json, verify } }) => {
             let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
-            let entries = mlb::plugins::list(&search);
+            let entries = if verify { mlb::plugins::verify(&search) } else { mlb::plugins::list(&search) };
             let text = if json {
                 mlb::plugins::listing::to_json(&entries)
             } else {

@@ -1,10 +1,21 @@
-//! Loading a plugin library and checking its ABI.
+//! Loading a plugin library and checking its ABI and its manifest.
 //!
 //! Libraries are loaded by absolute path and never unloaded: thread-local
 //! destructors and libtorch's static destructors crash after `dlclose`.
+//!
+//! Before loading, the file must pass the trust check, and its manifest (when
+//! it has one) is read: a corrupt manifest or one naming another ABI refuses
+//! the file without running any of its code. After loading, every workload
+//! table must agree with the manifest (name, version, ABI version,
+//! description, default args).
 
+use super::manifest::{self, ManifestReadError};
 use super::trust::{check_trusted, TrustError};
-use mlb_plugin::abi::{EntryFn, PluginTable, StrRef, ABI_VERSION, ENTRY_SYMBOL, ENTRY_SYMBOL_PREFIX};
+use mlb_plugin::abi::{
+    EntryFn, PluginTable, StrRef, WorkloadList, WorkloadsFn, ABI_VERSION, ENTRY_SYMBOL, ENTRY_SYMBOL_PREFIX,
+    WORKLOADS_SYMBOL,
+};
+use mlb_plugin::manifest::{MAX_WORKLOADS, SECTION};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -20,6 +31,9 @@ pub enum LoadError {
     /// The file is not trusted.
     #[error(transparent)]
     Untrusted(#[from] TrustError),
+    /// The file's manifest cannot be read or is corrupt.
+    #[error(transparent)]
+    Manifest(#[from] ManifestReadError),
     /// The dynamic loader refused the file (not a library, missing dependency...).
     #[error("{path} is not a loadable library: {reason}")]
     Open {
@@ -49,6 +63,32 @@ pub enum LoadError {
         path: PathBuf,
         /// What is wrong.
         reason: String,
+    },
+    /// The manifest section says something else than the library's tables.
+    #[error("{path}: its plugin manifest (section {SECTION}) does not match its plugin table: {difference}; the file was changed after it was built; fix: rebuild the plugin (`export_workload!` writes both) and reinstall it")]
+    ManifestMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The first difference found.
+        difference: String,
+    },
+    /// The library has no workload of the requested name.
+    #[error("{path} exports no workload `{name}` (it exports: {available}); fix: run `mlb plugins list --verify` to see which file holds `{name}`")]
+    NoSuchWorkload {
+        /// The file.
+        path: PathBuf,
+        /// The name asked for.
+        name: String,
+        /// The names it exports, comma-separated.
+        available: String,
+    },
+    /// The library exports several workloads and none was named.
+    #[error("{path} exports several workloads ({available}); fix: name the one to run (`mlb worker --workload NAME`)")]
+    Ambiguous {
+        /// The file.
+        path: PathBuf,
+        /// The names it exports, comma-separated.
+        available: String,
     },
 }
 
@@ -97,25 +137,107 @@ impl Plugin {
     }
 }
 
-/// Loads the plugin at an absolute `path`, after the trust check.
+/// Loads the plugin at an absolute `path`, after the trust check: its only
+/// workload (see [`load_workload`] for a library that exports several).
 pub fn load(path: &Path) -> Result<Plugin, LoadError> {
+    load_workload(path, None)
+}
+
+/// Loads the workload `name` of the library at an absolute `path` (`None`:
+/// the library must export exactly one), after the trust check and the
+/// manifest check.
+pub fn load_workload(path: &Path, name: Option<&str>) -> Result<Plugin, LoadError> {
+    let mut workloads = open(path)?;
+    let names = || workloads.iter().map(|(_, m)| m.name.as_str()).collect::<Vec<_>>().join(", ");
+    let index =
+        match name {
+            Some(name) => workloads.iter().position(|(_, m)| m.name == name).ok_or_else(|| {
+                LoadError::NoSuchWorkload { path: path.to_path_buf(), name: name.to_string(), available: names() }
+            })?,
+            None if workloads.len() == 1 => 0,
+            None => return Err(LoadError::Ambiguous { path: path.to_path_buf(), available: names() }),
+        };
+    let (table, meta) = workloads.swap_remove(index);
+    Ok(Plugin { path: path.to_path_buf(), table, meta })
+}
+
+/// Loads the library at an absolute `path` (trust, manifest and table
+/// checks as [`load_workload`]) and returns the metadata of every workload it
+/// exports, in its order: what `mlb worker --describe` prints.
+pub fn describe(path: &Path) -> Result<Vec<PluginMeta>, LoadError> {
+    Ok(open(path)?.into_iter().map(|(_, meta)| meta).collect())
+}
+
+/// Checks, loads and cross-checks a library: its workloads' tables and metadata.
+fn open(path: &Path) -> Result<Vec<(&'static PluginTable, PluginMeta)>, LoadError> {
     if !path.is_absolute() {
         return Err(LoadError::NotAbsolute(path.to_path_buf()));
     }
     check_trusted(path)?;
+    let manifest = manifest::read(path)?;
+    if let Some(found) = manifest.iter().flatten().map(|m| m.abi_version).find(|v| *v != ABI_VERSION) {
+        return Err(LoadError::AbiMismatch { path: path.to_path_buf(), found });
+    }
     let open_err = |e: libloading::Error| LoadError::Open { path: path.to_path_buf(), reason: e.to_string() };
     // SAFETY: loading a library runs its initialisers; the file passed the
     // trust check and comes from a configured plugin folder.
     let lib = unsafe { libloading::Library::new(path) }.map_err(open_err)?;
     // Never unloaded: see the module documentation.
     let lib: &'static libloading::Library = Box::leak(Box::new(lib));
+    let workloads = tables(lib, path)?
+        .into_iter()
+        .map(|table| Ok((table, table_meta(table, path)?)))
+        .collect::<Result<Vec<_>, LoadError>>()?;
+    for (i, (_, meta)) in workloads.iter().enumerate() {
+        if workloads[..i].iter().any(|(_, m)| m.name == meta.name) {
+            return Err(LoadError::BadTable {
+                path: path.to_path_buf(),
+                reason: format!("workload `{}` is exported twice", meta.name),
+            });
+        }
+    }
+    if let Some(manifest) = &manifest {
+        let tables: Vec<&PluginMeta> = workloads.iter().map(|(_, m)| m).collect();
+        if let Some(difference) = difference(manifest, &tables) {
+            return Err(LoadError::ManifestMismatch { path: path.to_path_buf(), difference });
+        }
+    }
+    Ok(workloads)
+}
+
+/// The tables the library exports: its workload list, else its one entry.
+fn tables(lib: &'static libloading::Library, path: &Path) -> Result<Vec<&'static PluginTable>, LoadError> {
+    let bad = |reason: String| LoadError::BadTable { path: path.to_path_buf(), reason };
+    // SAFETY: the symbols have the ABI's signatures by contract.
+    if let Ok(list_fn) = unsafe { lib.get::<WorkloadsFn>(format!("{WORKLOADS_SYMBOL}\0").as_bytes()) } {
+        let list = unsafe { list_fn().as_ref() }.ok_or_else(|| bad("workload list is null".into()))?;
+        if list.size < std::mem::size_of::<WorkloadList>() {
+            let need = std::mem::size_of::<WorkloadList>();
+            return Err(bad(format!("workload list is {} bytes, ABI v1 needs {need}", list.size)));
+        }
+        if list.count == 0 || list.count > MAX_WORKLOADS as usize || list.tables.is_null() {
+            return Err(bad(format!("workload list of {} tables at {:?}", list.count, list.tables)));
+        }
+        // SAFETY: the plugin promises `count` table pointers at `tables`, static.
+        let pointers = unsafe { std::slice::from_raw_parts(list.tables, list.count) };
+        return pointers
+            .iter()
+            .enumerate()
+            .map(|(i, t)| unsafe { t.as_ref() }.ok_or_else(|| bad(format!("workload {i}'s table is null"))))
+            .collect();
+    }
     let entry = match unsafe { lib.get::<EntryFn>(format!("{ENTRY_SYMBOL}\0").as_bytes()) } {
         Ok(entry) => *entry,
         Err(_) => return Err(other_abi(lib, path)),
     };
-    let bad = |reason: String| LoadError::BadTable { path: path.to_path_buf(), reason };
     // SAFETY: the symbol has the ABI's entry signature by contract.
     let table = unsafe { entry().as_ref() }.ok_or_else(|| bad("entry returned null".into()))?;
+    Ok(vec![table])
+}
+
+/// Checks one table and reads its metadata.
+fn table_meta(table: &'static PluginTable, path: &Path) -> Result<PluginMeta, LoadError> {
+    let bad = |reason: String| LoadError::BadTable { path: path.to_path_buf(), reason };
     if table.size < std::mem::size_of::<PluginTable>() {
         return Err(bad(format!("table is {} bytes, ABI v1 needs {}", table.size, std::mem::size_of::<PluginTable>())));
     }
@@ -136,7 +258,35 @@ pub fn load(path: &Path) -> Result<Plugin, LoadError> {
     if meta.name.is_empty() {
         return Err(bad("empty name".into()));
     }
-    Ok(Plugin { path: path.to_path_buf(), table, meta })
+    Ok(meta)
+}
+
+/// The first difference between what the manifest lists and what the tables
+/// say, in words.
+fn difference(manifest: &[PluginMeta], tables: &[&PluginMeta]) -> Option<String> {
+    let names = |n: &mut dyn Iterator<Item = &str>| n.collect::<Vec<_>>().join(", ");
+    if manifest.len() != tables.len() {
+        return Some(format!(
+            "the manifest lists {} workload(s) ({}), the library exports {} ({})",
+            manifest.len(),
+            names(&mut manifest.iter().map(|m| m.name.as_str())),
+            tables.len(),
+            names(&mut tables.iter().map(|m| m.name.as_str())),
+        ));
+    }
+    manifest.iter().zip(tables).find_map(|(m, t)| {
+        let fields: [(&str, String, String); 5] = [
+            ("name", m.name.clone(), t.name.clone()),
+            ("version", m.version.clone(), t.version.clone()),
+            ("ABI version", m.abi_version.to_string(), t.abi_version.to_string()),
+            ("description", m.description.clone(), t.description.clone()),
+            ("default args", m.default_args.to_string(), t.default_args.to_string()),
+        ];
+        fields
+            .into_iter()
+            .find(|(_, a, b)| a != b)
+            .map(|(field, a, b)| format!("workload `{}`: {field} is `{a}` in the manifest, `{b}` in the table", t.name))
+    })
 }
 
 /// The error for a library without the v1 symbol: which other version it has.

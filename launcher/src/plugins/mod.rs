@@ -1,14 +1,17 @@
 //! Workload plugins: where they are searched for, how a file is trusted,
-//! loaded and called, and how `mlb plugins list` describes them.
+//! described (from its manifest, without loading it), loaded and called, and
+//! how `mlb plugins list` describes them.
 
 mod instance;
 pub mod listing;
 mod loader;
+pub mod manifest;
 mod search;
 mod trust;
 
 pub use instance::{CallError, CallFailure, Instance};
-pub use listing::{list, Entry, Status};
-pub use loader::{load, LoadError, Plugin, PluginMeta};
+pub use listing::{list, verify, Entry, Status};
+pub use loader::{describe, load, load_workload, LoadError, Plugin, PluginMeta};
+pub use manifest::ManifestReadError;
 pub use search::{SearchError, SearchPath};
 pub use trust::{check_trusted, TrustError};

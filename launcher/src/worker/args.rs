@@ -12,13 +12,19 @@ use std::path::PathBuf;
 /// `mlb worker` options.
 #[derive(Debug, Clone, Args)]
 pub struct WorkerArgs {
-    /// Print the metadata of the plugin at this absolute path as JSON and exit.
+    /// Print the metadata of every workload of the plugin at this absolute
+    /// path, one JSON object per line, and exit.
     #[arg(long, value_name = "PLUGIN", conflicts_with = "plugin")]
     pub describe: Option<PathBuf>,
 
     /// Absolute path of the plugin library to run.
     #[arg(long, required_unless_present = "describe")]
     pub plugin: Option<PathBuf>,
+
+    /// The workload of the library to run: required when it exports several,
+    /// checked against the name of its only one otherwise.
+    #[arg(long, value_name = "NAME", conflicts_with = "describe")]
+    pub workload: Option<String>,
 
     /// Workload arguments, a JSON object (merged over the plugin's defaults).
     #[arg(long, default_value = "{}")]

@@ -34,7 +34,7 @@ pub fn main(args: WorkerArgs) -> i32 {
         }
     };
     ctx.args = config.clone();
-    let plugin = match plugins::load(&plugin_path) {
+    let plugin = match plugins::load_workload(&plugin_path, args.workload.as_deref()) {
         Ok(p) => p,
         Err(e) => return ctx.fail(Failure::new(Cause::Load, e.to_string()), None),
     };
@@ -75,12 +75,15 @@ pub fn main(args: WorkerArgs) -> i32 {
     ctx.finish(plan, &device, fragment, &result)
 }
 
-/// `mlb worker --describe PATH`: the plugin's metadata as JSON.
+/// `mlb worker --describe PATH`: the metadata of each workload of the
+/// plugin, one JSON object per line.
 fn describe(path: &Path) -> i32 {
-    match plugins::load(path) {
-        Ok(plugin) => {
-            let _ =
-                writeln!(std::io::stdout(), "{}", serde_json::to_string(plugin.meta()).expect("metadata serialises"));
+    match plugins::describe(path) {
+        Ok(metas) => {
+            let mut out = std::io::stdout().lock();
+            for meta in metas {
+                let _ = writeln!(out, "{}", serde_json::to_string(&meta).expect("metadata serialises"));
+            }
             exit::OK
         }
         Err(e) => {

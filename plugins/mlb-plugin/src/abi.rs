@@ -26,6 +26,14 @@ pub const ENTRY_SYMBOL: &str = "mlb_plugin_v1";
 /// Signature of the entry symbol.
 pub type EntryFn = unsafe extern "C" fn() -> *const PluginTable;
 
+/// Name of the symbol listing every workload of a library (ABI v1). A library
+/// that exports it may hold several workloads; [`ENTRY_SYMBOL`] then returns
+/// the first one's table (what a host that predates the list sees).
+pub const WORKLOADS_SYMBOL: &str = "mlb_plugin_v1_workloads";
+
+/// Signature of [`WORKLOADS_SYMBOL`].
+pub type WorkloadsFn = unsafe extern "C" fn() -> *const WorkloadList;
+
 /// Opaque workload instance owned by the plugin.
 pub type Instance = c_void;
 
@@ -156,3 +164,30 @@ pub struct PluginTable {
 
 // SAFETY: the table holds function pointers and pointers to static strings.
 unsafe impl Sync for PluginTable {}
+
+/// The tables of every workload of a library, returned by
+/// [`WORKLOADS_SYMBOL`].
+#[repr(C)]
+#[derive(Debug)]
+pub struct WorkloadList {
+    /// `size_of::<WorkloadList>()` as the plugin was built (fields are only appended).
+    pub size: usize,
+    /// Number of tables.
+    pub count: usize,
+    /// `count` pointers to static tables, in the library's order.
+    pub tables: *const *const PluginTable,
+}
+
+impl WorkloadList {
+    /// The list of static `tables`.
+    pub const fn new(tables: &'static [&'static PluginTable]) -> Self {
+        WorkloadList {
+            size: std::mem::size_of::<WorkloadList>(),
+            count: tables.len(),
+            tables: tables.as_ptr() as *const *const PluginTable,
+        }
+    }
+}
+
+// SAFETY: the list points to static, immutable tables.
+unsafe impl Sync for WorkloadList {}

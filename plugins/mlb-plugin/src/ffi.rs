@@ -33,6 +33,14 @@ pub const fn table<W: Workload>() -> PluginTable {
     }
 }
 
+/// The static table of workload `W`, for the export macros.
+pub struct Exported<W>(std::marker::PhantomData<W>);
+
+impl<W: Workload> Exported<W> {
+    /// `W`'s table, evaluated at compile time.
+    pub const TABLE: &'static PluginTable = &table::<W>();
+}
+
 /// Runs `f`, catching panics; returns a status code.
 fn guard(f: impl FnOnce() -> Result<()>) -> i32 {
     match catch_unwind(AssertUnwindSafe(f)) {

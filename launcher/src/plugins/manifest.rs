@@ -1,0 +1,213 @@
+//! Reading a plugin's manifest from its file, without loading the library.
+//!
+//! The manifest (format: `mlb_plugin::manifest`, docs/plugins.md) is the
+//! metadata of every workload of a library, written at compile time by
+//! `export_workload!` into the section `.mlb_manifest` (Mach-O:
+//! `__DATA,__mlb_manifest`). Only what locating that section needs is read:
+//! in an ELF file, the file header, the section headers and their names, and
+//! the section itself (a few blocks of the file, never its symbol tables).
+
+use super::loader::PluginMeta;
+use mlb_plugin::manifest::{self as format, ManifestError, WorkloadManifest};
+use object::read::elf::{FileHeader, SectionHeader};
+use object::{elf, Endianness, FileKind, Object, ObjectSection, ReadRef};
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// Bytes read at a time (aligned): the few places of the file the lookup
+/// touches each cost one read.
+const BLOCK: u64 = 16 * 1024;
+
+/// A manifest section that is present but cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestReadError {
+    /// The file could not be opened or read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The section is there but damaged or inconsistent.
+    #[error("{path} has a corrupt plugin manifest (section {section}): {source}; fix: rebuild the plugin with mlb-plugin's `export_workload!` and reinstall it (`mlb plugins list --verify` shows what the library itself says)")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// The section's name.
+        section: &'static str,
+        /// What is wrong.
+        source: ManifestError,
+    },
+}
+
+/// The workloads a library's manifest lists, in its order.
+///
+/// `Ok(None)` when the file has no manifest to go by: not an ELF or Mach-O
+/// file (or one whose headers cannot be parsed), no manifest section (an
+/// older build, a plugin written in C), or a manifest format this mlb does not
+/// know. The caller then asks the library itself (the probe). Trust is the
+/// caller's business: check it first.
+pub fn read(path: &Path) -> Result<Option<Vec<PluginMeta>>, ManifestReadError> {
+    let io = |source: std::io::Error| ManifestReadError::Io { path: path.to_path_buf(), source };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let cache = object::ReadCache::new(Blocks { file, len, pos: 0, blocks: HashMap::new() });
+    let corrupt = |section: &'static str, source: ManifestError| ManifestReadError::Corrupt {
+        path: path.to_path_buf(),
+        section,
+        source,
+    };
+    let found = match FileKind::parse(&cache) {
+        Ok(FileKind::Elf64) => elf_section::<elf::FileHeader64<Endianness>>(&cache),
+        Ok(FileKind::Elf32) => elf_section::<elf::FileHeader32<Endianness>>(&cache),
+        Ok(FileKind::MachO64 | FileKind::MachO32) => macho_section(&cache),
+        _ => Found::NoSection,
+    };
+    let (section, bytes) = match found {
+        Found::NoSection => return Ok(None),
+        Found::Unreadable(section, e) => {
+            return Err(corrupt(section, ManifestError::Invalid(format!("section not readable: {e}"))))
+        }
+        Found::Section(section, bytes) => (section, bytes),
+    };
+    match format::decode(bytes) {
+        Ok(workloads) => {
+            workloads.into_iter().map(meta).collect::<Result<Vec<_>, _>>().map(Some).map_err(|e| corrupt(section, e))
+        }
+        Err(ManifestError::UnknownFormat { .. }) => Ok(None),
+        Err(e) => Err(corrupt(section, e)),
+    }
+}
+
+/// What looking for the manifest section found.
+enum Found<'d> {
+    /// No section of that name (or headers that cannot be parsed).
+    NoSection,
+    /// The section, named, with its bytes.
+    Section(&'static str, &'d [u8]),
+    /// The section header is there but its bytes are not in the file.
+    Unreadable(&'static str, object::Error),
+}
+
+/// The manifest section of an ELF file, through its section headers only.
+fn elf_section<'d, H: FileHeader<Endian = Endianness>>(data: impl ReadRef<'d>) -> Found<'d> {
+    let Ok(header) = H::parse(data) else { return Found::NoSection };
+    let Ok(endian) = header.endian() else { return Found::NoSection };
+    let Ok(sections) = header.sections(endian, data) else { return Found::NoSection };
+    match sections.section_by_name(endian, format::SECTION.as_bytes()) {
+        None => Found::NoSection,
+        Some((_, section)) => match section.data(endian, data) {
+            Ok(bytes) => Found::Section(format::SECTION, bytes),
+            Err(e) => Found::Unreadable(format::SECTION, e),
+        },
+    }
+}
+
+/// The manifest section of a Mach-O file.
+fn macho_section<'d>(data: impl ReadRef<'d>) -> Found<'d> {
+    let Ok(file) = object::File::parse(data) else { return Found::NoSection };
+    match file.section_by_name(format::MACHO_SECTION) {
+        None => Found::NoSection,
+        Some(section) => match section.data() {
+            Ok(bytes) => Found::Section(format::MACHO_SECTION, bytes),
+            Err(e) => Found::Unreadable(format::MACHO_SECTION, e),
+        },
+    }
+}
+
+/// A file read through a cache of aligned blocks: the many small reads of
+/// header parsing (one per section name) cost one `pread` per block.
+struct Blocks {
+    file: std::fs::File,
+    len: u64,
+    pos: u64,
+    blocks: HashMap<u64, Box<[u8]>>,
+}
+
+impl Read for Blocks {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos >= self.len || buf.is_empty() {
+            return Ok(0);
+        }
+        let start = self.pos - self.pos % BLOCK;
+        let block = match self.blocks.entry(start) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let mut bytes = vec![0u8; BLOCK.min(self.len - start) as usize];
+                self.file.read_exact_at(&mut bytes, start)?;
+                e.insert(bytes.into_boxed_slice())
+            }
+        };
+        let from = &block[(self.pos - start) as usize..];
+        let n = from.len().min(buf.len());
+        buf[..n].copy_from_slice(&from[..n]);
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for Blocks {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        let pos = match to {
+            SeekFrom::Start(p) => Some(p),
+            SeekFrom::End(d) => self.len.checked_add_signed(d),
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        };
+        self.pos = pos.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before the start"))?;
+        Ok(self.pos)
+    }
+}
+
+fn meta(w: WorkloadManifest) -> Result<PluginMeta, ManifestError> {
+    let default_args = serde_json::from_str(&w.default_args)
+        .map_err(|e| ManifestError::Invalid(format!("default args of `{}` are not JSON: {e}", w.name)))?;
+    Ok(PluginMeta {
+        name: w.name,
+        version: w.version,
+        abi_version: w.abi_version,
+        description: w.description,
+        default_args,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_reads_match_the_file_across_block_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data");
+        let bytes: Vec<u8> = (0..(2 * BLOCK + 123)).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let mut r = Blocks { file, len: bytes.len() as u64, pos: 0, blocks: HashMap::new() };
+        for (at, n) in [(0, 10), (BLOCK - 3, 7), (BLOCK * 2 - 1, 124), (5, BLOCK as usize * 2)] {
+            r.seek(SeekFrom::Start(at)).unwrap();
+            let mut got = vec![0u8; n];
+            r.read_exact(&mut got).unwrap();
+            assert_eq!(got, bytes[at as usize..at as usize + n], "at {at}, {n} bytes");
+        }
+        assert_eq!(r.seek(SeekFrom::End(-1)).unwrap(), bytes.len() as u64 - 1);
+        let mut rest = Vec::new();
+        r.read_to_end(&mut rest).unwrap();
+        assert_eq!(rest, [bytes[bytes.len() - 1]]);
+        assert!(r.seek(SeekFrom::Current(-(bytes.len() as i64) - 1)).is_err());
+        assert_eq!(r.blocks.len(), 3, "each block read once");
+    }
+
+    #[test]
+    fn a_file_that_is_not_an_object_has_no_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("libtext.so");
+        std::fs::write(&path, "not a library").unwrap();
+        assert!(read(&path).unwrap().is_none());
+        let elf_header_only = dir.path().join("libshort.so");
+        std::fs::write(&elf_header_only, b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0").unwrap();
+        assert!(read(&elf_header_only).unwrap().is_none());
+        assert!(matches!(read(&dir.path().join("missing.so")), Err(ManifestReadError::Io { .. })));
+    }
+}

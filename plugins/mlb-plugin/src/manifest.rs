@@ -1,0 +1,449 @@
+//! The plugin manifest: a plugin's metadata in a section of the library file,
+//! readable without loading (`dlopen`-ing) the library.
+//!
+//! [`export_workload!`](crate::export_workload) and
+//! [`export_workloads!`](crate::export_workloads) build the manifest at
+//! compile time from the same trait constants as the plugin tables, and place
+//! it in the section [`SECTION`] (`.mlb_manifest` in ELF files; on Mach-O,
+//! `__DATA,__mlb_manifest`, see [`MACHO_SECTION`]). mlb reads it to list
+//! plugins and resolve a workload name to a file; the worker checks it against
+//! the tables when it loads the library.
+//!
+//! # Format (version 1)
+//!
+//! The section holds one or more *records*, possibly separated by zero bytes
+//! (alignment padding, should a linker ever merge several). Integers are
+//! little-endian `u32`; a *string* is a `u32` byte length followed by that
+//! many bytes of UTF-8.
+//!
+//! ```text
+//! record  = magic "MLBMANIF" (8 bytes)
+//!           u32 format version (1)
+//!           u32 body length in bytes
+//!           u32 FNV-1a (32-bit) checksum of the body
+//!           body
+//! body    = u32 workload count, then that many entries
+//! entry   = u32 entry length in bytes (what follows this field)
+//!           u32 ABI version of the workload's table
+//!           string name, string version, string description,
+//!           string default args (a JSON object)
+//!           [fields a later format appends; readers skip them]
+//! ```
+//!
+//! Fields are only ever appended to an entry (its length lets an older reader
+//! skip what it does not know); an incompatible layout gets a new format
+//! version, and a reader that meets a format version it does not know treats
+//! the library as having no manifest.
+
+use crate::Workload;
+
+/// Section name of the manifest in ELF files.
+pub const SECTION: &str = ".mlb_manifest";
+
+/// Section name of the manifest in Mach-O files (segment `__DATA`).
+pub const MACHO_SECTION: &str = "__mlb_manifest";
+
+/// First bytes of every record.
+pub const MAGIC: [u8; 8] = *b"MLBMANIF";
+
+/// Layout version written by this crate.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Bytes of a record before its body: magic, format version, body length,
+/// checksum.
+pub const HEADER_LEN: usize = 20;
+
+/// Most workloads one record may list (a sanity bound for readers).
+pub const MAX_WORKLOADS: u32 = 4096;
+
+/// One workload's metadata as the macros encode it (static strings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// ABI version of the workload's table.
+    pub abi_version: u32,
+    /// Workload name.
+    pub name: &'static str,
+    /// Workload version.
+    pub version: &'static str,
+    /// One-line description.
+    pub description: &'static str,
+    /// Default arguments, a JSON object.
+    pub default_args: &'static str,
+}
+
+impl Entry {
+    /// The entry of workload `W` (the constants its table is built from).
+    ///
+    /// Fails to compile (when evaluated in a constant) for an empty name.
+    pub const fn of<W: Workload>() -> Self {
+        assert!(!W::NAME.is_empty(), "a workload's NAME must not be empty");
+        Entry {
+            abi_version: crate::abi::ABI_VERSION,
+            name: W::NAME,
+            version: W::VERSION,
+            description: W::DESCRIPTION,
+            default_args: W::DEFAULT_ARGS,
+        }
+    }
+
+    const fn strings(&self) -> [&'static str; 4] {
+        [self.name, self.version, self.description, self.default_args]
+    }
+
+    /// Bytes of the entry after its length field.
+    const fn content_len(&self) -> usize {
+        let strings = self.strings();
+        let mut len = 4; // abi_version
+        let mut i = 0;
+        while i < strings.len() {
+            assert!(strings[i].len() <= u32::MAX as usize, "manifest string longer than 4 GiB");
+            len += 4 + strings[i].len();
+            i += 1;
+        }
+        len
+    }
+}
+
+/// Bytes of the record that [`encode`] writes for `entries`.
+pub const fn encoded_len(entries: &[Entry]) -> usize {
+    let mut len = HEADER_LEN + 4;
+    let mut i = 0;
+    while i < entries.len() {
+        len += 4 + entries[i].content_len();
+        i += 1;
+    }
+    len
+}
+
+/// The record for `entries`, in an array of exactly [`encoded_len`] bytes
+/// (a compile-time error when `N` is not that length).
+pub const fn encode<const N: usize>(entries: &[Entry]) -> [u8; N] {
+    let mut out = [0u8; N];
+    write(entries, &mut out);
+    out
+}
+
+/// The record for `entries`, at run time (tests, tools).
+pub fn to_vec(entries: &[Entry]) -> Vec<u8> {
+    let mut out = vec![0u8; encoded_len(entries)];
+    write(entries, &mut out);
+    out
+}
+
+/// Writes the record for `entries` into `out`, which must be exactly
+/// [`encoded_len`] bytes long.
+const fn write(entries: &[Entry], out: &mut [u8]) {
+    assert!(out.len() == encoded_len(entries), "manifest buffer has the wrong length");
+    assert!(entries.len() <= MAX_WORKLOADS as usize, "too many workloads in one manifest");
+    let mut at = put_bytes(out, 0, &MAGIC);
+    at = put_u32(out, at, FORMAT_VERSION);
+    at = put_u32(out, at, (out.len() - HEADER_LEN) as u32);
+    at = put_u32(out, at, 0); // checksum, filled in below
+    at = put_u32(out, at, entries.len() as u32);
+    let mut i = 0;
+    while i < entries.len() {
+        let entry = &entries[i];
+        at = put_u32(out, at, entry.content_len() as u32);
+        at = put_u32(out, at, entry.abi_version);
+        let strings = entry.strings();
+        let mut s = 0;
+        while s < strings.len() {
+            at = put_u32(out, at, strings[s].len() as u32);
+            at = put_bytes(out, at, strings[s].as_bytes());
+            s += 1;
+        }
+        i += 1;
+    }
+    assert!(at == out.len(), "manifest length miscounted");
+    let sum = fnv1a(out, HEADER_LEN, out.len());
+    put_u32(out, 16, sum);
+}
+
+const fn put_u32(out: &mut [u8], at: usize, value: u32) -> usize {
+    put_bytes(out, at, &value.to_le_bytes())
+}
+
+const fn put_bytes(out: &mut [u8], at: usize, bytes: &[u8]) -> usize {
+    let mut i = 0;
+    while i < bytes.len() {
+        out[at + i] = bytes[i];
+        i += 1;
+    }
+    at + bytes.len()
+}
+
+/// 32-bit FNV-1a of `bytes[start..end]`.
+const fn fnv1a(bytes: &[u8], start: usize, end: usize) -> u32 {
+    let mut hash: u32 = 0x811c_9dc5;
+    let mut i = start;
+    while i < end {
+        hash ^= bytes[i] as u32;
+        hash = hash.wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    hash
+}
+
+/// One workload's metadata as read back from a manifest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadManifest {
+    /// ABI version of the workload's table.
+    pub abi_version: u32,
+    /// Workload name.
+    pub name: String,
+    /// Workload version.
+    pub version: String,
+    /// One-line description.
+    pub description: String,
+    /// Default arguments (JSON text, as written).
+    pub default_args: String,
+}
+
+/// Why a manifest section could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    /// The section is empty (or only padding).
+    #[error("the manifest section is empty")]
+    Empty,
+    /// Something other than a record starts at `offset`.
+    #[error("no manifest record at byte {offset} (bad magic)")]
+    BadMagic {
+        /// Byte offset in the section.
+        offset: usize,
+    },
+    /// A record written in a layout this reader does not know.
+    #[error("manifest format v{found}, this mlb reads v{FORMAT_VERSION}")]
+    UnknownFormat {
+        /// The record's format version.
+        found: u32,
+    },
+    /// The section ends before what a length field announces.
+    #[error("the manifest is truncated: {what} needs {needed} bytes at byte {offset}, the section has {len}")]
+    Truncated {
+        /// What was being read.
+        what: &'static str,
+        /// Byte offset in the section.
+        offset: usize,
+        /// Bytes needed from `offset`.
+        needed: usize,
+        /// Section length.
+        len: usize,
+    },
+    /// The body's bytes do not match the record's checksum.
+    #[error("the manifest is corrupt: checksum {found:#010x}, expected {expected:#010x}")]
+    Checksum {
+        /// Checksum of the body as read.
+        found: u32,
+        /// Checksum the header records.
+        expected: u32,
+    },
+    /// A field is invalid (not UTF-8, empty name, bad counts...).
+    #[error("the manifest is corrupt: {0}")]
+    Invalid(String),
+}
+
+/// Reads every workload of a manifest section (records in order, zero
+/// padding between them skipped).
+///
+/// Returns [`ManifestError::UnknownFormat`] when a record uses a format this
+/// reader does not know, so that the caller can fall back to asking the
+/// library itself.
+pub fn decode(section: &[u8]) -> Result<Vec<WorkloadManifest>, ManifestError> {
+    let mut workloads: Vec<WorkloadManifest> = Vec::new();
+    let mut at = 0;
+    loop {
+        while at < section.len() && section[at] == 0 {
+            at += 1;
+        }
+        if at == section.len() {
+            break;
+        }
+        let mut r = Reader { bytes: section, at };
+        if r.take(MAGIC.len(), "record magic")? != MAGIC {
+            return Err(ManifestError::BadMagic { offset: at });
+        }
+        let format = r.u32("format version")?;
+        if format != FORMAT_VERSION {
+            return Err(ManifestError::UnknownFormat { found: format });
+        }
+        let body_len = r.u32("body length")? as usize;
+        let expected = r.u32("checksum")?;
+        let body_start = r.at;
+        r.take(body_len, "record body")?;
+        let found = fnv1a(section, body_start, body_start + body_len);
+        if found != expected {
+            return Err(ManifestError::Checksum { found, expected });
+        }
+        let end = r.at;
+        workloads.extend(decode_body(Reader { bytes: &section[..end], at: body_start })?);
+        at = end;
+    }
+    if workloads.is_empty() {
+        return Err(ManifestError::Empty);
+    }
+    for (i, w) in workloads.iter().enumerate() {
+        if workloads[..i].iter().any(|o| o.name == w.name) {
+            return Err(ManifestError::Invalid(format!("workload `{}` is listed twice", w.name)));
+        }
+    }
+    Ok(workloads)
+}
+
+fn decode_body(mut r: Reader<'_>) -> Result<Vec<WorkloadManifest>, ManifestError> {
+    let count = r.u32("workload count")?;
+    if count == 0 || count > MAX_WORKLOADS {
+        return Err(ManifestError::Invalid(format!("workload count {count} (1 to {MAX_WORKLOADS})")));
+    }
+    let mut out = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let len = r.u32("entry length")? as usize;
+        let start = r.at;
+        r.take(len, "workload entry")?;
+        // Read the fields inside the entry only; trailing bytes are fields of
+        // a later format and are skipped.
+        let mut e = Reader { bytes: &r.bytes[..start + len], at: start };
+        let abi_version = e.u32("ABI version")?;
+        let w = WorkloadManifest {
+            abi_version,
+            name: e.string("name")?,
+            version: e.string("version")?,
+            description: e.string("description")?,
+            default_args: e.string("default args")?,
+        };
+        if w.name.is_empty() {
+            return Err(ManifestError::Invalid("a workload has an empty name".into()));
+        }
+        out.push(w);
+    }
+    if r.at != r.bytes.len() {
+        return Err(ManifestError::Invalid(format!("{} stray bytes after the last entry", r.bytes.len() - r.at)));
+    }
+    Ok(out)
+}
+
+/// A bounds-checked cursor.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], ManifestError> {
+        let end = self.at.checked_add(n).filter(|end| *end <= self.bytes.len()).ok_or(ManifestError::Truncated {
+            what,
+            offset: self.at,
+            needed: n,
+            len: self.bytes.len(),
+        })?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, ManifestError> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn string(&mut self, what: &'static str) -> Result<String, ManifestError> {
+        let len = self.u32(what)? as usize;
+        let bytes = self.take(len, what)?;
+        String::from_utf8(bytes.to_vec()).map_err(|_| ManifestError::Invalid(format!("{what} is not UTF-8")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: Entry = Entry {
+        abi_version: 1,
+        name: "alpha",
+        version: "1.0.0",
+        description: "first, with \"quotes\" and ünïcode",
+        default_args: r#"{"repeat": 2}"#,
+    };
+    const B: Entry = Entry { abi_version: 1, name: "beta", version: "0.2.0", description: "", default_args: "{}" };
+
+    fn back(e: &Entry) -> WorkloadManifest {
+        WorkloadManifest {
+            abi_version: e.abi_version,
+            name: e.name.into(),
+            version: e.version.into(),
+            description: e.description.into(),
+            default_args: e.default_args.into(),
+        }
+    }
+
+    #[test]
+    fn const_and_runtime_encodings_agree_and_round_trip() {
+        const LEN: usize = encoded_len(&[A, B]);
+        const BYTES: [u8; LEN] = encode::<LEN>(&[A, B]);
+        assert_eq!(BYTES.to_vec(), to_vec(&[A, B]));
+        assert_eq!(&BYTES[..8], b"MLBMANIF");
+        assert_eq!(decode(&BYTES).unwrap(), vec![back(&A), back(&B)]);
+    }
+
+    #[test]
+    fn records_separated_by_padding_are_concatenated() {
+        let mut section = vec![0u8; 3];
+        section.extend(to_vec(&[A]));
+        section.extend([0u8; 5]);
+        section.extend(to_vec(&[B]));
+        section.extend([0u8; 7]);
+        assert_eq!(decode(&section).unwrap(), vec![back(&A), back(&B)]);
+    }
+
+    #[test]
+    fn every_truncation_is_an_error_not_a_panic() {
+        let bytes = to_vec(&[A, B]);
+        for cut in 1..bytes.len() {
+            let e = decode(&bytes[..cut]).unwrap_err();
+            assert!(matches!(e, ManifestError::Truncated { .. }), "cut at {cut}: {e}");
+        }
+        assert_eq!(decode(&[]).unwrap_err(), ManifestError::Empty);
+        assert_eq!(decode(&[0; 16]).unwrap_err(), ManifestError::Empty);
+    }
+
+    #[test]
+    fn every_flipped_body_byte_is_detected() {
+        let bytes = to_vec(&[A]);
+        for i in HEADER_LEN..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x40;
+            assert!(matches!(decode(&bad), Err(ManifestError::Checksum { .. })), "byte {i}");
+        }
+    }
+
+    #[test]
+    fn bad_magic_unknown_format_and_duplicates_are_refused() {
+        let mut bytes = to_vec(&[A]);
+        bytes[0] = b'X';
+        assert_eq!(decode(&bytes).unwrap_err(), ManifestError::BadMagic { offset: 0 });
+
+        let mut bytes = to_vec(&[A]);
+        bytes[8] = 2;
+        assert_eq!(decode(&bytes).unwrap_err(), ManifestError::UnknownFormat { found: 2 });
+
+        let e = decode(&to_vec(&[A, A])).unwrap_err();
+        assert_eq!(e, ManifestError::Invalid("workload `alpha` is listed twice".into()));
+
+        let empty_name = Entry { name: "", ..B };
+        assert!(decode(&to_vec(&[empty_name])).unwrap_err().to_string().contains("empty name"));
+    }
+
+    #[test]
+    fn fields_appended_to_an_entry_are_skipped() {
+        // A later format appends a field to the entry: an older reader skips it.
+        let mut bytes = to_vec(&[A]);
+        let entry_len_at = HEADER_LEN + 4;
+        let len = u32::from_le_bytes(bytes[entry_len_at..entry_len_at + 4].try_into().unwrap());
+        bytes[entry_len_at..entry_len_at + 4].copy_from_slice(&(len + 3).to_le_bytes());
+        bytes.extend([7, 7, 7]);
+        let body_len = (bytes.len() - HEADER_LEN) as u32;
+        bytes[12..16].copy_from_slice(&body_len.to_le_bytes());
+        let sum = fnv1a(&bytes, HEADER_LEN, bytes.len());
+        bytes[16..20].copy_from_slice(&sum.to_le_bytes());
+        assert_eq!(decode(&bytes).unwrap(), vec![back(&A)]);
+    }
+}
