@@ -18,6 +18,8 @@ pub const PLUGIN: &str = "--plugin";
 pub struct WorkerCommand<'a> {
     /// The plugin library, an absolute path.
     pub plugin: &'a Path,
+    /// The workload of that library to run.
+    pub workload: &'a str,
     /// The workload's arguments (the seed included).
     pub config: &'a Map<String, Value>,
     /// The report folder.
@@ -32,6 +34,7 @@ impl WorkerCommand<'_> {
         let id = self.identity;
         let pairs = [
             (PLUGIN, self.plugin.display().to_string()),
+            ("--workload", self.workload.to_string()),
             ("--config", Value::Object(self.config.clone()).to_string()),
             ("--outdir", self.outdir.display().to_string()),
             ("--name", id.name.clone()),
@@ -58,6 +61,7 @@ mod tests {
             let config = json!({"--lr": "-0.1", "seed": 300}).as_object().unwrap().clone();
             let command = WorkerCommand {
                 plugin: Path::new("/p/-lib spin.so"),
+                workload: "-spin",
                 config: &config,
                 outdir: Path::new("/o/-out"),
                 identity: &identity,
@@ -66,6 +70,7 @@ mod tests {
             let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{name:?}: {e}"));
             let Some(Command::Worker(w)) = cli.command else { panic!("not the worker") };
             assert_eq!(w.plugin.as_deref(), Some(Path::new("/p/-lib spin.so")));
+            assert_eq!(w.workload.as_deref(), Some("-spin"));
             assert_eq!(serde_json::from_str::<Value>(&w.config).unwrap(), Value::Object(config));
             assert_eq!(w.outdir, Path::new("/o/-out"));
             assert_eq!((w.name.as_deref(), w.suite.as_str()), (Some(name), suite));

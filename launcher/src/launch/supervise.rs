@@ -278,7 +278,12 @@ mod tests {
 
     fn instance(jr_id: u32, worker: bool) -> Instance {
         let work = if worker {
-            Work::Workload { plugin: "/p.so".into(), config: Default::default(), outdir: "/out".into() }
+            Work::Workload {
+                plugin: "/p.so".into(),
+                workload: "p".into(),
+                config: Default::default(),
+                outdir: "/out".into(),
+            }
         } else {
             Work::Command { program: "./run.sh".into(), args: vec![] }
         };

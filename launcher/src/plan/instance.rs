@@ -37,6 +37,8 @@ pub enum Work {
     Workload {
         /// The plugin file (on the host).
         plugin: PathBuf,
+        /// The workload of that file to run (a library may export several).
+        workload: String,
         /// The workload arguments, the seed included.
         config: Map<String, Value>,
         /// The report folder.
@@ -123,13 +125,15 @@ impl Instance {
             Work::Command { program, args } => {
                 std::iter::once(program.display().to_string()).chain(args.iter().cloned()).collect()
             }
-            Work::Workload { plugin, config, outdir } => {
+            Work::Workload { plugin, workload, config, outdir } => {
                 let plugin = match &paths.plugin_dir {
                     Some(dir) => dir.join(plugin.file_name().unwrap_or_default()),
                     None => plugin.clone(),
                 };
                 let mut argv = vec![paths.mlb.display().to_string()];
-                argv.extend(WorkerCommand { plugin: &plugin, config, outdir, identity: &self.identity }.args());
+                argv.extend(
+                    WorkerCommand { plugin: &plugin, workload, config, outdir, identity: &self.identity }.args(),
+                );
                 argv
             }
         }
@@ -186,10 +190,15 @@ fn build(
     // The user's heap choice reaches instances in containers too.
     let env = env::instance_env(&instance, |name| std::env::var(name).ok());
     let work = match (&config.program, plugin) {
-        (Program::Plugin(_), Some(path)) => {
+        (Program::Plugin(workload), Some(path)) => {
             let mut json: Map<String, Value> = config.args.0.iter().cloned().collect();
             json.insert("seed".into(), seed.into());
-            Work::Workload { plugin: path.to_path_buf(), config: json, outdir: ctx.outdir.clone() }
+            Work::Workload {
+                plugin: path.to_path_buf(),
+                workload: workload.clone(),
+                config: json,
+                outdir: ctx.outdir.clone(),
+            }
         }
         (Program::Cmd(cmd), _) | (Program::Plugin(cmd), None) => {
             // Split as the original's shell did (quotes kept together).

@@ -75,6 +75,7 @@ mod tests {
             identity: Identity { suite: "s".into(), name: "toy".into(), run_id: 3, jr_id: 1, vcd: devices.join(",") },
             work: Work::Workload {
                 plugin: "/host/lib/libmlb_spin.so".into(),
+                workload: "spin".into(),
                 config: Map::new(),
                 outdir: "/res".into(),
             },

@@ -20,20 +20,19 @@ pub fn mlb() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mlb"))
 }
 
-/// The spin plugin of the same profile, built on first use.
+/// The spin plugin of the same profile, built (or brought up to date: a
+/// stale copy would lack what the plugin ABI gained since) on first use.
 pub fn spin_plugin() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let dir = mlb().parent().unwrap().to_path_buf();
         let lib = dir.join("libmlb_spin.so");
-        if !lib.exists() {
-            let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-            cargo.args(["build", "-p", "spin"]);
-            if dir.ends_with("release") {
-                cargo.arg("--release");
-            }
-            assert!(cargo.status().expect("run cargo").success(), "building the spin plugin failed");
+        let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cargo.args(["build", "-p", "spin"]);
+        if dir.ends_with("release") {
+            cargo.arg("--release");
         }
+        assert!(cargo.status().expect("run cargo").success(), "building the spin plugin failed");
         lib
     })
     .clone()
