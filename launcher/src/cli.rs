@@ -83,4 +83,9 @@ pub enum PluginsCommand {
         #[arg(long)]
         verify: bool,
     },
+    /// One workload: its description, version, file, and its arguments with their defaults.
+    Show {
+        /// The workload's name (as in `mlb plugins list`).
+        name: String,
+    },
 }

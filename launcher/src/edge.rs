@@ -68,6 +68,9 @@ pub enum MlbError {
     /// `mlb plugins list`: no search path.
     #[error(transparent)]
     Plugins(#[from] SearchError),
+    /// `mlb plugins show NAME`: no such plugin.
+    #[error(transparent)]
+    NoSuchPlugin(#[from] crate::plugins::show::NoSuchPlugin),
     /// `mlb containers build`.
     #[error(transparent)]
     Build(#[from] BuildCmdError),
@@ -82,6 +85,7 @@ impl Classify for MlbError {
             MlbError::Launch(e) => e.kind(),
             MlbError::Report(e) => e.kind(),
             MlbError::Plugins(e) => e.kind(),
+            MlbError::NoSuchPlugin(_) => Kind::Refused,
             MlbError::Build(e) => e.kind(),
             MlbError::Stdout(_) => Kind::Failed,
         }

@@ -55,6 +55,11 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_stdout(&format!("{text}\n"))?;
             Ok(EXIT_OK)
         }
+        Some(Command::Plugins { command: PluginsCommand::Show { name } }) => {
+            let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
+            print_stdout(&mlb::plugins::show::show(&mlb::plugins::list(&search), &name)?)?;
+            Ok(EXIT_OK)
+        }
         Some(Command::Report(args)) => {
             print_stdout(&mlb::report::run(&args)?)?;
             Ok(EXIT_OK)

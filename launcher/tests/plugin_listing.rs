@@ -163,3 +163,31 @@ fn search_order_is_plugin_dir_then_env_then_binary_folder() {
     // The binary's own folder comes last: the built spin is there.
     assert!(paths[2..].contains(&common::spin_plugin().to_str().unwrap()), "{paths:?}");
 }
+
+/// The table fits 100 columns when piped, even with a long path and a
+/// refusal; the arguments are in `plugins show NAME`.
+#[test]
+fn the_table_fits_100_columns_and_show_gives_the_arguments() {
+    let dir = private_dir();
+    let deep = dir.path().join("a-rather-long-folder-name-for-plugins/and-another-one-below-it");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::copy(common::spin_plugin(), deep.join("libmlb_spin.so")).unwrap();
+    c_library(&deep, "libmlb_v2.so", V2_PLUGIN);
+    let plugins = deep.to_str().unwrap();
+    let out = Command::new(common::mlb()).args(["plugins", "list", "--plugin-dir", plugins]).output().unwrap();
+    let (table, stderr) = common::text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(table.contains("spin") && table.contains("REFUSED"), "{table}");
+    let widest = table.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 100, "{widest} columns:\n{table}");
+    assert!(!table.contains("\"repeat\""), "no default-args JSON in the table:\n{table}");
+    let show = Command::new(common::mlb()).args(["plugins", "show", "spin", "--plugin-dir", plugins]).output().unwrap();
+    let (text, stderr) = common::text(&show);
+    assert!(show.status.success(), "{stderr}");
+    assert!(text.starts_with("spin ") && text.contains("arguments (default):\n"), "{text}");
+    assert!(text.lines().any(|l| l.trim_start().starts_with("repeat ")), "{text}");
+    let missing =
+        Command::new(common::mlb()).args(["plugins", "show", "nope", "--plugin-dir", plugins]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(common::text(&missing).1.contains("no plugin named `nope`; plugins found: spin"));
+}

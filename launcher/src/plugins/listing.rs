@@ -20,6 +20,7 @@ use super::trust::check_trusted;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use mlb_plugin::abi::ABI_VERSION;
 use serde::Serialize;
+use std::io::IsTerminal;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -222,18 +223,26 @@ pub fn to_json(entries: &[Entry]) -> String {
     serde_json::to_string_pretty(entries).unwrap_or_else(|_| "[]".into())
 }
 
-/// The listing as a table, followed by the search path.
+/// Width of the table when stdout is no terminal (a terminal's own width otherwise).
+const PIPED_WIDTH: u16 = 100;
+
+/// The listing as a table that fits the terminal (100 columns when piped),
+/// followed by the search path. The arguments are in `--json` and
+/// `mlb plugins show NAME`.
 pub fn to_table(entries: &[Entry], search: &SearchPath) -> String {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
-    table.set_header(["name", "version", "abi", "description", "default args", "path"]);
+    if !std::io::stdout().is_terminal() {
+        table.set_width(PIPED_WIDTH);
+    }
+    table.set_header(["name", "version", "abi", "description", "path"]);
     for e in entries {
         let path = e.path.display().to_string();
         let row = match &e.status {
             Status::Ok { meta } => row(meta, path),
             Status::Shadowed { meta, by } => row(meta, format!("{path}\n(shadowed by {})", by.display())),
             Status::Refused { reason } => {
-                vec!["-".into(), "-".into(), "-".into(), format!("REFUSED: {reason}"), "-".into(), path]
+                vec!["-".into(), "-".into(), "-".into(), format!("REFUSED: {reason}"), path]
             }
         };
         table.add_row(row);
@@ -243,12 +252,5 @@ pub fn to_table(entries: &[Entry], search: &SearchPath) -> String {
 }
 
 fn row(meta: &PluginMeta, path: String) -> Vec<String> {
-    vec![
-        meta.name.clone(),
-        meta.version.clone(),
-        format!("v{}", meta.abi_version),
-        meta.description.clone(),
-        meta.default_args.to_string(),
-        path,
-    ]
+    vec![meta.name.clone(), meta.version.clone(), format!("v{}", meta.abi_version), meta.description.clone(), path]
 }

@@ -7,6 +7,7 @@ pub mod listing;
 mod loader;
 pub mod manifest;
 mod search;
+pub mod show;
 mod trust;
 
 pub use instance::{CallError, CallFailure, Instance};

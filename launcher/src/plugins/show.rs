@@ -1,0 +1,79 @@
+//! `mlb plugins show NAME`: one workload, its arguments and their defaults.
+
+use super::listing::{self, Entry, Status};
+use super::loader::PluginMeta;
+use std::fmt::Write;
+
+/// `mlb plugins show NAME` found no usable workload of that name.
+#[derive(Debug, thiserror::Error)]
+#[error("no plugin named `{name}`; plugins found: {available}; fix: see `mlb plugins list`, or add the plugin's folder with --plugin-dir")]
+pub struct NoSuchPlugin {
+    /// The name asked for.
+    pub name: String,
+    /// Usable plugins, comma-separated (or `none`).
+    pub available: String,
+}
+
+/// The description of workload `name` among `entries`: name, version, ABI,
+/// file, description, then each default argument on a line of its own.
+pub fn show(entries: &[Entry], name: &str) -> Result<String, NoSuchPlugin> {
+    let Some(entry) = listing::find(entries, name) else {
+        let names = listing::names(entries);
+        let available = if names.is_empty() { "none".into() } else { names.join(", ") };
+        return Err(NoSuchPlugin { name: name.to_string(), available });
+    };
+    let Status::Ok { meta } = &entry.status else { unreachable!("find returns usable plugins only") };
+    Ok(describe(meta, &entry.path.display().to_string()))
+}
+
+fn describe(meta: &PluginMeta, path: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} {} (plugin ABI v{})", meta.name, meta.version, meta.abi_version);
+    let _ = writeln!(out, "file: {path}");
+    let _ = writeln!(out, "{}", meta.description);
+    let _ = writeln!(out, "arguments (default):");
+    match meta.default_args.as_object() {
+        Some(args) if !args.is_empty() => {
+            let width = args.keys().map(String::len).max().unwrap_or(0);
+            for (k, v) in args {
+                let _ = writeln!(out, "  {k:<width$}  {v}");
+            }
+        }
+        _ => out.push_str("  (none declared)\n"),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn entry(name: &str, args: serde_json::Value) -> Entry {
+        let meta = PluginMeta {
+            name: name.into(),
+            version: "1.2.0".into(),
+            abi_version: 1,
+            description: "trains a toy".into(),
+            default_args: args,
+        };
+        Entry { path: format!("/p/libmlb_{name}.so").into(), status: Status::Ok { meta } }
+    }
+
+    #[test]
+    fn a_workload_with_its_arguments_one_per_line() {
+        let entries = [entry("toy", json!({"repeat": 20, "batch_size": 64, "lr": 0.1}))];
+        assert_eq!(
+            show(&entries, "toy").unwrap(),
+            "toy 1.2.0 (plugin ABI v1)\nfile: /p/libmlb_toy.so\ntrains a toy\narguments (default):\n  batch_size  64\n  lr          0.1\n  repeat      20\n"
+        );
+        assert!(show(&[entry("toy", json!({}))], "toy").unwrap().ends_with("  (none declared)\n"));
+    }
+
+    #[test]
+    fn an_unknown_name_lists_the_plugins() {
+        let err = show(&[entry("toy", json!({}))], "nope").unwrap_err();
+        assert_eq!(err.available, "toy");
+        assert!(err.to_string().starts_with("no plugin named `nope`; plugins found: toy; fix:"), "{err}");
+    }
+}
