@@ -10,16 +10,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Compiles C source into a shared library `dir/name`.
-fn c_library(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let src = dir.join(format!("{name}.c"));
-    std::fs::write(&src, source).unwrap();
-    let out = dir.join(name);
-    let status = Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&out).arg(&src).status().expect("run cc");
-    assert!(status.success(), "cc failed for {name}");
-    std::fs::remove_file(src).unwrap();
-    out
-}
 
 const V2_PLUGIN: &str = r#"
 struct table { unsigned long size; unsigned int abi_version; };
@@ -72,10 +62,10 @@ fn listing_shows_plugins_and_refusals_without_crashing() {
     std::fs::copy(common::spin_plugin(), &spin).unwrap();
     let shadow = bad.path().join("libspin_copy.so");
     std::fs::copy(common::spin_plugin(), &shadow).unwrap();
-    let v2 = c_library(bad.path(), "libv2.so", V2_PLUGIN);
-    let nosym = c_library(bad.path(), "libnosym.so", NO_SYMBOL);
-    let short = c_library(bad.path(), "libshort.so", SHORT_TABLE);
-    let crash = c_library(bad.path(), "libcrash.so", CRASH_ON_LOAD);
+    let v2 = common::c_library(bad.path(), "libv2.so", V2_PLUGIN);
+    let nosym = common::c_library(bad.path(), "libnosym.so", NO_SYMBOL);
+    let short = common::c_library(bad.path(), "libshort.so", SHORT_TABLE);
+    let crash = common::c_library(bad.path(), "libcrash.so", CRASH_ON_LOAD);
     let text = bad.path().join("libtext.so");
     std::fs::write(&text, "not a library").unwrap();
     let open = bad.path().join("libopen.so");
@@ -112,7 +102,7 @@ fn listing_shows_plugins_and_refusals_without_crashing() {
 #[test]
 fn worker_refuses_another_abi_version_with_a_record() {
     let dir = private_dir();
-    let v2 = c_library(dir.path(), "libv2.so", V2_PLUGIN);
+    let v2 = common::c_library(dir.path(), "libv2.so", V2_PLUGIN);
     let out_dir = tempfile::tempdir().unwrap();
     let out = Command::new(common::mlb())
         .arg("worker")
@@ -172,7 +162,7 @@ fn the_table_fits_100_columns_and_show_gives_the_arguments() {
     let deep = dir.path().join("a-rather-long-folder-name-for-plugins/and-another-one-below-it");
     std::fs::create_dir_all(&deep).unwrap();
     std::fs::copy(common::spin_plugin(), deep.join("libmlb_spin.so")).unwrap();
-    c_library(&deep, "libmlb_v2.so", V2_PLUGIN);
+    common::c_library(&deep, "libmlb_v2.so", V2_PLUGIN);
     let plugins = deep.to_str().unwrap();
     let out = Command::new(common::mlb()).args(["plugins", "list", "--plugin-dir", plugins]).output().unwrap();
     let (table, stderr) = common::text(&out);

@@ -17,16 +17,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// Compiles C source into a shared library `dir/name`.
-fn c_library(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let src = dir.join(format!("{name}.c"));
-    std::fs::write(&src, source).unwrap();
-    let out = dir.join(name);
-    let status = Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&out).arg(&src).status().expect("run cc");
-    assert!(status.success(), "cc failed for {name}");
-    std::fs::remove_file(src).unwrap();
-    out
-}
 
 /// A private folder (plugin folders must not be writable by others).
 fn private_dir() -> tempfile::TempDir {
@@ -336,7 +326,7 @@ fn c_manifest(tables: &[(&'static str, &'static str)]) -> Vec<u8> {
 #[test]
 fn a_c_plugin_without_manifest_is_listed_through_the_probe() {
     let dir = private_dir();
-    let lib = c_library(dir.path(), "libc_plain.so", &c_plugin(&[("c_plain", "plain C")], false, None, ""));
+    let lib = common::c_library(dir.path(), "libc_plain.so", &c_plugin(&[("c_plain", "plain C")], false, None, ""));
     assert!(plugins::manifest::read(&lib).unwrap().is_none());
     let entries = list(dir.path(), false);
     let mine = entries_of(&entries, &lib);
@@ -352,7 +342,7 @@ fn listing_reads_manifests_without_loading_the_library() {
     let dir = private_dir();
     let tables = [("c_crashy", "crashes when loaded")];
     let source = c_plugin(&tables, false, Some(&c_manifest(&tables)), "*(volatile int *)0 = 1;");
-    let lib = c_library(dir.path(), "libc_crashy.so", &source);
+    let lib = common::c_library(dir.path(), "libc_crashy.so", &source);
     let entries = list(dir.path(), false);
     assert_eq!(entries_of(&entries, &lib)[0]["status"], "ok");
     assert_eq!(entries_of(&entries, &lib)[0]["name"], "c_crashy");
@@ -365,7 +355,7 @@ fn a_library_may_export_several_workloads() {
     let dir = private_dir();
     let tables = [("c_alpha", "first"), ("c_beta", "second")];
     let source = c_plugin(&tables, true, Some(&c_manifest(&tables)), "");
-    let lib = c_library(dir.path(), "libc_two.so", &source);
+    let lib = common::c_library(dir.path(), "libc_two.so", &source);
 
     for verify in [false, true] {
         let entries = list(dir.path(), verify);
@@ -400,7 +390,7 @@ fn a_manifest_missing_a_workload_of_the_library_is_refused() {
     let dir = private_dir();
     let tables = [("c_alpha", "first"), ("c_beta", "second")];
     let source = c_plugin(&tables, true, Some(&c_manifest(&tables[..1])), "");
-    let lib = c_library(dir.path(), "libc_short.so", &source);
+    let lib = common::c_library(dir.path(), "libc_short.so", &source);
     let reason = refusal(&list(dir.path(), true), &lib);
     assert!(
         reason.contains("the manifest lists 1 workload(s) (c_alpha), the library exports 2 (c_alpha, c_beta)"),
@@ -420,7 +410,7 @@ fn a_manifest_naming_another_abi_is_refused_without_loading() {
     }]);
     // Crashes if loaded: the refusal must come from the manifest alone.
     let source = c_plugin(&[("c_future", "")], false, Some(&bytes), "*(volatile int *)0 = 1;");
-    let lib = c_library(dir.path(), "libc_future.so", &source);
+    let lib = common::c_library(dir.path(), "libc_future.so", &source);
     let reason = refusal(&list(dir.path(), false), &lib);
     assert!(reason.contains("built for plugin ABI v2, this mlb speaks ABI v1"), "{reason}");
     let (out, _reports) = worker(&lib, &[]);

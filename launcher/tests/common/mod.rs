@@ -104,3 +104,14 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&p, text).unwrap();
     p
 }
+
+/// Compiles C source (a stand-in plugin) into a shared library `dir/name`.
+pub fn c_library(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join(name);
+    let status = Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&out).arg(&src).status().expect("run cc");
+    assert!(status.success(), "cc failed for {name}");
+    std::fs::remove_file(src).unwrap();
+    out
+}
