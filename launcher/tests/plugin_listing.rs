@@ -10,7 +10,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-
 const V2_PLUGIN: &str = r#"
 struct table { unsigned long size; unsigned int abi_version; };
 static struct table t = { sizeof(struct table), 2 };

@@ -17,7 +17,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-
 /// A private folder (plugin folders must not be writable by others).
 fn private_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
