@@ -7,7 +7,7 @@ mod common;
 
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const V2_PLUGIN: &str = r#"

@@ -14,6 +14,8 @@ use super::error::ReportError;
 use super::tolerant::{close_appended_array, non_finite_to_markers};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -65,8 +67,25 @@ pub fn read_folder(dir: &Path) -> Result<Reading, ReportError> {
 
 /// Lists the `*.json` files under `dir` with their depth, each folder in the
 /// order the file system gives (as Python's glob), sub-folders where they
-/// appear.
+/// appear. A link to a folder is followed once: a folder already listed
+/// (`loop -> .`) is not listed again, so no report counts twice and no loop
+/// hangs. Only regular files are taken: a FIFO or a device named `*.json`
+/// would block the read, and is listed as unreadable instead.
 fn collect_files(dir: &Path, depth: usize, files: &mut Vec<(usize, PathBuf)>, unreadable: &mut Vec<Unreadable>) {
+    let mut seen = HashSet::new();
+    if let Ok(m) = std::fs::metadata(dir) {
+        seen.insert((m.dev(), m.ino()));
+    }
+    walk(dir, depth, &mut seen, files, unreadable);
+}
+
+fn walk(
+    dir: &Path,
+    depth: usize,
+    seen: &mut HashSet<(u64, u64)>,
+    files: &mut Vec<(usize, PathBuf)>,
+    unreadable: &mut Vec<Unreadable>,
+) {
     let listing = match std::fs::read_dir(dir) {
         Ok(l) => l,
         Err(e) => return unreadable.push(Unreadable { path: dir.to_path_buf(), reason: e.to_string() }),
@@ -80,16 +99,44 @@ fn collect_files(dir: &Path, depth: usize, files: &mut Vec<(usize, PathBuf)>, un
             }
         };
         let path = item.path();
-        // The listing's file type needs no `stat`; a link is followed.
-        let is_dir = match item.file_type() {
-            Ok(t) if t.is_symlink() => path.is_dir(),
-            Ok(t) => t.is_dir(),
-            Err(_) => path.is_dir(),
+        // The listing's file type needs no `stat`; only a link is followed.
+        let kind = match item.file_type() {
+            Ok(t) if !t.is_symlink() => Kind::of(t),
+            _ => std::fs::metadata(&path).map_or(Kind::Other, |m| Kind::of(m.file_type())),
         };
-        if is_dir {
-            collect_files(&path, depth + 1, files, unreadable);
-        } else if path.extension().is_some_and(|e| e == "json") {
-            files.push((depth, path));
+        let json = path.extension().is_some_and(|e| e == "json");
+        match kind {
+            Kind::Folder => match std::fs::metadata(&path) {
+                Ok(m) if !seen.insert((m.dev(), m.ino())) => unreadable.push(Unreadable {
+                    path,
+                    reason: "a link to a folder already read (left out: its reports would count twice)".into(),
+                }),
+                _ => walk(&path, depth + 1, seen, files, unreadable),
+            },
+            Kind::File if json => files.push((depth, path)),
+            Kind::Other if json => unreadable
+                .push(Unreadable { path, reason: "not a regular file (a FIFO, socket, device or broken link)".into() }),
+            _ => {}
+        }
+    }
+}
+
+/// What a folder entry is, for the walk.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Folder,
+    File,
+    Other,
+}
+
+impl Kind {
+    fn of(t: std::fs::FileType) -> Kind {
+        if t.is_dir() {
+            Kind::Folder
+        } else if t.is_file() {
+            Kind::File
+        } else {
+            Kind::Other
         }
     }
 }
@@ -208,6 +255,22 @@ mod tests {
         assert!(bad.iter().any(|(p, r)| *p == truncated && r.contains("EOF")), "{bad:?}");
         assert!(bad.iter().any(|(p, r)| *p == nameless && r.contains("entry 1") && r.contains("name")));
         assert!(bad.iter().any(|(p, r)| *p == binary && r.contains("UTF-8")));
+    }
+
+    #[test]
+    fn a_folder_link_loop_and_a_fifo_neither_hang_nor_count_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "s.a.R0.D0.json", r#"{"name": "a", "completed": true, "train_item": {"avg": 1.0}}"#);
+        std::os::unix::fs::symlink(".", dir.path().join("loop")).unwrap();
+        nix::unistd::mkfifo(&dir.path().join("s.fifo.json"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let path = dir.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(read_folder(&path).unwrap()).unwrap());
+        let reading = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("the read ends");
+        assert_eq!(reading.entries.len(), 1, "the report counts once");
+        let reasons: Vec<String> = reading.unreadable.iter().map(|u| u.reason.clone()).collect();
+        assert!(reasons.iter().any(|r| r.starts_with("a link to a folder already read")), "{reasons:?}");
+        assert!(reasons.iter().any(|r| r.starts_with("not a regular file")), "{reasons:?}");
     }
 
     #[test]
