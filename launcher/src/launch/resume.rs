@@ -14,7 +14,8 @@ pub struct Completed {
 
 impl Completed {
     /// Reads every `*.json` report of `outdir` with `completed: true`.
-    /// Unreadable or foreign files are ignored.
+    /// Unreadable or foreign files are ignored, and so is anything that is
+    /// not a regular file (a FIFO named `*.json` would block the read).
     pub fn scan(outdir: &Path) -> Completed {
         let reports = std::fs::read_dir(outdir)
             .into_iter()
@@ -22,6 +23,7 @@ impl Completed {
             .filter_map(|e| e.ok())
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
             .filter_map(|p| Report::read(&p))
             .filter(|r| r.completed)
             .collect();
@@ -84,6 +86,8 @@ mod tests {
         write(dir.path(), 1, false, json!({"batch_size": 64, "lr": 0.1, "seed": 200}));
         std::fs::write(dir.path().join("foreign.json"), r#"{"completed": true, "name": "vae"}"#).unwrap();
         std::fs::write(dir.path().join("broken.json"), "{").unwrap();
+        // A FIFO would block a read forever: it is not a report.
+        nix::unistd::mkfifo(&dir.path().join("fifo.json"), nix::sys::stat::Mode::S_IRWXU).unwrap();
         let done = Completed::scan(dir.path());
         assert_eq!(done.reports.len(), 1, "only the completed report");
         let c = config(json!({"--batch-size": 64, "lr": "0.1", "--cuda": ""}));
