@@ -14,7 +14,7 @@ use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
 use crate::contract::{Provenance, Report};
 use crate::host::cpulist;
-use crate::isolation::{CgroupError, RunGroups};
+use crate::isolation::RunGroups;
 use crate::jobs::{render, JobConfig, Scope};
 use crate::plan::{self, RunContext};
 use crate::record::{self, arg_key};
@@ -53,12 +53,10 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     }
     let interrupt = signals::install().map_err(LaunchError::Signals)?;
     let slot_jobs = prepared.configs.iter().any(|c| c.scope == Scope::Student);
+    // A host that cannot make groups is refused by `root()`, with its reason.
     let groups = match &cgroups {
-        CgroupPlan::Groups { .. } if slot_jobs => {
+        CgroupPlan::Groups { .. } | CgroupPlan::Impossible(_) if slot_jobs => {
             Some(RunGroups::create(&prepared.host.cgroup.root()?, &run_name, &prepared.slots)?)
-        }
-        CgroupPlan::Impossible(reason) if slot_jobs => {
-            return Err(CgroupError::Unsupported { reason: reason.clone() }.into())
         }
         _ => None,
     };
