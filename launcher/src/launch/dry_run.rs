@@ -59,6 +59,7 @@ impl CgroupPlan {
 pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan, runtime: &dyn Runtime) -> String {
     let mut out = String::new();
     let jobs = prepared.file.jobs.len();
+    let host = WorkerPaths::host();
     for config in &prepared.configs {
         let plugin = plugin_of(prepared, config);
         let instances = plan::instances(config, plugin, &prepared.slots, ctx, &prepared.host.cpus);
@@ -74,7 +75,7 @@ pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan, runti
         );
         for s in instances {
             let _ = writeln!(out, "  instance {}", s.identity.jr_id);
-            let words: Vec<String> = s.argv(&WorkerPaths::host()).iter().map(|a| shell_word(a)).collect();
+            let words: Vec<String> = s.argv(&host).iter().map(|a| shell_word(a)).collect();
             let _ = writeln!(out, "    command:         {}", words.join(" "));
             let mut env = s.env.clone();
             env.sort();
