@@ -296,17 +296,30 @@ mod tests {
         }
     }
 
-    /// Runs `scripts` (one instance each) under `timeout`, with the interrupt flag as given.
+    /// Runs `scripts` (one worker instance each) under `timeout`, with the interrupt flag as given.
     fn supervise(scripts: Vec<Script>, timeout: Option<f64>, interrupt: bool) -> (Vec<Finished>, Vec<u32>) {
-        let logs = tempfile::tempdir().unwrap();
-        let runtime = Scripted { scripts: scripts.clone(), kills: Arc::default() };
-        let interrupt = AtomicBool::new(interrupt);
-        let watch = Watch { runtime: &runtime, groups: None, timeout, interrupt: &interrupt, logs: logs.path() };
-        let progress = super::super::progress::Display::Plain.start("job", scripts.len());
         let instances = (0..scripts.len() as u32).map(|i| instance(i, true)).collect();
+        let (finished, kills, _logs) = play(scripts, instances, None, timeout, interrupt);
+        (finished, kills)
+    }
+
+    /// Runs `instances`, instance `i` playing `scripts[i]`, in `groups`; also
+    /// returns the kills asked for and the logs folder (kept while it is held).
+    fn play(
+        scripts: Vec<Script>,
+        instances: Vec<Instance>,
+        groups: Option<&RunGroups>,
+        timeout: Option<f64>,
+        interrupt: bool,
+    ) -> (Vec<Finished>, Vec<u32>, tempfile::TempDir) {
+        let logs = tempfile::tempdir().unwrap();
+        let runtime = Scripted { scripts, kills: Arc::default() };
+        let interrupt = AtomicBool::new(interrupt);
+        let watch = Watch { runtime: &runtime, groups, timeout, interrupt: &interrupt, logs: logs.path() };
+        let progress = super::super::progress::Display::Plain.start("job", instances.len());
         let finished = run_instances(&watch, instances, &progress);
         let kills = runtime.kills.lock().unwrap().clone();
-        (finished, kills)
+        (finished, kills, logs)
     }
 
     #[test]
@@ -371,15 +384,9 @@ mod tests {
         let fixture = Fixture::v1("0-3", &slots);
         let groups = RunGroups::create(&fixture.root, RUN, &slots).unwrap();
         let counter = fixture.dir("memory", &format!("mlb-{RUN}/slot0")).join("memory.oom_control");
-        let logs = tempfile::tempdir().unwrap();
-        let runtime = Scripted { scripts: vec![Script::OomInGroup(counter)], kills: Arc::default() };
-        let interrupt = AtomicBool::new(false);
-        let watch =
-            Watch { runtime: &runtime, groups: Some(&groups), timeout: None, interrupt: &interrupt, logs: logs.path() };
-        let progress = super::super::progress::Display::Plain.start("job", 1);
         let mut confined = instance(0, true);
         confined.placement = Placement { slot: Some(slots[0].clone()), cpus: vec![0, 1], devices: vec!["0".into()] };
-        let done = run_instances(&watch, vec![confined], &progress);
+        let (done, _, _logs) = play(vec![Script::OomInGroup(counter)], vec![confined], Some(&groups), None, false);
         assert_eq!(done[0].outcome, Outcome::OomKilled { limit_bytes: Some(slots[0].memory_bytes) });
         assert!(done[0].instance.env.iter().any(|(k, v)| k == "MLB_CGROUP" && v.ends_with("slot0")), "told its group");
         fixture.release();
@@ -388,13 +395,8 @@ mod tests {
 
     #[test]
     fn a_command_exit_code_is_not_taken_for_a_worker_record() {
-        let logs = tempfile::tempdir().unwrap();
-        let runtime =
-            Scripted { scripts: vec![Script::Exit { code: 3, polls: 0, lines: vec![] }], kills: Arc::default() };
-        let interrupt = AtomicBool::new(false);
-        let watch = Watch { runtime: &runtime, groups: None, timeout: None, interrupt: &interrupt, logs: logs.path() };
-        let progress = super::super::progress::Display::Plain.start("job", 1);
-        let done = run_instances(&watch, vec![instance(0, false)], &progress);
+        let exit = Script::Exit { code: 3, polls: 0, lines: vec![] };
+        let (done, _, _logs) = play(vec![exit], vec![instance(0, false)], None, None, false);
         assert!(
             matches!(&done[0].outcome, Outcome::Failed { cause: Cause::Exit, recorded: false, .. }),
             "{:?}",
