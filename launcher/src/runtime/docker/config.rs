@@ -6,6 +6,7 @@ use super::client::{INSTANCE_LABEL, JOB_LABEL, RUN_LABEL, SESSION_LABEL};
 use super::image::ImageFacts;
 use crate::contract::env as vars;
 use crate::contract::Container;
+use crate::host::HostKind;
 use crate::runtime::spec::{ContainerSpec, Gpus};
 use bollard::models::{ContainerCreateBody, DeviceMapping, DeviceRequest, HostConfig};
 use serde::Serialize;
@@ -158,8 +159,8 @@ pub fn container_env(spec: &ContainerSpec, image: &ImageFacts, limits: &Limits) 
     let local = (0..spec.resources.gpus.indices().len()).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
     let gpu_vars: &[&str] = match spec.resources.gpus {
         Gpus::None => &[],
-        Gpus::Nvidia(_) => &["CUDA_VISIBLE_DEVICES"],
-        Gpus::Rocm(_) => &["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"],
+        Gpus::Nvidia(_) => HostKind::Ngc.device_vars(),
+        Gpus::Rocm(_) => HostKind::Rocm.device_vars(),
     };
     for var in gpu_vars {
         set(&mut env, var, &local);
