@@ -43,6 +43,12 @@ impl Lines {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).report.clone()
     }
 
+    /// Adds a line of the launcher's own to the log: `mlb: TEXT`.
+    pub fn note(&self, text: &str) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(state.log, "mlb: {text}");
+    }
+
     /// The last lines of its stderr.
     pub fn stderr_tail(&self) -> String {
         Vec::from(self.state.lock().unwrap_or_else(|e| e.into_inner()).tail.clone()).join("\n")

@@ -16,6 +16,10 @@ use std::time::{Duration, Instant};
 /// How often running instances are polled.
 const POLL: Duration = Duration::from_millis(5);
 
+/// How long the output of an ended instance may stay open (held by a
+/// process it left behind) before what holds it is killed.
+const OUTPUT_GRACE: Duration = Duration::from_secs(3);
+
 /// What the watch needs to know.
 pub struct Watch<'a> {
     /// Starts processes.
@@ -41,6 +45,8 @@ pub struct Finished {
     pub report: Option<PathBuf>,
     /// Its output log.
     pub log: PathBuf,
+    /// What happened after it ended (its output held open), also in its log.
+    pub note: Option<String>,
 }
 
 struct Live<'g> {
@@ -96,11 +102,14 @@ pub fn run_instances(w: &Watch, instances: Vec<Instance>, progress: &JobProgress
         std::thread::sleep(POLL);
     }
     for l in live {
-        let f = end(l);
-        let what = match (&f.outcome, &f.report) {
+        let f = end(w, l);
+        let mut what = match (&f.outcome, &f.report) {
             (Outcome::Ok, Some(report)) => format!("ok, report {}", report.display()),
             (outcome, _) => outcome.describe(),
         };
+        if let Some(note) = &f.note {
+            what = format!("{what}; {note}");
+        }
         progress.instance(f.instance.identity.jr_id, &f.instance.identity.vcd, &what);
         done.push(f);
     }
@@ -125,6 +134,7 @@ fn start<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> R
             outcome: Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false },
             report: None,
             log: log.clone(),
+            note: None,
         })
     };
     let file = std::fs::create_dir_all(w.logs).and_then(|_| std::fs::File::create(&log));
@@ -158,11 +168,14 @@ fn start<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> R
     })
 }
 
-fn end(mut l: Live) -> Finished {
+fn end(w: &Watch, mut l: Live) -> Finished {
     if let Some(g) = l.group {
         g.kill_all();
     }
-    l.running.drain();
+    let note = l.running.drain(Instant::now() + OUTPUT_GRACE, w.interrupt);
+    if let Some(note) = &note {
+        l.lines.note(note);
+    }
     let end = l.end.expect("ended");
     let ending = Ending {
         code: end.code,
@@ -186,7 +199,7 @@ fn end(mut l: Live) -> Finished {
         }
         _ => classify(&ending),
     };
-    Finished { outcome, instance: l.instance, report: l.lines.report(), log: l.log }
+    Finished { outcome, instance: l.instance, report: l.lines.report(), log: l.log, note }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod bare;
 pub mod build_cmd;
 pub mod container;
 pub mod docker;
+pub mod holders;
 pub mod images;
 mod output;
 pub mod process;
@@ -20,7 +21,9 @@ pub use output::{pump, Output, Stream};
 
 use crate::isolation::SlotGroup;
 use crate::plan::Instance;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// How a started instance ended, as far as its runtime knows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,8 +46,12 @@ pub trait Running: Send {
     /// Its end, once it has ended; `None` while it runs.
     fn poll(&mut self) -> Option<End>;
     /// After its end (and once whatever it left in its slot's group is
-    /// killed): waits until its output has been read to the end.
-    fn drain(&mut self) {}
+    /// killed): waits until its output has been read to the end, at most
+    /// until `until` and not past an interrupt (Ctrl-C/SIGTERM). `None` when
+    /// it was read to its end; else what held it open, and what was done.
+    fn drain(&mut self, _until: Instant, _interrupt: &AtomicBool) -> Option<String> {
+        None
+    }
     /// Kills it (timeout, Ctrl-C/SIGTERM); `poll` then reports its end.
     fn kill(&mut self);
 }

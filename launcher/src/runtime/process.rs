@@ -1,21 +1,34 @@
 //! An instance that is a process of the launcher (bare, or the `exec` of
 //! Singularity/Apptainer): placed in its slot's cgroup before it executes
 //! anything, in a process group of its own, dying with the launcher.
+//!
+//! When it ends, what it left in its process group is killed; what left the
+//! group (`setsid`) and still holds its output open is killed once a grace
+//! for reading that output has passed.
 
+use super::holders::{self, Holder};
 use super::{pump, End, Output, Running, Started, Stream};
 use crate::isolation::SlotGroup;
-use nix::sys::signal::{killpg, Signal};
+use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long the output readers get to end once what held the output open
+/// was killed, before they are left to end on their own.
+const SETTLE: Duration = Duration::from_millis(500);
 
 /// A running instance process and the threads reading its output.
 pub struct Process {
     child: Child,
     pumps: Vec<JoinHandle<()>>,
+    /// Inodes of its stdout and stderr pipes.
+    pipes: Vec<u64>,
 }
 
 /// Starts `cmd` as an instance (see [`spawn`]); the error names its program.
@@ -51,12 +64,13 @@ fn spawn(mut cmd: Command, group: Option<&SlotGroup>, output: Arc<dyn Output>) -
     let mut child = cmd.spawn()?;
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
+    let pipes = [holders::pipe_inode(&stdout), holders::pipe_inode(&stderr)].into_iter().flatten().collect();
     let out = Arc::clone(&output);
     let pumps = vec![
         std::thread::spawn(move || pump(out.as_ref(), Stream::Stdout, stdout)),
         std::thread::spawn(move || pump(output.as_ref(), Stream::Stderr, stderr)),
     ];
-    Ok(Process { child, pumps })
+    Ok(Process { child, pumps, pipes })
 }
 
 impl Running for Process {
@@ -66,13 +80,50 @@ impl Running for Process {
         Some(End { code: status.code(), signal: status.signal(), ..End::default() })
     }
 
-    fn drain(&mut self) {
-        for pump in self.pumps.drain(..) {
-            let _ = pump.join();
+    fn drain(&mut self, until: Instant, interrupt: &AtomicBool) -> Option<String> {
+        if self.read_to_end(until, interrupt) {
+            return None;
         }
+        // It ended, but something it left outside its process group holds
+        // its output open: that is killed, and the readers are not waited
+        // for past a short while.
+        let held = holders::holders(&self.pipes);
+        for h in &held {
+            let _ = kill(Pid::from_raw(h.pid), Signal::SIGKILL);
+        }
+        if !self.read_to_end(Instant::now() + SETTLE, interrupt) {
+            self.pumps.clear();
+        }
+        Some(held_open(&held))
     }
 
     fn kill(&mut self) {
         let _ = killpg(Pid::from_raw(self.child.id() as i32), Signal::SIGKILL);
     }
+}
+
+impl Process {
+    /// Waits until its output is read to the end (true), at most until
+    /// `until`, and not past an interrupt.
+    fn read_to_end(&mut self, until: Instant, interrupt: &AtomicBool) -> bool {
+        while !self.pumps.iter().all(JoinHandle::is_finished) {
+            if Instant::now() >= until || interrupt.load(Ordering::Relaxed) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        for pump in self.pumps.drain(..) {
+            let _ = pump.join();
+        }
+        true
+    }
+}
+
+/// What the launcher says of output held open by `held` after the instance ended.
+fn held_open(held: &[Holder]) -> String {
+    if held.is_empty() {
+        return "its output was held open after it ended by a process mlb cannot see: no longer read".into();
+    }
+    let who: Vec<String> = held.iter().map(Holder::to_string).collect();
+    format!("its output was held open after it ended by {}: killed", who.join(", "))
 }

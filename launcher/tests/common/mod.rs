@@ -7,6 +7,7 @@
 pub mod docker;
 pub mod enclosure;
 pub mod hosts;
+pub mod launcher;
 pub mod records;
 pub mod standin;
 

@@ -1,0 +1,79 @@
+//! An instance that leaves a background process holding its output open
+//! (`setsid sleep 300 &`): the launcher once waited for that output to end
+//! forever, deaf to Ctrl-C and SIGTERM. It now waits a bounded grace, kills
+//! what holds the output, says so, and goes on; a signal stops the wait at
+//! once.
+
+use crate::common::launcher::{alive, output_of, pid_in, wait_within, KillOnDrop, Launches};
+use crate::common::text;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+/// A `cmd` job (scope `all`: no cgroup) whose script leaves `setsid sleep
+/// 300` behind, holding its stdout, writes that process's pid and exits;
+/// then a job that must run after it.
+fn start_background_job(l: &Launches) -> (Child, KillOnDrop) {
+    let script = l.script("bg.sh", "setsid sleep 300 &\necho $! > \"$1\"\necho hi\n");
+    let pid_file = l.dir().join("bg.pid");
+    let jobs = l.jobs(&format!(
+        r#"[{{"name": "bg", "cmd": "{} {}"}}, {{"name": "after", "cmd": "true"}}]"#,
+        script.display(),
+        pid_file.display()
+    ));
+    let child = l.command(&jobs, &l.out(), &[]).spawn().unwrap();
+    let leftover = KillOnDrop(pid_in(&pid_file));
+    (child, leftover)
+}
+
+#[test]
+fn a_background_process_holding_the_output_is_killed_after_a_grace_and_the_run_goes_on() {
+    let l = Launches::new("bgout");
+    let started = Instant::now();
+    let (mut child, leftover) = start_background_job(&l);
+    let status = wait_within(&mut child, Duration::from_secs(30), "the launcher");
+    let elapsed = started.elapsed();
+    let out = output_of(child);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(elapsed < Duration::from_secs(15), "ended within the grace: {elapsed:?}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(lines[0].starts_with("[ 1/ 2][  /  ] PASSED") && lines[0].ends_with("| bg"), "{stdout}");
+    assert!(lines[1].starts_with("[ 2/ 2][  /  ] PASSED") && lines[1].ends_with("| after"), "{stdout}");
+    let note = format!("its output was held open after it ended by pid {} (sleep): killed", leftover.0);
+    assert!(stderr.contains(&note), "{note:?} in {stderr}");
+    assert!(!alive(leftover.0), "the background process was killed");
+    let log = std::fs::read_to_string(l.out().join(format!("logs/{}.bg.R0.J0.log", l.suite))).unwrap();
+    assert!(log.starts_with("hi\n") && log.contains(&note), "the log says it too: {log}");
+}
+
+/// Sends `signal` while the launcher waits for the output of the ended
+/// instance: it must stop waiting at once (well within the grace) and exit
+/// 130 without starting the next job.
+fn a_signal_stops_the_wait(signal: Signal) {
+    let l = Launches::new(&format!("bgsig{}", signal as i32));
+    let (mut child, leftover) = start_background_job(&l);
+    // The script exits right after writing the pid: the launcher is waiting.
+    std::thread::sleep(Duration::from_millis(300));
+    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+    let signalled = Instant::now();
+    let status = wait_within(&mut child, Duration::from_secs(30), "the launcher");
+    let elapsed = signalled.elapsed();
+    let (stdout, stderr) = text(&output_of(child));
+    assert_eq!(status.code(), Some(130), "{stdout}\n{stderr}");
+    assert!(elapsed < Duration::from_millis(1500), "stopped waiting at once: {elapsed:?}\n{stderr}");
+    assert!(!stdout.contains("| after") && !stderr.contains("start after"), "nothing started after: {stdout}\n{stderr}");
+    assert!(!alive(leftover.0), "the background process was killed");
+}
+
+#[test]
+fn ctrl_c_while_waiting_for_the_output_exits_130_at_once() {
+    a_signal_stops_the_wait(Signal::SIGINT);
+}
+
+#[test]
+fn sigterm_while_waiting_for_the_output_exits_130_at_once() {
+    a_signal_stops_the_wait(Signal::SIGTERM);
+}
