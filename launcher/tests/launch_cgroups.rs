@@ -47,6 +47,8 @@ impl Bench {
         let mut c = Command::new(common::mlb());
         c.args(["--plugin-dir", self.spin.path().to_str().unwrap(), "--jobs", jobs.to_str().unwrap()]);
         c.args(["--outdir", self.out().to_str().unwrap(), "--devices", "2"]).args(extra);
+        // Tests run side by side: each takes a host lock of its own.
+        common::launcher::private_lock(&mut c, &self.dir.path().join("mlb.lock"));
         c
     }
 
@@ -445,6 +447,7 @@ fn a_terminal_gets_progress_bars() {
     // `script` runs the launcher on a pseudo-terminal.
     let out = Command::new("script")
         .args(["-qefc", &line.join(" "), "/dev/null"])
+        .envs(cmd.get_envs().filter_map(|(k, v)| Some((k, v?))))
         .output()
         .expect("script (util-linux) runs");
     let (all, _) = text(&out);
@@ -475,8 +478,10 @@ fn a_read_only_cgroup_filesystem_is_named() {
         jobs.display(),
         b.out().display()
     );
-    let out =
-        Command::new("unshare").args(["-m", "sh", "-c", &script]).env("NO_COLOR", "1").output().expect("unshare runs");
+    let mut unshare = Command::new("unshare");
+    unshare.args(["-m", "sh", "-c", &script]).env("NO_COLOR", "1");
+    common::launcher::private_lock(&mut unshare, &b.dir.path().join("mlb.lock"));
+    let out = unshare.output().expect("unshare runs");
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "refused before anything started: {stdout}\n{stderr}");
     assert!(stderr.contains(&format!("{} is read-only", target.display())), "{stderr}");

@@ -52,6 +52,8 @@ impl Bench {
         c.args(["--plugin-dir", self.spin.path().to_str().unwrap(), "--jobs", jobs.to_str().unwrap()]);
         c.args(["--outdir", self.out().to_str().unwrap(), "--devices", "2"]).args(extra);
         c.env("RUST_BACKTRACE", "0");
+        // Tests run side by side: each takes a host lock of its own.
+        common::launcher::private_lock(&mut c, &self.dir.path().join("mlb.lock"));
         c
     }
 

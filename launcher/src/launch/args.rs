@@ -47,6 +47,10 @@ pub struct LaunchArgs {
     #[arg(long = "no-cgroups")]
     pub no_cgroups: bool,
 
+    /// When another mlb run holds this host, wait for it to end instead of refusing.
+    #[arg(long)]
+    pub wait: bool,
+
     /// Run the whole selection K times, with run ids uid..uid+K-1.
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub runs: u64,
@@ -79,4 +83,9 @@ pub struct LaunchArgs {
     /// Read the host description under this folder instead of `/` (fixture trees).
     #[arg(long = "host-root", value_name = "DIR", hide = true)]
     pub host_root: Option<PathBuf>,
+
+    /// Take this lock file instead of the host's (`/run/mlb/launch.lock`): runs
+    /// exclude only the runs given the same file (tests running launchers side by side).
+    #[arg(long = "lock", env = "MLB_LOCK", value_name = "FILE", hide = true)]
+    pub lock: Option<PathBuf>,
 }

@@ -101,6 +101,14 @@ pub enum LaunchError {
     /// `--singularity`: no runtime, or the image is unreadable.
     #[error(transparent)]
     Singularity(#[from] SingularityError),
+    /// Another run holds the host lock (and `--wait` was not given).
+    #[error("another mlb run holds this host: {holder} (lock {lock}); two runs at once would share its CPUs and devices and measure each other; fix: pass --wait to start once it has ended, or stop it")]
+    Busy {
+        /// The lock file.
+        lock: PathBuf,
+        /// The run holding it, as it describes itself.
+        holder: String,
+    },
     /// Signal handlers could not be installed.
     #[error("cannot install the Ctrl-C/SIGTERM handler: {0}")]
     Signals(std::io::Error),
@@ -127,6 +135,7 @@ impl Classify for LaunchError {
             | LaunchError::Docker(_)
             | LaunchError::Images(_)
             | LaunchError::Singularity(_)
+            | LaunchError::Busy { .. }
             | LaunchError::Signals(_) => Kind::Refused,
         }
     }

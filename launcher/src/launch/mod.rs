@@ -7,6 +7,7 @@ mod args;
 mod choice;
 mod dry_run;
 mod error;
+mod host_lock;
 mod lines;
 pub mod outcome;
 pub mod progress;

@@ -5,6 +5,7 @@ use super::args::LaunchArgs;
 use super::choice::{self, Choice};
 use super::dry_run::{self, CgroupPlan};
 use super::error::LaunchError;
+use super::host_lock::{self, Holder, Taken};
 use super::outcome::Outcome;
 use super::progress::Display;
 use super::resume::Completed;
@@ -47,11 +48,16 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         return Ok(EXIT_OK);
     }
     let runtime = choice.open(wrapping)?;
+    let interrupt = signals::install().map_err(LaunchError::Signals)?;
+    let lock = match take_host(args, &prepared, &run_name, &interrupt)? {
+        Taken::Held { lock, .. } => Some(lock),
+        Taken::Unguarded(_) => None,
+        Taken::Interrupted => return Ok(EXIT_INTERRUPTED),
+    };
     let cgroups = CgroupPlan::decide(runtime.as_ref(), args.no_cgroups, &prepared.host.cgroup, &run_name);
     if cgroups == CgroupPlan::Disabled {
         eprintln!("mlb: warning: --no-cgroups: instances are not confined to their slot's CPUs and memory; every report records isolation \"none\"");
     }
-    let interrupt = signals::install().map_err(LaunchError::Signals)?;
     let slot_jobs = prepared.configs.iter().any(|c| c.scope == Scope::Student);
     // A host that cannot make groups is refused by `root()`, with its reason.
     let groups = match &cgroups {
@@ -122,6 +128,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         display.note(&format!("mlb: {warning}"));
     }
     drop(groups);
+    drop(lock);
     Ok(if interrupt.load(Ordering::Relaxed) {
         EXIT_INTERRUPTED
     } else if all_passed {
@@ -129,6 +136,25 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     } else {
         EXIT_FAILED
     })
+}
+
+/// Takes the host lock for the run (see [`host_lock`]), waiting for it with
+/// `--wait`. A lock that cannot be taken (not root) leaves the run unguarded,
+/// with a warning.
+fn take_host(
+    args: &LaunchArgs,
+    prepared: &Prepared,
+    run_name: &str,
+    interrupt: &AtomicBool,
+) -> Result<Taken, LaunchError> {
+    let path = args.lock.clone().unwrap_or_else(|| PathBuf::from(host_lock::HOST_LOCK));
+    let me = Holder::this_run(&prepared.outdir, run_name);
+    let taken = host_lock::take(&path, &me, args.wait, interrupt, &|text| eprintln!("{text}"))?;
+    match &taken {
+        Taken::Unguarded(e) => eprintln!("mlb: warning: cannot take the host lock {}: {e}; another run on this host would not be seen, nor this one by it; fix: run mlb as root", path.display()),
+        _ => {}
+    }
+    Ok(taken)
 }
 
 /// `--dry-run`: every instance of every run, started by nothing, as
