@@ -28,7 +28,11 @@ pub struct Launches {
 impl Launches {
     /// Launches for the test `name`.
     pub fn new(name: &str) -> Launches {
-        Launches { dir: tempfile::tempdir().unwrap(), spin: super::spin_dir(), suite: format!("{name}{}", std::process::id()) }
+        Launches {
+            dir: tempfile::tempdir().unwrap(),
+            spin: super::spin_dir(),
+            suite: format!("{name}{}", std::process::id()),
+        }
     }
 
     /// The test's folder.

@@ -12,10 +12,15 @@ use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// A `cmd` job (scope `all`: no cgroup) whose script leaves `setsid sleep
-/// 300` behind, holding its stdout, writes that process's pid and exits;
-/// then a job that must run after it.
+/// 300` behind, holding its stdout, and exits once that process has left
+/// its process group (it writes its pid then); then a job that must run
+/// after it.
 fn start_background_job(l: &Launches) -> (Child, KillOnDrop) {
-    let script = l.script("bg.sh", "setsid sleep 300 &\necho $! > \"$1\"\necho hi\n");
+    let script = l.script(
+        "bg.sh",
+        "setsid sh -c 'echo $$ > \"$0\"; exec sleep 300' \"$1\" &\n\
+         while [ ! -s \"$1\" ]; do sleep 0.01; done\necho hi\n",
+    );
     let pid_file = l.dir().join("bg.pid");
     let jobs = l.jobs(&format!(
         r#"[{{"name": "bg", "cmd": "{} {}"}}, {{"name": "after", "cmd": "true"}}]"#,
@@ -64,7 +69,10 @@ fn a_signal_stops_the_wait(signal: Signal) {
     let (stdout, stderr) = text(&output_of(child));
     assert_eq!(status.code(), Some(130), "{stdout}\n{stderr}");
     assert!(elapsed < Duration::from_millis(1500), "stopped waiting at once: {elapsed:?}\n{stderr}");
-    assert!(!stdout.contains("| after") && !stderr.contains("start after"), "nothing started after: {stdout}\n{stderr}");
+    assert!(
+        !stdout.contains("| after") && !stderr.contains("start after"),
+        "nothing started after: {stdout}\n{stderr}"
+    );
     assert!(!alive(leftover.0), "the background process was killed");
 }
 
