@@ -136,6 +136,42 @@ impl RunGroups {
         Ok(groups)
     }
 
+    /// The groups the run `run` left below `root`, when some are there: a
+    /// launcher killed by SIGKILL cannot remove its own, and what its
+    /// instances started may still run in them.
+    pub fn left_by(root: &CgroupRoot, run: &str) -> Option<RunGroups> {
+        let path = format!("mlb-{run}");
+        let parent_dirs = dirs_of(root, &path);
+        let mut indices: Vec<usize> = parent_dirs
+            .iter()
+            .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+            .filter(|e| e.path().is_dir())
+            .filter_map(|e| e.file_name().to_str()?.strip_prefix("slot")?.parse().ok())
+            .collect();
+        indices.sort_unstable();
+        indices.dedup();
+        if indices.is_empty() && !parent_dirs.iter().any(|d| d.is_dir()) {
+            return None;
+        }
+        let version = root.version();
+        let slots = indices
+            .into_iter()
+            .map(|index| {
+                let slot_path = format!("{path}/slot{index}");
+                SlotGroup {
+                    index,
+                    dirs: dirs_of(root, &slot_path),
+                    cpuset_dir: root.dir("cpuset", &slot_path),
+                    memory_dir: root.dir("memory", &slot_path),
+                    procs: Vec::new(),
+                    path: slot_path,
+                    version,
+                }
+            })
+            .collect();
+        Some(RunGroups { path, slots, parent_dirs, version })
+    }
+
     /// The isolation mode to record (`cgroup-v1`, `cgroup-v2`).
     pub fn isolation_name(&self) -> &'static str {
         self.version.isolation_name()
@@ -147,24 +183,26 @@ impl RunGroups {
     }
 
     /// Kills whatever is left in the groups and removes them, the slots'
-    /// first; every group that stays is an error.
-    pub fn remove(mut self) -> Result<(), Vec<CgroupError>> {
-        let errors = self.remove_all();
+    /// first; returns how many processes it killed. Every group that stays
+    /// is an error.
+    pub fn remove(mut self) -> Result<usize, Vec<CgroupError>> {
+        let (killed, errors) = self.remove_all();
         if errors.is_empty() {
-            Ok(())
+            Ok(killed)
         } else {
             Err(errors)
         }
     }
 
-    fn remove_all(&mut self) -> Vec<CgroupError> {
+    fn remove_all(&mut self) -> (usize, Vec<CgroupError>) {
         let mut errors = Vec::new();
+        let mut killed = 0;
         for slot in self.slots.drain(..) {
-            slot.kill_all();
+            killed += slot.kill_all();
             errors.extend(slot.dirs.iter().filter_map(|d| remove_dir(d).err()));
         }
         errors.extend(self.parent_dirs.drain(..).filter_map(|d| remove_dir(&d).err()));
-        errors
+        (killed, errors)
     }
 }
 
@@ -252,16 +290,21 @@ impl SlotGroup {
         out
     }
 
-    /// Kills every process of the group and waits (a bounded time) until it is empty.
-    pub fn kill_all(&self) {
+    /// Kills every process of the group and waits (a bounded time) until it
+    /// is empty; returns how many processes it killed.
+    pub fn kill_all(&self) -> usize {
         let deadline = Instant::now() + DRAIN;
+        let mut killed: Vec<i32> = Vec::new();
         loop {
             let pids = self.pids();
             if pids.is_empty() || Instant::now() > deadline {
-                return;
+                return killed.len();
             }
             for pid in pids {
                 let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+                if !killed.contains(&pid) {
+                    killed.push(pid);
+                }
             }
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -270,7 +313,7 @@ impl SlotGroup {
 
 impl Drop for RunGroups {
     fn drop(&mut self) {
-        for e in self.remove_all() {
+        for e in self.remove_all().1 {
             eprintln!("mlb: {e}");
         }
     }

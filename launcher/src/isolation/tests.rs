@@ -279,3 +279,17 @@ fn a_host_that_cannot_make_groups_has_no_root() {
     assert!(matches!(e, CgroupError::Unsupported { .. }), "{e}");
     assert!(e.to_string().contains("no cgroup filesystem is mounted"), "{e}");
 }
+
+#[test]
+fn the_groups_a_run_left_are_found_by_its_name_and_removed() {
+    let fx = Fixture::v1("0-7", &two_slots());
+    // A launcher killed by SIGKILL made them and never removed them.
+    std::mem::forget(RunGroups::create(&fx.root, RUN, &two_slots()).unwrap());
+    assert!(RunGroups::left_by(&fx.root, "t-2").is_none(), "another run left nothing");
+    let left = RunGroups::left_by(&fx.root, RUN).expect("found");
+    assert_eq!(left.path, "mlb-t-1");
+    let slots: Vec<String> = left.slots.iter().map(SlotGroup::display_path).collect();
+    assert_eq!(slots, ["/mlb-t-1/slot0", "/mlb-t-1/slot1"]);
+    fx.removes(left);
+    assert!(RunGroups::left_by(&fx.root, RUN).is_none(), "gone");
+}

@@ -15,7 +15,7 @@ use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
 use crate::contract::{Provenance, Report};
 use crate::host::cpulist;
-use crate::isolation::RunGroups;
+use crate::isolation::{CgroupRoot, RunGroups};
 use crate::jobs::{render, JobConfig, Scope};
 use crate::plan::{self, RunContext};
 use crate::record::{self, arg_key};
@@ -139,7 +139,8 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
 }
 
 /// Takes the host lock for the run (see [`host_lock`]), waiting for it with
-/// `--wait`. A lock that cannot be taken (not root) leaves the run unguarded,
+/// `--wait`; once held, removes the groups the run before left, if it could
+/// not. A lock that cannot be taken (not root) leaves the run unguarded,
 /// with a warning.
 fn take_host(
     args: &LaunchArgs,
@@ -152,9 +153,30 @@ fn take_host(
     let taken = host_lock::take(&path, &me, args.wait, interrupt, &|text| eprintln!("{text}"))?;
     match &taken {
         Taken::Unguarded(e) => eprintln!("mlb: warning: cannot take the host lock {}: {e}; another run on this host would not be seen, nor this one by it; fix: run mlb as root", path.display()),
+        Taken::Held { previous: Some(previous), .. } => {
+            if let Ok(root) = prepared.host.cgroup.root() {
+                remove_left_groups(&root, previous);
+            }
+        }
         _ => {}
     }
     Ok(taken)
+}
+
+/// Removes the groups `previous` (the run that held the host lock before)
+/// left, killing what still runs in them; one line when there were some.
+fn remove_left_groups(root: &CgroupRoot, previous: &Holder) {
+    let Some(groups) = RunGroups::left_by(root, &previous.run) else { return };
+    let name = groups.path.clone();
+    let said = format!(
+        "mlb: removed {name} (launcher pid {}, started {}, ended without removing it)",
+        previous.pid, previous.started
+    );
+    match groups.remove() {
+        Ok(1) => eprintln!("{said}: 1 process killed"),
+        Ok(killed) => eprintln!("{said}: {killed} processes killed"),
+        Err(errors) => errors.iter().for_each(|e| eprintln!("mlb: warning: the groups of an earlier run stay: {e}")),
+    }
 }
 
 /// `--dry-run`: every instance of every run, started by nothing, as

@@ -7,3 +7,4 @@ mod common;
 
 mod concurrent;
 mod signals;
+mod stale_groups;
