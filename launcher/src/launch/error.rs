@@ -109,17 +109,31 @@ pub enum LaunchError {
         /// The run holding it, as it describes itself.
         holder: String,
     },
+    /// The output folder is full: the run stopped before its next config.
+    #[error("no space left in the output folder {}: cannot {what}: {source}; the run stopped with {not_started} job config(s) not started; what was written stays; fix: free space in {} (or pass another --outdir), then run again with --resume", outdir.display(), outdir.display())]
+    NoSpace {
+        /// The output folder.
+        outdir: PathBuf,
+        /// What could not be written (`write the failure record PATH`).
+        what: String,
+        /// The cause (`ENOSPC`, `EDQUOT`).
+        source: std::io::Error,
+        /// Job configs (of every run) not started.
+        not_started: usize,
+    },
     /// Signal handlers could not be installed.
     #[error("cannot install the Ctrl-C/SIGTERM handler: {0}")]
     Signals(std::io::Error),
 }
 
 impl Classify for LaunchError {
-    /// Every launch error is raised before the first instance starts (an
-    /// instance that fails is an outcome and the exit status, not an error):
-    /// the launch is refused.
+    /// Every launch error but one is raised before the first instance
+    /// starts (an instance that fails is an outcome and the exit status, not
+    /// an error): the launch is refused. A full output folder stops a run
+    /// that started things: it failed.
     fn kind(&self) -> Kind {
         match self {
+            LaunchError::NoSpace { .. } => Kind::Failed,
             LaunchError::Jobs(_)
             | LaunchError::UnknownVariable { .. }
             | LaunchError::UnknownPlugin { .. }

@@ -15,6 +15,7 @@ mod resume;
 mod run;
 mod setup;
 mod signals;
+mod space;
 mod suite;
 pub mod summary;
 mod supervise;

@@ -11,8 +11,10 @@ use super::progress::Display;
 use super::resume::Completed;
 use super::setup::{self, plugin_of, Prepared};
 use super::signals;
+use super::space::Space;
 use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
+use crate::contract::report::WriteError;
 use crate::contract::{Provenance, Report};
 use crate::host::cpulist;
 use crate::isolation::{CgroupRoot, RunGroups};
@@ -79,6 +81,8 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     };
     let started = Instant::now();
     let mut all_passed = true;
+    let mut space = Space::default();
+    let mut not_started = prepared.configs.len() * args.runs as usize;
     'runs: for k in 0..args.runs {
         if k > 0 && !pause(args.pause, &interrupt) {
             break;
@@ -86,9 +90,13 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         let ctx = context(&prepared, args.uid + k, mode);
         let completed = if args.resume { Completed::scan(&prepared.outdir) } else { Completed::default() };
         for config in &prepared.configs {
+            if space.is_full() {
+                break 'runs;
+            }
             if interrupt.load(Ordering::Relaxed) {
                 break 'runs;
             }
+            not_started -= 1;
             let mut label = config.label();
             if args.runs > 1 {
                 label = format!("{label} (run {})", ctx.run_id);
@@ -108,27 +116,33 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
                 break 'runs;
             }
             for f in &finished {
-                record_failure(&prepared, config, &ctx, f, groups.as_ref(), runtime.as_ref(), &display);
+                if let Err(e) = record_failure(&prepared, config, &ctx, f, groups.as_ref(), runtime.as_ref(), &display)
+                {
+                    space.failed(format!("write the failure record {}", e.path.display()), e.source, &display);
+                }
             }
             let failed = finished.iter().filter(|f| !f.outcome.passed()).count();
             all_passed &= failed == 0;
             let jobs = prepared.file.jobs.len();
-            summary.emit(&summary::line(
-                config.position,
-                jobs,
-                failed,
-                finished.len(),
-                t0.elapsed().as_secs_f64(),
-                &label,
-            ));
+            let line = summary::line(config.position, jobs, failed, finished.len(), t0.elapsed().as_secs_f64(), &label);
+            if let Err(e) = summary.emit(&line) {
+                space.failed(format!("append to {}", summary.path().display()), e, &display);
+            }
         }
     }
-    summary.emit(&summary::total(started.elapsed().as_secs_f64()));
+    if let Err(e) = summary.emit(&summary::total(started.elapsed().as_secs_f64())) {
+        if !space.is_full() {
+            space.failed(format!("append to {}", summary.path().display()), e, &display);
+        }
+    }
     if let Some(warning) = runtime.finish() {
         display.note(&format!("mlb: {warning}"));
     }
     drop(groups);
     drop(lock);
+    if let Some(stopped) = space.stopped(&prepared.outdir, not_started) {
+        return Err(stopped);
+    }
     Ok(if interrupt.load(Ordering::Relaxed) {
         EXIT_INTERRUPTED
     } else if all_passed {
@@ -223,8 +237,8 @@ fn record_failure(
     groups: Option<&RunGroups>,
     runtime: &dyn Runtime,
     display: &Display,
-) {
-    let Some(failure) = f.outcome.failure_to_record() else { return };
+) -> Result<(), WriteError> {
+    let Some(failure) = f.outcome.failure_to_record() else { return Ok(()) };
     let args: Map<String, Value> =
         config.args.0.iter().filter(|(k, _)| render::is_option(k)).map(|(k, v)| (arg_key(k), v.clone())).collect();
     let unique_id = record::unique_id(&config.name, &args);
@@ -255,8 +269,7 @@ fn record_failure(
         ..Report::new(&f.instance.identity)
     };
     report.args.insert("seed".into(), f.instance.seed.into());
-    match report.failed(failure).write(&p.outdir) {
-        Ok(path) => display.note(&format!("  failure record: {}", path.display())),
-        Err(e) => display.note(&format!("mlb: {e}")),
-    }
+    let path = report.failed(failure).write(&p.outdir)?;
+    display.note(&format!("  failure record: {}", path.display()));
+    Ok(())
 }

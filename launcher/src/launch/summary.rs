@@ -40,13 +40,17 @@ impl Summary {
         Ok(Summary { file, path })
     }
 
-    /// Prints `text` and appends it to the file, flushed.
-    pub fn emit(&mut self, text: &str) {
+    /// Prints `text` and appends it to the file, flushed; the error says
+    /// why it could not be appended.
+    pub fn emit(&mut self, text: &str) -> std::io::Result<()> {
         println!("{text}");
         let _ = std::io::stdout().flush();
-        if let Err(e) = writeln!(self.file, "{text}").and_then(|_| self.file.sync_data()) {
-            eprintln!("mlb: cannot append to {}: {e}", self.path.display());
-        }
+        writeln!(self.file, "{text}").and_then(|_| self.file.sync_data())
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 }
 
@@ -64,8 +68,8 @@ mod tests {
     #[test]
     fn appended_and_kept() {
         let dir = tempfile::tempdir().unwrap();
-        Summary::open(dir.path()).unwrap().emit("a");
-        Summary::open(dir.path()).unwrap().emit("b");
+        Summary::open(dir.path()).unwrap().emit("a").unwrap();
+        Summary::open(dir.path()).unwrap().emit("b").unwrap();
         assert_eq!(std::fs::read_to_string(dir.path().join(FILE_NAME)).unwrap(), "a\nb\n");
     }
 }

@@ -6,5 +6,6 @@
 mod common;
 
 mod concurrent;
+mod full_disk;
 mod signals;
 mod stale_groups;
