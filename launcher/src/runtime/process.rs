@@ -81,20 +81,22 @@ impl Running for Process {
     }
 
     fn drain(&mut self, until: Instant, interrupt: &AtomicBool) -> Option<String> {
-        if self.read_to_end(until, interrupt) {
+        if self.read_to_end(until, Some(interrupt)) {
             return None;
         }
-        // It ended, but something it left outside its process group holds
-        // its output open: that is killed, and the readers are not waited
-        // for past a short while.
+        // It ended, but something it left outside its process group may
+        // hold its output open: that is killed, and the readers are not
+        // waited for past a short while.
         let held = holders::holders(&self.pipes);
         for h in &held {
             let _ = kill(Pid::from_raw(h.pid), Signal::SIGKILL);
         }
-        if !self.read_to_end(Instant::now() + SETTLE, interrupt) {
+        let ended = self.read_to_end(Instant::now() + SETTLE, None);
+        if !ended {
             self.pumps.clear();
         }
-        Some(held_open(&held))
+        // Without a holder, an output that ended meanwhile only had its wait cut short.
+        (!held.is_empty() || !ended).then(|| held_open(&held))
     }
 
     fn kill(&mut self) {
@@ -104,10 +106,10 @@ impl Running for Process {
 
 impl Process {
     /// Waits until its output is read to the end (true), at most until
-    /// `until`, and not past an interrupt.
-    fn read_to_end(&mut self, until: Instant, interrupt: &AtomicBool) -> bool {
+    /// `until`, and not past `interrupt` when given.
+    fn read_to_end(&mut self, until: Instant, interrupt: Option<&AtomicBool>) -> bool {
         while !self.pumps.iter().all(JoinHandle::is_finished) {
-            if Instant::now() >= until || interrupt.load(Ordering::Relaxed) {
+            if Instant::now() >= until || interrupt.is_some_and(|i| i.load(Ordering::Relaxed)) {
                 return false;
             }
             std::thread::sleep(Duration::from_millis(5));
@@ -126,4 +128,56 @@ fn held_open(held: &[Holder]) -> String {
     }
     let who: Vec<String> = held.iter().map(Holder::to_string).collect();
     format!("its output was held open after it ended by {}: killed", who.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Takes its time over each line, as a reader behind a slow disk would.
+    struct Slow;
+
+    impl Output for Slow {
+        fn line(&self, _: Stream, _: &str) {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Drops every line.
+    struct Quiet;
+
+    impl Output for Quiet {
+        fn line(&self, _: Stream, _: &str) {}
+    }
+
+    /// Starts `sh -c SCRIPT` and waits for the shell to end (its process
+    /// group left as it is).
+    fn ended(script: &str, output: Arc<dyn Output>) -> Process {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        let mut p = spawn(cmd, None, output).unwrap();
+        while p.child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        p
+    }
+
+    #[test]
+    fn a_process_left_holding_the_output_is_killed_once_the_grace_is_over_and_named() {
+        let mut p = ended("sleep 300 & echo started", Arc::new(Quiet));
+        let note = p.drain(Instant::now() + Duration::from_millis(300), &AtomicBool::new(false)).unwrap();
+        let held =
+            note.strip_prefix("its output was held open after it ended by pid ").unwrap_or_else(|| panic!("{note}"));
+        assert!(held.ends_with(" (sleep): killed"), "{note}");
+        let pid: i32 = held.split(' ').next().unwrap().parse().unwrap();
+        assert!(!std::path::Path::new(&format!("/proc/{pid}/fd/1")).exists(), "killed: {note}");
+    }
+
+    #[test]
+    fn an_interrupt_cuts_the_wait_short_and_an_output_that_then_ends_is_no_leftover() {
+        let mut p = ended("echo one", Arc::new(Slow));
+        let cut = Instant::now();
+        assert_eq!(p.drain(Instant::now() + Duration::from_secs(60), &AtomicBool::new(true)), None);
+        assert!(cut.elapsed() < SETTLE, "{:?}", cut.elapsed());
+    }
 }
