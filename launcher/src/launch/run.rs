@@ -90,9 +90,6 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         let ctx = context(&prepared, args.uid + k, mode);
         let completed = if args.resume { Completed::scan(&prepared.outdir) } else { Completed::default() };
         for config in &prepared.configs {
-            if space.is_full() {
-                break 'runs;
-            }
             if interrupt.load(Ordering::Relaxed) {
                 break 'runs;
             }
@@ -125,16 +122,13 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             all_passed &= failed == 0;
             let jobs = prepared.file.jobs.len();
             let line = summary::line(config.position, jobs, failed, finished.len(), t0.elapsed().as_secs_f64(), &label);
-            if let Err(e) = summary.emit(&line) {
-                space.failed(format!("append to {}", summary.path().display()), e, &display);
+            emit(&mut summary, &line, &mut space, &display);
+            if space.is_full() {
+                break 'runs;
             }
         }
     }
-    if let Err(e) = summary.emit(&summary::total(started.elapsed().as_secs_f64())) {
-        if !space.is_full() {
-            space.failed(format!("append to {}", summary.path().display()), e, &display);
-        }
-    }
+    emit(&mut summary, &summary::total(started.elapsed().as_secs_f64()), &mut space, &display);
     if let Some(warning) = runtime.finish() {
         display.note(&format!("mlb: {warning}"));
     }
@@ -150,6 +144,13 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     } else {
         EXIT_FAILED
     })
+}
+
+/// Emits the result line `text`; a failure to append it goes to `space`.
+fn emit(summary: &mut Summary, text: &str, space: &mut Space, display: &Display) {
+    if let Err(e) = summary.emit(text) {
+        space.failed(format!("append to {}", summary.path().display()), e, display);
+    }
 }
 
 /// Takes the host lock for the run (see [`host_lock`]), waiting for it with

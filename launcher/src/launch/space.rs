@@ -17,12 +17,13 @@ pub struct Space {
 impl Space {
     /// Takes a write of the run that failed: `what` (`write the failure
     /// record PATH`) failed with `error`. The first failure for lack of
-    /// space is kept; any other is told on `display`.
+    /// space is kept (later ones tell nothing new); any other is told on
+    /// `display`.
     pub fn failed(&mut self, what: String, error: std::io::Error, display: &Display) {
-        if self.full.is_none() && lacks_space(&error) {
-            self.full = Some((what, error));
-        } else {
+        if !lacks_space(&error) {
             display.note(&format!("mlb: cannot {what}: {error}"));
+        } else if self.full.is_none() {
+            self.full = Some((what, error));
         }
     }
 
