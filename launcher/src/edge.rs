@@ -6,8 +6,8 @@
 //! | status | meaning |
 //! |---|---|
 //! | 0 | done; for a launch: every instance passed |
-//! | 1 | failed; for a launch: an instance failed |
-//! | 2 | refused before anything started (bad arguments, jobs file, missing plugin, image or daemon) |
+//! | 1 | failed; for a launch: an instance failed, or the output folder filled up |
+//! | 2 | refused before anything started (bad arguments, jobs file, missing plugin, image or daemon, another run holding the host) |
 //! | 130 | interrupted (Ctrl-C, SIGTERM) |
 //!
 //! A user error prints as one plain block: `mlb: error: ...`, each cause the

@@ -7,7 +7,7 @@ use crate::common::launcher::{output_of, wait_until, wait_within, Launches};
 use crate::common::text;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
@@ -59,7 +59,7 @@ impl Drop for First {
 
 /// A second run's jobs file: one job that leaves `marker` when it starts,
 /// failing if the first run has not written its total line yet.
-fn second_jobs(l: &Launches, first: &First, marker: &PathBuf) -> PathBuf {
+fn second_jobs(l: &Launches, first: &First, marker: &Path) -> PathBuf {
     let script = l.script("second.sh", "grep -q 'Total Time' \"$1\" || exit 9\ntouch \"$2\"\n");
     let name = format!("{}-second.json", l.suite);
     crate::common::write(
