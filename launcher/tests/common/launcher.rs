@@ -123,13 +123,34 @@ pub fn alive(pid: i32) -> bool {
         .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
 }
 
-/// Kills process `pid` when dropped: a test's leftover, whatever the test's end.
-pub struct KillOnDrop(pub i32);
+/// Kills a test's leftover process when dropped, whatever the test's end;
+/// not a process that took its pid since it ended (pids are reused).
+pub struct KillOnDrop {
+    /// The pid.
+    pub pid: i32,
+    started: Option<u64>,
+}
+
+impl KillOnDrop {
+    /// The process `pid`, as it is now.
+    pub fn new(pid: i32) -> KillOnDrop {
+        KillOnDrop { pid, started: start_time(pid) }
+    }
+}
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
-        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.0), nix::sys::signal::Signal::SIGKILL);
+        if self.started.is_some() && start_time(self.pid) == self.started {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(self.pid), nix::sys::signal::Signal::SIGKILL);
+        }
     }
+}
+
+/// When process `pid` started (clock ticks since boot), if it exists.
+fn start_time(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name; the start time is the 22nd field.
+    stat.rsplit_once(") ")?.1.split(' ').nth(19)?.parse().ok()
 }
 
 /// The pid a script wrote to `file`, once it is there.

@@ -28,7 +28,7 @@ fn start_background_job(l: &Launches) -> (Child, KillOnDrop) {
         pid_file.display()
     ));
     let child = l.command(&jobs, &l.out(), &[]).spawn().unwrap();
-    let leftover = KillOnDrop(pid_in(&pid_file));
+    let leftover = KillOnDrop::new(pid_in(&pid_file));
     (child, leftover)
 }
 
@@ -47,9 +47,9 @@ fn a_background_process_holding_the_output_is_killed_after_a_grace_and_the_run_g
     assert_eq!(lines.len(), 3, "{stdout}");
     assert!(lines[0].starts_with("[ 1/ 2][  /  ] PASSED") && lines[0].ends_with("| bg"), "{stdout}");
     assert!(lines[1].starts_with("[ 2/ 2][  /  ] PASSED") && lines[1].ends_with("| after"), "{stdout}");
-    let note = format!("its output was held open after it ended by pid {} (sleep): killed", leftover.0);
+    let note = format!("its output was held open after it ended by pid {} (sleep): killed", leftover.pid);
     assert!(stderr.contains(&note), "{note:?} in {stderr}");
-    assert!(!alive(leftover.0), "the background process was killed");
+    assert!(!alive(leftover.pid), "the background process was killed");
     let log = std::fs::read_to_string(l.out().join(format!("logs/{}.bg.R0.J0.log", l.suite))).unwrap();
     assert!(log.starts_with("hi\n") && log.contains(&note), "the log says it too: {log}");
 }
@@ -73,7 +73,7 @@ fn a_signal_stops_the_wait(signal: Signal) {
         !stdout.contains("| after") && !stderr.contains("start after"),
         "nothing started after: {stdout}\n{stderr}"
     );
-    assert!(!alive(leftover.0), "the background process was killed");
+    assert!(!alive(leftover.pid), "the background process was killed");
 }
 
 #[test]

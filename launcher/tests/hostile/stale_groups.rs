@@ -60,15 +60,15 @@ fn the_groups_of_a_launcher_killed_by_sigkill_are_emptied_and_removed_by_the_nex
     ));
     let mut first = l.command(&jobs, &l.out(), &["--devices", "1"]).spawn().unwrap();
     let groups = Groups(format!("mlb-{}-{}-", l.suite, first.id()));
-    let grandchild = KillOnDrop(pid_in(&pid_file));
+    let grandchild = KillOnDrop::new(pid_in(&pid_file));
     let child = pid_in(&PathBuf::from(format!("{}.sh", pid_file.display())));
     kill(Pid::from_raw(first.id() as i32), Signal::SIGKILL).unwrap();
     first.wait().unwrap();
 
     // The launcher's child died with it; its grandchild lives on in the slot group.
     wait_until(Duration::from_secs(10), "the launcher's child dies with it", || !alive(child));
-    let cgroup = std::fs::read_to_string(format!("/proc/{}/cgroup", grandchild.0)).unwrap();
-    assert!(alive(grandchild.0) && cgroup.contains(&format!("/{}", groups.0)), "{cgroup}");
+    let cgroup = std::fs::read_to_string(format!("/proc/{}/cgroup", grandchild.pid)).unwrap();
+    assert!(alive(grandchild.pid) && cgroup.contains(&format!("/{}", groups.0)), "{cgroup}");
     assert!(!groups.present().is_empty(), "the groups stay");
 
     let next = l.jobs(r#"[{"name": "next", "cmd": "true"}]"#);
@@ -79,6 +79,6 @@ fn the_groups_of_a_launcher_killed_by_sigkill_are_emptied_and_removed_by_the_nex
     let said = format!("mlb: removed {}", groups.0);
     let line = stderr.lines().find(|l| l.starts_with(&said)).unwrap_or_else(|| panic!("{said:?} in {stderr}"));
     assert!(line.contains(&format!("launcher pid {}", first.id())) && line.ends_with(": 1 process killed"), "{line}");
-    assert!(!alive(grandchild.0), "killed");
+    assert!(!alive(grandchild.pid), "killed");
     assert!(groups.present().is_empty(), "removed: {:?}", groups.present());
 }
