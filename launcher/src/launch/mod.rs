@@ -13,7 +13,7 @@ pub mod progress;
 mod resume;
 mod run;
 mod setup;
-mod signals;
+pub mod signals;
 mod suite;
 pub mod summary;
 mod supervise;

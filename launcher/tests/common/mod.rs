@@ -8,6 +8,7 @@ pub mod docker;
 pub mod enclosure;
 pub mod hosts;
 pub mod records;
+pub mod slurm;
 pub mod standin;
 
 use serde_json::Value;
