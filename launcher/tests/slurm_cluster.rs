@@ -297,3 +297,43 @@ fn singularity_tasks_run_apptainer_exec_on_their_node() {
         assert_eq!(p["isolation"], "slurm", "{p}");
     }
 }
+
+#[test]
+fn two_slots_per_node_and_an_all_job_with_one_task_per_node() {
+    let _cluster = cluster();
+    let b = Bench::new();
+    let jobs = b.jobs(
+        r#"[{"name": "slots", "plugin": "spin", "args": {"repeat": 11, "number": 1, "size": 8}, "cgroup": "student"},
+            {"name": "whole", "plugin": "spin", "args": {"repeat": 11, "number": 1, "size": 8}, "cgroup": "all"}]"#,
+    );
+    let (out, text) = slurm::run(b.command(&["-N2", "--ntasks-per-node=2"], &jobs, &["--devices", "2"]));
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let reps = reports(&b.out());
+    let of = |name: &str| -> Vec<(String, String, String, u64)> {
+        let mut v: Vec<_> = reps
+            .iter()
+            .filter(|(_, r)| r["name"] == name)
+            .map(|(node, r)| {
+                let p = &r["provenance"];
+                let (jr, vcd) = (r["jr_id"].as_str().unwrap().to_string(), r["vcd"].as_str().unwrap().to_string());
+                (node.clone(), jr, vcd, p["cpu_count"].as_u64().unwrap())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let slot = |n: &str, jr: &str, vcd: &str| (n.to_string(), jr.to_string(), vcd.to_string(), 1);
+    assert_eq!(
+        of("slots"),
+        vec![slot("n1", "0", "0"), slot("n1", "1", "1"), slot("n2", "2", "0"), slot("n2", "3", "1")],
+        "ranks n*G+slot, each task bound to its one CPU: {text}"
+    );
+    let whole = |n: &str, jr: &str| (n.to_string(), jr.to_string(), "0,1".to_string(), 2);
+    assert_eq!(of("whole"), vec![whole("n1", "0"), whole("n2", "1")], "one task per node seeing every slot");
+    let cpus: std::collections::BTreeSet<String> = reps
+        .iter()
+        .filter(|(n, r)| n == "n1" && r["name"] == "slots")
+        .map(|(_, r)| r["provenance"]["cpus"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(cpus.len(), 2, "the two tasks of a node got distinct cores: {cpus:?}");
+}

@@ -110,7 +110,8 @@ pub fn runtime(
         }
         _ => (open(wrapping)?, Vec::new()),
     };
-    Ok(Box::new(SlurmRuntime::new(inner, allocation.clone(), prepared.outdir.clone(), timeout, container)))
+    let slots = prepared.slots.len();
+    Ok(Box::new(SlurmRuntime::new(inner, allocation.clone(), slots, prepared.outdir.clone(), timeout, container)))
 }
 
 /// How `prepared`'s instances are wrapped in containers: the output folder

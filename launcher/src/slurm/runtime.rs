@@ -35,25 +35,30 @@ pub struct SlurmRuntime {
     outdir: PathBuf,
     timeout: Option<f64>,
     container: Vec<String>,
+    slots_per_node: usize,
     steps: AtomicUsize,
 }
 
 impl SlurmRuntime {
-    /// Steps of `allocation`, whose tasks run instances as `inner` would;
-    /// plans go into `outdir/slurm/` (the output folder every node must
-    /// see); `container` are pyxis's srun flags, if any.
+    /// Steps of `allocation` with `slots_per_node` slots on each node, whose
+    /// tasks run instances as `inner` would; plans go into `outdir/slurm/`
+    /// (the output folder every node must see); `container` are pyxis's
+    /// srun flags, if any.
     pub fn new(
         inner: Box<dyn Runtime>,
         allocation: Allocation,
+        slots_per_node: usize,
         outdir: PathBuf,
         timeout: Option<f64>,
         container: Vec<String>,
     ) -> Self {
         let mlb = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb"));
-        SlurmRuntime { inner, allocation, mlb, outdir, timeout, container, steps: AtomicUsize::new(0) }
+        let steps = AtomicUsize::new(0);
+        SlurmRuntime { inner, allocation, mlb, outdir, timeout, container, slots_per_node, steps }
     }
 
-    /// The shape of the step running `instances` (all of one job config).
+    /// The shape of the step running `instances` (all of one job config,
+    /// or one of them, for `--dry-run`).
     pub fn shape(&self, instances: &[&Instance]) -> StepShape {
         let nodes = self.allocation.nodes.len().max(1);
         let first = instances.first();
@@ -71,7 +76,7 @@ impl SlurmRuntime {
         let name = first.map_or_else(|| "mlb".into(), |i| format!("mlb:{}", i.identity.name));
         StepShape {
             nodes,
-            tasks_per_node: (instances.len() / nodes).max(1),
+            tasks_per_node: if slotted { self.slots_per_node } else { 1 },
             cpus_per_task,
             mem_per_cpu_mib,
             gpus_per_task,
