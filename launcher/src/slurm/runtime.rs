@@ -132,7 +132,7 @@ impl SlurmRuntime {
         srun.args(&line[1..]).envs(shape.srun_env()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = srun.spawn().map_err(|e| format!("cannot start srun: {e}"))?;
         let outputs: Vec<Arc<dyn Output>> = starts.iter().map(|s| Arc::clone(&s.output)).collect();
-        let step = Arc::new(Step::new(starts.len(), self.allocation.job_id.clone()));
+        let step = Arc::new(Step::new(starts.len(), self.allocation.job_id.clone(), child.id() as i32));
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
         for (stream, pipe) in
@@ -197,6 +197,7 @@ impl Runtime for SlurmRuntime {
 struct Step {
     state: Mutex<StepState>,
     job_id: String,
+    srun_pid: i32,
 }
 
 #[derive(Default)]
@@ -212,9 +213,9 @@ struct StepState {
 }
 
 impl Step {
-    fn new(tasks: usize, job_id: String) -> Self {
+    fn new(tasks: usize, job_id: String, srun_pid: i32) -> Self {
         let state = StepState { ends: vec![None; tasks], readers: 2, ..StepState::default() };
-        Step { state: Mutex::new(state), job_id }
+        Step { state: Mutex::new(state), job_id, srun_pid }
     }
 
     fn wait(&self, mut child: Child) {
@@ -246,13 +247,22 @@ impl Step {
             state.cancelled = true;
             state.step_id.clone()
         };
-        let target = match step {
-            Some(step) => format!("{}.{step}", self.job_id),
-            // No task has started yet: cancel the steps of this job that srun
-            // is creating, by the job; the tasks of other steps are done.
-            None => self.job_id.clone(),
-        };
-        let _ = Command::new("scancel").arg(target).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        match step {
+            Some(step) => {
+                let target = format!("{}.{step}", self.job_id);
+                let _ = Command::new("scancel").arg(target).stdout(Stdio::null()).stderr(Stdio::null()).status();
+            }
+            // No task has said its step yet: two SIGINTs within a second
+            // make srun itself cancel the step it is creating or running
+            // (the allocation is left alone).
+            None => {
+                let srun = nix::unistd::Pid::from_raw(self.srun_pid);
+                for _ in 0..2 {
+                    let _ = nix::sys::signal::kill(srun, nix::sys::signal::Signal::SIGINT);
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
+        }
     }
 }
 
