@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 scripts/setup-chromium.sh   # the HTML report test loads pages in headless Chromium
 scripts/setup-docker.sh     # the Docker tests need a running daemon
+scripts/setup-slurm.sh      # the Slurm tests need the two-node test cluster
+trap 'scripts/setup-slurm.sh stop' EXIT
 
 # Default members: mlb, the plugin ABI, spin. No libtorch needed.
 cargo build --all-targets

@@ -48,6 +48,12 @@ pub enum Command {
         #[arg(long, value_name = "DIR", hide = true)]
         root: Option<PathBuf>,
     },
+    /// Slurm: submit a run as a batch job (`mlb slurm submit`).
+    Slurm {
+        /// What to do with Slurm.
+        #[command(subcommand)]
+        command: crate::slurm::SlurmCommand,
+    },
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]
     Worker(Box<WorkerArgs>),

@@ -74,6 +74,9 @@ pub enum MlbError {
     /// `mlb containers build`.
     #[error(transparent)]
     Build(#[from] BuildCmdError),
+    /// `mlb slurm submit`.
+    #[error(transparent)]
+    Slurm(#[from] crate::slurm::SlurmError),
     /// The result could not be printed.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
@@ -87,6 +90,7 @@ impl Classify for MlbError {
             MlbError::Plugins(e) => e.kind(),
             MlbError::NoSuchPlugin(_) => Kind::Refused,
             MlbError::Build(e) => e.kind(),
+            MlbError::Slurm(e) => e.kind(),
             MlbError::Stdout(_) => Kind::Failed,
         }
     }

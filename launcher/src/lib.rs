@@ -17,4 +17,5 @@ pub mod plugins;
 pub mod record;
 pub mod report;
 pub mod runtime;
+pub mod slurm;
 pub mod worker;

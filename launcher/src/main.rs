@@ -7,6 +7,7 @@ use clap::Parser;
 use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
 use mlb::edge::{self, Failure, MlbError};
 use mlb::launch::EXIT_OK;
+use mlb::slurm::SlurmCommand;
 use std::io::Write;
 
 fn main() {
@@ -65,6 +66,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             Ok(EXIT_OK)
         }
         Some(Command::Worker(args)) => Ok(mlb::worker::main(*args)),
+        Some(Command::Slurm { command: SlurmCommand::Submit(args) }) => Ok(mlb::slurm::submit::main(&args)?),
+        Some(Command::Slurm { command: SlurmCommand::Task { plan } }) => Ok(mlb::slurm::task::main(&plan)),
         Some(Command::Containers { command: ContainersCommand::Build(args) }) => {
             let image = mlb::runtime::build_cmd::run(&args, &mut |line| println!("{line}"))?;
             print_stdout(&format!("built {} ({})\n", image.name, image.id))?;

@@ -19,4 +19,4 @@ pub mod line;
 pub mod report;
 
 pub use line::WorkerLine;
-pub use report::{Container, PluginBuild, Provenance, Report};
+pub use report::{Container, PluginBuild, Provenance, Report, SlurmTask};

@@ -199,6 +199,47 @@ pub struct Provenance {
     /// `launcher` in a record the launcher wrote; absent in the worker's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub written_by: Option<String>,
+    /// The Slurm task the instance ran as (`--slurm`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slurm: Option<SlurmTask>,
+}
+
+/// Which Slurm task an instance was: node, job, step and task ids, read
+/// from the task's own environment (`SLURMD_NODENAME`, `SLURM_JOB_ID`,
+/// `SLURM_STEP_ID`, `SLURM_PROCID`, `SLURM_LOCALID`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SlurmTask {
+    /// The node's name in Slurm (`SLURMD_NODENAME`).
+    pub node: String,
+    /// The job id.
+    pub job_id: String,
+    /// The step id within the job.
+    pub step_id: String,
+    /// The task's global rank in the step (`SLURM_PROCID`).
+    pub task_id: String,
+    /// The task's rank on its node (`SLURM_LOCALID`).
+    pub local_id: String,
+}
+
+impl SlurmTask {
+    /// The variables it is read from.
+    pub const VARIABLES: [&'static str; 5] =
+        ["SLURMD_NODENAME", "SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_PROCID", "SLURM_LOCALID"];
+
+    /// The task of this process, read through `var`; `None` outside a
+    /// Slurm step.
+    pub fn read(var: impl Fn(&str) -> Option<String>) -> Option<Self> {
+        let get = |name: &str| var(name).unwrap_or_default();
+        var("SLURM_STEP_ID")?;
+        Some(SlurmTask {
+            node: get("SLURMD_NODENAME"),
+            job_id: get("SLURM_JOB_ID"),
+            step_id: get("SLURM_STEP_ID"),
+            task_id: get("SLURM_PROCID"),
+            local_id: get("SLURM_LOCALID"),
+        })
+    }
 }
 
 /// [`Provenance::written_by`] of a record the launcher wrote.

@@ -72,6 +72,11 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "FILE", requires = "docker")]
     pub images: Option<PathBuf>,
 
+    /// Run across the nodes of the Slurm allocation this runs in: each job
+    /// config as one job step, one task per slot on every node (see `mlb slurm submit`).
+    #[arg(long)]
+    pub slurm: bool,
+
     /// Run every instance with `apptainer exec` (or `singularity exec`) of this image file.
     #[arg(long, value_name = "IMAGE")]
     pub singularity: Option<PathBuf>,

@@ -5,6 +5,7 @@ use super::args::LaunchArgs;
 use super::error::LaunchError;
 use super::setup::Prepared;
 use crate::host::HostKind;
+use crate::plan::WorkerPaths;
 use crate::runtime::bare::Bare;
 use crate::runtime::container::Wrapping;
 use crate::runtime::docker::DockerRuntime;
@@ -12,6 +13,7 @@ use crate::runtime::images::{ContainerKind, ImageMap};
 use crate::runtime::singularity::SingularityRuntime;
 use crate::runtime::spec::Bind;
 use crate::runtime::Runtime;
+use crate::slurm::{pyxis, SlurmError, SlurmRuntime};
 use std::path::{Path, PathBuf};
 
 /// The runtime asked for on the command line.
@@ -70,6 +72,46 @@ impl Choice {
             Choice::Singularity(file) => Box::new(SingularityRuntime::for_description(file, wrapping)),
         }
     }
+}
+
+/// The runtime of `choice` for `prepared`: opened for a run, or for
+/// `--dry-run` when `describe`. Under `--slurm`, each config is a job step
+/// whose tasks run instances as that runtime would on one host; `--docker`
+/// then goes through pyxis (`srun --container-image`), never a daemon.
+pub fn runtime(
+    choice: &Choice,
+    prepared: &Prepared,
+    timeout: Option<f64>,
+    describe: bool,
+) -> Result<Box<dyn Runtime>, LaunchError> {
+    let wrapping = wrapping(prepared);
+    let open = |wrapping: Wrapping| -> Result<Box<dyn Runtime>, LaunchError> {
+        if describe {
+            Ok(choice.open_for_description(wrapping))
+        } else {
+            choice.open(wrapping)
+        }
+    };
+    let Some(allocation) = &prepared.allocation else { return open(wrapping) };
+    let (inner, container) = match choice {
+        Choice::Docker { image, .. } => {
+            if !pyxis::present() {
+                return Err(SlurmError::NoPyxis.into());
+            }
+            let mut binds = wrapping.binds.clone();
+            let mlb = WorkerPaths::host().mlb;
+            let plugin_dirs = prepared.plugins.values().filter_map(|p| p.parent());
+            for dir in mlb.parent().into_iter().chain(plugin_dirs) {
+                if !binds.iter().any(|b| b.host == dir) {
+                    binds.push(Bind::ro(dir, dir));
+                }
+            }
+            (Box::new(Bare::new()) as Box<dyn Runtime>, pyxis::flags(image, &binds))
+        }
+        _ => (open(wrapping)?, Vec::new()),
+    };
+    let slots = prepared.slots.len();
+    Ok(Box::new(SlurmRuntime::new(inner, allocation.clone(), slots, prepared.outdir.clone(), timeout, container)))
 }
 
 /// How `prepared`'s instances are wrapped in containers: the output folder

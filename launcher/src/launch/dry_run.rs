@@ -22,7 +22,7 @@ pub enum CgroupPlan {
     },
     /// `--no-cgroups`.
     Disabled,
-    /// The container runtime applies the limits (Docker).
+    /// The runtime applies the limits: Docker, or Slurm's task confinement.
     Container,
     /// Groups cannot be made on this host: the reason.
     Impossible(String),
@@ -92,7 +92,10 @@ pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan, runti
                     match cgroups {
                         CgroupPlan::Groups { parent, mode } => format!("/{parent}/slot{} ({mode})", slot.index),
                         CgroupPlan::Disabled => "none (--no-cgroups: not confined)".into(),
-                        CgroupPlan::Container => "none (the container runtime applies the limits)".into(),
+                        CgroupPlan::Container => {
+                            let by = runtime.own_isolation().unwrap_or("the container runtime");
+                            format!("none of mlb's ({by} applies the limits)")
+                        }
                         CgroupPlan::Impossible(why) => {
                             format!("none: {why} (a real run stops here; pass --no-cgroups to run unconfined)")
                         }

@@ -14,6 +14,9 @@ use std::path::PathBuf;
 /// launcher itself.
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
+    /// `--slurm`: the allocation cannot hold the run, or Slurm failed.
+    #[error(transparent)]
+    Slurm(#[from] crate::slurm::SlurmError),
     /// The jobs file is unreadable or invalid.
     #[error(transparent)]
     Jobs(#[from] JobsError),
@@ -151,6 +154,7 @@ impl Classify for LaunchError {
             | LaunchError::Singularity(_)
             | LaunchError::Busy { .. }
             | LaunchError::Signals(_) => Kind::Refused,
+            LaunchError::Slurm(e) => e.kind(),
         }
     }
 }

@@ -13,15 +13,19 @@ pub struct Completed {
 }
 
 impl Completed {
-    /// Reads every `*.json` report of `outdir` with `completed: true`.
-    /// Unreadable or foreign files are ignored, and so is anything that is
-    /// not a regular file (a FIFO named `*.json` would block the read).
+    /// Reads every `*.json` report of `outdir`, and of its folders one
+    /// level down (a multi-node run's folder per node), with `completed:
+    /// true`. Unreadable or foreign files are ignored, and so is anything
+    /// that is not a regular file (a FIFO named `*.json` would block the
+    /// read); linked folders are not followed.
     pub fn scan(outdir: &Path) -> Completed {
-        let reports = std::fs::read_dir(outdir)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
+        let list = |dir: &Path| -> Vec<std::path::PathBuf> {
+            std::fs::read_dir(dir).into_iter().flatten().filter_map(|e| e.ok()).map(|e| e.path()).collect()
+        };
+        let top = list(outdir);
+        let below = top.iter().filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir())).flat_map(|d| list(d));
+        let reports = below
+            .chain(top.iter().cloned())
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
             .filter_map(|p| Report::read(&p))

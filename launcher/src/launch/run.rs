@@ -19,11 +19,11 @@ use crate::contract::{Provenance, Report};
 use crate::host::cpulist;
 use crate::isolation::{CgroupRoot, RunGroups};
 use crate::jobs::{render, JobConfig, Scope};
-use crate::plan::{self, RunContext};
+use crate::plan::{self, Instance, RunContext};
 use crate::record::{self, arg_key};
 use crate::runtime::Runtime;
 use serde_json::{Map, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -43,18 +43,22 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let run_name =
         format!("{}-{}-{}", prepared.file.suite, std::process::id(), chrono::Utc::now().format("%Y%m%d%H%M%S"));
     let choice = Choice::of(args, prepared.host.kind)?;
-    let wrapping = choice::wrapping(&prepared);
     if args.dry_run {
-        let runtime = choice.open_for_description(wrapping);
+        let runtime = choice::runtime(&choice, &prepared, args.timeout, true)?;
         print_dry_run(args, &prepared, &run_name, runtime.as_ref());
         return Ok(EXIT_OK);
     }
-    let runtime = choice.open(wrapping)?;
+    let runtime = choice::runtime(&choice, &prepared, args.timeout, false)?;
     let interrupt = signals::install().map_err(LaunchError::Signals)?;
-    let lock = match take_host(args, &prepared, &run_name, &interrupt)? {
-        Taken::Held { lock, .. } => Some(lock),
-        Taken::Unguarded(_) => None,
-        Taken::Interrupted => return Ok(EXIT_INTERRUPTED),
+    // Under Slurm, Slurm shares the nodes out: two runs in two allocations
+    // may well share the node the launchers run on.
+    let lock = match prepared.allocation {
+        Some(_) => None,
+        None => match take_host(args, &prepared, &run_name, &interrupt)? {
+            Taken::Held { lock, .. } => Some(lock),
+            Taken::Unguarded(_) => None,
+            Taken::Interrupted => return Ok(EXIT_INTERRUPTED),
+        },
     };
     let cgroups = CgroupPlan::decide(runtime.as_ref(), args.no_cgroups, &prepared.host.cgroup, &run_name);
     if cgroups == CgroupPlan::Disabled {
@@ -79,6 +83,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         interrupt: &interrupt,
         logs: &prepared.outdir.join("logs"),
     };
+    let record = Record { groups: groups.as_ref(), runtime: runtime.as_ref() };
     let started = Instant::now();
     let mut all_passed = true;
     let mut space = Space::default();
@@ -106,15 +111,15 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             }
             let progress = display.start(&label, instances.len());
             let t0 = Instant::now();
-            let finished = supervise::run_instances(&watch, instances, &progress);
+            let template = |i: &Instance, log: &Path| failure_record(&prepared, config, &ctx, i, log, &record);
+            let finished = supervise::run_instances(&watch, instances, &template, &progress);
             progress.finish();
             if finished.iter().any(|f| f.outcome == Outcome::Interrupted) {
                 display.note(&format!("{label}: interrupted, no result line"));
                 break 'runs;
             }
             for f in &finished {
-                if let Err(e) = record_failure(&prepared, config, &ctx, f, groups.as_ref(), runtime.as_ref(), &display)
-                {
+                if let Err(e) = record_failure(&prepared, config, &ctx, f, &record, &display) {
                     space.failed(format!("write the failure record {}", e.path.display()), e.source, &display);
                 }
             }
@@ -226,6 +231,7 @@ fn context(p: &Prepared, run_id: u64, isolation: &str) -> RunContext {
         kind: p.host.kind,
         device_total: p.slots.len(),
         isolation: isolation.to_string(),
+        nodes: p.allocation.as_ref().map(|a| a.nodes.clone()).unwrap_or_default(),
     }
 }
 
@@ -235,22 +241,48 @@ fn record_failure(
     config: &JobConfig,
     ctx: &RunContext,
     f: &Finished,
-    groups: Option<&RunGroups>,
-    runtime: &dyn Runtime,
+    record: &Record,
     display: &Display,
 ) -> Result<(), WriteError> {
-    let Some(failure) = f.outcome.failure_to_record() else { return Ok(()) };
+    let Some(failure) = f.outcome.failure_to_record().filter(|_| !f.recorded) else { return Ok(()) };
+    let report = failure_record(p, config, ctx, &f.instance, &f.log, record);
+    let outdir = plan::node_outdir(&p.outdir, f.instance.placement.node.as_deref());
+    let path = report.failed(failure).write(&outdir)?;
+    display.note(&format!("  failure record: {}", path.display()));
+    Ok(())
+}
+
+/// What the launcher knows of a run's isolation, for the records it writes.
+pub struct Record<'a> {
+    /// The run's groups.
+    pub groups: Option<&'a RunGroups>,
+    /// The runtime.
+    pub runtime: &'a dyn Runtime,
+}
+
+/// The failure record of `instance` (its failure not yet set): the config's
+/// arguments, its unique id and what the instance was given.
+fn failure_record(
+    p: &Prepared,
+    config: &JobConfig,
+    ctx: &RunContext,
+    instance: &Instance,
+    log: &Path,
+    record: &Record,
+) -> Report {
     let args: Map<String, Value> =
         config.args.0.iter().filter(|(k, _)| render::is_option(k)).map(|(k, v)| (arg_key(k), v.clone())).collect();
     let unique_id = record::unique_id(&config.name, &args);
-    let group = f.instance.placement.slot.as_ref().and_then(|s| groups.and_then(|g| g.slot(s.index)));
-    let container = runtime.container();
-    let (cgroup, cpus, limit) = match (&f.instance.placement.slot, group) {
+    let group = instance.placement.slot.as_ref().and_then(|s| record.groups.and_then(|g| g.slot(s.index)));
+    let container = record.runtime.container();
+    let (cgroup, cpus, limit) = match (&instance.placement.slot, group) {
         (Some(s), Some(g)) => (Some(g.display_path()), &s.cpus, Some(s.memory_bytes)),
-        (Some(s), None) if container.is_some() => (None, &s.cpus, Some(s.memory_bytes)),
+        (Some(s), None) if container.is_some() || instance.placement.node.is_some() => {
+            (None, &s.cpus, Some(s.memory_bytes))
+        }
         _ => (None, &p.host.cpus, None),
     };
-    let isolation = if f.instance.placement.slot.is_some() { ctx.isolation.as_str() } else { "none" };
+    let isolation = if instance.placement.slot.is_some() { ctx.isolation.as_str() } else { "none" };
     let provenance = Provenance {
         cpus: cpulist::format(cpus),
         cpu_count: cpus.len(),
@@ -264,13 +296,11 @@ fn record_failure(
     let mut report = Report {
         args,
         unique_id: Some(unique_id),
-        cpu_cores: Some(f.instance.placement.cpus.len()),
+        cpu_cores: Some(instance.placement.cpus.len()),
         provenance: Some(provenance),
-        log: Some(f.log.display().to_string()),
-        ..Report::new(&f.instance.identity)
+        log: Some(log.display().to_string()),
+        ..Report::new(&instance.identity)
     };
-    report.args.insert("seed".into(), f.instance.seed.into());
-    let path = report.failed(failure).write(&p.outdir)?;
-    display.note(&format!("  failure record: {}", path.display()));
-    Ok(())
+    report.args.insert("seed".into(), instance.seed.into());
+    report
 }

@@ -9,6 +9,7 @@ use crate::host::{self, Host, Probe};
 use crate::jobs::{self, JobConfig, JobsFile, Program, Variables};
 use crate::plan::{self, Slot};
 use crate::plugins::{listing, SearchPath};
+use crate::slurm::Allocation;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -29,6 +30,8 @@ pub struct Prepared {
     pub plugins: BTreeMap<String, PathBuf>,
     /// Report folder.
     pub outdir: PathBuf,
+    /// The Slurm allocation (`--slurm`): its nodes each hold `slots`.
+    pub allocation: Option<Allocation>,
 }
 
 /// Reads, selects, detects, plans and resolves; validates every job before
@@ -37,8 +40,12 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
     let file = suite::load(args)?;
     let selected = select(&file, &args.name, &args.exclude)?;
     let host = host::detect(&Probe::under(args.host_root.clone())).with_kind(args.host);
-    let n = plan::count(&host, args.devices)?;
-    let slots = plan::plan(&host, n)?;
+    let allocation = args.slurm.then(|| Allocation::from_env(|name| std::env::var(name).ok())).transpose()?;
+    let slots = match &allocation {
+        Some(a) => a.slots(args.devices, host.memory.usable_bytes)?,
+        None => plan::plan(&host, plan::count(&host, args.devices)?)?,
+    };
+    let n = slots.len();
     let base = absolute(args.base.clone().unwrap_or_else(|| PathBuf::from(".")));
     let outdir = absolute(args.outdir.clone().unwrap_or_else(|| base.join("output")));
     let variables = env::run_variables(&env::Run {
@@ -61,7 +68,7 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
         configs.extend(expanded);
     }
     let plugins = resolve_plugins(&file, &configs, plugin_dirs)?;
-    Ok(Prepared { file, configs, host, slots, variables, plugins, outdir })
+    Ok(Prepared { file, configs, host, slots, variables, plugins, outdir, allocation })
 }
 
 fn absolute(p: PathBuf) -> PathBuf {

@@ -4,10 +4,11 @@
 use super::lines::Lines;
 use super::outcome::{classify, Ending, Outcome};
 use super::progress::{Counter, JobProgress};
+use crate::contract::Report;
 use crate::isolation::{RunGroups, SlotGroup};
 use crate::plan::Instance;
 use crate::record::Cause;
-use crate::runtime::{End, Output, Running, Runtime};
+use crate::runtime::{End, Output, Running, Runtime, Start};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -18,7 +19,7 @@ const POLL: Duration = Duration::from_millis(5);
 
 /// How long the output of an ended instance may stay open (held by a
 /// process it left behind) before what holds it is killed.
-const OUTPUT_GRACE: Duration = Duration::from_secs(3);
+pub const OUTPUT_GRACE: Duration = Duration::from_secs(3);
 
 /// What the watch needs to know.
 pub struct Watch<'a> {
@@ -47,6 +48,8 @@ pub struct Finished {
     pub log: PathBuf,
     /// What happened after it ended (its output held open), also in its log.
     pub note: Option<String>,
+    /// Its failure record is written already (by its runtime, on its node).
+    pub recorded: bool,
 }
 
 struct Live<'g> {
@@ -64,18 +67,50 @@ struct Live<'g> {
 }
 
 /// Starts every instance (at once) and waits for all of them.
-pub fn run_instances(w: &Watch, instances: Vec<Instance>, progress: &JobProgress) -> Vec<Finished> {
+/// `record` gives the failure record of an instance (without its failure),
+/// for a runtime that writes it itself, on the instance's node.
+pub fn run_instances(
+    w: &Watch,
+    instances: Vec<Instance>,
+    record: &dyn Fn(&Instance, &Path) -> Report,
+    progress: &JobProgress,
+) -> Vec<Finished> {
     let mut live: Vec<Live> = Vec::new();
     let mut done: Vec<Finished> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
     for instance in instances {
-        match start(w, instance, progress) {
-            Ok(l) => live.push(l),
+        match prepare(w, instance, progress) {
+            Ok(p) => pending.push(p),
             Err(f) => {
                 progress.instance(f.instance.identity.jr_id, &f.instance.identity.vcd, &f.outcome.describe());
                 done.push(*f);
             }
         }
     }
+    let starts: Vec<Start> = pending
+        .iter()
+        .map(|p| Start {
+            instance: &p.instance,
+            group: p.group,
+            output: Arc::clone(&p.lines) as Arc<dyn Output>,
+            record: record(&p.instance, &p.log),
+        })
+        .collect();
+    let started = w.runtime.start_all(&starts);
+    drop(starts);
+    for (p, started) in pending.into_iter().zip(started) {
+        match started {
+            Ok(running) => live.push(p.live(running)),
+            Err(message) => {
+                let f = p.failed(message);
+                progress.instance(f.instance.identity.jr_id, &f.instance.identity.vcd, &f.outcome.describe());
+                done.push(f);
+            }
+        }
+    }
+    // A runtime that enforces the limit itself (on the instance's node) is
+    // not second-guessed: killing one Slurm task would cancel its whole step.
+    let timeout = w.timeout.filter(|_| !w.runtime.enforces_timeout());
     loop {
         let stop = w.interrupt.load(Ordering::Relaxed);
         let mut running = 0;
@@ -89,7 +124,7 @@ pub fn run_instances(w: &Watch, instances: Vec<Instance>, progress: &JobProgress
             if stop && !l.interrupted {
                 l.interrupted = true;
                 l.running.kill();
-            } else if let Some(limit) = w.timeout.filter(|&t| elapsed > t && l.timed_out.is_none()) {
+            } else if let Some(limit) = timeout.filter(|&t| elapsed > t && l.timed_out.is_none()) {
                 l.timed_out = Some(limit);
                 l.running.kill();
             }
@@ -122,25 +157,62 @@ fn log_path(w: &Watch, instance: &Instance) -> PathBuf {
     w.logs.join(format!("{}.{}.R{}.J{}.log", id.suite, id.name.replace('/', "_"), id.run_id, id.jr_id))
 }
 
-fn start<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> Result<Live<'g>, Box<Finished>> {
+/// An instance whose log and output are ready, not yet started.
+struct Pending<'g> {
+    instance: Instance,
+    group: Option<&'g SlotGroup>,
+    counter: Arc<Counter>,
+    lines: Arc<Lines>,
+    log: PathBuf,
+    oom_before: u64,
+}
+
+impl<'g> Pending<'g> {
+    fn live(self, running: Box<dyn Running>) -> Live<'g> {
+        Live {
+            instance: self.instance,
+            running,
+            group: self.group,
+            oom_before: self.oom_before,
+            started: Instant::now(),
+            counter: self.counter,
+            lines: self.lines,
+            log: self.log,
+            end: None,
+            timed_out: None,
+            interrupted: false,
+        }
+    }
+
+    fn failed(self, message: String) -> Finished {
+        launch_failure(self.instance, message, self.log)
+    }
+}
+
+fn launch_failure(instance: Instance, message: String, log: PathBuf) -> Finished {
+    Finished {
+        instance,
+        outcome: Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false },
+        report: None,
+        log,
+        note: None,
+        recorded: false,
+    }
+}
+
+fn prepare<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> Result<Pending<'g>, Box<Finished>> {
     let log = log_path(w, &instance);
     let group = match (&instance.placement.slot, w.groups) {
         (Some(slot), Some(groups)) => groups.slot(slot.index),
         _ => None,
     };
-    let fail = |instance: Instance, message: String| {
-        Box::new(Finished {
-            instance,
-            outcome: Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false },
-            report: None,
-            log: log.clone(),
-            note: None,
-        })
-    };
     let file = std::fs::create_dir_all(w.logs).and_then(|_| std::fs::File::create(&log));
     let file = match file {
         Ok(f) => f,
-        Err(e) => return Err(fail(instance, format!("cannot create the log {}: {e}", log.display()))),
+        Err(e) => {
+            let message = format!("cannot create the log {}: {e}", log.display());
+            return Err(Box::new(launch_failure(instance, message, log)));
+        }
     };
     if let Some(g) = group {
         instance.env.push(crate::contract::env::cgroup(g.display_path()));
@@ -149,23 +221,7 @@ fn start<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> R
     let echo = w.runtime.echoes().then(|| progress.echo(instance.identity.jr_id));
     let lines = Arc::new(Lines::new(file, Arc::clone(&counter), echo));
     let oom_before = group.map_or(0, |g| g.oom_kills());
-    let running = match w.runtime.start(&instance, group, Arc::clone(&lines) as Arc<dyn Output>) {
-        Ok(r) => r,
-        Err(message) => return Err(fail(instance, message)),
-    };
-    Ok(Live {
-        instance,
-        running,
-        group,
-        oom_before,
-        started: Instant::now(),
-        counter,
-        lines,
-        log,
-        end: None,
-        timed_out: None,
-        interrupted: false,
-    })
+    Ok(Pending { instance, group, counter, lines, log, oom_before })
 }
 
 fn end(w: &Watch, mut l: Live) -> Finished {
@@ -180,7 +236,7 @@ fn end(w: &Watch, mut l: Live) -> Finished {
     let ending = Ending {
         code: end.code,
         signal: end.signal,
-        timed_out: l.timed_out,
+        timed_out: l.timed_out.or(end.timed_out),
         interrupted: l.interrupted,
         oom_killed: end.oom_killed || l.group.is_some_and(|g| g.oom_kills() > l.oom_before),
         limit_bytes: l
@@ -199,7 +255,7 @@ fn end(w: &Watch, mut l: Live) -> Finished {
         }
         _ => classify(&ending),
     };
-    Finished { outcome, instance: l.instance, report: l.lines.report(), log: l.log, note }
+    Finished { outcome, instance: l.instance, report: l.lines.report(), log: l.log, note, recorded: end.recorded }
 }
 
 #[cfg(test)]
@@ -303,7 +359,7 @@ mod tests {
         Instance {
             identity: Identity { suite: "s".into(), name: "job".into(), run_id: 0, jr_id, vcd: jr_id.to_string() },
             work,
-            placement: Placement { slot: None, cpus: vec![0], devices: vec![jr_id.to_string()] },
+            placement: Placement { slot: None, cpus: vec![0], devices: vec![jr_id.to_string()], node: None },
             seed: 1,
             env: vec![],
         }
@@ -330,7 +386,7 @@ mod tests {
         let interrupt = AtomicBool::new(interrupt);
         let watch = Watch { runtime: &runtime, groups, timeout, interrupt: &interrupt, logs: logs.path() };
         let progress = super::super::progress::Display::Plain.start("job", instances.len());
-        let finished = run_instances(&watch, instances, &progress);
+        let finished = run_instances(&watch, instances, &|i, _| Report::new(&i.identity), &progress);
         let kills = runtime.kills.lock().unwrap().clone();
         (finished, kills, logs)
     }
@@ -398,7 +454,8 @@ mod tests {
         let groups = RunGroups::create(&fixture.root, RUN, &slots).unwrap();
         let counter = fixture.dir("memory", &format!("mlb-{RUN}/slot0")).join("memory.oom_control");
         let mut confined = instance(0, true);
-        confined.placement = Placement { slot: Some(slots[0].clone()), cpus: vec![0, 1], devices: vec!["0".into()] };
+        confined.placement =
+            Placement { slot: Some(slots[0].clone()), cpus: vec![0, 1], devices: vec!["0".into()], node: None };
         let (done, _, _logs) = play(vec![Script::OomInGroup(counter)], vec![confined], Some(&groups), None, false);
         assert_eq!(done[0].outcome, Outcome::OomKilled { limit_bytes: Some(slots[0].memory_bytes) });
         assert!(done[0].instance.env.iter().any(|(k, v)| k == "MLB_CGROUP" && v.ends_with("slot0")), "told its group");

@@ -28,6 +28,8 @@ pub struct RunContext {
     pub device_total: usize,
     /// Isolation mode recorded by the worker (`cgroup-v1`, `none`...).
     pub isolation: String,
+    /// The nodes instances run on, in rank order (`--slurm`); empty: this host.
+    pub nodes: Vec<String>,
 }
 
 /// What an instance runs.
@@ -63,6 +65,8 @@ pub struct Placement {
     pub cpus: Vec<usize>,
     /// Its visible devices, `["3"]` or `["0", "1"]`.
     pub devices: Vec<String>,
+    /// The node it runs on (`--slurm`); `None`: this host.
+    pub node: Option<String>,
 }
 
 impl Placement {
@@ -141,8 +145,15 @@ impl Instance {
 }
 
 /// The instances of `config`: one per slot for a `student` job, one seeing
-/// every device for an `all` job. `plugin` is the resolved plugin file of a
-/// plugin job; `all_cpus` are the CPUs of an unconstrained instance.
+/// every device for an `all` job; on each node of `ctx.nodes` (Slurm), or
+/// on this host. `plugin` is the resolved plugin file of a plugin job;
+/// `all_cpus` are the CPUs of an unconstrained instance.
+///
+/// An instance's index (`jr_id`, its `JOB_ID`) is its rank: node `n` of a
+/// multi-node run holds ranks `n*G .. n*G+G-1` for `G` slots per node (`n`
+/// for an `all` job), so that on one node everything is as in the original.
+/// Its seed follows from its rank as compat §2 says (`uid + (rank+1)*100`;
+/// `uid + N*(n+1)` for an `all` job): seeds differ across nodes too.
 pub fn instances(
     config: &JobConfig,
     plugin: Option<&Path>,
@@ -150,21 +161,40 @@ pub fn instances(
     ctx: &RunContext,
     all_cpus: &[usize],
 ) -> Vec<Instance> {
-    match config.scope {
-        Scope::Student => slots
-            .iter()
-            .map(|s| {
-                let seed = ctx.run_id + (s.index as u64 + 1) * 100;
-                let placement =
-                    Placement { slot: Some(s.clone()), cpus: s.cpus.clone(), devices: vec![s.device.clone()] };
-                build(config, plugin, ctx, s.index, placement, seed)
-            })
-            .collect(),
-        Scope::All => {
-            let devices: Vec<String> = (0..ctx.device_total).map(|i| i.to_string()).collect();
-            let seed = ctx.run_id + ctx.device_total as u64;
-            vec![build(config, plugin, ctx, 0, Placement { slot: None, cpus: all_cpus.to_vec(), devices }, seed)]
+    let nodes: Vec<Option<&str>> =
+        if ctx.nodes.is_empty() { vec![None] } else { ctx.nodes.iter().map(|n| Some(n.as_str())).collect() };
+    let mut out = Vec::new();
+    for (n, node) in nodes.into_iter().enumerate() {
+        let node_name = node.map(str::to_string);
+        match config.scope {
+            Scope::Student => out.extend(slots.iter().map(|s| {
+                let rank = n * slots.len() + s.index;
+                let seed = ctx.run_id + (rank as u64 + 1) * 100;
+                let placement = Placement {
+                    slot: Some(s.clone()),
+                    cpus: s.cpus.clone(),
+                    devices: vec![s.device.clone()],
+                    node: node_name.clone(),
+                };
+                build(config, plugin, ctx, rank, placement, seed)
+            })),
+            Scope::All => {
+                let devices: Vec<String> = (0..ctx.device_total).map(|i| i.to_string()).collect();
+                let seed = ctx.run_id + ctx.device_total as u64 * (n as u64 + 1);
+                let placement = Placement { slot: None, cpus: all_cpus.to_vec(), devices, node: node_name };
+                out.push(build(config, plugin, ctx, n, placement, seed));
+            }
         }
+    }
+    out
+}
+
+/// Where the reports of an instance on `node` go: a folder per node in a
+/// multi-node run, so that names cannot collide across nodes.
+pub fn node_outdir(outdir: &Path, node: Option<&str>) -> PathBuf {
+    match node {
+        Some(node) => outdir.join(node.replace(['/', '\\'], "_")),
+        None => outdir.to_path_buf(),
     }
 }
 
@@ -197,7 +227,7 @@ fn build(
                 plugin: path.to_path_buf(),
                 workload: workload.clone(),
                 config: json,
-                outdir: ctx.outdir.clone(),
+                outdir: node_outdir(&ctx.outdir, placement.node.as_deref()),
             }
         }
         (Program::Cmd(cmd), _) | (Program::Plugin(cmd), None) => {

@@ -4,5 +4,5 @@
 mod instance;
 mod slots;
 
-pub use instance::{instances, Instance, Placement, RunContext, Work, WorkerPaths};
+pub use instance::{instances, node_outdir, Instance, Placement, RunContext, Work, WorkerPaths};
 pub use slots::{count, plan, Slot, SlotError};

@@ -29,10 +29,14 @@ impl Default for Bare {
 
 impl Runtime for Bare {
     fn start(&self, instance: &Instance, group: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started {
+        process::start(self.command(instance)?, group, output)
+    }
+
+    fn command(&self, instance: &Instance) -> Result<Command, String> {
         let argv = instance.argv(&self.paths);
         let mut cmd = Command::new(&argv[0]);
         cmd.args(&argv[1..]).envs(instance.env.iter().map(|(k, v)| (k, v)));
-        process::start(cmd, group, output)
+        Ok(cmd)
     }
 
     fn describe(&self, _: &Instance) -> String {

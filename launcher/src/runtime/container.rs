@@ -79,7 +79,12 @@ mod tests {
                 config: Map::new(),
                 outdir: "/res".into(),
             },
-            placement: Placement { cpus: slot.as_ref().map_or(vec![0, 1, 2, 3], |s| s.cpus.clone()), slot, devices },
+            placement: Placement {
+                cpus: slot.as_ref().map_or(vec![0, 1, 2, 3], |s| s.cpus.clone()),
+                slot,
+                devices,
+                node: None,
+            },
             seed: 201,
             env: vec![("JOB_ID".into(), "1".into())],
         }

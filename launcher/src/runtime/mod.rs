@@ -26,7 +26,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// How a started instance ended, as far as its runtime knows.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct End {
     /// Its exit code, when it exited.
     pub code: Option<i32>,
@@ -36,6 +37,24 @@ pub struct End {
     pub oom_killed: bool,
     /// The runtime failed to run it (e.g. the daemon refused a request).
     pub error: Option<String>,
+    /// The runtime killed it for running past `--timeout` (seconds), when
+    /// the runtime enforces the limit itself (Slurm's tasks, on their node).
+    pub timed_out: Option<f64>,
+    /// The runtime wrote its failure record already (a Slurm task, on its node).
+    pub recorded: bool,
+}
+
+/// One instance of a job config to start: where its output goes.
+pub struct Start<'a> {
+    /// The instance.
+    pub instance: &'a Instance,
+    /// Its slot's group, when the launcher isolates with cgroups.
+    pub group: Option<&'a SlotGroup>,
+    /// Where its output lines go.
+    pub output: Arc<dyn Output>,
+    /// Its failure record, failure not yet set, for a runtime that writes
+    /// it itself (a Slurm task, on its node).
+    pub record: crate::contract::Report,
 }
 
 /// A started instance, or why it could not start.
@@ -62,6 +81,25 @@ pub trait Runtime: Sync {
     /// anything; its output lines go to `output`. The error says why it could
     /// not start.
     fn start(&self, instance: &Instance, group: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started;
+
+    /// Starts the instances of one job config together (one `start` each,
+    /// unless the backend starts them as one unit: a Slurm job step).
+    fn start_all(&self, starts: &[Start]) -> Vec<Started> {
+        starts.iter().map(|s| self.start(s.instance, s.group, Arc::clone(&s.output))).collect()
+    }
+
+    /// The process that runs `instance` on this host, for a backend that
+    /// runs it elsewhere (a Slurm task); an error for a backend that starts
+    /// no process of its own (Docker).
+    fn command(&self, _instance: &Instance) -> Result<std::process::Command, String> {
+        Err("this runtime starts no process of its own".into())
+    }
+
+    /// Whether the runtime enforces `--timeout` itself, per instance
+    /// (`false`: the launcher kills an instance past it).
+    fn enforces_timeout(&self) -> bool {
+        false
+    }
 
     /// How `instance` would be started, as indented lines for `--dry-run`
     /// (empty when the planned command line says it all).

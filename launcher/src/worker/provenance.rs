@@ -6,7 +6,7 @@
 
 use super::heap::HeapPolicy;
 use crate::contract::env::Announced;
-use crate::contract::{PluginBuild, Provenance};
+use crate::contract::{PluginBuild, Provenance, SlurmTask};
 use crate::host::{cpulist, memory_cgroup};
 
 /// The provenance of this worker's report: what it sees of itself, and
@@ -20,7 +20,7 @@ pub fn collect(plugin: PluginBuild, threads: u32, heap: HeapPolicy) -> Provenanc
         cpu_count: cpus.len(),
         memory_limit_bytes: memory_limit,
         cgroup: told.cgroup.or(cgroup),
-        isolation: told.isolation.unwrap_or_else(|| "none".into()),
+        isolation: told.isolation.clone().unwrap_or_else(|| "none".into()),
         host_kind: told.host_kind.unwrap_or_else(|| "unknown".into()),
         container: told.container,
         threads: Some(threads),
@@ -28,5 +28,6 @@ pub fn collect(plugin: PluginBuild, threads: u32, heap: HeapPolicy) -> Provenanc
         mlb_version: Provenance::MLB_VERSION.into(),
         plugin: Some(plugin),
         written_by: None,
+        slurm: SlurmTask::read(|name| std::env::var(name).ok()).filter(|_| told.isolation.as_deref() == Some("slurm")),
     }
 }

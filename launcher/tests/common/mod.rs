@@ -9,6 +9,7 @@ pub mod enclosure;
 pub mod hosts;
 pub mod launcher;
 pub mod records;
+pub mod slurm;
 pub mod standin;
 
 use serde_json::Value;

@@ -50,10 +50,14 @@ impl SingularityRuntime {
 
 impl Runtime for SingularityRuntime {
     fn start(&self, instance: &Instance, group: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started {
+        process::start(self.command(instance)?, group, output)
+    }
+
+    fn command(&self, instance: &Instance) -> Result<std::process::Command, String> {
         if !self.notes.is_empty() {
             return Err(self.notes.trim_end().to_string());
         }
-        process::start(self.cli.command(&self.image, &self.wrapping.spec(instance)), group, output)
+        Ok(self.cli.command(&self.image, &self.wrapping.spec(instance)))
     }
 
     /// The `exec` command line and environment.

@@ -1,0 +1,86 @@
+//! What can go wrong with Slurm, each with its fix.
+
+use std::path::PathBuf;
+
+/// A Slurm run or submission that cannot go on.
+#[derive(Debug, thiserror::Error)]
+pub enum SlurmError {
+    /// `--slurm` outside an allocation.
+    #[error("--slurm runs inside a Slurm allocation, and SLURM_JOB_ID is not set; fix: submit the run with `mlb slurm submit --jobs FILE --nodes N`, or start it in an allocation (`salloc -N2` then `mlb --slurm --jobs FILE`)")]
+    NotInAllocation,
+    /// A variable of the allocation is missing.
+    #[error("the Slurm allocation does not set {name}; fix: run mlb in the allocation's own shell or batch script, as salloc/sbatch start them")]
+    Missing {
+        /// The variable.
+        name: &'static str,
+    },
+    /// A variable of the allocation cannot be read.
+    #[error("cannot read {name}={value:?} of the Slurm allocation")]
+    Unreadable {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// A Slurm command failed.
+    #[error("{tool} failed: {message}; fix: check that Slurm's client commands are on PATH and reach the controller (SLURM_CONF)")]
+    Tool {
+        /// `srun`, `sbatch`, `scontrol`...
+        tool: &'static str,
+        /// Its error.
+        message: String,
+    },
+    /// `--devices 0`.
+    #[error("--devices 0: a run needs at least one slot per node")]
+    NoSlots,
+    /// More slots than GPUs per node.
+    #[error("--devices {asked}, but Slurm job {job} holds {have} GPUs per node, so nothing was started; fix: lower --devices, or allocate more GPUs per node (--gpus-per-node)")]
+    MoreSlotsThanGpus {
+        /// Slots asked for.
+        asked: usize,
+        /// GPUs per node.
+        have: usize,
+        /// The job.
+        job: String,
+    },
+    /// More slots than CPUs per node.
+    #[error("{slots} slots per node need at least one CPU each, but Slurm job {job} holds {cpus} CPUs per node, so nothing was started; fix: lower --devices, or allocate more CPUs per node (e.g. --ntasks-per-node={slots} or --cpus-per-task)")]
+    MoreSlotsThanCpus {
+        /// Slots per node.
+        slots: usize,
+        /// CPUs per node.
+        cpus: usize,
+        /// The job.
+        job: String,
+    },
+    /// `--slurm --docker` on a cluster without pyxis.
+    #[error("--slurm --docker needs the pyxis plugin of srun (--container-image), and this cluster's srun has none; fix: use --slurm --singularity IMAGE.sif, or ask the site for pyxis/enroot")]
+    NoPyxis,
+    /// A file of the run cannot be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The step plan a task reads is missing or damaged.
+    #[error("cannot read the step plan {}: {message}; fix: the output folder must be on a file system every node of the allocation sees", path.display())]
+    Plan {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+}
+
+impl crate::edge::Classify for SlurmError {
+    /// A Slurm tool or file that failed is a failure; everything else is
+    /// found before anything starts: the run is refused.
+    fn kind(&self) -> crate::edge::Kind {
+        match self {
+            SlurmError::Tool { .. } | SlurmError::Write { .. } => crate::edge::Kind::Failed,
+            _ => crate::edge::Kind::Refused,
+        }
+    }
+}

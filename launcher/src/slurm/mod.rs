@@ -1,0 +1,37 @@
+//! Slurm: one jobs file across the nodes of an allocation (`mlb --slurm`),
+//! and `mlb slurm submit` to ask for that allocation. Slurm is one more
+//! backend of the runtime layer ([`SlurmRuntime`]): each job config is one
+//! job step with one task per slot on every node; each task
+//! (`mlb slurm task`) supervises its instance on its node.
+
+mod allocation;
+mod error;
+mod protocol;
+pub mod pyxis;
+mod runtime;
+mod step;
+pub mod submit;
+pub mod task;
+
+pub use allocation::Allocation;
+pub use error::SlurmError;
+pub use runtime::{SlurmRuntime, PLAN_DIR};
+pub use step::{StepPlan, StepShape, TaskPlan};
+pub use submit::SubmitArgs;
+
+use clap::Subcommand;
+use std::path::PathBuf;
+
+/// `mlb slurm ...`
+#[derive(Debug, Subcommand)]
+pub enum SlurmCommand {
+    /// Writes an sbatch script running `mlb --slurm --jobs FILE` into the output folder and submits it.
+    Submit(Box<SubmitArgs>),
+    /// Runs one task of a job step on its node (started by `mlb --slurm` through srun).
+    #[command(hide = true)]
+    Task {
+        /// The step's plan.
+        #[arg(long, value_name = "FILE")]
+        plan: PathBuf,
+    },
+}

@@ -1,0 +1,75 @@
+//! What a task tells the launcher through srun's output, besides its
+//! instance's lines: `mlb-slurm: start {...}` once it runs (its step id,
+//! which `scancel` needs) and `mlb-slurm: end {...}` with how its instance
+//! ended, as the last line it writes.
+
+use crate::runtime::End;
+use serde::{Deserialize, Serialize};
+
+/// The prefix of a task's own lines.
+const PREFIX: &str = "mlb-slurm: ";
+
+/// A task's own line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum TaskLine {
+    /// The task runs: where, in which step.
+    Start {
+        /// Its rank.
+        rank: usize,
+        /// Its node.
+        node: String,
+        /// The step id (`SLURM_STEP_ID`).
+        step: String,
+    },
+    /// Its instance ended.
+    End {
+        /// Its rank.
+        rank: usize,
+        /// How.
+        end: End,
+    },
+}
+
+impl TaskLine {
+    /// The line as the task prints it.
+    pub fn render(&self) -> String {
+        format!("{PREFIX}{}", serde_json::to_string(self).expect("a task line serialises"))
+    }
+
+    /// A task line, if `text` is one.
+    pub fn parse(text: &str) -> Option<TaskLine> {
+        serde_json::from_str(text.strip_prefix(PREFIX)?).ok()
+    }
+}
+
+/// `(rank, text)` of a line `srun --label` wrote: `  3: text`.
+pub fn split_label(line: &str) -> Option<(usize, &str)> {
+    let (rank, text) = line.split_once(": ")?;
+    Some((rank.trim().parse().ok()?, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_round_trip() {
+        let end = TaskLine::End {
+            rank: 3,
+            end: End { code: Some(3), timed_out: Some(2.5), recorded: true, ..End::default() },
+        };
+        assert_eq!(TaskLine::parse(&end.render()), Some(end));
+        let start = TaskLine::Start { rank: 0, node: "n1".into(), step: "4".into() };
+        assert_eq!(TaskLine::parse(&start.render()), Some(start));
+        assert_eq!(TaskLine::parse("mlb-slurm: {broken"), None);
+        assert_eq!(TaskLine::parse("step 3 loss 0.5"), None);
+    }
+
+    #[test]
+    fn labels() {
+        assert_eq!(split_label(" 3: report: /x.json"), Some((3, "report: /x.json")));
+        assert_eq!(split_label("12: a: b"), Some((12, "a: b")));
+        assert_eq!(split_label("srun: error: oops"), None);
+    }
+}

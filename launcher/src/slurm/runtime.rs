@@ -1,0 +1,308 @@
+//! The Slurm backend of the runtime layer (`mlb --slurm`): the instances of
+//! one job config start together as one job step, one task per instance,
+//! each task an `mlb slurm task` that runs its instance on its node the way
+//! the inner runtime (bare, or Apptainer) would run it on one host.
+//!
+//! The launcher reads the step's output (`srun --label`), hands each rank's
+//! lines to its instance, and takes each task's end from the task's own
+//! `mlb-slurm: end` line. Ctrl-C cancels the step with `scancel`.
+
+use super::allocation::Allocation;
+use super::protocol::{self, TaskLine};
+use super::step::{StepPlan, StepShape, TaskPlan};
+use crate::contract::Container;
+use crate::isolation::SlotGroup;
+use crate::plan::Instance;
+use crate::runtime::{End, Output, Running, Runtime, Start, Started, Stream};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The folder of the output folder that holds the step plans.
+pub const PLAN_DIR: &str = "slurm";
+
+/// How long a task's output may still come after `srun` ended.
+const DRAIN: Duration = Duration::from_secs(10);
+
+/// Runs each job config as one Slurm job step.
+pub struct SlurmRuntime {
+    inner: Box<dyn Runtime>,
+    allocation: Allocation,
+    mlb: PathBuf,
+    outdir: PathBuf,
+    timeout: Option<f64>,
+    container: Vec<String>,
+    slots_per_node: usize,
+    steps: AtomicUsize,
+}
+
+impl SlurmRuntime {
+    /// Steps of `allocation` with `slots_per_node` slots on each node, whose
+    /// tasks run instances as `inner` would; plans go into `outdir/slurm/`
+    /// (the output folder every node must see); `container` are pyxis's
+    /// srun flags, if any.
+    pub fn new(
+        inner: Box<dyn Runtime>,
+        allocation: Allocation,
+        slots_per_node: usize,
+        outdir: PathBuf,
+        timeout: Option<f64>,
+        container: Vec<String>,
+    ) -> Self {
+        let mlb = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb"));
+        let steps = AtomicUsize::new(0);
+        SlurmRuntime { inner, allocation, mlb, outdir, timeout, container, slots_per_node, steps }
+    }
+
+    /// The shape of the step running `instances` (all of one job config,
+    /// or one of them, for `--dry-run`).
+    pub fn shape(&self, instances: &[&Instance]) -> StepShape {
+        let nodes = self.allocation.nodes.len().max(1);
+        let first = instances.first();
+        let slotted = first.is_some_and(|i| i.placement.slot.is_some());
+        let cpus_per_task = first.map_or(1, |i| i.placement.cpus.len().max(1));
+        let mem_per_cpu_mib = match first.and_then(|i| i.placement.slot.as_ref()) {
+            Some(slot) => self.allocation.memory_per_node.map(|_| (slot.memory_bytes >> 20) / cpus_per_task as u64),
+            None => self.allocation.memory_per_node.map(|m| (m >> 20) / cpus_per_task as u64),
+        };
+        let gpus_per_task = match (self.allocation.gpus_per_node, slotted) {
+            (0, _) => 0,
+            (_, true) => 1,
+            (all, false) => all,
+        };
+        let name = first.map_or_else(|| "mlb".into(), |i| format!("mlb:{}", i.identity.name));
+        StepShape {
+            nodes,
+            tasks_per_node: if slotted { self.slots_per_node } else { 1 },
+            cpus_per_task,
+            mem_per_cpu_mib,
+            gpus_per_task,
+            name,
+        }
+    }
+
+    /// The `srun` command line of a step of `instances`, with its plan at `plan`.
+    pub fn srun_line(&self, instances: &[&Instance], plan: &Path) -> Vec<String> {
+        let shape = self.shape(instances);
+        let mut line = vec!["srun".to_string()];
+        line.extend(shape.srun_args(&self.mlb, plan, &self.container));
+        line
+    }
+
+    fn task_plan(&self, rank: usize, start: &Start) -> Result<TaskPlan, String> {
+        let cmd = self.inner.command(start.instance)?;
+        let text = |s: &std::ffi::OsStr| s.to_string_lossy().into_owned();
+        let placement = &start.instance.placement;
+        Ok(TaskPlan {
+            rank,
+            node: placement.node.clone().unwrap_or_default(),
+            program: text(cmd.get_program()),
+            args: cmd.get_args().map(text).collect(),
+            env: cmd.get_envs().filter_map(|(k, v)| Some((text(k), text(v?)))).collect(),
+            container_env_prefix: self.inner.container().and_then(|c| c.runtime).and_then(|r| match r.as_str() {
+                "apptainer" => Some("APPTAINERENV_".to_string()),
+                "singularity" => Some("SINGULARITYENV_".to_string()),
+                _ => None,
+            }),
+            timeout: self.timeout,
+            worker: start.instance.is_worker(),
+            limit_bytes: placement.memory_bytes(),
+            record: start.record.clone(),
+            outdir: crate::plan::node_outdir(&self.outdir, placement.node.as_deref()),
+        })
+    }
+
+    fn start_step(&self, starts: &[Start]) -> Result<Vec<Started>, String> {
+        let mut tasks = Vec::with_capacity(starts.len());
+        for (rank, start) in starts.iter().enumerate() {
+            tasks.push(self.task_plan(rank, start)?);
+        }
+        let id = &starts[0].instance.identity;
+        let n = self.steps.fetch_add(1, Ordering::Relaxed);
+        let name = format!("{}.{}.R{}.step{n}.json", id.suite, id.name.replace(['/', '\\'], "_"), id.run_id);
+        let plan = self.outdir.join(PLAN_DIR).join(name);
+        StepPlan { tasks }.write(&plan).map_err(|e| format!("cannot write the step plan {}: {e}", plan.display()))?;
+        let instances: Vec<&Instance> = starts.iter().map(|s| s.instance).collect();
+        let shape = self.shape(&instances);
+        let line = self.srun_line(&instances, &plan);
+        let mut srun = Command::new(&line[0]);
+        srun.args(&line[1..]).envs(shape.srun_env()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = srun.spawn().map_err(|e| format!("cannot start srun: {e}"))?;
+        let outputs: Vec<Arc<dyn Output>> = starts.iter().map(|s| Arc::clone(&s.output)).collect();
+        let step = Arc::new(Step::new(starts.len(), self.allocation.job_id.clone(), child.id() as i32));
+        let stdout = child.stdout.take().expect("piped");
+        let stderr = child.stderr.take().expect("piped");
+        for (stream, pipe) in
+            [(Stream::Stdout, Box::new(stdout) as Box<dyn Read + Send>), (Stream::Stderr, Box::new(stderr))]
+        {
+            let (step, outputs) = (Arc::clone(&step), outputs.clone());
+            std::thread::spawn(move || demux(&step, &outputs, stream, pipe));
+        }
+        let waiter = Arc::clone(&step);
+        std::thread::spawn(move || waiter.wait(child));
+        Ok((0..starts.len())
+            .map(|rank| Ok(Box::new(Task { rank, step: Arc::clone(&step) }) as Box<dyn Running>))
+            .collect())
+    }
+}
+
+impl Runtime for SlurmRuntime {
+    fn start(&self, _: &Instance, _: Option<&SlotGroup>, _: Arc<dyn Output>) -> Started {
+        Err("a Slurm task starts with its job step".into())
+    }
+
+    fn start_all(&self, starts: &[Start]) -> Vec<Started> {
+        if starts.is_empty() {
+            return Vec::new();
+        }
+        match self.start_step(starts) {
+            Ok(started) => started,
+            Err(message) => starts.iter().map(|_| Err(message.clone())).collect(),
+        }
+    }
+
+    /// The srun line of its step, then what the task runs on its node.
+    fn describe(&self, instance: &Instance) -> String {
+        let plan = self.outdir.join(PLAN_DIR).join("STEP.json");
+        let mut out = format!("    srun (one task of the step): {}\n", self.srun_line(&[instance], &plan).join(" "));
+        out.push_str(&self.inner.describe(instance));
+        out
+    }
+
+    fn notes(&self) -> String {
+        self.inner.notes()
+    }
+
+    fn needs_cgroups(&self) -> bool {
+        false
+    }
+
+    fn own_isolation(&self) -> Option<&'static str> {
+        Some("slurm")
+    }
+
+    fn enforces_timeout(&self) -> bool {
+        true
+    }
+
+    fn container(&self) -> Option<Container> {
+        self.inner.container()
+    }
+}
+
+/// What the launcher knows of a running step.
+struct Step {
+    state: Mutex<StepState>,
+    job_id: String,
+    srun_pid: i32,
+}
+
+#[derive(Default)]
+struct StepState {
+    ends: Vec<Option<End>>,
+    step_id: Option<String>,
+    /// srun's exit, once it exited.
+    srun: Option<String>,
+    /// Output readers still reading.
+    readers: usize,
+    cancelled: bool,
+    ended_at: Option<Instant>,
+}
+
+impl Step {
+    fn new(tasks: usize, job_id: String, srun_pid: i32) -> Self {
+        let state = StepState { ends: vec![None; tasks], readers: 2, ..StepState::default() };
+        Step { state: Mutex::new(state), job_id, srun_pid }
+    }
+
+    fn wait(&self, mut child: Child) {
+        let status = child.wait().map_or_else(|e| e.to_string(), |s| s.to_string());
+        let mut state = self.state.lock().expect("step state");
+        state.srun = Some(status);
+        state.ended_at = Some(Instant::now());
+    }
+
+    fn take(&self, line: TaskLine) {
+        let mut state = self.state.lock().expect("step state");
+        match line {
+            TaskLine::Start { step, .. } => state.step_id = Some(step),
+            TaskLine::End { rank, end } => {
+                if let Some(slot) = state.ends.get_mut(rank) {
+                    *slot = Some(end);
+                }
+            }
+        }
+    }
+
+    /// Cancels the step (once): `scancel JOB.STEP`, which ends every task.
+    fn cancel(&self) {
+        let step = {
+            let mut state = self.state.lock().expect("step state");
+            if state.cancelled || state.srun.is_some() {
+                return;
+            }
+            state.cancelled = true;
+            state.step_id.clone()
+        };
+        match step {
+            Some(step) => {
+                let target = format!("{}.{step}", self.job_id);
+                let _ = Command::new("scancel").arg(target).stdout(Stdio::null()).stderr(Stdio::null()).status();
+            }
+            // No task has said its step yet: two SIGINTs within a second
+            // make srun itself cancel the step it is creating or running
+            // (the allocation is left alone).
+            None => {
+                let srun = nix::unistd::Pid::from_raw(self.srun_pid);
+                for _ in 0..2 {
+                    let _ = nix::sys::signal::kill(srun, nix::sys::signal::Signal::SIGINT);
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
+        }
+    }
+}
+
+/// Routes one of srun's streams: each `RANK: line` to its instance, the
+/// tasks' own protocol lines to the step.
+fn demux(step: &Step, outputs: &[Arc<dyn Output>], stream: Stream, pipe: Box<dyn Read + Send>) {
+    for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+        match protocol::split_label(&line) {
+            Some((rank, text)) if rank < outputs.len() => match TaskLine::parse(text) {
+                Some(task_line) => step.take(task_line),
+                None => outputs[rank].line(stream, text),
+            },
+            // srun's own messages (no label) go to every instance's stderr.
+            _ => outputs.iter().for_each(|o| o.line(Stream::Stderr, &line)),
+        }
+    }
+    step.state.lock().expect("step state").readers -= 1;
+}
+
+/// One task of a step, as the launcher supervises it.
+struct Task {
+    rank: usize,
+    step: Arc<Step>,
+}
+
+impl Running for Task {
+    fn poll(&mut self) -> Option<End> {
+        let state = self.step.state.lock().expect("step state");
+        if let Some(end) = &state.ends[self.rank] {
+            return Some(end.clone());
+        }
+        let srun = state.srun.as_ref()?;
+        let drained = state.readers == 0 || state.ended_at.is_some_and(|t| t.elapsed() > DRAIN);
+        drained.then(|| End {
+            error: Some(format!("the Slurm task ended without saying how (srun: {srun})")),
+            ..End::default()
+        })
+    }
+
+    fn kill(&mut self) {
+        self.step.cancel();
+    }
+}

@@ -1,0 +1,182 @@
+//! `mlb slurm submit`: a readable sbatch script that runs `mlb --slurm`
+//! in the allocation it asks for, written into the output folder and
+//! submitted with `sbatch`.
+
+use super::error::SlurmError;
+use crate::runtime::shell::shell_word;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The script's file name in the output folder.
+pub const SCRIPT: &str = "mlb-slurm.sbatch";
+
+/// `mlb slurm submit` options.
+#[derive(Debug, Clone, Args)]
+pub struct SubmitArgs {
+    /// Jobs file (or an installed suite: `baselines`, `smoke`).
+    #[arg(long, value_name = "FILE")]
+    pub jobs: PathBuf,
+    /// Nodes to allocate.
+    #[arg(long, value_name = "N")]
+    pub nodes: u32,
+    /// GPUs per node (one slot each); omit on CPU nodes.
+    #[arg(long = "gpus-per-node", value_name = "G")]
+    pub gpus_per_node: Option<u32>,
+    /// Slots per node on CPU nodes (as `mlb --devices`).
+    #[arg(long, value_name = "N")]
+    pub devices: Option<u32>,
+    /// CPUs of each slot.
+    #[arg(long = "cpus-per-task", value_name = "C")]
+    pub cpus_per_task: Option<u32>,
+    /// Partition.
+    #[arg(long, value_name = "P")]
+    pub partition: Option<String>,
+    /// Time limit of the allocation (Slurm's format: `1:00:00`).
+    #[arg(long, value_name = "T")]
+    pub time: Option<String>,
+    /// Account to charge.
+    #[arg(long, value_name = "A")]
+    pub account: Option<String>,
+    /// Report folder (default: `./output`); the script and Slurm's output go there too.
+    #[arg(long, value_name = "DIR")]
+    pub outdir: Option<PathBuf>,
+    /// Run only these jobs (comma-separated).
+    #[arg(long, value_name = "JOB")]
+    pub name: Option<String>,
+    /// Kill an instance that runs longer than this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Print the script; submit nothing.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+    /// More sbatch flags, after `--` (`-- --exclusive --qos=high`).
+    #[arg(last = true, value_name = "SBATCH FLAGS")]
+    pub extra: Vec<String>,
+}
+
+/// Writes and submits the script (prints it with `--dry-run`); exit status 0.
+pub fn main(args: &SubmitArgs) -> Result<i32, SlurmError> {
+    let outdir = absolute(args.outdir.clone().unwrap_or_else(|| PathBuf::from("output")));
+    let mlb = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb"));
+    let script = script(args, &mlb, &outdir);
+    if args.dry_run {
+        print!("{script}");
+        return Ok(0);
+    }
+    let path = outdir.join(SCRIPT);
+    std::fs::create_dir_all(&outdir)
+        .and_then(|_| std::fs::write(&path, &script))
+        .map_err(|source| SlurmError::Write { path: path.clone(), source })?;
+    let out = Command::new("sbatch")
+        .arg("--parsable")
+        .arg(&path)
+        .output()
+        .map_err(|e| SlurmError::Tool { tool: "sbatch", message: e.to_string() })?;
+    if !out.status.success() {
+        let message = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        return Err(SlurmError::Tool { tool: "sbatch", message });
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let job = stdout.trim().split(';').next().unwrap_or_default().to_string();
+    println!("submitted Slurm job {job}");
+    println!("  script:  {}", path.display());
+    println!("  reports: {}", outdir.display());
+    println!("  output:  {}", outdir.join(format!("slurm-{job}.out")).display());
+    println!("  follow:  squeue -j {job}; then mlb report --reports {}", shell_word(&outdir.display().to_string()));
+    Ok(0)
+}
+
+/// The sbatch script of `args`, running this `mlb`, reports into `outdir`.
+pub fn script(args: &SubmitArgs, mlb: &Path, outdir: &Path) -> String {
+    let jobs = if args.jobs.exists() { absolute(args.jobs.clone()) } else { args.jobs.clone() };
+    let slots = args.gpus_per_node.or(args.devices).unwrap_or(1);
+    let word = |p: &Path| shell_word(&p.display().to_string());
+    let mut s =
+        String::from("#!/bin/bash\n# Written by `mlb slurm submit`: one `mlb --slurm` run in the allocation below.\n");
+    let suite = jobs.file_stem().map_or_else(|| "jobs".into(), |s| s.to_string_lossy().into_owned());
+    s.push_str(&format!("#SBATCH --job-name=mlb-{suite}\n"));
+    s.push_str(&format!("#SBATCH --nodes={}\n", args.nodes));
+    s.push_str(&format!("#SBATCH --ntasks-per-node={slots}\n"));
+    if let Some(c) = args.cpus_per_task {
+        s.push_str(&format!("#SBATCH --cpus-per-task={c}\n"));
+    }
+    if let Some(g) = args.gpus_per_node {
+        s.push_str(&format!("#SBATCH --gpus-per-node={g}\n"));
+    }
+    for (flag, value) in [("partition", &args.partition), ("time", &args.time), ("account", &args.account)] {
+        if let Some(v) = value {
+            s.push_str(&format!("#SBATCH --{flag}={v}\n"));
+        }
+    }
+    s.push_str(&format!("#SBATCH --output={}\n", outdir.join("slurm-%j.out").display()));
+    for flag in &args.extra {
+        s.push_str(&format!("#SBATCH {flag}\n"));
+    }
+    s.push_str("\nset -euo pipefail\n");
+    let mut line = vec![word(mlb), "--slurm".into(), "--jobs".into(), word(&jobs), "--outdir".into(), word(outdir)];
+    if let Some(d) = args.devices.filter(|_| args.gpus_per_node.is_none()) {
+        line.extend(["--devices".into(), d.to_string()]);
+    }
+    if let Some(name) = &args.name {
+        line.extend(["--name".into(), shell_word(name)]);
+    }
+    if let Some(t) = args.timeout {
+        line.extend(["--timeout".into(), t.to_string()]);
+    }
+    s.push_str(&format!("exec {}\n", line.join(" ")));
+    s
+}
+
+fn absolute(p: PathBuf) -> PathBuf {
+    std::path::absolute(&p).unwrap_or(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        submit: SubmitArgs,
+    }
+
+    #[test]
+    fn a_readable_script() {
+        let cli = Cli::parse_from([
+            "x",
+            "--jobs",
+            "suite.json",
+            "--nodes",
+            "2",
+            "--gpus-per-node",
+            "4",
+            "--partition",
+            "gpu",
+            "--time",
+            "1:00:00",
+            "--timeout",
+            "600",
+            "--",
+            "--exclusive",
+        ]);
+        let s = script(&cli.submit, Path::new("/opt/mlb/bin/mlb"), Path::new("/scratch/out"));
+        assert!(s.starts_with("#!/bin/bash\n"), "{s}");
+        for line in [
+            "#SBATCH --nodes=2\n",
+            "#SBATCH --ntasks-per-node=4\n",
+            "#SBATCH --gpus-per-node=4\n",
+            "#SBATCH --partition=gpu\n",
+            "#SBATCH --time=1:00:00\n",
+            "#SBATCH --output=/scratch/out/slurm-%j.out\n",
+            "#SBATCH --exclusive\n",
+        ] {
+            assert!(s.contains(line), "{line:?} missing from\n{s}");
+        }
+        let last = s.lines().last().unwrap();
+        assert!(last.starts_with("exec /opt/mlb/bin/mlb --slurm --jobs "), "{last}");
+        assert!(last.ends_with("suite.json --outdir /scratch/out --timeout 600"), "{last}");
+    }
+}
