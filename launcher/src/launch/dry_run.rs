@@ -92,10 +92,10 @@ pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan, runti
                     match cgroups {
                         CgroupPlan::Groups { parent, mode } => format!("/{parent}/slot{} ({mode})", slot.index),
                         CgroupPlan::Disabled => "none (--no-cgroups: not confined)".into(),
-                        CgroupPlan::Container => {
-                            let by = runtime.own_isolation().unwrap_or("the container runtime");
-                            format!("none of mlb's ({by} applies the limits)")
-                        }
+                        CgroupPlan::Container => match runtime.own_isolation() {
+                            Some("slurm") => "none (Slurm confines the task)".into(),
+                            _ => "none (the container runtime applies the limits)".into(),
+                        },
                         CgroupPlan::Impossible(why) => {
                             format!("none: {why} (a real run stops here; pass --no-cgroups to run unconfined)")
                         }
