@@ -4,6 +4,7 @@ use super::error::JobsError;
 use super::model::{Job, Program, RawJob};
 use super::render::{is_option, shell_words, value};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A loaded, validated jobs file.
@@ -32,8 +33,29 @@ pub fn parse(path: &Path, text: &str) -> Result<JobsFile, JobsError> {
     if raw.is_empty() {
         return Err(JobsError::Empty { path: path.into() });
     }
-    let jobs = raw.into_iter().enumerate().map(|(i, r)| validate(path, i + 1, r)).collect::<Result<_, _>>()?;
+    let jobs: Vec<Job> = raw.into_iter().enumerate().map(|(i, r)| validate(path, i + 1, r)).collect::<Result<_, _>>()?;
+    unique_names(path, &jobs)?;
     Ok(JobsFile { path: path.into(), suite: suite_name(path), jobs })
+}
+
+/// Refuses a name given to two jobs: names pick jobs (`--name`,
+/// `--exclude`, `--resume`) and name their reports and logs.
+fn unique_names(path: &Path, jobs: &[Job]) -> Result<(), JobsError> {
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(jobs.len());
+    for job in jobs {
+        if let Some(earlier) = first.insert(&job.name, job.position) {
+            return Err(JobsError::Job {
+                path: path.into(),
+                position: job.position,
+                job: job.name.clone(),
+                message: format!(
+                    "job #{earlier} has the same name; a name picks a job for --name/--exclude/--resume and \
+                     names its reports and logs; fix: rename one of them"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The base name of `path` before its first `.`.

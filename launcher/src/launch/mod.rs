@@ -8,6 +8,7 @@ mod choice;
 mod dry_run;
 mod error;
 mod lines;
+mod logs;
 pub mod outcome;
 pub mod progress;
 mod resume;

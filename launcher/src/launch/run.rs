@@ -95,7 +95,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             }
             let progress = display.start(&label, instances.len());
             let t0 = Instant::now();
-            let finished = supervise::run_instances(&watch, instances, &progress);
+            let finished = supervise::run_instances(&watch, config.index, instances, &progress);
             progress.finish();
             if finished.iter().any(|f| f.outcome == Outcome::Interrupted) {
                 display.note(&format!("{label}: interrupted, no result line"));
@@ -203,7 +203,7 @@ fn record_failure(
         unique_id: Some(unique_id),
         cpu_cores: Some(f.instance.placement.cpus.len()),
         provenance: Some(provenance),
-        log: Some(f.log.display().to_string()),
+        log: f.log.as_ref().map(|log| log.display().to_string()),
         ..Report::new(&f.instance.identity)
     };
     report.args.insert("seed".into(), f.instance.seed.into());

@@ -2,6 +2,7 @@
 //! their end: exit, signal, OOM kill, timeout, or Ctrl-C/SIGTERM.
 
 use super::lines::Lines;
+use super::logs;
 use super::outcome::{classify, Ending, Outcome};
 use super::progress::{Counter, JobProgress};
 use crate::isolation::{RunGroups, SlotGroup};
@@ -39,8 +40,8 @@ pub struct Finished {
     pub outcome: Outcome,
     /// The report it announced (`report: PATH`), if any.
     pub report: Option<PathBuf>,
-    /// Its output log.
-    pub log: PathBuf,
+    /// Its output log (`None`: it could not be created).
+    pub log: Option<PathBuf>,
 }
 
 struct Live<'g> {
@@ -57,12 +58,13 @@ struct Live<'g> {
     interrupted: bool,
 }
 
-/// Starts every instance (at once) and waits for all of them.
-pub fn run_instances(w: &Watch, instances: Vec<Instance>, progress: &JobProgress) -> Vec<Finished> {
+/// Starts every instance of the job's config `config` (1-based) at once and
+/// waits for all of them.
+pub fn run_instances(w: &Watch, config: usize, instances: Vec<Instance>, progress: &JobProgress) -> Vec<Finished> {
     let mut live: Vec<Live> = Vec::new();
     let mut done: Vec<Finished> = Vec::new();
     for instance in instances {
-        match start(w, instance, progress) {
+        match start(w, config, instance, progress) {
             Ok(l) => live.push(l),
             Err(f) => {
                 progress.instance(f.instance.identity.jr_id, &f.instance.identity.vcd, &f.outcome.describe());
@@ -108,29 +110,22 @@ pub fn run_instances(w: &Watch, instances: Vec<Instance>, progress: &JobProgress
     done
 }
 
-fn log_path(w: &Watch, instance: &Instance) -> PathBuf {
-    let id = &instance.identity;
-    w.logs.join(format!("{}.{}.R{}.J{}.log", id.suite, id.name.replace('/', "_"), id.run_id, id.jr_id))
-}
-
-fn start<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> Result<Live<'g>, Box<Finished>> {
-    let log = log_path(w, &instance);
+fn start<'g>(
+    w: &Watch<'g>,
+    config: usize,
+    mut instance: Instance,
+    progress: &JobProgress,
+) -> Result<Live<'g>, Box<Finished>> {
+    let (log, file) = match logs::create(w.logs, &instance.identity, config) {
+        Ok(created) => created,
+        Err(e) => {
+            let message = format!("cannot create a log in {}: {e}", w.logs.display());
+            return Err(failed_start(instance, message, None));
+        }
+    };
     let group = match (&instance.placement.slot, w.groups) {
         (Some(slot), Some(groups)) => groups.slot(slot.index),
         _ => None,
-    };
-    let fail = |instance: Instance, message: String| {
-        Box::new(Finished {
-            instance,
-            outcome: Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false },
-            report: None,
-            log: log.clone(),
-        })
-    };
-    let file = std::fs::create_dir_all(w.logs).and_then(|_| std::fs::File::create(&log));
-    let file = match file {
-        Ok(f) => f,
-        Err(e) => return Err(fail(instance, format!("cannot create the log {}: {e}", log.display()))),
     };
     if let Some(g) = group {
         instance.env.push(crate::contract::env::cgroup(g.display_path()));
@@ -141,7 +136,7 @@ fn start<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> R
     let oom_before = group.map_or(0, |g| g.oom_kills());
     let running = match w.runtime.start(&instance, group, Arc::clone(&lines) as Arc<dyn Output>) {
         Ok(r) => r,
-        Err(message) => return Err(fail(instance, message)),
+        Err(message) => return Err(failed_start(instance, message, Some(log))),
     };
     Ok(Live {
         instance,
@@ -155,6 +150,16 @@ fn start<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> R
         end: None,
         timed_out: None,
         interrupted: false,
+    })
+}
+
+/// An instance that could not start, with its log when one was made.
+fn failed_start(instance: Instance, message: String, log: Option<PathBuf>) -> Box<Finished> {
+    Box::new(Finished {
+        instance,
+        outcome: Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false },
+        report: None,
+        log,
     })
 }
 
@@ -186,7 +191,7 @@ fn end(mut l: Live) -> Finished {
         }
         _ => classify(&ending),
     };
-    Finished { outcome, instance: l.instance, report: l.lines.report(), log: l.log }
+    Finished { outcome, instance: l.instance, report: l.lines.report(), log: Some(l.log) }
 }
 
 #[cfg(test)]
@@ -317,7 +322,7 @@ mod tests {
         let interrupt = AtomicBool::new(interrupt);
         let watch = Watch { runtime: &runtime, groups, timeout, interrupt: &interrupt, logs: logs.path() };
         let progress = super::super::progress::Display::Plain.start("job", instances.len());
-        let finished = run_instances(&watch, instances, &progress);
+        let finished = run_instances(&watch, 1, instances, &progress);
         let kills = runtime.kills.lock().unwrap().clone();
         (finished, kills, logs)
     }
@@ -402,7 +407,7 @@ mod tests {
             "{:?}",
             done[0].outcome
         );
-        let log = std::fs::read_to_string(&done[0].log).unwrap();
+        let log = std::fs::read_to_string(done[0].log.as_ref().unwrap()).unwrap();
         assert_eq!(log, "instance 0 says goodbye\n", "the log holds the instance's output");
     }
 }
