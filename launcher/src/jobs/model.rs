@@ -141,7 +141,7 @@ impl JobConfig {
     }
 
     /// `name` alone for a job with one config, else `name[a=1 b=2]` naming the
-    /// values that vary.
+    /// values that vary (control characters escaped: a label is one line).
     pub fn label(&self) -> String {
         if self.varying.is_empty() {
             return self.name.clone();
@@ -151,7 +151,7 @@ impl JobConfig {
             .0
             .iter()
             .filter(|(k, _)| self.varying.contains(k))
-            .map(|(k, v)| format!("{}={}", k.trim_start_matches('-'), super::render::value(v)))
+            .map(|(k, v)| super::render::one_line(&format!("{}={}", k.trim_start_matches('-'), super::render::value(v))))
             .collect();
         format!("{}[{}]", self.name, parts.join(" "))
     }

@@ -142,9 +142,9 @@ fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str, runtime
     }
 }
 
-/// Waits `seconds` between runs; false when interrupted meanwhile.
-fn pause(seconds: f64, interrupt: &AtomicBool) -> bool {
-    let until = Instant::now() + Duration::from_secs_f64(seconds.max(0.0));
+/// Waits `pause` between runs; false when interrupted meanwhile.
+fn pause(pause: Duration, interrupt: &AtomicBool) -> bool {
+    let until = Instant::now() + pause;
     while Instant::now() < until {
         if interrupt.load(Ordering::Relaxed) {
             return false;

@@ -4,5 +4,6 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod jobs_input;
 mod logs;
 mod scene;
