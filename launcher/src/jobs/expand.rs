@@ -202,7 +202,10 @@ mod tests {
         assert_eq!(configs(&lists(3), &vars, 999).unwrap_err(), ExpandError::TooMany { count: Some(1000), limit: 999 });
         assert_eq!(configs(&lists(3), &vars, 1000).unwrap().len(), 1000);
         // 10^10 configs would need a 1.36 TB allocation; 10^20 overflows.
-        assert_eq!(configs(&lists(10), &vars, 10_000).unwrap_err().to_string(), "10000000000 configs, more than the 10000 allowed");
+        assert_eq!(
+            configs(&lists(10), &vars, 10_000).unwrap_err().to_string(),
+            "10000000000 configs, more than the 10000 allowed"
+        );
         assert_eq!(count(&lists(20)), None);
         let e = configs(&lists(20), &vars, usize::MAX).unwrap_err();
         assert_eq!(e.to_string(), format!("more than {} configs, more than the {} allowed", usize::MAX, usize::MAX));

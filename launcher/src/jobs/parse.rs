@@ -33,7 +33,8 @@ pub fn parse(path: &Path, text: &str) -> Result<JobsFile, JobsError> {
     if raw.is_empty() {
         return Err(JobsError::Empty { path: path.into() });
     }
-    let jobs: Vec<Job> = raw.into_iter().enumerate().map(|(i, r)| validate(path, i + 1, r)).collect::<Result<_, _>>()?;
+    let jobs: Vec<Job> =
+        raw.into_iter().enumerate().map(|(i, r)| validate(path, i + 1, r)).collect::<Result<_, _>>()?;
     unique_names(path, &jobs)?;
     let suite = suite_name(path);
     if let Some(control) = control_char(&suite) {

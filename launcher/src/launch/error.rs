@@ -63,7 +63,7 @@ pub enum LaunchError {
         limit: usize,
     },
     /// A plugin config's arguments that its workload would refuse.
-    #[error("{path}: job #{position} `{job}` (config {config}): workload `{workload}`: {refusal}")]
+    #[error("{path}: job #{position} `{job}` (config {index}/{of}): workload `{workload}`: {refusal}")]
     WorkloadArgs {
         /// The jobs file.
         path: PathBuf,
@@ -71,12 +71,14 @@ pub enum LaunchError {
         position: usize,
         /// The job.
         job: String,
-        /// `k/N`.
-        config: String,
+        /// 1-based index of the config among the job's.
+        index: usize,
+        /// Configs of the job.
+        of: usize,
         /// The workload.
         workload: String,
         /// What it would refuse.
-        refusal: Refusal,
+        refusal: Box<Refusal>,
     },
     /// `--name`/`--exclude` names a job the file does not hold.
     #[error("{path}: no job named `{name}`; jobs in the file: {available}")]

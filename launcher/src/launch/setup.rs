@@ -167,9 +167,10 @@ fn check_workload_args(
                     path: file.path.clone(),
                     position: config.position,
                     job: config.name.clone(),
-                    config: format!("{}/{}", config.index, config.of),
+                    index: config.index,
+                    of: config.of,
                     workload: name.clone(),
-                    refusal,
+                    refusal: Box::new(refusal),
                 }
             })?;
         }

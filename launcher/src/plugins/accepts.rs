@@ -50,7 +50,9 @@ impl ValueKind {
             (ValueKind::Number, Value::Number(_)) => true,
             (ValueKind::Count, Value::String(_)) => text(v).is_some_and(|t| t.parse::<u64>().is_ok()),
             (ValueKind::Integer, Value::String(_)) => text(v).is_some_and(|t| t.parse::<i64>().is_ok()),
-            (ValueKind::Number, Value::String(_)) => text(v).is_some_and(|t| t.parse::<f64>().is_ok_and(f64::is_finite)),
+            (ValueKind::Number, Value::String(_)) => {
+                text(v).is_some_and(|t| t.parse::<f64>().is_ok_and(f64::is_finite))
+            }
             _ => false,
         }
     }
@@ -114,16 +116,22 @@ mod tests {
 
     #[test]
     fn kinds_follow_the_defaults() {
-        let defaults = json!({"repeat": 20, "number": 10, "size": 64, "lr": 0.01, "offset": -3, "arch": "resnet", "cuda": ""});
-        check(&defaults, &args(json!({"size": "128", "--lr": 1, "offset": "-7", "arch": 5, "cuda": true, "other": -1})))
-            .unwrap();
+        let defaults =
+            json!({"repeat": 20, "number": 10, "size": 64, "lr": 0.01, "offset": -3, "arch": "resnet", "cuda": ""});
+        check(
+            &defaults,
+            &args(json!({"size": "128", "--lr": 1, "offset": "-7", "arch": 5, "cuda": true, "other": -1})),
+        )
+        .unwrap();
         check(&defaults, &args(json!({"lr": "1e-3", "size": null, "offset": 9}))).unwrap();
         let refused = |a: Value| check(&defaults, &args(a)).unwrap_err().to_string();
         assert_eq!(
             refused(json!({"size": -1})),
             "argument `size` = -1: it takes a non-negative integer (as its default 64); fix: give a non-negative integer (a JSON number or a string of one)"
         );
-        assert!(refused(json!({"--size": 1e30})).starts_with("argument `--size` = 1e+30: it takes a non-negative integer"));
+        assert!(
+            refused(json!({"--size": 1e30})).starts_with("argument `--size` = 1e+30: it takes a non-negative integer")
+        );
         assert!(refused(json!({"size": 2.5})).contains("= 2.5"));
         assert!(refused(json!({"size": "many"})).contains("= \"many\""));
         assert!(refused(json!({"size": true})).contains("= true"));
@@ -136,8 +144,14 @@ mod tests {
     fn the_worker_counts_are_checked_as_the_worker_checks_them() {
         let defaults = json!({"repeat": 20, "number": 10});
         let refused = |a: Value| check(&defaults, &args(a)).unwrap_err();
-        assert_eq!(refused(json!({"repeat": -5})), Refusal::Plan(PlanError::BadCount { key: "repeat", got: "-5".into() }));
-        assert_eq!(refused(json!({"number": 0})), Refusal::Plan(PlanError::BadCount { key: "number", got: "0".into() }));
+        assert_eq!(
+            refused(json!({"repeat": -5})),
+            Refusal::Plan(PlanError::BadCount { key: "repeat", got: "-5".into() })
+        );
+        assert_eq!(
+            refused(json!({"number": 0})),
+            Refusal::Plan(PlanError::BadCount { key: "number", got: "0".into() })
+        );
         assert_eq!(refused(json!({"repeat": 10})), Refusal::Plan(PlanError::RepeatNotAboveDefaultSkip { repeat: 10 }));
         check(&defaults, &args(json!({"repeat": 3, "skip": 1}))).unwrap();
         // No default for `repeat`: the worker would refuse the config.

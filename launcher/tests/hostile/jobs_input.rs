@@ -94,8 +94,11 @@ fn out_of_range_timeout_runs_and_pause_are_usage_errors() {
 #[test]
 fn control_characters_in_names_are_refused() {
     let scene = Scene::new("ctrl");
-    for (name, shown) in [(r"a\nb", r"a\nb"), (r"nul\u0000", r"nul\0"), (r"tab\there", r"tab\there"), ("\\u007f", r"\u{7f}")] {
-        let jobs = scene.jobs(&format!(r#"[{{"name": "ok", "cmd": "/bin/true"}}, {{"name": "{name}", "cmd": "/bin/true"}}]"#));
+    for (name, shown) in
+        [(r"a\nb", r"a\nb"), (r"nul\u0000", r"nul\0"), (r"tab\there", r"tab\there"), ("\\u007f", r"\u{7f}")]
+    {
+        let jobs =
+            scene.jobs(&format!(r#"[{{"name": "ok", "cmd": "/bin/true"}}, {{"name": "{name}", "cmd": "/bin/true"}}]"#));
         let ran = scene.run(&jobs, &[]);
         ran.refused(&[jobs.to_str().unwrap(), &format!("job #2 `{shown}`"), "control character", "fix:"]);
         assert_eq!(ran.stderr.lines().filter(|l| l.contains("job #2")).count(), 1, "one line: {}", ran.stderr);
@@ -111,7 +114,8 @@ fn control_characters_in_names_are_refused() {
 #[test]
 fn a_value_with_a_newline_keeps_each_result_line_on_one_line() {
     let scene = Scene::new("label");
-    let jobs = scene.jobs(r#"[{"name": "v", "cmd": "/bin/true", "args": {"--v": ["a\nb", "c"]}, "cgroup": "student"}]"#);
+    let jobs =
+        scene.jobs(r#"[{"name": "v", "cmd": "/bin/true", "args": {"--v": ["a\nb", "c"]}, "cgroup": "student"}]"#);
     let ran = scene.run(&jobs, &[]);
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     let summary = std::fs::read_to_string(scene.out().join("summary.txt")).unwrap();

@@ -65,7 +65,10 @@ fn a_second_run_into_the_same_folder_keeps_the_first_runs_logs() {
     assert_eq!(failed.len(), 2, "{failed:?}");
     let mut seen: Vec<String> = failed.iter().map(log_of).collect();
     seen.sort();
-    assert!(seen[0].contains("--tag first ") && seen[1].contains("--tag second "), "each record its run's log: {seen:?}");
+    assert!(
+        seen[0].contains("--tag first ") && seen[1].contains("--tag second "),
+        "each record its run's log: {seen:?}"
+    );
 }
 
 #[test]
