@@ -4,6 +4,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod fuzz;
 mod jobs_input;
 mod logs;
 mod scene;
