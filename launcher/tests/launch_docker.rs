@@ -111,7 +111,7 @@ fn two_slots_in_containers_get_their_cpuset_and_memory_applied_and_seen() {
         assert_eq!(c["limits"]["memory_bytes"], memory);
         assert_eq!(c["limits"]["memory_swap_bytes"], memory, "no swap beyond the limit");
         seen_cpus.push(p["cpus"].as_str().unwrap().to_string());
-        let log = b.out().join(format!("logs/suite.{}.R0.J{i}.log", b.job("s")));
+        let log = b.out().join(format!("logs/suite.{}.C1.R0.J{i}.log", b.job("s")));
         let log = std::fs::read_to_string(&log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
         assert!(log.contains("[ 12/ 12]") && log.contains("report: "), "the instance log: {log}");
     }

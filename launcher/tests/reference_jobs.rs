@@ -208,7 +208,7 @@ fn usage_lines_run_the_standard_suite_by_name_or_by_default() {
     write(
         &configs,
         "baselines.json",
-        r#"[{"name": "a", "plugin": "spin", "args": {"repeat": 2}}, {"name": "b", "plugin": "spin", "args": {}, "cgroup": "all"}]"#,
+        r#"[{"name": "a", "plugin": "spin", "args": {"repeat": 2, "skip": 1}}, {"name": "b", "plugin": "spin", "args": {}, "cgroup": "all"}]"#,
     );
     let images = write(prefix.path(), "images.json", r#"{"ngc": "mlb-missing-image:ngc"}"#);
     let spin = common::spin_plugin();

@@ -1,5 +1,6 @@
 //! Why a jobs file was refused.
 
+use super::render::one_line;
 use std::path::PathBuf;
 
 /// A jobs file that cannot be run. Every variant names the file, and the job
@@ -35,7 +36,7 @@ pub enum JobsError {
         path: PathBuf,
     },
     /// A job is malformed (both or neither of cmd/plugin, bad cgroup...).
-    #[error("{path}: job #{position} `{job}`: {message}")]
+    #[error("{path}: job #{position} `{}`: {message}", one_line(job))]
     Job {
         /// The file.
         path: PathBuf,
@@ -45,5 +46,13 @@ pub enum JobsError {
         job: String,
         /// What is wrong and how to fix it.
         message: String,
+    },
+    /// The file's name, after which the suite is named, holds a control character.
+    #[error("{}: the file name holds a control character ({control:?}), and the suite is named after the file (it names every report and log); fix: rename the file", one_line(&path.display().to_string()))]
+    SuiteName {
+        /// The file.
+        path: PathBuf,
+        /// The character.
+        control: char,
     },
 }

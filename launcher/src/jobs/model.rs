@@ -3,6 +3,7 @@
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
+use std::collections::HashSet;
 use std::fmt;
 
 /// Arguments of a job in file order: option (or positional) -> value.
@@ -19,8 +20,9 @@ impl<'de> Deserialize<'de> for Args {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Args, A::Error> {
                 let mut out = Vec::new();
+                let mut seen = HashSet::new();
                 while let Some((k, v)) = map.next_entry::<String, Value>()? {
-                    if out.iter().any(|(seen, _): &(String, Value)| *seen == k) {
+                    if !seen.insert(k.clone()) {
                         return Err(serde::de::Error::custom(format!("argument `{k}` is given twice")));
                     }
                     out.push((k, v));
@@ -141,7 +143,7 @@ impl JobConfig {
     }
 
     /// `name` alone for a job with one config, else `name[a=1 b=2]` naming the
-    /// values that vary.
+    /// values that vary (control characters escaped: a label is one line).
     pub fn label(&self) -> String {
         if self.varying.is_empty() {
             return self.name.clone();
@@ -151,7 +153,9 @@ impl JobConfig {
             .0
             .iter()
             .filter(|(k, _)| self.varying.contains(k))
-            .map(|(k, v)| format!("{}={}", k.trim_start_matches('-'), super::render::value(v)))
+            .map(|(k, v)| {
+                super::render::one_line(&format!("{}={}", k.trim_start_matches('-'), super::render::value(v)))
+            })
             .collect();
         format!("{}[{}]", self.name, parts.join(" "))
     }

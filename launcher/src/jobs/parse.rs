@@ -2,8 +2,9 @@
 
 use super::error::JobsError;
 use super::model::{Job, Program, RawJob};
-use super::render::{is_option, shell_words, value};
+use super::render::{control_char, is_option, shell_words, value};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A loaded, validated jobs file.
@@ -32,8 +33,34 @@ pub fn parse(path: &Path, text: &str) -> Result<JobsFile, JobsError> {
     if raw.is_empty() {
         return Err(JobsError::Empty { path: path.into() });
     }
-    let jobs = raw.into_iter().enumerate().map(|(i, r)| validate(path, i + 1, r)).collect::<Result<_, _>>()?;
-    Ok(JobsFile { path: path.into(), suite: suite_name(path), jobs })
+    let jobs: Vec<Job> =
+        raw.into_iter().enumerate().map(|(i, r)| validate(path, i + 1, r)).collect::<Result<_, _>>()?;
+    unique_names(path, &jobs)?;
+    let suite = suite_name(path);
+    if let Some(control) = control_char(&suite) {
+        return Err(JobsError::SuiteName { path: path.into(), control });
+    }
+    Ok(JobsFile { path: path.into(), suite, jobs })
+}
+
+/// Refuses a name given to two jobs: names pick jobs (`--name`,
+/// `--exclude`, `--resume`) and name their reports and logs.
+fn unique_names(path: &Path, jobs: &[Job]) -> Result<(), JobsError> {
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(jobs.len());
+    for job in jobs {
+        if let Some(earlier) = first.insert(&job.name, job.position) {
+            return Err(JobsError::Job {
+                path: path.into(),
+                position: job.position,
+                job: job.name.clone(),
+                message: format!(
+                    "job #{earlier} has the same name; a name picks a job for --name/--exclude/--resume and \
+                     names its reports and logs; fix: rename one of them"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The base name of `path` before its first `.`.
@@ -81,6 +108,12 @@ fn validate(path: &Path, position: usize, raw: RawJob) -> Result<Job, JobsError>
     let fail = |message: String| JobsError::Job { path: path.into(), position, job: raw.name.clone(), message };
     if raw.name.trim().is_empty() {
         return Err(fail("the job has no name; fix: set `name`".into()));
+    }
+    if let Some(control) = control_char(&raw.name) {
+        return Err(fail(format!(
+            "the name holds a control character ({control:?}); a name is part of report and log file names and \
+             of result lines; fix: remove it from the name"
+        )));
     }
     let program = match (&raw.cmd, &raw.plugin) {
         (Some(c), None) if !c.trim().is_empty() => Program::Cmd(c.clone()),

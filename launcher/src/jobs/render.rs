@@ -20,6 +20,24 @@ pub fn value(v: &Value) -> String {
     }
 }
 
+/// `text` with its control characters escaped (`\n`, `\0`, `\u{7f}`), so
+/// that it stays one line of a message or a result line.
+pub fn one_line(text: &str) -> String {
+    text.chars().fold(String::with_capacity(text.len()), |mut out, c| {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+        out
+    })
+}
+
+/// The first control character of `text`, if any.
+pub fn control_char(text: &str) -> Option<char> {
+    text.chars().find(|c| c.is_control())
+}
+
 fn unquote(s: &str) -> &str {
     match s.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
         Some(inner) if s.len() >= 2 => inner,
@@ -82,6 +100,13 @@ mod tests {
         assert_eq!(value(&json!("\"PongNoFrameskip-v4\"")), "PongNoFrameskip-v4");
         assert_eq!(value(&json!("\"")), "\"");
         assert_eq!(value(&json!(true)), "True");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_on_one_line() {
+        assert_eq!(one_line("a\nb\0c\td\u{7f}é \"q\""), "a\\nb\\0c\\td\\u{7f}é \"q\"");
+        assert_eq!(control_char("tab\there"), Some('\t'));
+        assert_eq!(control_char("plain ü"), None);
     }
 
     #[test]

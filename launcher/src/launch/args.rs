@@ -3,6 +3,10 @@
 use crate::host::HostKind;
 use clap::Args;
 use std::path::PathBuf;
+use std::time::Duration;
+
+/// The longest `--pause`, in seconds: a day.
+pub const MAX_PAUSE_SECONDS: f64 = 86_400.0;
 
 /// Launcher options.
 #[derive(Debug, Clone, Default, Args)]
@@ -35,8 +39,8 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "N")]
     pub devices: Option<usize>,
 
-    /// Kill an instance that runs longer than this many seconds.
-    #[arg(long, value_name = "SECONDS")]
+    /// Kill an instance that runs longer than this many seconds (finite, > 0).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = timeout)]
     pub timeout: Option<f64>,
 
     /// Skip job configs whose reports in the output folder are complete.
@@ -51,13 +55,18 @@ pub struct LaunchArgs {
     #[arg(long)]
     pub wait: bool,
 
-    /// Run the whole selection K times, with run ids uid..uid+K-1.
-    #[arg(long, value_name = "K", default_value_t = 1)]
+    /// Run the whole selection K times (K >= 1), with run ids uid..uid+K-1.
+    #[arg(long, value_name = "K", default_value = "1", allow_negative_numbers = true, value_parser = at_least_one)]
     pub runs: u64,
 
-    /// Seconds to wait between two runs of `--runs`.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    pub pause: f64,
+    /// Seconds to wait between two runs of `--runs` (0 to 86400).
+    #[arg(long, value_name = "SECONDS", default_value = "10", allow_negative_numbers = true, value_parser = pause)]
+    pub pause: Duration,
+
+    /// Refuse a selection of more job configs than this (each list argument
+    /// multiplies its job's configs).
+    #[arg(long = "max-configs", value_name = "N", default_value = "10000", allow_negative_numbers = true, value_parser = at_least_one)]
+    pub max_configs: u64,
 
     /// Start nothing: print every instance's command, environment, devices, CPUs, memory, cgroup and seed.
     #[arg(long = "dry-run")]
@@ -93,4 +102,51 @@ pub struct LaunchArgs {
     /// exclude only the runs given the same file (tests running launchers side by side).
     #[arg(long = "lock", env = "MLB_LOCK", value_name = "FILE", hide = true)]
     pub lock: Option<PathBuf>,
+}
+
+/// `--timeout`: a finite number of seconds greater than 0 (`0`, a negative
+/// number, `NaN` or `inf` would kill every instance at once or never).
+fn timeout(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
+        _ => Err("accepted: a finite number of seconds greater than 0".into()),
+    }
+}
+
+/// `--pause`: 0 to [`MAX_PAUSE_SECONDS`] seconds.
+fn pause(text: &str) -> Result<Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if (0.0..=MAX_PAUSE_SECONDS).contains(&seconds) => Ok(Duration::from_secs_f64(seconds)),
+        _ => Err(format!("accepted: 0 to {MAX_PAUSE_SECONDS} seconds")),
+    }
+}
+
+/// `--runs`, `--max-configs`: a whole number, at least 1.
+fn at_least_one(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("accepted: a whole number at least 1 (at most {})", u64::MAX)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_out_of_range_are_refused_with_the_accepted_range() {
+        assert_eq!(timeout("2.5"), Ok(2.5));
+        for bad in ["0", "-1", "NaN", "inf", "-inf", "1e400", "soon", ""] {
+            assert!(timeout(bad).unwrap_err().contains("greater than 0"), "{bad}");
+        }
+        assert_eq!(pause("0"), Ok(Duration::ZERO));
+        assert_eq!(pause("86400"), Ok(Duration::from_secs(86_400)));
+        for bad in ["-1", "86400.5", "1e300", "NaN", "inf"] {
+            assert_eq!(pause(bad).unwrap_err(), "accepted: 0 to 86400 seconds", "{bad}");
+        }
+        assert_eq!(at_least_one("3"), Ok(3));
+        for bad in ["0", "-2", "1.5", "18446744073709551616"] {
+            assert!(at_least_one(bad).unwrap_err().contains("at least 1"), "{bad}");
+        }
+    }
 }

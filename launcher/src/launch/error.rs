@@ -2,8 +2,9 @@
 
 use crate::edge::{Classify, Kind};
 use crate::isolation::CgroupError;
-use crate::jobs::JobsError;
+use crate::jobs::{ConfigCount, JobsError};
 use crate::plan::SlotError;
+use crate::plugins::accepts::Refusal;
 use crate::plugins::SearchError;
 use crate::runtime::docker::DockerError;
 use crate::runtime::images::ImageMapError;
@@ -47,6 +48,40 @@ pub enum LaunchError {
         plugin: String,
         /// Usable plugins, comma-separated (or `none`).
         available: String,
+    },
+    /// The selected jobs expand to more configs than `--max-configs`.
+    #[error("{path}: job #{position} `{job}` expands to {count} configs (the product of its list lengths){}, more than --max-configs {limit}; fix: shorten its lists, select fewer jobs (--name/--exclude), or raise --max-configs", with_before(*before))]
+    TooManyConfigs {
+        /// The jobs file.
+        path: PathBuf,
+        /// 1-based position of the job.
+        position: usize,
+        /// The job.
+        job: String,
+        /// Its configs.
+        count: ConfigCount,
+        /// Configs of the selected jobs before it.
+        before: usize,
+        /// `--max-configs`.
+        limit: usize,
+    },
+    /// A plugin config's arguments that its workload would refuse.
+    #[error("{path}: job #{position} `{job}` (config {index}/{of}): workload `{workload}`: {refusal}")]
+    WorkloadArgs {
+        /// The jobs file.
+        path: PathBuf,
+        /// 1-based position of the job.
+        position: usize,
+        /// The job.
+        job: String,
+        /// 1-based index of the config among the job's.
+        index: usize,
+        /// Configs of the job.
+        of: usize,
+        /// The workload.
+        workload: String,
+        /// What it would refuse.
+        refusal: Box<Refusal>,
     },
     /// `--name`/`--exclude` names a job the file does not hold.
     #[error("{path}: no job named `{name}`; jobs in the file: {available}")]
@@ -129,6 +164,14 @@ pub enum LaunchError {
     Signals(std::io::Error),
 }
 
+/// `, with the N configs of the jobs before it` when there are some.
+fn with_before(before: usize) -> String {
+    match before {
+        0 => String::new(),
+        n => format!(", with the {n} configs of the selected jobs before it"),
+    }
+}
+
 impl Classify for LaunchError {
     /// Every launch error but one is raised before the first instance
     /// starts (an instance that fails is an outcome and the exit status, not
@@ -140,6 +183,8 @@ impl Classify for LaunchError {
             LaunchError::Jobs(_)
             | LaunchError::UnknownVariable { .. }
             | LaunchError::UnknownPlugin { .. }
+            | LaunchError::TooManyConfigs { .. }
+            | LaunchError::WorkloadArgs { .. }
             | LaunchError::UnknownJob { .. }
             | LaunchError::NothingSelected { .. }
             | LaunchError::NoJobsFile

@@ -9,6 +9,7 @@ mod dry_run;
 mod error;
 mod host_lock;
 mod lines;
+mod logs;
 pub mod outcome;
 pub mod progress;
 mod resume;

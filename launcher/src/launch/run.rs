@@ -111,8 +111,8 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             }
             let progress = display.start(&label, instances.len());
             let t0 = Instant::now();
-            let template = |i: &Instance, log: &Path| failure_record(&prepared, config, &ctx, i, log, &record);
-            let finished = supervise::run_instances(&watch, instances, &template, &progress);
+            let template = |i: &Instance, log: Option<&Path>| failure_record(&prepared, config, &ctx, i, log, &record);
+            let finished = supervise::run_instances(&watch, config.index, instances, &template, &progress);
             progress.finish();
             if finished.iter().any(|f| f.outcome == Outcome::Interrupted) {
                 display.note(&format!("{label}: interrupted, no result line"));
@@ -210,9 +210,9 @@ fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str, runtime
     }
 }
 
-/// Waits `seconds` between runs; false when interrupted meanwhile.
-fn pause(seconds: f64, interrupt: &AtomicBool) -> bool {
-    let until = Instant::now() + Duration::from_secs_f64(seconds.max(0.0));
+/// Waits `pause` between runs; false when interrupted meanwhile.
+fn pause(pause: Duration, interrupt: &AtomicBool) -> bool {
+    let until = Instant::now() + pause;
     while Instant::now() < until {
         if interrupt.load(Ordering::Relaxed) {
             return false;
@@ -245,7 +245,7 @@ fn record_failure(
     display: &Display,
 ) -> Result<(), WriteError> {
     let Some(failure) = f.outcome.failure_to_record().filter(|_| !f.recorded) else { return Ok(()) };
-    let report = failure_record(p, config, ctx, &f.instance, &f.log, record);
+    let report = failure_record(p, config, ctx, &f.instance, f.log.as_deref(), record);
     let outdir = plan::node_outdir(&p.outdir, f.instance.placement.node.as_deref());
     let path = report.failed(failure).write(&outdir)?;
     display.note(&format!("  failure record: {}", path.display()));
@@ -267,7 +267,7 @@ fn failure_record(
     config: &JobConfig,
     ctx: &RunContext,
     instance: &Instance,
-    log: &Path,
+    log: Option<&Path>,
     record: &Record,
 ) -> Report {
     let args: Map<String, Value> =
@@ -298,7 +298,7 @@ fn failure_record(
         unique_id: Some(unique_id),
         cpu_cores: Some(instance.placement.cpus.len()),
         provenance: Some(provenance),
-        log: Some(log.display().to_string()),
+        log: log.map(|log| log.display().to_string()),
         ..Report::new(&instance.identity)
     };
     report.args.insert("seed".into(), instance.seed.into());

@@ -6,11 +6,12 @@ use super::error::LaunchError;
 use super::suite;
 use crate::contract::env;
 use crate::host::{self, Host, Probe};
-use crate::jobs::{self, JobConfig, JobsFile, Program, Variables};
+use crate::jobs::{self, ConfigCount, ExpandError, JobConfig, JobsFile, Program, Scope, Variables};
 use crate::plan::{self, Slot};
-use crate::plugins::{listing, SearchPath};
+use crate::plugins::{accepts, listing, Entry, SearchPath, Status};
 use crate::slurm::Allocation;
-use std::collections::BTreeMap;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
 /// A launch ready to start.
@@ -56,18 +57,31 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
         cpu_count: slots[0].cpus.len(),
     });
     let vars = Variables::with_process_env(variables.clone());
+    let limit = usize::try_from(args.max_configs).unwrap_or(usize::MAX);
     let mut configs = Vec::new();
-    for job in file.jobs.iter().filter(|j| selected.contains(&j.name)) {
-        let expanded = jobs::configs(job, &vars).map_err(|e| LaunchError::UnknownVariable {
-            path: file.path.clone(),
-            position: job.position,
-            job: job.name.clone(),
-            name: e.name,
-            known: vars.own().keys().map(|k| format!("${k}")).collect::<Vec<_>>().join(", "),
+    for job in file.jobs.iter().filter(|j| selected.contains(j.name.as_str())) {
+        let expanded = jobs::configs(job, &vars, limit - configs.len()).map_err(|e| match e {
+            ExpandError::UnknownVariable(e) => LaunchError::UnknownVariable {
+                path: file.path.clone(),
+                position: job.position,
+                job: job.name.clone(),
+                name: e.name,
+                known: vars.own().keys().map(|k| format!("${k}")).collect::<Vec<_>>().join(", "),
+            },
+            ExpandError::TooMany { count, .. } => LaunchError::TooManyConfigs {
+                path: file.path.clone(),
+                position: job.position,
+                job: job.name.clone(),
+                count: ConfigCount(count),
+                before: configs.len(),
+                limit,
+            },
         })?;
         configs.extend(expanded);
     }
     let plugins = resolve_plugins(&file, &configs, plugin_dirs)?;
+    check_workload_args(&file, &configs, &plugins, slots.len())?;
+    let plugins = plugins.into_iter().map(|(name, p)| (name, p.path)).collect();
     Ok(Prepared { file, configs, host, slots, variables, plugins, outdir, allocation })
 }
 
@@ -76,16 +90,18 @@ fn absolute(p: PathBuf) -> PathBuf {
 }
 
 /// Names of the jobs to run: `--name` (all when empty) less `--exclude`.
-fn select(file: &JobsFile, names: &[String], exclude: &[String]) -> Result<Vec<String>, LaunchError> {
-    let all: Vec<String> = file.jobs.iter().map(|j| j.name.clone()).collect();
-    if let Some(unknown) = names.iter().chain(exclude).find(|n| !all.contains(n)) {
+fn select<'f>(file: &'f JobsFile, names: &[String], exclude: &[String]) -> Result<HashSet<&'f str>, LaunchError> {
+    let all: HashSet<&str> = file.jobs.iter().map(|j| j.name.as_str()).collect();
+    if let Some(unknown) = names.iter().chain(exclude).find(|n| !all.contains(n.as_str())) {
         return Err(LaunchError::UnknownJob {
             path: file.path.clone(),
             name: unknown.clone(),
-            available: all.join(", "),
+            available: file.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join(", "),
         });
     }
-    let picked: Vec<String> =
+    let names: HashSet<&str> = names.iter().map(String::as_str).collect();
+    let exclude: HashSet<&str> = exclude.iter().map(String::as_str).collect();
+    let picked: HashSet<&str> =
         all.into_iter().filter(|n| (names.is_empty() || names.contains(n)) && !exclude.contains(n)).collect();
     if picked.is_empty() {
         return Err(LaunchError::NothingSelected { path: file.path.clone() });
@@ -93,12 +109,18 @@ fn select(file: &JobsFile, names: &[String], exclude: &[String]) -> Result<Vec<S
     Ok(picked)
 }
 
-/// The plugin file of every plugin the selected configs use.
+/// A plugin a selected config uses: its file and its default arguments.
+struct Resolved {
+    path: PathBuf,
+    defaults: Value,
+}
+
+/// The plugin of every plugin the selected configs use.
 fn resolve_plugins(
     file: &JobsFile,
     configs: &[JobConfig],
     plugin_dirs: &[PathBuf],
-) -> Result<BTreeMap<String, PathBuf>, LaunchError> {
+) -> Result<BTreeMap<String, Resolved>, LaunchError> {
     let wanted: Vec<&JobConfig> = configs.iter().filter(|c| matches!(c.program, Program::Plugin(_))).collect();
     let mut out = BTreeMap::new();
     if wanted.is_empty() {
@@ -108,11 +130,14 @@ fn resolve_plugins(
     let entries = listing::list(&search);
     for config in wanted {
         let Program::Plugin(name) = &config.program else { continue };
+        if out.contains_key(name) {
+            continue;
+        }
         match listing::find(&entries, name) {
-            Some(entry) => {
-                out.insert(name.clone(), entry.path.clone());
+            Some(Entry { path, status: Status::Ok { meta } }) => {
+                out.insert(name.clone(), Resolved { path: path.clone(), defaults: meta.default_args.clone() });
             }
-            None => {
+            _ => {
                 let names = listing::names(&entries);
                 return Err(LaunchError::UnknownPlugin {
                     path: file.path.clone(),
@@ -125,6 +150,39 @@ fn resolve_plugins(
         }
     }
     Ok(out)
+}
+
+/// Refuses a plugin config whose arguments its workload would refuse
+/// ([`accepts::check`]), for every instance it would start (`$JOB_ID` may
+/// differ between them): before anything starts, rather than in each worker.
+fn check_workload_args(
+    file: &JobsFile,
+    configs: &[JobConfig],
+    plugins: &BTreeMap<String, Resolved>,
+    slots: usize,
+) -> Result<(), LaunchError> {
+    for config in configs {
+        let Program::Plugin(name) = &config.program else { continue };
+        let Some(plugin) = plugins.get(name) else { continue };
+        let instances = match config.scope {
+            Scope::Student => slots,
+            Scope::All => 1,
+        };
+        for jr_id in 0..instances {
+            accepts::check(&plugin.defaults, &config.for_instance(jr_id).args.0).map_err(|refusal| {
+                LaunchError::WorkloadArgs {
+                    path: file.path.clone(),
+                    position: config.position,
+                    job: config.name.clone(),
+                    index: config.index,
+                    of: config.of,
+                    workload: name.clone(),
+                    refusal: Box::new(refusal),
+                }
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// The plugin file of `config`, when it is a plugin job.

@@ -2,6 +2,7 @@
 //! their end: exit, signal, OOM kill, timeout, or Ctrl-C/SIGTERM.
 
 use super::lines::Lines;
+use super::logs;
 use super::outcome::{classify, Ending, Outcome};
 use super::progress::{Counter, JobProgress};
 use crate::contract::Report;
@@ -44,8 +45,8 @@ pub struct Finished {
     pub outcome: Outcome,
     /// The report it announced (`report: PATH`), if any.
     pub report: Option<PathBuf>,
-    /// Its output log.
-    pub log: PathBuf,
+    /// Its output log (`None`: it could not be created).
+    pub log: Option<PathBuf>,
     /// What happened after it ended (its output held open), also in its log.
     pub note: Option<String>,
     /// Its failure record is written already (by its runtime, on its node).
@@ -66,20 +67,22 @@ struct Live<'g> {
     interrupted: bool,
 }
 
-/// Starts every instance (at once) and waits for all of them.
-/// `record` gives the failure record of an instance (without its failure),
-/// for a runtime that writes it itself, on the instance's node.
+/// Starts every instance of the job's config `config` (1-based) at once
+/// and waits for all of them. `record` gives the failure record of an
+/// instance (without its failure), for a runtime that writes it itself, on
+/// the instance's node.
 pub fn run_instances(
     w: &Watch,
+    config: usize,
     instances: Vec<Instance>,
-    record: &dyn Fn(&Instance, &Path) -> Report,
+    record: &dyn Fn(&Instance, Option<&Path>) -> Report,
     progress: &JobProgress,
 ) -> Vec<Finished> {
     let mut live: Vec<Live> = Vec::new();
     let mut done: Vec<Finished> = Vec::new();
     let mut pending: Vec<Pending> = Vec::new();
     for instance in instances {
-        match prepare(w, instance, progress) {
+        match prepare(w, config, instance, progress) {
             Ok(p) => pending.push(p),
             Err(f) => {
                 progress.instance(f.instance.identity.jr_id, &f.instance.identity.vcd, &f.outcome.describe());
@@ -93,7 +96,7 @@ pub fn run_instances(
             instance: &p.instance,
             group: p.group,
             output: Arc::clone(&p.lines) as Arc<dyn Output>,
-            record: record(&p.instance, &p.log),
+            record: record(&p.instance, Some(&p.log)),
         })
         .collect();
     let started = w.runtime.start_all(&starts);
@@ -152,11 +155,6 @@ pub fn run_instances(
     done
 }
 
-fn log_path(w: &Watch, instance: &Instance) -> PathBuf {
-    let id = &instance.identity;
-    w.logs.join(format!("{}.{}.R{}.J{}.log", id.suite, id.name.replace('/', "_"), id.run_id, id.jr_id))
-}
-
 /// An instance whose log and output are ready, not yet started.
 struct Pending<'g> {
     instance: Instance,
@@ -185,34 +183,38 @@ impl<'g> Pending<'g> {
     }
 
     fn failed(self, message: String) -> Finished {
-        launch_failure(self.instance, message, self.log)
+        *failed_start(self.instance, message, Some(self.log))
     }
 }
 
-fn launch_failure(instance: Instance, message: String, log: PathBuf) -> Finished {
-    Finished {
+/// An instance that could not start, with its log when one was made.
+fn failed_start(instance: Instance, message: String, log: Option<PathBuf>) -> Box<Finished> {
+    Box::new(Finished {
         instance,
         outcome: Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false },
         report: None,
         log,
         note: None,
         recorded: false,
-    }
+    })
 }
 
-fn prepare<'g>(w: &Watch<'g>, mut instance: Instance, progress: &JobProgress) -> Result<Pending<'g>, Box<Finished>> {
-    let log = log_path(w, &instance);
+fn prepare<'g>(
+    w: &Watch<'g>,
+    config: usize,
+    mut instance: Instance,
+    progress: &JobProgress,
+) -> Result<Pending<'g>, Box<Finished>> {
+    let (log, file) = match logs::create(w.logs, &instance.identity, config) {
+        Ok(created) => created,
+        Err(e) => {
+            let message = format!("cannot create a log in {}: {e}", w.logs.display());
+            return Err(failed_start(instance, message, None));
+        }
+    };
     let group = match (&instance.placement.slot, w.groups) {
         (Some(slot), Some(groups)) => groups.slot(slot.index),
         _ => None,
-    };
-    let file = std::fs::create_dir_all(w.logs).and_then(|_| std::fs::File::create(&log));
-    let file = match file {
-        Ok(f) => f,
-        Err(e) => {
-            let message = format!("cannot create the log {}: {e}", log.display());
-            return Err(Box::new(launch_failure(instance, message, log)));
-        }
     };
     if let Some(g) = group {
         instance.env.push(crate::contract::env::cgroup(g.display_path()));
@@ -255,7 +257,7 @@ fn end(w: &Watch, mut l: Live) -> Finished {
         }
         _ => classify(&ending),
     };
-    Finished { outcome, instance: l.instance, report: l.lines.report(), log: l.log, note, recorded: end.recorded }
+    Finished { outcome, instance: l.instance, report: l.lines.report(), log: Some(l.log), note, recorded: end.recorded }
 }
 
 #[cfg(test)]
@@ -386,7 +388,7 @@ mod tests {
         let interrupt = AtomicBool::new(interrupt);
         let watch = Watch { runtime: &runtime, groups, timeout, interrupt: &interrupt, logs: logs.path() };
         let progress = super::super::progress::Display::Plain.start("job", instances.len());
-        let finished = run_instances(&watch, instances, &|i, _| Report::new(&i.identity), &progress);
+        let finished = run_instances(&watch, 1, instances, &|i, _| Report::new(&i.identity), &progress);
         let kills = runtime.kills.lock().unwrap().clone();
         (finished, kills, logs)
     }
@@ -472,7 +474,7 @@ mod tests {
             "{:?}",
             done[0].outcome
         );
-        let log = std::fs::read_to_string(&done[0].log).unwrap();
+        let log = std::fs::read_to_string(done[0].log.as_ref().unwrap()).unwrap();
         assert_eq!(log, "instance 0 says goodbye\n", "the log holds the instance's output");
     }
 }

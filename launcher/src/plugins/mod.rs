@@ -2,6 +2,7 @@
 //! described (from its manifest, without loading it), loaded and called, and
 //! how `mlb plugins list` describes them.
 
+pub mod accepts;
 mod instance;
 pub mod listing;
 mod loader;

@@ -11,7 +11,7 @@ mod write;
 
 pub use failure::{Cause, Failure};
 pub use identity::Identity;
-pub use name::{file_name, timestamp};
+pub use name::{clean, file_name, timestamp};
 pub use unique_id::{unique_id, EXCLUDED_FROM_ID};
 pub use write::{to_strict_json, write_atomic};
 

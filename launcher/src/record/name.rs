@@ -7,9 +7,13 @@ use chrono::{DateTime, Utc};
 /// Path separators in the parts are replaced so a name can never escape the
 /// output folder.
 pub fn file_name(suite: &str, name: &str, run_id: u64, vcd: &str, failed: bool, at: DateTime<Utc>) -> String {
-    let clean = |s: &str| s.replace(['/', '\\'], "_");
     let fail = if failed { ".FAIL" } else { "" };
     format!("{}.{}.R{run_id}.D{}{fail}.{}.json", clean(suite), clean(name), clean(vcd), at.format("%Y%m%d-%H%M%S-%6f"))
+}
+
+/// `part` of a file name with its path separators replaced by `_`.
+pub fn clean(part: &str) -> String {
+    part.replace(['/', '\\'], "_")
 }
 
 /// A UTC time as the original suite wrote it: `2019-05-01 12:00:00.123456`.

@@ -21,7 +21,7 @@ pub struct Plan {
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
     /// An argument is missing or not a positive integer.
-    #[error("argument `{key}` must be a positive integer, got {got}")]
+    #[error("argument `{key}` must be a positive integer, got {got}; fix: give a whole number of at least 1")]
     BadCount {
         /// The argument.
         key: &'static str,

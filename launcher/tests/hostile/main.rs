@@ -7,5 +7,9 @@ mod common;
 
 mod concurrent;
 mod full_disk;
+mod fuzz;
+mod jobs_input;
+mod logs;
+mod scene;
 mod signals;
 mod stale_groups;

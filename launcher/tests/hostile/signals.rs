@@ -50,7 +50,7 @@ fn a_background_process_holding_the_output_is_killed_after_a_grace_and_the_run_g
     let note = format!("its output was held open after it ended by pid {} (sleep): killed", leftover.pid);
     assert!(stderr.contains(&note), "{note:?} in {stderr}");
     assert!(!alive(leftover.pid), "the background process was killed");
-    let log = std::fs::read_to_string(l.out().join(format!("logs/{}.bg.R0.J0.log", l.suite))).unwrap();
+    let log = std::fs::read_to_string(l.out().join(format!("logs/{}.bg.C1.R0.J0.log", l.suite))).unwrap();
     assert!(log.starts_with("hi\n") && log.contains(&note), "the log says it too: {log}");
 }
 
