@@ -62,8 +62,7 @@ impl Scene {
         write(self.dir.path(), &format!("{}.json", self.suite), text)
     }
 
-    /// `mlb --plugin-dir SPIN --jobs JOBS --outdir OUT --devices 1 EXTRA...`,
-    /// with `env` set.
+    /// `mlb --plugin-dir SPIN --jobs JOBS --outdir OUT --devices 1 EXTRA...`.
     pub fn command(&self, jobs: &Path, extra: &[&str]) -> Command {
         let mut c = Command::new(common::mlb());
         c.arg("--plugin-dir").arg(self.spin.path()).arg("--jobs").arg(jobs).arg("--outdir").arg(self.out());
