@@ -111,16 +111,7 @@ impl RunGroups {
             write(&cpuset.join("cpuset.mems"), &cpulist::format(&union(slots, |s| &s.mems)))?;
         }
         for slot in slots {
-            let slot_path = format!("{path}/slot{}", slot.index);
-            groups.slots.push(SlotGroup {
-                index: slot.index,
-                dirs: dirs_of(root, &slot_path),
-                cpuset_dir: root.dir("cpuset", &slot_path),
-                memory_dir: root.dir("memory", &slot_path),
-                procs: Vec::new(),
-                path: slot_path,
-                version,
-            });
+            groups.slots.push(SlotGroup::below(root, &path, slot.index, version));
             let group = groups.slots.last_mut().expect("just pushed");
             group.configure(slot)?;
             group.verify(slot)?;
@@ -154,21 +145,7 @@ impl RunGroups {
             return None;
         }
         let version = root.version();
-        let slots = indices
-            .into_iter()
-            .map(|index| {
-                let slot_path = format!("{path}/slot{index}");
-                SlotGroup {
-                    index,
-                    dirs: dirs_of(root, &slot_path),
-                    cpuset_dir: root.dir("cpuset", &slot_path),
-                    memory_dir: root.dir("memory", &slot_path),
-                    procs: Vec::new(),
-                    path: slot_path,
-                    version,
-                }
-            })
-            .collect();
+        let slots = indices.into_iter().map(|index| SlotGroup::below(root, &path, index, version)).collect();
         Some(RunGroups { path, slots, parent_dirs, version })
     }
 
@@ -230,6 +207,21 @@ fn effective_files(version: Version) -> [&'static str; 2] {
 }
 
 impl SlotGroup {
+    /// Slot `index`'s group below the run group `run_path` (its folders
+    /// named, nothing created or opened).
+    fn below(root: &CgroupRoot, run_path: &str, index: usize, version: Version) -> SlotGroup {
+        let path = format!("{run_path}/slot{index}");
+        SlotGroup {
+            index,
+            dirs: dirs_of(root, &path),
+            cpuset_dir: root.dir("cpuset", &path),
+            memory_dir: root.dir("memory", &path),
+            procs: Vec::new(),
+            path,
+            version,
+        }
+    }
+
     /// Makes the group's folders and writes the slot's limits.
     fn configure(&self, slot: &Slot) -> Result<(), CgroupError> {
         for dir in &self.dirs {

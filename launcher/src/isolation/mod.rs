@@ -13,5 +13,6 @@ mod v2;
 
 pub use error::CgroupError;
 pub use groups::{RunGroups, SlotGroup};
+pub use oom::own_kills as own_oom_kills;
 pub use root::CgroupRoot;
 pub use support::{Support, Version};

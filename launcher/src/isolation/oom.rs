@@ -13,6 +13,20 @@ pub fn kills(memory_dir: &Path, version: Version) -> u64 {
     parse(&std::fs::read_to_string(memory_dir.join(file)).unwrap_or_default())
 }
 
+/// The kills of this process's own memory cgroup (as
+/// [`memory_cgroup`](crate::host::memory_cgroup) finds it), on v1 or v2; 0
+/// when it has none: a Slurm task where the site confines no memory.
+pub fn own_kills() -> u64 {
+    let (Some(path), _) = crate::host::memory_cgroup() else { return 0 };
+    let path = path.trim_start_matches('/');
+    let v1 = Path::new("/sys/fs/cgroup/memory").join(path);
+    if v1.is_dir() {
+        kills(&v1, Version::V1)
+    } else {
+        kills(&Path::new("/sys/fs/cgroup").join(path), Version::V2)
+    }
+}
+
 fn parse(text: &str) -> u64 {
     text.lines().find_map(|l| l.strip_prefix("oom_kill ")).and_then(|v| v.trim().parse().ok()).unwrap_or(0)
 }

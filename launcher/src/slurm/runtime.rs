@@ -84,9 +84,8 @@ impl SlurmRuntime {
         }
     }
 
-    /// The `srun` command line of a step of `instances`, with its plan at `plan`.
-    pub fn srun_line(&self, instances: &[&Instance], plan: &Path) -> Vec<String> {
-        let shape = self.shape(instances);
+    /// The `srun` command line of a step of `shape`, with its plan at `plan`.
+    pub fn srun_line(&self, shape: &StepShape, plan: &Path) -> Vec<String> {
         let mut line = vec!["srun".to_string()];
         line.extend(shape.srun_args(&self.mlb, plan, &self.container));
         line
@@ -127,7 +126,7 @@ impl SlurmRuntime {
         StepPlan { tasks }.write(&plan).map_err(|e| format!("cannot write the step plan {}: {e}", plan.display()))?;
         let instances: Vec<&Instance> = starts.iter().map(|s| s.instance).collect();
         let shape = self.shape(&instances);
-        let line = self.srun_line(&instances, &plan);
+        let line = self.srun_line(&shape, &plan);
         let mut srun = Command::new(&line[0]);
         srun.args(&line[1..]).envs(shape.srun_env()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = srun.spawn().map_err(|e| format!("cannot start srun: {e}"))?;
@@ -167,7 +166,8 @@ impl Runtime for SlurmRuntime {
     /// The srun line of its step, then what the task runs on its node.
     fn describe(&self, instance: &Instance) -> String {
         let plan = self.outdir.join(PLAN_DIR).join("STEP.json");
-        let mut out = format!("    srun (one task of the step): {}\n", self.srun_line(&[instance], &plan).join(" "));
+        let mut out =
+            format!("    srun (one task of the step): {}\n", self.srun_line(&self.shape(&[instance]), &plan).join(" "));
         out.push_str(&self.inner.describe(instance));
         out
     }

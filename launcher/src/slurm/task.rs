@@ -7,6 +7,7 @@
 use super::protocol::TaskLine;
 use super::step::{StepPlan, TaskPlan};
 use crate::contract::SlurmTask;
+use crate::isolation::own_oom_kills;
 use crate::launch::outcome::{classify, Ending};
 use crate::launch::{signals, OUTPUT_GRACE};
 use crate::runtime::{process, End, Output, Stream};
@@ -71,7 +72,7 @@ fn run(task: &TaskPlan, ids: SlurmTask) -> (End, bool) {
         }
     }
     let forward = Arc::new(Forward::default());
-    let oom_before = oom_kills();
+    let oom_before = own_oom_kills();
     let mut running = match process::start(cmd, None, Arc::clone(&forward) as Arc<dyn Output>) {
         Ok(r) => r,
         Err(message) => return (End { error: Some(message), ..End::default() }, false),
@@ -101,7 +102,7 @@ fn run(task: &TaskPlan, ids: SlurmTask) -> (End, bool) {
         signal: end.signal,
         timed_out,
         interrupted,
-        oom_killed: oom_kills() > oom_before,
+        oom_killed: own_oom_kills() > oom_before,
         limit_bytes: task.limit_bytes,
         worker: task.worker,
         stderr_tail: forward.tail(),
@@ -126,23 +127,6 @@ fn run(task: &TaskPlan, ids: SlurmTask) -> (End, bool) {
     let end =
         End { code: end.code, signal: end.signal, oom_killed: ending.oom_killed, timed_out, recorded, error: None };
     (end, outcome.passed())
-}
-
-/// The OOM kills of this task's memory cgroup so far (0 when unknown: the
-/// cluster does not confine memory with cgroups).
-fn oom_kills() -> u64 {
-    let Ok(own) = std::fs::read_to_string("/proc/self/cgroup") else { return 0 };
-    let file = own.lines().find_map(|line| {
-        let mut parts = line.splitn(3, ':');
-        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
-        match controllers {
-            "" => Some(format!("/sys/fs/cgroup{path}/memory.events")),
-            c if c.split(',').any(|c| c == "memory") => Some(format!("/sys/fs/cgroup/memory{path}/memory.oom_control")),
-            _ => None,
-        }
-    });
-    let text = file.and_then(|f| std::fs::read_to_string(f).ok()).unwrap_or_default();
-    text.lines().find_map(|l| l.strip_prefix("oom_kill ")?.trim().parse().ok()).unwrap_or(0)
 }
 
 /// The instance's output, passed on to srun (which labels it with the rank),
