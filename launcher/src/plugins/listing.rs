@@ -98,8 +98,8 @@ pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
         .iter()
         .map(|path| match check_trusted(path) {
             Err(e) => Some(vec![Status::Refused { reason: e.to_string() }]),
-            Ok(()) if mode == Mode::Verify => None,
-            Ok(()) => from_manifest(path),
+            Ok(_) if mode == Mode::Verify => None,
+            Ok(real) => from_manifest(&real),
         })
         .collect();
     let probed: Vec<Option<Vec<Status>>> = std::thread::scope(|s| {
