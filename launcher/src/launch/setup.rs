@@ -92,15 +92,21 @@ fn resolve_plugins(
     configs: &[JobConfig],
     plugin_dirs: &[PathBuf],
 ) -> Result<BTreeMap<String, PathBuf>, LaunchError> {
-    let wanted: Vec<&JobConfig> = configs.iter().filter(|c| matches!(c.program, Program::Plugin(_))).collect();
+    let wanted: Vec<(&JobConfig, &String)> = configs
+        .iter()
+        .filter_map(|c| match &c.program {
+            Program::Plugin(name) => Some((c, name)),
+            Program::Cmd(_) => None,
+        })
+        .collect();
     let mut out = BTreeMap::new();
     if wanted.is_empty() {
         return Ok(out);
     }
     let search = SearchPath::from_env(plugin_dirs)?;
-    let entries = listing::list(&search);
-    for config in wanted {
-        let Program::Plugin(name) = &config.program else { continue };
+    let names: Vec<String> = wanted.iter().map(|(_, name)| name.to_string()).collect();
+    let entries = listing::resolve(&search, &names);
+    for (config, name) in wanted {
         match listing::find(&entries, name) {
             Some(entry) => {
                 out.insert(name.clone(), entry.path.clone());

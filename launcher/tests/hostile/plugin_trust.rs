@@ -1,14 +1,17 @@
-//! Plugin files another user could swap for their own code.
+//! Plugin files another user could swap for their own code, and libraries
+//! that hang while loading.
 //!
 //! Real files with real modes and owners (the tests run as root and hand
-//! files to uid/gid 1000) and real symlinks.
+//! files to uid/gid 1000), real symlinks, and a C library whose constructor
+//! never returns.
 
 use crate::common;
 use nix::unistd::{chown, Gid, Uid};
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 /// A user and group that are not root.
 const OTHER: u32 = 1000;
@@ -147,4 +150,91 @@ fn a_symlink_is_judged_by_the_file_it_resolves_to() {
     std::fs::remove_file(&link).unwrap();
     std::os::unix::fs::symlink(spin_in(&safe), &link).unwrap();
     assert_accepted(&plugins, &link);
+}
+
+/// A library without a manifest whose constructor creates `marker`, then
+/// never returns.
+fn hanging_library(dir: &Path, name: &str, marker: &Path) -> PathBuf {
+    let source = format!(
+        "#include <fcntl.h>\n#include <unistd.h>\n\
+         __attribute__((constructor)) static void hang(void) {{ close(open(\"{}\", O_CREAT | O_WRONLY, 0600)); for (;;) pause(); }}\n\
+         int not_a_plugin(void) {{ return 0; }}\n",
+        marker.display()
+    );
+    let lib = common::c_library(dir, name, &source);
+    chmod(&lib, 0o755);
+    lib
+}
+
+/// `mlb --jobs` of one spin job, `--dry-run`, with `args` before it: the
+/// output and how long it took.
+fn launch(mlb: &Path, args: &[&str], env: &[(&str, &str)]) -> (Output, Duration) {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = common::write(dir.path(), "spin.json", r#"[{"name": "s", "plugin": "spin", "args": {"size": 0}}]"#);
+    let outdir = dir.path().join("out");
+    let started = Instant::now();
+    let out = Command::new(mlb)
+        .args(args)
+        .arg("--jobs")
+        .arg(&jobs)
+        .args(["--dry-run", "--devices", "1", "--outdir"])
+        .arg(&outdir)
+        .env_remove("MLB_PLUGIN_PATH")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (out, started.elapsed())
+}
+
+#[test]
+fn a_launch_does_not_load_libraries_it_does_not_need() {
+    let dir = private_dir();
+    let later = private_dir();
+    let markers = tempfile::tempdir().unwrap();
+    spin_in(dir.path());
+    // After spin in its own folder, and in a folder searched after it.
+    let same = markers.path().join("same-folder");
+    let after = markers.path().join("later-folder");
+    hanging_library(dir.path(), "libzz_hang.so", &same);
+    hanging_library(later.path(), "libaa_hang.so", &after);
+    let (out, took) = launch(
+        &common::mlb(),
+        &["--plugin-dir", dir.path().to_str().unwrap()],
+        &[("MLB_PLUGIN_PATH", later.path().to_str().unwrap())],
+    );
+    let (stdout, stderr) = common::text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("libmlb_spin.so"), "{stdout}");
+    assert!(!same.exists() && !after.exists(), "a library the launch did not need was loaded");
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+#[test]
+fn a_library_that_hangs_while_loading_is_refused_in_bounded_time_and_named() {
+    let hang_dir = private_dir();
+    let spin_dir = private_dir();
+    let markers = tempfile::tempdir().unwrap();
+    let hang = hanging_library(hang_dir.path(), "libhang.so", &markers.path().join("loaded"));
+    spin_in(spin_dir.path());
+    let short = [("MLB_PROBE_TIMEOUT", "2")];
+    let named = |text: &str| text.contains(hang.to_str().unwrap()) && text.contains("refused");
+
+    // `plugins list --verify` loads every file: the hanging one is refused.
+    let started = Instant::now();
+    let (entries, stderr) = list(&[hang_dir.path(), spin_dir.path()], true, &short);
+    let took = started.elapsed();
+    let (status, reason) = status_of(&entries, &hang);
+    assert_eq!(status, "refused");
+    assert!(named(&reason) && reason.contains("did not finish loading within 2 s"), "{reason}");
+    assert!(stderr.contains(hang.to_str().unwrap()), "said while waiting: {stderr}");
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+
+    // A launch must ask it (it comes first in the search path and has no
+    // manifest): it waits as long, says so, and runs spin.
+    let args = ["--plugin-dir", hang_dir.path().to_str().unwrap(), "--plugin-dir", spin_dir.path().to_str().unwrap()];
+    let (out, took) = launch(&common::mlb(), &args, &short);
+    let (_, stderr) = common::text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(named(&stderr), "{stderr}");
+    assert!(took < Duration::from_secs(10), "took {took:?}");
 }
