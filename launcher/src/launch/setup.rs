@@ -119,6 +119,7 @@ fn resolve_plugins(
                     job: config.name.clone(),
                     plugin: name.clone(),
                     available: if names.is_empty() { "none".into() } else { names.join(", ") },
+                    refused: listing::refusals(&entries).into(),
                 });
             }
         }

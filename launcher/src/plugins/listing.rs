@@ -225,6 +225,21 @@ pub fn names(entries: &[Entry]) -> Vec<String> {
     names
 }
 
+/// Why each refused file of `entries` is refused, one reason a file, each
+/// naming its file.
+pub fn refusals(entries: &[Entry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter_map(|e| match &e.status {
+            Status::Refused { reason } => {
+                let path = e.path.display().to_string();
+                Some(if reason.contains(&path) { reason.clone() } else { format!("{path}: {reason}") })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// Runs `mlb worker --describe path` (trust already checked), for at most
 /// `timeout`: one status per workload the library exports, or why it is
 /// refused.
@@ -291,7 +306,7 @@ fn probe(mlb: &Path, path: &Path, timeout: Duration) -> Vec<Status> {
     }
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     let reason = match out.status.signal() {
-        Some(sig) => format!("crashed while loading (signal {sig}) {stderr}").trim().to_string(),
+        Some(sig) => format!("{} crashed while loading (signal {sig}) {stderr}", path.display()).trim().to_string(),
         None => stderr.lines().last().unwrap_or("probe failed without a message").to_string(),
     };
     refused(reason)

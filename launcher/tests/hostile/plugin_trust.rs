@@ -1,5 +1,5 @@
-//! Plugin files another user could swap for their own code, and libraries
-//! that hang while loading.
+//! Plugin files another user could swap for their own code, libraries that
+//! hang while loading, and a launch whose every plugin is refused.
 //!
 //! Real files with real modes and owners (the tests run as root and hand
 //! files to uid/gid 1000), real symlinks, and a C library whose constructor
@@ -237,4 +237,29 @@ fn a_library_that_hangs_while_loading_is_refused_in_bounded_time_and_named() {
     assert!(out.status.success(), "{stderr}");
     assert!(named(&stderr), "{stderr}");
     assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+/// This `mlb` alone in a folder: the binary's own folders hold no plugin.
+fn lone_mlb() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let mlb = dir.path().join("mlb");
+    if std::fs::hard_link(common::mlb(), &mlb).is_err() {
+        std::fs::copy(common::mlb(), &mlb).unwrap();
+    }
+    (dir, mlb)
+}
+
+#[test]
+fn when_every_plugin_is_refused_the_launch_says_why() {
+    let (_bin, mlb) = lone_mlb();
+    let dir = private_dir();
+    let spin = spin_in(dir.path());
+    chmod(&spin, 0o666);
+    let (out, _) = launch(&mlb, &["--plugin-dir", dir.path().to_str().unwrap()], &[]);
+    let (stdout, stderr) = common::text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(stderr.contains("no plugin named `spin`; plugins found: none"), "{stderr}");
+    assert!(stderr.contains(&format!("1 file refused: {}", spin.display())), "{stderr}");
+    assert!(stderr.contains("mode 0666") && stderr.contains("mlb plugins list"), "{stderr}");
 }
