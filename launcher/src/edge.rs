@@ -187,7 +187,7 @@ pub fn stderr_color() -> bool {
 }
 
 /// Where an error message gives its fix.
-const FIX: &str = "; fix: ";
+pub(crate) const FIX: &str = "; fix: ";
 
 /// `error` as one block: `mlb: error: MESSAGE`, then each cause its message
 /// does not already include (`caused by: ...`), then each fix the messages

@@ -1,6 +1,6 @@
 //! Why a launch could not start.
 
-use crate::edge::{Classify, Kind};
+use crate::edge::{Classify, Kind, FIX};
 use crate::isolation::CgroupError;
 use crate::jobs::{ConfigCount, JobsError};
 use crate::plan::SlotError;
@@ -35,8 +35,9 @@ pub enum LaunchError {
         /// mlb's variables.
         known: String,
     },
-    /// A plugin job names a plugin that is not installed.
-    #[error("{path}: job #{position} `{job}`: no plugin named `{plugin}`; plugins found: {available}; fix: build or install it, or add its folder with --plugin-dir")]
+    /// A plugin job names a plugin that is not installed (or whose file is
+    /// refused).
+    #[error("{path}: job #{position} `{job}`: no plugin named `{plugin}`; plugins found: {available}{}; fix: build or install it, {}or add its folder with --plugin-dir", refused_files(.refused), refused_fix(.refused))]
     UnknownPlugin {
         /// The jobs file.
         path: PathBuf,
@@ -48,6 +49,8 @@ pub enum LaunchError {
         plugin: String,
         /// Usable plugins, comma-separated (or `none`).
         available: String,
+        /// Why each refused file of the search path is refused.
+        refused: Box<[String]>,
     },
     /// The selected jobs expand to more configs than `--max-configs`.
     #[error("{path}: job #{position} `{job}` expands to {count} configs (the product of its list lengths){}, more than --max-configs {limit}; fix: shorten its lists, select fewer jobs (--name/--exclude), or raise --max-configs", with_before(*before))]
@@ -172,6 +175,33 @@ fn with_before(before: usize) -> String {
     }
 }
 
+/// Refused files listed in full in an unknown-plugin error; the others are
+/// counted.
+const REFUSALS_SHOWN: usize = 3;
+
+/// `; N file(s) refused: WHY; WHY...` (each reason without its fix: `mlb
+/// plugins list` gives those), or nothing.
+fn refused_files(refused: &[String]) -> String {
+    if refused.is_empty() {
+        return String::new();
+    }
+    let n = refused.len();
+    let mut shown: Vec<&str> =
+        refused.iter().take(REFUSALS_SHOWN).map(|r| r.split_once(FIX).map_or(r.as_str(), |(why, _)| why)).collect();
+    let more = (n > REFUSALS_SHOWN).then(|| format!("and {} more", n - REFUSALS_SHOWN));
+    shown.extend(more.as_deref());
+    format!("; {n} file{} refused: {}", if n == 1 { "" } else { "s" }, shown.join("; "))
+}
+
+/// The part of the unknown-plugin fix that is about refused files.
+fn refused_fix(refused: &[String]) -> &'static str {
+    if refused.is_empty() {
+        ""
+    } else {
+        "make a refused file acceptable (`mlb plugins list` gives each one's reason and fix), "
+    }
+}
+
 impl Classify for LaunchError {
     /// Every launch error but one is raised before the first instance
     /// starts (an instance that fails is an outcome and the exit status, not
@@ -201,5 +231,38 @@ impl Classify for LaunchError {
             | LaunchError::Signals(_) => Kind::Refused,
             LaunchError::Slurm(e) => e.kind(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unknown(refused: Vec<String>) -> String {
+        LaunchError::UnknownPlugin {
+            path: "j.json".into(),
+            position: 1,
+            job: "t".into(),
+            plugin: "spin".into(),
+            available: "none".into(),
+            refused: refused.into(),
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn an_unknown_plugin_lists_the_refused_files_without_their_fixes() {
+        assert_eq!(
+            unknown(vec![]),
+            "j.json: job #1 `t`: no plugin named `spin`; plugins found: none; fix: build or install it, or add its folder with --plugin-dir"
+        );
+        let one = unknown(vec!["/p/a.so is bad; fix: chmod o-w /p/a.so".into()]);
+        assert!(one.contains("plugins found: none; 1 file refused: /p/a.so is bad; fix: build or install it, make a refused file acceptable (`mlb plugins list`"), "{one}");
+        assert_eq!(one.matches(FIX).count(), 1, "one fix, the edge's: {one}");
+        let five = unknown((0..5).map(|i| format!("/p/{i}.so is bad")).collect());
+        assert!(
+            five.contains("5 files refused: /p/0.so is bad; /p/1.so is bad; /p/2.so is bad; and 2 more; fix:"),
+            "{five}"
+        );
     }
 }

@@ -11,7 +11,7 @@ use crate::plan::{self, Slot};
 use crate::plugins::{accepts, listing, Entry, SearchPath, Status};
 use crate::slurm::Allocation;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::PathBuf;
 
 /// A launch ready to start.
@@ -121,15 +121,21 @@ fn resolve_plugins(
     configs: &[JobConfig],
     plugin_dirs: &[PathBuf],
 ) -> Result<BTreeMap<String, Resolved>, LaunchError> {
-    let wanted: Vec<&JobConfig> = configs.iter().filter(|c| matches!(c.program, Program::Plugin(_))).collect();
+    let wanted: Vec<(&JobConfig, &String)> = configs
+        .iter()
+        .filter_map(|c| match &c.program {
+            Program::Plugin(name) => Some((c, name)),
+            Program::Cmd(_) => None,
+        })
+        .collect();
     let mut out = BTreeMap::new();
     if wanted.is_empty() {
         return Ok(out);
     }
     let search = SearchPath::from_env(plugin_dirs)?;
-    let entries = listing::list(&search);
-    for config in wanted {
-        let Program::Plugin(name) = &config.program else { continue };
+    let names: Vec<String> = wanted.iter().map(|(_, name)| name.to_string()).collect::<BTreeSet<_>>().into_iter().collect();
+    let entries = listing::resolve(&search, &names);
+    for (config, name) in wanted {
         if out.contains_key(name) {
             continue;
         }
@@ -145,6 +151,7 @@ fn resolve_plugins(
                     job: config.name.clone(),
                     plugin: name.clone(),
                     available: if names.is_empty() { "none".into() } else { names.join(", ") },
+                    refused: listing::refusals(&entries).into(),
                 });
             }
         }

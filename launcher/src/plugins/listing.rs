@@ -10,6 +10,13 @@
 //! then says what it exports, and the probe refuses a library whose manifest
 //! does not match its tables.
 //!
+//! A launch ([`resolve`]) probes only the files it needs: those without a
+//! manifest that come, in search order, before the first manifest naming each
+//! plugin it runs (any of them could hold that plugin and win).
+//!
+//! A probe is bounded ([`PROBE_TIMEOUT_ENV`], 20 s by default): a library
+//! still loading then is killed and refused, and mlb says so on stderr.
+//!
 //! A library may export several workloads: it then has one entry per
 //! workload, all with the same path.
 
@@ -26,8 +33,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long one probe may take (loading libtorch from a cold cache is slow).
-const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Environment variable bounding one probe, in whole seconds.
+pub const PROBE_TIMEOUT_ENV: &str = "MLB_PROBE_TIMEOUT";
+
+/// How long one probe may take by default: loading libtorch from a cold
+/// cache takes seconds; a library that takes this long is taken to hang.
+const DEFAULT_PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// One workload of a candidate file (or the file, when refused) and what
 /// became of it.
@@ -67,11 +78,15 @@ pub enum Status {
 
 /// How candidates are described.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub enum Mode<'n> {
     /// From their manifests; only files without one are probed.
     Manifest,
     /// Every file is probed in a child process that loads it.
     Verify,
+    /// From their manifests; a file without one is probed only if it comes
+    /// before the first manifest naming one of these plugins (it is left out
+    /// otherwise).
+    Resolve(&'n [String]),
 }
 
 /// Every candidate of the search path, in search order, described by its
@@ -86,6 +101,14 @@ pub fn verify(search: &SearchPath) -> Vec<Entry> {
     list_with(search, &current_mlb(), Mode::Verify)
 }
 
+/// The entries a launch running the plugins `names` needs: as [`list`], but
+/// a file without a manifest is probed (and listed) only when it could hold
+/// one of them, that is when it comes before the first file whose manifest
+/// names that plugin.
+pub fn resolve(search: &SearchPath, names: &[String]) -> Vec<Entry> {
+    list_with(search, &current_mlb(), Mode::Resolve(names))
+}
+
 fn current_mlb() -> PathBuf {
     std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb"))
 }
@@ -98,13 +121,22 @@ pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
         .iter()
         .map(|path| match check_trusted(path) {
             Err(e) => Some(vec![Status::Refused { reason: e.to_string() }]),
-            Ok(()) if mode == Mode::Verify => None,
-            Ok(()) => from_manifest(path),
+            Ok(_) if mode == Mode::Verify => None,
+            Ok(real) => from_manifest(&real),
         })
         .collect();
+    let needed = match mode {
+        Mode::Resolve(names) => names.iter().map(|n| first_in_manifest(&known, n)).max().unwrap_or(0),
+        Mode::Manifest | Mode::Verify => candidates.len(),
+    };
+    let timeout = probe_timeout(std::env::var(PROBE_TIMEOUT_ENV).ok().as_deref());
     let probed: Vec<Option<Vec<Status>>> = std::thread::scope(|s| {
-        let handles: Vec<_> =
-            candidates.iter().zip(&known).map(|(p, k)| k.is_none().then(|| s.spawn(move || probe(mlb, p)))).collect();
+        let handles: Vec<_> = candidates
+            .iter()
+            .zip(&known)
+            .enumerate()
+            .map(|(i, (p, k))| (k.is_none() && i < needed).then(|| s.spawn(move || probe(mlb, p, timeout))))
+            .collect();
         handles
             .into_iter()
             .map(|h| {
@@ -142,6 +174,34 @@ fn from_manifest(path: &Path) -> Option<Vec<Status>> {
     }
 }
 
+/// The index of the first candidate whose manifest names `name` (the number
+/// of candidates when none does): files without a manifest before it could
+/// hold `name`.
+fn first_in_manifest(known: &[Option<Vec<Status>>], name: &str) -> usize {
+    known
+        .iter()
+        .position(|k| k.iter().flatten().any(|s| matches!(s, Status::Ok { meta } if meta.name == name)))
+        .unwrap_or(known.len())
+}
+
+/// The probe timeout `MLB_PROBE_TIMEOUT` (its value) asks for: a positive
+/// whole number of seconds, else the default (said on stderr when the value
+/// is not one).
+fn probe_timeout(value: Option<&str>) -> Duration {
+    match value.map(|v| v.trim().parse::<u64>()) {
+        None => DEFAULT_PROBE_TIMEOUT,
+        Some(Ok(secs)) if secs > 0 => Duration::from_secs(secs),
+        Some(_) => {
+            eprintln!(
+                "mlb: warning: {PROBE_TIMEOUT_ENV}={:?} is not a positive whole number of seconds; using {} s",
+                value.unwrap_or_default(),
+                DEFAULT_PROBE_TIMEOUT.as_secs()
+            );
+            DEFAULT_PROBE_TIMEOUT
+        }
+    }
+}
+
 fn first_named(entries: &[Entry], name: &str) -> Option<PathBuf> {
     entries.iter().find(|e| matches!(&e.status, Status::Ok { meta } if meta.name == name)).map(|e| e.path.clone())
 }
@@ -165,9 +225,25 @@ pub fn names(entries: &[Entry]) -> Vec<String> {
     names
 }
 
-/// Runs `mlb worker --describe path` (trust already checked): one status per
-/// workload the library exports, or why it is refused.
-fn probe(mlb: &Path, path: &Path) -> Vec<Status> {
+/// Why each refused file of `entries` is refused, one reason a file, each
+/// naming its file.
+pub fn refusals(entries: &[Entry]) -> Vec<String> {
+    entries
+        .iter()
+        .filter_map(|e| match &e.status {
+            Status::Refused { reason } => {
+                let path = e.path.display().to_string();
+                Some(if reason.contains(&path) { reason.clone() } else { format!("{path}: {reason}") })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Runs `mlb worker --describe path` (trust already checked), for at most
+/// `timeout`: one status per workload the library exports, or why it is
+/// refused.
+fn probe(mlb: &Path, path: &Path, timeout: Duration) -> Vec<Status> {
     let refused = |reason: String| vec![Status::Refused { reason }];
     let child = Command::new(mlb)
         .arg("worker")
@@ -181,15 +257,33 @@ fn probe(mlb: &Path, path: &Path) -> Vec<Status> {
         Ok(c) => c,
         Err(e) => return refused(format!("cannot start probe {}: {e}", mlb.display())),
     };
-    let deadline = Instant::now() + PROBE_TIMEOUT;
+    let started = Instant::now();
+    // Past a quarter of the timeout the wait is worth a word.
+    let mut quiet = true;
     loop {
         match child.try_wait() {
             Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) if started.elapsed() < timeout => {
+                if quiet && started.elapsed() >= timeout / 4 {
+                    quiet = false;
+                    eprintln!(
+                        "mlb: still loading {} to learn which workloads it exports; refused if not done within {} s",
+                        path.display(),
+                        timeout.as_secs()
+                    );
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return refused(format!("loading took over {}s", PROBE_TIMEOUT.as_secs()));
+                let hung = format!(
+                    "{} did not finish loading within {} s (an initialiser hangs?) and was refused",
+                    path.display(),
+                    timeout.as_secs()
+                );
+                eprintln!("mlb: warning: {hung}");
+                return refused(format!("{hung}; fix: give it a manifest (build it with mlb-plugin's `export_workload!`), remove it from the plugin folders, or raise {PROBE_TIMEOUT_ENV}"));
             }
         }
     }
@@ -212,7 +306,7 @@ fn probe(mlb: &Path, path: &Path) -> Vec<Status> {
     }
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
     let reason = match out.status.signal() {
-        Some(sig) => format!("crashed while loading (signal {sig}) {stderr}").trim().to_string(),
+        Some(sig) => format!("{} crashed while loading (signal {sig}) {stderr}", path.display()).trim().to_string(),
         None => stderr.lines().last().unwrap_or("probe failed without a message").to_string(),
     };
     refused(reason)
@@ -253,4 +347,43 @@ pub fn to_table(entries: &[Entry], search: &SearchPath) -> String {
 
 fn row(meta: &PluginMeta, path: String) -> Vec<String> {
     vec![meta.name.clone(), meta.version.clone(), format!("v{}", meta.abi_version), meta.description.clone(), path]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(name: &str) -> PluginMeta {
+        PluginMeta {
+            name: name.into(),
+            version: "1".into(),
+            abi_version: ABI_VERSION,
+            description: String::new(),
+            default_args: serde_json::json!({}),
+        }
+    }
+
+    #[test]
+    fn files_without_manifest_before_the_first_manifest_naming_a_plugin_are_needed() {
+        let refused = Some(vec![Status::Refused { reason: "no".into() }]);
+        let known = [
+            None,
+            Some(vec![Status::Ok { meta: meta("a") }]),
+            refused,
+            None,
+            Some(vec![Status::Ok { meta: meta("b") }]),
+        ];
+        assert_eq!(first_in_manifest(&known, "a"), 1);
+        assert_eq!(first_in_manifest(&known, "b"), 4);
+        assert_eq!(first_in_manifest(&known, "c"), known.len(), "not in any manifest: every file is needed");
+    }
+
+    #[test]
+    fn the_probe_timeout_is_a_positive_whole_number_of_seconds() {
+        assert_eq!(probe_timeout(None), DEFAULT_PROBE_TIMEOUT);
+        assert_eq!(probe_timeout(Some(" 3 ")), Duration::from_secs(3));
+        for bad in ["0", "-1", "1.5", "soon", ""] {
+            assert_eq!(probe_timeout(Some(bad)), DEFAULT_PROBE_TIMEOUT, "{bad:?}");
+        }
+    }
 }

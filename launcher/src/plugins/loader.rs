@@ -173,15 +173,16 @@ fn open(path: &Path) -> Result<Vec<(&'static PluginTable, PluginMeta)>, LoadErro
     if !path.is_absolute() {
         return Err(LoadError::NotAbsolute(path.to_path_buf()));
     }
-    check_trusted(path)?;
-    let manifest = manifest::read(path)?;
+    // The real path (symlinks resolved) is what was checked: read and load that.
+    let real = check_trusted(path)?;
+    let manifest = manifest::read(&real)?;
     if let Some(found) = manifest.iter().flatten().map(|m| m.abi_version).find(|v| *v != ABI_VERSION) {
         return Err(LoadError::AbiMismatch { path: path.to_path_buf(), found });
     }
     let open_err = |e: libloading::Error| LoadError::Open { path: path.to_path_buf(), reason: e.to_string() };
     // SAFETY: loading a library runs its initialisers; the file passed the
     // trust check and comes from a configured plugin folder.
-    let lib = unsafe { libloading::Library::new(path) }.map_err(open_err)?;
+    let lib = unsafe { libloading::Library::new(&real) }.map_err(open_err)?;
     // Never unloaded: see the module documentation.
     let lib: &'static libloading::Library = Box::leak(Box::new(lib));
     let workloads = tables(lib, path)?

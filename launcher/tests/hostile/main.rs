@@ -10,6 +10,7 @@ mod full_disk;
 mod fuzz;
 mod jobs_input;
 mod logs;
+mod plugin_trust;
 mod scene;
 mod signals;
 mod stale_groups;
