@@ -330,10 +330,35 @@ fn two_slots_per_node_and_an_all_job_with_one_task_per_node() {
     );
     let whole = |n: &str, jr: &str| (n.to_string(), jr.to_string(), "0,1".to_string(), 2);
     assert_eq!(of("whole"), vec![whole("n1", "0"), whole("n2", "1")], "one task per node seeing every slot");
+    for (node, r) in reps.iter().filter(|(_, r)| r["name"] == "whole") {
+        let p = &r["provenance"];
+        assert_eq!((p["isolation"].as_str(), p["slurm"]["node"].as_str()), (Some("slurm"), Some(node.as_str())), "{p}");
+    }
     let cpus: std::collections::BTreeSet<String> = reps
         .iter()
         .filter(|(n, r)| n == "n1" && r["name"] == "slots")
         .map(|(_, r)| r["provenance"]["cpus"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(cpus.len(), 2, "the two tasks of a node got distinct cores: {cpus:?}");
+    // mlb report: a row per node and a column per node's GPU.
+    let report =
+        common::run(&["report", "--reports", b.out().to_str().unwrap(), "--rows", "bench", "--format", "json"]);
+    let (stdout, stderr) = common::text(&report);
+    assert_eq!(report.status.code(), Some(0), "{stdout}{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["per_node"]["nodes"], serde_json::json!(["n1", "n2"]), "{}", json["per_node"]);
+    let rows: Vec<&str> =
+        json["per_node"]["rows"].as_array().unwrap().iter().map(|r| r["label"].as_str().unwrap()).collect();
+    assert_eq!(rows, ["slots", "whole"], "the all job's one task per node counts for its node too");
+    let devices: Vec<(String, String)> = json["per_gpu"]["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["node"].as_str().unwrap().to_string(), d["id"].as_str().unwrap().to_string()))
+        .collect();
+    let device = |n: &str, id: &str| (n.to_string(), id.to_string());
+    assert_eq!(devices, [device("n1", "0"), device("n1", "1"), device("n2", "0"), device("n2", "1")]);
+    let text = common::run(&["report", "--reports", b.out().to_str().unwrap()]);
+    let (stdout, _) = common::text(&text);
+    assert!(stdout.contains("Relative node performance") && stdout.contains("n2/1"), "{stdout}");
 }

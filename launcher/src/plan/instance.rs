@@ -214,7 +214,10 @@ fn build(
         jr_id: jr_id as u32,
         vcd: placement.vcd(),
     };
-    let isolation = if placement.slot.is_some() { ctx.isolation.as_str() } else { "none" };
+    // A slot is confined; so is every task of a Slurm step (on a node), an
+    // `all` job's one task per node included: Slurm confines it.
+    let confined = placement.slot.is_some() || placement.node.is_some();
+    let isolation = if confined { ctx.isolation.as_str() } else { "none" };
     let cpu_count = placement.cpus.len();
     let instance = env::Instance { run: &ctx.variables, identity: &identity, cpu_count, isolation, kind: ctx.kind };
     // The user's heap choice reaches instances in containers too.

@@ -7,6 +7,7 @@ use super::entry::Entry;
 use super::error::ReportError;
 use super::judge::{judge, Check, Rule};
 use super::per_gpu::{per_gpu, GpuTables};
+use super::per_node::{per_node, NodeTables};
 use super::read::{Reading, Unreadable};
 use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
@@ -110,6 +111,8 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Per-GPU relative tables and flags.
     pub per_gpu: GpuTables,
+    /// Per-node relative tables and stragglers (reports from several nodes).
+    pub per_node: NodeTables,
     /// Comparison with a baseline.
     pub baseline: Option<BaselineReport>,
     /// Things the reader should know (missing targets, left-out entries...).
@@ -228,6 +231,7 @@ pub fn aggregate(
         failures,
         stricter,
         per_gpu: per_gpu(&judged, &layouts.rows, rule),
+        per_node: per_node(&judged, &layouts.rows, rule),
         baseline: None,
         notes: Vec::new(),
         runs: runs(&judged, &layouts.rows, rule),
@@ -365,13 +369,20 @@ fn notes(report: &Report, sel: &Selection, opts: &Options) -> Vec<String> {
             }
         }
     }
-    let devices = &report.per_gpu.devices;
+    let (nodes, devices) = (&report.per_node.nodes, &report.per_gpu.devices);
+    if !nodes.is_empty() && !devices.is_empty() && devices.iter().all(|d| d.node.is_none()) {
+        notes.push(format!(
+            "reports from {} hosts ({}) not run under Slurm: the per-GPU tables pool each device id across hosts, as the original did; the node table tells the hosts apart",
+            nodes.len(),
+            nodes.join(", ")
+        ));
+    }
     if devices.len() == 1 {
-        notes.push(format!("one GPU ({}): no per-GPU relative tables", devices[0].id));
+        notes.push(format!("one GPU ({}): no per-GPU relative tables", devices[0].label()));
     }
     if let Some(total) = opts.gpu_total {
         if devices.len() != total {
-            let ids: Vec<&str> = devices.iter().map(|d| d.id.as_str()).collect();
+            let ids: Vec<String> = devices.iter().map(|d| d.label()).collect();
             notes.push(format!(
                 "--gputotal {total}, but single-GPU reports name {} device(s): {}",
                 devices.len(),
@@ -424,6 +435,8 @@ mod tests {
             suite: suite.map(str::to_string),
             vcd: Some("0".into()),
             gpu: None,
+            slurm_node: None,
+            hostname: None,
             completed: Some(true),
             failure: None,
             avg: Some(1.0),

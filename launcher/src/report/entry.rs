@@ -3,8 +3,8 @@
 //!
 //! Only the fields the report needs are read, in one pass over each object
 //! (no intermediate `Value`): `name`, `suite`, `vcd`, `gpu`, `completed`,
-//! `failure`, `train_item.avg`, `batch_loss`, and the scalar arguments of
-//! the config. Numbers may be the original's `NaN`/`Infinity` tokens (read
+//! `failure`, `train_item.avg`, `batch_loss`, the node (`provenance.slurm.node`,
+//! else `hostname`), and the scalar arguments of the config. Numbers may be the original's `NaN`/`Infinity` tokens (read
 //! through [`tolerant`](super::tolerant)'s markers) or `null`.
 
 use super::tolerant::marker_value;
@@ -70,6 +70,10 @@ pub struct Entry {
     pub vcd: Option<String>,
     /// Device name, when the report holds one.
     pub gpu: Option<String>,
+    /// The Slurm node it ran on (`provenance.slurm.node`, `mlb --slurm`).
+    pub slurm_node: Option<String>,
+    /// The report's `hostname`.
+    pub hostname: Option<String>,
     /// `completed`, as Python's truth value, when the entry holds the key.
     pub completed: Option<bool>,
     /// `failure.cause` and `failure.message` of an mlb failure record.
@@ -107,6 +111,11 @@ impl Entry {
         self.vcd.as_deref().filter(|v| !v.contains(','))
     }
 
+    /// The node it ran on: its Slurm node, else its host.
+    pub fn node(&self) -> Option<&str> {
+        self.slurm_node.as_deref().or(self.hostname.as_deref())
+    }
+
     /// The bench name, or `(null)` for a null name.
     pub fn bench_label(&self) -> &str {
         self.name.as_deref().unwrap_or("(null)")
@@ -129,6 +138,8 @@ pub struct RawEntry {
     suite: Option<String>,
     vcd: Option<String>,
     gpu: Option<String>,
+    slurm_node: Option<String>,
+    hostname: Option<String>,
     completed: Option<bool>,
     failure: Option<(String, String)>,
     avg: Option<f64>,
@@ -149,6 +160,8 @@ impl RawEntry {
             suite: self.suite,
             vcd: self.vcd.map(normalise_vcd),
             gpu: self.gpu,
+            slurm_node: self.slurm_node,
+            hostname: self.hostname,
             completed: self.completed,
             failure: self.failure,
             avg: self.avg,
@@ -164,6 +177,8 @@ enum Key<'a> {
     Suite,
     Vcd,
     Gpu,
+    Hostname,
+    Provenance,
     Completed,
     Failure,
     TrainItem,
@@ -197,6 +212,8 @@ impl Key<'_> {
             "suite" => Key::Suite,
             "vcd" => Key::Vcd,
             "gpu" => Key::Gpu,
+            "hostname" => Key::Hostname,
+            "provenance" => Key::Provenance,
             "completed" => Key::Completed,
             "failure" => Key::Failure,
             "train_item" => Key::TrainItem,
@@ -228,6 +245,8 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
                         Key::Suite => e.suite = map.next_value::<Option<Text>>()?.map(|t| t.0),
                         Key::Vcd => e.vcd = map.next_value::<Option<Text>>()?.map(|t| t.0),
                         Key::Gpu => e.gpu = map.next_value::<Option<Text>>()?.map(|t| t.0),
+                        Key::Hostname => e.hostname = map.next_value::<Option<Text>>()?.map(|t| t.0),
+                        Key::Provenance => e.slurm_node = map.next_value::<ProvenanceNode>()?.node(),
                         Key::Completed => e.completed = Some(map.next_value::<Shallow>()?.truth()),
                         Key::Failure => e.failure = map.next_value::<Option<RawFailure>>()?.map(RawFailure::pair),
                         Key::TrainItem => e.avg = map.next_value::<Option<RawThroughput>>()?.and_then(|t| t.avg.0),
@@ -248,6 +267,30 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
             }
         }
         d.deserialize_map(EntryVisitor::<TOLERANT>)
+    }
+}
+
+/// `provenance.slurm.node`, read leniently: a provenance of another shape
+/// (the original's reports have none) names no node rather than making the
+/// entry unreadable.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ProvenanceNode {
+    Slurm { slurm: SlurmNode },
+    Other(IgnoredAny),
+}
+
+#[derive(Deserialize)]
+struct SlurmNode {
+    node: Text,
+}
+
+impl ProvenanceNode {
+    fn node(self) -> Option<String> {
+        match self {
+            ProvenanceNode::Slurm { slurm } => Some(slurm.node.0),
+            ProvenanceNode::Other(_) => None,
+        }
     }
 }
 
@@ -503,6 +546,21 @@ mod tests {
         let args: Vec<&str> = e.args.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(args, ["arch", "batch_size", "lr", "nothing"], "scalars only, metadata left out, sorted");
         assert_eq!(e.args[3].1, Value::Null);
+    }
+
+    #[test]
+    fn the_node_is_the_slurm_node_else_the_hostname() {
+        let slurm = json!({"name": "a", "hostname": "host", "provenance": {"isolation": "slurm",
+            "slurm": {"node": "n2", "job_id": 7, "step_id": 0, "task_id": 3, "local_id": 1}}});
+        assert_eq!(entry(slurm).node(), Some("n2"));
+        let bare = json!({"name": "a", "hostname": "host", "provenance": {"isolation": "cgroup", "slurm": null}});
+        let bare = entry(bare);
+        assert_eq!((bare.node(), bare.slurm_node.as_deref()), (Some("host"), None));
+        for odd in [json!(5), json!([1]), json!({"slurm": {"node": {"x": 1}}}), json!({"slurm": "n1"})] {
+            let e = entry(json!({"name": "a", "provenance": odd.clone()}));
+            assert_eq!(e.node(), None, "{odd}: no node, and still an entry");
+        }
+        assert_eq!(entry(json!({"name": "a"})).node(), None);
     }
 
     #[test]

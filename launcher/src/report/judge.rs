@@ -158,6 +158,8 @@ mod tests {
             suite: None,
             vcd: Some("0".into()),
             gpu: None,
+            slurm_node: None,
+            hostname: None,
             completed,
             failure: None,
             avg,

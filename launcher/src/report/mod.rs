@@ -1,6 +1,6 @@
 //! `mlb report`: reads a folder of report files (mlb's and the original
 //! suite's), computes the per-bench statistics, the score against a target
-//! table (compat §6), per-GPU tables, an optional comparison with a baseline,
+//! table (compat §6), per-GPU and per-node tables, an optional comparison with a baseline,
 //! and prints them as a table, JSON, CSV or Markdown, with an optional HTML
 //! page with charts.
 
@@ -11,7 +11,9 @@ mod entry;
 mod error;
 mod judge;
 mod per_gpu;
+mod per_node;
 mod read;
+mod relative;
 pub mod render;
 mod rows;
 mod score;
@@ -25,8 +27,10 @@ pub use baseline::{Comparison, Verdict};
 pub use entry::{Entry, Losses};
 pub use error::ReportError;
 pub use judge::{judge, Check, Rule};
-pub use per_gpu::{Device, GpuTables, FLAG_BELOW};
+pub use per_gpu::{Device, GpuTables};
+pub use per_node::NodeTables;
 pub use read::{read_file, read_folder, Reading, Unreadable};
+pub use relative::FLAG_BELOW;
 pub use rows::{Grouping, Row};
 pub use score::{Score, MULTI_GPU};
 pub use stats::{geometric_mean, t_quantile, Sample};

@@ -276,6 +276,8 @@ mod tests {
             suite: None,
             vcd: Some("0".into()),
             gpu: None,
+            slurm_node: None,
+            hostname: None,
             completed: Some(true),
             failure: None,
             avg: Some(avg),

@@ -79,18 +79,18 @@ impl Ranged for Slots {
 /// One chart per row (config or bench): the mean throughput of each GPU
 /// (bar) with the range of its runs (whisker), from the single-GPU reports.
 pub fn throughput_per_gpu(report: &Report) -> Vec<(String, String)> {
-    let devices = &report.per_gpu.devices;
+    let labels: Vec<String> = report.per_gpu.devices.iter().map(|d| d.label()).collect();
     report
         .per_gpu
         .rows
         .iter()
         .map(|row| {
-            let bars: Vec<(&str, Bar)> = devices
+            let bars: Vec<(&str, Bar)> = labels
                 .iter()
                 .zip(&row.cells)
-                .filter_map(|(d, c)| {
+                .filter_map(|(label, c)| {
                     let s = c.as_ref()?.sample;
-                    Some((d.id.as_str(), Bar { mean: s.mean?, min: s.min?, max: s.max? }))
+                    Some((label.as_str(), Bar { mean: s.mean?, min: s.min?, max: s.max? }))
                 })
                 .collect();
             (row.label.clone(), svg(BENCH_CHART, |root| gpu_bars(root, &row.label, &bars)))

@@ -125,6 +125,8 @@ mod tests {
             suite: None,
             vcd: Some(vcd.into()),
             gpu: None,
+            slurm_node: None,
+            hostname: None,
             completed: Some(completed),
             failure: (!completed).then(|| ("oom".to_string(), "<killed>".to_string())),
             avg: Some(avg),

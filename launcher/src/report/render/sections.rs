@@ -2,7 +2,7 @@
 //! sections holding a table, label/value pairs or lines, with cells marked
 //! pass, fail or warn.
 
-use super::super::per_gpu::{Cell as GpuCell, FLAG_BELOW};
+use super::super::relative::{Cell as RelCell, Flag, Row as RelRow, FLAG_BELOW};
 use super::super::{FailureRow, Grouping, Report, Row, Rule, Verdict};
 
 /// How a cell should stand out.
@@ -136,23 +136,35 @@ pub fn sections(report: &Report) -> Vec<Section> {
         out.push(section(title, bench_table(report, &report.benches)));
     }
     out.push(section("Score", score(report)));
-    if report.per_gpu.devices.len() > 1 {
+    let gpu = &report.per_gpu;
+    if gpu.devices.len() > 1 {
+        let headers: Vec<String> = gpu
+            .devices
+            .iter()
+            .map(|d| match &d.gpu {
+                Some(name) => format!("{} ({name})", d.label()),
+                None => d.label(),
+            })
+            .collect();
         for (i, measure) in ["mean", "min", "max"].into_iter().enumerate() {
-            let mut s = section(format!("Relative GPU performance ({measure})"), relative(report, i));
+            let mut s =
+                section(format!("Relative GPU performance ({measure})"), relative(report, &headers, &gpu.rows, i));
             s.anchor = (i == 0).then_some(Anchor::PerGpu);
             out.push(s);
         }
     }
-    if !report.per_gpu.flags.is_empty() {
-        let rows = report.per_gpu.flags.iter().map(|f| {
-            vec![
-                f.label.as_str().into(),
-                f.device.as_str().into(),
-                Cell { mark: Some(Mark::Warn), ..pct(Some(f.rel_mean)) },
-            ]
-        });
+    if !gpu.flags.is_empty() {
         let title = format!("GPUs below {:.0}% of the best", FLAG_BELOW * 100.0);
-        out.push(section(title, table(&[row_kind(report), "device", "mean vs best"], rows.collect())));
+        out.push(section(title, flags(report, "device", &gpu.flags)));
+    }
+    let node = &report.per_node;
+    if !node.nodes.is_empty() {
+        let title = "Relative node performance (mean of each node's instances)";
+        out.push(section(title, relative(report, &node.nodes, &node.rows, 0)));
+    }
+    if !node.stragglers.is_empty() {
+        let title = format!("Stragglers: nodes below {:.0}% of the best node", FLAG_BELOW * 100.0);
+        out.push(section(title, flags(report, "node", &node.stragglers)));
     }
     if let Some(base) = &report.baseline {
         let rows = base.comparisons.iter().map(|c| {
@@ -339,17 +351,13 @@ fn score(report: &Report) -> Body {
     Body::Pairs(pairs)
 }
 
-/// A relative table: `measure` 0 mean, 1 min, 2 max.
-fn relative(report: &Report, measure: usize) -> Body {
-    let gpu = &report.per_gpu;
+/// A relative table over columns named `columns`: `measure` 0 mean, 1 min,
+/// 2 max.
+fn relative(report: &Report, columns: &[String], rows: &[RelRow], measure: usize) -> Body {
     let mut headers = vec![row_kind(report).to_string()];
-    headers.extend(gpu.devices.iter().map(|d| match &d.gpu {
-        Some(name) => format!("{} ({name})", d.id),
-        None => d.id.clone(),
-    }));
-    let value = |c: &GpuCell| [c.rel_mean, c.rel_min, c.rel_max][measure];
-    let rows = gpu
-        .rows
+    headers.extend(columns.iter().cloned());
+    let value = |c: &RelCell| [c.rel_mean, c.rel_min, c.rel_max][measure];
+    let rows = rows
         .iter()
         .map(|row| {
             let mut cells: Vec<Cell> = vec![row.label.as_str().into()];
@@ -364,4 +372,16 @@ fn relative(report: &Report, measure: usize) -> Body {
         })
         .collect();
     Body::Table { headers, rows }
+}
+
+/// The flagged columns (a `column` each) of a relative table.
+fn flags(report: &Report, column: &str, flags: &[Flag]) -> Body {
+    let rows = flags.iter().map(|f| {
+        vec![
+            f.label.as_str().into(),
+            f.column.as_str().into(),
+            Cell { mark: Some(Mark::Warn), ..pct(Some(f.rel_mean)) },
+        ]
+    });
+    table(&[row_kind(report), column, "mean vs best"], rows.collect())
 }
