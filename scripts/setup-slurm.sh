@@ -8,7 +8,10 @@
 #   scripts/setup-slurm.sh status  # exit 0 when the cluster answers with both nodes idle
 #
 # Everything lives in ${MLB_SLURM_DIR:-/run/mlb-slurm}: slurm.conf, state,
-# spools, logs and pid files. Clients find the cluster through
+# spools, logs and pid files. The cluster's srun and slurmd load a stand-in
+# of pyxis (scripts/slurm/pyxis-standin.c, built here; it registers pyxis's
+# options when MLB_PYXIS_STANDIN=1 and logs what each task was asked into
+# pyxis-standin.log, running no container). Clients find the cluster through
 #   export SLURM_CONF=${MLB_SLURM_DIR:-/run/mlb-slurm}/slurm.conf
 # (the tests read the same variable MLB_SLURM_DIR).
 set -euo pipefail
@@ -57,11 +60,12 @@ if [ "$(id -u)" != 0 ]; then
     echo "setup-slurm: the test cluster is not running and this script needs root to install or start it" >&2
     exit 1
 fi
-if ! command -v slurmctld >/dev/null 2>&1 || ! command -v slurmd >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
-    say "installing slurm-wlm and munge with apt"
+if ! command -v slurmctld >/dev/null 2>&1 || ! command -v slurmd >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1 \
+    || [ ! -f /usr/include/slurm/spank.h ] || ! command -v cc >/dev/null 2>&1; then
+    say "installing slurm-wlm, munge, libslurm-dev and a C compiler with apt"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q
-    apt-get install -y -q slurm-wlm munge
+    apt-get install -y -q slurm-wlm munge libslurm-dev gcc libc6-dev
 fi
 
 # A fresh cluster: stop what an earlier start left, new state.
@@ -77,6 +81,10 @@ chmod 0400 "$key"
 socket=$dir/munge/munge.socket
 munged --force --key-file="$key" --socket="$socket" --pid-file="$dir/munged.pid" \
     --log-file="$dir/munged.log" --seed-file="$dir/munge/seed"
+
+# The pyxis stand-in, loaded by srun and slurmd through plugstack.conf.
+cc -O2 -Wall -shared -fPIC -o "$dir/pyxis-standin.so" "$(dirname "$0")/slurm/pyxis-standin.c"
+echo "optional $dir/pyxis-standin.so log=$dir/pyxis-standin.log" >"$dir/plugstack.conf"
 
 cpus=$(( $(nproc) >= 2 ? 2 : 1 ))
 memory_mb=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 / 4 ))
@@ -106,6 +114,7 @@ SelectTypeParameters=CR_Core_Memory
 KillWait=5
 InactiveLimit=0
 MessageTimeout=20
+PlugStackConfig=$dir/plugstack.conf
 NodeName=n1 NodeHostname=localhost Port=17001 CPUs=$cpus RealMemory=$memory_mb
 NodeName=n2 NodeHostname=localhost Port=17002 CPUs=$cpus RealMemory=$memory_mb
 PartitionName=main Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP

@@ -271,6 +271,61 @@ fn docker_without_pyxis_is_refused_with_the_reason() {
     assert!(!b.out().exists(), "nothing started");
 }
 
+/// pyxis cannot run here (it needs enroot and a container runtime): the test
+/// cluster's srun and slurmd load a stand-in SPANK plugin
+/// (scripts/slurm/pyxis-standin.c) that registers pyxis's options when
+/// `MLB_PYXIS_STANDIN=1` and logs what each task was asked, running the task
+/// on its node without a container. What is real: the detection from `srun
+/// --help`, srun's parsing of the flags and their passage to every task.
+#[test]
+fn docker_steps_go_through_pyxis_one_container_per_node() {
+    let _cluster = cluster();
+    let b = Bench::new();
+    let jobs = b.jobs(
+        r#"[{"name": "px", "plugin": "spin", "args": {"repeat": 11, "number": 1, "size": [8, 16]}, "cgroup": "student"}]"#,
+    );
+    let unique = format!("{}-{}", std::process::id(), std::time::SystemTime::UNIX_EPOCH.elapsed().unwrap().as_nanos());
+    let image = format!("registry.example.org:5000/mlb/test-{unique}:1");
+    let mut command = b.command(TWO_NODES, &jobs, &["--docker", &image]);
+    command.env("MLB_PYXIS_STANDIN", "1");
+    let (out, text) = slurm::run(command);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let reps = reports(&b.out());
+    assert_eq!(reps.len(), 4, "two configs on two nodes: {text}");
+    let job = reps[0].1["provenance"]["slurm"]["job_id"].as_str().unwrap().to_string();
+    let log = std::fs::read_to_string(slurm::dir().join("pyxis-standin.log")).unwrap();
+    let field = |line: &str, key: &str| -> String {
+        line.split(' ').find_map(|kv| kv.strip_prefix(&format!("{key}="))).unwrap_or_default().to_string()
+    };
+    let mut tasks: Vec<(String, String, String)> = log
+        .lines()
+        .filter(|l| field(l, "job") == job)
+        .map(|l| {
+            let enroot = format!("registry.example.org:5000#mlb/test-{unique}:1");
+            assert_eq!(field(l, "image"), enroot, "enroot's name of the image: {l}");
+            let mounts = field(l, "mounts");
+            let outdir = b.out();
+            assert!(mounts.split(',').any(|m| m == format!("{0}:{0}", outdir.display())), "{mounts}");
+            let mlb = Path::new(env!("CARGO_BIN_EXE_mlb")).parent().unwrap().to_path_buf();
+            assert!(mounts.split(',').any(|m| m == format!("{0}:{0}:ro", mlb.display())), "mlb read-only: {mounts}");
+            assert!(field(l, "name").starts_with("mlb-"), "{l}");
+            (field(l, "step"), field(l, "node"), field(l, "container"))
+        })
+        .collect();
+    tasks.sort();
+    let task = |step: &str, node: &str, c: &str| (step.to_string(), node.to_string(), c.to_string());
+    assert_eq!(
+        tasks,
+        [
+            task("0", "n1", "imported"),
+            task("0", "n2", "imported"),
+            task("1", "n1", "reused"),
+            task("1", "n2", "reused")
+        ],
+        "each node imports the image once, the second step reuses it:\n{log}"
+    );
+}
+
 #[test]
 fn singularity_tasks_run_apptainer_exec_on_their_node() {
     let _cluster = cluster();
