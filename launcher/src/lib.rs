@@ -18,4 +18,5 @@ pub mod record;
 pub mod report;
 pub mod runtime;
 pub mod slurm;
+pub mod telemetry;
 pub mod worker;

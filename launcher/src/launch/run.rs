@@ -22,6 +22,7 @@ use crate::jobs::{render, JobConfig, Scope};
 use crate::plan::{self, Instance, RunContext};
 use crate::record::{self, arg_key};
 use crate::runtime::Runtime;
+use crate::telemetry;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -76,12 +77,17 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let mut summary =
         Summary::open(&prepared.outdir).map_err(|source| LaunchError::Io { path: prepared.outdir.clone(), source })?;
     let display = Display::for_stderr();
+    let sources = telemetry::Sources::open(&prepared.host, args.sample_hz);
+    if let Some(warning) = sources.warning() {
+        display.note(&format!("mlb: warning: {warning}"));
+    }
     let watch = Watch {
         runtime: runtime.as_ref(),
         groups: groups.as_ref(),
         timeout: args.timeout,
         interrupt: &interrupt,
         logs: &prepared.outdir.join("logs"),
+        telemetry: Some(&sources),
     };
     let record = Record { groups: groups.as_ref(), runtime: runtime.as_ref() };
     let started = Instant::now();
