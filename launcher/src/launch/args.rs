@@ -94,6 +94,10 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "KIND")]
     pub host: Option<HostKind>,
 
+    /// Refuse to run when a pre-flight check (`mlb doctor`) fails, instead of warning.
+    #[arg(long = "strict-preflight")]
+    pub strict_preflight: bool,
+
     /// Telemetry samples per second of every instance (0 to 1000; 0: none).
     #[arg(long = "sample-hz", value_name = "HZ", default_value = "10", allow_negative_numbers = true, value_parser = sample_hz)]
     pub sample_hz: f64,

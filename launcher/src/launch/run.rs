@@ -22,7 +22,8 @@ use crate::jobs::{render, JobConfig, Scope};
 use crate::plan::{self, Instance, RunContext};
 use crate::record::{self, arg_key};
 use crate::runtime::Runtime;
-use crate::telemetry;
+use crate::contract::env;
+use crate::{doctor, system, telemetry};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -50,6 +51,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         return Ok(EXIT_OK);
     }
     let runtime = choice::runtime(&choice, &prepared, args.timeout, false)?;
+    preflight(args, &prepared, runtime.as_ref())?;
     let interrupt = signals::install().map_err(LaunchError::Signals)?;
     // Under Slurm, Slurm shares the nodes out: two runs in two allocations
     // may well share the node the launchers run on.
@@ -77,6 +79,11 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let mut summary =
         Summary::open(&prepared.outdir).map_err(|source| LaunchError::Io { path: prepared.outdir.clone(), source })?;
     let display = Display::for_stderr();
+    let nodes = prepared.allocation.as_ref().map_or(1, |a| a.nodes.len());
+    let desc = system::describe(&prepared.host, Path::new("/"), nodes, runtime.container());
+    if let Err(e) = system::write(&prepared.outdir, &desc) {
+        display.note(&format!("mlb: warning: cannot write {}: {e}", prepared.outdir.join(system::FILE).display()));
+    }
     let sources = telemetry::Sources::open(&prepared.host, args.sample_hz);
     if let Some(warning) = sources.warning() {
         display.note(&format!("mlb: warning: {warning}"));
@@ -155,6 +162,39 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     } else {
         EXIT_FAILED
     })
+}
+
+/// Runs `mlb doctor`'s checks for this run, and the container's (the
+/// runtime opened: its daemon answered and its image is there); writes the
+/// verdict into the output folder; warns of each problem, or refuses under
+/// `--strict-preflight` when a check failed.
+fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &dyn Runtime) -> Result<(), LaunchError> {
+    let data_dir = prepared.variables.iter().find(|(k, _)| k == env::DATA_DIRECTORY).map(|(_, v)| v.as_str());
+    let named: Vec<PathBuf> = prepared
+        .configs
+        .iter()
+        .flat_map(|c| c.args.0.iter().map(|(_, v)| v))
+        .filter_map(Value::as_str)
+        .filter(|v| data_dir.is_some_and(|d| v.starts_with(d)))
+        .map(PathBuf::from)
+        .collect();
+    let data: Vec<&Path> = named.iter().map(PathBuf::as_path).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let mut verdict = doctor::examine(&prepared.host, &prepared.outdir, &data);
+    if let Some(c) = runtime.container() {
+        let image = [c.image, c.digest].into_iter().flatten().collect::<Vec<_>>().join(" ");
+        verdict.checks.push(doctor::Check::pass("container", format!("runtime reachable, image present: {image}")));
+    }
+    let file = verdict
+        .write(&prepared.outdir)
+        .map_err(|source| LaunchError::Io { path: prepared.outdir.join(doctor::FILE), source })?;
+    if args.strict_preflight && verdict.failed().next().is_some() {
+        let failed = verdict.failed().map(|c| format!("  {}\n", doctor::check::line(c))).collect();
+        return Err(LaunchError::Preflight { verdict: file, failed });
+    }
+    for c in verdict.problems() {
+        eprintln!("mlb: warning: pre-flight: {}", doctor::check::line(c));
+    }
+    Ok(())
 }
 
 /// Emits the result line `text`; a failure to append it goes to `space`.
