@@ -136,8 +136,10 @@ pub struct Telemetry {
 fn metrics(w: &Window, part: Part, i: usize) -> Metrics {
     let mut stats = BTreeMap::new();
     let mut gauges: Vec<&'static str> = Vec::new();
-    for r in w.inside().filter_map(|s| part(s, i)) {
-        gauges.extend(r.gauges.iter().map(|(n, _)| *n).filter(|n| !gauges.contains(n)).collect::<Vec<_>>());
+    for (name, _) in w.inside().filter_map(|s| part(s, i)).flat_map(|r| &r.gauges) {
+        if !gauges.contains(name) {
+            gauges.push(name);
+        }
     }
     for name in gauges {
         if let Some(s) = Stats::of(&w.gauge(part, i, name)) {
@@ -154,18 +156,7 @@ fn metrics(w: &Window, part: Part, i: usize) -> Metrics {
         }
     }
     let mut totals = BTreeMap::new();
-    let counters: Vec<&'static str> = w
-        .samples
-        .iter()
-        .filter_map(|s| part(s, i))
-        .flat_map(|r| r.counters.iter().map(|c| c.name))
-        .fold(Vec::new(), |mut v, n| {
-            if !v.contains(&n) {
-                v.push(n);
-            }
-            v
-        });
-    for name in counters {
+    for name in w.counter_names(part, i, false) {
         if let Some(d) = w.delta(part, i, name) {
             totals.insert(name.to_string(), d);
         }

@@ -78,19 +78,8 @@ impl Window<'_> {
     /// The rates of every rated counter of `part` between consecutive
     /// samples whose midpoint is inside the window: `(name, midpoint, rate)`.
     pub fn rates(&self, part: Part, i: usize) -> Vec<(&'static str, f64, f64)> {
-        let names: Vec<&'static str> = self
-            .samples
-            .iter()
-            .filter_map(|s| part(s, i))
-            .flat_map(|r| r.counters.iter().filter(|c| c.rate.is_some()).map(|c| c.name))
-            .fold(Vec::new(), |mut v, n| {
-                if !v.contains(&n) {
-                    v.push(n);
-                }
-                v
-            });
         let mut out = Vec::new();
-        for name in names {
+        for name in self.counter_names(part, i, true) {
             for (t0, c0, t1, c1) in self.pairs(part, i, name) {
                 let mid = (t0 + t1) / 2.0;
                 if let (Some((rate, factor)), true) = (c0.rate, t1 > t0 && mid >= self.start && mid <= self.end) {
@@ -99,6 +88,18 @@ impl Window<'_> {
             }
         }
         out
+    }
+
+    /// The names of the counters of `part` (only those with a rate, when
+    /// `rated`), in the order first read.
+    pub fn counter_names(&self, part: Part, i: usize, rated: bool) -> Vec<&'static str> {
+        let mut names = Vec::new();
+        for c in self.samples.iter().filter_map(|s| part(s, i)).flat_map(|r| &r.counters) {
+            if (!rated || c.rate.is_some()) && !names.contains(&c.name) {
+                names.push(c.name);
+            }
+        }
+        names
     }
 
     /// The fraction of the samples inside the window (of `part` with
