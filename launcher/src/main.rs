@@ -48,8 +48,14 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Some(Command::Doctor { outdir, json }) => {
             let host = mlb::host::detect(&mlb::host::Probe::this_host());
             let verdict = mlb::doctor::examine(&host, &outdir, &[]);
-            let file = verdict.write(&outdir).map_err(|source| MlbError::Verdict { path: outdir.join(mlb::doctor::FILE), source })?;
-            let text = if json { format!("{}\n", serde_json::to_string_pretty(&verdict).expect("serialises")) } else { verdict.render() };
+            let file = verdict
+                .write(&outdir)
+                .map_err(|source| MlbError::Verdict { path: outdir.join(mlb::doctor::FILE), source })?;
+            let text = if json {
+                format!("{}\n", serde_json::to_string_pretty(&verdict).expect("serialises"))
+            } else {
+                verdict.render()
+            };
             print_stdout(&format!("{text}verdict: {}\n", file.display()))?;
             Ok(if verdict.failed().next().is_some() { mlb::launch::EXIT_FAILED } else { EXIT_OK })
         }

@@ -31,7 +31,12 @@ fn missing_data_warns_or_refuses_and_the_verdict_and_system_are_written() {
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("pre-flight") && stderr.contains("absent") && stderr.contains("fix:"), "{stderr}");
     let verdict = json(&l.out().join("doctor.json"));
-    let data = verdict["checks"].as_array().unwrap().iter().find(|c| c["name"].as_str().unwrap().starts_with("data ")).unwrap();
+    let data = verdict["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"].as_str().unwrap().starts_with("data "))
+        .unwrap();
     assert_eq!(data["status"], "fail");
     assert!(common::reports(&l.out()).is_empty(), "nothing ran");
 
@@ -42,7 +47,10 @@ fn missing_data_warns_or_refuses_and_the_verdict_and_system_are_written() {
     let system = json(&l.out().join("system.json"));
     assert_eq!(system["number_of_nodes"], 1);
     assert!(system["host_processor_vcpu_count"].as_u64().unwrap() >= 1);
-    assert!(!system["kernel"].as_str().unwrap().is_empty() && !system["host_processor_model_name"].as_str().unwrap().is_empty());
+    assert!(
+        !system["kernel"].as_str().unwrap().is_empty()
+            && !system["host_processor_model_name"].as_str().unwrap().is_empty()
+    );
     assert_eq!(system["accelerator_model_name"], "none");
 }
 
@@ -53,8 +61,14 @@ fn doctor_writes_its_verdict() {
     let (stdout, stderr) = text(&out);
     let verdict = json(&dir.path().join("doctor.json"));
     let checks = verdict["checks"].as_array().unwrap();
-    assert!(checks.iter().any(|c| c["name"] == "cgroups") && checks.iter().any(|c| c["name"] == "disk space"), "{verdict}");
-    assert!(checks.iter().all(|c| c["status"] == "pass" || !c["fix"].as_str().unwrap_or("").is_empty()), "each problem has its fix: {verdict}");
+    assert!(
+        checks.iter().any(|c| c["name"] == "cgroups") && checks.iter().any(|c| c["name"] == "disk space"),
+        "{verdict}"
+    );
+    assert!(
+        checks.iter().all(|c| c["status"] == "pass" || !c["fix"].as_str().unwrap_or("").is_empty()),
+        "each problem has its fix: {verdict}"
+    );
     let failed = checks.iter().any(|c| c["status"] == "fail");
     assert_eq!(out.status.code(), Some(if failed { 1 } else { 0 }), "{stdout}\n{stderr}");
 }

@@ -48,7 +48,10 @@ fn the_scripted_episode_comes_out_of_the_block() {
     assert_eq!(t.samples, 36);
     let g = &t.gpus[0];
     assert_eq!(g.maxima.name.as_deref(), Some("Stand-in GPU"));
-    assert_eq!((g.maxima.sm_clock_max_mhz, g.maxima.pcie_gen_max, g.maxima.pcie_width_max), (Some(1980), Some(4), Some(16)));
+    assert_eq!(
+        (g.maxima.sm_clock_max_mhz, g.maxima.pcie_gen_max, g.maxima.pcie_width_max),
+        (Some(1980), Some(4), Some(16))
+    );
     assert_eq!(g.throttle["sw_thermal_slowdown"], 10.0 / 36.0);
     assert_eq!(g.throttle["sw_power_cap"], 0.0);
     assert_eq!(g.throttled_fraction, Some(10.0 / 36.0));
@@ -69,7 +72,7 @@ fn the_scripted_episode_comes_out_of_the_block() {
     assert!((energy.joules_per_item.unwrap() - joules / 720.0).abs() < 1e-9);
     assert!(g.metrics.totals["ecc_corrected"] >= 0.0 && g.metrics.totals["ecc_uncorrected"] == 0.0);
     let throttled = &t.timeline.series["gpu0.throttled"];
-    assert!(throttled.iter().any(|v| *v == Some(1.0)) && throttled.iter().any(|v| *v == Some(0.0)));
+    assert!(throttled.contains(&Some(1.0)) && throttled.contains(&Some(0.0)));
 }
 
 #[test]

@@ -21,5 +21,5 @@ pub mod report;
 pub mod window;
 
 pub use line::WorkerLine;
-pub use window::Edge;
 pub use report::{Container, PluginBuild, Provenance, Report, SlurmTask};
+pub use window::Edge;

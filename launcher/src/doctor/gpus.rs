@@ -51,7 +51,12 @@ fn device(i: u32, d: &Device) -> Vec<Check> {
         out.push(if on {
             Check::pass(name("persistence mode"), "on")
         } else {
-            Check::not(Status::Warn, name("persistence mode"), "off", "nvidia-smi -pm 1 (the driver reinitialises between runs otherwise)")
+            Check::not(
+                Status::Warn,
+                name("persistence mode"),
+                "off",
+                "nvidia-smi -pm 1 (the driver reinitialises between runs otherwise)",
+            )
         });
     }
     for (clock, what) in [(Clock::SM, "SM"), (Clock::Memory, "memory")] {

@@ -26,7 +26,7 @@ pub fn disk(outdir: &Path) -> Check {
     let existing = outdir.ancestors().find(|p| p.exists()).unwrap_or(Path::new("/"));
     match nix::sys::statvfs::statvfs(existing) {
         Ok(s) => {
-            let free = s.blocks_available() as u64 * s.fragment_size() as u64;
+            let free = s.blocks_available() * s.fragment_size();
             let found = format!("{:.1} GiB free in {}", free as f64 / (1u64 << 30) as f64, existing.display());
             if free < LOW_SPACE {
                 Check::not(Status::Warn, "disk space", found, "free space there, or pass another --outdir")
@@ -34,7 +34,9 @@ pub fn disk(outdir: &Path) -> Check {
                 Check::pass("disk space", found)
             }
         }
-        Err(e) => Check::not(Status::Warn, "disk space", format!("cannot read {}: {e}", existing.display()), "check --outdir"),
+        Err(e) => {
+            Check::not(Status::Warn, "disk space", format!("cannot read {}: {e}", existing.display()), "check --outdir")
+        }
     }
 }
 
@@ -47,7 +49,12 @@ pub fn data(paths: &[&Path]) -> Vec<Check> {
             if p.exists() {
                 Check::pass(name, "present")
             } else {
-                Check::not(Status::Fail, name, "missing", "download or copy the data there (docs/workloads.md), or pass --base DIR holding data/")
+                Check::not(
+                    Status::Fail,
+                    name,
+                    "missing",
+                    "download or copy the data there (docs/workloads.md), or pass --base DIR holding data/",
+                )
             }
         })
         .collect()

@@ -14,6 +14,7 @@ use super::signals;
 use super::space::Space;
 use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
+use crate::contract::env;
 use crate::contract::report::WriteError;
 use crate::contract::{Provenance, Report};
 use crate::host::cpulist;
@@ -22,7 +23,6 @@ use crate::jobs::{render, JobConfig, Scope};
 use crate::plan::{self, Instance, RunContext};
 use crate::record::{self, arg_key};
 use crate::runtime::Runtime;
-use crate::contract::env;
 use crate::{doctor, system, telemetry};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -178,7 +178,8 @@ fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &dyn Runtime) -> R
         .filter(|v| data_dir.is_some_and(|d| v.starts_with(d)))
         .map(PathBuf::from)
         .collect();
-    let data: Vec<&Path> = named.iter().map(PathBuf::as_path).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let data: Vec<&Path> =
+        named.iter().map(PathBuf::as_path).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     let mut verdict = doctor::examine(&prepared.host, &prepared.outdir, &data);
     if let Some(c) = runtime.container() {
         let image = [c.image, c.digest].into_iter().flatten().collect::<Vec<_>>().join(" ");

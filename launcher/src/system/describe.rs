@@ -106,7 +106,11 @@ fn versions(host: &Host, root: &Path) -> (String, String) {
         Some(Vendor::Nvidia) => match nvml_wrapper::Nvml::init() {
             Ok(nvml) => {
                 let cuda = nvml.sys_cuda_driver_version().ok().map(|v| {
-                    format!("{}.{}", nvml_wrapper::cuda_driver_version_major(v), nvml_wrapper::cuda_driver_version_minor(v))
+                    format!(
+                        "{}.{}",
+                        nvml_wrapper::cuda_driver_version_major(v),
+                        nvml_wrapper::cuda_driver_version_minor(v)
+                    )
                 });
                 (nvml.sys_driver_version().unwrap_or_default(), cuda.unwrap_or_default())
             }

@@ -52,7 +52,12 @@ impl Window<'_> {
     }
 
     /// Consecutive readings of counter `name` of `part`: `(t0, c0, t1, c1)`.
-    fn pairs<'a>(&'a self, part: Part, i: usize, name: &'a str) -> impl Iterator<Item = (f64, Counter, f64, Counter)> + 'a {
+    fn pairs<'a>(
+        &'a self,
+        part: Part,
+        i: usize,
+        name: &'a str,
+    ) -> impl Iterator<Item = (f64, Counter, f64, Counter)> + 'a {
         let read = move |s: &Sample| part(s, i).and_then(|r| r.counter_of(name).copied()).map(|c| (s.t, c));
         let readings: Vec<(f64, Counter)> = self.samples.iter().filter_map(read).collect();
         (1..readings.len()).map(move |k| (readings[k - 1].0, readings[k - 1].1, readings[k].0, readings[k].1))
@@ -148,8 +153,7 @@ mod tests {
     fn reason_fractions() {
         let samples: Vec<Sample> = (0..8)
             .map(|k| {
-                let mut g = Reading::default();
-                g.reasons = Some(if k % 4 == 0 { 0x4 } else { 0x1 });
+                let g = Reading { reasons: Some(if k % 4 == 0 { 0x4 } else { 0x1 }), ..Reading::default() };
                 Sample { t: k as f64, slot: Reading::default(), gpus: vec![g] }
             })
             .collect();

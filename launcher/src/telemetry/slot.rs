@@ -79,11 +79,8 @@ impl SlotProbe {
         let throttled =
             if v2 { keyed(cpu_stat, "throttled_usec").map(|us| us * 1000) } else { keyed(cpu_stat, "throttled_time") };
         into.counter("cpu_throttled_ns", throttled);
-        let [current, peak] = if v2 {
-            ["memory.current", "memory.peak"]
-        } else {
-            ["memory.usage_in_bytes", "memory.max_usage_in_bytes"]
-        };
+        let [current, peak] =
+            if v2 { ["memory.current", "memory.peak"] } else { ["memory.usage_in_bytes", "memory.max_usage_in_bytes"] };
         into.gauge("memory_bytes", number(&self.memory.join(current)).map(|b| b as f64));
         into.gauge("memory_peak_bytes", number(&self.memory.join(peak)).map(|b| b as f64));
         let stat = std::fs::read_to_string(self.memory.join("memory.stat")).unwrap_or_default();
@@ -143,11 +140,14 @@ mod tests {
     fn v1_files_and_cpufreq() {
         let root = tempfile::tempdir().unwrap();
         let (mem, acct, cpu) = (root.path().join("m"), root.path().join("a"), root.path().join("c"));
-        put(&mem, &[
-            ("memory.usage_in_bytes", "1000\n"),
-            ("memory.max_usage_in_bytes", "5000\n"),
-            ("memory.stat", "pgfault 1\ntotal_pgfault 40\ntotal_pgmajfault 2\n"),
-        ]);
+        put(
+            &mem,
+            &[
+                ("memory.usage_in_bytes", "1000\n"),
+                ("memory.max_usage_in_bytes", "5000\n"),
+                ("memory.stat", "pgfault 1\ntotal_pgfault 40\ntotal_pgmajfault 2\n"),
+            ],
+        );
         put(&acct, &[("cpuacct.usage", "123456789\n")]);
         put(&cpu, &[("cpu.stat", "nr_periods 10\nnr_throttled 4\nthrottled_time 900\n")]);
         for (c, khz) in [(2, "2000000"), (3, "3000000")] {
@@ -172,15 +172,18 @@ mod tests {
     fn v2_files_and_cpuinfo() {
         let root = tempfile::tempdir().unwrap();
         let g = root.path().join("g");
-        put(&g, &[
-            ("cpu.stat", "usage_usec 2500\nuser_usec 2000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n"),
-            ("memory.current", "4096\n"),
-            ("memory.stat", "pgfault 7\npgmajfault 1\n"),
-        ]);
-        put(&root.path().join("proc"), &[(
-            "cpuinfo",
-            "processor\t: 0\ncpu MHz\t\t: 1000.0\n\nprocessor\t: 1\ncpu MHz\t\t: 3000.5\n",
-        )]);
+        put(
+            &g,
+            &[
+                ("cpu.stat", "usage_usec 2500\nuser_usec 2000\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n"),
+                ("memory.current", "4096\n"),
+                ("memory.stat", "pgfault 7\npgmajfault 1\n"),
+            ],
+        );
+        put(
+            &root.path().join("proc"),
+            &[("cpuinfo", "processor\t: 0\ncpu MHz\t\t: 1000.0\n\nprocessor\t: 1\ncpu MHz\t\t: 3000.5\n")],
+        );
         let probe = SlotProbe::at(Version::V2, &g, Some(&g), Some(&g), &[1], root.path());
         let mut r = Reading::default();
         probe.read(&mut r);

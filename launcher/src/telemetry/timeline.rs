@@ -85,8 +85,7 @@ mod tests {
             .map(|k| {
                 let mut slot = Reading::default();
                 slot.gauge("cpu_mhz", Some(if k < 500 { 1000.0 } else { 3000.0 }));
-                let mut g = Reading::default();
-                g.reasons = Some(if k >= 900 { 0x4 } else { 0 });
+                let g = Reading { reasons: Some(if k >= 900 { 0x4 } else { 0 }), ..Reading::default() };
                 Sample { t: k as f64 / 10.0, slot, gpus: vec![g] }
             })
             .collect();
