@@ -133,8 +133,7 @@ fn resolve_plugins(
         return Ok(out);
     }
     let search = SearchPath::from_env(plugin_dirs)?;
-    let names: Vec<String> =
-        wanted.iter().map(|(_, name)| name.to_string()).collect::<BTreeSet<_>>().into_iter().collect();
+    let names: Vec<String> = wanted.iter().map(|(_, name)| name.to_string()).collect::<BTreeSet<_>>().into_iter().collect();
     let entries = listing::resolve(&search, &names);
     for (config, name) in wanted {
         if out.contains_key(name) {
