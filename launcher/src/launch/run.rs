@@ -51,7 +51,6 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         return Ok(EXIT_OK);
     }
     let runtime = choice::runtime(&choice, &prepared, args.timeout, false)?;
-    preflight(args, &prepared, runtime.as_ref())?;
     let interrupt = signals::install().map_err(LaunchError::Signals)?;
     // Under Slurm, Slurm shares the nodes out: two runs in two allocations
     // may well share the node the launchers run on.
@@ -76,6 +75,8 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         _ => None,
     };
     let mode = cgroups.isolation(runtime.as_ref());
+    // After every refusal of its own, before the first thing written.
+    preflight(args, &prepared, runtime.as_ref())?;
     let mut summary =
         Summary::open(&prepared.outdir).map_err(|source| LaunchError::Io { path: prepared.outdir.clone(), source })?;
     let display = Display::for_stderr();
@@ -167,7 +168,8 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
 /// Runs `mlb doctor`'s checks for this run, and the container's (the
 /// runtime opened: its daemon answered and its image is there); writes the
 /// verdict into the output folder; warns of each problem, or refuses under
-/// `--strict-preflight` when a check failed.
+/// `--strict-preflight` when a check failed. Runs after the launcher's own
+/// refusals (so that they leave no output folder), before anything starts.
 fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &dyn Runtime) -> Result<(), LaunchError> {
     let data_dir = prepared.variables.iter().find(|(k, _)| k == env::DATA_DIRECTORY).map(|(_, v)| v.as_str());
     let named: Vec<PathBuf> = prepared
@@ -181,6 +183,10 @@ fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &dyn Runtime) -> R
     let data: Vec<&Path> =
         named.iter().map(PathBuf::as_path).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     let mut verdict = doctor::examine(&prepared.host, &prepared.outdir, &data);
+    if args.no_cgroups {
+        // Asked for: not a reason to refuse.
+        verdict.checks.iter_mut().filter(|c| c.name == "cgroups").for_each(|c| c.status = doctor::Status::Warn);
+    }
     if let Some(c) = runtime.container() {
         let image = [c.image, c.digest].into_iter().flatten().collect::<Vec<_>>().join(" ");
         verdict.checks.push(doctor::Check::pass("container", format!("runtime reachable, image present: {image}")));
