@@ -191,9 +191,11 @@ fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &dyn Runtime) -> R
         let image = [c.image, c.digest].into_iter().flatten().collect::<Vec<_>>().join(" ");
         verdict.checks.push(doctor::Check::pass("container", format!("runtime reachable, image present: {image}")));
     }
-    let file = verdict
-        .write(&prepared.outdir)
-        .map_err(|source| LaunchError::Io { path: prepared.outdir.join(doctor::FILE), source })?;
+    let file = prepared.outdir.join(doctor::FILE);
+    if let Err(e) = verdict.write(&prepared.outdir) {
+        // A full output folder is the run's to stop (with its own message).
+        eprintln!("mlb: warning: cannot write the pre-flight verdict {}: {e}", file.display());
+    }
     if args.strict_preflight && verdict.failed().next().is_some() {
         let failed = verdict.failed().map(|c| format!("  {}\n", doctor::check::line(c))).collect();
         return Err(LaunchError::Preflight { verdict: file, failed });
