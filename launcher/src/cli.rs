@@ -48,6 +48,17 @@ pub enum Command {
         #[arg(long, value_name = "DIR", hide = true)]
         root: Option<PathBuf>,
     },
+    /// Is this host fit to measure on? Checks GPUs (idle, persistence, clocks,
+    /// power limits, PCIe links), cgroups and free disk space; writes the
+    /// verdict to `OUTDIR/doctor.json`. Exit status 1 when a check failed.
+    Doctor {
+        /// Folder for the verdict (default: `./output`).
+        #[arg(long, value_name = "DIR", default_value = "output")]
+        outdir: PathBuf,
+        /// Print the verdict as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Slurm: submit a run as a batch job (`mlb slurm submit`).
     Slurm {
         /// What to do with Slurm.

@@ -80,6 +80,14 @@ pub enum MlbError {
     /// The result could not be printed.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
+    /// `mlb doctor`: the verdict could not be written.
+    #[error("cannot write the verdict {}: {source}; fix: pass another --outdir", path.display())]
+    Verdict {
+        /// The verdict file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 impl Classify for MlbError {
@@ -91,7 +99,7 @@ impl Classify for MlbError {
             MlbError::NoSuchPlugin(_) => Kind::Refused,
             MlbError::Build(e) => e.kind(),
             MlbError::Slurm(e) => e.kind(),
-            MlbError::Stdout(_) => Kind::Failed,
+            MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
         }
     }
 }

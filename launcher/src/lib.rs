@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod contract;
+pub mod doctor;
 pub mod edge;
 pub mod host;
 pub mod isolation;
@@ -18,4 +19,6 @@ pub mod record;
 pub mod report;
 pub mod runtime;
 pub mod slurm;
+pub mod system;
+pub mod telemetry;
 pub mod worker;

@@ -45,6 +45,20 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(EXIT_OK)
         }
+        Some(Command::Doctor { outdir, json }) => {
+            let host = mlb::host::detect(&mlb::host::Probe::this_host());
+            let verdict = mlb::doctor::examine(&host, &outdir, &[]);
+            let file = verdict
+                .write(&outdir)
+                .map_err(|source| MlbError::Verdict { path: outdir.join(mlb::doctor::FILE), source })?;
+            let text = if json {
+                format!("{}\n", serde_json::to_string_pretty(&verdict).expect("serialises"))
+            } else {
+                verdict.render()
+            };
+            print_stdout(&format!("{text}verdict: {}\n", file.display()))?;
+            Ok(if verdict.failed().next().is_some() { mlb::launch::EXIT_FAILED } else { EXIT_OK })
+        }
         Some(Command::Plugins { command: PluginsCommand::List { json, verify } }) => {
             let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
             let entries = if verify { mlb::plugins::verify(&search) } else { mlb::plugins::list(&search) };

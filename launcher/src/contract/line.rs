@@ -4,14 +4,19 @@
 //! `[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234` (`-` in place of the
 //! loss when no step reported one); once the report is written,
 //! `report: PATH`. Users' scripts and the original suite's log readers parse
-//! both, so their format is fixed byte for byte. Anything else on stdout is
-//! the workload's own output, which the launcher only logs.
+//! both, so their format is fixed byte for byte. At both edges of the timed
+//! window, `window: start T` and `window: end T ITEMS` ([`Edge`]), which the
+//! launcher's telemetry is scoped to. Anything else on stdout is the
+//! workload's own output, which the launcher only logs.
 
+use super::window::Edge;
 use std::fmt;
 use std::path::PathBuf;
 
 /// What starts the report line.
 pub const REPORT_PREFIX: &str = "report: ";
+/// What starts a window line.
+pub const WINDOW_PREFIX: &str = "window: ";
 
 /// A line of the worker's stdout protocol.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +26,8 @@ pub enum WorkerLine {
     /// is not UTF-8 loses its odd bytes; one holding a line break cannot be
     /// announced on one line).
     Report(PathBuf),
+    /// An edge of the timed window.
+    Window(Edge),
     /// An observation finished.
     Progress {
         /// Observations done, 1-based.
@@ -47,6 +54,9 @@ impl WorkerLine {
         if let Some(path) = line.strip_prefix(REPORT_PREFIX) {
             return (!path.is_empty()).then(|| WorkerLine::Report(PathBuf::from(path)));
         }
+        if let Some(edge) = line.strip_prefix(WINDOW_PREFIX) {
+            return Edge::parse(edge).map(WorkerLine::Window);
+        }
         let (counts, rest) = line.strip_prefix('[')?.split_once(']')?;
         let (done, total) = counts.split_once('/')?;
         let (done, total) = (done.trim().parse().ok()?, total.trim().parse().ok()?);
@@ -72,6 +82,7 @@ impl fmt::Display for WorkerLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             WorkerLine::Report(path) => write!(f, "{REPORT_PREFIX}{}", path.display()),
+            WorkerLine::Window(edge) => write!(f, "{WINDOW_PREFIX}{edge}"),
             WorkerLine::Progress { done, total, eta_minutes, loss } => {
                 write!(f, "[{done:>3}/{total:>3}] | ETA: {eta_minutes:>6.2} min | Batch Loss ")?;
                 match loss {
@@ -135,6 +146,14 @@ mod tests {
     }
 
     #[test]
+    fn window_lines() {
+        let start = round_trip("window: start 1234.500000");
+        assert_eq!(start, WorkerLine::Window(Edge::Start { at: 1234.5 }));
+        let end = round_trip("window: end 1240.250000 6400");
+        assert_eq!(end, WorkerLine::Window(Edge::End { at: 1240.25, items: 6400 }));
+    }
+
+    #[test]
     fn anything_else_is_none() {
         for line in [
             "",
@@ -150,6 +169,8 @@ mod tests {
             "[  3/ 20] | ETA:   0.87 min | Batch Loss   0.1234 extra",
             "[  3/ 20] | ETA:   0.87 h | Batch Loss   0.1234",
             "epoch 3: loss 0.5",
+            "window: begin 1.0",
+            "window: end 1.0",
         ] {
             assert_eq!(WorkerLine::parse(line), None, "{line:?}");
         }

@@ -5,7 +5,8 @@
 //! - [`env`](mod@env): the instance environment (compat variables, device
 //!   variables, `MLB_*` variables), built for every runtime and read back by
 //!   the worker;
-//! - [`line`](mod@line): the worker's stdout protocol (progress and report lines);
+//! - [`line`](mod@line): the worker's stdout protocol (progress, window and report lines);
+//! - [`window`]: the edges of the timed window and the clock they are read on;
 //! - [`exit`]: exit codes and the failure cause each stands for;
 //! - [`report`]: the report file, written by the worker (and by the launcher
 //!   for an instance that could not), read by `--resume`.
@@ -17,6 +18,8 @@ pub mod env;
 pub mod exit;
 pub mod line;
 pub mod report;
+pub mod window;
 
 pub use line::WorkerLine;
 pub use report::{Container, PluginBuild, Provenance, Report, SlurmTask};
+pub use window::Edge;

@@ -4,7 +4,7 @@
 
 use super::error::CgroupError;
 use super::root::CgroupRoot;
-use super::support::{Version, CONTROLLERS};
+use super::support::{Version, ACCOUNTING, CONTROLLERS};
 use super::v2;
 use crate::host::cpulist;
 use crate::plan::Slot;
@@ -29,6 +29,9 @@ pub struct SlotGroup {
     cpuset_dir: PathBuf,
     /// The folder holding the memory controller's files.
     memory_dir: PathBuf,
+    /// The folders holding the CPU time (`cpuacct`) and throttling (`cpu`)
+    /// counters, when the host has them ([`ACCOUNTING`]).
+    accounting: [Option<PathBuf>; 2],
     /// `cgroup.procs` of each folder, opened for writing: a child writes
     /// `0` to each (its own pid) before it executes anything.
     procs: Vec<File>,
@@ -48,11 +51,28 @@ pub struct RunGroups {
     version: Version,
 }
 
-/// The folders of group `path`: one per controller's hierarchy (v1), one (v2).
+/// The folders of group `path`: one per controller's hierarchy (v1: those
+/// of [`CONTROLLERS`] and of the [`ACCOUNTING`] ones mounted), one (v2).
 fn dirs_of(root: &CgroupRoot, path: &str) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = CONTROLLERS.iter().map(|c| root.dir(c, path)).collect();
+    dirs.extend(accounting_dirs(root, path).into_iter().flatten());
     dirs.dedup();
     dirs
+}
+
+/// The folders of group `path` holding the [`ACCOUNTING`] counters: on v1
+/// in each such hierarchy the host mounts (its mount point resolved, so
+/// that `cpu` and `cpuacct` mounted together are one folder), on v2 in the
+/// group's one folder.
+fn accounting_dirs(root: &CgroupRoot, path: &str) -> [Option<PathBuf>; 2] {
+    ACCOUNTING.map(|c| match root.version() {
+        Version::V1 => {
+            let mount = root.mount().join(c);
+            let mount = std::fs::canonicalize(&mount).unwrap_or(mount);
+            mount.join("cgroup.procs").is_file().then(|| mount.join(path))
+        }
+        _ => Some(root.dir(c, path)),
+    })
 }
 
 /// Creates a group's folder (the kernel fills it with the interface files).
@@ -216,6 +236,7 @@ impl SlotGroup {
             dirs: dirs_of(root, &path),
             cpuset_dir: root.dir("cpuset", &path),
             memory_dir: root.dir("memory", &path),
+            accounting: accounting_dirs(root, &path),
             procs: Vec::new(),
             path,
             version,
@@ -253,6 +274,22 @@ impl SlotGroup {
         }
         let limit = slot.memory_bytes;
         check(self.memory_dir.join(memory_limit_file(self.version)), limit.to_string(), &|g| g.parse() == Ok(limit))
+    }
+
+    /// The folder of the memory controller's files.
+    pub fn memory_dir(&self) -> &Path {
+        &self.memory_dir
+    }
+
+    /// The folders of the `cpuacct` (CPU time) and `cpu` (throttling)
+    /// counters, each when the host has it.
+    pub fn accounting_dirs(&self) -> [Option<&Path>; 2] {
+        [self.accounting[0].as_deref(), self.accounting[1].as_deref()]
+    }
+
+    /// The cgroup layout.
+    pub fn version(&self) -> Version {
+        self.version
     }
 
     /// Open `cgroup.procs` files: the child writes `0` to each.

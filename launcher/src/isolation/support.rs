@@ -6,6 +6,11 @@ use std::path::{Path, PathBuf};
 /// The cgroup controllers a slot needs.
 pub const CONTROLLERS: [&str; 2] = ["cpuset", "memory"];
 
+/// The v1 controllers a slot joins when the host mounts them, for its
+/// telemetry: `cpuacct` counts its CPU time, `cpu` its throttling. (On v2
+/// every group has both counters in `cpu.stat`.)
+pub const ACCOUNTING: [&str; 2] = ["cpuacct", "cpu"];
+
 /// The cgroup layout of a host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -94,6 +94,14 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "KIND")]
     pub host: Option<HostKind>,
 
+    /// Refuse to run when a pre-flight check (`mlb doctor`) fails, instead of warning.
+    #[arg(long = "strict-preflight")]
+    pub strict_preflight: bool,
+
+    /// Telemetry samples per second of every instance (0 to 1000; 0: none).
+    #[arg(long = "sample-hz", value_name = "HZ", default_value = "10", allow_negative_numbers = true, value_parser = sample_hz)]
+    pub sample_hz: f64,
+
     /// Read the host description under this folder instead of `/` (fixture trees).
     #[arg(long = "host-root", value_name = "DIR", hide = true)]
     pub host_root: Option<PathBuf>,
@@ -110,6 +118,17 @@ fn timeout(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
         _ => Err("accepted: a finite number of seconds greater than 0".into()),
+    }
+}
+
+/// The highest `--sample-hz`.
+pub const MAX_SAMPLE_HZ: f64 = 1000.0;
+
+/// `--sample-hz`: 0 to [`MAX_SAMPLE_HZ`].
+fn sample_hz(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(hz) if (0.0..=MAX_SAMPLE_HZ).contains(&hz) => Ok(hz),
+        _ => Err(format!("accepted: 0 (no telemetry) to {MAX_SAMPLE_HZ} samples per second")),
     }
 }
 
@@ -143,6 +162,11 @@ mod tests {
         assert_eq!(pause("86400"), Ok(Duration::from_secs(86_400)));
         for bad in ["-1", "86400.5", "1e300", "NaN", "inf"] {
             assert_eq!(pause(bad).unwrap_err(), "accepted: 0 to 86400 seconds", "{bad}");
+        }
+        assert_eq!(sample_hz("10"), Ok(10.0));
+        assert_eq!(sample_hz("0"), Ok(0.0));
+        for bad in ["-1", "1001", "NaN", "inf", "fast"] {
+            assert!(sample_hz(bad).unwrap_err().contains("0 (no telemetry) to 1000"), "{bad}");
         }
         assert_eq!(at_least_one("3"), Ok(3));
         for bad in ["0", "-2", "1.5", "18446744073709551616"] {

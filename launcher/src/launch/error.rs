@@ -162,6 +162,14 @@ pub enum LaunchError {
         /// Job configs (of every run) not started.
         not_started: usize,
     },
+    /// A pre-flight check failed under `--strict-preflight`.
+    #[error("the host failed its pre-flight checks (--strict-preflight), verdict in {}:\n{failed}fix: act on each fix above, or run without --strict-preflight to run with warnings", verdict.display())]
+    Preflight {
+        /// The verdict file.
+        verdict: PathBuf,
+        /// The failed checks, one line each.
+        failed: String,
+    },
     /// Signal handlers could not be installed.
     #[error("cannot install the Ctrl-C/SIGTERM handler: {0}")]
     Signals(std::io::Error),
@@ -228,6 +236,7 @@ impl Classify for LaunchError {
             | LaunchError::Images(_)
             | LaunchError::Singularity(_)
             | LaunchError::Busy { .. }
+            | LaunchError::Preflight { .. }
             | LaunchError::Signals(_) => Kind::Refused,
             LaunchError::Slurm(e) => e.kind(),
         }

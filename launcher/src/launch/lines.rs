@@ -6,6 +6,7 @@
 use super::progress::{Counter, Echo};
 use crate::contract::WorkerLine;
 use crate::runtime::{Output, Stream};
+use crate::telemetry::EdgeSink;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
@@ -20,6 +21,7 @@ const TAIL_LINES: usize = 5;
 pub struct Lines {
     counter: Arc<Counter>,
     echo: Option<Echo>,
+    edges: Option<EdgeSink>,
     state: Mutex<State>,
 }
 
@@ -35,7 +37,12 @@ impl Lines {
     /// given, every line to the terminal with its prefix.
     pub fn new(log: File, counter: Arc<Counter>, echo: Option<Echo>) -> Self {
         let state = State { log, report: None, tail: VecDeque::with_capacity(TAIL_LINES) };
-        Lines { counter, echo, state: Mutex::new(state) }
+        Lines { counter, echo, edges: None, state: Mutex::new(state) }
+    }
+
+    /// The same, the window's edges going to `edges`.
+    pub fn with_edges(self, edges: Option<EdgeSink>) -> Self {
+        Lines { edges, ..self }
     }
 
     /// The report the instance announced (`report: PATH`), if any.
@@ -63,6 +70,11 @@ impl Output for Lines {
             Stream::Stdout => match WorkerLine::parse(line) {
                 Some(WorkerLine::Report(path)) => state.report = Some(path),
                 Some(WorkerLine::Progress { done, total, .. }) => self.counter.set(done, total),
+                Some(WorkerLine::Window(edge)) => {
+                    if let Some(edges) = &self.edges {
+                        edges.edge(edge);
+                    }
+                }
                 None => {}
             },
             Stream::Stderr => {

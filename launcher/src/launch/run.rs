@@ -14,6 +14,7 @@ use super::signals;
 use super::space::Space;
 use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
+use crate::contract::env;
 use crate::contract::report::WriteError;
 use crate::contract::{Provenance, Report};
 use crate::host::cpulist;
@@ -22,6 +23,7 @@ use crate::jobs::{render, JobConfig, Scope};
 use crate::plan::{self, Instance, RunContext};
 use crate::record::{self, arg_key};
 use crate::runtime::Runtime;
+use crate::{doctor, system, telemetry};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,15 +75,27 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         _ => None,
     };
     let mode = cgroups.isolation(runtime.as_ref());
+    // After every refusal of its own, before the first thing written.
+    preflight(args, &prepared, runtime.as_ref())?;
     let mut summary =
         Summary::open(&prepared.outdir).map_err(|source| LaunchError::Io { path: prepared.outdir.clone(), source })?;
     let display = Display::for_stderr();
+    let nodes = prepared.allocation.as_ref().map_or(1, |a| a.nodes.len());
+    let desc = system::describe(&prepared.host, Path::new("/"), nodes, runtime.container());
+    if let Err(e) = system::write(&prepared.outdir, &desc) {
+        display.note(&format!("mlb: warning: cannot write {}: {e}", prepared.outdir.join(system::FILE).display()));
+    }
+    let sources = telemetry::Sources::open(&prepared.host, args.sample_hz);
+    if let Some(warning) = sources.warning() {
+        display.note(&format!("mlb: warning: {warning}"));
+    }
     let watch = Watch {
         runtime: runtime.as_ref(),
         groups: groups.as_ref(),
         timeout: args.timeout,
         interrupt: &interrupt,
         logs: &prepared.outdir.join("logs"),
+        telemetry: Some(&sources),
     };
     let record = Record { groups: groups.as_ref(), runtime: runtime.as_ref() };
     let started = Instant::now();
@@ -149,6 +163,47 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     } else {
         EXIT_FAILED
     })
+}
+
+/// Runs `mlb doctor`'s checks for this run, and the container's (the
+/// runtime opened: its daemon answered and its image is there); writes the
+/// verdict into the output folder; warns of each problem, or refuses under
+/// `--strict-preflight` when a check failed. Runs after the launcher's own
+/// refusals (so that they leave no output folder), before anything starts.
+fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &dyn Runtime) -> Result<(), LaunchError> {
+    let data_dir = prepared.variables.iter().find(|(k, _)| k == env::DATA_DIRECTORY).map(|(_, v)| v.as_str());
+    let named: Vec<PathBuf> = prepared
+        .configs
+        .iter()
+        .flat_map(|c| c.args.0.iter().map(|(_, v)| v))
+        .filter_map(Value::as_str)
+        .filter(|v| data_dir.is_some_and(|d| v.starts_with(d)))
+        .map(PathBuf::from)
+        .collect();
+    let data: Vec<&Path> =
+        named.iter().map(PathBuf::as_path).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let mut verdict = doctor::examine(&prepared.host, &prepared.outdir, &data);
+    if args.no_cgroups {
+        // Asked for: not a reason to refuse.
+        verdict.checks.iter_mut().filter(|c| c.name == "cgroups").for_each(|c| c.status = doctor::Status::Warn);
+    }
+    if let Some(c) = runtime.container() {
+        let image = [c.image, c.digest].into_iter().flatten().collect::<Vec<_>>().join(" ");
+        verdict.checks.push(doctor::Check::pass("container", format!("runtime reachable, image present: {image}")));
+    }
+    let file = prepared.outdir.join(doctor::FILE);
+    if let Err(e) = verdict.write(&prepared.outdir) {
+        // A full output folder is the run's to stop (with its own message).
+        eprintln!("mlb: warning: cannot write the pre-flight verdict {}: {e}", file.display());
+    }
+    if args.strict_preflight && verdict.failed().next().is_some() {
+        let failed = verdict.failed().map(|c| format!("  {}\n", doctor::check::line(c))).collect();
+        return Err(LaunchError::Preflight { verdict: file, failed });
+    }
+    for c in verdict.problems() {
+        eprintln!("mlb: warning: pre-flight: {}", doctor::check::line(c));
+    }
+    Ok(())
 }
 
 /// Emits the result line `text`; a failure to append it goes to `space`.

@@ -10,6 +10,7 @@ use crate::isolation::{RunGroups, SlotGroup};
 use crate::plan::Instance;
 use crate::record::Cause;
 use crate::runtime::{End, Output, Running, Runtime, Start};
+use crate::telemetry::{self, Probes, Sampler, Sources};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -34,6 +35,8 @@ pub struct Watch<'a> {
     pub interrupt: &'a AtomicBool,
     /// Folder for the instances' output logs.
     pub logs: &'a Path,
+    /// The telemetry sources, when sampling.
+    pub telemetry: Option<&'a Sources>,
 }
 
 /// One instance, ended.
@@ -62,6 +65,7 @@ struct Live<'g> {
     counter: Arc<Counter>,
     lines: Arc<Lines>,
     log: PathBuf,
+    sampler: Option<Sampler>,
     end: Option<End>,
     timed_out: Option<f64>,
     interrupted: bool,
@@ -163,6 +167,7 @@ struct Pending<'g> {
     lines: Arc<Lines>,
     log: PathBuf,
     oom_before: u64,
+    sampler: Option<Sampler>,
 }
 
 impl<'g> Pending<'g> {
@@ -176,6 +181,7 @@ impl<'g> Pending<'g> {
             counter: self.counter,
             lines: self.lines,
             log: self.log,
+            sampler: self.sampler,
             end: None,
             timed_out: None,
             interrupted: false,
@@ -221,9 +227,14 @@ fn prepare<'g>(
     }
     let counter = Arc::new(Counter::default());
     let echo = w.runtime.echoes().then(|| progress.echo(instance.identity.jr_id));
-    let lines = Arc::new(Lines::new(file, Arc::clone(&counter), echo));
+    // Instances on other nodes are not this host's to sample.
+    let sampler = w.telemetry.filter(|s| s.hz > 0.0 && instance.placement.node.is_none()).map(|sources| {
+        let p = &instance.placement;
+        Sampler::start(Probes::new(sources, group, &p.cpus, &p.devices), sources.hz)
+    });
+    let lines = Lines::new(file, Arc::clone(&counter), echo).with_edges(sampler.as_ref().map(Sampler::sink));
     let oom_before = group.map_or(0, |g| g.oom_kills());
-    Ok(Pending { instance, group, counter, lines, log, oom_before })
+    Ok(Pending { instance, group, counter, lines: Arc::new(lines), log, oom_before, sampler })
 }
 
 fn end(w: &Watch, mut l: Live) -> Finished {
@@ -257,7 +268,14 @@ fn end(w: &Watch, mut l: Live) -> Finished {
         }
         _ => classify(&ending),
     };
-    Finished { outcome, instance: l.instance, report: l.lines.report(), log: Some(l.log), note, recorded: end.recorded }
+    let report = l.lines.report();
+    let block = l.sampler.and_then(Sampler::finish);
+    if let (Outcome::Ok, Some(path), Some(block)) = (&outcome, &report, block) {
+        if let Err(e) = telemetry::attach::attach(path, &block) {
+            l.lines.note(&e.to_string());
+        }
+    }
+    Finished { outcome, instance: l.instance, report, log: Some(l.log), note, recorded: end.recorded }
 }
 
 #[cfg(test)]
@@ -386,7 +404,8 @@ mod tests {
         let logs = tempfile::tempdir().unwrap();
         let runtime = Scripted { scripts, kills: Arc::default() };
         let interrupt = AtomicBool::new(interrupt);
-        let watch = Watch { runtime: &runtime, groups, timeout, interrupt: &interrupt, logs: logs.path() };
+        let watch =
+            Watch { runtime: &runtime, groups, timeout, interrupt: &interrupt, logs: logs.path(), telemetry: None };
         let progress = super::super::progress::Display::Plain.start("job", instances.len());
         let finished = run_instances(&watch, 1, instances, &|i, _| Report::new(&i.identity), &progress);
         let kills = runtime.kills.lock().unwrap().clone();

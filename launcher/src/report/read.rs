@@ -104,7 +104,7 @@ fn walk(
             Ok(t) if !t.is_symlink() => Kind::of(t),
             _ => std::fs::metadata(&path).map_or(Kind::Other, |m| Kind::of(m.file_type())),
         };
-        let json = path.extension().is_some_and(|e| e == "json");
+        let json = path.extension().is_some_and(|e| e == "json") && !crate::system::is_run_file(&path);
         match kind {
             Kind::Folder => match std::fs::metadata(&path) {
                 Ok(m) if !seen.insert((m.dev(), m.ino())) => unreadable.push(Unreadable {

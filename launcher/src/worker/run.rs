@@ -5,8 +5,8 @@ use super::heap::{self, HeapPolicy};
 use super::plan::{effective_config, Plan};
 use super::provenance;
 use super::stats::Summary;
-use super::timing::{self, LoopFailure, LoopResult};
-use crate::contract::{env, exit, PluginBuild, Report, WorkerLine};
+use super::timing::{self, LoopFailure, LoopResult, Observer, Progress};
+use crate::contract::{env, exit, Edge, PluginBuild, Report, WorkerLine};
 use crate::plugins::{self, CallError, CallFailure, Instance, Plugin};
 use crate::record::{self, Cause, Failure, Identity};
 use chrono::{DateTime, Utc};
@@ -53,12 +53,7 @@ pub fn main(args: WorkerArgs) -> i32 {
         return ctx.fail_call(e, None, None);
     }
     ctx.started = Utc::now();
-    let stdout = std::io::stdout();
-    let result = timing::run(&mut instance, plan, |p| {
-        let mut out = stdout.lock();
-        let _ = writeln!(out, "{}", p.line());
-        let _ = out.flush();
-    });
+    let result = timing::run_observed(&mut instance, plan, Announce);
     if let Some(failure) = &result.failure {
         return match failure {
             LoopFailure::Call { error, step } => ctx.fail_call(error.clone(), Some(*step), Some(&result)),
@@ -73,6 +68,28 @@ pub fn main(args: WorkerArgs) -> i32 {
         Err(e) => return ctx.fail_call(e, None, Some(&result)),
     };
     ctx.finish(plan, &device, fragment, &result)
+}
+
+/// Prints the loop's progress and window lines on stdout, each flushed at
+/// once (the launcher reads them as they come).
+struct Announce;
+
+impl Announce {
+    fn say(line: WorkerLine) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+}
+
+impl Observer for Announce {
+    fn observation(&mut self, progress: &Progress) {
+        Announce::say(progress.line());
+    }
+
+    fn window(&mut self, edge: Edge) {
+        Announce::say(WorkerLine::Window(edge));
+    }
 }
 
 /// `mlb worker --describe PATH`: the metadata of each workload of the

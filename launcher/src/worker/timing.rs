@@ -2,9 +2,12 @@
 //!
 //! `repeat` observations of `number` steps each; the device is synchronised at
 //! both edges of every observation and never inside it. Every step's loss is
-//! checked: a NaN or infinite loss fails the instance at once.
+//! checked: a NaN or infinite loss fails the instance at once. The clock is
+//! read at both edges of the timed window (the observations after the
+//! `skip` warm-up ones), outside any timed block.
 
 use super::plan::Plan;
+use crate::contract::window::{self, Edge};
 use crate::contract::WorkerLine;
 use crate::plugins::{CallError, Instance};
 use mlb_plugin::abi::StepStats;
@@ -123,17 +126,44 @@ impl Window {
     }
 }
 
+/// What the loop tells as it goes.
+pub trait Observer {
+    /// An observation finished.
+    fn observation(&mut self, progress: &Progress);
+    /// An edge of the timed window passed (ignored unless implemented).
+    fn window(&mut self, _edge: Edge) {}
+}
+
+/// An observer told only of observations.
+struct Observations<F>(F);
+
+impl<F: FnMut(&Progress)> Observer for Observations<F> {
+    fn observation(&mut self, progress: &Progress) {
+        (self.0)(progress)
+    }
+}
+
 /// Runs the plan, calling `on_observation` after each observation.
-pub fn run<S: Stepper>(stepper: &mut S, plan: Plan, mut on_observation: impl FnMut(&Progress)) -> LoopResult {
+pub fn run<S: Stepper>(stepper: &mut S, plan: Plan, on_observation: impl FnMut(&Progress)) -> LoopResult {
+    run_observed(stepper, plan, Observations(on_observation))
+}
+
+/// Runs the plan, telling `observer` after each observation and at both
+/// edges of the timed window (the end only when every observation ran).
+pub fn run_observed<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl Observer) -> LoopResult {
     let mut batch = Window::new(BATCH_LOSS_WINDOW);
     let mut epoch = Window::new(EPOCH_LOSS_WINDOW);
     let mut result = LoopResult::default();
     let mut elapsed = 0.0;
     let mut last_loss = None;
+    let mut timed_items = 0;
     for index in 1..=plan.repeat {
         if let Err(error) = stepper.sync() {
             result.failure = Some(LoopFailure::Call { error, step: result.steps });
             break;
+        }
+        if index == plan.skip + 1 {
+            observer.window(Edge::Start { at: window::now() });
         }
         let start = Instant::now();
         let (mut items, mut loss_sum, mut losses) = (0u64, 0.0, 0u64);
@@ -168,13 +198,19 @@ pub fn run<S: Stepper>(stepper: &mut S, plan: Plan, mut on_observation: impl FnM
             break;
         }
         let seconds = start.elapsed().as_secs_f64();
+        if index > plan.skip {
+            timed_items += items;
+        }
+        if index == plan.repeat {
+            observer.window(Edge::End { at: window::now(), items: timed_items });
+        }
         result.observations.push(Observation { seconds, items });
         if losses > 0 {
             epoch.push(loss_sum / losses as f64);
         }
         elapsed += seconds;
         let eta_seconds = elapsed / index as f64 * (plan.repeat - index) as f64;
-        on_observation(&Progress { index, repeat: plan.repeat, eta_seconds, loss: last_loss });
+        observer.observation(&Progress { index, repeat: plan.repeat, eta_seconds, loss: last_loss });
     }
     result.batch_loss = batch.into_vec();
     result.epoch_loss = epoch.into_vec();
@@ -243,6 +279,35 @@ mod tests {
         let r = run(&mut s, Plan { repeat: 5, number: 3, skip: 0 }, |_| {});
         assert!(matches!(&r.failure, Some(LoopFailure::Call { step: 2, error }) if error.message == "boom"));
         assert!(r.observations.is_empty());
+    }
+
+    /// Keeps the order of what it is told: `o` per observation, the edges.
+    struct Told<'a>(&'a mut Vec<String>, &'a mut Vec<Edge>);
+
+    impl Observer for Told<'_> {
+        fn observation(&mut self, p: &Progress) {
+            self.0.push(format!("o{}", p.index));
+        }
+        fn window(&mut self, edge: Edge) {
+            self.0.push(if matches!(edge, Edge::Start { .. }) { "start" } else { "end" }.into());
+            self.1.push(edge);
+        }
+    }
+
+    #[test]
+    fn the_window_spans_the_timed_observations_only() {
+        let (mut said, mut edges) = (Vec::new(), Vec::new());
+        run_observed(&mut script(), Plan { repeat: 4, number: 3, skip: 2 }, Told(&mut said, &mut edges));
+        assert_eq!(said, ["o1", "o2", "start", "o3", "end", "o4"], "the end is the last block's, before its line");
+        let (Edge::Start { at: start }, Edge::End { at: end, items }) = (edges[0], edges[1]) else { panic!() };
+        assert!(end >= start);
+        assert_eq!(items, 2 * 3 * 2, "items of the two timed observations");
+
+        // A loop that stops early never closes its window.
+        let (mut said, mut edges) = (Vec::new(), Vec::new());
+        let plan = Plan { repeat: 4, number: 3, skip: 1 };
+        run_observed(&mut Script { error_at: Some(8), ..script() }, plan, Told(&mut said, &mut edges));
+        assert_eq!(said, ["o1", "start", "o2"]);
     }
 
     #[test]

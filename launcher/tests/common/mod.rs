@@ -59,10 +59,12 @@ pub fn spin_command(config: &str, outdir: &Path, extra: &[&str]) -> Command {
     cmd
 }
 
-/// The report files in `dir`, sorted by name, parsed.
+/// The report files in `dir`, sorted by name, parsed (not the run's
+/// `system.json` and `doctor.json`).
 pub fn reports(dir: &Path) -> Vec<(String, Value)> {
+    let is_report = |p: &Path| p.extension().is_some_and(|e| e == "json") && !mlb::system::is_run_file(p);
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(read) => read.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "json")).collect(),
+        Ok(read) => read.map(|e| e.unwrap().path()).filter(|p| is_report(p)).collect(),
         Err(_) => Vec::new(),
     };
     files.sort();

@@ -16,6 +16,7 @@
 //! | `nan_at: N` | step N reports a NaN loss (instance fails, cause `nan`) |
 //! | `alloc_mb: M` (+ `alloc_at: N`, default 1) | step N allocates M MiB and touches every page |
 //! | `sleep_ms: T` | every step also sleeps T ms |
+//! | `idle_from: N` (+ `sleep_ms: T`) | steps from N on sleep T ms and do no work (steps before N work, without sleeping): timed steps unlike the warm-up |
 //! | `hang_at: N` | step N never returns |
 //! | `setup_error: ""` | setup fails |
 
@@ -31,6 +32,7 @@ pub struct Spin {
     step: u64,
     faults: Faults,
     sleep: Option<Duration>,
+    idle_from: Option<u64>,
     ballast: Vec<u8>,
     threads: u32,
     checksum: f64,
@@ -132,6 +134,7 @@ impl Workload for Spin {
             step: 0,
             faults,
             sleep: (sleep_ms > 0).then(|| Duration::from_millis(sleep_ms)),
+            idle_from: opt_step(config, "idle_from")?,
             ballast: Vec::new(),
             threads: 1,
             checksum: 0.0,
@@ -171,10 +174,11 @@ impl Workload for Spin {
         if f.alloc_mb > 0 && self.fires(f.alloc_at) {
             self.ballast = touch(f.alloc_mb);
         }
-        if let Some(sleep) = self.sleep {
+        let idle = self.idle_from.is_some_and(|n| self.step >= n);
+        if let Some(sleep) = self.sleep.filter(|_| idle || self.idle_from.is_none()) {
             std::thread::sleep(sleep);
         }
-        if self.size > 0 {
+        if self.size > 0 && !idle {
             matmul(self.size, &self.a, &self.b, &mut self.c);
             self.checksum = self.c.iter().map(|&x| x as f64).sum::<f64>();
         }
@@ -219,6 +223,17 @@ mod tests {
         assert_eq!(m, matrix(8, 42));
         assert_ne!(m, matrix(8, 43));
         assert!(m.iter().all(|x| (-1.0..1.0).contains(x)));
+    }
+
+    #[test]
+    fn idle_steps_do_no_work() {
+        let mut s = Spin::create(&Config::parse(r#"{"size": 8, "idle_from": 2}"#).unwrap()).unwrap();
+        s.step().unwrap();
+        let worked = s.checksum;
+        assert_ne!(worked, 0.0, "step 1 works");
+        s.c.fill(0.0);
+        s.step().unwrap();
+        assert!(s.c.iter().all(|&x| x == 0.0), "step 2 idles");
     }
 
     #[test]

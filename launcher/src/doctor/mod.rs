@@ -1,0 +1,22 @@
+//! `mlb doctor`, also run before every `mlb --jobs` (a warning, or a
+//! refusal with `--strict-preflight`): is this host fit to measure on? Each
+//! check says what it found and the fix; the verdict goes into the output
+//! folder (`doctor.json`).
+
+pub mod check;
+mod gpus;
+mod host;
+
+pub use check::{Check, Status, Verdict, FILE};
+
+use crate::host::Host;
+use std::path::Path;
+
+/// Every check of `host` for a run writing into `outdir` and reading the
+/// data files `data` (paths its selected jobs name).
+pub fn examine(host: &Host, outdir: &Path, data: &[&Path]) -> Verdict {
+    let mut checks = vec![host::cgroups(host), host::disk(outdir)];
+    checks.extend(host::data(data));
+    checks.extend(gpus::checks(host));
+    Verdict { checks }
+}

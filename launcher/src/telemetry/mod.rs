@@ -1,0 +1,23 @@
+//! Telemetry of every instance, scoped to its timed window.
+//!
+//! A [`Sampler`] per instance reads its [`Probes`]: the slot's cgroup and
+//! CPUs ([`slot`]), the packages' energy ([`powercap`]), its NVIDIA GPUs
+//! through NVML ([`nvidia`]). The worker announces the edges of its timed
+//! window on stdout ([`crate::contract::window`]); [`scope`] scopes the
+//! samples to it and [`block`] summarises them into the report's
+//! `telemetry` block ([`attach`]). docs/telemetry.md describes every field.
+
+pub mod attach;
+pub mod block;
+pub mod nvidia;
+pub mod powercap;
+pub mod probes;
+pub mod reading;
+pub mod sampler;
+pub mod scope;
+pub mod slot;
+pub mod timeline;
+
+pub use block::Telemetry;
+pub use probes::{Probes, Sources};
+pub use sampler::{EdgeSink, Sampler};

@@ -1,0 +1,130 @@
+//! NVIDIA GPUs through NVML (`nvml-wrapper`): one read of each of an
+//! instance's devices per sample.
+//!
+//! | gauge / counter | NVML call | unit |
+//! |---|---|---|
+//! | `utilization_percent`, `memory_utilization_percent` | `nvmlDeviceGetUtilizationRates` | % of the driver's last sampling period |
+//! | `memory_used_bytes` | `nvmlDeviceGetMemoryInfo_v2` | bytes |
+//! | `temperature_c` | `nvmlDeviceGetTemperature` (GPU sensor) | °C |
+//! | `power_w` | `nvmlDeviceGetFieldValues` `NVML_FI_DEV_POWER_INSTANT` | W, instant |
+//! | `power_average_w` | `nvmlDeviceGetPowerUsage` | W, a 1-s average on Ampere and later |
+//! | `sm_clock_mhz`, `memory_clock_mhz` | `nvmlDeviceGetClockInfo` | MHz |
+//! | `pcie_gen`, `pcie_width` | `nvmlDeviceGetCurrPcieLinkGeneration`, `...Width` | |
+//! | `energy_mj` (counter) | `nvmlDeviceGetTotalEnergyConsumption` | mJ since the driver loaded |
+//! | `ecc_corrected`, `ecc_uncorrected` (counters) | `nvmlDeviceGetTotalEccErrors` (volatile) | errors |
+//! | reasons | `nvmlDeviceGetCurrentClocksThrottleReasons` | bits, see [`REASONS`] |
+//!
+//! The maxima (`nvmlDeviceGetMaxClockInfo`, `nvmlDeviceGetMaxPcieLinkGeneration`,
+//! `...Width`) and the name are read once.
+
+use super::reading::Reading;
+use nvml_wrapper::enum_wrappers::device::{Clock, EccCounter, MemoryError, TemperatureSensor};
+use nvml_wrapper::enums::device::SampleValue;
+use nvml_wrapper::structs::device::FieldId;
+use nvml_wrapper::sys_exports::field_id::NVML_FI_DEV_POWER_INSTANT;
+use nvml_wrapper::Nvml;
+use serde::{Deserialize, Serialize};
+use std::ffi::OsStr;
+use std::sync::Arc;
+
+/// The throttle reasons NVML reports, by bit, with their names in reports.
+pub const REASONS: [(u64, &str); 9] = [
+    (0x1, "gpu_idle"),
+    (0x2, "applications_clocks_setting"),
+    (0x4, "sw_power_cap"),
+    (0x8, "hw_slowdown"),
+    (0x10, "sync_boost"),
+    (0x20, "sw_thermal_slowdown"),
+    (0x40, "hw_thermal_slowdown"),
+    (0x80, "hw_power_brake_slowdown"),
+    (0x100, "display_clock_setting"),
+];
+
+/// The reasons that slow a busy GPU down (idle, application clocks, sync
+/// boost and display clocks do not count as throttling).
+pub const SLOWDOWN: u64 = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+
+/// What NVML says of a device once: its name and maxima.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Maxima {
+    /// The device's name (`NVIDIA H100 80GB HBM3`).
+    pub name: Option<String>,
+    /// The highest SM clock, MHz.
+    pub sm_clock_max_mhz: Option<u32>,
+    /// The highest memory clock, MHz.
+    pub memory_clock_max_mhz: Option<u32>,
+    /// The highest PCIe generation of the device and its slot.
+    pub pcie_gen_max: Option<u32>,
+    /// The widest PCIe link of the device and its slot.
+    pub pcie_width_max: Option<u32>,
+}
+
+/// NVML, loaded once per run and shared by the instances' samplers.
+#[derive(Clone, Debug)]
+pub struct NvidiaProbe {
+    nvml: Arc<Nvml>,
+}
+
+impl NvidiaProbe {
+    /// Loads NVML: `library` when given (a path), else the driver's
+    /// `libnvidia-ml.so.1` from the loader's search path; the error says why
+    /// it could not.
+    pub fn load(library: Option<&OsStr>) -> Result<NvidiaProbe, nvml_wrapper::error::NvmlError> {
+        let mut builder = Nvml::builder();
+        if let Some(path) = library {
+            builder.lib_path(path);
+        }
+        Ok(NvidiaProbe { nvml: Arc::new(builder.init()?) })
+    }
+
+    /// The name and maxima of device `index`.
+    pub fn maxima(&self, index: u32) -> Maxima {
+        let Ok(d) = self.nvml.device_by_index(index) else { return Maxima::default() };
+        Maxima {
+            name: d.name().ok(),
+            sm_clock_max_mhz: d.max_clock_info(Clock::SM).ok(),
+            memory_clock_max_mhz: d.max_clock_info(Clock::Memory).ok(),
+            pcie_gen_max: d.max_pcie_link_gen().ok(),
+            pcie_width_max: d.max_pcie_link_width().ok(),
+        }
+    }
+
+    /// Reads device `index` once; what it does not support is left out.
+    pub fn read(&self, index: u32) -> Reading {
+        let mut r = Reading::default();
+        let Ok(d) = self.nvml.device_by_index(index) else { return r };
+        // First: the clocks and temperature read next belong with it.
+        r.reasons = d.current_throttle_reasons().ok().map(|b| b.bits());
+        let util = d.utilization_rates().ok();
+        r.gauge("utilization_percent", util.as_ref().map(|u| u.gpu as f64));
+        r.gauge("memory_utilization_percent", util.as_ref().map(|u| u.memory as f64));
+        r.gauge("memory_used_bytes", d.memory_info().ok().map(|m| m.used as f64));
+        r.gauge("temperature_c", d.temperature(TemperatureSensor::Gpu).ok().map(f64::from));
+        let instant = d.field_values_for(&[FieldId(NVML_FI_DEV_POWER_INSTANT)]).ok().and_then(|mut v| v.pop());
+        r.gauge("power_w", instant.and_then(|s| s.ok()?.value.ok()).and_then(milliwatts).map(|mw| mw / 1000.0));
+        r.gauge("power_average_w", d.power_usage().ok().map(|mw| mw as f64 / 1000.0));
+        r.gauge("sm_clock_mhz", d.clock_info(Clock::SM).ok().map(f64::from));
+        r.gauge("memory_clock_mhz", d.clock_info(Clock::Memory).ok().map(f64::from));
+        r.gauge("pcie_gen", d.current_pcie_link_gen().ok().map(f64::from));
+        r.gauge("pcie_width", d.current_pcie_link_width().ok().map(f64::from));
+        r.counter("energy_mj", d.total_energy_consumption().ok());
+        r.counter("ecc_corrected", d.total_ecc_errors(MemoryError::Corrected, EccCounter::Volatile).ok());
+        r.counter("ecc_uncorrected", d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile).ok());
+        r
+    }
+
+    /// The loaded library.
+    pub fn nvml(&self) -> &Nvml {
+        &self.nvml
+    }
+}
+
+/// A power field's value, milliwatts.
+fn milliwatts(v: SampleValue) -> Option<f64> {
+    match v {
+        SampleValue::U32(x) => Some(x as f64),
+        SampleValue::U64(x) => Some(x as f64),
+        SampleValue::I64(x) => Some(x as f64),
+        SampleValue::F64(x) => Some(x),
+    }
+}

@@ -1,0 +1,128 @@
+//! What is read for one instance: its slot, the host's packages, its GPUs;
+//! and the run-wide sources they come from, opened once.
+
+use super::block::Context;
+use super::nvidia::NvidiaProbe;
+use super::powercap::Powercap;
+use super::reading::{Reading, Sample};
+use super::slot::SlotProbe;
+use crate::contract::window;
+use crate::host::{Host, Vendor};
+use crate::isolation::SlotGroup;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::Path;
+
+/// The variable naming the NVML library to load instead of the driver's
+/// `libnvidia-ml.so.1` (a path).
+pub const NVML_LIBRARY: &str = "MLB_NVML_LIBRARY";
+
+/// The sources of a run, opened once and shared by its instances.
+#[derive(Clone, Debug)]
+pub struct Sources {
+    /// Samples per second (0: no sampling).
+    pub hz: f64,
+    /// NVML, or why it is not there (`None`: the host has no NVIDIA GPU).
+    pub nvidia: Option<Result<NvidiaProbe, String>>,
+    /// The packages' energy zones.
+    pub powercap: Powercap,
+}
+
+impl Sources {
+    /// The sources of `host` (read under `/`), sampled `hz` times a second.
+    /// NVML is loaded when the host has NVIDIA GPUs, from `MLB_NVML_LIBRARY`
+    /// when set; a library that does not load is a reason, not an error.
+    pub fn open(host: &Host, hz: f64) -> Sources {
+        let library: Option<OsString> = std::env::var_os(NVML_LIBRARY);
+        let nvidia = (hz > 0.0 && host.gpus.iter().any(|g| g.vendor == Vendor::Nvidia))
+            .then(|| NvidiaProbe::load(library.as_deref()).map_err(|e| format!("NVML did not load: {e}")));
+        Sources { hz, nvidia, powercap: Powercap::find(Path::new("/")) }
+    }
+
+    /// A warning for the run, when a source the host should have is missing.
+    pub fn warning(&self) -> Option<String> {
+        match &self.nvidia {
+            Some(Err(why)) => Some(format!(
+                "no GPU telemetry: {why}; fix: install the NVIDIA driver's NVML library (libnvidia-ml.so.1) or set {NVML_LIBRARY}"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// The probes of one instance.
+#[derive(Clone, Debug)]
+pub struct Probes {
+    slot: Option<SlotProbe>,
+    powercap: Powercap,
+    nvidia: Option<(NvidiaProbe, Vec<u32>)>,
+    /// What the block is built with.
+    pub context: Context,
+}
+
+impl Probes {
+    /// The probes of an instance in `group` (if any) on `cpus`, using
+    /// `devices` (GPU indices, on a GPU host).
+    pub fn new(sources: &Sources, group: Option<&SlotGroup>, cpus: &[usize], devices: &[String]) -> Probes {
+        let mut context = Context { sample_hz: sources.hz, ..Context::default() };
+        let slot = group.map(|g| SlotProbe::of(g, cpus, Path::new("/")));
+        let mut sources_named = BTreeMap::new();
+        sources_named.insert(
+            "slot".to_string(),
+            match group {
+                Some(g) => format!("{} {}", g.version().isolation_name(), g.display_path()),
+                None => "none: the instance has no slot group of the launcher's".to_string(),
+            },
+        );
+        if !sources.powercap.is_empty() {
+            sources_named.insert("package".into(), "powercap".into());
+        }
+        let nvidia = match &sources.nvidia {
+            Some(Ok(probe)) => {
+                let indices: Vec<u32> = devices.iter().filter_map(|d| d.parse().ok()).collect();
+                context.gpus = indices.iter().map(|&i| (i.to_string(), probe.maxima(i))).collect();
+                sources_named.insert("gpu".into(), "nvml".into());
+                Some((probe.clone(), indices))
+            }
+            Some(Err(why)) => {
+                sources_named.insert("gpu".into(), format!("none: {why}"));
+                None
+            }
+            None => None,
+        };
+        context.sources = sources_named;
+        Probes { slot, powercap: sources.powercap.clone(), nvidia, context }
+    }
+
+    /// Probes of a slot alone (and the packages), for tests and benches.
+    pub fn of_slot(slot: SlotProbe, powercap: Powercap, context: Context) -> Probes {
+        Probes { slot: Some(slot), powercap, nvidia: None, context }
+    }
+
+    /// Probes of NVIDIA devices alone.
+    pub fn of_nvidia(probe: NvidiaProbe, indices: Vec<u32>, mut context: Context) -> Probes {
+        context.gpus = indices.iter().map(|&i| (i.to_string(), probe.maxima(i))).collect();
+        Probes { slot: None, powercap: Powercap::default(), nvidia: Some((probe, indices)), context }
+    }
+
+    /// Reads everything once, stamped with the window's clock.
+    pub fn read(&self) -> Sample {
+        let mut slot = Reading::default();
+        if let Some(p) = &self.slot {
+            p.read(&mut slot);
+        }
+        self.powercap.read(&mut slot);
+        let gpus = match &self.nvidia {
+            Some((probe, indices)) => indices.iter().map(|&i| probe.read(i)).collect(),
+            None => Vec::new(),
+        };
+        Sample { t: window::now(), slot, gpus }
+    }
+
+    /// At the start of the window: restarts what keeps a peak.
+    pub fn window_starts(&self) {
+        if let Some(p) = &self.slot {
+            p.restart_peak();
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! What one read of a source gives: gauges (values at that instant),
+//! counters (running totals, scoped to the window by difference) and, for a
+//! GPU, its throttle reasons.
+
+/// A running total read at one instant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Counter {
+    /// Its name in the report (`cpu_ns`, `energy_mj`).
+    pub name: &'static str,
+    /// The value read.
+    pub value: u64,
+    /// The value after which it starts again from 0 (`max_energy_range_uj`
+    /// of a powercap zone, plus one); `None`: it does not wrap.
+    pub wraps_at: Option<u64>,
+    /// The gauge its rate of change gives, and the factor from counter units
+    /// per second to that gauge's unit (`cpu_ns` gives `cpu_busy_cores`, 1e-9).
+    pub rate: Option<(&'static str, f64)>,
+}
+
+/// One read of one source.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reading {
+    /// Values at the instant of the read, by name (the unit ends the name).
+    pub gauges: Vec<(&'static str, f64)>,
+    /// Running totals.
+    pub counters: Vec<Counter>,
+    /// Throttle reasons active at the instant (a bit each), when the source has them.
+    pub reasons: Option<u64>,
+}
+
+impl Reading {
+    /// Adds gauge `name` when it was read.
+    pub fn gauge(&mut self, name: &'static str, value: Option<f64>) {
+        if let Some(v) = value.filter(|v| v.is_finite()) {
+            self.gauges.push((name, v));
+        }
+    }
+
+    /// Adds counter `name` (not wrapping, no rate) when it was read.
+    pub fn counter(&mut self, name: &'static str, value: Option<u64>) {
+        if let Some(value) = value {
+            self.counters.push(Counter { name, value, wraps_at: None, rate: None });
+        }
+    }
+
+    /// The gauge `name`, if read.
+    pub fn gauge_of(&self, name: &str) -> Option<f64> {
+        self.gauges.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+
+    /// The counter `name`, if read.
+    pub fn counter_of(&self, name: &str) -> Option<&Counter> {
+        self.counters.iter().find(|c| c.name == name)
+    }
+}
+
+/// Every source read at one instant.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sample {
+    /// When, seconds of `CLOCK_MONOTONIC` ([`crate::contract::window::now`]).
+    pub t: f64,
+    /// The slot: its cgroup, its CPUs' frequency, the package energy.
+    pub slot: Reading,
+    /// The instance's GPUs, in the order of its devices.
+    pub gpus: Vec<Reading>,
+}
+
+/// The first integer of the line of `text` starting with `key` and a space
+/// (`cpu.stat`, `memory.stat` style files).
+pub fn keyed(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+/// A file holding one integer.
+pub fn number(path: &std::path::Path) -> Option<u64> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyed_lines_and_numbers() {
+        let stat = "nr_periods 10\nnr_throttled 3\nthrottled_time 12345\n";
+        assert_eq!(keyed(stat, "nr_throttled"), Some(3));
+        assert_eq!(keyed(stat, "nr_periods"), Some(10));
+        assert_eq!(keyed(stat, "throttled"), None, "a whole key only");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("n"), "42\n").unwrap();
+        assert_eq!(number(&dir.path().join("n")), Some(42));
+        assert_eq!(number(&dir.path().join("missing")), None);
+        let mut r = Reading::default();
+        r.gauge("x", Some(f64::NAN));
+        r.gauge("y", Some(1.5));
+        r.counter("c", Some(7));
+        assert_eq!((r.gauge_of("x"), r.gauge_of("y"), r.counter_of("c").map(|c| c.value)), (None, Some(1.5), Some(7)));
+    }
+}
