@@ -3,6 +3,7 @@
 //! baseline comparison, warnings and notes.
 
 use super::baseline::{compare, Comparison};
+use super::energy::{energy, flagged, ConditionFlag, EnergyTables};
 use super::entry::Entry;
 use super::error::ReportError;
 use super::judge::{judge, Check, Rule};
@@ -12,6 +13,7 @@ use super::read::{Reading, Unreadable};
 use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
 use super::targets::Targets;
+use crate::system::SystemDesc;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -34,6 +36,8 @@ pub struct Options {
     pub rule: Rule,
     /// Rows of the native views: per config (default) or per bench.
     pub grouping: Grouping,
+    /// Compare with a baseline of another accelerator model.
+    pub force: bool,
 }
 
 /// A failed (or disputed) entry, listed with its file and cause.
@@ -113,6 +117,13 @@ pub struct Report {
     pub per_gpu: GpuTables,
     /// Per-node relative tables and stragglers (reports from several nodes).
     pub per_node: NodeTables,
+    /// Energy per item and items per watt, from the instances' telemetry.
+    pub energy: EnergyTables,
+    /// Instances that throttled for more than 1% of their window or ran on
+    /// a degraded link.
+    pub conditions: Vec<ConditionFlag>,
+    /// The run's `system.json`, when the reports folder holds one.
+    pub system: Option<SystemDesc>,
     /// Comparison with a baseline.
     pub baseline: Option<BaselineReport>,
     /// Things the reader should know (missing targets, left-out entries...).
@@ -232,6 +243,9 @@ pub fn aggregate(
         stricter,
         per_gpu: per_gpu(&judged, &layouts.rows, rule),
         per_node: per_node(&judged, &layouts.rows, rule),
+        energy: energy(&judged, &layouts.rows, rule),
+        conditions: flagged(&judged, &layouts.rows, rule),
+        system: crate::system::read(dir),
         baseline: None,
         notes: Vec::new(),
         runs: runs(&judged, &layouts.rows, rule),
@@ -441,6 +455,7 @@ mod tests {
             failure: None,
             avg: Some(1.0),
             losses: Losses::default(),
+            conditions: None,
             args: vec![],
         }
     }

@@ -66,6 +66,11 @@ pub struct ReportArgs {
     #[arg(long, value_name = "DIR")]
     pub baseline: Option<PathBuf>,
 
+    /// Compare with a baseline measured on another accelerator model (their
+    /// `system.json` differ), which is refused otherwise.
+    #[arg(long, requires = "baseline")]
+    pub force: bool,
+
     /// Number of GPUs of the machine: the report notes when the single-GPU
     /// reports name a different number of devices.
     #[arg(long, value_name = "N")]

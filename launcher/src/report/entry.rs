@@ -4,9 +4,11 @@
 //! Only the fields the report needs are read, in one pass over each object
 //! (no intermediate `Value`): `name`, `suite`, `vcd`, `gpu`, `completed`,
 //! `failure`, `train_item.avg`, `batch_loss`, the node (`provenance.slurm.node`,
-//! else `hostname`), and the scalar arguments of the config. Numbers may be the original's `NaN`/`Infinity` tokens (read
+//! else `hostname`), the conditions of its `telemetry`, and the scalar
+//! arguments of the config. Numbers may be the original's `NaN`/`Infinity` tokens (read
 //! through [`tolerant`](super::tolerant)'s markers) or `null`.
 
+use super::conditions::{Conditions, RawTelemetry};
 use super::tolerant::marker_value;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -82,6 +84,8 @@ pub struct Entry {
     pub avg: Option<f64>,
     /// What `batch_loss` holds.
     pub losses: Losses,
+    /// What its `telemetry` block says of its conditions, when it has one.
+    pub conditions: Option<Conditions>,
     /// The config's scalar arguments (keys not in [`NOT_CONFIG`]), sorted by key.
     pub args: Vec<(String, Value)>,
 }
@@ -144,6 +148,7 @@ pub struct RawEntry {
     failure: Option<(String, String)>,
     avg: Option<f64>,
     losses: Losses,
+    conditions: Option<Conditions>,
     args: Vec<(String, Value)>,
 }
 
@@ -166,6 +171,7 @@ impl RawEntry {
             failure: self.failure,
             avg: self.avg,
             losses: self.losses,
+            conditions: self.conditions,
             args,
         })
     }
@@ -179,6 +185,7 @@ enum Key<'a> {
     Gpu,
     Hostname,
     Provenance,
+    Telemetry,
     Completed,
     Failure,
     TrainItem,
@@ -214,6 +221,7 @@ impl Key<'_> {
             "gpu" => Key::Gpu,
             "hostname" => Key::Hostname,
             "provenance" => Key::Provenance,
+            "telemetry" => Key::Telemetry,
             "completed" => Key::Completed,
             "failure" => Key::Failure,
             "train_item" => Key::TrainItem,
@@ -247,6 +255,7 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
                         Key::Gpu => e.gpu = map.next_value::<Option<Text>>()?.map(|t| t.0),
                         Key::Hostname => e.hostname = map.next_value::<Option<Text>>()?.map(|t| t.0),
                         Key::Provenance => e.slurm_node = map.next_value::<ProvenanceNode>()?.node(),
+                        Key::Telemetry => e.conditions = map.next_value::<RawTelemetry>()?.conditions(),
                         Key::Completed => e.completed = Some(map.next_value::<Shallow>()?.truth()),
                         Key::Failure => e.failure = map.next_value::<Option<RawFailure>>()?.map(RawFailure::pair),
                         Key::TrainItem => e.avg = map.next_value::<Option<RawThroughput>>()?.and_then(|t| t.avg.0),

@@ -34,6 +34,18 @@ pub enum ReportError {
         /// What is wrong, with the line.
         message: String,
     },
+    /// `--baseline` of another accelerator model, without `--force`.
+    #[error("{reports} ran on `{current}` and the baseline {baseline} on `{base}` (their system.json): their figures are not comparable; fix: compare runs of one accelerator model, or pass --force to compare anyway")]
+    OtherAccelerator {
+        /// The reports folder.
+        reports: PathBuf,
+        /// Its accelerator model.
+        current: String,
+        /// The baseline folder.
+        baseline: PathBuf,
+        /// The baseline's accelerator model.
+        base: String,
+    },
     /// The HTML page cannot be written.
     #[error("cannot write the HTML report {path}: {source}")]
     Html {
@@ -49,7 +61,10 @@ impl Classify for ReportError {
     /// anything is computed; an HTML page that cannot be written fails.
     fn kind(&self) -> Kind {
         match self {
-            ReportError::Folder { .. } | ReportError::Empty { .. } | ReportError::Targets { .. } => Kind::Refused,
+            ReportError::Folder { .. }
+            | ReportError::Empty { .. }
+            | ReportError::Targets { .. }
+            | ReportError::OtherAccelerator { .. } => Kind::Refused,
             ReportError::Html { .. } => Kind::Failed,
         }
     }

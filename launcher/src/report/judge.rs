@@ -164,6 +164,7 @@ mod tests {
             failure: None,
             avg,
             losses: Losses { nan, infinite, null: false },
+            conditions: None,
             args: vec![],
         }
     }

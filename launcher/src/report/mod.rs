@@ -7,6 +7,8 @@
 mod aggregate;
 mod args;
 mod baseline;
+mod conditions;
+mod energy;
 mod entry;
 mod error;
 mod judge;
@@ -24,6 +26,8 @@ mod tolerant;
 pub use aggregate::{aggregate, BaselineReport, FailureRow, Options, Report, Run, UNIT};
 pub use args::{Format, ReportArgs};
 pub use baseline::{Comparison, Verdict};
+pub use conditions::Conditions;
+pub use energy::{ConditionFlag, EnergyRow, EnergyTables};
 pub use entry::{Entry, Losses};
 pub use error::ReportError;
 pub use judge::{judge, Check, Rule};
@@ -51,6 +55,7 @@ pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
         gpu_total: args.gputotal,
         rule: if args.strict { Rule::Strict } else { Rule::Original },
         grouping: args.rows,
+        force: args.force,
     };
     let report = build(&args.reports, args.baseline.as_deref(), &opts)?;
     if let Some(path) = &args.html {
@@ -70,8 +75,27 @@ pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
 pub fn build(dir: &std::path::Path, baseline: Option<&std::path::Path>, opts: &Options) -> Result<Report, ReportError> {
     let reading = read_folder(dir)?;
     let base = match baseline {
-        Some(b) => Some((b, read_folder(b)?)),
+        Some(b) => {
+            same_accelerator(dir, b, opts.force)?;
+            Some((b, read_folder(b)?))
+        }
         None => None,
     };
     aggregate(dir, reading, base, opts)
+}
+
+/// Refuses to compare `dir` with a `baseline` whose `system.json` names
+/// another accelerator model, unless `force`. Folders without a
+/// description (the original's) are compared as they are.
+fn same_accelerator(dir: &std::path::Path, baseline: &std::path::Path, force: bool) -> Result<(), ReportError> {
+    let model = |d: &std::path::Path| crate::system::read(d).map(|s| s.accelerator_model_name);
+    match (model(dir), model(baseline)) {
+        (Some(current), Some(base)) if current != base && !force => Err(ReportError::OtherAccelerator {
+            reports: dir.to_path_buf(),
+            current,
+            baseline: baseline.to_path_buf(),
+            base,
+        }),
+        _ => Ok(()),
+    }
 }

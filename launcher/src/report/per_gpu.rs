@@ -107,6 +107,7 @@ pub(super) mod tests {
             failure: None,
             avg: Some(v),
             losses: Losses::default(),
+            conditions: None,
             args: vec![],
         }
     }

@@ -282,6 +282,7 @@ mod tests {
             failure: None,
             avg: Some(avg),
             losses: Losses::default(),
+            conditions: None,
             args: args.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
         }
     }

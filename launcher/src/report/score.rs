@@ -88,6 +88,7 @@ mod tests {
             failure: None,
             avg: Some(v),
             losses: Losses::default(),
+            conditions: None,
             args: vec![],
         }
     }

@@ -131,6 +131,7 @@ mod tests {
             failure: (!completed).then(|| ("oom".to_string(), "<killed>".to_string())),
             avg: Some(avg),
             losses: Losses::default(),
+            conditions: None,
             args: vec![],
         }
     }

@@ -6,6 +6,7 @@ pub mod charts;
 pub mod csv;
 pub mod html;
 pub mod markdown;
+mod measured;
 pub mod sections;
 pub mod table;
 

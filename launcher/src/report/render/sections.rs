@@ -4,6 +4,7 @@
 
 use super::super::relative::{Cell as RelCell, Flag, Row as RelRow, FLAG_BELOW};
 use super::super::{FailureRow, Grouping, Report, Row, Rule, Verdict};
+use super::measured;
 
 /// How a cell should stand out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,15 +74,15 @@ pub struct Section {
     pub anchor: Option<Anchor>,
 }
 
-fn section(title: impl Into<String>, body: Body) -> Section {
+pub(super) fn section(title: impl Into<String>, body: Body) -> Section {
     Section { title: title.into(), body, anchor: None }
 }
 
-fn num(v: Option<f64>) -> Cell {
+pub(super) fn num(v: Option<f64>) -> Cell {
     v.map_or("-".into(), |v| format!("{v:.2}").into())
 }
 
-fn pct(v: Option<f64>) -> Cell {
+pub(super) fn pct(v: Option<f64>) -> Cell {
     v.map_or("-".into(), |v| format!("{:.1}%", v * 100.0).into())
 }
 
@@ -101,12 +102,12 @@ fn interval(ci: Option<(f64, f64)>) -> Cell {
     ci.map_or("-".into(), |(lo, hi)| format!("[{lo:.2}, {hi:.2}]").into())
 }
 
-fn table(headers: &[&str], rows: Vec<Vec<Cell>>) -> Body {
+pub(super) fn table(headers: &[&str], rows: Vec<Vec<Cell>>) -> Body {
     Body::Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows }
 }
 
 /// The first column's name: what a row is.
-fn row_kind(report: &Report) -> &'static str {
+pub(super) fn row_kind(report: &Report) -> &'static str {
     match report.grouping {
         Grouping::Config => "config",
         Grouping::Bench => "bench",
@@ -121,6 +122,7 @@ fn unit(report: &Report, name: &str) -> String {
 /// The report laid out in sections.
 pub fn sections(report: &Report) -> Vec<Section> {
     let mut out = vec![section("Report", Body::Pairs(header(report)))];
+    out.extend(measured::system(report));
     if !report.warnings.is_empty() {
         out.push(section("Warnings", Body::Lines(report.warnings.iter().map(|w| format!("warning: {w}")).collect())));
     }
@@ -166,6 +168,7 @@ pub fn sections(report: &Report) -> Vec<Section> {
         let title = format!("Stragglers: nodes below {:.0}% of the best node", FLAG_BELOW * 100.0);
         out.push(section(title, flags(report, "node", &node.stragglers)));
     }
+    out.extend(measured::energy_and_conditions(report));
     if let Some(base) = &report.baseline {
         let rows = base.comparisons.iter().map(|c| {
             let mark = match c.verdict {

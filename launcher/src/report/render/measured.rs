@@ -1,0 +1,97 @@
+//! The sections about how the figures were measured: the system the run
+//! describes (`system.json`), the energy tables, and the instances whose
+//! conditions (throttling, a degraded link) make their figure doubtful.
+
+use super::super::Report;
+use super::sections::{num, pct, row_kind, section, table, Body, Cell, Mark, Section};
+
+/// The `System` section, when the reports folder holds a `system.json`.
+pub fn system(report: &Report) -> Option<Section> {
+    let s = report.system.as_ref()?;
+    let mut pairs: Vec<(String, Cell)> = vec![
+        ("system".into(), s.system_name.as_str().into()),
+        ("nodes".into(), s.number_of_nodes.to_string().into()),
+        (
+            "processor".into(),
+            format!(
+                "{} ({} socket(s) x {} cores, {} CPUs usable)",
+                s.host_processor_model_name,
+                s.host_processors_per_node,
+                s.host_processor_core_count,
+                s.host_processor_vcpu_count
+            )
+            .into(),
+        ),
+        ("memory".into(), s.host_memory_capacity.as_str().into()),
+        (
+            "accelerators".into(),
+            format!("{} x {} ({})", s.accelerators_per_node, s.accelerator_model_name, s.accelerator_memory_capacity)
+                .into(),
+        ),
+        ("os".into(), format!("{} (kernel {})", s.operating_system, s.kernel).into()),
+        (
+            "driver / CUDA or ROCm".into(),
+            format!("{} / {}", s.accelerator_driver_version, s.cuda_or_rocm_version).into(),
+        ),
+        ("software".into(), format!("{}; {}", s.framework, s.other_software_stack).into()),
+    ];
+    if let Some(c) = &s.container {
+        pairs.push(("container".into(), serde_json::to_string(c).unwrap_or_default().into()));
+    }
+    Some(section("System (system.json)", Body::Pairs(pairs)))
+}
+
+/// The energy tables and the flagged instances, when there are any.
+pub fn energy_and_conditions(report: &Report) -> Vec<Section> {
+    let mut out = Vec::new();
+    let e = &report.energy;
+    let headers = |device: bool| {
+        let mut h = vec![row_kind(report)];
+        h.extend(device.then_some("device"));
+        h.extend(["n", "J/item (mean)", "J/item (min)", "J/item (max)", "items/s per W (mean)", "energy of"]);
+        h
+    };
+    let cells = |r: &super::super::EnergyRow| {
+        let mut c: Vec<Cell> = vec![r.label.as_str().into()];
+        c.extend(r.device.as_deref().map(Cell::from));
+        let j = &r.joules_per_item;
+        c.extend([
+            j.count.to_string().into(),
+            float(j.mean),
+            float(j.min),
+            float(j.max),
+            num(r.items_per_watt.mean),
+            (if r.gpu_energy { "GPUs" } else { "host packages (shared)" }).into(),
+        ]);
+        c
+    };
+    if !e.rows.is_empty() {
+        out.push(section("Energy (timed window)", table(&headers(false), e.rows.iter().map(cells).collect())));
+    }
+    if e.per_gpu.len() > 1 {
+        out.push(section("Energy per GPU", table(&headers(true), e.per_gpu.iter().map(cells).collect())));
+    }
+    if !report.conditions.is_empty() {
+        let rows = report.conditions.iter().map(|f| {
+            let warn = |text: Cell| Cell { mark: Some(Mark::Warn), ..text };
+            vec![
+                f.label.as_str().into(),
+                f.device.as_deref().unwrap_or("-").into(),
+                f.throttled_share.map_or("-".into(), |s| warn(pct(Some(s)))),
+                if f.degraded_link { warn("degraded".into()) } else { "-".into() },
+                f.file.display().to_string().into(),
+            ]
+        });
+        let title = "Instances throttled more than 1% of their window, or on a degraded link";
+        out.push(section(
+            title,
+            table(&[row_kind(report), "device", "throttled", "PCIe link", "file"], rows.collect()),
+        ));
+    }
+    out
+}
+
+/// A small figure (joules per item) with enough digits.
+fn float(v: Option<f64>) -> Cell {
+    v.map_or("-".into(), |v| format!("{v:.4}").into())
+}
