@@ -30,7 +30,8 @@ fn block(joules_per_item: f64, throttled: f64, degraded: bool) -> Value {
         "energy": {"joules": joules_per_item * 500.0, "joules_per_item": joules_per_item, "source": "gpu"},
         "gpus": [{"device": "0", "throttled_fraction": throttled, "degraded_link": degraded}],
         "slot": {"cpu_throttled_fraction": null}, "throttled": throttled > 0.01, "degraded_link": degraded,
-        "timeline": {"t": [0.0, 1.0]}})
+        "timeline": {"t": [0.5, 1.5], "gpu0.power_w": [300.0, 280.0], "gpu0.sm_clock_mhz": [1980.0, 1400.0],
+            "gpu0.temperature_c": [60.0, 83.0], "gpu0.throttled": [0.0, throttled]}})
 }
 
 fn system(dir: &Path, accelerator: &str) {

@@ -3,7 +3,7 @@
 //! baseline comparison, warnings and notes.
 
 use super::baseline::{compare, Comparison};
-use super::energy::{energy, flagged, ConditionFlag, EnergyTables};
+use super::energy::{energy, flagged, sampled, ConditionFlag, EnergyTables, Sampled};
 use super::entry::Entry;
 use super::error::ReportError;
 use super::judge::{judge, Check, Rule};
@@ -124,6 +124,9 @@ pub struct Report {
     pub conditions: Vec<ConditionFlag>,
     /// The run's `system.json`, when the reports folder holds one.
     pub system: Option<SystemDesc>,
+    /// Instances whose telemetry timelines the HTML page draws (not serialised).
+    #[serde(skip)]
+    pub sampled: Vec<Sampled>,
     /// Comparison with a baseline.
     pub baseline: Option<BaselineReport>,
     /// Things the reader should know (missing targets, left-out entries...).
@@ -246,6 +249,7 @@ pub fn aggregate(
         energy: energy(&judged, &layouts.rows, rule),
         conditions: flagged(&judged, &layouts.rows, rule),
         system: crate::system::read(dir),
+        sampled: sampled(&judged, &layouts.rows, rule),
         baseline: None,
         notes: Vec::new(),
         runs: runs(&judged, &layouts.rows, rule),

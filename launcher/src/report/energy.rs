@@ -52,6 +52,20 @@ pub struct ConditionFlag {
     pub degraded_link: bool,
 }
 
+/// An instance with telemetry whose timeline the HTML report draws.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sampled {
+    /// Its row.
+    pub label: String,
+    /// Its device(s).
+    pub device: Option<String>,
+    /// Its report file.
+    pub file: PathBuf,
+}
+
+/// The most instances whose timelines the HTML report draws.
+pub const TIMELINES: usize = 12;
+
 /// Energy figures of one group of entries: joules per item, and whether all
 /// are the GPUs'.
 #[derive(Default)]
@@ -124,6 +138,27 @@ pub fn flagged(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Condition
     out
 }
 
+/// The instances that count under `rule` and have telemetry, the flagged
+/// ones first, then by file; at most [`TIMELINES`].
+pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> {
+    let mut out: Vec<(bool, Sampled)> = entries
+        .iter()
+        .zip(&layout.of_entry)
+        .filter_map(|(j, row)| {
+            let (row, _) = ((*row)?, j.value(rule)?);
+            let c = j.entry.conditions?;
+            let sampled = Sampled {
+                label: layout.rows[row].label.clone(),
+                device: j.entry.vcd.clone(),
+                file: j.entry.file.to_path_buf(),
+            };
+            Some((!(c.throttled() || c.degraded_link), sampled))
+        })
+        .collect();
+    out.sort_by(|a, b| (a.0, &a.1.file).cmp(&(b.0, &b.1.file)));
+    out.into_iter().take(TIMELINES).map(|(_, s)| s).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::conditions::Conditions;
@@ -175,5 +210,6 @@ mod tests {
         let rows = layout(&entries, Grouping::Bench);
         assert_eq!(energy(&entries, &rows, Rule::Original), EnergyTables::default());
         assert!(flagged(&entries, &rows, Rule::Original).is_empty());
+        assert!(sampled(&entries, &rows, Rule::Original).is_empty());
     }
 }

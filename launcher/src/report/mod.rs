@@ -27,7 +27,7 @@ pub use aggregate::{aggregate, BaselineReport, FailureRow, Options, Report, Run,
 pub use args::{Format, ReportArgs};
 pub use baseline::{Comparison, Verdict};
 pub use conditions::Conditions;
-pub use energy::{ConditionFlag, EnergyRow, EnergyTables};
+pub use energy::{ConditionFlag, EnergyRow, EnergyTables, Sampled};
 pub use entry::{Entry, Losses};
 pub use error::ReportError;
 pub use judge::{judge, Check, Rule};

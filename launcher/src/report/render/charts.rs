@@ -14,10 +14,10 @@ const LEGEND_WIDTH: u32 = 110;
 /// Size of one per-bench chart, in pixels.
 pub const BENCH_CHART: (u32, u32) = (380, 260);
 
-type Drawn = Result<(), Box<dyn std::error::Error>>;
+pub(super) type Drawn = Result<(), Box<dyn std::error::Error>>;
 
 /// Draws into an SVG string; a drawing error becomes a short note instead.
-fn svg(size: (u32, u32), draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Drawn) -> String {
+pub(super) fn svg(size: (u32, u32), draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Drawn) -> String {
     let mut out = String::new();
     let result = {
         let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
@@ -30,7 +30,7 @@ fn svg(size: (u32, u32), draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> D
 }
 
 /// Short numbers for axis labels: 1.2k, 3.4M.
-fn short(v: f64) -> String {
+pub(super) fn short(v: f64) -> String {
     let a = v.abs();
     if a >= 1e6 {
         format!("{:.1}M", v / 1e6)

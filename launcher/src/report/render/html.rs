@@ -3,8 +3,8 @@
 //! file, no network.
 
 use super::super::Report;
-use super::charts;
 use super::sections::{sections, Anchor, Body, Cell, Mark};
+use super::{charts, timelines};
 
 const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222}\
 h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}\
@@ -88,6 +88,15 @@ fn charts(out: &mut String, anchor: Anchor, report: &Report) {
             out.push_str("<div class=\"charts\" id=\"per-gpu\">\n");
             for (bench, svg) in per_bench {
                 out.push_str(&format!("<figure data-bench=\"{}\">{svg}</figure>\n", escape(&bench)));
+            }
+            out.push_str("</div>\n");
+        }
+        Anchor::Timelines => {
+            out.push_str("<div class=\"charts\" id=\"timelines\">\n");
+            for sampled in &report.sampled {
+                for (caption, svg) in timelines::charts(sampled) {
+                    out.push_str(&format!("<figure data-timeline=\"{}\">{svg}</figure>\n", escape(&caption)));
+                }
             }
             out.push_str("</div>\n");
         }

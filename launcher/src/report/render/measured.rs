@@ -3,7 +3,7 @@
 //! conditions (throttling, a degraded link) make their figure doubtful.
 
 use super::super::Report;
-use super::sections::{num, pct, row_kind, section, table, Body, Cell, Mark, Section};
+use super::sections::{num, pct, row_kind, section, table, Anchor, Body, Cell, Mark, Section};
 
 /// The `System` section, when the reports folder holds a `system.json`.
 pub fn system(report: &Report) -> Option<Section> {
@@ -87,6 +87,16 @@ pub fn energy_and_conditions(report: &Report) -> Vec<Section> {
             title,
             table(&[row_kind(report), "device", "throttled", "PCIe link", "file"], rows.collect()),
         ));
+    }
+    if !report.sampled.is_empty() {
+        let line = format!(
+            "{} instance(s) with telemetry (flagged ones first): power, clock and temperature over the timed window, throttled spans shaded, in the HTML report (--html)",
+            report.sampled.len()
+        );
+        out.push(Section {
+            anchor: Some(Anchor::Timelines),
+            ..section("Telemetry timelines", Body::Lines(vec![line]))
+        });
     }
     out
 }

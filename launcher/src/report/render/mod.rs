@@ -9,6 +9,7 @@ pub mod markdown;
 mod measured;
 pub mod sections;
 pub mod table;
+mod timelines;
 
 use super::Report;
 

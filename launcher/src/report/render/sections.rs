@@ -61,6 +61,8 @@ pub enum Anchor {
     Results,
     /// The per-GPU mean table.
     PerGpu,
+    /// The telemetry of sampled instances.
+    Timelines,
 }
 
 /// A titled part of the report.
