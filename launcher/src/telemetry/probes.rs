@@ -1,6 +1,7 @@
 //! What is read for one instance: its slot, the host's packages, its GPUs;
 //! and the run-wide sources they come from, opened once.
 
+use super::amd::AmdProbe;
 use super::block::Context;
 use super::nvidia::NvidiaProbe;
 use super::powercap::Powercap;
@@ -26,6 +27,8 @@ pub struct Sources {
     pub nvidia: Option<Result<NvidiaProbe, String>>,
     /// The packages' energy zones.
     pub powercap: Powercap,
+    /// The host's AMD GPUs (sysfs).
+    pub amd: AmdProbe,
 }
 
 impl Sources {
@@ -36,7 +39,8 @@ impl Sources {
         let library: Option<OsString> = std::env::var_os(NVML_LIBRARY);
         let nvidia = (hz > 0.0 && host.gpus.iter().any(|g| g.vendor == Vendor::Nvidia))
             .then(|| NvidiaProbe::load(library.as_deref()).map_err(|e| format!("NVML did not load: {e}")));
-        Sources { hz, nvidia, powercap: Powercap::find(Path::new("/")) }
+        let amd = if hz > 0.0 { AmdProbe::of(&host.gpus, Path::new("/")) } else { AmdProbe::default() };
+        Sources { hz, nvidia, powercap: Powercap::find(Path::new("/")), amd }
     }
 
     /// A warning for the run, when a source the host should have is missing.
@@ -56,6 +60,7 @@ pub struct Probes {
     slot: Option<SlotProbe>,
     powercap: Powercap,
     nvidia: Option<(NvidiaProbe, Vec<u32>)>,
+    amd: Option<(AmdProbe, Vec<usize>)>,
     /// What the block is built with.
     pub context: Context,
 }
@@ -90,19 +95,25 @@ impl Probes {
             }
             None => None,
         };
+        let amd = (!sources.amd.is_empty()).then(|| {
+            let indices: Vec<usize> = devices.iter().filter_map(|d| d.parse().ok()).collect();
+            context.gpus = indices.iter().map(|&i| (i.to_string(), sources.amd.maxima(i))).collect();
+            sources_named.insert("gpu".into(), "amdgpu sysfs".into());
+            (sources.amd.clone(), indices)
+        });
         context.sources = sources_named;
-        Probes { slot, powercap: sources.powercap.clone(), nvidia, context }
+        Probes { slot, powercap: sources.powercap.clone(), nvidia, amd, context }
     }
 
     /// Probes of a slot alone (and the packages), for tests and benches.
     pub fn of_slot(slot: SlotProbe, powercap: Powercap, context: Context) -> Probes {
-        Probes { slot: Some(slot), powercap, nvidia: None, context }
+        Probes { slot: Some(slot), powercap, nvidia: None, amd: None, context }
     }
 
     /// Probes of NVIDIA devices alone.
     pub fn of_nvidia(probe: NvidiaProbe, indices: Vec<u32>, mut context: Context) -> Probes {
         context.gpus = indices.iter().map(|&i| (i.to_string(), probe.maxima(i))).collect();
-        Probes { slot: None, powercap: Powercap::default(), nvidia: Some((probe, indices)), context }
+        Probes { slot: None, powercap: Powercap::default(), nvidia: Some((probe, indices)), amd: None, context }
     }
 
     /// Reads everything once, stamped with the window's clock.
@@ -112,9 +123,10 @@ impl Probes {
             p.read(&mut slot);
         }
         self.powercap.read(&mut slot);
-        let gpus = match &self.nvidia {
-            Some((probe, indices)) => indices.iter().map(|&i| probe.read(i)).collect(),
-            None => Vec::new(),
+        let gpus = match (&self.nvidia, &self.amd) {
+            (Some((probe, indices)), _) => indices.iter().map(|&i| probe.read(i)).collect(),
+            (None, Some((probe, indices))) => indices.iter().map(|&i| probe.read(i)).collect(),
+            (None, None) => Vec::new(),
         };
         Sample { t: window::now(), slot, gpus }
     }

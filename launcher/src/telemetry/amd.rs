@@ -1,0 +1,183 @@
+//! AMD GPUs through the amdgpu driver's sysfs files: the device folder
+//! (`/sys/bus/pci/devices/ADDR`) and its hwmon folder. One read of each of
+//! an instance's devices per sample; what a driver does not expose is left
+//! out.
+//!
+//! | gauge / counter | file | unit |
+//! |---|---|---|
+//! | `utilization_percent` | `gpu_busy_percent` | % |
+//! | `memory_utilization_percent` | `mem_busy_percent` | % |
+//! | `memory_used_bytes` | `mem_info_vram_used` | bytes |
+//! | `temperature_c` | `hwmon*/temp1_input` (edge) | m°C → °C |
+//! | `power_w` | `hwmon*/power1_input` (instant, newer drivers) | µW → W |
+//! | `power_average_w` | `hwmon*/power1_average` | µW → W |
+//! | `sm_clock_mhz`, `memory_clock_mhz` | `hwmon*/freq1_input` (sclk), `freq2_input` (mclk) | Hz → MHz |
+//! | `pcie_gen`, `pcie_width` | `current_link_speed` (GT/s → generation), `current_link_width` | |
+//! | `energy_mj` (counter) | `hwmon*/energy1_input`, where the driver has it | µJ → mJ |
+//! | `ecc_corrected`, `ecc_uncorrected` (counters) | `ras/umc_err_count` (`ce:`, `ue:`) | errors |
+//!
+//! The maxima: the last level of `pp_dpm_sclk` and `pp_dpm_mclk`,
+//! `max_link_speed` and `max_link_width`; the name, `product_name`. The
+//! binary `gpu_metrics` table (throttle status, energy accumulator) is not
+//! decoded: AMD instances have no throttle fractions.
+
+use super::nvidia::Maxima;
+use super::reading::{keyed, number, Reading};
+use crate::host::{Gpu, Vendor};
+use std::path::{Path, PathBuf};
+
+/// The device folders of the host's AMD GPUs, by device index.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AmdProbe {
+    devices: Vec<PathBuf>,
+}
+
+impl AmdProbe {
+    /// The probe of `gpus`' AMD devices, read under `root` (`/` on a real host).
+    pub fn of(gpus: &[Gpu], root: &Path) -> AmdProbe {
+        let devices = gpus
+            .iter()
+            .filter(|g| g.vendor == Vendor::Amd)
+            .map(|g| root.join("sys/bus/pci/devices").join(&g.pci_bus))
+            .collect();
+        AmdProbe { devices }
+    }
+
+    /// Whether it has no device.
+    pub fn is_empty(&self) -> bool {
+        self.devices.is_empty()
+    }
+
+    /// The name and maxima of device `index`.
+    pub fn maxima(&self, index: usize) -> Maxima {
+        let Some(d) = self.devices.get(index) else { return Maxima::default() };
+        let text = |name: &str| std::fs::read_to_string(d.join(name)).ok();
+        Maxima {
+            name: text("product_name").map(|n| n.trim().to_string()).filter(|n| !n.is_empty()),
+            sm_clock_max_mhz: text("pp_dpm_sclk").as_deref().and_then(top_level_mhz),
+            memory_clock_max_mhz: text("pp_dpm_mclk").as_deref().and_then(top_level_mhz),
+            pcie_gen_max: text("max_link_speed").as_deref().and_then(generation),
+            pcie_width_max: number(&d.join("max_link_width")).map(|w| w as u32),
+        }
+    }
+
+    /// Reads device `index` once.
+    pub fn read(&self, index: usize) -> Reading {
+        let mut r = Reading::default();
+        let Some(d) = self.devices.get(index) else { return r };
+        let hwmon = hwmon(d);
+        let at = |name: &str| number(&d.join(name)).map(|v| v as f64);
+        let mon = |name: &str| hwmon.as_ref().and_then(|h| number(&h.join(name))).map(|v| v as f64);
+        r.gauge("utilization_percent", at("gpu_busy_percent"));
+        r.gauge("memory_utilization_percent", at("mem_busy_percent"));
+        r.gauge("memory_used_bytes", at("mem_info_vram_used"));
+        r.gauge("temperature_c", mon("temp1_input").map(|m| m / 1000.0));
+        r.gauge("power_w", mon("power1_input").map(|uw| uw / 1e6));
+        r.gauge("power_average_w", mon("power1_average").map(|uw| uw / 1e6));
+        r.gauge("sm_clock_mhz", mon("freq1_input").map(|hz| hz / 1e6));
+        r.gauge("memory_clock_mhz", mon("freq2_input").map(|hz| hz / 1e6));
+        let speed = std::fs::read_to_string(d.join("current_link_speed")).ok();
+        r.gauge("pcie_gen", speed.as_deref().and_then(generation).map(f64::from));
+        r.gauge("pcie_width", at("current_link_width"));
+        r.counter("energy_mj", hwmon.as_ref().and_then(|h| number(&h.join("energy1_input"))).map(|uj| uj / 1000));
+        let ras = std::fs::read_to_string(d.join("ras/umc_err_count")).ok();
+        r.counter("ecc_corrected", ras.as_deref().and_then(|t| keyed(t, "ce:")));
+        r.counter("ecc_uncorrected", ras.as_deref().and_then(|t| keyed(t, "ue:")));
+        r
+    }
+}
+
+/// The device's first hwmon folder.
+fn hwmon(device: &Path) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(device.join("hwmon")).ok()?.flatten().map(|e| e.path()).collect();
+    dirs.sort();
+    dirs.into_iter().next()
+}
+
+/// The PCIe generation of a link speed (`16.0 GT/s PCIe`).
+fn generation(speed: &str) -> Option<u32> {
+    let gts: f64 = speed.split_whitespace().next()?.parse().ok()?;
+    [(2.5, 1), (5.0, 2), (8.0, 3), (16.0, 4), (32.0, 5), (64.0, 6)]
+        .iter()
+        .find(|(rate, _)| (gts - rate).abs() < 0.1)
+        .map(|&(_, gen)| gen)
+}
+
+/// The highest level of a `pp_dpm_*` table (`2: 1700Mhz *`), MHz.
+fn top_level_mhz(table: &str) -> Option<u32> {
+    table
+        .lines()
+        .filter_map(|l| {
+            l.split_once(':')?.1.split_whitespace().next()?.trim_end_matches(|c: char| c.is_alphabetic()).parse().ok()
+        })
+        .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn put(root: &Path, path: &str, text: &str) {
+        let p = root.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// A fixture of the amdgpu driver's files (an MI250X-like device on a
+    /// PCIe 4.0 x16 slot, its link trained at 3.0 x8).
+    #[test]
+    fn a_device_folder_is_read_with_its_units() {
+        let root = tempfile::tempdir().unwrap();
+        let dev = "sys/bus/pci/devices/0000:c1:00.0";
+        for (file, text) in [
+            ("product_name", "AMD Instinct MI250X\n"),
+            ("pp_dpm_sclk", "0: 500Mhz\n1: 800Mhz *\n2: 1700Mhz\n"),
+            ("pp_dpm_mclk", "0: 400Mhz\n1: 1600Mhz *\n"),
+            ("max_link_speed", "16.0 GT/s PCIe\n"),
+            ("max_link_width", "16\n"),
+            ("current_link_speed", "8.0 GT/s PCIe\n"),
+            ("current_link_width", "8\n"),
+            ("gpu_busy_percent", "97\n"),
+            ("mem_busy_percent", "40\n"),
+            ("mem_info_vram_used", "1073741824\n"),
+            ("ras/umc_err_count", "ue: 0\nce: 3\n"),
+            ("hwmon/hwmon3/temp1_input", "65000\n"),
+            ("hwmon/hwmon3/power1_average", "412000000\n"),
+            ("hwmon/hwmon3/freq1_input", "1700000000\n"),
+            ("hwmon/hwmon3/freq2_input", "1600000000\n"),
+        ] {
+            put(root.path(), &format!("{dev}/{file}"), text);
+        }
+        let gpu = Gpu {
+            index: 0,
+            vendor: Vendor::Amd,
+            name: "AMD Instinct MI250X".into(),
+            memory_bytes: None,
+            numa_node: None,
+            pci_bus: "0000:c1:00.0".into(),
+            source: "kfd",
+        };
+        let probe = AmdProbe::of(&[gpu], root.path());
+        let m = probe.maxima(0);
+        assert_eq!(m.name.as_deref(), Some("AMD Instinct MI250X"));
+        assert_eq!(
+            (m.sm_clock_max_mhz, m.memory_clock_max_mhz, m.pcie_gen_max, m.pcie_width_max),
+            (Some(1700), Some(1600), Some(4), Some(16))
+        );
+        let r = probe.read(0);
+        let g = |n: &str| r.gauge_of(n);
+        assert_eq!((g("utilization_percent"), g("memory_utilization_percent")), (Some(97.0), Some(40.0)));
+        assert_eq!((g("temperature_c"), g("power_average_w"), g("power_w")), (Some(65.0), Some(412.0), None));
+        assert_eq!((g("sm_clock_mhz"), g("memory_clock_mhz")), (Some(1700.0), Some(1600.0)));
+        assert_eq!(
+            (g("pcie_gen"), g("pcie_width"), g("memory_used_bytes")),
+            (Some(3.0), Some(8.0), Some(1073741824.0))
+        );
+        assert_eq!(r.counter_of("ecc_corrected").map(|c| c.value), Some(3));
+        assert_eq!(r.counter_of("ecc_uncorrected").map(|c| c.value), Some(0));
+        assert_eq!(r.counter_of("energy_mj"), None, "no energy1_input on this device");
+        put(root.path(), &format!("{dev}/hwmon/hwmon3/energy1_input"), "123456789\n");
+        assert_eq!(probe.read(0).counter_of("energy_mj").map(|c| c.value), Some(123456));
+        assert_eq!(probe.read(1), Reading::default(), "no such device");
+    }
+}
