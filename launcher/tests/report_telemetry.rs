@@ -47,28 +47,32 @@ fn energy_per_item_items_per_watt_and_flags() {
     write(dir.path(), 1, "0", block(4.0, 0.005, false)); // 0.5% throttled: not flagged
     write(dir.path(), 2, "1", block(1.0, 0.3, true));
     write(dir.path(), 3, "1", json!("not a block"));
+    let mut xid = block(2.0, 0.0, false);
+    xid["gpus"][0]["totals"] = json!({"xid_events": 2.0});
+    write(dir.path(), 4, "2", xid);
     system(dir.path(), "NVIDIA H100 80GB HBM3");
     let d = dir.path().to_str().unwrap();
     let out = mlb(&["--reports", d, "--rows", "bench", "--format", "json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     let row = &json["energy"]["rows"][0];
-    assert_eq!((row["label"].as_str(), row["joules_per_item"]["count"].as_u64()), (Some("convnet"), Some(3)));
-    assert!((row["joules_per_item"]["mean"].as_f64().unwrap() - 7.0 / 3.0).abs() < 1e-12, "{row}");
-    assert!((row["items_per_watt"]["mean"].as_f64().unwrap() - (0.5 + 0.25 + 1.0) / 3.0).abs() < 1e-12, "{row}");
+    assert_eq!((row["label"].as_str(), row["joules_per_item"]["count"].as_u64()), (Some("convnet"), Some(4)));
+    assert!((row["joules_per_item"]["mean"].as_f64().unwrap() - 9.0 / 4.0).abs() < 1e-12, "{row}");
+    assert!((row["items_per_watt"]["mean"].as_f64().unwrap() - (0.5 + 0.25 + 1.0 + 0.5) / 4.0).abs() < 1e-12, "{row}");
     let per_gpu: Vec<(&str, f64)> = json["energy"]["per_gpu"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| (r["device"].as_str().unwrap(), r["joules_per_item"]["mean"].as_f64().unwrap()))
         .collect();
-    assert_eq!(per_gpu, [("0", 3.0), ("1", 1.0)]);
+    assert_eq!(per_gpu, [("0", 3.0), ("1", 1.0), ("2", 2.0)]);
     let flags = json["conditions"].as_array().unwrap();
-    assert_eq!(flags.len(), 1, "{flags:?}");
+    assert_eq!(flags.len(), 2, "{flags:?}");
     assert_eq!((flags[0]["device"].as_str(), flags[0]["throttled_share"].as_f64()), (Some("1"), Some(0.3)));
-    assert_eq!(flags[0]["degraded_link"], true);
+    assert_eq!((flags[0]["degraded_link"].as_bool(), flags[0]["xid_events"].as_f64()), (Some(true), Some(0.0)));
+    assert_eq!((flags[1]["device"].as_str(), flags[1]["xid_events"].as_f64()), (Some("2"), Some(2.0)));
     assert_eq!(json["system"]["accelerator_model_name"], "NVIDIA H100 80GB HBM3");
-    assert_eq!(json["files"], 4, "system.json is no report");
+    assert_eq!(json["files"], 5, "system.json is no report");
     let text = mlb(&["--reports", d]);
     let text = String::from_utf8(text.stdout).unwrap();
     for part in ["System (system.json)", "NVIDIA H100 80GB HBM3", "Energy (timed window)", "Energy per GPU", "degraded"]

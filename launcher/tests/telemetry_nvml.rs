@@ -94,6 +94,9 @@ fn the_sampler_scopes_energy_and_errors_to_the_edges() {
     let ecc = g.metrics.totals["ecc_corrected"];
     assert!((ecc - 20.0 * t.window_seconds).abs() <= 1.5, "{ecc} errors in {} s", t.window_seconds);
     assert!(t.samples >= 30, "{} samples at 100 Hz in 0.6 s", t.samples);
+    // One XID 79 in the script, 0.5 s after NVML was loaded: inside the window.
+    assert_eq!(g.metrics.totals["xid_events"], 1.0, "{:?}", g.metrics.totals);
+    assert_eq!(g.metrics.stats["xid_last"].max, 79.0);
     assert_eq!(t.items, 1200);
 }
 

@@ -23,6 +23,8 @@ pub struct Conditions {
     pub throttled_share: Option<f64>,
     /// Some GPU's PCIe link ran below its maximum.
     pub degraded_link: bool,
+    /// XID events of its GPUs inside the window (`totals.xid_events`).
+    pub xid_events: f64,
 }
 
 impl Conditions {
@@ -34,6 +36,12 @@ impl Conditions {
     /// Whether it throttled for more than [`THROTTLED_ABOVE`] of its window.
     pub fn throttled(&self) -> bool {
         self.throttled_share.is_some_and(|s| s > THROTTLED_ABOVE)
+    }
+
+    /// Whether its figure is doubtful: it throttled, ran on a degraded
+    /// link, or its GPUs reported XID errors in its window.
+    pub fn flagged(&self) -> bool {
+        self.throttled() || self.degraded_link || self.xid_events > 0.0
     }
 }
 
@@ -68,6 +76,8 @@ struct Energy {
 #[derive(Deserialize)]
 struct Gpu {
     throttled_fraction: Option<f64>,
+    #[serde(default)]
+    totals: std::collections::BTreeMap<String, f64>,
 }
 
 #[derive(Deserialize)]
@@ -79,13 +89,19 @@ impl RawTelemetry {
     /// The conditions, when the block has the documented shape.
     pub(super) fn conditions(self) -> Option<Conditions> {
         let RawTelemetry::Block(b) = self else { return None };
-        let shares = b.gpus.iter().filter_map(|g| g.throttled_fraction);
         let cpu = b.slot.and_then(|s| s.cpu_throttled_fraction);
         Some(Conditions {
+            throttled_share: b
+                .gpus
+                .iter()
+                .filter_map(|g| g.throttled_fraction)
+                .chain(cpu)
+                .filter(|s| s.is_finite())
+                .reduce(f64::max),
             joules_per_item: b.energy.as_ref().and_then(|e| e.joules_per_item).filter(|j| j.is_finite()),
             gpu_energy: b.energy.as_ref().is_some_and(|e| e.source.as_deref() == Some("gpu")),
-            throttled_share: shares.chain(cpu).filter(|s| s.is_finite()).reduce(f64::max),
             degraded_link: b.degraded_link,
+            xid_events: b.gpus.iter().filter_map(|g| g.totals.get("xid_events")).filter(|x| x.is_finite()).sum(),
         })
     }
 }
@@ -102,7 +118,7 @@ mod tests {
     #[test]
     fn a_block_gives_energy_throttling_and_link() {
         let c = read(json!({"energy": {"joules": 50.0, "joules_per_item": 0.25, "source": "gpu"},
-            "gpus": [{"throttled_fraction": 0.005}, {"throttled_fraction": 0.2}],
+            "gpus": [{"throttled_fraction": 0.005, "totals": {"xid_events": 1.0}}, {"throttled_fraction": 0.2}],
             "slot": {"cpu_throttled_fraction": null}, "degraded_link": true, "timeline": {"t": []}}))
         .unwrap();
         assert_eq!(
@@ -111,7 +127,8 @@ mod tests {
                 joules_per_item: Some(0.25),
                 gpu_energy: true,
                 throttled_share: Some(0.2),
-                degraded_link: true
+                degraded_link: true,
+                xid_events: 1.0
             }
         );
         assert_eq!((c.items_per_watt(), c.throttled()), (Some(4.0), true));

@@ -2,8 +2,8 @@
 //! device), the energy per item (joules) and the items per watt (items/s
 //! per W, which is items per joule), over the entries that count and have
 //! an energy figure. And the instances whose conditions are flagged: those
-//! that throttled for more than 1% of their timed window, or ran on a
-//! degraded PCIe link.
+//! that throttled for more than 1% of their timed window, ran on a degraded
+//! PCIe link, or whose GPUs reported XID errors in it.
 
 use super::judge::Rule;
 use super::rows::{Judged, Layout};
@@ -50,6 +50,8 @@ pub struct ConditionFlag {
     pub throttled_share: Option<f64>,
     /// Whether some GPU's link ran degraded.
     pub degraded_link: bool,
+    /// XID events of its GPUs in its window.
+    pub xid_events: f64,
 }
 
 /// An instance with telemetry whose timeline the HTML report draws.
@@ -116,8 +118,8 @@ pub fn energy(entries: &[Judged], layout: &Layout, rule: Rule) -> EnergyTables {
     }
 }
 
-/// The instances that count under `rule` and throttled for more than 1% of
-/// their window or ran on a degraded link, sorted by file.
+/// The instances that count under `rule` whose conditions are flagged
+/// ([`Conditions::flagged`](super::conditions::Conditions::flagged)), sorted by file.
 pub fn flagged(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<ConditionFlag> {
     let mut out: Vec<ConditionFlag> = entries
         .iter()
@@ -125,12 +127,13 @@ pub fn flagged(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Condition
         .filter_map(|(j, row)| {
             let (row, _) = ((*row)?, j.value(rule)?);
             let c = j.entry.conditions?;
-            (c.throttled() || c.degraded_link).then(|| ConditionFlag {
+            c.flagged().then(|| ConditionFlag {
                 file: j.entry.file.to_path_buf(),
                 label: layout.rows[row].label.clone(),
                 device: j.entry.vcd.clone(),
                 throttled_share: c.throttled_share.filter(|_| c.throttled()),
                 degraded_link: c.degraded_link,
+                xid_events: c.xid_events,
             })
         })
         .collect();
@@ -152,7 +155,7 @@ pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> 
                 device: j.entry.vcd.clone(),
                 file: j.entry.file.to_path_buf(),
             };
-            Some((!(c.throttled() || c.degraded_link), sampled))
+            Some((!c.flagged(), sampled))
         })
         .collect();
     out.sort_by(|a, b| (a.0, &a.1.file).cmp(&(b.0, &b.1.file)));
@@ -169,7 +172,8 @@ mod tests {
     use super::*;
 
     fn with(vcd: &str, joules_per_item: Option<f64>, throttled_share: Option<f64>, degraded_link: bool) -> Entry {
-        let conditions = Conditions { joules_per_item, gpu_energy: true, throttled_share, degraded_link };
+        let conditions =
+            Conditions { joules_per_item, gpu_energy: true, throttled_share, degraded_link, xid_events: 0.0 };
         Entry { conditions: Some(conditions), ..run("a", vcd, 100.0) }
     }
 

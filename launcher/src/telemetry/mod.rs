@@ -18,6 +18,7 @@ pub mod sampler;
 pub mod scope;
 pub mod slot;
 pub mod timeline;
+pub mod xid;
 
 pub use block::Telemetry;
 pub use probes::{Probes, Sources};

@@ -12,12 +12,14 @@
 //! | `pcie_gen`, `pcie_width` | `nvmlDeviceGetCurrPcieLinkGeneration`, `...Width` | |
 //! | `energy_mj` (counter) | `nvmlDeviceGetTotalEnergyConsumption` | mJ since the driver loaded |
 //! | `ecc_corrected`, `ecc_uncorrected` (counters) | `nvmlDeviceGetTotalEccErrors` (volatile) | errors |
+//! | `xid_events` (counter), `xid_last` | NVML event sets ([`super::xid`]), where the driver has them | events, the last XID |
 //! | reasons | `nvmlDeviceGetCurrentClocksThrottleReasons` | bits, see [`REASONS`] |
 //!
 //! The maxima (`nvmlDeviceGetMaxClockInfo`, `nvmlDeviceGetMaxPcieLinkGeneration`,
 //! `...Width`) and the name are read once.
 
 use super::reading::Reading;
+use super::xid::XidLog;
 use nvml_wrapper::enum_wrappers::device::{Clock, EccCounter, MemoryError, TemperatureSensor};
 use nvml_wrapper::enums::device::SampleValue;
 use nvml_wrapper::structs::device::FieldId;
@@ -63,6 +65,7 @@ pub struct Maxima {
 #[derive(Clone, Debug)]
 pub struct NvidiaProbe {
     nvml: Arc<Nvml>,
+    xids: Arc<XidLog>,
 }
 
 impl NvidiaProbe {
@@ -74,7 +77,8 @@ impl NvidiaProbe {
         if let Some(path) = library {
             builder.lib_path(path);
         }
-        Ok(NvidiaProbe { nvml: Arc::new(builder.init()?) })
+        let nvml = Arc::new(builder.init()?);
+        Ok(NvidiaProbe { xids: XidLog::watch(nvml.clone()), nvml })
     }
 
     /// The name and maxima of device `index`.
@@ -110,6 +114,11 @@ impl NvidiaProbe {
         r.counter("energy_mj", d.total_energy_consumption().ok());
         r.counter("ecc_corrected", d.total_ecc_errors(MemoryError::Corrected, EccCounter::Volatile).ok());
         r.counter("ecc_uncorrected", d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile).ok());
+        if self.xids.watching() {
+            let seen = self.xids.of(index);
+            r.counter("xid_events", Some(seen.count));
+            r.gauge("xid_last", (seen.count > 0).then_some(seen.last as f64));
+        }
         r
     }
 

@@ -79,13 +79,14 @@ pub fn energy_and_conditions(report: &Report) -> Vec<Section> {
                 f.device.as_deref().unwrap_or("-").into(),
                 f.throttled_share.map_or("-".into(), |s| warn(pct(Some(s)))),
                 if f.degraded_link { warn("degraded".into()) } else { "-".into() },
+                if f.xid_events > 0.0 { warn(format!("{}", f.xid_events).into()) } else { "-".into() },
                 f.file.display().to_string().into(),
             ]
         });
-        let title = "Instances throttled more than 1% of their window, or on a degraded link";
+        let title = "Instances throttled more than 1% of their window, on a degraded link, or with XID errors";
         out.push(section(
             title,
-            table(&[row_kind(report), "device", "throttled", "PCIe link", "file"], rows.collect()),
+            table(&[row_kind(report), "device", "throttled", "PCIe link", "XID events", "file"], rows.collect()),
         ));
     }
     if !report.sampled.is_empty() {
