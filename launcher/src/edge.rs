@@ -77,6 +77,9 @@ pub enum MlbError {
     /// `mlb slurm submit`.
     #[error(transparent)]
     Slurm(#[from] crate::slurm::SlurmError),
+    /// `mlb prepare`.
+    #[error(transparent)]
+    Prepare(#[from] crate::prepare::PrepareError),
     /// The result could not be printed.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
@@ -91,6 +94,7 @@ impl Classify for MlbError {
             MlbError::NoSuchPlugin(_) => Kind::Refused,
             MlbError::Build(e) => e.kind(),
             MlbError::Slurm(e) => e.kind(),
+            MlbError::Prepare(e) => e.kind(),
             MlbError::Stdout(_) => Kind::Failed,
         }
     }
