@@ -77,9 +77,9 @@ pub enum MlbError {
     /// `mlb slurm submit`.
     #[error(transparent)]
     Slurm(#[from] crate::slurm::SlurmError),
-    /// `mlb prepare`.
+    /// `mlb prepare` (boxed: its errors carry paths and settings).
     #[error(transparent)]
-    Prepare(#[from] crate::prepare::PrepareError),
+    Prepare(Box<crate::prepare::PrepareError>),
     /// The result could not be printed.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
@@ -97,6 +97,12 @@ impl Classify for MlbError {
             MlbError::Prepare(e) => e.kind(),
             MlbError::Stdout(_) => Kind::Failed,
         }
+    }
+}
+
+impl From<crate::prepare::PrepareError> for MlbError {
+    fn from(error: crate::prepare::PrepareError) -> Self {
+        MlbError::Prepare(Box::new(error))
     }
 }
 

@@ -114,7 +114,7 @@ fn an_interrupted_run_leaves_no_set_that_looks_complete_and_resumes() {
     drop(guard);
     assert!(!data.join("ImageNet").exists(), "no ImageNet folder until it is complete");
     let kept = jpegs(&partial);
-    assert!(kept >= 5 && kept < 80, "{kept} images kept in the partial folder");
+    assert!((5..80).contains(&kept), "{kept} images kept in the partial folder");
 
     let out = prepare(base.path(), &["--name", "dcgan"]);
     assert!(out.status.success(), "{:?}", text(&out));
@@ -131,8 +131,5 @@ fn an_interrupted_run_leaves_no_set_that_looks_complete_and_resumes() {
 /// Every file under `dir`.
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    entries
-        .flatten()
-        .flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] })
-        .collect()
+    entries.flatten().flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] }).collect()
 }

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The loader workload against PyTorch's DataLoader + PIL on a JPEG tree that
-# `mlb prepare` generates (the fake ImageNet, scale small unless a folder is
-# given with --data). PIL and torchvision are not in the PyTorch venv: they
+# `mlb prepare` generates (the fake ImageNet at scale small: 80 JPEGs of about
+# 500x375 in 10 classes). PIL and torchvision are not in the PyTorch venv: they
 # are installed once, beside it, into ${MLB_CACHE:-~/.cache/mlb}/bench-vision
-# (torchvision 0.26.0, the release of torch 2.11.0, without dependencies).
+# (pillow, numpy and torchvision 0.26.0, the release of torch 2.11.0;
+# without dependencies, so the venv's torch stays).
 # Arguments go to run.py (--runs, --batch-size, --workers, --cpus ...).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 eval "$(scripts/torch-env.sh)"
 vision="${MLB_CACHE:-$HOME/.cache/mlb}/bench-vision"
-if ! PYTHONPATH="$vision" python -c "import PIL, torchvision" 2>/dev/null; then
-    python -m pip install --quiet --target "$vision" --no-deps pillow "torchvision==0.26.0" >&2
+if ! PYTHONPATH="$vision" python -c "import PIL, numpy, torchvision" 2>/dev/null; then
+    python -m pip install --quiet --target "$vision" --no-deps pillow numpy "torchvision==0.26.0" >&2
 fi
 export PYTHONPATH="$vision"
 cargo build --release -p mlb -p loader >&2

@@ -90,7 +90,11 @@ fn absolute(p: PathBuf) -> PathBuf {
 }
 
 /// Names of the jobs to run: `--name` (all when empty) less `--exclude`.
-pub(crate) fn select<'f>(file: &'f JobsFile, names: &[String], exclude: &[String]) -> Result<HashSet<&'f str>, LaunchError> {
+pub(crate) fn select<'f>(
+    file: &'f JobsFile,
+    names: &[String],
+    exclude: &[String],
+) -> Result<HashSet<&'f str>, LaunchError> {
     let all: HashSet<&str> = file.jobs.iter().map(|j| j.name.as_str()).collect();
     if let Some(unknown) = names.iter().chain(exclude).find(|n| !all.contains(n.as_str())) {
         return Err(LaunchError::UnknownJob {
@@ -133,7 +137,8 @@ fn resolve_plugins(
         return Ok(out);
     }
     let search = SearchPath::from_env(plugin_dirs)?;
-    let names: Vec<String> = wanted.iter().map(|(_, name)| name.to_string()).collect::<BTreeSet<_>>().into_iter().collect();
+    let names: Vec<String> =
+        wanted.iter().map(|(_, name)| name.to_string()).collect::<BTreeSet<_>>().into_iter().collect();
     let entries = listing::resolve(&search, &names);
     for (config, name) in wanted {
         if out.contains_key(name) {

@@ -75,7 +75,9 @@ impl Manifest {
                     Ok((bytes, _)) if bytes != entry.bytes => {
                         Some(format!("{}: {bytes} bytes, the manifest says {}", entry.path, entry.bytes))
                     }
-                    Ok((_, sha)) if sha != entry.sha256 => Some(format!("{}: content changed (SHA-256 differs)", entry.path)),
+                    Ok((_, sha)) if sha != entry.sha256 => {
+                        Some(format!("{}: content changed (SHA-256 differs)", entry.path))
+                    }
                     Ok(_) => None,
                 }
             })

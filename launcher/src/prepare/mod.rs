@@ -113,7 +113,7 @@ pub fn run(args: &PrepareArgs) -> Result<Vec<Prepared>, PrepareError> {
     let data = std::path::absolute(base.join("data")).unwrap_or_else(|_| base.join("data"));
     // Every set is checked before any is written.
     let mut present = Vec::new();
-    for (&set, _) in &sets {
+    for &set in sets.keys() {
         if let Some(manifest) = check(&data.join(set.folder()), set, args)? {
             present.push((set, manifest));
         }
@@ -141,7 +141,8 @@ fn check(path: &Path, set: DataSet, args: &PrepareArgs) -> Result<Option<Manifes
     if !path.exists() && !path.is_symlink() {
         return Ok(None);
     }
-    let foreign = || PrepareError::Foreign { path: path.to_path_buf(), set: set.folder().into(), manifest: manifest::FILE_NAME };
+    let foreign =
+        || PrepareError::Foreign { path: path.to_path_buf(), set: set.folder().into(), manifest: manifest::FILE_NAME };
     if !path.is_dir() {
         return Err(foreign());
     }

@@ -20,7 +20,8 @@ pub fn data_sets<'j>(jobs: impl IntoIterator<Item = &'j Job>) -> BTreeMap<DataSe
         }
         for set in DataSet::ALL {
             let named = texts.iter().any(|t| names(t, set.folder()));
-            let scripted = matches!(job.program, Program::Cmd(_)) && set.original_readers().contains(&job.name.as_str());
+            let scripted =
+                matches!(job.program, Program::Cmd(_)) && set.original_readers().contains(&job.name.as_str());
             if named || scripted {
                 out.entry(set).or_default().push(job.name.clone());
             }

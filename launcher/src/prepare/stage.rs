@@ -55,7 +55,11 @@ fn at(path: &Path) -> impl FnOnce(std::io::Error) -> WriteFailed + '_ {
 /// Writes every file of `generator` under `dir` (files and their chunks in
 /// parallel), keeping files already complete there; calls `tick` with the
 /// size of each file done. The manifest entries, in the generator's order.
-pub fn write_all(generator: &dyn Generator, dir: &Path, tick: &(dyn Fn(u64) + Sync)) -> Result<Vec<Entry>, WriteFailed> {
+pub fn write_all(
+    generator: &dyn Generator,
+    dir: &Path,
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<Entry>, WriteFailed> {
     let files = generator.files();
     files
         .par_iter()
@@ -75,7 +79,12 @@ pub fn write_all(generator: &dyn Generator, dir: &Path, tick: &(dyn Fn(u64) + Sy
 }
 
 /// Writes file `index` (`chunks` chunks) to `target` through a temporary name.
-fn write_file(generator: &dyn Generator, index: usize, chunks: usize, target: &Path) -> Result<(u64, String), WriteFailed> {
+fn write_file(
+    generator: &dyn Generator,
+    index: usize,
+    chunks: usize,
+    target: &Path,
+) -> Result<(u64, String), WriteFailed> {
     let parent = target.parent().expect("a file inside the data set");
     std::fs::create_dir_all(parent).map_err(at(parent))?;
     let name = target.file_name().unwrap_or_default().to_string_lossy();

@@ -36,7 +36,9 @@ fn wnid(class: usize) -> String {
 impl Generator for FakeImageNet {
     fn files(&self) -> Vec<FileSpec> {
         (0..self.classes)
-            .flat_map(|c| (0..self.per_class).map(move |n| FileSpec::new(format!("train/{0}/{0}_{n}.JPEG", wnid(c)), 1)))
+            .flat_map(|c| {
+                (0..self.per_class).map(move |n| FileSpec::new(format!("train/{0}/{0}_{n}.JPEG", wnid(c)), 1))
+            })
             .collect()
     }
 

@@ -105,8 +105,11 @@ impl Generator for Mnist {
         let (_, split, images, count) = self.layout(file);
         let mut out = Vec::new();
         if chunk == 0 {
-            let header: &[u32] =
-                if images { &[IMAGES_MAGIC, count as u32, SIDE as u32, SIDE as u32] } else { &[LABELS_MAGIC, count as u32] };
+            let header: &[u32] = if images {
+                &[IMAGES_MAGIC, count as u32, SIDE as u32, SIDE as u32]
+            } else {
+                &[LABELS_MAGIC, count as u32]
+            };
             out.extend(header.iter().flat_map(|w| w.to_be_bytes()));
         }
         // The images and labels files of a split draw from the same streams.

@@ -25,7 +25,8 @@ mod tests {
         let first = |mut r: ChaCha8Rng| r.random::<u64>();
         let a = first(stream(0, "mnist", 1, 2));
         assert_eq!(a, first(stream(0, "mnist", 1, 2)));
-        for other in [stream(1, "mnist", 1, 2), stream(0, "coco", 1, 2), stream(0, "mnist", 2, 2), stream(0, "mnist", 1, 3)]
+        for other in
+            [stream(1, "mnist", 1, 2), stream(0, "coco", 1, 2), stream(0, "mnist", 2, 2), stream(0, "mnist", 1, 3)]
         {
             assert_ne!(a, first(other));
         }

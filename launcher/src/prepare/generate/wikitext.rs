@@ -63,7 +63,9 @@ impl Generator for Wikitext2 {
                     let title: Vec<&str> = title.map(|w| self.vocabulary[w].as_str()).collect();
                     [&["="][..], &title, &["="]].concat()
                 }
-                _ => (0..rng.random_range(20..160)).map(|_| self.vocabulary[self.zipf.draw(&mut rng)].as_str()).collect(),
+                _ => {
+                    (0..rng.random_range(20..160)).map(|_| self.vocabulary[self.zipf.draw(&mut rng)].as_str()).collect()
+                }
             };
             for (i, token) in line.iter_mut().enumerate() {
                 if used + i >= next && swept < sweep {

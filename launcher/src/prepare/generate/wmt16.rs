@@ -61,7 +61,11 @@ impl Generator for Wmt16 {
         let mut out = String::new();
         for _ in chunk_range(chunk, PER_CHUNK, self.pairs) {
             let long = rng.random_bool(0.05);
-            let len = if long { rng.random_range(50..100) } else { 3 + (0..3).map(|_| rng.random_range(0..16)).sum::<usize>() };
+            let len = if long {
+                rng.random_range(50..100)
+            } else {
+                3 + (0..3).map(|_| rng.random_range(0..16)).sum::<usize>()
+            };
             let mut tokens: Vec<usize> = (0..len).map(|_| self.zipf.draw(&mut rng)).collect();
             let swap = rng.random_range(0..len);
             if file == 2 {

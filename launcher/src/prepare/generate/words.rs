@@ -6,9 +6,9 @@ use rand::distr::Distribution;
 use rand::Rng;
 
 const SYLLABLES: [&str; 40] = [
-    "ka", "to", "ri", "ne", "sa", "mo", "lu", "pe", "di", "ga", "vo", "shi", "ten", "bar", "el", "on", "is", "ur", "an",
-    "que", "zo", "fi", "la", "be", "no", "ci", "ta", "ro", "mi", "de", "ver", "sta", "gen", "al", "or", "in", "es", "um",
-    "ho", "we",
+    "ka", "to", "ri", "ne", "sa", "mo", "lu", "pe", "di", "ga", "vo", "shi", "ten", "bar", "el", "on", "is", "ur",
+    "an", "que", "zo", "fi", "la", "be", "no", "ci", "ta", "ro", "mi", "de", "ver", "sta", "gen", "al", "or", "in",
+    "es", "um", "ho", "we",
 ];
 
 /// Word number `index`: a distinct string of syllables for every index
