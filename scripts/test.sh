@@ -16,7 +16,6 @@ cargo test
 # The libtorch plugins: sets up the PyTorch venv on first use, builds, tests.
 scripts/test-torch.sh
 
-# The main job, end to end: the smoke suite through `mlb --jobs`.
-smoke_out="$(mktemp -d)"
-scripts/smoke.sh configs/smoke.json "$smoke_out"
-rm -rf "$smoke_out"
+# The main job, end to end: the smoke suite through `mlb --jobs`, on the
+# small data sets `mlb prepare` generates.
+scripts/smoke-data.sh

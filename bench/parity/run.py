@@ -31,7 +31,7 @@ GOALS = {"toy_reg": 1.5, "toy_lstm": 1.5}
 
 def run_mlb(root, pin, name, args, threads, seed, repeat, number, skip):
     config = dict(args, repeat=repeat, number=number, skip=skip, seed=seed)
-    binary = os.path.join(root, "target", "release")
+    binary = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target"), "release")
     with tempfile.TemporaryDirectory() as outdir:
         cmd = pin + [os.path.join(binary, "mlb"), "worker", "--plugin", os.path.join(binary, f"libmlb_{name}.so"),
                      "--config", json.dumps(config), "--threads", str(threads), "--device", "cpu", "--outdir", outdir]

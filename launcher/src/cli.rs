@@ -65,6 +65,8 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::slurm::SlurmCommand,
     },
+    /// Generates the data sets the jobs read into `$BASE/data`, in their real formats.
+    Prepare(crate::prepare::PrepareArgs),
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]
     Worker(Box<WorkerArgs>),

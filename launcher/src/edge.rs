@@ -77,6 +77,9 @@ pub enum MlbError {
     /// `mlb slurm submit`.
     #[error(transparent)]
     Slurm(#[from] crate::slurm::SlurmError),
+    /// `mlb prepare` (boxed: its errors carry paths and settings).
+    #[error(transparent)]
+    Prepare(Box<crate::prepare::PrepareError>),
     /// The result could not be printed.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
@@ -99,8 +102,15 @@ impl Classify for MlbError {
             MlbError::NoSuchPlugin(_) => Kind::Refused,
             MlbError::Build(e) => e.kind(),
             MlbError::Slurm(e) => e.kind(),
+            MlbError::Prepare(e) => e.kind(),
             MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
         }
+    }
+}
+
+impl From<crate::prepare::PrepareError> for MlbError {
+    fn from(error: crate::prepare::PrepareError) -> Self {
+        MlbError::Prepare(Box::new(error))
     }
 }
 

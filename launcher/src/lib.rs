@@ -15,6 +15,7 @@ pub mod jobs;
 pub mod launch;
 pub mod plan;
 pub mod plugins;
+pub mod prepare;
 pub mod record;
 pub mod report;
 pub mod runtime;

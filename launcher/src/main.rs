@@ -79,6 +79,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_stdout(&mlb::report::run(&args)?)?;
             Ok(EXIT_OK)
         }
+        Some(Command::Prepare(args)) => {
+            let prepared = mlb::prepare::run(&args)?;
+            let lines: String = prepared.iter().map(|p| format!("{p}\n")).collect();
+            print_stdout(if prepared.is_empty() { "the selected jobs read no data set\n" } else { &lines })?;
+            Ok(EXIT_OK)
+        }
         Some(Command::Worker(args)) => Ok(mlb::worker::main(*args)),
         Some(Command::Slurm { command: SlurmCommand::Submit(args) }) => Ok(mlb::slurm::submit::main(&args)?),
         Some(Command::Slurm { command: SlurmCommand::Task { plan } }) => Ok(mlb::slurm::task::main(&plan)),

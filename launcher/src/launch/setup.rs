@@ -90,7 +90,11 @@ fn absolute(p: PathBuf) -> PathBuf {
 }
 
 /// Names of the jobs to run: `--name` (all when empty) less `--exclude`.
-fn select<'f>(file: &'f JobsFile, names: &[String], exclude: &[String]) -> Result<HashSet<&'f str>, LaunchError> {
+pub(crate) fn select<'f>(
+    file: &'f JobsFile,
+    names: &[String],
+    exclude: &[String],
+) -> Result<HashSet<&'f str>, LaunchError> {
     let all: HashSet<&str> = file.jobs.iter().map(|j| j.name.as_str()).collect();
     if let Some(unknown) = names.iter().chain(exclude).find(|n| !all.contains(n.as_str())) {
         return Err(LaunchError::UnknownJob {

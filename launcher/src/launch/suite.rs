@@ -26,13 +26,17 @@ const BUILT_IN_FOLDER: &str = "(built into mlb)";
 
 /// The jobs file of `args`, read and validated.
 pub fn load(args: &LaunchArgs) -> Result<JobsFile, LaunchError> {
-    let exe = std::env::current_exe().unwrap_or_default();
     let wanted = match &args.jobs {
         Some(path) => path.clone(),
         None if args.docker.is_some() || args.singularity.is_some() => PathBuf::from(STANDARD),
         None => return Err(LaunchError::NoJobsFile),
     };
-    resolve(&wanted, &exe)
+    find(&wanted)
+}
+
+/// The jobs file `wanted` (a path, or the name of an installed or built-in suite), read and validated.
+pub fn find(wanted: &Path) -> Result<JobsFile, LaunchError> {
+    resolve(wanted, &std::env::current_exe().unwrap_or_default())
 }
 
 /// `wanted` as a file when it is one; otherwise, when it is a bare name, the

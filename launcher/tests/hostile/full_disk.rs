@@ -12,15 +12,21 @@ use std::process::Command;
 use std::time::Duration;
 
 /// A tiny tmpfs mounted on a folder, unmounted when dropped.
-struct Tmpfs(PathBuf);
+pub(crate) struct Tmpfs(PathBuf);
 
 impl Tmpfs {
+    /// Mounts a tmpfs of `size` (`64k`, `1m`) on `dir` (made).
+    pub(crate) fn mount(dir: &Path, size: &str) -> Tmpfs {
+        std::fs::create_dir_all(dir).unwrap();
+        let options = format!("size={size}");
+        let status = Command::new("mount").args(["-t", "tmpfs", "-o", &options, "tmpfs"]).arg(dir).status().unwrap();
+        assert!(status.success(), "mount a tmpfs on {}", dir.display());
+        Tmpfs(dir.to_path_buf())
+    }
+
     /// Mounts a tmpfs of 64 KiB on `dir` (made) and fills it up.
     fn full(dir: &Path) -> Tmpfs {
-        std::fs::create_dir_all(dir).unwrap();
-        let status = Command::new("mount").args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"]).arg(dir).status().unwrap();
-        assert!(status.success(), "mount a tmpfs on {}", dir.display());
-        let fs = Tmpfs(dir.to_path_buf());
+        let fs = Tmpfs::mount(dir, "64k");
         let mut ballast = std::fs::File::create(dir.join("ballast")).unwrap();
         let err = loop {
             if let Err(e) = ballast.write_all(&[0; 4096]).and_then(|_| ballast.sync_all()) {

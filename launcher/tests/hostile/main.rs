@@ -11,6 +11,7 @@ mod fuzz;
 mod jobs_input;
 mod logs;
 mod plugin_trust;
+mod prepare_input;
 mod scene;
 mod signals;
 mod stale_groups;

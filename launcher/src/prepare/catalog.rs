@@ -1,0 +1,102 @@
+//! The data sets `mlb prepare` writes: their folders under `$BASE/data`, the
+//! jobs that read them without naming them, and their generators.
+
+use super::generate::{bsds, coco, imagenet, mnist, movielens, wikitext, wmt16, Generator};
+use serde::{Deserialize, Serialize};
+
+/// How much data: the original suite's sizes, or a few MB for tests and CI.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Scale {
+    /// Tens of files per set, a few MB in all: seconds to write (CI, tests).
+    #[default]
+    Small,
+    /// The sizes of the data sets the original suite read (docs/data.md).
+    Full,
+}
+
+impl Scale {
+    /// `small` or `full`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scale::Small => "small",
+            Scale::Full => "full",
+        }
+    }
+}
+
+impl std::fmt::Display for Scale {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A data set, in the layout its workloads' loaders read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DataSet {
+    /// The fake ImageNet: `ImageNet/train/<class>/<image>.JPEG`.
+    ImageNet,
+    /// MNIST idx files: `MNIST/train-images-idx3-ubyte`, labels, `t10k-*`.
+    Mnist,
+    /// BSDS500-style photographs: `BSDS500/images/{train,val,test}/<id>.jpg`.
+    Bsds500,
+    /// wikitext-2-style text: `wikitext-2/{train,valid,test}.txt`.
+    Wikitext2,
+    /// WMT16 English-German after BPE: `wmt16/vocab.bpe.32000`, `train.tok.clean.bpe.32000.{en,de}`.
+    Wmt16,
+    /// COCO 2017: `coco/train2017/*.jpg`, `coco/annotations/instances_train2017.json`.
+    Coco,
+    /// MovieLens 20M: `ml-20m/ratings.csv`.
+    MovieLens,
+}
+
+impl DataSet {
+    /// Every data set, in the order they are prepared.
+    pub const ALL: [DataSet; 7] = [
+        DataSet::Mnist,
+        DataSet::Wikitext2,
+        DataSet::MovieLens,
+        DataSet::Wmt16,
+        DataSet::Bsds500,
+        DataSet::Coco,
+        DataSet::ImageNet,
+    ];
+
+    /// Its folder under `$BASE/data` (`$DATA_DIRECTORY`), as the jobs name it.
+    pub fn folder(self) -> &'static str {
+        match self {
+            DataSet::ImageNet => "ImageNet",
+            DataSet::Mnist => "MNIST",
+            DataSet::Bsds500 => "BSDS500",
+            DataSet::Wikitext2 => "wikitext-2",
+            DataSet::Wmt16 => "wmt16",
+            DataSet::Coco => "coco",
+            DataSet::MovieLens => "ml-20m",
+        }
+    }
+
+    /// Jobs of the original suite (`cmd` jobs, by name) that read the set
+    /// although their arguments do not name its folder: their scripts did.
+    pub fn original_readers(self) -> &'static [&'static str] {
+        match self {
+            DataSet::ImageNet => &["fast_style"],
+            DataSet::Mnist => &["vae"],
+            DataSet::Bsds500 => &["reso"],
+            DataSet::Wikitext2 => &["wlm", "wlmfp16"],
+            DataSet::Wmt16 | DataSet::Coco | DataSet::MovieLens => &[],
+        }
+    }
+
+    /// The generator of the set at `scale`, for `seed`.
+    pub fn generator(self, scale: Scale, seed: u64) -> Box<dyn Generator> {
+        match self {
+            DataSet::ImageNet => Box::new(imagenet::FakeImageNet::new(scale, seed)),
+            DataSet::Mnist => Box::new(mnist::Mnist::new(scale, seed)),
+            DataSet::Bsds500 => Box::new(bsds::Bsds500::new(scale, seed)),
+            DataSet::Wikitext2 => Box::new(wikitext::Wikitext2::new(scale, seed)),
+            DataSet::Wmt16 => Box::new(wmt16::Wmt16::new(scale, seed)),
+            DataSet::Coco => Box::new(coco::Coco::new(scale, seed)),
+            DataSet::MovieLens => Box::new(movielens::MovieLens::new(scale, seed)),
+        }
+    }
+}

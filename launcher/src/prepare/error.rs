@@ -1,0 +1,101 @@
+//! What can stop `mlb prepare`.
+
+use super::catalog::Scale;
+use super::manifest::ManifestError;
+use crate::edge::{Classify, Kind};
+use crate::launch::LaunchError;
+use std::path::PathBuf;
+
+/// Why `mlb prepare` stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    /// The jobs file or the selection (`--jobs`, `--name`): an unknown job, a bad file.
+    #[error(transparent)]
+    Jobs(#[from] LaunchError),
+    /// The folder of a data set holds something mlb did not prepare.
+    #[error(
+        "{path} holds something `mlb prepare` did not write (no {manifest}): refusing to write the {set} data set over it; \
+         fix: move it away (the jobs read it as it is), or prepare into another folder with --base DIR"
+    )]
+    Foreign {
+        /// The folder.
+        path: PathBuf,
+        /// The data set.
+        set: String,
+        /// The manifest's file name.
+        manifest: &'static str,
+    },
+    /// The folder holds the set prepared with other settings.
+    #[error(
+        "{path} holds the {set} data set prepared at scale {found_scale} with seed {found_seed}, not {scale} with seed {seed}; \
+         fix: remove the folder to prepare it again, or pass --scale {found_scale} --seed {found_seed}"
+    )]
+    OtherSettings {
+        /// The folder.
+        path: PathBuf,
+        /// The data set.
+        set: String,
+        /// Its scale.
+        found_scale: Scale,
+        /// Its seed.
+        found_seed: u64,
+        /// The scale asked for.
+        scale: Scale,
+        /// The seed asked for.
+        seed: u64,
+    },
+    /// Files of a prepared set are missing or changed.
+    #[error(
+        "{path} holds the {set} data set with {count} file(s) missing or changed since it was prepared ({first}); \
+         fix: remove the folder and run mlb prepare again"
+    )]
+    Damaged {
+        /// The folder.
+        path: PathBuf,
+        /// The data set.
+        set: String,
+        /// Number of files with a problem.
+        count: usize,
+        /// The first problem.
+        first: String,
+    },
+    /// The manifest of a set cannot be read.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// The disk filled up while a set was written; what was written of it is removed.
+    #[error(
+        "no space left to write the {set} data set: writing {path} failed ({source}); the partial set was removed \
+         ({written} MB of it had been written); fix: free space on that filesystem, or prepare into another folder with --base DIR"
+    )]
+    NoSpace {
+        /// The data set.
+        set: String,
+        /// The file whose write failed.
+        path: PathBuf,
+        /// MB written before.
+        written: u64,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Any other write failed.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl Classify for PrepareError {
+    fn kind(&self) -> Kind {
+        match self {
+            PrepareError::Jobs(e) => e.kind(),
+            PrepareError::Foreign { .. }
+            | PrepareError::OtherSettings { .. }
+            | PrepareError::Damaged { .. }
+            | PrepareError::Manifest(_) => Kind::Refused,
+            PrepareError::NoSpace { .. } | PrepareError::Write { .. } => Kind::Failed,
+        }
+    }
+}

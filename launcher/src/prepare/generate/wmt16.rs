@@ -1,0 +1,105 @@
+//! A WMT16 English-German corpus after BPE, in the layout of the MLPerf
+//! `rnn_translator` reference: `vocab.bpe.32000` (one BPE token per line;
+//! continuation pieces end in `@@`) and `train.tok.clean.bpe.32000.en` /
+//! `.de`, aligned line by line. Tokens are Zipf-distributed; each German
+//! sentence is its English one with every token mapped through a fixed
+//! bijection and neighbouring tokens sometimes swapped, so there is
+//! something to learn. Lengths run from 3 to about 100 tokens, most under
+//! 50. Full: 4,500,966 pairs over 32,000 tokens (WMT16 en-de after
+//! cleaning); small: 4,000 pairs over 1,000.
+
+use super::rng::stream;
+use super::words::{permutation_step, word, Zipf};
+use super::{chunk_range, chunks_of, FileSpec, Generator};
+use crate::prepare::catalog::Scale;
+use rand::Rng;
+
+/// File names, as the translator reads them.
+const FILES: [&str; 3] = ["vocab.bpe.32000", "train.tok.clean.bpe.32000.en", "train.tok.clean.bpe.32000.de"];
+const PER_CHUNK: usize = 20_000;
+
+/// WMT16 at one scale and seed.
+#[derive(Debug)]
+pub struct Wmt16 {
+    pairs: usize,
+    vocabulary: Vec<String>,
+    zipf: Zipf,
+    seed: u64,
+}
+
+impl Wmt16 {
+    /// Its sizes at `scale`.
+    pub fn new(scale: Scale, seed: u64) -> Self {
+        let (pairs, vocab) = match scale {
+            Scale::Small => (4_000, 1_000),
+            Scale::Full => (4_500_966, 32_000),
+        };
+        // Every third token is a continuation piece (`ka@@`), as BPE vocabularies have.
+        let vocabulary = (0..vocab).map(|i| if i % 3 == 2 { format!("{}@@", word(i)) } else { word(i) }).collect();
+        Wmt16 { pairs, vocabulary, zipf: Zipf::new(vocab), seed }
+    }
+
+    /// The German token of English token `t`: a bijection of the vocabulary.
+    fn translate(&self, t: usize) -> usize {
+        let n = self.vocabulary.len();
+        (t * permutation_step(n) + 7) % n
+    }
+}
+
+impl Generator for Wmt16 {
+    fn files(&self) -> Vec<FileSpec> {
+        let chunks = chunks_of(self.pairs, PER_CHUNK);
+        vec![FileSpec::new(FILES[0], 1), FileSpec::new(FILES[1], chunks), FileSpec::new(FILES[2], chunks)]
+    }
+
+    fn chunk(&self, file: usize, chunk: usize) -> Vec<u8> {
+        if file == 0 {
+            return self.vocabulary.iter().flat_map(|t| [t.as_str(), "\n"]).collect::<String>().into_bytes();
+        }
+        // Both sides of a chunk draw the same English sentences.
+        let mut rng = stream(self.seed, "wmt16", chunk as u64, 0);
+        let mut out = String::new();
+        for _ in chunk_range(chunk, PER_CHUNK, self.pairs) {
+            let long = rng.random_bool(0.05);
+            let len = if long {
+                rng.random_range(50..100)
+            } else {
+                3 + (0..3).map(|_| rng.random_range(0..16)).sum::<usize>()
+            };
+            let mut tokens: Vec<usize> = (0..len).map(|_| self.zipf.draw(&mut rng)).collect();
+            let swap = rng.random_range(0..len);
+            if file == 2 {
+                tokens.iter_mut().for_each(|t| *t = self.translate(*t));
+                tokens.swap(swap, (swap + 1) % len);
+            }
+            let line: Vec<&str> = tokens.iter().map(|&t| self.vocabulary[t].as_str()).collect();
+            out.push_str(&line.join(" "));
+            out.push('\n');
+        }
+        out.into_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sides_align_and_translate_token_by_token() {
+        let w = Wmt16::new(Scale::Small, 0);
+        let (en, de) = (String::from_utf8(w.chunk(1, 0)).unwrap(), String::from_utf8(w.chunk(2, 0)).unwrap());
+        assert_eq!(en.lines().count(), 4_000);
+        for (e, d) in en.lines().zip(de.lines()).take(50) {
+            let (mut e, mut d): (Vec<&str>, Vec<&str>) = (e.split(' ').collect(), d.split(' ').collect());
+            assert_eq!(e.len(), d.len());
+            let index = |t: &str| w.vocabulary.iter().position(|v| v == t).unwrap();
+            let mut mapped: Vec<usize> = e.drain(..).map(|t| w.translate(index(t))).collect();
+            let mut german: Vec<usize> = d.drain(..).map(index).collect();
+            mapped.sort();
+            german.sort();
+            assert_eq!(mapped, german);
+        }
+        let short = en.lines().filter(|l| l.split(' ').count() <= 10).count();
+        assert!(short > 40, "pairs short enough for small models: {short}");
+    }
+}

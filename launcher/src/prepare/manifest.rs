@@ -1,0 +1,130 @@
+//! The manifest of a prepared data set, `mlb-prepare.json` in its folder:
+//! what was generated (set, scale, seed, mlb version) and every file with its
+//! size and SHA-256. A folder without one was not prepared by mlb.
+
+use super::catalog::Scale;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The manifest's file name inside a data set's folder.
+pub const FILE_NAME: &str = "mlb-prepare.json";
+
+/// One file of a prepared data set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Path relative to the data set's folder, `/`-separated.
+    pub path: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// SHA-256 of the content, lower-case hex.
+    pub sha256: String,
+}
+
+/// What `mlb prepare` wrote into a data set's folder.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// The data set (its folder name).
+    pub data_set: String,
+    /// `small` or `full`.
+    pub scale: Scale,
+    /// The seed it was generated from.
+    pub seed: u64,
+    /// The mlb version that generated it.
+    pub mlb: String,
+    /// Every file, in generation order.
+    pub files: Vec<Entry>,
+}
+
+impl Manifest {
+    /// Total size of the files, bytes.
+    pub fn bytes(&self) -> u64 {
+        self.files.iter().map(|f| f.bytes).sum()
+    }
+
+    /// Reads the manifest in `dir`: `Ok(None)` when there is none.
+    pub fn read(dir: &Path) -> Result<Option<Manifest>, ManifestError> {
+        let path = dir.join(FILE_NAME);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(ManifestError::Read { path, source }),
+        };
+        serde_json::from_str(&text).map(Some).map_err(|source| ManifestError::Parse { path, source })
+    }
+
+    /// Writes the manifest into `dir`.
+    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).expect("a manifest serialises") + "\n";
+        std::fs::write(dir.join(FILE_NAME), text)
+    }
+
+    /// Checks every file under `dir` against the manifest (in parallel);
+    /// calls `tick` once per file checked. The problems found, one per file.
+    pub fn verify(&self, dir: &Path, tick: &(dyn Fn() + Sync)) -> Vec<String> {
+        let mut problems: Vec<String> = self
+            .files
+            .par_iter()
+            .filter_map(|entry| {
+                let found = hash_file(&dir.join(&entry.path));
+                tick();
+                match found {
+                    Err(e) => Some(format!("{}: {e}", entry.path)),
+                    Ok((bytes, _)) if bytes != entry.bytes => {
+                        Some(format!("{}: {bytes} bytes, the manifest says {}", entry.path, entry.bytes))
+                    }
+                    Ok((_, sha)) if sha != entry.sha256 => {
+                        Some(format!("{}: content changed (SHA-256 differs)", entry.path))
+                    }
+                    Ok(_) => None,
+                }
+            })
+            .collect();
+        problems.sort();
+        problems
+    }
+}
+
+/// Size and SHA-256 of the file at `path`.
+pub fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hash = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut bytes = 0;
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            return Ok((bytes, hex(&hash.finalize())));
+        }
+        hash.update(&buffer[..n]);
+        bytes += n as u64;
+    }
+}
+
+/// Lower-case hex of `digest`.
+pub fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A manifest that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// Reading failed.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The manifest.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not a manifest.
+    #[error("{path} is not a manifest of mlb prepare: {source}")]
+    Parse {
+        /// The manifest.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
+}
