@@ -5,6 +5,7 @@
 use super::baseline::{compare, Comparison};
 use super::entry::Entry;
 use super::error::ReportError;
+use super::groups::{groups, GroupRow};
 use super::judge::{judge, Check, Rule};
 use super::per_gpu::{per_gpu, GpuTables};
 use super::read::{Reading, Unreadable};
@@ -110,6 +111,8 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Per-GPU relative tables and flags.
     pub per_gpu: GpuTables,
+    /// Data parallel groups: total throughput and scaling efficiency.
+    pub groups: Vec<GroupRow>,
     /// Comparison with a baseline.
     pub baseline: Option<BaselineReport>,
     /// Things the reader should know (missing targets, left-out entries...).
@@ -228,6 +231,7 @@ pub fn aggregate(
         failures,
         stricter,
         per_gpu: per_gpu(&judged, &layouts.rows, rule),
+        groups: groups(&judged, rule),
         baseline: None,
         notes: Vec::new(),
         runs: runs(&judged, &layouts.rows, rule),

@@ -1,6 +1,6 @@
 //! `mlb report`: reads a folder of report files (mlb's and the original
 //! suite's), computes the per-bench statistics, the score against a target
-//! table (compat §6), per-GPU tables, an optional comparison with a baseline,
+//! table (compat §6), per-GPU tables, data parallel groups, an optional comparison with a baseline,
 //! and prints them as a table, JSON, CSV or Markdown, with an optional HTML
 //! page with charts.
 
@@ -9,6 +9,7 @@ mod args;
 mod baseline;
 mod entry;
 mod error;
+mod groups;
 mod judge;
 mod per_gpu;
 mod read;
@@ -24,6 +25,7 @@ pub use args::{Format, ReportArgs};
 pub use baseline::{Comparison, Verdict};
 pub use entry::{Entry, Losses};
 pub use error::ReportError;
+pub use groups::GroupRow;
 pub use judge::{judge, Check, Rule};
 pub use per_gpu::{Device, GpuTables, FLAG_BELOW};
 pub use read::{read_file, read_folder, Reading, Unreadable};

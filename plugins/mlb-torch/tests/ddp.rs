@@ -1,0 +1,211 @@
+//! convnet_ddp through the real `mlb` binary: ranks in their cgroup slots
+//! under `"group": "ddp"`, Gloo on the CPU.
+//!
+//! Build first in the same profile (`scripts/test-torch.sh` does):
+//! `cargo build --release -p mlb -p convnet_ddp` before
+//! `cargo test --release -p mlb-torch --test ddp`.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tch::Tensor;
+
+/// `target/<profile>`, the folder of this test binary's `deps/`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).expect("test binary lives in target/<profile>/deps").to_path_buf()
+}
+
+fn artifact(name: &str) -> PathBuf {
+    let path = profile_dir().join(name);
+    assert!(path.is_file(), "{} is not built: run scripts/test-torch.sh first", path.display());
+    path
+}
+
+/// A folder holding only the convnet_ddp plugin (`--plugin-dir`).
+fn plugin_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(artifact("libmlb_convnet_ddp.so"), dir.path().join("libmlb_convnet_ddp.so")).unwrap();
+    dir
+}
+
+/// Whether the cgroup tests may run: as root, unless `MLB_SKIP_CGROUP_TESTS` is set.
+fn root_or_skip(what: &str) -> bool {
+    if std::env::var_os("MLB_SKIP_CGROUP_TESTS").is_some() {
+        eprintln!("MLB_SKIP_CGROUP_TESTS is set: skipping {what}");
+        return false;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let euid = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|l| l.split_whitespace().nth(1));
+    assert_eq!(euid, Some("0"), "{what} needs root (real cgroups); set MLB_SKIP_CGROUP_TESTS=1 to skip it");
+    true
+}
+
+/// A small ResNet-18 config: 3 steps (one untimed), batch norm frozen so that
+/// a step's gradients do not depend on how the batch is split.
+fn config(batch: u64, repeat: u64, extra: &str) -> String {
+    format!(
+        r#"{{"repeat": {repeat}, "number": 1, "skip": 1, "batch_size": {batch}, "arch": "resnet18", "image_size": 32,
+            "classes": 10, "lr": 0.001, "workers": 1, "frozen_bn": true, "timeout": 60.0{extra}}}"#
+    )
+}
+
+/// Runs `mlb --jobs` on one `"group": "ddp"` job with `args` over `devices`
+/// slots into `out`; returns the reports, by rank.
+fn launch(dir: &Path, devices: usize, args: &str, out: &Path) -> Vec<Value> {
+    let jobs = dir.join(format!("ddp{devices}.json"));
+    let text = format!(r#"[{{"name": "eq", "plugin": "convnet_ddp", "group": "ddp", "args": {args}}}]"#);
+    std::fs::write(&jobs, text).unwrap();
+    let plugins = plugin_dir();
+    let output = Command::new(artifact("mlb"))
+        .arg("--plugin-dir")
+        .arg(plugins.path())
+        .arg("--jobs")
+        .arg(&jobs)
+        .arg("--outdir")
+        .arg(out)
+        .args(["--devices", &devices.to_string(), "--uid", "0"])
+        .env("MLB_LOCK", dir.join("mlb.lock"))
+        .env("NO_COLOR", "1")
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "mlb --jobs with {devices} slots failed:\n{text}");
+    let mut reports: Vec<Value> = std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && p.to_string_lossy().contains(".eq."))
+        .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect();
+    reports.sort_by_key(|r| r["ddp"]["rank"].as_u64());
+    assert_eq!(reports.len(), devices, "one report per rank in {}:\n{text}", out.display());
+    reports
+}
+
+/// The variables of a safetensors file, sorted by name.
+fn weights(path: &Path) -> Vec<(String, Tensor)> {
+    let mut named = Tensor::read_safetensors(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    named
+}
+
+fn max_diff(a: &[(String, Tensor)], b: &[(String, Tensor)]) -> f64 {
+    assert_eq!(a.iter().map(|v| &v.0).collect::<Vec<_>>(), b.iter().map(|v| &v.0).collect::<Vec<_>>());
+    a.iter().zip(b).map(|((_, x), (_, y))| (x - y).abs().max().double_value(&[])).fold(0.0, f64::max)
+}
+
+#[test]
+fn two_ranks_of_batch_b_end_where_one_rank_of_batch_2b_ends() {
+    if !root_or_skip("the DDP equivalence test") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let save = r#", "save_weights": "$OUTPUT_DIRECTORY/w$JOB_ID.safetensors""#;
+    let (two, one) = (dir.path().join("two"), dir.path().join("one"));
+    let ranks = launch(dir.path(), 2, &config(4, 3, save), &two);
+    let single = launch(dir.path(), 1, &config(8, 3, save), &one);
+
+    for (rank, report) in ranks.iter().enumerate() {
+        assert_eq!(report["completed"], true, "{report}");
+        assert_eq!(report["ddp"]["rank"], rank as u64);
+        assert_eq!(report["ddp"]["world_size"], 2);
+        assert_eq!(report["ddp"]["source"], "torchrun", "the launcher set torchrun's variables");
+        assert_eq!(report["world_size"], 2);
+        let cgroup = report["provenance"]["cgroup"].as_str().unwrap_or_default();
+        assert!(cgroup.ends_with(&format!("/slot{rank}")), "rank {rank} ran in its slot: {cgroup:?}");
+    }
+    let cpus = |r: &Value| r["provenance"]["cpus"].to_string();
+    assert_ne!(cpus(&ranks[0]), cpus(&ranks[1]), "each rank had its slot's CPUs");
+    assert_eq!(single[0]["ddp"]["world_size"], 1);
+
+    let w0 = weights(&two.join("w0.safetensors"));
+    let (w1, w) = (weights(&two.join("w1.safetensors")), weights(&one.join("w0.safetensors")));
+    assert_eq!(max_diff(&w0, &w1), 0.0, "the ranks hold the same parameters");
+    let diff = max_diff(&w0, &w);
+    assert!(diff < 1e-5, "2 ranks of batch 4 and 1 rank of batch 8 differ by {diff} after 3 steps");
+    // The comparison can fail: one rank of batch 4 (half the data) ends
+    // far from both.
+    let half = dir.path().join("half");
+    launch(dir.path(), 1, &config(4, 3, save), &half);
+    let apart = max_diff(&weights(&half.join("w0.safetensors")), &w);
+    assert!(apart > 1e-3, "half the data gives other parameters ({apart})");
+}
+
+/// `mlb worker` of convnet_ddp as `rank` of a group of 2 meeting at `port`.
+fn rank(rank: usize, port: u16, config: &str, outdir: &Path) -> Child {
+    std::fs::create_dir_all(outdir).unwrap();
+    Command::new(artifact("mlb"))
+        .args(["worker", "--plugin"])
+        .arg(artifact("libmlb_convnet_ddp.so"))
+        .args(["--config", config, "--threads", "1", "--device", "cpu", "--outdir"])
+        .arg(outdir)
+        .envs([
+            ("MASTER_ADDR", "127.0.0.1".to_string()),
+            ("MASTER_PORT", port.to_string()),
+            ("RANK", rank.to_string()),
+            ("WORLD_SIZE", "2".to_string()),
+            ("LOCAL_RANK", rank.to_string()),
+        ])
+        .env_remove("LD_LIBRARY_PATH")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// CPU time (user and system) process `pid` has used, from `/proc`.
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit_once(") ").map_or(vec![], |(_, rest)| rest.split(' ').collect());
+    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the name.
+    let ticks: u64 = fields.get(11..13).map_or(0, |f| f.iter().filter_map(|t| t.parse::<u64>().ok()).sum());
+    ticks as f64 / 100.0
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn a_killed_rank_fails_the_other_with_a_clear_error_before_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let timeout = 120.0;
+    let config = config(2, 100_000, &format!(r#", "timeout": {timeout}"#)).replace(r#", "timeout": 60.0"#, "");
+    let port = free_port();
+    let mut survivor = rank(0, port, &config, &dir.path().join("r0"));
+    let mut victim = rank(1, port, &config, &dir.path().join("r1"));
+    // Mid-run: the victim has spent more CPU time than loading libtorch
+    // and building the model take, so it is in its training loop (the
+    // worker prints nothing before its end).
+    let start = Instant::now();
+    while cpu_seconds(victim.id()) < 5.0 {
+        assert!(start.elapsed() < Duration::from_secs(120), "rank 1 did not start training within 120 s");
+        assert!(victim.try_wait().unwrap().is_none() && survivor.try_wait().unwrap().is_none(), "both ranks train");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    victim.kill().unwrap();
+    let killed = Instant::now();
+    let _ = victim.wait();
+    let status = loop {
+        if let Some(status) = survivor.try_wait().unwrap() {
+            break status;
+        }
+        if killed.elapsed() > Duration::from_secs_f64(timeout) {
+            let _ = survivor.kill();
+            panic!("rank 0 still ran {timeout} s after rank 1 was killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let waited = killed.elapsed();
+    assert!(waited < Duration::from_secs_f64(timeout / 2.0), "rank 0 failed {waited:?} after the kill");
+    assert!(!status.success(), "rank 0 must fail");
+    let report = std::fs::read_dir(dir.path().join("r0")).unwrap().next().expect("rank 0 wrote its report").unwrap();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(report.path()).unwrap()).unwrap();
+    assert_eq!(report["completed"], false);
+    let message = report["failure"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("rank 0 of 2"), "the message names the rank: {message}");
+    assert!(message.contains("all-reduce"), "the message names the collective: {message}");
+    assert!(message.contains("127.0.0.1"), "the message names the store: {message}");
+}
