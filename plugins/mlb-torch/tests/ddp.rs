@@ -209,3 +209,89 @@ fn a_killed_rank_fails_the_other_with_a_clear_error_before_the_timeout() {
     assert!(message.contains("all-reduce"), "the message names the collective: {message}");
     assert!(message.contains("127.0.0.1"), "the message names the store: {message}");
 }
+
+/// A Slurm client command (`salloc`) of the two-node test cluster of
+/// `scripts/setup-slurm.sh`; fails naming the script when it is not running.
+fn slurm(program: &str) -> Command {
+    let dir = PathBuf::from(std::env::var("MLB_SLURM_DIR").unwrap_or_else(|_| "/run/mlb-slurm".into()));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/setup-slurm.sh");
+    let up = Command::new(&script).arg("status").status().is_ok_and(|s| s.success());
+    assert!(up, "this test needs the two-node Slurm test cluster: run `scripts/setup-slurm.sh` as root first");
+    let mut c = Command::new(program);
+    c.env("SLURM_CONF", dir.join("slurm.conf")).env_remove("LD_LIBRARY_PATH");
+    c
+}
+
+fn completed_ranks(reports: &[Value]) -> Vec<(u64, u64, String)> {
+    let mut ranks: Vec<(u64, u64, String)> = reports
+        .iter()
+        .map(|r| {
+            assert_eq!(r["completed"], true, "{r}");
+            let ddp = &r["ddp"];
+            (ddp["rank"].as_u64().unwrap(), ddp["world_size"].as_u64().unwrap(), ddp["source"].as_str().unwrap().into())
+        })
+        .collect();
+    ranks.sort();
+    ranks
+}
+
+fn reports_under(dir: &Path) -> Vec<Value> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(reports_under(&path));
+        } else if path.extension().is_some_and(|e| e == "json") {
+            let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            // Reports, not the launcher's step plans.
+            if value.get("completed").is_some() {
+                out.push(value);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn convnet_ddp_spans_the_two_nodes_of_the_slurm_test_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let plugins = plugin_dir();
+    let config = config(2, 3, "");
+
+    // mlb --slurm: one rank per node, told torchrun's variables by the launcher.
+    let jobs = dir.path().join("cluster.json");
+    let text = format!(r#"[{{"name": "ddp", "plugin": "convnet_ddp", "group": "ddp", "args": {config}}}]"#);
+    std::fs::write(&jobs, text).unwrap();
+    let out = dir.path().join("out");
+    let mut salloc = slurm("salloc");
+    salloc.args(["-Q", "-N", "2"]).arg(artifact("mlb")).arg("--plugin-dir").arg(plugins.path());
+    salloc.arg("--slurm").arg("--jobs").arg(&jobs).arg("--outdir").arg(&out);
+    let run = salloc.output().unwrap();
+    let text = String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "mlb --slurm failed:\n{text}");
+    for node in ["n1", "n2"] {
+        assert_eq!(reports_under(&out.join(node)).len(), 1, "one rank's report on {node}:\n{text}");
+    }
+    let want = |source: &str| vec![(0, 2, source.to_string()), (1, 2, source.to_string())];
+    assert_eq!(completed_ranks(&reports_under(&out)), want("torchrun"));
+
+    // srun alone: the ranks read Slurm's own variables, rank 0 on the step's
+    // first node (whose name is not a host name here: Slurm's NodeAddr is used).
+    let out = dir.path().join("srun");
+    let mut salloc = slurm("salloc");
+    salloc.args(["-Q", "-N", "2", "srun", "-N", "2", "-n", "2"]).arg(artifact("mlb"));
+    salloc.args(["worker", "--plugin"]).arg(artifact("libmlb_convnet_ddp.so"));
+    salloc.args(["--config", &config, "--threads", "1", "--device", "cpu", "--outdir"]).arg(&out);
+    for var in rendezvous_vars() {
+        salloc.env_remove(var);
+    }
+    let run = salloc.output().unwrap();
+    let text = String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "srun mlb worker failed:\n{text}");
+    assert_eq!(completed_ranks(&reports_under(&out)), want("slurm"));
+}
+
+/// torchrun's variables, which would win over Slurm's.
+fn rendezvous_vars() -> [&'static str; 5] {
+    mlb_torch::dist::rendezvous::TORCHRUN_VARS
+}

@@ -130,6 +130,27 @@ impl Rendezvous {
     }
 }
 
+/// `host` when this machine can resolve it, else the address Slurm gives
+/// the node of that name (`NodeAddr` of `scontrol show node`): a cluster's
+/// node names need not be host names. `host` itself when neither works
+/// (the store's error then names it).
+pub fn reachable(host: &str) -> String {
+    use std::net::ToSocketAddrs;
+    if (host, 0).to_socket_addrs().is_ok_and(|mut a| a.next().is_some()) {
+        return host.to_string();
+    }
+    let out = std::process::Command::new("scontrol").args(["show", "node", "-o", host]).output();
+    out.ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| node_addr(&String::from_utf8_lossy(&o.stdout)))
+        .unwrap_or_else(|| host.to_string())
+}
+
+/// The `NodeAddr` of a line of `scontrol show node -o`.
+pub fn node_addr(line: &str) -> Option<String> {
+    line.split_whitespace().find_map(|field| field.strip_prefix("NodeAddr=")).map(str::to_string)
+}
+
 fn error(name: &str, value: &str, reason: &str) -> RendezvousError {
     RendezvousError { name: name.into(), value: value.into(), reason: reason.into() }
 }
@@ -235,6 +256,14 @@ mod tests {
         assert_eq!(e.name, "MASTER_PORT");
         let e = read(&[("SLURM_PROCID", "0"), ("SLURM_NTASKS", "2")]).unwrap_err();
         assert_eq!(e.name, "SLURM_STEP_NODELIST");
+    }
+
+    #[test]
+    fn node_names_that_do_not_resolve_take_slurms_address() {
+        let line = "NodeName=n1 Arch=x86_64 CoresPerSocket=1 NodeAddr=10.1.2.3 NodeHostName=host1 Port=17001";
+        assert_eq!(node_addr(line).as_deref(), Some("10.1.2.3"));
+        assert_eq!(node_addr("NodeName=n1 State=IDLE"), None);
+        assert_eq!(reachable("localhost"), "localhost", "a name that resolves is kept");
     }
 
     #[test]

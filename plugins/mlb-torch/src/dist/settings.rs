@@ -41,7 +41,8 @@ impl Settings {
 
     /// Joins the group the environment describes ([`Rendezvous::from_env`]).
     pub fn join(&self) -> mlb_plugin::Result<DataParallel> {
-        let rendezvous = Rendezvous::from_env(|name| std::env::var(name).ok())?;
+        let mut rendezvous = Rendezvous::from_env(|name| std::env::var(name).ok())?;
+        rendezvous.master_addr = super::rendezvous::reachable(&rendezvous.master_addr);
         let group = ProcessGroup::join(&rendezvous, self.timeout, self.interface.as_deref())?;
         Ok(DataParallel::new(group, self.bucket_bytes))
     }
