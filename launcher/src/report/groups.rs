@@ -88,30 +88,19 @@ pub fn groups(judged: &[Judged], rule: Rule) -> Vec<GroupRow> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::{Entry, Losses};
+    use super::super::entry::Entry;
     use super::super::judge::Check;
+    use super::super::score::tests::ok;
     use super::*;
     use serde_json::json;
-    use std::path::Path;
-    use std::sync::Arc;
 
     fn rank(name: &str, world: u64, batch: u64, v: f64) -> Entry {
-        Entry {
-            file: Arc::from(Path::new("r.json")),
-            name: Some(name.into()),
-            suite: None,
-            vcd: Some("0".into()),
-            gpu: None,
-            completed: Some(true),
-            failure: None,
-            avg: Some(v),
-            losses: Losses::default(),
-            args: vec![
-                ("batch_size".into(), json!(batch)),
-                ("threads".into(), json!(8 / world)),
-                (WORLD_SIZE.into(), json!(world)),
-            ],
-        }
+        let args = vec![
+            ("batch_size".into(), json!(batch)),
+            ("threads".into(), json!(8 / world)),
+            (WORLD_SIZE.into(), json!(world)),
+        ];
+        Entry { args, ..ok(name, v) }
     }
 
     fn judged(entries: &[Entry], failed: usize) -> Vec<Judged<'_>> {

@@ -1,15 +1,18 @@
-//! convnet_ddp through the real `mlb` binary: ranks in their cgroup slots
-//! under `"group": "ddp"`, Gloo on the CPU.
+//! Data parallelism through c10d, Gloo on the CPU: the process group's
+//! collectives (ranks on threads of this process), and convnet_ddp through
+//! the real `mlb` binary (ranks in their cgroup slots under `"group":
+//! "ddp"`, a rank killed, the Slurm test cluster).
 //!
 //! Build first in the same profile (`scripts/test-torch.sh` does):
 //! `cargo build --release -p mlb -p convnet_ddp` before
 //! `cargo test --release -p mlb-torch --test ddp`.
 
+use mlb_torch::dist::{DataParallel, ProcessGroup, Rendezvous, Source};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use tch::Tensor;
+use tch::{Device, Kind, Tensor};
 
 /// `target/<profile>`, the folder of this test binary's `deps/`.
 fn profile_dir() -> PathBuf {
@@ -294,4 +297,93 @@ fn convnet_ddp_spans_the_two_nodes_of_the_slurm_test_cluster() {
 /// torchrun's variables, which would win over Slurm's.
 fn rendezvous_vars() -> [&'static str; 5] {
     mlb_torch::dist::rendezvous::TORCHRUN_VARS
+}
+
+/// Ranks `0..world` of one group, each joined on its own thread (Gloo
+/// allows several ranks in one process); runs `f` on each and returns the results by rank.
+fn in_threads<T: Send>(world: usize, f: impl Fn(ProcessGroup) -> T + Sync) -> Vec<T> {
+    let port = free_port();
+    std::thread::scope(|s| {
+        let f = &f;
+        let handles: Vec<_> = (0..world)
+            .map(|rank| {
+                s.spawn(move || {
+                    let rv = Rendezvous {
+                        master_addr: "127.0.0.1".into(),
+                        master_port: port,
+                        rank,
+                        world,
+                        local_rank: rank,
+                        source: Source::Torchrun,
+                    };
+                    f(ProcessGroup::join(&rv, Duration::from_secs(30), None).unwrap())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+#[test]
+fn gradients_are_averaged_over_the_ranks_bucket_by_bucket() {
+    // Three float parameters and a half one, in buckets of 64 bytes: the
+    // first two floats (2 x 24 bytes), the third, the half one; the third
+    // float has no gradient on any rank.
+    let shapes: [&[i64]; 4] = [&[2, 3], &[6], &[20], &[4]];
+    let results = in_threads(2, |group| {
+        let rank = group.rank() as f64;
+        let params: Vec<Tensor> = shapes
+            .iter()
+            .enumerate()
+            .map(|(i, shape)| {
+                let kind = if i == 3 { Kind::Half } else { Kind::Float };
+                Tensor::zeros(*shape, (kind, Device::Cpu)).set_requires_grad(true)
+            })
+            .collect();
+        // Gradients rank + 1 (and 10 x that for the second parameter).
+        let loss = (&params[0] * (rank + 1.0)).sum(Kind::Float)
+            + (&params[1] * (10.0 * (rank + 1.0))).sum(Kind::Float)
+            + (&params[3] * (rank + 1.0)).sum(Kind::Float);
+        loss.backward();
+        let dp = DataParallel::new(group, 64);
+        assert_eq!(dp.buckets(&params).len(), 3, "two floats, one float, one half");
+        dp.average_grads(&params).unwrap();
+        let mean = |i: usize| params[i].grad().to_kind(Kind::Double).mean(Kind::Double).double_value(&[]);
+        let root = dp.root_seed(7 + dp.group().rank() as u64).unwrap();
+        dp.group().barrier().unwrap();
+        (mean(0), mean(1), params[2].grad().defined(), mean(3), root)
+    });
+    for (rank, r) in results.iter().enumerate() {
+        assert_eq!(*r, (1.5, 15.0, false, 1.5, 7), "rank {rank}: the mean of ranks 1 and 2, rank 0's seed");
+    }
+}
+
+#[test]
+fn rank_zeros_parameters_reach_every_rank() {
+    let results = in_threads(3, |group| {
+        let t = Tensor::full([5], group.rank() as f64 + 1.0, (Kind::Float, Device::Cpu));
+        let dp = DataParallel::new(group, 1 << 20);
+        dp.broadcast(&[t.shallow_clone()]).unwrap();
+        t.sum(Kind::Double).double_value(&[])
+    });
+    assert_eq!(results, [5.0, 5.0, 5.0]);
+}
+
+#[test]
+fn a_store_nobody_hosts_fails_within_the_timeout() {
+    let rv = Rendezvous {
+        master_addr: "127.0.0.1".into(),
+        master_port: free_port(),
+        rank: 1,
+        world: 2,
+        local_rank: 1,
+        source: Source::Torchrun,
+    };
+    let start = Instant::now();
+    let e = ProcessGroup::join(&rv, Duration::from_secs(3), None).unwrap_err();
+    let waited = start.elapsed();
+    assert!(waited < Duration::from_secs(20), "failed after {waited:?}");
+    let message = e.to_string();
+    assert!(message.starts_with("rank 1 of 2 (store 127.0.0.1:"), "{message}");
+    assert!(message.contains("joining the process group"), "{message}");
 }

@@ -90,6 +90,8 @@ pub struct Convnet<const HALF: bool, const DDP: bool = false> {
     device: Device,
     /// The process group (data parallel variants).
     ddp: Option<DataParallel>,
+    /// The trainable variables, whose gradients the group averages.
+    params: Vec<Tensor>,
     vs: nn::VarStore,
 }
 
@@ -238,7 +240,8 @@ impl<const HALF: bool, const DDP: bool> TorchWorkload for Convnet<HALF, DDP> {
                 },
             },
         };
-        Ok(Convnet { model, update, input, args, device, ddp, vs })
+        let params = vs.trainable_variables();
+        Ok(Convnet { model, update, input, args, device, ddp, params, vs })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -250,13 +253,13 @@ impl<const HALF: bool, const DDP: bool> TorchWorkload for Convnet<HALF, DDP> {
             (Update::Fp32(opt), Some(dp)) => {
                 opt.zero_grad();
                 loss.backward();
-                dp.average_grads(&self.vs.trainable_variables())?;
+                dp.average_grads(&self.params)?;
                 opt.step();
             }
             (Update::Half(master), ddp) => {
                 master.backward(&loss);
                 if let Some(dp) = ddp {
-                    dp.average_grads(&self.vs.trainable_variables())?;
+                    dp.average_grads(&self.params)?;
                 }
                 if master.unscale() {
                     master.sgd_step(self.args.lr);
