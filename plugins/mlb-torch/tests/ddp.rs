@@ -26,10 +26,12 @@ fn artifact(name: &str) -> PathBuf {
     path
 }
 
-/// A folder holding only the convnet_ddp plugin (`--plugin-dir`).
+/// A folder holding only the DDP plugins (`--plugin-dir`).
 fn plugin_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(artifact("libmlb_convnet_ddp.so"), dir.path().join("libmlb_convnet_ddp.so")).unwrap();
+    for name in ["libmlb_convnet_ddp.so", "libmlb_convnet_ddp_fp16.so"] {
+        std::fs::copy(artifact(name), dir.path().join(name)).unwrap();
+    }
     dir
 }
 
@@ -54,11 +56,11 @@ fn config(batch: u64, repeat: u64, extra: &str) -> String {
     )
 }
 
-/// Runs `mlb --jobs` on one `"group": "ddp"` job with `args` over `devices`
-/// slots into `out`; returns the reports, by rank.
-fn launch(dir: &Path, devices: usize, args: &str, out: &Path) -> Vec<Value> {
+/// Runs `mlb --jobs` on one `"group": "ddp"` job of `plugin` with `args`
+/// over `devices` slots into `out`; returns the reports, by rank.
+fn launch(dir: &Path, plugin: &str, devices: usize, args: &str, out: &Path) -> Vec<Value> {
     let jobs = dir.join(format!("ddp{devices}.json"));
-    let text = format!(r#"[{{"name": "eq", "plugin": "convnet_ddp", "group": "ddp", "args": {args}}}]"#);
+    let text = format!(r#"[{{"name": "eq", "plugin": "{plugin}", "group": "ddp", "args": {args}}}]"#);
     std::fs::write(&jobs, text).unwrap();
     let plugins = plugin_dir();
     let output = Command::new(artifact("mlb"))
@@ -107,8 +109,8 @@ fn two_ranks_of_batch_b_end_where_one_rank_of_batch_2b_ends() {
     let dir = tempfile::tempdir().unwrap();
     let save = r#", "save_weights": "$OUTPUT_DIRECTORY/w$JOB_ID.safetensors""#;
     let (two, one) = (dir.path().join("two"), dir.path().join("one"));
-    let ranks = launch(dir.path(), 2, &config(4, 3, save), &two);
-    let single = launch(dir.path(), 1, &config(8, 3, save), &one);
+    let ranks = launch(dir.path(), "convnet_ddp", 2, &config(4, 3, save), &two);
+    let single = launch(dir.path(), "convnet_ddp", 1, &config(8, 3, save), &one);
 
     for (rank, report) in ranks.iter().enumerate() {
         assert_eq!(report["completed"], true, "{report}");
@@ -131,9 +133,25 @@ fn two_ranks_of_batch_b_end_where_one_rank_of_batch_2b_ends() {
     // The comparison can fail: one rank of batch 4 (half the data) ends
     // far from both.
     let half = dir.path().join("half");
-    launch(dir.path(), 1, &config(4, 3, save), &half);
+    launch(dir.path(), "convnet_ddp", 1, &config(4, 3, save), &half);
     let apart = max_diff(&weights(&half.join("w0.safetensors")), &w);
     assert!(apart > 1e-3, "half the data gives other parameters ({apart})");
+}
+
+#[test]
+fn half_precision_ranks_keep_the_same_weights() {
+    if !root_or_skip("the DDP half precision test") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let save = r#", "save_weights": "$OUTPUT_DIRECTORY/w$JOB_ID.safetensors", "lr": 0.1"#;
+    let out = dir.path().join("half");
+    let ranks = launch(dir.path(), "convnet_ddp_fp16", 2, &config(4, 3, save).replace(r#""lr": 0.001, "#, ""), &out);
+    for report in &ranks {
+        assert_eq!((&report["completed"], &report["precision"]), (&Value::from(true), &Value::from("float16")));
+    }
+    let (w0, w1) = (weights(&out.join("w0.safetensors")), weights(&out.join("w1.safetensors")));
+    assert_eq!(max_diff(&w0, &w1), 0.0, "averaged half gradients keep the ranks' weights equal");
 }
 
 /// `mlb worker` of convnet_ddp as `rank` of a group of 2 meeting at `port`.
