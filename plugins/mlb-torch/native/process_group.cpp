@@ -8,6 +8,7 @@
 // wait fails at once; a peer that hangs fails it when the timeout expires.
 
 #include <ATen/core/Tensor.h>
+#include <c10/util/Exception.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -27,12 +28,15 @@ struct Group {
 };
 
 // Runs `body`, turning any exception into an allocated message prefixed by
-// what was being done.
+// what was being done (a c10::Error without its backtrace).
 template <typename F>
 char* guarded(const char* what, F body) {
     try {
         body();
         return nullptr;
+    } catch (const c10::Error& e) {
+        // Without the C++ backtrace c10 appends to what().
+        return strdup((std::string(what) + ": " + e.what_without_backtrace()).c_str());
     } catch (const std::exception& e) {
         return strdup((std::string(what) + ": " + e.what()).c_str());
     } catch (...) {

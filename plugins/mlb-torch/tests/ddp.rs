@@ -170,8 +170,9 @@ fn rank(rank: usize, port: u16, config: &str, outdir: &Path) -> Child {
             ("LOCAL_RANK", rank.to_string()),
         ])
         .env_remove("LD_LIBRARY_PATH")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        // Not read: a full pipe would stall the rank.
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap()
 }
@@ -189,46 +190,70 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-#[test]
-fn a_killed_rank_fails_the_other_with_a_clear_error_before_the_timeout() {
+/// Starts two ranks of convnet_ddp with `timeout`, sends rank 1 `signal`
+/// (`KILL` or `STOP`) once it trains, and waits for rank 0 to end (at most
+/// `2 * timeout`); returns how long that took and rank 0's failure message.
+fn survivor_of(signal: &str, timeout: f64) -> (Duration, String) {
     let dir = tempfile::tempdir().unwrap();
-    let timeout = 120.0;
     let config = config(2, 100_000, &format!(r#", "timeout": {timeout}"#)).replace(r#", "timeout": 60.0"#, "");
     let port = free_port();
     let mut survivor = rank(0, port, &config, &dir.path().join("r0"));
     let mut victim = rank(1, port, &config, &dir.path().join("r1"));
     // Mid-run: the victim has spent more CPU time than loading libtorch
-    // and building the model take, so it is in its training loop (the
-    // worker prints nothing before its end).
+    // and building the model take, so it is in its training loop.
     let start = Instant::now();
     while cpu_seconds(victim.id()) < 5.0 {
         assert!(start.elapsed() < Duration::from_secs(120), "rank 1 did not start training within 120 s");
         assert!(victim.try_wait().unwrap().is_none() && survivor.try_wait().unwrap().is_none(), "both ranks train");
         std::thread::sleep(Duration::from_millis(100));
     }
-    victim.kill().unwrap();
-    let killed = Instant::now();
-    let _ = victim.wait();
+    let sent = Command::new("kill").arg(format!("-{signal}")).arg(victim.id().to_string()).status().unwrap();
+    assert!(sent.success(), "kill -{signal}");
+    let signalled = Instant::now();
     let status = loop {
         if let Some(status) = survivor.try_wait().unwrap() {
             break status;
         }
-        if killed.elapsed() > Duration::from_secs_f64(timeout) {
+        if signalled.elapsed() > Duration::from_secs_f64(2.0 * timeout) {
             let _ = survivor.kill();
-            panic!("rank 0 still ran {timeout} s after rank 1 was killed");
+            let _ = victim.kill();
+            panic!("rank 0 still ran {} s after rank 1 got SIG{signal}", 2.0 * timeout);
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let waited = killed.elapsed();
-    assert!(waited < Duration::from_secs_f64(timeout / 2.0), "rank 0 failed {waited:?} after the kill");
+    let waited = signalled.elapsed();
+    let _ = victim.kill();
+    let _ = victim.wait();
     assert!(!status.success(), "rank 0 must fail");
     let report = std::fs::read_dir(dir.path().join("r0")).unwrap().next().expect("rank 0 wrote its report").unwrap();
     let report: Value = serde_json::from_str(&std::fs::read_to_string(report.path()).unwrap()).unwrap();
     assert_eq!(report["completed"], false);
-    let message = report["failure"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("rank 0 of 2"), "the message names the rank: {message}");
-    assert!(message.contains("all-reduce"), "the message names the collective: {message}");
-    assert!(message.contains("127.0.0.1"), "the message names the store: {message}");
+    let message = report["failure"]["message"].as_str().unwrap_or_default().to_string();
+    for part in ["rank 0 of 2", "all-reduce", "127.0.0.1", &format!("timeout {timeout}s")] {
+        assert!(
+            message.contains(part),
+            "the message names the rank, the collective, the store and the timeout: {message}"
+        );
+    }
+    assert!(!message.contains("frame #"), "c10's C++ backtrace is left out: {message}");
+    (waited, message)
+}
+
+#[test]
+fn a_killed_rank_fails_the_other_with_a_clear_error_before_the_timeout() {
+    let timeout = 120.0;
+    let (waited, message) = survivor_of("KILL", timeout);
+    assert!(waited < Duration::from_secs_f64(timeout / 4.0), "rank 0 failed {waited:?} after the kill: {message}");
+}
+
+#[test]
+fn a_hung_rank_fails_the_other_when_the_timeout_expires() {
+    let timeout = 6.0;
+    let (waited, message) = survivor_of("STOP", timeout);
+    assert!(
+        waited < Duration::from_secs_f64(timeout + 10.0),
+        "rank 0 failed {waited:?} after rank 1 stopped: {message}"
+    );
 }
 
 /// A Slurm client command (`salloc`) of the two-node test cluster of
