@@ -430,3 +430,46 @@ fn a_store_nobody_hosts_fails_within_the_timeout() {
     assert!(message.starts_with("rank 1 of 2 (store 127.0.0.1:"), "{message}");
     assert!(message.contains("joining the process group"), "{message}");
 }
+
+#[test]
+fn a_cmd_job_runs_a_pytorch_ddp_script_as_torchrun_would() {
+    if !root_or_skip("the PyTorch DDP script test") {
+        return;
+    }
+    let Some(venv) = std::env::var_os("VIRTUAL_ENV") else {
+        panic!("VIRTUAL_ENV is not set: run in the PyTorch environment (eval \"$(scripts/torch-env.sh)\")");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("ddp.py");
+    std::fs::write(
+        &script,
+        "import os, sys, torch, torch.distributed as dist\n\
+         dist.init_process_group('gloo')\n\
+         t = torch.tensor([dist.get_rank() + 1.0])\n\
+         dist.all_reduce(t)\n\
+         out = os.path.join(os.environ['OUTPUT_DIRECTORY'], f'r{dist.get_rank()}-of-{dist.get_world_size()}')\n\
+         open(out, 'w').write(f\"{t.item()} {os.environ['LOCAL_RANK']}\")\n",
+    )
+    .unwrap();
+    let python = Path::new(&venv).join("bin/python");
+    let jobs = dir.path().join("cmd.json");
+    let cmd = format!("{} {}", python.display(), script.display());
+    std::fs::write(&jobs, format!(r#"[{{"name": "py", "cmd": "{cmd}", "group": "ddp"}}]"#)).unwrap();
+    let out = dir.path().join("out");
+    let run = Command::new(artifact("mlb"))
+        .arg("--jobs")
+        .arg(&jobs)
+        .arg("--outdir")
+        .arg(&out)
+        .args(["--devices", "2"])
+        .env("MLB_LOCK", dir.path().join("mlb.lock"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{text}");
+    for rank in 0..2 {
+        let got = std::fs::read_to_string(out.join(format!("r{rank}-of-2")))
+            .unwrap_or_else(|e| panic!("rank {rank}: {e}\n{text}"));
+        assert_eq!(got, format!("3.0 {rank}"), "the sum of ranks 1 and 2, and the local rank");
+    }
+}

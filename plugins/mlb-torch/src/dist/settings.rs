@@ -8,6 +8,9 @@ use mlb_plugin::Config;
 use serde_json::{Map, Value};
 use std::time::Duration;
 
+/// PyTorch's variable naming the network interface Gloo binds.
+pub const GLOO_SOCKET_IFNAME: &str = "GLOO_SOCKET_IFNAME";
+
 /// How a rank joins and uses its group.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
@@ -15,8 +18,8 @@ pub struct Settings {
     pub timeout: Duration,
     /// Bucket size of the gradient all-reduce (`bucket_mb`, MiB).
     pub bucket_bytes: usize,
-    /// The network interface Gloo binds (`interface`); `None`: the address
-    /// this host's name resolves to.
+    /// The network interface Gloo binds (`interface`, else PyTorch's
+    /// `GLOO_SOCKET_IFNAME`); `None`: the address this host's name resolves to.
     pub interface: Option<String>,
 }
 
@@ -41,9 +44,11 @@ impl Settings {
 
     /// Joins the group the environment describes ([`Rendezvous::from_env`]).
     pub fn join(&self) -> mlb_plugin::Result<DataParallel> {
-        let mut rendezvous = Rendezvous::from_env(|name| std::env::var(name).ok())?;
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let mut rendezvous = Rendezvous::from_env(var)?;
         rendezvous.master_addr = super::rendezvous::reachable(&rendezvous.master_addr);
-        let group = ProcessGroup::join(&rendezvous, self.timeout, self.interface.as_deref())?;
+        let interface = self.interface.clone().or_else(|| var(GLOO_SOCKET_IFNAME));
+        let group = ProcessGroup::join(&rendezvous, self.timeout, interface.as_deref())?;
         Ok(DataParallel::new(group, self.bucket_bytes))
     }
 }
