@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 eval "$(scripts/torch-env.sh)"
 
 # Every libtorch crate of the workspace: mlb-torch and the workload plugins.
-packages=(mlb-torch toy_reg toy_lstm vae convnet convnet_fp16 dcgan reso wlm wlmfp16 loader
+packages=(mlb-torch toy_reg toy_lstm vae convnet convnet_fp16 convnet_ddp convnet_ddp_fp16 dcgan reso wlm wlmfp16 loader
     translator cart atari ssd fast_style recom scaling convnet_distributed convnet_distributed_fp16 dcgan_all)
 args=()
 for p in "${packages[@]}"; do args+=(-p "$p"); done

@@ -184,6 +184,29 @@ def convnet(config):
         opt.step()
         return batch, loss.item()
 
+    step.model, step.data = model, (images, labels)
+    return step
+
+
+def convnet_ddp(config):
+    """convnet as one rank of a DistributedDataParallel group (Gloo), the
+    group read from torchrun's variables: each rank its own batch."""
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    step_of = convnet(config)
+    model = step_of.model
+    ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=25)
+    opt = torch.optim.SGD(ddp.parameters(), lr=arg(config, "lr", 0.1))
+    images, labels = step_of.data
+
+    def step():
+        loss = F.cross_entropy(ddp(images), labels)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return images.shape[0], loss.item()
+
     return step
 
 
@@ -284,7 +307,8 @@ def wlm(config):
     return step
 
 
-WORKLOADS = {"toy_reg": toy_reg, "toy_lstm": toy_lstm, "vae": vae, "convnet": convnet, "dcgan": dcgan, "wlm": wlm}
+WORKLOADS = {"toy_reg": toy_reg, "toy_lstm": toy_lstm, "vae": vae, "convnet": convnet, "convnet_ddp": convnet_ddp,
+             "dcgan": dcgan, "wlm": wlm}
 
 
 def main():

@@ -115,6 +115,28 @@ fn rocm_instances_see_hip_and_rocr_devices() {
 }
 
 #[test]
+fn a_ddp_group_gives_each_slot_torchruns_variables() {
+    let host = hosts::ngc();
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "g.json", r#"[{"name": "ddp", "cmd": "python train.py", "group": "ddp"}]"#);
+    let out = run(&["--jobs", jobs.to_str().unwrap(), "--dry-run", "--host-root", host.root().to_str().unwrap()]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.starts_with("[ 1/ 1] ddp (config 1/1, student, group ddp of 4 ranks, run 0)"), "{stdout}");
+    let instances: Vec<&str> = stdout.split("  instance ").skip(1).collect();
+    assert_eq!(instances.len(), 4, "one rank per slot: {stdout}");
+    let port = |block: &str| block.lines().find_map(|l| l.trim().strip_prefix("MASTER_PORT=")).map(str::to_string);
+    let first = port(instances[0]).expect("MASTER_PORT is set");
+    assert!(first.parse::<u16>().is_ok_and(|p| p > 0), "{first}");
+    for (rank, block) in instances.iter().enumerate() {
+        for var in ["MASTER_ADDR=127.0.0.1", &format!("RANK={rank}"), "WORLD_SIZE=4", &format!("LOCAL_RANK={rank}")] {
+            assert!(block.lines().any(|l| l.trim() == var), "instance {rank} lacks {var}: {block}");
+        }
+        assert_eq!(port(block), Some(first.clone()), "one group, one port");
+    }
+}
+
+#[test]
 fn yaml_and_json_dry_run_the_same() {
     let dir = tempfile::tempdir().unwrap();
     let json = write(

@@ -238,3 +238,32 @@ fn bad_target_file_names_file_and_line() {
     assert_eq!(out.status.code(), Some(2), "refused: {err}");
     assert!(err.contains("mine.csv") && err.contains("line 2") && err.contains("`fast`"), "{err}");
 }
+
+#[test]
+fn data_parallel_groups_show_their_total_and_scaling_efficiency() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two runs of a 2-rank group (each rank writes its report) and one rank alone.
+    let reports =
+        [("g0", 2, 0, 90.0), ("g1", 2, 1, 80.0), ("h0", 2, 0, 100.0), ("h1", 2, 1, 70.0), ("one", 1, 0, 100.0)];
+    for (file, world, rank, avg) in reports {
+        let text = format!(
+            r#"{{"name": "convnet_ddp", "suite": "s", "vcd": "{rank}", "completed": true, "batch_size": 8,
+                "world_size": {world}, "ddp": {{"rank": {rank}, "world_size": {world}}},
+                "train_item": {{"avg": {avg}}}, "batch_loss": [2.0, 1.9]}}"#
+        );
+        std::fs::write(dir.path().join(format!("s.convnet_ddp.{file}.json")), text).unwrap();
+    }
+    let d = dir.path().to_str().unwrap();
+    let json: Value = serde_json::from_str(&stdout(&mlb(&["--reports", d, "--format", "json"]))).unwrap();
+    let groups = json["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{json}");
+    let g = &groups[0];
+    assert_eq!(
+        (g["label"].as_str(), g["world"].as_u64(), g["per_rank"]["n"].as_u64()),
+        (Some("convnet_ddp"), Some(2), Some(4))
+    );
+    assert!(close(&g["total"], 170.0) && close(&g["one_rank"], 100.0) && close(&g["efficiency"], 0.85), "{g}");
+    let table = stdout(&mlb(&["--reports", d]));
+    let section = table.split("Data parallel groups").nth(1).expect("the groups' table is shown");
+    assert!(section.contains("170.00") && section.contains("85.0%"), "{section}");
+}

@@ -84,6 +84,7 @@ pub fn configs(job: &Job, vars: &Variables, limit: usize) -> Result<Vec<JobConfi
             program: program.clone(),
             args,
             scope: job.scope,
+            group: job.group,
             index: n + 1,
             of: total,
             varying: varying.clone(),
@@ -112,6 +113,7 @@ mod tests {
             program: Program::Cmd("$BASE/run.sh".into()),
             args: Args(args.into_iter().map(|(k, v)| (k.to_string(), v)).collect()),
             scope: Scope::Student,
+            group: None,
         }
     }
 

@@ -11,6 +11,6 @@ mod vars;
 
 pub use error::JobsError;
 pub use expand::{configs, count, ConfigCount, ExpandError};
-pub use model::{Args, Job, JobConfig, Program, RawJob, Scope};
+pub use model::{Args, Group, Job, JobConfig, Program, RawJob, Scope};
 pub use parse::{load, parse, suite_name, JobsFile};
 pub use vars::{UnknownVariable, Variables};

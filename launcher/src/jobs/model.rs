@@ -58,6 +58,25 @@ impl Scope {
     }
 }
 
+/// A group the instances of a job config form (the `group` key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Group {
+    /// One process group for data parallel training: each instance gets
+    /// torchrun's `MASTER_ADDR`, `MASTER_PORT`, `RANK`, `WORLD_SIZE` and
+    /// `LOCAL_RANK`.
+    Ddp,
+}
+
+impl Group {
+    /// `ddp`, as in the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Group::Ddp => "ddp",
+        }
+    }
+}
+
 /// One entry of a jobs file as written.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -73,9 +92,12 @@ pub struct RawJob {
     /// Ordered arguments.
     #[serde(default)]
     pub args: Args,
-    /// `student` or `all`.
+    /// `student` or `all` (unset: `all`, or `student` in a group).
     #[serde(default)]
-    pub cgroup: Scope,
+    pub cgroup: Option<Scope>,
+    /// The group its instances form.
+    #[serde(default)]
+    pub group: Option<Group>,
 }
 
 /// What a job runs.
@@ -100,6 +122,8 @@ pub struct Job {
     pub args: Args,
     /// Instance layout.
     pub scope: Scope,
+    /// The group its instances form.
+    pub group: Option<Group>,
 }
 
 /// One job config: a job with every list argument fixed to one value and
@@ -116,6 +140,8 @@ pub struct JobConfig {
     pub args: Args,
     /// Instance layout.
     pub scope: Scope,
+    /// The group its instances form.
+    pub group: Option<Group>,
     /// 1-based index of this config among the job's configs.
     pub index: usize,
     /// Number of configs of the job.

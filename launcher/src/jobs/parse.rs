@@ -1,7 +1,7 @@
 //! Reading a jobs file (JSON or YAML) and validating every job.
 
 use super::error::JobsError;
-use super::model::{Job, Program, RawJob};
+use super::model::{Job, Program, RawJob, Scope};
 use super::render::{control_char, is_option, shell_words, value};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -125,7 +125,19 @@ fn validate(path: &Path, position: usize, raw: RawJob) -> Result<Job, JobsError>
     for (key, v) in &raw.args.0 {
         check_arg(key, v, cmd).map_err(|m| fail(format!("argument `{key}`: {m}")))?;
     }
-    Ok(Job { position, name: raw.name, program, args: raw.args, scope: raw.cgroup })
+    let scope = match (raw.cgroup, raw.group) {
+        (Some(Scope::All), Some(group)) => {
+            return Err(fail(format!(
+                "`\"group\": \"{}\"` runs one instance per slot, all of them one group, but `\"cgroup\": \"all\"` \
+                 asks for one instance seeing every device; fix: remove `cgroup` (or set it to `student`)",
+                group.as_str()
+            )))
+        }
+        (Some(scope), _) => scope,
+        (None, Some(_)) => Scope::Student,
+        (None, None) => Scope::All,
+    };
+    Ok(Job { position, name: raw.name, program, args: raw.args, scope, group: raw.group })
 }
 
 /// A value is a scalar or a non-empty list of scalars; a command's
@@ -218,6 +230,13 @@ mod tests {
         parse(Path::new("f.json"), r#"[{"name": "e", "plugin": "spin", "args": {"repeat": 3}}]"#).unwrap();
         let e = err("f.json", r#"[{"name": "f", "cmd": "x", "cgroup": "gpu"}]"#);
         assert!(e.starts_with("f.json:1:") && e.contains("unknown variant `gpu`"), "{e}");
+        let e = err("f.json", r#"[{"name": "h", "plugin": "spin", "group": "ddp", "cgroup": "all"}]"#);
+        assert!(e.contains("job #1 `h`: `\"group\": \"ddp\"` runs one instance per slot"), "{e}");
+        assert!(e.contains("fix: remove `cgroup`"), "{e}");
+        let e = err("f.json", r#"[{"name": "i", "plugin": "spin", "group": "mesh"}]"#);
+        assert!(e.contains("unknown variant `mesh`"), "{e}");
+        let g = parse(Path::new("f.json"), r#"[{"name": "d", "plugin": "spin", "group": "ddp"}]"#).unwrap();
+        assert_eq!((g.jobs[0].scope, g.jobs[0].group), (Scope::Student, Some(super::super::model::Group::Ddp)));
         let e = err("f.json", r#"[{"name": "g", "cmd": "x", "agrs": {}}]"#);
         assert!(e.contains("unknown field `agrs`"), "{e}");
     }

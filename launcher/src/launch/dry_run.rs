@@ -70,7 +70,11 @@ pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan, runti
             config.label(),
             config.index,
             config.of,
-            config.scope.as_str(),
+            match config.group {
+                Some(group) =>
+                    format!("{}, group {} of {} ranks", config.scope.as_str(), group.as_str(), instances.len()),
+                None => config.scope.as_str().to_string(),
+            },
             ctx.run_id
         );
         for s in instances {

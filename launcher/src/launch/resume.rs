@@ -70,6 +70,7 @@ mod tests {
             program: Program::Plugin("vae".into()),
             args: Args(args.as_object().unwrap().clone().into_iter().collect()),
             scope: Scope::Student,
+            group: None,
             index: 1,
             of: 1,
             varying: Vec::new(),

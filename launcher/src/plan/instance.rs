@@ -2,11 +2,12 @@
 //! runs. Every runtime (bare, Docker, Apptainer) starts and describes
 //! instances from this one description.
 
+use super::group::Meeting;
 use super::slots::Slot;
 use crate::contract::argv::WorkerCommand;
 use crate::contract::env;
 use crate::host::HostKind;
-use crate::jobs::{render, JobConfig, Program, Scope};
+use crate::jobs::{render, Group, JobConfig, Program, Scope};
 use crate::record::Identity;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -154,6 +155,10 @@ impl Instance {
 /// for an `all` job), so that on one node everything is as in the original.
 /// Its seed follows from its rank as compat §2 says (`uid + (rank+1)*100`;
 /// `uid + N*(n+1)` for an `all` job): seeds differ across nodes too.
+///
+/// The instances of a `"group": "ddp"` config form one process group: each
+/// gets torchrun's variables ([`Meeting::env`]), its rank as above and its
+/// slot's index as local rank, rank 0 listening on the first node.
 pub fn instances(
     config: &JobConfig,
     plugin: Option<&Path>,
@@ -163,6 +168,10 @@ pub fn instances(
 ) -> Vec<Instance> {
     let nodes: Vec<Option<&str>> =
         if ctx.nodes.is_empty() { vec![None] } else { ctx.nodes.iter().map(|n| Some(n.as_str())).collect() };
+    let meeting = config.group.map(|Group::Ddp| {
+        let world = nodes.len() * if config.scope == Scope::Student { slots.len() } else { 1 };
+        Meeting::new(ctx.nodes.first().map(String::as_str), world)
+    });
     let mut out = Vec::new();
     for (n, node) in nodes.into_iter().enumerate() {
         let node_name = node.map(str::to_string);
@@ -176,7 +185,9 @@ pub fn instances(
                     devices: vec![s.device.clone()],
                     node: node_name.clone(),
                 };
-                build(config, plugin, ctx, rank, placement, seed)
+                let mut instance = build(config, plugin, ctx, rank, placement, seed);
+                instance.env.extend(meeting.iter().flat_map(|m| m.env(rank, s.index)));
+                instance
             })),
             Scope::All => {
                 let devices: Vec<String> = (0..ctx.device_total).map(|i| i.to_string()).collect();

@@ -1,8 +1,10 @@
 //! Planning a run: slots (CPUs, memory nodes, memory per device) and the
 //! typed instances every runtime starts (compat §2).
 
+mod group;
 mod instance;
 mod slots;
 
+pub use group::Meeting;
 pub use instance::{instances, node_outdir, Instance, Placement, RunContext, Work, WorkerPaths};
 pub use slots::{count, plan, Slot, SlotError};

@@ -6,6 +6,7 @@ use super::baseline::{compare, Comparison};
 use super::energy::{energy, flagged, sampled, ConditionFlag, EnergyTables, Sampled};
 use super::entry::Entry;
 use super::error::ReportError;
+use super::groups::{groups, GroupRow};
 use super::judge::{judge, Check, Rule};
 use super::per_gpu::{per_gpu, GpuTables};
 use super::per_node::{per_node, NodeTables};
@@ -127,6 +128,8 @@ pub struct Report {
     /// Instances whose telemetry timelines the HTML page draws (not serialised).
     #[serde(skip)]
     pub sampled: Vec<Sampled>,
+    /// Data parallel groups: total throughput and scaling efficiency.
+    pub groups: Vec<GroupRow>,
     /// Comparison with a baseline.
     pub baseline: Option<BaselineReport>,
     /// Things the reader should know (missing targets, left-out entries...).
@@ -250,6 +253,7 @@ pub fn aggregate(
         conditions: flagged(&judged, &layouts.rows, rule),
         system: crate::system::read(dir),
         sampled: sampled(&judged, &layouts.rows, rule),
+        groups: groups(&judged, rule),
         baseline: None,
         notes: Vec::new(),
         runs: runs(&judged, &layouts.rows, rule),

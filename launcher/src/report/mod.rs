@@ -1,6 +1,7 @@
 //! `mlb report`: reads a folder of report files (mlb's and the original
 //! suite's), computes the per-bench statistics, the score against a target
-//! table (compat §6), per-GPU and per-node tables, an optional comparison with a baseline,
+//! table (compat §6), per-GPU and per-node tables, data parallel groups, an
+//! optional comparison with a baseline,
 //! and prints them as a table, JSON, CSV or Markdown, with an optional HTML
 //! page with charts.
 
@@ -11,6 +12,7 @@ mod conditions;
 mod energy;
 mod entry;
 mod error;
+mod groups;
 mod judge;
 mod per_gpu;
 mod per_node;
@@ -30,6 +32,7 @@ pub use conditions::Conditions;
 pub use energy::{ConditionFlag, EnergyRow, EnergyTables, Sampled};
 pub use entry::{Entry, Losses};
 pub use error::ReportError;
+pub use groups::GroupRow;
 pub use judge::{judge, Check, Rule};
 pub use per_gpu::{Device, GpuTables};
 pub use per_node::NodeTables;

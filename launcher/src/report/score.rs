@@ -66,7 +66,7 @@ pub fn score(rows: &[Row], results: usize, failures: usize, price: Option<f64>) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::entry::{Entry, Losses};
     use super::super::judge::{judge, Rule};
     use super::super::rows::{layout, rows, Grouping, Judged};
@@ -75,7 +75,8 @@ mod tests {
     use std::path::Path;
     use std::sync::Arc;
 
-    fn ok(name: &str, v: f64) -> Entry {
+    /// A completed entry of bench `name` with throughput `v` (other report tests build on it).
+    pub(in crate::report) fn ok(name: &str, v: f64) -> Entry {
         Entry {
             file: Arc::from(Path::new("r.json")),
             name: Some(name.into()),

@@ -29,6 +29,9 @@
 
 use std::path::{Path, PathBuf};
 
+/// The `cc` crate [`compile_cpp_with`] configures builds of.
+pub use cc;
+
 /// Name of the variable through which `torch-sys` (links = "tch") passes its
 /// libtorch library folder to direct dependents.
 pub const LIBTORCH_LIB_VAR: &str = "DEP_TCH_LIBTORCH_LIB";
@@ -88,21 +91,33 @@ pub fn link_plugin() {
 /// C++11 string ABI unless `LIBTORCH_CXX11_ABI` says `0` (PyTorch's wheels
 /// use it since 2.6).
 pub fn compile_cpp(name: &str, files: &[&str]) {
+    compile_cpp_with(name, files, |_| {});
+}
+
+/// [`compile_cpp`] with more settings made by `configure` (include folders,
+/// definitions) before the build runs.
+pub fn compile_cpp_with(name: &str, files: &[&str], configure: impl FnOnce(&mut cc::Build)) {
     println!("cargo:rerun-if-env-changed=LIBTORCH_CXX11_ABI");
     let abi = std::env::var("LIBTORCH_CXX11_ABI").unwrap_or_else(|_| "1".to_string());
     for file in files {
         println!("cargo:rerun-if-changed={file}");
     }
-    cc::Build::new()
+    let include = include_dir(&libtorch_lib_dir());
+    let mut build = cc::Build::new();
+    build
         .cpp(true)
         .pic(true)
         .std("c++17")
-        // As system headers: their own warnings are not the crate's.
+        // As system headers: their own warnings are not the crate's. The
+        // second folder is the C++ API's, as PyTorch's extensions add it.
         .flag("-isystem")
-        .flag(include_dir(&libtorch_lib_dir()).to_string_lossy().as_ref())
+        .flag(include.to_string_lossy().as_ref())
+        .flag("-isystem")
+        .flag(include.join("torch/csrc/api/include").to_string_lossy().as_ref())
         .define("_GLIBCXX_USE_CXX11_ABI", abi.as_str())
-        .files(files)
-        .compile(name);
+        .files(files);
+    configure(&mut build);
+    build.compile(name);
 }
 
 #[cfg(test)]

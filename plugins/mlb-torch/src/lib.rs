@@ -4,7 +4,8 @@
 //!   requests and GPU names.
 //! - [`amp`]: half precision with loss scaling and fp32 master weights;
 //!   [`grad`]: gradient clipping without host syncs; [`ops`]: libtorch
-//!   operations tch does not bind.
+//!   operations tch does not bind; [`dist`]: multi-process data parallelism
+//!   (c10d's process group).
 //! - [`data`]: loaders of the real formats (MNIST idx, image folders, word
 //!   corpora) and [`synth`]: synthetic data of the same shapes.
 //! - [`plugin`]: [`TorchWorkload`], the adaptor to the plugin SDK.
@@ -13,6 +14,7 @@
 pub mod amp;
 pub mod data;
 pub mod device;
+pub mod dist;
 pub mod grad;
 pub mod metrics;
 pub mod ops;

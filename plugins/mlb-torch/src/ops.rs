@@ -17,15 +17,23 @@ pub fn f_leaky_relu_(x: &mut Tensor, negative_slope: f64) -> Result<(), TchError
     // SAFETY: `x` is a live tch tensor, so its handle is a valid torch::Tensor*
     // for the call; the shim catches every C++ exception and returns either
     // NULL or a string it allocated, which is freed here once copied.
-    unsafe {
-        let error = mlb_leaky_relu_(x.as_mut_ptr(), negative_slope);
-        if error.is_null() {
-            return Ok(());
-        }
-        let message = CStr::from_ptr(error).to_string_lossy().into_owned();
-        mlb_free_error(error);
-        Err(TchError::Torch(message))
+    unsafe { taken_error(mlb_leaky_relu_(x.as_mut_ptr(), negative_slope)).map_or(Ok(()), |m| Err(TchError::Torch(m))) }
+}
+
+/// The message of a shim's `error` (NULL: none), copied and freed.
+///
+/// # Safety
+/// `error` is NULL or a string returned by a `native/*.cpp` function, not
+/// freed yet; it is freed here.
+pub(crate) unsafe fn taken_error(error: *mut c_char) -> Option<String> {
+    if error.is_null() {
+        return None;
     }
+    // SAFETY: per the contract above, a live NUL-terminated string the shim allocated.
+    let message = unsafe { CStr::from_ptr(error) }.to_string_lossy().into_owned();
+    // SAFETY: freed once, by the shim's own allocator.
+    unsafe { mlb_free_error(error) };
+    Some(message)
 }
 
 /// [`f_leaky_relu_`] that panics on error, as tch's own methods do; returns

@@ -11,12 +11,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every libtorch plugin of the workspace (library file stems).
-const PLUGINS: [&str; 20] = [
+const PLUGINS: [&str; 22] = [
     "toy_reg",
     "toy_lstm",
     "vae",
     "convnet",
     "convnet_fp16",
+    "convnet_ddp",
+    "convnet_ddp_fp16",
     "dcgan",
     "reso",
     "wlm",

@@ -108,6 +108,34 @@ pub(super) fn table(headers: &[&str], rows: Vec<Vec<Cell>>) -> Body {
     Body::Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows }
 }
 
+/// One row per config and group size: the ranks' mean, the group's total,
+/// one rank's mean and the efficiency.
+fn groups(report: &Report) -> Body {
+    let rows = report.groups.iter().map(|g| {
+        let mark = g.efficiency.filter(|&e| e < FLAG_BELOW).map(|_| Mark::Warn);
+        vec![
+            g.label.as_str().into(),
+            g.world.to_string().into(),
+            g.per_rank.n.to_string().into(),
+            num(g.per_rank.mean),
+            num(g.total),
+            num(g.one_rank),
+            Cell { mark, ..pct(g.efficiency) },
+        ]
+    });
+    let unit = report.unit;
+    let headers = [
+        "config",
+        "ranks",
+        "results",
+        &format!("rank mean ({unit})"),
+        &format!("total ({unit})"),
+        &format!("one rank ({unit})"),
+        "efficiency",
+    ];
+    table(&headers, rows.collect())
+}
+
 /// The first column's name: what a row is.
 pub(super) fn row_kind(report: &Report) -> &'static str {
     match report.grouping {
@@ -171,6 +199,9 @@ pub fn sections(report: &Report) -> Vec<Section> {
         out.push(section(title, flags(report, "node", &node.stragglers)));
     }
     out.extend(measured::energy_and_conditions(report));
+    if !report.groups.is_empty() {
+        out.push(section("Data parallel groups (total throughput, scaling against one rank)", groups(report)));
+    }
     if let Some(base) = &report.baseline {
         let rows = base.comparisons.iter().map(|c| {
             let mark = match c.verdict {

@@ -7,13 +7,27 @@
 //! synthetic batch of random images generated on the device, as the original
 //! did without a data set. `convnet_fp16` (or `half`) trains in half
 //! precision with loss scaling and fp32 master weights.
+//!
+//! convnet_ddp / convnet_ddp_fp16 are the same models trained data parallel
+//! over processes ([`crate::dist`]): each rank trains on its own batch of
+//! `batch_size` images, the gradients are averaged over the ranks after each
+//! backward pass, and rank 0's initial weights are broadcast first. Their
+//! synthetic batch is the rank's share of one batch drawn image by image
+//! from rank 0's seed, so that N ranks of batch B see the images one rank of
+//! batch N*B sees.
+//!
+//! `frozen_bn` makes batch norm use its running statistics (as detection
+//! fine-tuning freezes it): a step's gradients then no longer depend on how
+//! the batch is split over ranks.
 
 use crate::amp::{LossScale, MasterWeights};
 use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
+use crate::dist::{self, DataParallel};
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::{Config, Step};
+use std::path::PathBuf;
 use std::sync::Arc;
 use tch::nn::{self, ModuleT, OptimizerConfig};
 use tch::vision::resnet;
@@ -46,6 +60,10 @@ pub struct Args {
     half: bool,
     loss_scale: LossScale,
     data: DataSource,
+    frozen_bn: bool,
+    save_weights: Option<PathBuf>,
+    /// The process group settings (data parallel variants only).
+    ddp: Option<dist::Settings>,
 }
 
 /// Where batches come from.
@@ -62,17 +80,48 @@ enum Update {
     Half(MasterWeights),
 }
 
-/// The convnet workload; `HALF` selects the `convnet_fp16` variant.
-pub struct Convnet<const HALF: bool> {
+/// The convnet workload; `HALF` selects the `convnet_fp16` variant, `DDP`
+/// the data parallel ones (`convnet_ddp`, `convnet_ddp_fp16`).
+pub struct Convnet<const HALF: bool, const DDP: bool = false> {
     model: Box<dyn ModuleT>,
     update: Update,
     input: Input,
     args: Args,
     device: Device,
-    _vs: nn::VarStore,
+    /// The process group (data parallel variants).
+    ddp: Option<DataParallel>,
+    /// The trainable variables, whose gradients the group averages.
+    params: Vec<Tensor>,
+    vs: nn::VarStore,
 }
 
-impl<const HALF: bool> Convnet<HALF> {
+/// Images `rank * batch .. (rank + 1) * batch` of a batch of `batch *
+/// world` random images and labels drawn one image at a time from `seed`,
+/// so that the images do not depend on how the batch is split.
+fn rank_share(
+    seed: u64,
+    (rank, world): (usize, usize),
+    batch: i64,
+    (size, classes): (i64, i64),
+    (kind, device): (Kind, Device),
+) -> (Tensor, Tensor) {
+    tch::manual_seed(seed as i64);
+    let mine = rank as i64 * batch..(rank as i64 + 1) * batch;
+    let total = batch * world as i64;
+    let images: Vec<Tensor> = (0..total)
+        .map(|_| Tensor::randn([1, 3, size, size], (kind, device)))
+        .enumerate()
+        .filter_map(|(i, t)| mine.contains(&(i as i64)).then_some(t))
+        .collect();
+    let labels: Vec<Tensor> = (0..total)
+        .map(|_| Tensor::randint(classes, [1], (Kind::Int64, device)))
+        .enumerate()
+        .filter_map(|(i, t)| mine.contains(&(i as i64)).then_some(t))
+        .collect();
+    (Tensor::cat(&images, 0), Tensor::cat(&labels, 0))
+}
+
+impl<const HALF: bool, const DDP: bool> Convnet<HALF, DDP> {
     fn kind(&self) -> Kind {
         if self.args.half {
             Kind::Half
@@ -94,17 +143,38 @@ impl<const HALF: bool> Convnet<HALF> {
     }
 }
 
-impl<const HALF: bool> TorchWorkload for Convnet<HALF> {
-    const NAME: &'static str = if HALF { "convnet_fp16" } else { "convnet" };
-    const DESCRIPTION: &'static str = if HALF {
-        "ResNet (arch resnet18..resnet152) classification in half precision, loss scaling, fp32 master weights, SGD"
-    } else {
-        "ResNet (arch resnet18..resnet152) classification, 224x224 images, 1000 classes, SGD"
+impl<const HALF: bool, const DDP: bool> TorchWorkload for Convnet<HALF, DDP> {
+    const NAME: &'static str = match (HALF, DDP) {
+        (false, false) => "convnet",
+        (true, false) => "convnet_fp16",
+        (false, true) => "convnet_ddp",
+        (true, true) => "convnet_ddp_fp16",
     };
-    const DEFAULT_ARGS: &'static str = if HALF {
-        r#"{"repeat": 15, "number": 5, "batch_size": 128, "arch": "resnet101", "lr": 0.1, "workers": 8, "loss_scale": 128}"#
-    } else {
-        r#"{"repeat": 15, "number": 5, "batch_size": 64, "arch": "resnet101", "lr": 0.1, "workers": 8}"#
+    const DESCRIPTION: &'static str = match (HALF, DDP) {
+        (true, false) => {
+            "ResNet (arch resnet18..resnet152) classification in half precision, loss scaling, fp32 master weights, SGD"
+        }
+        (false, false) => "ResNet (arch resnet18..resnet152) classification, 224x224 images, 1000 classes, SGD",
+        (true, true) => {
+            "convnet_fp16 data parallel over processes: one rank per slot, gradients averaged through c10d (Gloo)"
+        }
+        (false, true) => {
+            "convnet data parallel over processes: one rank per slot, gradients averaged through c10d (Gloo)"
+        }
+    };
+    const DEFAULT_ARGS: &'static str = match (HALF, DDP) {
+        (true, false) => {
+            r#"{"repeat": 15, "number": 5, "batch_size": 128, "arch": "resnet101", "lr": 0.1, "workers": 8, "loss_scale": 128}"#
+        }
+        (false, false) => {
+            r#"{"repeat": 15, "number": 5, "batch_size": 64, "arch": "resnet101", "lr": 0.1, "workers": 8}"#
+        }
+        (true, true) => {
+            r#"{"repeat": 15, "number": 5, "batch_size": 128, "arch": "resnet101", "lr": 0.1, "workers": 8, "loss_scale": 128, "timeout": 300.0, "bucket_mb": 25.0}"#
+        }
+        (false, true) => {
+            r#"{"repeat": 15, "number": 5, "batch_size": 64, "arch": "resnet101", "lr": 0.1, "workers": 8, "timeout": 300.0, "bucket_mb": 25.0}"#
+        }
     };
     type Args = Args;
 
@@ -123,6 +193,9 @@ impl<const HALF: bool> TorchWorkload for Convnet<HALF> {
             half: HALF || config.flag("half"),
             loss_scale: LossScale::from_config(config, 128.0)?,
             data: DataSource::from_config(config, &["data"])?,
+            frozen_bn: config.flag("frozen_bn"),
+            save_weights: config.opt_str("save_weights")?.map(PathBuf::from),
+            ddp: if DDP { Some(dist::Settings::from_config(config)?) } else { None },
         })
     }
 
@@ -133,6 +206,12 @@ impl<const HALF: bool> TorchWorkload for Convnet<HALF> {
         }
         let mut vs = nn::VarStore::new(device);
         let model = resnet(&args.arch, &vs.root(), args.classes).ok_or("unknown arch")?;
+        let ddp = args.ddp.as_ref().map(dist::Settings::join).transpose()?;
+        if let Some(dp) = &ddp {
+            let mut named: Vec<_> = vs.variables().into_iter().collect();
+            named.sort_by(|a, b| a.0.cmp(&b.0));
+            dp.broadcast(&named.into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
+        }
         let update = if args.half {
             vs.half();
             Update::Half(MasterWeights::new(vs.trainable_variables(), args.loss_scale))
@@ -147,21 +226,41 @@ impl<const HALF: bool> TorchWorkload for Convnet<HALF> {
                 let transform = pipeline::imagenet_train(size);
                 Input::Folder(pipeline::batches(images, args.batch as usize, args.workers, rt.seed(), transform))
             }
-            None => Input::Fixed {
-                images: Tensor::randn([args.batch, 3, args.size, args.size], (kind, device)),
-                labels: Tensor::randint(args.classes, [args.batch], (Kind::Int64, device)),
+            None => match &ddp {
+                Some(dp) => {
+                    let (group, shape) = (dp.group(), (args.size, args.classes));
+                    let seed = dp.root_seed(rt.seed())?;
+                    let (images, labels) =
+                        rank_share(seed, (group.rank(), group.world()), args.batch, shape, (kind, device));
+                    Input::Fixed { images, labels }
+                }
+                None => Input::Fixed {
+                    images: Tensor::randn([args.batch, 3, args.size, args.size], (kind, device)),
+                    labels: Tensor::randint(args.classes, [args.batch], (Kind::Int64, device)),
+                },
             },
         };
-        Ok(Convnet { model, update, input, args, device, _vs: vs })
+        let params = vs.trainable_variables();
+        Ok(Convnet { model, update, input, args, device, ddp, params, vs })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
         let (images, labels) = self.next_batch()?;
-        let loss = self.model.forward_t(&images, true).to_kind(Kind::Float).cross_entropy_for_logits(&labels);
-        match &mut self.update {
-            Update::Fp32(opt) => opt.backward_step(&loss),
-            Update::Half(master) => {
+        let train_bn = !self.args.frozen_bn;
+        let loss = self.model.forward_t(&images, train_bn).to_kind(Kind::Float).cross_entropy_for_logits(&labels);
+        match (&mut self.update, &self.ddp) {
+            (Update::Fp32(opt), None) => opt.backward_step(&loss),
+            (Update::Fp32(opt), Some(dp)) => {
+                opt.zero_grad();
+                loss.backward();
+                dp.average_grads(&self.params)?;
+                opt.step();
+            }
+            (Update::Half(master), ddp) => {
                 master.backward(&loss);
+                if let Some(dp) = ddp {
+                    dp.average_grads(&self.params)?;
+                }
                 if master.unscale() {
                     master.sgd_step(self.args.lr);
                 }
@@ -180,6 +279,18 @@ impl<const HALF: bool> TorchWorkload for Convnet<HALF> {
         if let Update::Half(master) = &self.update {
             out.insert("loss_scale".into(), master.scale().into());
             out.insert("skipped_steps".into(), master.skipped().into());
+        }
+        if self.args.frozen_bn {
+            out.insert("batch_norm".into(), "frozen (running statistics)".into());
+        }
+        if let (Some(dp), Some(settings)) = (&self.ddp, &self.args.ddp) {
+            // A config key of `mlb report`: it sets groups of each size apart.
+            out.insert("world_size".into(), dp.group().world().into());
+            out.insert("ddp".into(), dist::settings::report(dp, settings));
+        }
+        // The end of the run: the weights as the last step left them.
+        if let Some(Err(e)) = self.args.save_weights.as_ref().map(|path| self.vs.save(path)) {
+            out.insert("save_weights_error".into(), e.to_string().into());
         }
     }
 }
