@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// `mlb ARGS` (the binary at `mlb`) with stderr piped and none of the
@@ -85,20 +85,9 @@ fn a_missing_reports_folder_is_refused() {
     );
 }
 
-/// A link to the `mlb` binary in a folder of its own, so that no plugin
-/// sits next to it (plugins are searched beside the binary).
-fn lone_mlb() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let mlb = dir.path().join("mlb");
-    if std::fs::hard_link(common::mlb(), &mlb).is_err() {
-        std::fs::copy(common::mlb(), &mlb).unwrap();
-    }
-    (dir, mlb)
-}
-
 #[test]
 fn a_missing_plugin_is_refused_before_anything_starts() {
-    let (dir, mlb) = lone_mlb();
+    let (dir, mlb) = common::lone_mlb();
     let jobs = common::write(dir.path(), "p.json", r#"[{"name": "x", "plugin": "nope", "cgroup": "student"}]"#);
     let out = plain(&mlb, &["--jobs", jobs.to_str().unwrap(), "--devices", "1", "--outdir", "/nonexistent/out"]);
     assert_refused(

@@ -22,6 +22,18 @@ pub fn mlb() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mlb"))
 }
 
+/// A link to the `mlb` binary in a folder of its own (a copy where links
+/// cannot be made), so that no plugin sits next to it: plugins are searched
+/// beside the binary.
+pub fn lone_mlb() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let lone = dir.path().join("mlb");
+    if std::fs::hard_link(mlb(), &lone).is_err() {
+        std::fs::copy(mlb(), &lone).unwrap();
+    }
+    (dir, lone)
+}
+
 /// The spin plugin of the same profile, built (or brought up to date: a
 /// stale copy would lack what the plugin ABI gained since) on first use.
 pub fn spin_plugin() -> PathBuf {

@@ -239,19 +239,9 @@ fn a_library_that_hangs_while_loading_is_refused_in_bounded_time_and_named() {
     assert!(took < Duration::from_secs(10), "took {took:?}");
 }
 
-/// This `mlb` alone in a folder: the binary's own folders hold no plugin.
-fn lone_mlb() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let mlb = dir.path().join("mlb");
-    if std::fs::hard_link(common::mlb(), &mlb).is_err() {
-        std::fs::copy(common::mlb(), &mlb).unwrap();
-    }
-    (dir, mlb)
-}
-
 #[test]
 fn when_every_plugin_is_refused_the_launch_says_why() {
-    let (_bin, mlb) = lone_mlb();
+    let (_bin, mlb) = common::lone_mlb();
     let dir = private_dir();
     let spin = spin_in(dir.path());
     chmod(&spin, 0o666);
