@@ -52,7 +52,9 @@ case "${1:-start}" in
     *) echo "usage: $0 [start|stop|status]" >&2; exit 2 ;;
 esac
 
-if answers; then
+# A running cluster is kept when it was started by this version of the
+# script (its pyxis stand-in loaded); one started by an older one is restarted.
+if answers && grep -q '^PlugStackConfig=' "$conf" && [ -f "$dir/pyxis-standin.so" ]; then
     say "the cluster is running (SLURM_CONF=$conf)"
     exit 0
 fi
