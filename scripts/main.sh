@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${MLB_OUT:-out/smoke}
-base=${MLB_BASE:-out}
+base=$(realpath -m "${MLB_BASE:-out}")
 target="${CARGO_TARGET_DIR:-target}"
 
 cargo build --release -p mlb
