@@ -17,9 +17,13 @@
 //! | `ecc_corrected`, `ecc_uncorrected` (counters) | `ras/umc_err_count` (`ce:`, `ue:`) | errors |
 //!
 //! The maxima: the last level of `pp_dpm_sclk` and `pp_dpm_mclk`,
-//! `max_link_speed` and `max_link_width`; the name, `product_name`. The
-//! binary `gpu_metrics` table (throttle status, energy accumulator) is not
-//! decoded: AMD instances have no throttle fractions.
+//! `max_link_speed` and `max_link_width`; the name, `product_name`.
+//!
+//! Throttle reasons come from the binary `gpu_metrics` table when it is a
+//! v1.3 one (the MI200 series), whose `indep_throttle_status` has the
+//! driver's ASIC-independent bits; they are folded into NVIDIA's reasons
+//! ([`AMD_REASONS`]) so that both vendors' throttle fractions read alike.
+//! Other table versions carry an ASIC-dependent status and give no reasons.
 
 use super::nvidia::Maxima;
 use super::reading::{keyed, number, Reading};
@@ -65,6 +69,9 @@ impl AmdProbe {
     pub fn read(&self, index: usize) -> Reading {
         let mut r = Reading::default();
         let Some(d) = self.devices.get(index) else { return r };
+        // First: the gauges read next belong with it.
+        let table = std::fs::read(d.join("gpu_metrics")).ok();
+        r.reasons = table.as_deref().and_then(independent_throttle_status).map(as_reasons);
         let hwmon = hwmon(d);
         let at = |name: &str| number(&d.join(name)).map(|v| v as f64);
         let mon = |name: &str| hwmon.as_ref().and_then(|h| number(&h.join(name))).map(|v| v as f64);
@@ -85,6 +92,36 @@ impl AmdProbe {
         r.counter("ecc_uncorrected", ras.as_deref().and_then(|t| keyed(t, "ue:")));
         r
     }
+}
+
+/// The driver's ASIC-independent throttler bits (`SMU_THROTTLER_*_BIT`),
+/// by group, and the NVIDIA reason (bit of [`super::nvidia::REASONS`]) each
+/// group is counted as: power limits as a software power cap, current
+/// limits as a hardware slowdown, temperatures as a thermal slowdown, VR hot
+/// and PROCHOT as a hardware thermal slowdown, platform power management as
+/// a power cap and FIT as a hardware slowdown.
+pub const AMD_REASONS: [(u64, u64); 6] = [
+    (0xff, 0x4),         // PPT0..3, SPL, FPPT, SPPT, SPPT_APU (bits 0-7)
+    (0xff << 16, 0x8),   // TDC_GFX..APCC (bits 16-23)
+    (0xfff << 32, 0x20), // TEMP_GPU..TEMP_LIQUID1 (bits 32-43)
+    (0xf << 44, 0x40),   // VRHOT0, VRHOT1, PROCHOT_CPU, PROCHOT_GFX (bits 44-47)
+    (1 << 56, 0x4),      // PPM
+    (1 << 57, 0x8),      // FIT
+];
+
+/// `indep_throttle_status` of a `gpu_metrics` v1.3 table (header: size u16,
+/// format 1, content 3; the field at byte 112, little-endian); `None` for
+/// any other table.
+fn independent_throttle_status(table: &[u8]) -> Option<u64> {
+    if table.get(2..4)? != [1, 3] {
+        return None;
+    }
+    Some(u64::from_le_bytes(table.get(112..120)?.try_into().ok()?))
+}
+
+/// NVIDIA's reason bits for AMD's independent throttler bits.
+fn as_reasons(status: u64) -> u64 {
+    AMD_REASONS.iter().filter(|(bits, _)| status & bits != 0).fold(0, |acc, (_, reason)| acc | reason)
 }
 
 /// The device's first hwmon folder.
@@ -179,5 +216,26 @@ mod tests {
         put(root.path(), &format!("{dev}/hwmon/hwmon3/energy1_input"), "123456789\n");
         assert_eq!(probe.read(0).counter_of("energy_mj").map(|c| c.value), Some(123456));
         assert_eq!(probe.read(1), Reading::default(), "no such device");
+        assert_eq!(probe.read(0).reasons, None, "no gpu_metrics table: no reasons");
+        // A v1.3 table throttling on power (PPT0) and the GPU's temperature.
+        let mut table = vec![0u8; 120];
+        table[..4].copy_from_slice(&[120, 0, 1, 3]);
+        table[112..120].copy_from_slice(&((1u64 << 0) | (1u64 << 32)).to_le_bytes());
+        std::fs::write(root.path().join(dev).join("gpu_metrics"), &table).unwrap();
+        assert_eq!(probe.read(0).reasons, Some(0x4 | 0x20), "sw_power_cap and sw_thermal_slowdown");
+        table[3] = 2; // v1.2: an ASIC-dependent status only
+        std::fs::write(root.path().join(dev).join("gpu_metrics"), &table).unwrap();
+        assert_eq!(probe.read(0).reasons, None);
+    }
+
+    #[test]
+    fn every_independent_throttler_group_is_a_slowdown_reason() {
+        use super::super::nvidia::SLOWDOWN;
+        for bit in (0..8).chain(16..24).chain(32..48).chain([56, 57]) {
+            let reasons = as_reasons(1 << bit);
+            assert!(reasons != 0 && reasons & !SLOWDOWN == 0, "bit {bit}: {reasons:#x}");
+        }
+        assert_eq!(as_reasons(1 << 10), 0, "an unassigned bit");
+        assert_eq!(independent_throttle_status(&[120, 0, 1, 3]), None, "a cut table");
     }
 }
