@@ -5,7 +5,9 @@
 //! that throttled for more than 1% of their timed window, ran on a degraded
 //! PCIe link, or whose GPUs reported XID errors in it.
 
+use super::conditions::Conditions;
 use super::judge::Rule;
+use super::per_gpu::device_order;
 use super::rows::{Judged, Layout};
 use super::stats::Sample;
 use serde::Serialize;
@@ -89,17 +91,28 @@ impl Figures {
     }
 }
 
+/// The entries that count under `rule`, have a row and a telemetry block:
+/// each with its row and its conditions.
+fn measured<'e, 'a>(
+    entries: &'e [Judged<'a>],
+    layout: &'e Layout,
+    rule: Rule,
+) -> impl Iterator<Item = (usize, &'e Judged<'a>, Conditions)> + 'e {
+    entries.iter().zip(&layout.of_entry).filter_map(move |(j, row)| {
+        j.value(rule)?;
+        Some(((*row)?, j, j.entry.conditions?))
+    })
+}
+
 /// The energy tables of the entries that count under `rule`.
 pub fn energy(entries: &[Judged], layout: &Layout, rule: Rule) -> EnergyTables {
     let mut rows: Vec<Figures> =
         layout.rows.iter().map(|_| Figures { gpu_energy: true, ..Figures::default() }).collect();
     let mut devices: BTreeMap<(usize, (u64, &str)), Figures> = BTreeMap::new();
-    for (j, row) in entries.iter().zip(&layout.of_entry) {
-        let (Some(row), Some(_)) = (row, j.value(rule)) else { continue };
-        let Some(c) = j.entry.conditions else { continue };
+    for (row, j, c) in measured(entries, layout, rule) {
         let Some(joules) = c.joules_per_item else { continue };
-        for figures in std::iter::once(&mut rows[*row]).chain(j.entry.single_device().map(|d| {
-            let key = (*row, (d.parse::<u64>().unwrap_or(u64::MAX), d));
+        for figures in std::iter::once(&mut rows[row]).chain(j.entry.single_device().map(|d| {
+            let key = (row, device_order(d));
             devices.entry(key).or_insert_with(|| Figures { gpu_energy: true, ..Figures::default() })
         })) {
             figures.joules.push(joules);
@@ -121,20 +134,15 @@ pub fn energy(entries: &[Judged], layout: &Layout, rule: Rule) -> EnergyTables {
 /// The instances that count under `rule` whose conditions are flagged
 /// ([`Conditions::flagged`](super::conditions::Conditions::flagged)), sorted by file.
 pub fn flagged(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<ConditionFlag> {
-    let mut out: Vec<ConditionFlag> = entries
-        .iter()
-        .zip(&layout.of_entry)
-        .filter_map(|(j, row)| {
-            let (row, _) = ((*row)?, j.value(rule)?);
-            let c = j.entry.conditions?;
-            c.flagged().then(|| ConditionFlag {
-                file: j.entry.file.to_path_buf(),
-                label: layout.rows[row].label.clone(),
-                device: j.entry.vcd.clone(),
-                throttled_share: c.throttled_share.filter(|_| c.throttled()),
-                degraded_link: c.degraded_link,
-                xid_events: c.xid_events,
-            })
+    let mut out: Vec<ConditionFlag> = measured(entries, layout, rule)
+        .filter(|(_, _, c)| c.flagged())
+        .map(|(row, j, c)| ConditionFlag {
+            file: j.entry.file.to_path_buf(),
+            label: layout.rows[row].label.clone(),
+            device: j.entry.vcd.clone(),
+            throttled_share: c.throttled_share.filter(|_| c.throttled()),
+            degraded_link: c.degraded_link,
+            xid_events: c.xid_events,
         })
         .collect();
     out.sort_by(|a, b| a.file.cmp(&b.file));
@@ -144,18 +152,14 @@ pub fn flagged(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Condition
 /// The instances that count under `rule` and have telemetry, the flagged
 /// ones first, then by file; at most [`TIMELINES`].
 pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> {
-    let mut out: Vec<(bool, Sampled)> = entries
-        .iter()
-        .zip(&layout.of_entry)
-        .filter_map(|(j, row)| {
-            let (row, _) = ((*row)?, j.value(rule)?);
-            let c = j.entry.conditions?;
+    let mut out: Vec<(bool, Sampled)> = measured(entries, layout, rule)
+        .map(|(row, j, c)| {
             let sampled = Sampled {
                 label: layout.rows[row].label.clone(),
                 device: j.entry.vcd.clone(),
                 file: j.entry.file.to_path_buf(),
             };
-            Some((!c.flagged(), sampled))
+            (!c.flagged(), sampled)
         })
         .collect();
     out.sort_by(|a, b| (a.0, &a.1.file).cmp(&(b.0, &b.1.file)));
@@ -164,7 +168,6 @@ pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> 
 
 #[cfg(test)]
 mod tests {
-    use super::super::conditions::Conditions;
     use super::super::entry::Entry;
     use super::super::judge::Check;
     use super::super::per_gpu::tests::run;

@@ -53,12 +53,18 @@ pub fn several_nodes(entries: &[Judged], node: fn(&Entry) -> Option<&str>) -> bo
     entries.iter().filter_map(|j| node(j.entry)).collect::<BTreeSet<_>>().len() > 1
 }
 
+/// The order of device ids: numerically when they are numbers (`2` before
+/// `10`), the others after them by text.
+pub fn device_order(id: &str) -> (u64, &str) {
+    (id.parse::<u64>().unwrap_or(u64::MAX), id)
+}
+
 /// Builds the per-GPU tables from the single-GPU entries that count under
 /// `rule`, one row per row of `layout` with such an entry.
 pub fn per_gpu(entries: &[Judged], layout: &Layout, rule: Rule) -> GpuTables {
     let by_node = several_nodes(entries, |e| e.slurm_node.as_deref());
-    // (node, numeric id, id): nodes apart, then ids in numeric order.
-    type Key<'a> = (Option<&'a str>, u64, &'a str);
+    // (node, device order): nodes apart, then ids in numeric order.
+    type Key<'a> = (Option<&'a str>, (u64, &'a str));
     let mut values: Vec<BTreeMap<Key, Vec<f64>>> = vec![BTreeMap::new(); layout.rows.len()];
     let mut names: BTreeMap<Key, Option<&str>> = BTreeMap::new();
     for (j, row) in entries.iter().zip(&layout.of_entry) {
@@ -66,14 +72,14 @@ pub fn per_gpu(entries: &[Judged], layout: &Layout, rule: Rule) -> GpuTables {
             continue;
         };
         let node = j.entry.slurm_node.as_deref().filter(|_| by_node);
-        let key = (node, device.parse::<u64>().unwrap_or(u64::MAX), device);
+        let key = (node, device_order(device));
         values[*row].entry(key).or_default().push(v);
         let name = names.entry(key).or_default();
         *name = name.or(j.entry.gpu.as_deref());
     }
     let devices: Vec<Device> = names
         .iter()
-        .map(|((node, _, id), gpu)| Device {
+        .map(|((node, (_, id)), gpu)| Device {
             node: node.map(str::to_string),
             id: id.to_string(),
             gpu: gpu.map(str::to_string),
