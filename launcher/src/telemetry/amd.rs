@@ -33,7 +33,14 @@ use std::path::{Path, PathBuf};
 /// The device folders of the host's AMD GPUs, by device index.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AmdProbe {
-    devices: Vec<PathBuf>,
+    devices: Vec<Device>,
+}
+
+/// One GPU's folders, found once: its device folder and its hwmon folder.
+#[derive(Clone, Debug, PartialEq)]
+struct Device {
+    dir: PathBuf,
+    hwmon: Option<PathBuf>,
 }
 
 impl AmdProbe {
@@ -42,7 +49,10 @@ impl AmdProbe {
         let devices = gpus
             .iter()
             .filter(|g| g.vendor == Vendor::Amd)
-            .map(|g| root.join("sys/bus/pci/devices").join(&g.pci_bus))
+            .map(|g| {
+                let dir = root.join("sys/bus/pci/devices").join(&g.pci_bus);
+                Device { hwmon: hwmon(&dir), dir }
+            })
             .collect();
         AmdProbe { devices }
     }
@@ -54,7 +64,7 @@ impl AmdProbe {
 
     /// The name and maxima of device `index`.
     pub fn maxima(&self, index: usize) -> Maxima {
-        let Some(d) = self.devices.get(index) else { return Maxima::default() };
+        let Some(Device { dir: d, .. }) = self.devices.get(index) else { return Maxima::default() };
         let text = |name: &str| std::fs::read_to_string(d.join(name)).ok();
         Maxima {
             name: text("product_name").map(|n| n.trim().to_string()).filter(|n| !n.is_empty()),
@@ -68,11 +78,10 @@ impl AmdProbe {
     /// Reads device `index` once.
     pub fn read(&self, index: usize) -> Reading {
         let mut r = Reading::default();
-        let Some(d) = self.devices.get(index) else { return r };
+        let Some(Device { dir: d, hwmon }) = self.devices.get(index) else { return r };
         // First: the gauges read next belong with it.
         let table = std::fs::read(d.join("gpu_metrics")).ok();
         r.reasons = table.as_deref().and_then(independent_throttle_status).map(as_reasons);
-        let hwmon = hwmon(d);
         let at = |name: &str| number(&d.join(name)).map(|v| v as f64);
         let mon = |name: &str| hwmon.as_ref().and_then(|h| number(&h.join(name))).map(|v| v as f64);
         r.gauge("utilization_percent", at("gpu_busy_percent"));
