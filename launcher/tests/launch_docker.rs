@@ -254,6 +254,44 @@ fn a_missing_image_names_the_build_command_and_a_dead_daemon_is_named() {
 }
 
 #[test]
+fn container_instances_get_the_telemetry_of_their_own_container_group() {
+    let b = Bench::new("telemetry");
+    // Busy warm-up (4 observations of 3 steps of size 200), idle timed steps
+    // (4 of 3 sleeps of 60 ms): a block reaching outside the window, or
+    // reading another group than the container's, shows CPU time.
+    let jobs = b.jobs(
+        r#"[{"name": "t_@", "plugin": "spin", "cgroup": "student",
+             "args": {"repeat": 8, "skip": 4, "number": 3, "size": 200, "sleep_ms": 60, "idle_from": 13}}]"#,
+    );
+    let out = b.run(&jobs, &["--docker", test_image_tag(), "--sample-hz", "50"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let reps = reports(&b.out());
+    let mine = of_job(&reps, &b, "t");
+    assert_eq!(mine.len(), 2, "{reps:?}");
+    let mut groups = Vec::new();
+    for (name, r) in mine {
+        let t = &r["telemetry"];
+        let source = t["sources"]["slot"].as_str().unwrap_or_else(|| panic!("{name}: {t:#}"));
+        assert!(source.ends_with("(the container's group)"), "{name}: {source}");
+        groups.push(source.to_string());
+        let window = t["window_seconds"].as_f64().unwrap();
+        let slot = &t["slot"];
+        let cpu_s =
+            slot["totals"]["cpu_ns"].as_f64().unwrap_or_else(|| panic!("{name}: cpu_ns at both edges: {slot:#}"));
+        assert!(
+            cpu_s > 0.0 && cpu_s / 1e9 < 0.15 * window,
+            "{name}: {cpu_s} ns of CPU in a {window} s window of sleeps"
+        );
+        assert!(slot["stats"]["memory_bytes"]["mean"].as_f64().unwrap() > 0.0, "{name}: {slot:#}");
+        assert!(slot["stats"]["memory_peak_bytes"]["max"].as_f64().unwrap() > 0.0, "{name}: {slot:#}");
+        assert!(slot["totals"]["page_faults"].as_f64().is_some(), "{name}: {slot:#}");
+    }
+    assert_ne!(groups[0], groups[1], "each instance its own container's group");
+    assert!(b.containers("t").is_empty(), "containers removed at the end");
+}
+
+#[test]
 fn dry_run_shows_each_container_and_starts_nothing() {
     let b = Bench::new("dry");
     let image = test_image(&docker());

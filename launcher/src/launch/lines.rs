@@ -6,7 +6,7 @@
 use super::progress::{Counter, Echo};
 use crate::contract::WorkerLine;
 use crate::runtime::{Output, Stream};
-use crate::telemetry::EdgeSink;
+use crate::telemetry::SamplerSink;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
@@ -21,7 +21,7 @@ const TAIL_LINES: usize = 5;
 pub struct Lines {
     counter: Arc<Counter>,
     echo: Option<Echo>,
-    edges: Option<EdgeSink>,
+    sampler: Option<SamplerSink>,
     state: Mutex<State>,
 }
 
@@ -37,12 +37,12 @@ impl Lines {
     /// given, every line to the terminal with its prefix.
     pub fn new(log: File, counter: Arc<Counter>, echo: Option<Echo>) -> Self {
         let state = State { log, report: None, tail: VecDeque::with_capacity(TAIL_LINES) };
-        Lines { counter, echo, edges: None, state: Mutex::new(state) }
+        Lines { counter, echo, sampler: None, state: Mutex::new(state) }
     }
 
-    /// The same, the window's edges going to `edges`.
-    pub fn with_edges(self, edges: Option<EdgeSink>) -> Self {
-        Lines { edges, ..self }
+    /// The same, the window's edges and the runtime's start going to `sampler`.
+    pub fn with_sampler(self, sampler: Option<SamplerSink>) -> Self {
+        Lines { sampler, ..self }
     }
 
     /// The report the instance announced (`report: PATH`), if any.
@@ -71,8 +71,8 @@ impl Output for Lines {
                 Some(WorkerLine::Report(path)) => state.report = Some(path),
                 Some(WorkerLine::Progress { done, total, .. }) => self.counter.set(done, total),
                 Some(WorkerLine::Window(edge)) => {
-                    if let Some(edges) = &self.edges {
-                        edges.edge(edge);
+                    if let Some(sampler) = &self.sampler {
+                        sampler.edge(edge);
                     }
                 }
                 None => {}
@@ -87,6 +87,12 @@ impl Output for Lines {
         drop(state);
         if let Some(echo) = &self.echo {
             echo.line(line);
+        }
+    }
+
+    fn started(&self, pid: u32, id: &str) {
+        if let Some(sampler) = &self.sampler {
+            sampler.started(pid, id);
         }
     }
 }

@@ -232,7 +232,7 @@ fn prepare<'g>(
         let p = &instance.placement;
         Sampler::start(Probes::new(sources, group, &p.cpus, &p.devices), sources.hz)
     });
-    let lines = Lines::new(file, Arc::clone(&counter), echo).with_edges(sampler.as_ref().map(Sampler::sink));
+    let lines = Lines::new(file, Arc::clone(&counter), echo).with_sampler(sampler.as_ref().map(Sampler::sink));
     let oom_before = group.map_or(0, |g| g.oom_kills());
     Ok(Pending { instance, group, counter, lines: Arc::new(lines), log, oom_before, sampler })
 }

@@ -15,6 +15,11 @@ pub enum Stream {
 pub trait Output: Send + Sync {
     /// One line (without its newline) of `stream`.
     fn line(&self, stream: Stream, line: &str);
+
+    /// The runtime started the instance's main process `pid` in a group of
+    /// its own, not in the launcher's slot group: the group of container
+    /// `id`, whose path names it.
+    fn started(&self, _pid: u32, _id: &str) {}
 }
 
 /// Reads `pipe` to its end into `output`, line by line.

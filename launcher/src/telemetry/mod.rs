@@ -1,7 +1,7 @@
 //! Telemetry of every instance, scoped to its timed window.
 //!
 //! A [`Sampler`] per instance reads its [`Probes`]: the slot's cgroup and
-//! CPUs ([`slot`]), the packages' energy ([`powercap`]), its NVIDIA GPUs
+//! CPUs ([`slot`]; a container's own group, [`process_group`]), the packages' energy ([`powercap`]), its NVIDIA GPUs
 //! through NVML ([`nvidia`]) and its AMD GPUs through sysfs ([`amd`]). The worker announces the edges of its timed
 //! window on stdout ([`crate::contract::window`]); [`scope`] scopes the
 //! samples to it and [`block`] summarises them into the report's
@@ -13,6 +13,7 @@ pub mod block;
 pub mod nvidia;
 pub mod powercap;
 pub mod probes;
+pub mod process_group;
 pub mod reading;
 pub mod sampler;
 pub mod scope;
@@ -22,4 +23,4 @@ pub mod xid;
 
 pub use block::Telemetry;
 pub use probes::{Probes, Sources};
-pub use sampler::{EdgeSink, Sampler};
+pub use sampler::{Sampler, SamplerSink};

@@ -5,14 +5,15 @@ use super::amd::AmdProbe;
 use super::block::Context;
 use super::nvidia::NvidiaProbe;
 use super::powercap::Powercap;
+use super::process_group::ProcessGroup;
 use super::reading::{Reading, Sample};
 use super::slot::SlotProbe;
 use crate::contract::window;
 use crate::host::{Host, Vendor};
-use crate::isolation::SlotGroup;
+use crate::isolation::{SlotGroup, Version};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The variable naming the NVML library to load instead of the driver's
 /// `libnvidia-ml.so.1` (a path).
@@ -29,6 +30,9 @@ pub struct Sources {
     pub powercap: Powercap,
     /// The host's AMD GPUs (sysfs).
     pub amd: AmdProbe,
+    /// The cgroup mount and its layout, where the groups of processes the
+    /// launcher did not place (containers') are read.
+    pub cgroup: (PathBuf, Version),
 }
 
 impl Sources {
@@ -40,7 +44,8 @@ impl Sources {
         let nvidia = (hz > 0.0 && host.gpus.iter().any(|g| g.vendor == Vendor::Nvidia))
             .then(|| NvidiaProbe::load(library.as_deref()).map_err(|e| format!("NVML did not load: {e}")));
         let amd = if hz > 0.0 { AmdProbe::of(&host.gpus, Path::new("/")) } else { AmdProbe::default() };
-        Sources { hz, nvidia, powercap: Powercap::find(Path::new("/")), amd }
+        let cgroup = (host.cgroup.mount.clone(), host.cgroup.version);
+        Sources { hz, nvidia, powercap: Powercap::find(Path::new("/")), amd, cgroup }
     }
 
     /// A warning for the run, when a source the host should have is missing.
@@ -58,6 +63,9 @@ impl Sources {
 #[derive(Clone, Debug)]
 pub struct Probes {
     slot: Option<SlotProbe>,
+    /// The slot's CPUs, and where a container's group is looked for.
+    cpus: Vec<usize>,
+    cgroup: (PathBuf, Version),
     powercap: Powercap,
     nvidia: Option<(NvidiaProbe, Vec<u32>)>,
     amd: Option<(AmdProbe, Vec<usize>)>,
@@ -102,18 +110,47 @@ impl Probes {
             (sources.amd.clone(), indices)
         });
         context.sources = sources_named;
-        Probes { slot, powercap: sources.powercap.clone(), nvidia, amd, context }
+        let (cpus, cgroup) = (cpus.to_vec(), sources.cgroup.clone());
+        Probes { slot, cpus, cgroup, powercap: sources.powercap.clone(), nvidia, amd, context }
+    }
+
+    /// The instance's main process `pid` was started in the group of
+    /// container `id`: that group is read as the slot from now on, or the
+    /// slot source says why it cannot be.
+    pub fn started(&mut self, pid: u32, id: &str) {
+        let (mount, version) = &self.cgroup;
+        let source = match ProcessGroup::of(pid, id, Path::new("/"), mount, *version) {
+            Ok(group) => {
+                self.slot = Some(group.probe(&self.cpus, Path::new("/")));
+                format!("{} {} (the container's group)", version.isolation_name(), group.path)
+            }
+            Err(why) => format!("none: the container's group cannot be read: {why}"),
+        };
+        self.context.sources.insert("slot".into(), source);
     }
 
     /// Probes of a slot alone (and the packages), for tests and benches.
     pub fn of_slot(slot: SlotProbe, powercap: Powercap, context: Context) -> Probes {
-        Probes { slot: Some(slot), powercap, nvidia: None, amd: None, context }
+        Probes { slot: Some(slot), powercap, context, ..Probes::bare() }
     }
 
     /// Probes of NVIDIA devices alone.
     pub fn of_nvidia(probe: NvidiaProbe, indices: Vec<u32>, mut context: Context) -> Probes {
         context.gpus = indices.iter().map(|&i| (i.to_string(), probe.maxima(i))).collect();
-        Probes { slot: None, powercap: Powercap::default(), nvidia: Some((probe, indices)), amd: None, context }
+        Probes { nvidia: Some((probe, indices)), context, ..Probes::bare() }
+    }
+
+    /// Probes of nothing.
+    fn bare() -> Probes {
+        Probes {
+            slot: None,
+            cpus: Vec::new(),
+            cgroup: (PathBuf::new(), Version::None),
+            powercap: Powercap::default(),
+            nvidia: None,
+            amd: None,
+            context: Context::default(),
+        }
     }
 
     /// Reads everything once, stamped with the window's clock.

@@ -1,6 +1,8 @@
 //! One sampler per instance: a thread reading the instance's probes at the
 //! asked rate, and at once whenever the worker announces an edge of its
-//! timed window; at the end, the `telemetry` block of that window.
+//! timed window; at the end, the `telemetry` block of that window. A
+//! runtime that puts the instance in a group of its own (a container's)
+//! tells the sampler its main process, whose group is then read as the slot.
 
 use super::block::{self, Telemetry};
 use super::probes::Probes;
@@ -17,27 +19,34 @@ const BEFORE: usize = 64;
 
 enum Message {
     Edge(Edge),
+    Started(u32, String),
     Stop,
 }
 
-/// Where the window's edges go: cloned into the instance's output reader.
+/// What the sampler hears of its instance: cloned into the instance's
+/// output reader.
 #[derive(Clone, Debug)]
-pub struct EdgeSink(Sender<Message>);
+pub struct SamplerSink(Sender<Message>);
 
-impl EdgeSink {
+impl SamplerSink {
     /// The worker announced `edge`.
     pub fn edge(&self, edge: Edge) {
         // A sampler that ended already has nothing left to scope.
         let _ = self.0.send(Message::Edge(edge));
+    }
+
+    /// The runtime started the instance's main process `pid` in the group
+    /// of container `id`.
+    pub fn started(&self, pid: u32, id: &str) {
+        let _ = self.0.send(Message::Started(pid, id.to_string()));
     }
 }
 
 /// A running sampler.
 #[derive(Debug)]
 pub struct Sampler {
-    sink: EdgeSink,
-    thread: JoinHandle<Recording>,
-    context: block::Context,
+    sink: SamplerSink,
+    thread: JoinHandle<(Recording, block::Context)>,
 }
 
 /// What a sampler recorded.
@@ -53,29 +62,32 @@ impl Sampler {
     pub fn start(probes: Probes, hz: f64) -> Sampler {
         let (tx, rx) = mpsc::channel();
         let period = Duration::from_secs_f64(1.0 / hz);
-        let context = probes.context.clone();
         let thread = std::thread::Builder::new()
             .name("mlb-sampler".into())
-            .spawn(move || record(&probes, &rx, period))
+            .spawn(move || {
+                let mut probes = probes;
+                let recording = record(&mut probes, &rx, period);
+                (recording, probes.context)
+            })
             .expect("a thread can be started");
-        Sampler { sink: EdgeSink(tx), thread, context }
+        Sampler { sink: SamplerSink(tx), thread }
     }
 
-    /// Where the worker's window lines go.
-    pub fn sink(&self) -> EdgeSink {
+    /// Where the worker's window lines and the runtime's start go.
+    pub fn sink(&self) -> SamplerSink {
         self.sink.clone()
     }
 
     /// Stops sampling; the block of the window, when both edges were announced.
     pub fn finish(self) -> Option<Telemetry> {
         let _ = self.sink.0.send(Message::Stop);
-        let mut rec = self.thread.join().ok()?;
+        let (mut rec, context) = self.thread.join().ok()?;
         let (start, (end, items)) = (rec.start?, rec.end?);
-        Some(block::build(rec.samples.make_contiguous(), start, end, items, self.context))
+        Some(block::build(rec.samples.make_contiguous(), start, end, items, context))
     }
 }
 
-fn record(probes: &Probes, rx: &Receiver<Message>, period: Duration) -> Recording {
+fn record(probes: &mut Probes, rx: &Receiver<Message>, period: Duration) -> Recording {
     let mut rec = Recording::default();
     let mut next = Instant::now();
     loop {
@@ -95,6 +107,7 @@ fn record(probes: &Probes, rx: &Receiver<Message>, period: Duration) -> Recordin
                 rec.samples.drain(..before.saturating_sub(1));
                 rec.start = Some(at);
             }
+            Ok(Message::Started(pid, id)) => probes.started(pid, &id),
             Ok(Message::Edge(Edge::End { at, items })) => {
                 rec.samples.push_back(probes.read());
                 rec.end = Some((at, items));

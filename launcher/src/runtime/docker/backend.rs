@@ -2,7 +2,7 @@
 //! the daemon's API. Docker applies the slot's limits itself: no cgroup is
 //! made for these instances.
 
-use super::{container_config, Cancel, ContainerOutcome, Docker, DockerError, Exit, ImageFacts, LogStream};
+use super::{container_config, Cancel, ContainerOutcome, Docker, DockerError, Exit, ImageFacts, LogStream, Watch};
 use crate::contract::Container;
 use crate::isolation::SlotGroup;
 use crate::plan::Instance;
@@ -48,15 +48,7 @@ impl Runtime for DockerRuntime {
         let stop = cancel.clone();
         let thread = std::thread::Builder::new()
             .name(format!("mlb-{}", container.prefix.trim()))
-            .spawn(move || {
-                docker.run(&container, &image, &stop, &mut |stream, line| {
-                    let stream = match stream {
-                        LogStream::Stdout => Stream::Stdout,
-                        LogStream::Stderr => Stream::Stderr,
-                    };
-                    output.line(stream, line);
-                })
-            })
+            .spawn(move || docker.run_watched(&container, &image, &stop, &mut Watched(output)))
             .map_err(|e| format!("cannot start a thread for the container: {e}"))?;
         Ok(Box::new(ContainerRun { thread: Some(thread), cancel }))
     }
@@ -106,6 +98,23 @@ impl Runtime for DockerRuntime {
             digest: Some(self.image.digest.clone()),
             ..Container::default()
         })
+    }
+}
+
+/// An instance's output, told what its container does.
+struct Watched(Arc<dyn Output>);
+
+impl Watch for Watched {
+    fn line(&mut self, stream: LogStream, line: &str) {
+        let stream = match stream {
+            LogStream::Stdout => Stream::Stdout,
+            LogStream::Stderr => Stream::Stderr,
+        };
+        self.0.line(stream, line);
+    }
+
+    fn started(&mut self, pid: u32, id: &str) {
+        self.0.started(pid, id);
     }
 }
 

@@ -36,4 +36,4 @@ pub use config::{container_config, container_env, Limits, RUNTIME_NAME};
 pub use error::DockerError;
 pub use image::ImageFacts;
 pub use logs::{print_prefixed, LogStream};
-pub use run::{ContainerOutcome, Exit};
+pub use run::{ContainerOutcome, Exit, Watch};

@@ -11,6 +11,25 @@ use crate::runtime::spec::ContainerSpec;
 use bollard::query_parameters::LogsOptionsBuilder;
 use futures_util::StreamExt;
 
+/// What is told of a running container: its output lines and, once it has
+/// started, its main process.
+pub trait Watch {
+    /// One output line (without its newline).
+    fn line(&mut self, stream: LogStream, line: &str);
+
+    /// Container `id` started; its main process is `pid` on the daemon's host.
+    fn started(&mut self, _pid: u32, _id: &str) {}
+}
+
+/// Lines alone, to a closure.
+struct OnLine<'a>(&'a mut dyn FnMut(LogStream, &str));
+
+impl Watch for OnLine<'_> {
+    fn line(&mut self, stream: LogStream, line: &str) {
+        (self.0)(stream, line);
+    }
+}
+
 /// How an instance's container ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -67,6 +86,18 @@ impl Docker {
         cancel: &Cancel,
         on_line: &mut dyn FnMut(LogStream, &str),
     ) -> Result<ContainerOutcome, DockerError> {
+        self.run_watched(spec, image, cancel, &mut OnLine(on_line))
+    }
+
+    /// [`run`](Self::run), telling `watch` the container's main process
+    /// once it has started, as well as each line.
+    pub fn run_watched(
+        &self,
+        spec: &ContainerSpec,
+        image: &ImageFacts,
+        cancel: &Cancel,
+        watch: &mut dyn Watch,
+    ) -> Result<ContainerOutcome, DockerError> {
         self.block_on(async {
             let body = container_config(spec, image, self.session());
             let created = self
@@ -74,7 +105,7 @@ impl Docker {
                 .create_container(None, body)
                 .await
                 .map_err(|e| DockerError::api(format!("create the container of {}", spec.prefix.trim()), e))?;
-            let result = self.drive(&created.id, spec, image, cancel, on_line).await;
+            let result = self.drive(&created.id, spec, image, cancel, watch).await;
             let removed = remove(&self.client, &created.id).await;
             let outcome = result?;
             removed?;
@@ -89,7 +120,7 @@ impl Docker {
         spec: &ContainerSpec,
         image: &ImageFacts,
         cancel: &Cancel,
-        on_line: &mut dyn FnMut(LogStream, &str),
+        watch: &mut dyn Watch,
     ) -> Result<ContainerOutcome, DockerError> {
         let api = |action: &str| {
             let action = format!("{action} the container of {}", spec.prefix.trim());
@@ -109,6 +140,12 @@ impl Docker {
             return Ok(outcome(Exit::Cancelled));
         }
         self.client.start_container(id, None).await.map_err(api("start"))?;
+        let started = self.client.inspect_container(id, None).await.map_err(api("inspect"))?;
+        // A container that exited already has no pid left (0).
+        if let Some(pid) = started.state.and_then(|s| s.pid).and_then(|p| u32::try_from(p).ok()).filter(|&p| p > 0) {
+            watch.started(pid, id);
+        }
+        let on_line = &mut |stream: LogStream, line: &str| watch.line(stream, line);
 
         let logs = async {
             let options = LogsOptionsBuilder::default().follow(true).stdout(true).stderr(true).build();
