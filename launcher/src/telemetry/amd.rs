@@ -1,4 +1,6 @@
-//! AMD GPUs through the amdgpu driver's sysfs files: the device folder
+//! AMD GPUs through the AMD SMI library when it is there ([`super::amdsmi`]),
+//! and through the amdgpu driver's sysfs files for what it does not give
+//! (or for everything, without it): the device folder
 //! (`/sys/bus/pci/devices/ADDR`) and its hwmon folder. One read of each of
 //! an instance's devices per sample; what a driver does not expose is left
 //! out.
@@ -25,36 +27,62 @@
 //! ([`AMD_REASONS`]) so that both vendors' throttle fractions read alike.
 //! Other table versions carry an ASIC-dependent status and give no reasons.
 
+use super::amdsmi::{AmdSmi, SmiGpu};
 use super::nvidia::Maxima;
 use super::reading::{keyed, number, Reading};
 use crate::host::{Gpu, Vendor};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The device folders of the host's AMD GPUs, by device index.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AmdProbe {
     devices: Vec<Device>,
+    /// Why the AMD SMI library is not used, when it is not.
+    without_amdsmi: Option<String>,
 }
 
-/// One GPU's folders, found once: its device folder and its hwmon folder.
-#[derive(Clone, Debug, PartialEq)]
+/// One GPU's folders, found once: its device folder and its hwmon folder;
+/// and the GPU in the AMD SMI library, when loaded.
+#[derive(Clone, Debug)]
 struct Device {
     dir: PathBuf,
     hwmon: Option<PathBuf>,
+    smi: Option<SmiGpu>,
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.dir, &self.hwmon, self.smi.is_some()) == (&other.dir, &other.hwmon, other.smi.is_some())
+    }
 }
 
 impl AmdProbe {
-    /// The probe of `gpus`' AMD devices, read under `root` (`/` on a real host).
-    pub fn of(gpus: &[Gpu], root: &Path) -> AmdProbe {
-        let devices = gpus
+    /// The probe of `gpus`' AMD devices, read under `root` (`/` on a real
+    /// host), and through `smi` for the devices it lists (else why not).
+    pub fn of(gpus: &[Gpu], root: &Path, smi: Result<&Arc<AmdSmi>, &str>) -> AmdProbe {
+        let devices: Vec<Device> = gpus
             .iter()
             .filter(|g| g.vendor == Vendor::Amd)
             .map(|g| {
                 let dir = root.join("sys/bus/pci/devices").join(&g.pci_bus);
-                Device { hwmon: hwmon(&dir), dir }
+                Device { hwmon: hwmon(&dir), dir, smi: smi.ok().and_then(|s| s.gpu(&g.pci_bus)) }
             })
             .collect();
-        AmdProbe { devices }
+        let without_amdsmi = match smi {
+            Err(why) => Some(why.to_string()),
+            Ok(_) if !devices.iter().any(|d| d.smi.is_some()) => Some("it lists none of these GPUs".into()),
+            Ok(_) => None,
+        };
+        AmdProbe { devices, without_amdsmi }
+    }
+
+    /// What the devices are read through, for the block's sources.
+    pub fn source(&self) -> String {
+        match &self.without_amdsmi {
+            None => "amdsmi; amdgpu sysfs for power, the PCIe link and throttle reasons".into(),
+            Some(why) => format!("amdgpu sysfs (no amdsmi: {why})"),
+        }
     }
 
     /// Whether it has no device.
@@ -64,43 +92,58 @@ impl AmdProbe {
 
     /// The name and maxima of device `index`.
     pub fn maxima(&self, index: usize) -> Maxima {
-        let Some(Device { dir: d, .. }) = self.devices.get(index) else { return Maxima::default() };
+        let Some(Device { dir: d, smi, .. }) = self.devices.get(index) else { return Maxima::default() };
         let text = |name: &str| std::fs::read_to_string(d.join(name)).ok();
-        Maxima {
+        let mut maxima = Maxima {
             name: text("product_name").map(|n| n.trim().to_string()).filter(|n| !n.is_empty()),
             sm_clock_max_mhz: text("pp_dpm_sclk").as_deref().and_then(top_level_mhz),
             memory_clock_max_mhz: text("pp_dpm_mclk").as_deref().and_then(top_level_mhz),
             pcie_gen_max: text("max_link_speed").as_deref().and_then(generation),
             pcie_width_max: number(&d.join("max_link_width")).map(|w| w as u32),
+        };
+        if let Some(gpu) = smi {
+            gpu.maxima(&mut maxima);
         }
+        maxima
     }
 
-    /// Reads device `index` once.
+    /// Reads device `index` once: through the AMD SMI library when it lists
+    /// the device, then from sysfs what the library did not give.
     pub fn read(&self, index: usize) -> Reading {
+        let Some(device) = self.devices.get(index) else { return Reading::default() };
+        let sysfs = sysfs(device);
+        let Some(gpu) = &device.smi else { return sysfs };
         let mut r = Reading::default();
-        let Some(Device { dir: d, hwmon }) = self.devices.get(index) else { return r };
-        // First: the gauges read next belong with it.
-        let table = std::fs::read(d.join("gpu_metrics")).ok();
-        r.reasons = table.as_deref().and_then(independent_throttle_status).map(as_reasons);
-        let at = |name: &str| number(&d.join(name)).map(|v| v as f64);
-        let mon = |name: &str| hwmon.as_ref().and_then(|h| number(&h.join(name))).map(|v| v as f64);
-        r.gauge("utilization_percent", at("gpu_busy_percent"));
-        r.gauge("memory_utilization_percent", at("mem_busy_percent"));
-        r.gauge("memory_used_bytes", at("mem_info_vram_used"));
-        r.gauge("temperature_c", mon("temp1_input").map(|m| m / 1000.0));
-        r.gauge("power_w", mon("power1_input").map(|uw| uw / 1e6));
-        r.gauge("power_average_w", mon("power1_average").map(|uw| uw / 1e6));
-        r.gauge("sm_clock_mhz", mon("freq1_input").map(|hz| hz / 1e6));
-        r.gauge("memory_clock_mhz", mon("freq2_input").map(|hz| hz / 1e6));
-        let speed = std::fs::read_to_string(d.join("current_link_speed")).ok();
-        r.gauge("pcie_gen", speed.as_deref().and_then(generation).map(f64::from));
-        r.gauge("pcie_width", at("current_link_width"));
-        r.counter("energy_mj", hwmon.as_ref().and_then(|h| number(&h.join("energy1_input"))).map(|uj| uj / 1000));
-        let ras = std::fs::read_to_string(d.join("ras/umc_err_count")).ok();
-        r.counter("ecc_corrected", ras.as_deref().and_then(|t| keyed(t, "ce:")));
-        r.counter("ecc_uncorrected", ras.as_deref().and_then(|t| keyed(t, "ue:")));
+        gpu.read(&mut r);
+        r.add_missing(sysfs);
         r
     }
+}
+
+/// One read of a device's sysfs files.
+fn sysfs(Device { dir: d, hwmon, .. }: &Device) -> Reading {
+    let mut r = Reading::default();
+    // First: the gauges read next belong with it.
+    let table = std::fs::read(d.join("gpu_metrics")).ok();
+    r.reasons = table.as_deref().and_then(independent_throttle_status).map(as_reasons);
+    let at = |name: &str| number(&d.join(name)).map(|v| v as f64);
+    let mon = |name: &str| hwmon.as_ref().and_then(|h| number(&h.join(name))).map(|v| v as f64);
+    r.gauge("utilization_percent", at("gpu_busy_percent"));
+    r.gauge("memory_utilization_percent", at("mem_busy_percent"));
+    r.gauge("memory_used_bytes", at("mem_info_vram_used"));
+    r.gauge("temperature_c", mon("temp1_input").map(|m| m / 1000.0));
+    r.gauge("power_w", mon("power1_input").map(|uw| uw / 1e6));
+    r.gauge("power_average_w", mon("power1_average").map(|uw| uw / 1e6));
+    r.gauge("sm_clock_mhz", mon("freq1_input").map(|hz| hz / 1e6));
+    r.gauge("memory_clock_mhz", mon("freq2_input").map(|hz| hz / 1e6));
+    let speed = std::fs::read_to_string(d.join("current_link_speed")).ok();
+    r.gauge("pcie_gen", speed.as_deref().and_then(generation).map(f64::from));
+    r.gauge("pcie_width", at("current_link_width"));
+    r.counter("energy_mj", hwmon.as_ref().and_then(|h| number(&h.join("energy1_input"))).map(|uj| uj / 1000));
+    let ras = std::fs::read_to_string(d.join("ras/umc_err_count")).ok();
+    r.counter("ecc_corrected", ras.as_deref().and_then(|t| keyed(t, "ce:")));
+    r.counter("ecc_uncorrected", ras.as_deref().and_then(|t| keyed(t, "ue:")));
+    r
 }
 
 /// The driver's ASIC-independent throttler bits (`SMU_THROTTLER_*_BIT`),
@@ -203,7 +246,8 @@ mod tests {
             pci_bus: "0000:c1:00.0".into(),
             source: "kfd",
         };
-        let probe = AmdProbe::of(&[gpu], root.path());
+        let probe = AmdProbe::of(&[gpu], root.path(), Err("not loaded"));
+        assert_eq!(probe.source(), "amdgpu sysfs (no amdsmi: not loaded)");
         let m = probe.maxima(0);
         assert_eq!(m.name.as_deref(), Some("AMD Instinct MI250X"));
         assert_eq!(

@@ -2,12 +2,13 @@
 //!
 //! A [`Sampler`] per instance reads its [`Probes`]: the slot's cgroup and
 //! CPUs ([`slot`]; a container's own group, [`process_group`]), the packages' energy ([`powercap`]), its NVIDIA GPUs
-//! through NVML ([`nvidia`]) and its AMD GPUs through sysfs ([`amd`]). The worker announces the edges of its timed
+//! through NVML ([`nvidia`]) and its AMD GPUs through the AMD SMI library ([`amdsmi`]) and sysfs ([`amd`]). The worker announces the edges of its timed
 //! window on stdout ([`crate::contract::window`]); [`scope`] scopes the
 //! samples to it and [`block`] summarises them into the report's
 //! `telemetry` block ([`attach`]). docs/telemetry.md describes every field.
 
 pub mod amd;
+pub mod amdsmi;
 pub mod attach;
 pub mod block;
 pub mod nvidia;

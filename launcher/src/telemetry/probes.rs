@@ -2,6 +2,7 @@
 //! and the run-wide sources they come from, opened once.
 
 use super::amd::AmdProbe;
+use super::amdsmi::{AmdSmi, AMDSMI_LIBRARY};
 use super::block::Context;
 use super::nvidia::NvidiaProbe;
 use super::powercap::Powercap;
@@ -43,7 +44,12 @@ impl Sources {
         let library: Option<OsString> = std::env::var_os(NVML_LIBRARY);
         let nvidia = (hz > 0.0 && host.gpus.iter().any(|g| g.vendor == Vendor::Nvidia))
             .then(|| NvidiaProbe::load(library.as_deref()).map_err(|e| format!("NVML did not load: {e}")));
-        let amd = if hz > 0.0 { AmdProbe::of(&host.gpus, Path::new("/")) } else { AmdProbe::default() };
+        let amd = if hz > 0.0 && host.gpus.iter().any(|g| g.vendor == Vendor::Amd) {
+            let smi = AmdSmi::load(std::env::var_os(AMDSMI_LIBRARY).as_deref());
+            AmdProbe::of(&host.gpus, Path::new("/"), smi.as_ref().map_err(String::as_str))
+        } else {
+            AmdProbe::default()
+        };
         let cgroup = (host.cgroup.mount.clone(), host.cgroup.version);
         Sources { hz, nvidia, powercap: Powercap::find(Path::new("/")), amd, cgroup }
     }
@@ -106,7 +112,7 @@ impl Probes {
         let amd = (!sources.amd.is_empty()).then(|| {
             let indices: Vec<usize> = devices.iter().filter_map(|d| d.parse().ok()).collect();
             context.gpus = indices.iter().map(|&i| (i.to_string(), sources.amd.maxima(i))).collect();
-            sources_named.insert("gpu".into(), "amdgpu sysfs".into());
+            sources_named.insert("gpu".into(), sources.amd.source());
             (sources.amd.clone(), indices)
         });
         context.sources = sources_named;

@@ -43,6 +43,22 @@ impl Reading {
         }
     }
 
+    /// Adds the gauges and counters of `other` this one lacks, and its
+    /// reasons when this one has none.
+    pub fn add_missing(&mut self, other: Reading) {
+        for (name, value) in other.gauges {
+            if self.gauge_of(name).is_none() {
+                self.gauges.push((name, value));
+            }
+        }
+        for c in other.counters {
+            if self.counter_of(c.name).is_none() {
+                self.counters.push(c);
+            }
+        }
+        self.reasons = self.reasons.or(other.reasons);
+    }
+
     /// The gauge `name`, if read.
     pub fn gauge_of(&self, name: &str) -> Option<f64> {
         self.gauges.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
