@@ -448,7 +448,9 @@ fn a_cmd_job_runs_a_pytorch_ddp_script_as_torchrun_would() {
          t = torch.tensor([dist.get_rank() + 1.0])\n\
          dist.all_reduce(t)\n\
          out = os.path.join(os.environ['OUTPUT_DIRECTORY'], f'r{dist.get_rank()}-of-{dist.get_world_size()}')\n\
-         open(out, 'w').write(f\"{t.item()} {os.environ['LOCAL_RANK']}\")\n",
+         open(out, 'w').write(f\"{t.item()} {os.environ['LOCAL_RANK']}\")\n\
+         dist.barrier()\n\
+         dist.destroy_process_group()\n",
     )
     .unwrap();
     let python = Path::new(&venv).join("bin/python");
