@@ -221,15 +221,21 @@ mod tests {
         Atari::build(Atari::parse(&Config::parse(args).unwrap()).unwrap(), &Runtime::cpu(0).unwrap()).unwrap()
     }
 
+    /// The clipped surrogate is what the update climbs: on its own rollout
+    /// it goes down. (The total can rise a little when the rollout's returns
+    /// are all near 0: the value loss starts near 0 and the shared trunk
+    /// moves with the policy; the test threads share libtorch's generator,
+    /// so the rollout differs from run to run.)
     #[test]
-    fn the_ppo_update_lowers_the_loss_on_its_rollout() {
+    fn the_ppo_update_lowers_the_surrogate_loss_on_its_rollout() {
         let mut w = atari(r#"{"num_processes": 4, "num_steps": 16, "ppo_epoch": 4, "num_mini_batch": 2, "lr": 0.001}"#);
         w.collect();
         let c = w.args.ppo;
         let before = ppo::evaluate(&w.policy, &w.rollout, &c);
         ppo::update(&w.policy, &mut w.opt, &w.params, &w.rollout, &c);
         let after = ppo::evaluate(&w.policy, &w.rollout, &c);
-        assert!(after.total(&c) < before.total(&c), "{before:?} -> {after:?}");
+        assert!(after.action < before.action - 1e-4, "{before:?} -> {after:?}");
+        assert!(after.value.is_finite() && after.entropy > 0.0, "{after:?}");
     }
 
     #[test]
