@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The device folders of the host's AMD GPUs, by device index.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct AmdProbe {
     devices: Vec<Device>,
     /// Why the AMD SMI library is not used, when it is not.
@@ -49,12 +49,6 @@ struct Device {
     dir: PathBuf,
     hwmon: Option<PathBuf>,
     smi: Option<SmiGpu>,
-}
-
-impl PartialEq for Device {
-    fn eq(&self, other: &Self) -> bool {
-        (&self.dir, &self.hwmon, self.smi.is_some()) == (&other.dir, &other.hwmon, other.smi.is_some())
-    }
 }
 
 impl AmdProbe {
@@ -110,40 +104,48 @@ impl AmdProbe {
     /// Reads device `index` once: through the AMD SMI library when it lists
     /// the device, then from sysfs what the library did not give.
     pub fn read(&self, index: usize) -> Reading {
-        let Some(device) = self.devices.get(index) else { return Reading::default() };
-        let sysfs = sysfs(device);
-        let Some(gpu) = &device.smi else { return sysfs };
         let mut r = Reading::default();
-        gpu.read(&mut r);
-        r.add_missing(sysfs);
+        let Some(device) = self.devices.get(index) else { return r };
+        if let Some(gpu) = &device.smi {
+            gpu.read(&mut r);
+        }
+        sysfs(device, &mut r);
         r
     }
 }
 
-/// One read of a device's sysfs files.
-fn sysfs(Device { dir: d, hwmon, .. }: &Device) -> Reading {
-    let mut r = Reading::default();
+/// Reads from a device's sysfs files what `r` does not hold yet; a file is
+/// read only when one of its values is missing.
+fn sysfs(Device { dir: d, hwmon, .. }: &Device, r: &mut Reading) {
     // First: the gauges read next belong with it.
-    let table = std::fs::read(d.join("gpu_metrics")).ok();
-    r.reasons = table.as_deref().and_then(independent_throttle_status).map(as_reasons);
+    r.reasons = r.reasons.or_else(|| {
+        std::fs::read(d.join("gpu_metrics")).ok().as_deref().and_then(independent_throttle_status).map(as_reasons)
+    });
     let at = |name: &str| number(&d.join(name)).map(|v| v as f64);
     let mon = |name: &str| hwmon.as_ref().and_then(|h| number(&h.join(name))).map(|v| v as f64);
-    r.gauge("utilization_percent", at("gpu_busy_percent"));
-    r.gauge("memory_utilization_percent", at("mem_busy_percent"));
-    r.gauge("memory_used_bytes", at("mem_info_vram_used"));
-    r.gauge("temperature_c", mon("temp1_input").map(|m| m / 1000.0));
-    r.gauge("power_w", mon("power1_input").map(|uw| uw / 1e6));
-    r.gauge("power_average_w", mon("power1_average").map(|uw| uw / 1e6));
-    r.gauge("sm_clock_mhz", mon("freq1_input").map(|hz| hz / 1e6));
-    r.gauge("memory_clock_mhz", mon("freq2_input").map(|hz| hz / 1e6));
-    let speed = std::fs::read_to_string(d.join("current_link_speed")).ok();
-    r.gauge("pcie_gen", speed.as_deref().and_then(generation).map(f64::from));
-    r.gauge("pcie_width", at("current_link_width"));
-    r.counter("energy_mj", hwmon.as_ref().and_then(|h| number(&h.join("energy1_input"))).map(|uj| uj / 1000));
-    let ras = std::fs::read_to_string(d.join("ras/umc_err_count")).ok();
-    r.counter("ecc_corrected", ras.as_deref().and_then(|t| keyed(t, "ce:")));
-    r.counter("ecc_uncorrected", ras.as_deref().and_then(|t| keyed(t, "ue:")));
-    r
+    r.gauge_unless_read("utilization_percent", || at("gpu_busy_percent"));
+    r.gauge_unless_read("memory_utilization_percent", || at("mem_busy_percent"));
+    r.gauge_unless_read("memory_used_bytes", || at("mem_info_vram_used"));
+    r.gauge_unless_read("temperature_c", || mon("temp1_input").map(|m| m / 1000.0));
+    r.gauge_unless_read("power_w", || mon("power1_input").map(|uw| uw / 1e6));
+    r.gauge_unless_read("power_average_w", || mon("power1_average").map(|uw| uw / 1e6));
+    r.gauge_unless_read("sm_clock_mhz", || mon("freq1_input").map(|hz| hz / 1e6));
+    r.gauge_unless_read("memory_clock_mhz", || mon("freq2_input").map(|hz| hz / 1e6));
+    r.gauge_unless_read("pcie_gen", || {
+        std::fs::read_to_string(d.join("current_link_speed")).ok().as_deref().and_then(generation).map(f64::from)
+    });
+    r.gauge_unless_read("pcie_width", || at("current_link_width"));
+    r.counter_unless_read("energy_mj", || {
+        hwmon.as_ref().and_then(|h| number(&h.join("energy1_input"))).map(|uj| uj / 1000)
+    });
+    let ras = std::cell::OnceCell::new();
+    let ras = |key: &str| {
+        ras.get_or_init(|| std::fs::read_to_string(d.join("ras/umc_err_count")).ok())
+            .as_deref()
+            .and_then(|t| keyed(t, key))
+    };
+    r.counter_unless_read("ecc_corrected", || ras("ce:"));
+    r.counter_unless_read("ecc_uncorrected", || ras("ue:"));
 }
 
 /// The driver's ASIC-independent throttler bits (`SMU_THROTTLER_*_BIT`),

@@ -43,20 +43,20 @@ impl Reading {
         }
     }
 
-    /// Adds the gauges and counters of `other` this one lacks, and its
-    /// reasons when this one has none.
-    pub fn add_missing(&mut self, other: Reading) {
-        for (name, value) in other.gauges {
-            if self.gauge_of(name).is_none() {
-                self.gauges.push((name, value));
-            }
+    /// Adds gauge `name` from `read` (called only then) when no other
+    /// source gave it already.
+    pub fn gauge_unless_read(&mut self, name: &'static str, read: impl FnOnce() -> Option<f64>) {
+        if self.gauge_of(name).is_none() {
+            self.gauge(name, read());
         }
-        for c in other.counters {
-            if self.counter_of(c.name).is_none() {
-                self.counters.push(c);
-            }
+    }
+
+    /// Adds counter `name` from `read` (called only then) when no other
+    /// source gave it already.
+    pub fn counter_unless_read(&mut self, name: &'static str, read: impl FnOnce() -> Option<u64>) {
+        if self.counter_of(name).is_none() {
+            self.counter(name, read());
         }
-        self.reasons = self.reasons.or(other.reasons);
     }
 
     /// The gauge `name`, if read.
