@@ -29,7 +29,7 @@ pub struct Sources {
     pub nvidia: Option<Result<NvidiaProbe, String>>,
     /// The packages' energy zones.
     pub powercap: Powercap,
-    /// The host's AMD GPUs (sysfs).
+    /// The host's AMD GPUs (AMD SMI when it loads, and sysfs).
     pub amd: AmdProbe,
     /// The cgroup mount and its layout, where the groups of processes the
     /// launcher did not place (containers') are read.
