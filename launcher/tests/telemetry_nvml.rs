@@ -10,31 +10,34 @@ mod common;
 use mlb::contract::window;
 use mlb::contract::Edge;
 use mlb::telemetry::block::{self, Context};
+use mlb::gpu::{open_nvml, DeviceIndex};
 use mlb::telemetry::nvidia::NvidiaProbe;
 use mlb::telemetry::{Probes, Sampler};
 use std::ffi::OsStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The stand-in, compiled into a folder of its own (each test its own copy:
 /// the script's counters are per copy).
-fn stand_in() -> (tempfile::TempDir, NvidiaProbe) {
+fn stand_in() -> (tempfile::TempDir, Arc<NvidiaProbe>) {
     let dir = tempfile::tempdir().unwrap();
     let source = include_str!("fixtures/nvml/standin.c");
     let lib = common::c_library(dir.path(), "libnvidia-ml.so", source);
-    let probe = NvidiaProbe::load(Some(lib.as_os_str())).expect("the stand-in loads through nvml-wrapper");
+    let nvml = open_nvml(Some(lib.as_os_str())).expect("the stand-in loads through nvml-wrapper");
+    let probe = Arc::new(NvidiaProbe::of(nvml));
     (dir, probe)
 }
 
 #[test]
 fn a_missing_library_is_a_reason_not_a_crash() {
-    let e = NvidiaProbe::load(Some(OsStr::new("/nonexistent/libnvidia-ml.so"))).unwrap_err();
-    assert!(!e.to_string().is_empty());
+    let e = open_nvml(Some(OsStr::new("/nonexistent/libnvidia-ml.so"))).unwrap_err();
+    assert!(e.starts_with("NVML did not load: ") && e.len() > 20, "{e}");
 }
 
 #[test]
 fn the_scripted_episode_comes_out_of_the_block() {
     let (_dir, probe) = stand_in();
-    let probes = Probes::of_nvidia(probe, vec![0], Context { sample_hz: 10.0, ..Context::default() });
+    let probes = Probes::of_gpus(probe, vec![DeviceIndex(0)], Context { sample_hz: 10.0, ..Context::default() });
     // 40 samples (calls 0..39); the episode is calls 10..19. The window runs
     // from sample 2 to sample 37: 36 samples, 10 of them throttled.
     let samples: Vec<_> = (0..40)
@@ -78,7 +81,7 @@ fn the_scripted_episode_comes_out_of_the_block() {
 #[test]
 fn the_sampler_scopes_energy_and_errors_to_the_edges() {
     let (_dir, probe) = stand_in();
-    let sampler = Sampler::start(Probes::of_nvidia(probe, vec![0], Context::default()), 100.0);
+    let sampler = Sampler::start(Probes::of_gpus(probe, vec![DeviceIndex(0)], Context::default()), 100.0);
     std::thread::sleep(Duration::from_millis(300));
     let start = window::now();
     sampler.sink().edge(Edge::Start { at: start });
@@ -103,7 +106,7 @@ fn the_sampler_scopes_energy_and_errors_to_the_edges() {
 #[test]
 fn no_end_edge_no_block() {
     let (_dir, probe) = stand_in();
-    let sampler = Sampler::start(Probes::of_nvidia(probe, vec![0], Context::default()), 100.0);
+    let sampler = Sampler::start(Probes::of_gpus(probe, vec![DeviceIndex(0)], Context::default()), 100.0);
     sampler.sink().edge(Edge::Start { at: window::now() });
     std::thread::sleep(Duration::from_millis(50));
     assert!(sampler.finish().is_none(), "an instance that stopped inside its window gets no block");

@@ -1,5 +1,6 @@
 //! The kinds of host mlb knows.
 
+use crate::gpu::Vendor;
 use serde::Serialize;
 
 /// What a host is, which decides device variables and container images.
@@ -40,12 +41,20 @@ impl HostKind {
         }
     }
 
-    /// The variables that select visible devices on this kind of host.
-    pub fn device_vars(self) -> &'static [&'static str] {
+    /// The vendor of this kind's GPUs (`None`: a CPU host).
+    pub fn vendor(self) -> Option<Vendor> {
         match self {
-            HostKind::Rocm => &["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"],
-            _ => &["CUDA_VISIBLE_DEVICES"],
+            HostKind::Ngc | HostKind::Powerai => Some(Vendor::Nvidia),
+            HostKind::Rocm => Some(Vendor::Amd),
+            HostKind::Cpu => None,
         }
+    }
+
+    /// The variables that select visible devices on this kind of host: its
+    /// vendor's; a CPU host's instances get `CUDA_VISIBLE_DEVICES`, as the
+    /// original suite's did.
+    pub fn device_vars(self) -> &'static [&'static str] {
+        self.vendor().unwrap_or(Vendor::Nvidia).ops().visible_devices_vars()
     }
 }
 
@@ -66,5 +75,6 @@ mod tests {
         assert_eq!(HostKind::classify(0, 2, "x86_64"), HostKind::Rocm);
         assert_eq!(HostKind::classify(0, 0, "ppc64le"), HostKind::Cpu);
         assert_eq!(HostKind::Rocm.device_vars(), ["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"]);
+        assert_eq!(HostKind::Cpu.device_vars(), ["CUDA_VISIBLE_DEVICES"]);
     }
 }
