@@ -6,6 +6,7 @@
 //! ([`crate::telemetry::amd`]). The doctor has no AMD check yet.
 
 use super::{pci_numa_node, ContainerAccess, DeviceIndex, Gpu, GpuVendor, Unavailable, Vendor};
+use crate::contract::env;
 use crate::doctor::Check;
 use crate::telemetry::amd::AmdProbe;
 use crate::telemetry::amdsmi::AmdSmi;
@@ -44,7 +45,7 @@ impl GpuVendor for Amd {
     }
 
     fn visible_devices_vars(&self) -> &'static [&'static str] {
-        &["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"]
+        &[env::HIP_VISIBLE_DEVICES, env::ROCR_VISIBLE_DEVICES]
     }
 
     fn container_access(&self, devices: &[DeviceIndex]) -> ContainerAccess {

@@ -6,6 +6,7 @@
 //! ([`crate::telemetry::nvidia`]).
 
 use super::{pci_numa_node, ContainerAccess, DeviceIndex, Gpu, GpuVendor, Unavailable, Vendor};
+use crate::contract::env;
 use crate::doctor::{Check, Status};
 use crate::telemetry::nvidia::NvidiaProbe;
 use crate::telemetry::GpuReader;
@@ -51,7 +52,7 @@ impl GpuVendor for Nvidia {
     }
 
     fn visible_devices_vars(&self) -> &'static [&'static str] {
-        &["CUDA_VISIBLE_DEVICES"]
+        &[env::CUDA_VISIBLE_DEVICES]
     }
 
     fn container_access(&self, devices: &[DeviceIndex]) -> ContainerAccess {

@@ -5,7 +5,7 @@ use super::cpulist;
 use super::kind::HostKind;
 use super::memory::{self, Memory};
 use super::numa::{self, NumaNode};
-use crate::gpu::{self, Gpu, Vendor};
+use crate::gpu::{self, Gpu};
 use crate::isolation::support::{self, Support};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -87,8 +87,7 @@ pub fn detect(probe: &Probe) -> Host {
         .filter(|a| !a.is_empty())
         .unwrap_or_else(|| probe.arch.clone());
     let gpus = gpu::detect(&probe.root, probe.library);
-    let count = |v: Vendor| gpus.iter().filter(|g| g.vendor == v).count();
-    let kind = HostKind::classify(count(Vendor::Nvidia), count(Vendor::Amd), &arch);
+    let kind = HostKind::classify(gpu::vendor_of(&gpus), &arch);
     Host {
         kind,
         kind_overridden: false,

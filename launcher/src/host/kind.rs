@@ -28,16 +28,14 @@ impl HostKind {
         }
     }
 
-    /// The kind of a host with these GPUs on this architecture.
-    pub fn classify(nvidia: usize, amd: usize, arch: &str) -> HostKind {
-        if amd > 0 {
-            HostKind::Rocm
-        } else if nvidia > 0 && (arch == "ppc64le" || arch.starts_with("powerpc64")) {
-            HostKind::Powerai
-        } else if nvidia > 0 {
-            HostKind::Ngc
-        } else {
-            HostKind::Cpu
+    /// The kind of a host with GPUs of `vendor` (`None`: no GPU) on this
+    /// architecture.
+    pub fn classify(vendor: Option<Vendor>, arch: &str) -> HostKind {
+        match vendor {
+            Some(Vendor::Amd) => HostKind::Rocm,
+            Some(Vendor::Nvidia) if arch == "ppc64le" || arch.starts_with("powerpc64") => HostKind::Powerai,
+            Some(Vendor::Nvidia) => HostKind::Ngc,
+            None => HostKind::Cpu,
         }
     }
 
@@ -70,10 +68,14 @@ mod tests {
 
     #[test]
     fn classification() {
-        assert_eq!(HostKind::classify(4, 0, "x86_64"), HostKind::Ngc);
-        assert_eq!(HostKind::classify(4, 0, "powerpc64"), HostKind::Powerai);
-        assert_eq!(HostKind::classify(0, 2, "x86_64"), HostKind::Rocm);
-        assert_eq!(HostKind::classify(0, 0, "ppc64le"), HostKind::Cpu);
+        assert_eq!(HostKind::classify(Some(Vendor::Nvidia), "x86_64"), HostKind::Ngc);
+        assert_eq!(HostKind::classify(Some(Vendor::Nvidia), "powerpc64"), HostKind::Powerai);
+        assert_eq!(HostKind::classify(Some(Vendor::Amd), "x86_64"), HostKind::Rocm);
+        assert_eq!(HostKind::classify(None, "ppc64le"), HostKind::Cpu);
+        for kind in [HostKind::Ngc, HostKind::Rocm, HostKind::Powerai, HostKind::Cpu] {
+            let arch = if kind == HostKind::Powerai { "ppc64le" } else { "x86_64" };
+            assert_eq!(HostKind::classify(kind.vendor(), arch), kind, "a kind's vendor classifies back to it");
+        }
         assert_eq!(HostKind::Rocm.device_vars(), ["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"]);
         assert_eq!(HostKind::Cpu.device_vars(), ["CUDA_VISIBLE_DEVICES"]);
     }
