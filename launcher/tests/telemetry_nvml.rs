@@ -9,8 +9,8 @@ mod common;
 
 use mlb::contract::window;
 use mlb::contract::Edge;
-use mlb::telemetry::block::{self, Context};
 use mlb::gpu::{open_nvml, DeviceIndex};
+use mlb::telemetry::block::{self, Context};
 use mlb::telemetry::nvidia::NvidiaProbe;
 use mlb::telemetry::{Probes, Sampler};
 use std::ffi::OsStr;

@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 
 /// The variable naming the AMD SMI library to load instead of
 /// `libamd_smi.so` from the loader's path or `/opt/rocm/lib` (a path).
-pub const AMDSMI_LIBRARY: &str = "MLB_AMDSMI_LIBRARY";
+const AMDSMI_LIBRARY: &str = "MLB_AMDSMI_LIBRARY";
 
 /// AMD's compute interface, needed by every ROCm container.
 const KFD: &str = "/dev/kfd";
@@ -27,7 +27,7 @@ pub struct Amd;
 
 /// The AMD SMI library of this process: loaded on first use from
 /// [`AMDSMI_LIBRARY`] when set; or why it cannot be used.
-pub fn amdsmi() -> Result<Arc<AmdSmi>, String> {
+fn amdsmi() -> Result<Arc<AmdSmi>, String> {
     static SMI: OnceLock<Result<Arc<AmdSmi>, String>> = OnceLock::new();
     SMI.get_or_init(|| AmdSmi::load(std::env::var_os(AMDSMI_LIBRARY).as_deref())).clone()
 }
@@ -35,7 +35,7 @@ pub fn amdsmi() -> Result<Arc<AmdSmi>, String> {
 /// The DRM render node of GPU `index`, the conventional
 /// `/dev/dri/renderD{128+index}` (true when every GPU has a render node and
 /// no other DRM device precedes them).
-pub fn render_node(index: DeviceIndex) -> PathBuf {
+fn render_node(index: DeviceIndex) -> PathBuf {
     PathBuf::from(format!("/dev/dri/renderD{}", 128 + index.0))
 }
 
@@ -49,7 +49,9 @@ impl GpuVendor for Amd {
     }
 
     fn container_access(&self, devices: &[DeviceIndex]) -> ContainerAccess {
-        ContainerAccess::Nodes(std::iter::once(PathBuf::from(KFD)).chain(devices.iter().map(|&d| render_node(d))).collect())
+        ContainerAccess::Nodes(
+            std::iter::once(PathBuf::from(KFD)).chain(devices.iter().map(|&d| render_node(d))).collect(),
+        )
     }
 
     fn apptainer_flag(&self) -> &'static str {

@@ -13,9 +13,8 @@ mod amd;
 mod device;
 mod nvidia;
 
-pub use amd::{amdsmi, render_node, AMDSMI_LIBRARY};
 pub use device::{device_list, DeviceIndex};
-pub use nvidia::{nvml, open as open_nvml, NVML_LIBRARY};
+pub use nvidia::open as open_nvml;
 
 use crate::doctor::Check;
 use crate::telemetry::GpuReader;

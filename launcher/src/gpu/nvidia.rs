@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 
 /// The variable naming the NVML library to load instead of the driver's
 /// `libnvidia-ml.so.1` (a path).
-pub const NVML_LIBRARY: &str = "MLB_NVML_LIBRARY";
+const NVML_LIBRARY: &str = "MLB_NVML_LIBRARY";
 
 /// PCI vendor id of NVIDIA.
 const VENDOR_ID: &str = "0x10de";
@@ -31,7 +31,7 @@ pub struct Nvidia;
 
 /// NVML of this process: loaded on first use from [`NVML_LIBRARY`] when
 /// set, else the driver's `libnvidia-ml.so.1`; or why it did not load.
-pub fn nvml() -> Result<Arc<Nvml>, String> {
+fn nvml() -> Result<Arc<Nvml>, String> {
     static NVML: OnceLock<Result<Arc<Nvml>, String>> = OnceLock::new();
     NVML.get_or_init(|| open(std::env::var_os(NVML_LIBRARY).as_deref())).clone()
 }

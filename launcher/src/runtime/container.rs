@@ -115,7 +115,11 @@ mod tests {
         assert_eq!(rocm.resources.gpus, Some(ContainerGpus { vendor: Vendor::Amd, devices }));
         assert_eq!((rocm.resources.cpus, rocm.resources.memory_bytes, rocm.shm_bytes), (None, None, Some(1 << 30)));
         assert_eq!(wrapping(HostKind::Cpu, false).spec(&all).resources.gpus, None);
-        assert_eq!(wrapping(HostKind::Ngc, false).spec(&all).resources.gpus, None, "a GPU kind forced on a host without GPU");
+        assert_eq!(
+            wrapping(HostKind::Ngc, false).spec(&all).resources.gpus,
+            None,
+            "a GPU kind forced on a host without GPU"
+        );
         let mut cmd = instance(&[0], None);
         cmd.work = Work::Command { program: "./run.sh".into(), args: vec!["--x".into()] };
         assert_eq!(wrapping(HostKind::Ngc, true).spec(&cmd).argv, ["./run.sh", "--x"], "not a worker");

@@ -70,7 +70,6 @@ impl AmdProbe {
         };
         AmdProbe { devices, without_amdsmi }
     }
-
 }
 
 impl GpuReader for AmdProbe {

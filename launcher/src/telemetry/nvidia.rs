@@ -20,8 +20,8 @@
 
 use super::gpu_reader::{GpuReader, Maxima};
 use super::reading::Reading;
-use crate::gpu::DeviceIndex;
 use super::xid::XidLog;
+use crate::gpu::DeviceIndex;
 use nvml_wrapper::enum_wrappers::device::{Clock, EccCounter, MemoryError, TemperatureSensor};
 use nvml_wrapper::enums::device::SampleValue;
 use nvml_wrapper::structs::device::FieldId;
@@ -46,7 +46,7 @@ pub const REASONS: [(u64, &str); 9] = [
 /// boost and display clocks do not count as throttling).
 pub const SLOWDOWN: u64 = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
-/// The reader of NVIDIA devices through a loaded NVML ([`crate::gpu::nvml`]),
+/// The reader of NVIDIA devices through a loaded NVML (the process's, opened in [`crate::gpu`]),
 /// made once per run and shared by the instances' samplers; it watches
 /// their XID events from when it is made.
 #[derive(Clone, Debug)]
