@@ -9,10 +9,12 @@ mod common;
 
 use mlb::contract::window;
 use mlb::contract::Edge;
-use mlb::gpu::{open_nvml, DeviceIndex};
+use mlb::doctor::Status;
+use mlb::gpu::{open_nvml, DeviceIndex, Vendor};
+use mlb::host::{detect, HostKind, Probe};
 use mlb::telemetry::block::{self, Context};
 use mlb::telemetry::nvidia::NvidiaProbe;
-use mlb::telemetry::{Probes, Sampler};
+use mlb::telemetry::{Probes, Sampler, Sources};
 use std::ffi::OsStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,6 +34,34 @@ fn stand_in() -> (tempfile::TempDir, Arc<NvidiaProbe>) {
 fn a_missing_library_is_a_reason_not_a_crash() {
     let e = open_nvml(Some(OsStr::new("/nonexistent/libnvidia-ml.so"))).unwrap_err();
     assert!(e.starts_with("NVML did not load: ") && e.len() > 20, "{e}");
+}
+
+/// `MLB_NVML_LIBRARY` is honoured by everything that asks NVML, through the
+/// one handle of the process: detection (a tree without sysfs: only NVML can
+/// find the GPU), the doctor, `system.json`'s versions and the telemetry.
+/// The only test here that reads the variable.
+#[test]
+fn the_override_library_serves_detection_doctor_versions_and_telemetry() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = common::c_library(dir.path(), "libnvidia-ml.so", include_str!("fixtures/nvml/standin.c"));
+    std::env::set_var("MLB_NVML_LIBRARY", &lib);
+    let root = tempfile::tempdir().unwrap();
+    let host = detect(&Probe { root: root.path().to_path_buf(), library: true, ..Probe::this_host() });
+    assert_eq!(host.kind, HostKind::Ngc);
+    let gpu = &host.gpus[..];
+    assert_eq!((gpu.len(), gpu[0].name.as_str(), gpu[0].source), (1, "Stand-in GPU", "nvml"));
+    assert_eq!(gpu[0].memory_bytes, Some(80 << 30));
+    let nvidia = Vendor::Nvidia.ops();
+    assert_eq!(nvidia.versions(root.path()).0, "550.54.15", "the driver's version through NVML");
+    let checks = nvidia.checks(gpu);
+    let found: Vec<(&str, Status)> = checks.iter().map(|c| (c.name.as_str(), c.status)).collect();
+    assert_eq!(found, [("gpu0 idle", Status::Pass), ("gpu0 pcie link", Status::Warn)], "gen 3 of 4: {checks:?}");
+    let sources = Sources::open(&host, 10.0);
+    assert_eq!(sources.warning(), None);
+    let probes = Probes::new(&sources, None, &[0], &[DeviceIndex(0)]);
+    assert_eq!(probes.context.sources["gpu"], "nvml");
+    assert_eq!(probes.context.gpus[0].1.name.as_deref(), Some("Stand-in GPU"));
+    assert_eq!(probes.read().gpus[0].gauge_of("power_average_w"), Some(240.0));
 }
 
 #[test]
