@@ -9,6 +9,7 @@ pub mod cli;
 pub mod contract;
 pub mod doctor;
 pub mod edge;
+pub mod gpu;
 pub mod host;
 pub mod isolation;
 pub mod jobs;

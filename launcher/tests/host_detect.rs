@@ -5,12 +5,13 @@
 mod common;
 
 use common::hosts;
-use mlb::host::{detect, HostKind, Probe, Vendor};
+use mlb::gpu::{DeviceIndex, Vendor};
+use mlb::host::{detect, HostKind, Probe};
 use mlb::isolation::Version;
 use std::path::Path;
 
 fn probe(root: &Path) -> Probe {
-    Probe { root: root.to_path_buf(), arch: "x86_64".into(), affinity: vec![0], nvml: false, euid: 0 }
+    Probe { root: root.to_path_buf(), arch: "x86_64".into(), affinity: vec![0], library: false, euid: 0 }
 }
 
 #[test]
@@ -21,7 +22,7 @@ fn ngc_host_with_numa_placed_gpus() {
     assert_eq!(h.gpus.len(), 4, "the NIC is not a GPU");
     assert!(h.gpus.iter().all(|g| g.vendor == Vendor::Nvidia && g.name == "Tesla V100-SXM2-16GB"));
     let placed: Vec<(usize, &str, Option<usize>)> =
-        h.gpus.iter().map(|g| (g.index, g.pci_bus.as_str(), g.numa_node)).collect();
+        h.gpus.iter().map(|g| (g.index.get(), g.pci_bus.as_str(), g.numa_node)).collect();
     assert_eq!(
         placed,
         [
@@ -52,7 +53,7 @@ fn rocm_host_from_the_kfd_topology() {
     assert_eq!(h.gpus.len(), 2, "the KFD CPU node is not a GPU");
     let g = &h.gpus[1];
     assert_eq!((g.vendor, g.name.as_str(), g.memory_bytes), (Vendor::Amd, "Radeon Instinct MI50", Some(16 << 30)));
-    assert_eq!((g.pci_bus.as_str(), g.numa_node, g.index), ("0000:43:00.0", Some(0), 1));
+    assert_eq!((g.pci_bus.as_str(), g.numa_node, g.index), ("0000:43:00.0", Some(0), DeviceIndex(1)));
     assert_eq!(HostKind::Rocm.device_vars(), ["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"]);
 }
 

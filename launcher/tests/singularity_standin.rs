@@ -15,8 +15,9 @@
 
 mod common;
 
+use mlb::gpu::{ContainerGpus, DeviceIndex, Vendor};
 use mlb::runtime::singularity::{ContainerCli, Flavor, SingularityImage};
-use mlb::runtime::spec::{Bind, ContainerSpec, Gpus, Labels, Resources};
+use mlb::runtime::spec::{Bind, ContainerSpec, Labels, Resources};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -62,7 +63,10 @@ fn spec(argv: Vec<String>, binds: Vec<Bind>, workdir: &Path) -> ContainerSpec {
             ("CUDA_VISIBLE_DEVICES".into(), "1".into()),
         ],
         workdir: Some(workdir.into()),
-        resources: Resources { gpus: Gpus::Nvidia(vec![1]), ..Default::default() },
+        resources: Resources {
+            gpus: Some(ContainerGpus { vendor: Vendor::Nvidia, devices: vec![DeviceIndex(1)] }),
+            ..Default::default()
+        },
         binds,
         labels: Labels { run_id: "5".into(), job: "spin_sing".into(), instance: 1 },
         prefix: "[spin_sing 1] ".into(),

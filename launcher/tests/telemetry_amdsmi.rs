@@ -8,13 +8,13 @@
 
 mod common;
 
-use mlb::host::{Gpu, Vendor};
+use mlb::gpu::{DeviceIndex, Gpu, Vendor};
 use mlb::isolation::Version;
 use mlb::telemetry::amd::AmdProbe;
 use mlb::telemetry::amdsmi::AmdSmi;
 use mlb::telemetry::block::{self, Context};
 use mlb::telemetry::powercap::Powercap;
-use mlb::telemetry::{Probes, Sources};
+use mlb::telemetry::{GpuReader, Probes, Sources};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ const DEVICE: &str = "sys/bus/pci/devices/0000:c1:00.0";
 
 fn gpu(pci_bus: &str) -> Gpu {
     Gpu {
-        index: 0,
+        index: DeviceIndex(0),
         vendor: Vendor::Amd,
         name: "AMD Instinct MI300X".into(),
         memory_bytes: None,
@@ -63,9 +63,13 @@ fn put(root: &Path, path: &str, text: &str) {
 }
 
 fn probes(amd: AmdProbe) -> Probes {
-    let sources =
-        Sources { hz: 10.0, nvidia: None, powercap: Powercap::default(), amd, cgroup: (PathBuf::new(), Version::None) };
-    Probes::new(&sources, None, &[0], &["0".into()])
+    let sources = Sources {
+        hz: 10.0,
+        gpu: Some(Ok(Arc::new(amd))),
+        powercap: Powercap::default(),
+        cgroup: (PathBuf::new(), Version::None),
+    };
+    Probes::new(&sources, None, &[0], &[DeviceIndex(0)])
 }
 
 #[test]
@@ -80,7 +84,7 @@ fn the_library_gives_what_it_has_and_sysfs_the_rest() {
     assert_eq!((maxima.sm_clock_max_mhz, maxima.memory_clock_max_mhz), (Some(2100), Some(1300)), "from max_clk");
     assert_eq!((maxima.pcie_gen_max, maxima.pcie_width_max), (Some(5), Some(16)));
 
-    let r = amd.read(0);
+    let r = amd.read(DeviceIndex(0));
     let g = |n: &str| r.gauge_of(n);
     assert_eq!((g("utilization_percent"), g("memory_utilization_percent")), (Some(88.0), Some(35.0)));
     assert_eq!(g("memory_used_bytes"), Some((2u64 << 30) as f64));
@@ -109,7 +113,7 @@ fn a_gpu_the_library_does_not_list_is_read_from_sysfs_alone() {
     put(dir.path(), "sys/bus/pci/devices/0000:03:00.0/gpu_busy_percent", "42\n");
     let amd = AmdProbe::of(&[gpu("0000:03:00.0")], dir.path(), Ok(&smi));
     assert_eq!(amd.source(), "amdgpu sysfs (no amdsmi: it lists none of these GPUs)");
-    assert_eq!(amd.read(0).gauge_of("utilization_percent"), Some(42.0));
+    assert_eq!(amd.read(DeviceIndex(0)).gauge_of("utilization_percent"), Some(42.0));
 }
 
 #[test]
@@ -118,7 +122,7 @@ fn without_the_library_sysfs_reads_everything_and_the_block_says_why() {
     let why = AmdSmi::load(Some(dir.path().join("missing/libamd_smi.so").as_os_str())).unwrap_err();
     let amd = AmdProbe::of(&[gpu("0000:c1:00.0")], dir.path(), Err(&why));
     assert!(amd.source().starts_with("amdgpu sysfs (no amdsmi: "), "{}", amd.source());
-    let r = amd.read(0);
+    let r = amd.read(DeviceIndex(0));
     assert_eq!(r.gauge_of("utilization_percent"), Some(11.0), "gpu_busy_percent");
     assert_eq!(r.gauge_of("sm_clock_mhz"), Some(900.0), "freq1_input");
     assert_eq!(probes(amd).context.gpus[0].1.sm_clock_max_mhz, Some(1400), "pp_dpm_sclk");

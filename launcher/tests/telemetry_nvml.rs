@@ -9,32 +9,65 @@ mod common;
 
 use mlb::contract::window;
 use mlb::contract::Edge;
+use mlb::doctor::Status;
+use mlb::gpu::{open_nvml, DeviceIndex, Vendor};
+use mlb::host::{detect, HostKind, Probe};
 use mlb::telemetry::block::{self, Context};
 use mlb::telemetry::nvidia::NvidiaProbe;
-use mlb::telemetry::{Probes, Sampler};
+use mlb::telemetry::{Probes, Sampler, Sources};
 use std::ffi::OsStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The stand-in, compiled into a folder of its own (each test its own copy:
 /// the script's counters are per copy).
-fn stand_in() -> (tempfile::TempDir, NvidiaProbe) {
+fn stand_in() -> (tempfile::TempDir, Arc<NvidiaProbe>) {
     let dir = tempfile::tempdir().unwrap();
     let source = include_str!("fixtures/nvml/standin.c");
     let lib = common::c_library(dir.path(), "libnvidia-ml.so", source);
-    let probe = NvidiaProbe::load(Some(lib.as_os_str())).expect("the stand-in loads through nvml-wrapper");
+    let nvml = open_nvml(Some(lib.as_os_str())).expect("the stand-in loads through nvml-wrapper");
+    let probe = Arc::new(NvidiaProbe::of(nvml));
     (dir, probe)
 }
 
 #[test]
 fn a_missing_library_is_a_reason_not_a_crash() {
-    let e = NvidiaProbe::load(Some(OsStr::new("/nonexistent/libnvidia-ml.so"))).unwrap_err();
-    assert!(!e.to_string().is_empty());
+    let e = open_nvml(Some(OsStr::new("/nonexistent/libnvidia-ml.so"))).unwrap_err();
+    assert!(e.starts_with("NVML did not load: ") && e.len() > 20, "{e}");
+}
+
+/// `MLB_NVML_LIBRARY` is honoured by everything that asks NVML, through the
+/// one handle of the process: detection (a tree without sysfs: only NVML can
+/// find the GPU), the doctor, `system.json`'s versions and the telemetry.
+/// The only test here that reads the variable.
+#[test]
+fn the_override_library_serves_detection_doctor_versions_and_telemetry() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = common::c_library(dir.path(), "libnvidia-ml.so", include_str!("fixtures/nvml/standin.c"));
+    std::env::set_var("MLB_NVML_LIBRARY", &lib);
+    let root = tempfile::tempdir().unwrap();
+    let host = detect(&Probe { root: root.path().to_path_buf(), library: true, ..Probe::this_host() });
+    assert_eq!(host.kind, HostKind::Ngc);
+    let gpu = &host.gpus[..];
+    assert_eq!((gpu.len(), gpu[0].name.as_str(), gpu[0].source), (1, "Stand-in GPU", "nvml"));
+    assert_eq!(gpu[0].memory_bytes, Some(80 << 30));
+    let nvidia = Vendor::Nvidia.ops();
+    assert_eq!(nvidia.versions(root.path()).0, "550.54.15", "the driver's version through NVML");
+    let checks = nvidia.checks(gpu);
+    let found: Vec<(&str, Status)> = checks.iter().map(|c| (c.name.as_str(), c.status)).collect();
+    assert_eq!(found, [("gpu0 idle", Status::Pass), ("gpu0 pcie link", Status::Warn)], "gen 3 of 4: {checks:?}");
+    let sources = Sources::open(&host, 10.0);
+    assert_eq!(sources.warning(), None);
+    let probes = Probes::new(&sources, None, &[0], &[DeviceIndex(0)]);
+    assert_eq!(probes.context.sources["gpu"], "nvml");
+    assert_eq!(probes.context.gpus[0].1.name.as_deref(), Some("Stand-in GPU"));
+    assert_eq!(probes.read().gpus[0].gauge_of("power_average_w"), Some(240.0));
 }
 
 #[test]
 fn the_scripted_episode_comes_out_of_the_block() {
     let (_dir, probe) = stand_in();
-    let probes = Probes::of_nvidia(probe, vec![0], Context { sample_hz: 10.0, ..Context::default() });
+    let probes = Probes::of_gpus(probe, vec![DeviceIndex(0)], Context { sample_hz: 10.0, ..Context::default() });
     // 40 samples (calls 0..39); the episode is calls 10..19. The window runs
     // from sample 2 to sample 37: 36 samples, 10 of them throttled.
     let samples: Vec<_> = (0..40)
@@ -78,7 +111,7 @@ fn the_scripted_episode_comes_out_of_the_block() {
 #[test]
 fn the_sampler_scopes_energy_and_errors_to_the_edges() {
     let (_dir, probe) = stand_in();
-    let sampler = Sampler::start(Probes::of_nvidia(probe, vec![0], Context::default()), 100.0);
+    let sampler = Sampler::start(Probes::of_gpus(probe, vec![DeviceIndex(0)], Context::default()), 100.0);
     std::thread::sleep(Duration::from_millis(300));
     let start = window::now();
     sampler.sink().edge(Edge::Start { at: start });
@@ -103,7 +136,7 @@ fn the_sampler_scopes_energy_and_errors_to_the_edges() {
 #[test]
 fn no_end_edge_no_block() {
     let (_dir, probe) = stand_in();
-    let sampler = Sampler::start(Probes::of_nvidia(probe, vec![0], Context::default()), 100.0);
+    let sampler = Sampler::start(Probes::of_gpus(probe, vec![DeviceIndex(0)], Context::default()), 100.0);
     sampler.sink().edge(Edge::Start { at: window::now() });
     std::thread::sleep(Duration::from_millis(50));
     assert!(sampler.finish().is_none(), "an instance that stopped inside its window gets no block");

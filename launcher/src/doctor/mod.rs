@@ -4,7 +4,6 @@
 //! folder (`doctor.json`).
 
 pub mod check;
-mod gpus;
 mod host;
 
 pub use check::{Check, Status, Verdict, FILE};
@@ -17,6 +16,9 @@ use std::path::Path;
 pub fn examine(host: &Host, outdir: &Path, data: &[&Path]) -> Verdict {
     let mut checks = vec![host::cgroups(host), host::disk(outdir)];
     checks.extend(host::data(data));
-    checks.extend(gpus::checks(host));
+    checks.extend(match crate::gpu::vendor_of(&host.gpus) {
+        Some(vendor) => vendor.ops().checks(&host.gpus),
+        None => vec![Check::pass("gpus", "no GPU: nothing to check")],
+    });
     Verdict { checks }
 }

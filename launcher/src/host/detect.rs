@@ -2,11 +2,10 @@
 //! real hosts in tests.
 
 use super::cpulist;
-use super::gpu::{Gpu, Vendor};
 use super::kind::HostKind;
 use super::memory::{self, Memory};
 use super::numa::{self, NumaNode};
-use super::{amd, nvidia};
+use crate::gpu::{self, Gpu};
 use crate::isolation::support::{self, Support};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -22,8 +21,9 @@ pub struct Probe {
     /// The CPUs this process may use (its affinity mask), unless the tree
     /// says otherwise in `proc/self/status` (`Cpus_allowed_list`).
     pub affinity: Vec<usize>,
-    /// Ask NVML (only meaningful on the real host).
-    pub nvml: bool,
+    /// Ask the GPU vendors' management libraries (NVML; only meaningful on
+    /// the real host).
+    pub library: bool,
     /// Effective user id.
     pub euid: u32,
 }
@@ -35,15 +35,15 @@ impl Probe {
             root: PathBuf::from("/"),
             arch: std::env::consts::ARCH.to_string(),
             affinity: cpulist::affinity(),
-            nvml: true,
+            library: true,
             euid: nix::unistd::Uid::effective().as_raw(),
         }
     }
 
-    /// This host, or the fixture tree at `root` (read without NVML).
+    /// This host, or the fixture tree at `root` (read without the vendors' libraries).
     pub fn under(root: Option<PathBuf>) -> Self {
         match root {
-            Some(root) => Probe { root, nvml: false, ..Probe::this_host() },
+            Some(root) => Probe { root, library: false, ..Probe::this_host() },
             None => Probe::this_host(),
         }
     }
@@ -86,12 +86,8 @@ pub fn detect(probe: &Probe) -> Host {
         .ok()
         .filter(|a| !a.is_empty())
         .unwrap_or_else(|| probe.arch.clone());
-    let mut gpus = amd::gpus(&probe.root);
-    if gpus.is_empty() {
-        gpus = nvidia::gpus(&probe.root, probe.nvml);
-    }
-    let count = |v: Vendor| gpus.iter().filter(|g| g.vendor == v).count();
-    let kind = HostKind::classify(count(Vendor::Nvidia), count(Vendor::Amd), &arch);
+    let gpus = gpu::detect(&probe.root, probe.library);
+    let kind = HostKind::classify(gpu::vendor_of(&gpus), &arch);
     Host {
         kind,
         kind_overridden: false,

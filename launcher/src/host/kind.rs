@@ -1,5 +1,6 @@
 //! The kinds of host mlb knows.
 
+use crate::gpu::Vendor;
 use serde::Serialize;
 
 /// What a host is, which decides device variables and container images.
@@ -27,25 +28,31 @@ impl HostKind {
         }
     }
 
-    /// The kind of a host with these GPUs on this architecture.
-    pub fn classify(nvidia: usize, amd: usize, arch: &str) -> HostKind {
-        if amd > 0 {
-            HostKind::Rocm
-        } else if nvidia > 0 && (arch == "ppc64le" || arch.starts_with("powerpc64")) {
-            HostKind::Powerai
-        } else if nvidia > 0 {
-            HostKind::Ngc
-        } else {
-            HostKind::Cpu
+    /// The kind of a host with GPUs of `vendor` (`None`: no GPU) on this
+    /// architecture.
+    pub fn classify(vendor: Option<Vendor>, arch: &str) -> HostKind {
+        match vendor {
+            Some(Vendor::Amd) => HostKind::Rocm,
+            Some(Vendor::Nvidia) if arch == "ppc64le" || arch.starts_with("powerpc64") => HostKind::Powerai,
+            Some(Vendor::Nvidia) => HostKind::Ngc,
+            None => HostKind::Cpu,
         }
     }
 
-    /// The variables that select visible devices on this kind of host.
-    pub fn device_vars(self) -> &'static [&'static str] {
+    /// The vendor of this kind's GPUs (`None`: a CPU host).
+    pub fn vendor(self) -> Option<Vendor> {
         match self {
-            HostKind::Rocm => &["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"],
-            _ => &["CUDA_VISIBLE_DEVICES"],
+            HostKind::Ngc | HostKind::Powerai => Some(Vendor::Nvidia),
+            HostKind::Rocm => Some(Vendor::Amd),
+            HostKind::Cpu => None,
         }
+    }
+
+    /// The variables that select visible devices on this kind of host: its
+    /// vendor's; a CPU host's instances get `CUDA_VISIBLE_DEVICES`, as the
+    /// original suite's did.
+    pub fn device_vars(self) -> &'static [&'static str] {
+        self.vendor().unwrap_or(Vendor::Nvidia).ops().visible_devices_vars()
     }
 }
 
@@ -61,10 +68,15 @@ mod tests {
 
     #[test]
     fn classification() {
-        assert_eq!(HostKind::classify(4, 0, "x86_64"), HostKind::Ngc);
-        assert_eq!(HostKind::classify(4, 0, "powerpc64"), HostKind::Powerai);
-        assert_eq!(HostKind::classify(0, 2, "x86_64"), HostKind::Rocm);
-        assert_eq!(HostKind::classify(0, 0, "ppc64le"), HostKind::Cpu);
+        assert_eq!(HostKind::classify(Some(Vendor::Nvidia), "x86_64"), HostKind::Ngc);
+        assert_eq!(HostKind::classify(Some(Vendor::Nvidia), "powerpc64"), HostKind::Powerai);
+        assert_eq!(HostKind::classify(Some(Vendor::Amd), "x86_64"), HostKind::Rocm);
+        assert_eq!(HostKind::classify(None, "ppc64le"), HostKind::Cpu);
+        for kind in [HostKind::Ngc, HostKind::Rocm, HostKind::Powerai, HostKind::Cpu] {
+            let arch = if kind == HostKind::Powerai { "ppc64le" } else { "x86_64" };
+            assert_eq!(HostKind::classify(kind.vendor(), arch), kind, "a kind's vendor classifies back to it");
+        }
         assert_eq!(HostKind::Rocm.device_vars(), ["HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"]);
+        assert_eq!(HostKind::Cpu.device_vars(), ["CUDA_VISIBLE_DEVICES"]);
     }
 }

@@ -20,7 +20,7 @@ const GIB: u64 = 1 << 30;
 const V1_UNLIMITED: &str = "9223372036854771712";
 
 pub(crate) fn slot(index: usize, cpus: &str) -> Slot {
-    Slot { index, device: index.to_string(), cpus: cpulist::parse(cpus), mems: vec![0, 1], memory_bytes: GIB }
+    Slot { index, device: index.into(), cpus: cpulist::parse(cpus), mems: vec![0, 1], memory_bytes: GIB }
 }
 
 fn two_slots() -> Vec<Slot> {

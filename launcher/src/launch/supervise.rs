@@ -283,6 +283,7 @@ mod tests {
     //! Supervision against a scripted stand-in runtime: no process, no
     //! cgroup, no container; each instance follows its script.
     use super::*;
+    use crate::gpu::DeviceIndex;
     use crate::isolation::SlotGroup;
     use crate::plan::{Placement, Work};
     use crate::record::Identity;
@@ -379,7 +380,7 @@ mod tests {
         Instance {
             identity: Identity { suite: "s".into(), name: "job".into(), run_id: 0, jr_id, vcd: jr_id.to_string() },
             work,
-            placement: Placement { slot: None, cpus: vec![0], devices: vec![jr_id.to_string()], node: None },
+            placement: Placement { slot: None, cpus: vec![0], devices: vec![DeviceIndex(jr_id)], node: None },
             seed: 1,
             env: vec![],
         }
@@ -476,7 +477,7 @@ mod tests {
         let counter = fixture.dir("memory", &format!("mlb-{RUN}/slot0")).join("memory.oom_control");
         let mut confined = instance(0, true);
         confined.placement =
-            Placement { slot: Some(slots[0].clone()), cpus: vec![0, 1], devices: vec!["0".into()], node: None };
+            Placement { slot: Some(slots[0].clone()), cpus: vec![0, 1], devices: vec![DeviceIndex(0)], node: None };
         let (done, _, _logs) = play(vec![Script::OomInGroup(counter)], vec![confined], Some(&groups), None, false);
         assert_eq!(done[0].outcome, Outcome::OomKilled { limit_bytes: Some(slots[0].memory_bytes) });
         assert!(done[0].instance.env.iter().any(|(k, v)| k == "MLB_CGROUP" && v.ends_with("slot0")), "told its group");

@@ -6,6 +6,7 @@ use super::group::Meeting;
 use super::slots::Slot;
 use crate::contract::argv::WorkerCommand;
 use crate::contract::env;
+use crate::gpu::{device_list, DeviceIndex};
 use crate::host::HostKind;
 use crate::jobs::{render, Group, JobConfig, Program, Scope};
 use crate::record::Identity;
@@ -64,8 +65,8 @@ pub struct Placement {
     pub slot: Option<Slot>,
     /// The CPUs it may use: its slot's, or every usable CPU.
     pub cpus: Vec<usize>,
-    /// Its visible devices, `["3"]` or `["0", "1"]`.
-    pub devices: Vec<String>,
+    /// Its visible devices.
+    pub devices: Vec<DeviceIndex>,
     /// The node it runs on (`--slurm`); `None`: this host.
     pub node: Option<String>,
 }
@@ -83,7 +84,7 @@ impl Placement {
 
     /// The visible devices as the variables and records write them: `"0,1"`.
     pub fn vcd(&self) -> String {
-        self.devices.join(",")
+        device_list(&self.devices)
     }
 }
 
@@ -182,7 +183,7 @@ pub fn instances(
                 let placement = Placement {
                     slot: Some(s.clone()),
                     cpus: s.cpus.clone(),
-                    devices: vec![s.device.clone()],
+                    devices: vec![s.device],
                     node: node_name.clone(),
                 };
                 let mut instance = build(config, plugin, ctx, rank, placement, seed);
@@ -190,7 +191,7 @@ pub fn instances(
                 instance
             })),
             Scope::All => {
-                let devices: Vec<String> = (0..ctx.device_total).map(|i| i.to_string()).collect();
+                let devices: Vec<DeviceIndex> = (0..ctx.device_total).map(DeviceIndex::from).collect();
                 let seed = ctx.run_id + ctx.device_total as u64 * (n as u64 + 1);
                 let placement = Placement { slot: None, cpus: all_cpus.to_vec(), devices, node: node_name };
                 out.push(build(config, plugin, ctx, n, placement, seed));

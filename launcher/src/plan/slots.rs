@@ -1,5 +1,6 @@
 //! Slots: what each instance of a `student` job gets (compat §2).
 
+use crate::gpu::DeviceIndex;
 use crate::host::Host;
 use serde::Serialize;
 
@@ -11,8 +12,8 @@ const PAGE: u64 = 4096;
 pub struct Slot {
     /// Slot index (the instance's `JOB_ID`).
     pub index: usize,
-    /// Its visible device, `"3"`.
-    pub device: String,
+    /// Its visible device.
+    pub device: DeviceIndex,
     /// Its CPUs: a contiguous block of the usable CPUs.
     pub cpus: Vec<usize>,
     /// Its memory nodes.
@@ -74,7 +75,7 @@ pub fn plan(host: &Host, n: usize) -> Result<Vec<Slot>, SlotError> {
         let pool = if local.len() >= per { local } else { free.clone() };
         let cpus: Vec<usize> = pool.into_iter().take(per).collect();
         free.retain(|c| !cpus.contains(c));
-        out.push(Slot { index, device: index.to_string(), cpus, mems: mems.clone(), memory_bytes });
+        out.push(Slot { index, device: index.into(), cpus, mems: mems.clone(), memory_bytes });
     }
     Ok(out)
 }

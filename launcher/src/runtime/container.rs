@@ -6,10 +6,11 @@
 //! `OUTPUT_DIRECTORY`, `DATA_DIRECTORY` and the worker's `--outdir` mean the
 //! same inside and out.
 
+use crate::gpu::ContainerGpus;
 use crate::host::{cpulist, HostKind};
 use crate::plan::{Instance, WorkerPaths};
 use crate::runtime::images::{IMAGE_MLB, IMAGE_PLUGIN_DIR};
-use crate::runtime::spec::{Bind, ContainerSpec, Gpus, Labels, Resources, RocmGpu};
+use crate::runtime::spec::{Bind, ContainerSpec, Labels, Resources};
 
 /// The run-wide facts that decide how every instance is wrapped.
 #[derive(Clone, Debug)]
@@ -30,14 +31,9 @@ impl Wrapping {
     /// a `cmd` job's program is taken as a path inside the image.
     pub fn spec(&self, instance: &Instance) -> ContainerSpec {
         let image = WorkerPaths { mlb: IMAGE_MLB.into(), plugin_dir: Some(IMAGE_PLUGIN_DIR.into()) };
-        let devices: Vec<u32> = instance.placement.devices.iter().filter_map(|d| d.trim().parse().ok()).collect();
-        let gpus = match self.kind {
-            _ if !self.gpus => Gpus::None,
-            HostKind::Cpu => Gpus::None,
-            HostKind::Ngc | HostKind::Powerai => Gpus::Nvidia(devices),
-            HostKind::Rocm => Gpus::Rocm(devices.into_iter().map(RocmGpu::conventional).collect()),
-        };
         let placement = &instance.placement;
+        let gpus = (self.kind.vendor().filter(|_| self.gpus))
+            .map(|vendor| ContainerGpus { vendor, devices: placement.devices.clone() });
         let resources = Resources {
             cpus: placement.slot.as_ref().map(|s| cpulist::format(&s.cpus)),
             mems: placement.mems().map(cpulist::format),
@@ -61,6 +57,7 @@ impl Wrapping {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::{DeviceIndex, Vendor};
     use crate::plan::{Placement, Slot, Work};
     use crate::record::Identity;
     use serde_json::Map;
@@ -69,10 +66,16 @@ mod tests {
         Wrapping { kind, gpus, binds: vec![Bind::rw("/res", "/res")], shm_all: 1 << 30 }
     }
 
-    fn instance(devices: &[&str], slot: Option<Slot>) -> Instance {
-        let devices: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
+    fn instance(devices: &[u32], slot: Option<Slot>) -> Instance {
+        let devices: Vec<DeviceIndex> = devices.iter().copied().map(DeviceIndex).collect();
         Instance {
-            identity: Identity { suite: "s".into(), name: "toy".into(), run_id: 3, jr_id: 1, vcd: devices.join(",") },
+            identity: Identity {
+                suite: "s".into(),
+                name: "toy".into(),
+                run_id: 3,
+                jr_id: 1,
+                vcd: crate::gpu::device_list(&devices),
+            },
             work: Work::Workload {
                 plugin: "/host/lib/libmlb_spin.so".into(),
                 workload: "spin".into(),
@@ -92,26 +95,32 @@ mod tests {
 
     #[test]
     fn a_worker_runs_the_image_mlb_and_plugin_in_its_slot() {
-        let slot = Slot { index: 1, device: "1".into(), cpus: vec![2, 3], mems: vec![0], memory_bytes: 1 << 28 };
-        let s = wrapping(HostKind::Ngc, true).spec(&instance(&["1"], Some(slot)));
+        let slot = Slot { index: 1, device: DeviceIndex(1), cpus: vec![2, 3], mems: vec![0], memory_bytes: 1 << 28 };
+        let s = wrapping(HostKind::Ngc, true).spec(&instance(&[1], Some(slot)));
         assert_eq!(&s.argv[..3], [IMAGE_MLB, "worker", &format!("--plugin={IMAGE_PLUGIN_DIR}/libmlb_spin.so")]);
         assert!(s.argv.contains(&"--vcd=1".to_string()), "{:?}", s.argv);
         assert_eq!(s.resources.cpus.as_deref(), Some("2-3"));
         assert_eq!(s.resources.mems.as_deref(), Some("0"));
         assert_eq!(s.resources.memory_bytes, Some(1 << 28));
-        assert_eq!(s.resources.gpus, Gpus::Nvidia(vec![1]));
+        assert_eq!(s.resources.gpus, Some(ContainerGpus { vendor: Vendor::Nvidia, devices: vec![DeviceIndex(1)] }));
         assert_eq!((s.labels.run_id.as_str(), s.labels.instance), ("3", 1));
         assert_eq!(s.shm_bytes, Some(1 << 28));
     }
 
     #[test]
     fn gpus_per_host_kind_and_unconstrained_all_jobs() {
-        let all = instance(&["0", "1"], None);
+        let all = instance(&[0, 1], None);
         let rocm = wrapping(HostKind::Rocm, true).spec(&all);
-        assert_eq!(rocm.resources.gpus, Gpus::Rocm(vec![RocmGpu::conventional(0), RocmGpu::conventional(1)]));
+        let devices = vec![DeviceIndex(0), DeviceIndex(1)];
+        assert_eq!(rocm.resources.gpus, Some(ContainerGpus { vendor: Vendor::Amd, devices }));
         assert_eq!((rocm.resources.cpus, rocm.resources.memory_bytes, rocm.shm_bytes), (None, None, Some(1 << 30)));
-        assert_eq!(wrapping(HostKind::Cpu, false).spec(&all).resources.gpus, Gpus::None);
-        let mut cmd = instance(&["0"], None);
+        assert_eq!(wrapping(HostKind::Cpu, false).spec(&all).resources.gpus, None);
+        assert_eq!(
+            wrapping(HostKind::Ngc, false).spec(&all).resources.gpus,
+            None,
+            "a GPU kind forced on a host without GPU"
+        );
+        let mut cmd = instance(&[0], None);
         cmd.work = Work::Command { program: "./run.sh".into(), args: vec!["--x".into()] };
         assert_eq!(wrapping(HostKind::Ngc, true).spec(&cmd).argv, ["./run.sh", "--x"], "not a worker");
     }

@@ -2,6 +2,7 @@
 //! Singularity/Apptainer): what to execute, with which environment, in which
 //! slot, seeing which folders.
 
+use crate::gpu::ContainerGpus;
 use std::path::PathBuf;
 
 /// Everything a runtime needs to start one instance of one job config.
@@ -43,48 +44,8 @@ pub struct Resources {
     pub mems: Option<String>,
     /// Memory hard limit in bytes (swap included); `None`: unlimited.
     pub memory_bytes: Option<u64>,
-    /// GPUs the instance may use.
-    pub gpus: Gpus,
-}
-
-/// GPU access of an instance.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Gpus {
-    /// No GPU (CPU-only host, or `--devices` slots on a GPU-less host).
-    #[default]
-    None,
-    /// NVIDIA GPUs by host index (`nvidia-smi` numbering).
-    Nvidia(Vec<u32>),
-    /// AMD GPUs through ROCm.
-    Rocm(Vec<RocmGpu>),
-}
-
-impl Gpus {
-    /// Host indices of the GPUs, in order.
-    pub fn indices(&self) -> Vec<u32> {
-        match self {
-            Gpus::None => Vec::new(),
-            Gpus::Nvidia(ids) => ids.clone(),
-            Gpus::Rocm(gpus) => gpus.iter().map(|g| g.index).collect(),
-        }
-    }
-}
-
-/// One AMD GPU: its host index and its DRM render node.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RocmGpu {
-    /// Host index (`rocm-smi` numbering).
-    pub index: u32,
-    /// Its render node, e.g. `/dev/dri/renderD128`.
-    pub render_node: PathBuf,
-}
-
-impl RocmGpu {
-    /// GPU `index` with the conventional render node `/dev/dri/renderD{128+index}`
-    /// (true when every GPU has a render node and no other DRM device precedes them).
-    pub fn conventional(index: u32) -> Self {
-        RocmGpu { index, render_node: PathBuf::from(format!("/dev/dri/renderD{}", 128 + index)) }
-    }
+    /// GPUs the instance may use (`None`: no GPU).
+    pub gpus: Option<ContainerGpus>,
 }
 
 /// A host folder visible to the instance.

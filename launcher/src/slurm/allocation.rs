@@ -70,7 +70,7 @@ impl Allocation {
         Ok((0..n)
             .map(|index| Slot {
                 index,
-                device: index.to_string(),
+                device: index.into(),
                 cpus: (index * per..(index + 1) * per).collect(),
                 mems: Vec::new(),
                 memory_bytes: memory,

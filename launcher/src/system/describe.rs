@@ -1,7 +1,8 @@
 //! The system description and how it is filled in.
 
 use crate::contract::Container;
-use crate::host::{Host, Vendor};
+use crate::gpu::vendor_of;
+use crate::host::Host;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -70,7 +71,7 @@ pub fn describe(host: &Host, root: &Path, nodes: usize, container: Option<Contai
     sockets.sort();
     sockets.dedup();
     let gpu = host.gpus.first();
-    let (driver, cuda) = versions(host, root);
+    let (driver, cuda) = vendor_of(&host.gpus).map(|v| v.ops().versions(root)).unwrap_or_default();
     SystemDesc {
         system_name: nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default(),
         number_of_nodes: nodes.max(1),
@@ -96,28 +97,6 @@ pub fn describe(host: &Host, root: &Path, nodes: usize, container: Option<Contai
         framework: "libtorch (tch)".into(),
         other_software_stack: format!("mlb {}", env!("CARGO_PKG_VERSION")),
         container,
-    }
-}
-
-/// The driver's and CUDA's (or ROCm's) versions.
-fn versions(host: &Host, root: &Path) -> (String, String) {
-    let read = |p: &str| std::fs::read_to_string(root.join(p)).map(|s| s.trim().to_string()).unwrap_or_default();
-    match host.gpus.first().map(|g| g.vendor) {
-        Some(Vendor::Nvidia) => match nvml_wrapper::Nvml::init() {
-            Ok(nvml) => {
-                let cuda = nvml.sys_cuda_driver_version().ok().map(|v| {
-                    format!(
-                        "{}.{}",
-                        nvml_wrapper::cuda_driver_version_major(v),
-                        nvml_wrapper::cuda_driver_version_minor(v)
-                    )
-                });
-                (nvml.sys_driver_version().unwrap_or_default(), cuda.unwrap_or_default())
-            }
-            Err(_) => (read("proc/driver/nvidia/version"), String::new()),
-        },
-        Some(Vendor::Amd) => (read("sys/module/amdgpu/version"), read("opt/rocm/.info/version")),
-        None => (String::new(), String::new()),
     }
 }
 

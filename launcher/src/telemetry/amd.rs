@@ -28,9 +28,9 @@
 //! Other table versions carry an ASIC-dependent status and give no reasons.
 
 use super::amdsmi::{AmdSmi, SmiGpu};
-use super::nvidia::Maxima;
+use super::gpu_reader::{GpuReader, Maxima};
 use super::reading::{keyed, number, Reading};
-use crate::host::{Gpu, Vendor};
+use crate::gpu::{DeviceIndex, Gpu, Vendor};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -70,23 +70,18 @@ impl AmdProbe {
         };
         AmdProbe { devices, without_amdsmi }
     }
+}
 
-    /// What the devices are read through, for the block's sources.
-    pub fn source(&self) -> String {
+impl GpuReader for AmdProbe {
+    fn source(&self) -> String {
         match &self.without_amdsmi {
             None => "amdsmi; amdgpu sysfs for power, the PCIe link and throttle reasons".into(),
             Some(why) => format!("amdgpu sysfs (no amdsmi: {why})"),
         }
     }
 
-    /// Whether it has no device.
-    pub fn is_empty(&self) -> bool {
-        self.devices.is_empty()
-    }
-
-    /// The name and maxima of device `index`.
-    pub fn maxima(&self, index: usize) -> Maxima {
-        let Some(Device { dir: d, smi, .. }) = self.devices.get(index) else { return Maxima::default() };
+    fn maxima(&self, device: DeviceIndex) -> Maxima {
+        let Some(Device { dir: d, smi, .. }) = self.devices.get(device.get()) else { return Maxima::default() };
         let text = |name: &str| std::fs::read_to_string(d.join(name)).ok();
         let mut maxima = Maxima {
             name: text("product_name").map(|n| n.trim().to_string()).filter(|n| !n.is_empty()),
@@ -101,11 +96,11 @@ impl AmdProbe {
         maxima
     }
 
-    /// Reads device `index` once: through the AMD SMI library when it lists
-    /// the device, then from sysfs what the library did not give.
-    pub fn read(&self, index: usize) -> Reading {
+    /// Reads `device` once: through the AMD SMI library when it lists the
+    /// device, then from sysfs what the library did not give.
+    fn read(&self, device: DeviceIndex) -> Reading {
         let mut r = Reading::default();
-        let Some(device) = self.devices.get(index) else { return r };
+        let Some(device) = self.devices.get(device.get()) else { return r };
         if let Some(gpu) = &device.smi {
             gpu.read(&mut r);
         }
@@ -240,7 +235,7 @@ mod tests {
             put(root.path(), &format!("{dev}/{file}"), text);
         }
         let gpu = Gpu {
-            index: 0,
+            index: DeviceIndex(0),
             vendor: Vendor::Amd,
             name: "AMD Instinct MI250X".into(),
             memory_bytes: None,
@@ -250,13 +245,13 @@ mod tests {
         };
         let probe = AmdProbe::of(&[gpu], root.path(), Err("not loaded"));
         assert_eq!(probe.source(), "amdgpu sysfs (no amdsmi: not loaded)");
-        let m = probe.maxima(0);
+        let m = probe.maxima(DeviceIndex(0));
         assert_eq!(m.name.as_deref(), Some("AMD Instinct MI250X"));
         assert_eq!(
             (m.sm_clock_max_mhz, m.memory_clock_max_mhz, m.pcie_gen_max, m.pcie_width_max),
             (Some(1700), Some(1600), Some(4), Some(16))
         );
-        let r = probe.read(0);
+        let r = probe.read(DeviceIndex(0));
         let g = |n: &str| r.gauge_of(n);
         assert_eq!((g("utilization_percent"), g("memory_utilization_percent")), (Some(97.0), Some(40.0)));
         assert_eq!((g("temperature_c"), g("power_average_w"), g("power_w")), (Some(65.0), Some(412.0), None));
@@ -269,18 +264,18 @@ mod tests {
         assert_eq!(r.counter_of("ecc_uncorrected").map(|c| c.value), Some(0));
         assert_eq!(r.counter_of("energy_mj"), None, "no energy1_input on this device");
         put(root.path(), &format!("{dev}/hwmon/hwmon3/energy1_input"), "123456789\n");
-        assert_eq!(probe.read(0).counter_of("energy_mj").map(|c| c.value), Some(123456));
-        assert_eq!(probe.read(1), Reading::default(), "no such device");
-        assert_eq!(probe.read(0).reasons, None, "no gpu_metrics table: no reasons");
+        assert_eq!(probe.read(DeviceIndex(0)).counter_of("energy_mj").map(|c| c.value), Some(123456));
+        assert_eq!(probe.read(DeviceIndex(1)), Reading::default(), "no such device");
+        assert_eq!(probe.read(DeviceIndex(0)).reasons, None, "no gpu_metrics table: no reasons");
         // A v1.3 table throttling on power (PPT0) and the GPU's temperature.
         let mut table = vec![0u8; 120];
         table[..4].copy_from_slice(&[120, 0, 1, 3]);
         table[112..120].copy_from_slice(&((1u64 << 0) | (1u64 << 32)).to_le_bytes());
         std::fs::write(root.path().join(dev).join("gpu_metrics"), &table).unwrap();
-        assert_eq!(probe.read(0).reasons, Some(0x4 | 0x20), "sw_power_cap and sw_thermal_slowdown");
+        assert_eq!(probe.read(DeviceIndex(0)).reasons, Some(0x4 | 0x20), "sw_power_cap and sw_thermal_slowdown");
         table[3] = 2; // v1.2: an ASIC-dependent status only
         std::fs::write(root.path().join(dev).join("gpu_metrics"), &table).unwrap();
-        assert_eq!(probe.read(0).reasons, None);
+        assert_eq!(probe.read(DeviceIndex(0)).reasons, None);
     }
 
     #[test]

@@ -24,16 +24,12 @@
 //! The library serialises its calls internally; the samplers of several
 //! instances call it from their own threads.
 
-use super::nvidia::Maxima;
+use super::gpu_reader::Maxima;
 use super::reading::Reading;
 use libloading::Library;
 use std::collections::BTreeMap;
 use std::ffi::{c_void, OsStr};
 use std::sync::Arc;
-
-/// The variable naming the AMD SMI library to load instead of
-/// `libamd_smi.so` from the loader's path or `/opt/rocm/lib` (a path).
-pub const AMDSMI_LIBRARY: &str = "MLB_AMDSMI_LIBRARY";
 
 const SUCCESS: u32 = 0;
 const INIT_AMD_GPUS: u64 = 1 << 1;

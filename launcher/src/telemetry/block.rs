@@ -1,7 +1,8 @@
 //! The `telemetry` block of a report: what the sampler saw of an instance
 //! during its timed window, summarised (docs/telemetry.md lists every field).
 
-use super::nvidia::{Maxima, REASONS, SLOWDOWN};
+use super::gpu_reader::Maxima;
+use super::nvidia::{REASONS, SLOWDOWN};
 use super::powercap::is_package_energy;
 use super::reading::Sample;
 use super::scope::{self, Part, Window};

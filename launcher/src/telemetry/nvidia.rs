@@ -18,15 +18,15 @@
 //! The maxima (`nvmlDeviceGetMaxClockInfo`, `nvmlDeviceGetMaxPcieLinkGeneration`,
 //! `...Width`) and the name are read once.
 
+use super::gpu_reader::{GpuReader, Maxima};
 use super::reading::Reading;
 use super::xid::XidLog;
+use crate::gpu::DeviceIndex;
 use nvml_wrapper::enum_wrappers::device::{Clock, EccCounter, MemoryError, TemperatureSensor};
 use nvml_wrapper::enums::device::SampleValue;
 use nvml_wrapper::structs::device::FieldId;
 use nvml_wrapper::sys_exports::field_id::NVML_FI_DEV_POWER_INSTANT;
 use nvml_wrapper::Nvml;
-use serde::{Deserialize, Serialize};
-use std::ffi::OsStr;
 use std::sync::Arc;
 
 /// The throttle reasons NVML reports, by bit, with their names in reports.
@@ -46,22 +46,9 @@ pub const REASONS: [(u64, &str); 9] = [
 /// boost and display clocks do not count as throttling).
 pub const SLOWDOWN: u64 = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
-/// What NVML says of a device once: its name and maxima.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Maxima {
-    /// The device's name (`NVIDIA H100 80GB HBM3`).
-    pub name: Option<String>,
-    /// The highest SM clock, MHz.
-    pub sm_clock_max_mhz: Option<u32>,
-    /// The highest memory clock, MHz.
-    pub memory_clock_max_mhz: Option<u32>,
-    /// The highest PCIe generation of the device and its slot.
-    pub pcie_gen_max: Option<u32>,
-    /// The widest PCIe link of the device and its slot.
-    pub pcie_width_max: Option<u32>,
-}
-
-/// NVML, loaded once per run and shared by the instances' samplers.
+/// The reader of NVIDIA devices through a loaded NVML (the process's, opened in [`crate::gpu`]),
+/// made once per run and shared by the instances' samplers; it watches
+/// their XID events from when it is made.
 #[derive(Clone, Debug)]
 pub struct NvidiaProbe {
     nvml: Arc<Nvml>,
@@ -69,21 +56,19 @@ pub struct NvidiaProbe {
 }
 
 impl NvidiaProbe {
-    /// Loads NVML: `library` when given (a path), else the driver's
-    /// `libnvidia-ml.so.1` from the loader's search path; the error says why
-    /// it could not.
-    pub fn load(library: Option<&OsStr>) -> Result<NvidiaProbe, nvml_wrapper::error::NvmlError> {
-        let mut builder = Nvml::builder();
-        if let Some(path) = library {
-            builder.lib_path(path);
-        }
-        let nvml = Arc::new(builder.init()?);
-        Ok(NvidiaProbe { xids: XidLog::watch(nvml.clone()), nvml })
+    /// The reader of `nvml`'s devices.
+    pub fn of(nvml: Arc<Nvml>) -> NvidiaProbe {
+        NvidiaProbe { xids: XidLog::watch(nvml.clone()), nvml }
+    }
+}
+
+impl GpuReader for NvidiaProbe {
+    fn source(&self) -> String {
+        "nvml".into()
     }
 
-    /// The name and maxima of device `index`.
-    pub fn maxima(&self, index: u32) -> Maxima {
-        let Ok(d) = self.nvml.device_by_index(index) else { return Maxima::default() };
+    fn maxima(&self, device: DeviceIndex) -> Maxima {
+        let Ok(d) = self.nvml.device_by_index(device.0) else { return Maxima::default() };
         Maxima {
             name: d.name().ok(),
             sm_clock_max_mhz: d.max_clock_info(Clock::SM).ok(),
@@ -93,10 +78,9 @@ impl NvidiaProbe {
         }
     }
 
-    /// Reads device `index` once; what it does not support is left out.
-    pub fn read(&self, index: u32) -> Reading {
+    fn read(&self, device: DeviceIndex) -> Reading {
         let mut r = Reading::default();
-        let Ok(d) = self.nvml.device_by_index(index) else { return r };
+        let Ok(d) = self.nvml.device_by_index(device.0) else { return r };
         // First: the clocks and temperature read next belong with it.
         r.reasons = d.current_throttle_reasons().ok().map(|b| b.bits());
         let util = d.utilization_rates().ok();
@@ -115,16 +99,11 @@ impl NvidiaProbe {
         r.counter("ecc_corrected", d.total_ecc_errors(MemoryError::Corrected, EccCounter::Volatile).ok());
         r.counter("ecc_uncorrected", d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile).ok());
         if self.xids.watching() {
-            let seen = self.xids.of(index);
+            let seen = self.xids.of(device.0);
             r.counter("xid_events", Some(seen.count));
             r.gauge("xid_last", (seen.count > 0).then_some(seen.last as f64));
         }
         r
-    }
-
-    /// The loaded library.
-    pub fn nvml(&self) -> &Nvml {
-        &self.nvml
     }
 }
 

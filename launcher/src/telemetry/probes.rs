@@ -1,36 +1,30 @@
 //! What is read for one instance: its slot, the host's packages, its GPUs;
 //! and the run-wide sources they come from, opened once.
 
-use super::amd::AmdProbe;
-use super::amdsmi::{AmdSmi, AMDSMI_LIBRARY};
 use super::block::Context;
-use super::nvidia::NvidiaProbe;
+use super::gpu_reader::{GpuReader, Maxima};
 use super::powercap::Powercap;
 use super::process_group::ProcessGroup;
 use super::reading::{Reading, Sample};
 use super::slot::SlotProbe;
 use crate::contract::window;
-use crate::host::{Host, Vendor};
+use crate::gpu::{vendor_of, DeviceIndex, Unavailable};
+use crate::host::Host;
 use crate::isolation::{SlotGroup, Version};
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-
-/// The variable naming the NVML library to load instead of the driver's
-/// `libnvidia-ml.so.1` (a path).
-pub const NVML_LIBRARY: &str = "MLB_NVML_LIBRARY";
+use std::sync::Arc;
 
 /// The sources of a run, opened once and shared by its instances.
 #[derive(Clone, Debug)]
 pub struct Sources {
     /// Samples per second (0: no sampling).
     pub hz: f64,
-    /// NVML, or why it is not there (`None`: the host has no NVIDIA GPU).
-    pub nvidia: Option<Result<NvidiaProbe, String>>,
+    /// The reader of the host's GPUs, made by their vendor, or why there is
+    /// none (`None`: the host has no GPU, or nothing is sampled).
+    pub gpu: Option<Result<Arc<dyn GpuReader>, Unavailable>>,
     /// The packages' energy zones.
     pub powercap: Powercap,
-    /// The host's AMD GPUs (AMD SMI when it loads, and sysfs).
-    pub amd: AmdProbe,
     /// The cgroup mount and its layout, where the groups of processes the
     /// launcher did not place (containers') are read.
     pub cgroup: (PathBuf, Version),
@@ -38,28 +32,18 @@ pub struct Sources {
 
 impl Sources {
     /// The sources of `host` (read under `/`), sampled `hz` times a second.
-    /// NVML is loaded when the host has NVIDIA GPUs, from `MLB_NVML_LIBRARY`
-    /// when set; a library that does not load is a reason, not an error.
+    /// The GPUs' reader is made by their vendor, through its library of this
+    /// process; a library that does not load is a reason, not an error.
     pub fn open(host: &Host, hz: f64) -> Sources {
-        let library: Option<OsString> = std::env::var_os(NVML_LIBRARY);
-        let nvidia = (hz > 0.0 && host.gpus.iter().any(|g| g.vendor == Vendor::Nvidia))
-            .then(|| NvidiaProbe::load(library.as_deref()).map_err(|e| format!("NVML did not load: {e}")));
-        let amd = if hz > 0.0 && host.gpus.iter().any(|g| g.vendor == Vendor::Amd) {
-            let smi = AmdSmi::load(std::env::var_os(AMDSMI_LIBRARY).as_deref());
-            AmdProbe::of(&host.gpus, Path::new("/"), smi.as_ref().map_err(String::as_str))
-        } else {
-            AmdProbe::default()
-        };
+        let gpu = vendor_of(&host.gpus).filter(|_| hz > 0.0).map(|v| v.ops().telemetry(&host.gpus));
         let cgroup = (host.cgroup.mount.clone(), host.cgroup.version);
-        Sources { hz, nvidia, powercap: Powercap::find(Path::new("/")), amd, cgroup }
+        Sources { hz, gpu, powercap: Powercap::find(Path::new("/")), cgroup }
     }
 
     /// A warning for the run, when a source the host should have is missing.
     pub fn warning(&self) -> Option<String> {
-        match &self.nvidia {
-            Some(Err(why)) => Some(format!(
-                "no GPU telemetry: {why}; fix: install the NVIDIA driver's NVML library (libnvidia-ml.so.1) or set {NVML_LIBRARY}"
-            )),
+        match &self.gpu {
+            Some(Err(Unavailable { why, fix })) => Some(format!("no GPU telemetry: {why}; fix: {fix}")),
             _ => None,
         }
     }
@@ -73,16 +57,15 @@ pub struct Probes {
     cpus: Vec<usize>,
     cgroup: (PathBuf, Version),
     powercap: Powercap,
-    nvidia: Option<(NvidiaProbe, Vec<u32>)>,
-    amd: Option<(AmdProbe, Vec<usize>)>,
+    gpus: Option<(Arc<dyn GpuReader>, Vec<DeviceIndex>)>,
     /// What the block is built with.
     pub context: Context,
 }
 
 impl Probes {
     /// The probes of an instance in `group` (if any) on `cpus`, using
-    /// `devices` (GPU indices, on a GPU host).
-    pub fn new(sources: &Sources, group: Option<&SlotGroup>, cpus: &[usize], devices: &[String]) -> Probes {
+    /// `devices` (on a GPU host).
+    pub fn new(sources: &Sources, group: Option<&SlotGroup>, cpus: &[usize], devices: &[DeviceIndex]) -> Probes {
         let mut context = Context { sample_hz: sources.hz, ..Context::default() };
         let slot = group.map(|g| SlotProbe::of(g, cpus, Path::new("/")));
         let mut sources_named = BTreeMap::new();
@@ -96,28 +79,21 @@ impl Probes {
         if !sources.powercap.is_empty() {
             sources_named.insert("package".into(), "powercap".into());
         }
-        let nvidia = match &sources.nvidia {
-            Some(Ok(probe)) => {
-                let indices: Vec<u32> = devices.iter().filter_map(|d| d.parse().ok()).collect();
-                context.gpus = indices.iter().map(|&i| (i.to_string(), probe.maxima(i))).collect();
-                sources_named.insert("gpu".into(), "nvml".into());
-                Some((probe.clone(), indices))
+        let gpus = match &sources.gpu {
+            Some(Ok(reader)) => {
+                context.gpus = maxima(reader.as_ref(), devices);
+                sources_named.insert("gpu".into(), reader.source());
+                Some((reader.clone(), devices.to_vec()))
             }
-            Some(Err(why)) => {
+            Some(Err(Unavailable { why, .. })) => {
                 sources_named.insert("gpu".into(), format!("none: {why}"));
                 None
             }
             None => None,
         };
-        let amd = (!sources.amd.is_empty()).then(|| {
-            let indices: Vec<usize> = devices.iter().filter_map(|d| d.parse().ok()).collect();
-            context.gpus = indices.iter().map(|&i| (i.to_string(), sources.amd.maxima(i))).collect();
-            sources_named.insert("gpu".into(), sources.amd.source());
-            (sources.amd.clone(), indices)
-        });
         context.sources = sources_named;
         let (cpus, cgroup) = (cpus.to_vec(), sources.cgroup.clone());
-        Probes { slot, cpus, cgroup, powercap: sources.powercap.clone(), nvidia, amd, context }
+        Probes { slot, cpus, cgroup, powercap: sources.powercap.clone(), gpus, context }
     }
 
     /// The instance's main process `pid` was started in the group of
@@ -140,10 +116,10 @@ impl Probes {
         Probes { slot: Some(slot), powercap, context, ..Probes::bare() }
     }
 
-    /// Probes of NVIDIA devices alone.
-    pub fn of_nvidia(probe: NvidiaProbe, indices: Vec<u32>, mut context: Context) -> Probes {
-        context.gpus = indices.iter().map(|&i| (i.to_string(), probe.maxima(i))).collect();
-        Probes { nvidia: Some((probe, indices)), context, ..Probes::bare() }
+    /// Probes of GPUs alone, read through `reader`.
+    pub fn of_gpus(reader: Arc<dyn GpuReader>, devices: Vec<DeviceIndex>, mut context: Context) -> Probes {
+        context.gpus = maxima(reader.as_ref(), &devices);
+        Probes { gpus: Some((reader, devices)), context, ..Probes::bare() }
     }
 
     /// Probes of nothing.
@@ -153,8 +129,7 @@ impl Probes {
             cpus: Vec::new(),
             cgroup: (PathBuf::new(), Version::None),
             powercap: Powercap::default(),
-            nvidia: None,
-            amd: None,
+            gpus: None,
             context: Context::default(),
         }
     }
@@ -166,10 +141,9 @@ impl Probes {
             p.read(&mut slot);
         }
         self.powercap.read(&mut slot);
-        let gpus = match (&self.nvidia, &self.amd) {
-            (Some((probe, indices)), _) => indices.iter().map(|&i| probe.read(i)).collect(),
-            (None, Some((probe, indices))) => indices.iter().map(|&i| probe.read(i)).collect(),
-            (None, None) => Vec::new(),
+        let gpus = match &self.gpus {
+            Some((reader, devices)) => devices.iter().map(|&d| reader.read(d)).collect(),
+            None => Vec::new(),
         };
         Sample { t: window::now(), slot, gpus }
     }
@@ -180,4 +154,9 @@ impl Probes {
             p.restart_peak();
         }
     }
+}
+
+/// The name and maxima of each of `devices`, keyed as the block names them.
+fn maxima(reader: &dyn GpuReader, devices: &[DeviceIndex]) -> Vec<(String, Maxima)> {
+    devices.iter().map(|&d| (d.to_string(), reader.maxima(d))).collect()
 }

@@ -6,8 +6,8 @@ use super::client::{INSTANCE_LABEL, JOB_LABEL, RUN_LABEL, SESSION_LABEL};
 use super::image::ImageFacts;
 use crate::contract::env as vars;
 use crate::contract::Container;
-use crate::host::HostKind;
-use crate::runtime::spec::{ContainerSpec, Gpus};
+use crate::gpu::{device_list, ContainerAccess, ContainerGpus, DeviceIndex};
+use crate::runtime::spec::ContainerSpec;
 use bollard::models::{ContainerCreateBody, DeviceMapping, DeviceRequest, HostConfig};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -35,12 +35,10 @@ impl Limits {
     /// The limits `spec` asks for.
     pub fn of(spec: &ContainerSpec) -> Self {
         let r = &spec.resources;
-        let gpus = match &r.gpus {
-            Gpus::None => Vec::new(),
-            Gpus::Nvidia(ids) => ids.iter().map(u32::to_string).collect(),
-            Gpus::Rocm(gpus) => std::iter::once(KFD.to_string())
-                .chain(gpus.iter().map(|g| g.render_node.display().to_string()))
-                .collect(),
+        let gpus = match r.gpus.as_ref().map(ContainerGpus::access) {
+            None => Vec::new(),
+            Some(ContainerAccess::Request { ids, .. }) => ids,
+            Some(ContainerAccess::Nodes(paths)) => paths.iter().map(|p| p.display().to_string()).collect(),
         };
         Limits {
             cpuset_cpus: r.cpus.clone(),
@@ -68,26 +66,23 @@ impl Limits {
     }
 }
 
-/// AMD's compute interface, needed by every ROCm container.
-const KFD: &str = "/dev/kfd";
-
 /// The container that runs `spec` from `image`; `session` labels it as
 /// created by this launcher.
 pub fn container_config(spec: &ContainerSpec, image: &ImageFacts, session: &str) -> ContainerCreateBody {
     let limits = Limits::of(spec);
     let r = &spec.resources;
-    let (device_requests, devices, group_add) = match &r.gpus {
-        Gpus::None => (None, None, None),
-        Gpus::Nvidia(ids) => {
+    let (device_requests, devices, group_add) = match r.gpus.as_ref().map(ContainerGpus::access) {
+        None => (None, None, None),
+        Some(ContainerAccess::Request { driver, ids }) => {
             let request = DeviceRequest {
-                driver: Some("nvidia".into()),
-                device_ids: Some(ids.iter().map(u32::to_string).collect()),
+                driver: Some(driver.into()),
+                device_ids: Some(ids),
                 capabilities: Some(vec![vec!["gpu".into()]]),
                 ..Default::default()
             };
             (Some(vec![request]), None, None)
         }
-        Gpus::Rocm(_) => {
+        Some(ContainerAccess::Nodes(_)) => {
             let map = |path: &String| DeviceMapping {
                 path_on_host: Some(path.clone()),
                 path_in_container: Some(path.clone()),
@@ -137,7 +132,7 @@ pub fn container_config(spec: &ContainerSpec, image: &ImageFacts, session: &str)
     }
 }
 
-/// Groups a ROCm container joins: `video`, plus the host's numeric group of
+/// Groups a container given device nodes joins: `video`, plus the host's numeric group of
 /// each device node (render nodes belong to `render` on recent
 /// distributions, a group the image may not name).
 fn device_groups(devices: &[String]) -> Vec<String> {
@@ -156,14 +151,11 @@ fn device_groups(devices: &[String]) -> Vec<String> {
 /// exist there, from 0), plus the `MLB_*` provenance variables.
 pub fn container_env(spec: &ContainerSpec, image: &ImageFacts, limits: &Limits) -> Vec<(String, String)> {
     let mut env = spec.env.clone();
-    let local = (0..spec.resources.gpus.indices().len()).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
-    let gpu_vars: &[&str] = match spec.resources.gpus {
-        Gpus::None => &[],
-        Gpus::Nvidia(_) => HostKind::Ngc.device_vars(),
-        Gpus::Rocm(_) => HostKind::Rocm.device_vars(),
-    };
-    for var in gpu_vars {
-        set(&mut env, var, &local);
+    if let Some(gpus) = &spec.resources.gpus {
+        let local: Vec<DeviceIndex> = (0..gpus.devices.len()).map(DeviceIndex::from).collect();
+        for var in gpus.vendor.ops().visible_devices_vars() {
+            set(&mut env, var, &device_list(&local));
+        }
     }
     let container = Container {
         runtime: Some(RUNTIME_NAME.into()),
@@ -186,13 +178,18 @@ fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::spec::{Bind, Labels, Resources, RocmGpu};
+    use crate::gpu::Vendor;
+    use crate::runtime::spec::{Bind, Labels, Resources};
+
+    fn gpus(vendor: Vendor, devices: &[u32]) -> Option<ContainerGpus> {
+        Some(ContainerGpus { vendor, devices: devices.iter().copied().map(DeviceIndex).collect() })
+    }
 
     fn image() -> ImageFacts {
         ImageFacts { name: "mlb:ngc".into(), id: "sha256:1".into(), digest: "sha256:2".into() }
     }
 
-    fn spec(gpus: Gpus) -> ContainerSpec {
+    fn spec(gpus: Option<ContainerGpus>) -> ContainerSpec {
         ContainerSpec {
             argv: vec!["mlb".into(), "worker".into()],
             env: vec![("JOB_ID".into(), "1".into()), ("CUDA_VISIBLE_DEVICES".into(), "3".into())],
@@ -212,7 +209,7 @@ mod tests {
 
     #[test]
     fn nvidia_slot_gets_its_limits_device_request_and_binds() {
-        let body = container_config(&spec(Gpus::Nvidia(vec![3])), &image(), "s1");
+        let body = container_config(&spec(gpus(Vendor::Nvidia, &[3])), &image(), "s1");
         let hc = body.host_config.as_ref().unwrap();
         assert_eq!(body.image.as_deref(), Some("sha256:1"));
         assert_eq!(hc.cpuset_cpus.as_deref(), Some("4-7"));
@@ -226,12 +223,12 @@ mod tests {
         let labels = body.labels.unwrap();
         assert_eq!((labels["mlb.run"].as_str(), labels["mlb.instance"].as_str()), ("7", "1"));
         assert_eq!(labels["mlb.session"], "s1");
-        assert_eq!(Limits::from_host_config(hc), Limits::of(&spec(Gpus::Nvidia(vec![3]))));
+        assert_eq!(Limits::from_host_config(hc), Limits::of(&spec(gpus(Vendor::Nvidia, &[3]))));
     }
 
     #[test]
     fn dry_run_text_is_the_api_body() {
-        let body = serde_json::to_value(container_config(&spec(Gpus::Nvidia(vec![3])), &image(), "s")).unwrap();
+        let body = serde_json::to_value(container_config(&spec(gpus(Vendor::Nvidia, &[3])), &image(), "s")).unwrap();
         assert_eq!(body["HostConfig"]["CpusetCpus"], "4-7");
         assert_eq!(body["HostConfig"]["Memory"], 1 << 30);
         assert_eq!(body["HostConfig"]["DeviceRequests"][0]["DeviceIDs"], serde_json::json!(["3"]));
@@ -240,16 +237,14 @@ mod tests {
 
     #[test]
     fn rocm_slot_gets_kfd_its_render_node_and_video() {
-        let body = container_config(&spec(Gpus::Rocm(vec![RocmGpu::conventional(2)])), &image(), "s");
+        let body = container_config(&spec(gpus(Vendor::Amd, &[2])), &image(), "s");
         let hc = body.host_config.unwrap();
         let paths: Vec<_> = hc.devices.iter().flatten().map(|d| d.path_on_host.clone().unwrap()).collect();
         assert_eq!(paths, ["/dev/kfd", "/dev/dri/renderD130"]);
         assert_eq!(hc.group_add.as_ref().unwrap()[0], "video");
         assert!(hc.device_requests.is_none());
         // The host group of each device node that exists, numerically.
-        let null = RocmGpu { index: 0, render_node: "/dev/null".into() };
-        let body = container_config(&spec(Gpus::Rocm(vec![null])), &image(), "s");
-        let groups = body.host_config.unwrap().group_add.unwrap();
+        let groups = device_groups(&["/dev/null".into()]);
         use std::os::unix::fs::MetadataExt;
         let gid = std::fs::metadata("/dev/null").unwrap().gid().to_string();
         assert!(groups.starts_with(&["video".to_string()]) && groups.contains(&gid), "{groups:?}");
@@ -257,7 +252,7 @@ mod tests {
 
     #[test]
     fn env_renumbers_gpus_and_adds_provenance() {
-        let s = spec(Gpus::Nvidia(vec![3]));
+        let s = spec(gpus(Vendor::Nvidia, &[3]));
         let env = container_env(&s, &image(), &Limits::of(&s));
         let get = |k: &str| env.iter().filter(|(key, _)| key == k).map(|(_, v)| v.as_str()).collect::<Vec<_>>();
         assert_eq!(get("CUDA_VISIBLE_DEVICES"), ["0"]);
@@ -269,7 +264,7 @@ mod tests {
         assert_eq!(limits["cpuset_cpus"], "4-7");
         assert_eq!(limits["memory_bytes"], 1u64 << 30);
         assert_eq!(limits["gpus"], serde_json::json!(["3"]));
-        let cpu = spec(Gpus::None);
+        let cpu = spec(None);
         let env = container_env(&cpu, &image(), &Limits::of(&cpu));
         assert!(env.contains(&("CUDA_VISIBLE_DEVICES".into(), "3".into())), "no GPU: left as the launcher set it");
     }

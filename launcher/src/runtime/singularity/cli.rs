@@ -7,7 +7,7 @@
 
 use crate::contract::env as vars;
 use crate::contract::Container;
-use crate::runtime::spec::{ContainerSpec, Gpus};
+use crate::runtime::spec::ContainerSpec;
 use sha2::{Digest, Sha256};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -92,10 +92,8 @@ impl ContainerCli {
     /// instance's argv.
     pub fn exec_args(&self, image: &SingularityImage, spec: &ContainerSpec) -> Vec<OsString> {
         let mut args: Vec<OsString> = vec!["exec".into()];
-        match spec.resources.gpus {
-            Gpus::None => {}
-            Gpus::Nvidia(_) => args.push("--nv".into()),
-            Gpus::Rocm(_) => args.push("--rocm".into()),
+        if let Some(gpus) = &spec.resources.gpus {
+            args.push(gpus.vendor.ops().apptainer_flag().into());
         }
         args.push("--cleanenv".into());
         for bind in &spec.binds {
@@ -178,13 +176,18 @@ fn is_executable(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::spec::{Bind, Resources, RocmGpu};
+    use crate::gpu::{ContainerGpus, DeviceIndex, Vendor};
+    use crate::runtime::spec::{Bind, Resources};
+
+    fn gpus(vendor: Vendor, devices: &[u32]) -> Option<ContainerGpus> {
+        Some(ContainerGpus { vendor, devices: devices.iter().copied().map(DeviceIndex).collect() })
+    }
 
     fn image() -> SingularityImage {
         SingularityImage { path: "/img/mlb-ngc.sif".into(), digest: "sha256:ab".into() }
     }
 
-    fn spec(gpus: Gpus) -> ContainerSpec {
+    fn spec(gpus: Option<ContainerGpus>) -> ContainerSpec {
         ContainerSpec {
             argv: vec!["mlb".into(), "worker".into(), "--plugin".into(), "/opt/p.so".into()],
             env: vec![("JOB_ID".into(), "2".into()), ("CUDA_VISIBLE_DEVICES".into(), "2".into())],
@@ -218,17 +221,17 @@ mod tests {
         ];
         let with = |flag: Option<&'static str>| ["exec"].into_iter().chain(flag).chain(tail).collect::<Vec<_>>();
         // ngc and powerai: NVIDIA; rocm: AMD; a GPU-less host: neither flag.
-        assert_eq!(strings(cli.exec_args(&image(), &spec(Gpus::Nvidia(vec![2])))), with(Some("--nv")));
-        let rocm = spec(Gpus::Rocm(vec![RocmGpu::conventional(2)]));
+        assert_eq!(strings(cli.exec_args(&image(), &spec(gpus(Vendor::Nvidia, &[2])))), with(Some("--nv")));
+        let rocm = spec(gpus(Vendor::Amd, &[2]));
         assert_eq!(strings(cli.exec_args(&image(), &rocm)), with(Some("--rocm")));
-        assert_eq!(strings(cli.exec_args(&image(), &spec(Gpus::None))), with(None));
+        assert_eq!(strings(cli.exec_args(&image(), &spec(None))), with(None));
     }
 
     #[test]
     fn environment_goes_through_prefixed_variables() {
         for (flavor, prefix) in [(Flavor::Apptainer, "APPTAINERENV_"), (Flavor::Singularity, "SINGULARITYENV_")] {
             let cli = ContainerCli { program: flavor.program().into(), flavor };
-            let env = cli.exec_env(&image(), &spec(Gpus::Nvidia(vec![2])));
+            let env = cli.exec_env(&image(), &spec(gpus(Vendor::Nvidia, &[2])));
             let get = |k: &str| env.iter().find(|(key, _)| key == &format!("{prefix}{k}")).map(|(_, v)| v.as_str());
             assert_eq!(get("JOB_ID"), Some("2"));
             assert_eq!(get("CUDA_VISIBLE_DEVICES"), Some("2"), "--nv shows every GPU: host index kept");
