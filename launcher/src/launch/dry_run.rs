@@ -3,7 +3,7 @@
 
 use super::setup::{plugin_of, Prepared};
 use crate::host::{cpulist, show::gib};
-use crate::isolation::Support;
+use crate::isolation::{Isolation, Support};
 use crate::plan::{self, RunContext, WorkerPaths};
 use crate::runtime::shell::shell_word;
 use crate::runtime::Runtime;
@@ -18,7 +18,7 @@ pub enum CgroupPlan {
         /// `mlb-<run>`.
         parent: String,
         /// `cgroup-v1`/`cgroup-v2`.
-        mode: &'static str,
+        mode: Isolation,
     },
     /// `--no-cgroups`.
     Disabled,
@@ -39,17 +39,17 @@ impl CgroupPlan {
         } else if let Some(why) = &support.reason {
             CgroupPlan::Impossible(why.clone())
         } else {
-            CgroupPlan::Groups { parent: format!("mlb-{run_name}"), mode: support.version.isolation_name() }
+            CgroupPlan::Groups { parent: format!("mlb-{run_name}"), mode: support.version.isolation() }
         }
     }
 
-    /// The isolation recorded for slot instances: the runtime's own
-    /// (`docker`), else the groups' mode, else `none`.
-    pub fn isolation(&self, runtime: &dyn Runtime) -> &'static str {
+    /// The isolation of the run's slot instances: the runtime's own
+    /// (Docker, Slurm), else the groups' mode, else none.
+    pub fn isolation(&self, runtime: &dyn Runtime) -> Isolation {
         match (runtime.own_isolation(), self) {
             (Some(own), _) => own,
-            (None, CgroupPlan::Groups { mode, .. }) => mode,
-            (None, _) => "none",
+            (None, CgroupPlan::Groups { mode, .. }) => *mode,
+            (None, _) => Isolation::None,
         }
     }
 }
@@ -97,7 +97,7 @@ pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan, runti
                         CgroupPlan::Groups { parent, mode } => format!("/{parent}/slot{} ({mode})", slot.index),
                         CgroupPlan::Disabled => "none (--no-cgroups: not confined)".into(),
                         CgroupPlan::Container => match runtime.own_isolation() {
-                            Some("slurm") => "none (Slurm confines the task)".into(),
+                            Some(Isolation::Slurm) => "none (Slurm confines the task)".into(),
                             _ => "none (the container runtime applies the limits)".into(),
                         },
                         CgroupPlan::Impossible(why) => {

@@ -18,7 +18,7 @@ use crate::contract::env;
 use crate::contract::report::WriteError;
 use crate::contract::{Provenance, Report};
 use crate::host::cpulist;
-use crate::isolation::{CgroupRoot, RunGroups};
+use crate::isolation::{CgroupRoot, Isolation, RunGroups};
 use crate::jobs::{render, JobConfig, Scope};
 use crate::plan::{self, Instance, RunContext};
 use crate::record::{self, arg_key};
@@ -277,7 +277,7 @@ fn pause(pause: Duration, interrupt: &AtomicBool) -> bool {
     !interrupt.load(Ordering::Relaxed)
 }
 
-fn context(p: &Prepared, run_id: u64, isolation: &str) -> RunContext {
+fn context(p: &Prepared, run_id: u64, isolation: Isolation) -> RunContext {
     RunContext {
         suite: p.file.suite.clone(),
         run_id,
@@ -285,7 +285,7 @@ fn context(p: &Prepared, run_id: u64, isolation: &str) -> RunContext {
         outdir: p.outdir.clone(),
         kind: p.host.kind,
         device_total: p.slots.len(),
-        isolation: isolation.to_string(),
+        isolation,
         nodes: p.allocation.as_ref().map(|a| a.nodes.clone()).unwrap_or_default(),
     }
 }
@@ -337,13 +337,12 @@ fn failure_record(
         }
         _ => (None, &p.host.cpus, None),
     };
-    let isolation = if instance.placement.slot.is_some() { ctx.isolation.as_str() } else { "none" };
     let provenance = Provenance {
         cpus: cpulist::format(cpus),
         cpu_count: cpus.len(),
         memory_limit_bytes: limit,
         cgroup,
-        isolation: isolation.to_string(),
+        isolation: instance.isolation.to_string(),
         host_kind: ctx.kind.to_string(),
         container,
         ..Provenance::by_launcher()

@@ -283,7 +283,7 @@ mod tests {
     //! Supervision against a scripted stand-in runtime: no process, no
     //! cgroup, no container; each instance follows its script.
     use super::*;
-    use crate::isolation::SlotGroup;
+    use crate::isolation::{Isolation, SlotGroup};
     use crate::plan::{Placement, Work};
     use crate::record::Identity;
     use crate::runtime::{Started, Stream};
@@ -381,6 +381,7 @@ mod tests {
             work,
             placement: Placement { slot: None, cpus: vec![0], devices: vec![jr_id.to_string()], node: None },
             seed: 1,
+            isolation: Isolation::None,
             env: vec![],
         }
     }

@@ -61,6 +61,7 @@ impl Wrapping {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isolation::Isolation;
     use crate::plan::{Placement, Slot, Work};
     use crate::record::Identity;
     use serde_json::Map;
@@ -86,6 +87,7 @@ mod tests {
                 node: None,
             },
             seed: 201,
+            isolation: Isolation::None,
             env: vec![("JOB_ID".into(), "1".into())],
         }
     }

@@ -19,7 +19,7 @@ pub mod spec;
 
 pub use output::{pump, Output, Stream};
 
-use crate::isolation::SlotGroup;
+use crate::isolation::{Isolation, SlotGroup};
 use crate::plan::Instance;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -119,7 +119,7 @@ pub trait Runtime: Sync {
 
     /// The isolation recorded for slot instances when the runtime applies
     /// the limits itself (`docker`); `None`: the launcher's cgroups decide.
-    fn own_isolation(&self) -> Option<&'static str> {
+    fn own_isolation(&self) -> Option<Isolation> {
         None
     }
 

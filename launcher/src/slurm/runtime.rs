@@ -11,7 +11,7 @@ use super::allocation::Allocation;
 use super::protocol::{self, TaskLine};
 use super::step::{StepPlan, StepShape, TaskPlan};
 use crate::contract::Container;
-use crate::isolation::SlotGroup;
+use crate::isolation::{Isolation, SlotGroup};
 use crate::plan::Instance;
 use crate::runtime::{End, Output, Running, Runtime, Start, Started, Stream};
 use std::io::{BufRead, BufReader, Read};
@@ -180,8 +180,8 @@ impl Runtime for SlurmRuntime {
         false
     }
 
-    fn own_isolation(&self) -> Option<&'static str> {
-        Some("slurm")
+    fn own_isolation(&self) -> Option<Isolation> {
+        Some(Isolation::Slurm)
     }
 
     fn enforces_timeout(&self) -> bool {

@@ -4,7 +4,7 @@
 
 use super::{container_config, Cancel, ContainerOutcome, Docker, DockerError, Exit, ImageFacts, LogStream, Watch};
 use crate::contract::Container;
-use crate::isolation::SlotGroup;
+use crate::isolation::{Isolation, SlotGroup};
 use crate::plan::Instance;
 use crate::runtime::container::Wrapping;
 use crate::runtime::{End, Output, Running, Runtime, Started, Stream};
@@ -75,8 +75,8 @@ impl Runtime for DockerRuntime {
         false
     }
 
-    fn own_isolation(&self) -> Option<&'static str> {
-        Some(super::RUNTIME_NAME)
+    fn own_isolation(&self) -> Option<Isolation> {
+        Some(Isolation::Docker)
     }
 
     fn echoes(&self) -> bool {
