@@ -1,9 +1,9 @@
 //! What a task tells the launcher through srun's output, besides its
 //! instance's lines: `mlb-slurm: start {...}` once it runs (its step id,
-//! which `scancel` needs) and `mlb-slurm: end {...}` with how its instance
-//! ended, as the last line it writes.
+//! which `scancel` needs) and `mlb-slurm: end {...}` with its instance's
+//! outcome, classified on the node, as the last line it writes.
 
-use crate::runtime::End;
+use crate::runtime::outcome::Outcome;
 use serde::{Deserialize, Serialize};
 
 /// The prefix of a task's own lines.
@@ -27,7 +27,9 @@ pub enum TaskLine {
         /// Its rank.
         rank: usize,
         /// How.
-        end: End,
+        outcome: Outcome,
+        /// The task wrote its failure record.
+        recorded: bool,
     },
 }
 
@@ -55,10 +57,7 @@ mod tests {
 
     #[test]
     fn lines_round_trip() {
-        let end = TaskLine::End {
-            rank: 3,
-            end: End { code: Some(3), timed_out: Some(2.5), recorded: true, ..End::default() },
-        };
+        let end = TaskLine::End { rank: 3, outcome: Outcome::TimedOut { after: 2.5 }, recorded: true };
         assert_eq!(TaskLine::parse(&end.render()), Some(end));
         let start = TaskLine::Start { rank: 0, node: "n1".into(), step: "4".into() };
         assert_eq!(TaskLine::parse(&start.render()), Some(start));

@@ -3,6 +3,7 @@
 //! `srun` line that starts the step.
 
 use crate::contract::Report;
+use crate::runtime::ProcessLaunch;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -21,16 +22,9 @@ pub struct TaskPlan {
     pub rank: usize,
     /// The node it was planned on (`SLURMD_NODENAME`).
     pub node: String,
-    /// The program (`mlb worker`, a `cmd` job's program, `apptainer`).
-    pub program: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Its environment, added to the task's.
-    pub env: Vec<(String, String)>,
-    /// The prefix that passes a variable into its container
-    /// (`APPTAINERENV_`), when the program starts one with a clean
-    /// environment: the task passes its Slurm ids through it.
-    pub container_env_prefix: Option<String>,
+    /// Its instance, as the backend launches it (`mlb worker`, a `cmd`
+    /// job's program, `apptainer exec ...`).
+    pub launch: ProcessLaunch,
     /// Kill it after this many seconds.
     pub timeout: Option<f64>,
     /// It is an `mlb worker`, whose exit codes are known.
@@ -56,10 +50,24 @@ impl StepPlan {
     }
 
     /// Reads a plan written by [`StepPlan::write`].
-    pub fn read(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read(path).map_err(|e| e.to_string())?;
-        serde_json::from_slice(&text).map_err(|e| e.to_string())
+    pub fn read(path: &Path) -> Result<Self, PlanError> {
+        let text = std::fs::read(path).map_err(PlanError::Read)?;
+        Ok(serde_json::from_slice(&text)?)
     }
+}
+
+/// Why a task cannot read its step plan.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// The file cannot be read.
+    #[error("{0}")]
+    Read(std::io::Error),
+    /// It is not a step plan.
+    #[error(transparent)]
+    Parse(#[from] serde_json::Error),
+    /// It holds no task of this rank.
+    #[error("it has no task of rank {0}")]
+    NoRank(usize),
 }
 
 /// The shape of a step: how many tasks where, and what each may use.
@@ -81,7 +89,8 @@ pub struct StepShape {
 
 impl StepShape {
     /// The `srun` arguments (without `srun`) that start `mlb slurm task
-    /// --plan PLAN` as this step; `container` are pyxis's flags, if any.
+    /// --plan PLAN` as this step; `container` are the flags of the step's
+    /// container (pyxis), if any.
     pub fn srun_args(&self, mlb: &Path, plan: &Path, container: &[String]) -> Vec<String> {
         let mut args = vec![
             format!("--nodes={}", self.nodes),
