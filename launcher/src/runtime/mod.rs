@@ -20,6 +20,7 @@ mod launch;
 pub mod outcome;
 mod output;
 pub mod process;
+pub mod remote;
 pub mod shell;
 pub mod signals;
 pub mod singularity;

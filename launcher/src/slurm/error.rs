@@ -70,7 +70,7 @@ pub enum SlurmError {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: super::step::PlanError,
+        source: crate::runtime::remote::PlanError,
     },
 }
 

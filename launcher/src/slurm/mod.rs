@@ -8,7 +8,6 @@
 
 mod allocation;
 mod error;
-mod protocol;
 pub mod pyxis;
 mod site;
 mod step;
@@ -18,7 +17,7 @@ pub mod task;
 pub use allocation::Allocation;
 pub use error::SlurmError;
 pub use site::{SlurmSite, PLAN_DIR};
-pub use step::{StepPlan, StepShape, TaskPlan};
+pub use step::StepShape;
 pub use submit::SubmitArgs;
 
 use clap::Subcommand;

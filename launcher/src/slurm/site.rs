@@ -6,13 +6,13 @@
 //!
 //! The launcher reads the step's output (`srun --label`), hands each rank's
 //! lines to its instance, and takes each task's outcome from the task's own
-//! `mlb-slurm: end` line. Ctrl-C cancels the step with `scancel`.
+//! `mlb-task: end` line. Ctrl-C cancels the step with `scancel`.
 
 use super::allocation::Allocation;
-use super::protocol::{self, TaskLine};
-use super::step::{StepPlan, StepShape, TaskPlan};
+use super::step::StepShape;
 use crate::isolation::Isolation;
 use crate::plan::Instance;
+use crate::runtime::remote::{StepPlan, TaskLine, TaskPlan};
 use crate::runtime::{Backend, End, Launch, Output, Running, RuntimeError, Site, SiteTraits, Start, Started, Stream};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -240,7 +240,7 @@ impl Step {
 /// tasks' own protocol lines to the step.
 fn demux(step: &Step, outputs: &[Arc<dyn Output>], stream: Stream, pipe: Box<dyn Read + Send>) {
     for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-        match protocol::split_label(&line) {
+        match split_label(&line) {
             Some((rank, text)) if rank < outputs.len() => match TaskLine::parse(text) {
                 Some(task_line) => step.take(task_line),
                 None => outputs[rank].line(stream, text),
@@ -250,6 +250,12 @@ fn demux(step: &Step, outputs: &[Arc<dyn Output>], stream: Stream, pipe: Box<dyn
         }
     }
     step.state.lock().expect("step state").readers -= 1;
+}
+
+/// `(rank, text)` of a line `srun --label` wrote: `  3: text`.
+fn split_label(line: &str) -> Option<(usize, &str)> {
+    let (rank, text) = line.split_once(": ")?;
+    Some((rank.trim().parse().ok()?, text))
 }
 
 /// One task of a step, as the launcher supervises it.
@@ -271,5 +277,17 @@ impl Running for Task {
 
     fn kill(&mut self) {
         self.step.cancel();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_label;
+
+    #[test]
+    fn labels() {
+        assert_eq!(split_label(" 3: report: /x.json"), Some((3, "report: /x.json")));
+        assert_eq!(split_label("12: a: b"), Some((12, "a: b")));
+        assert_eq!(split_label("srun: error: oops"), None);
     }
 }
