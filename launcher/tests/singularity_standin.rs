@@ -94,7 +94,7 @@ fn worker_runs_through_the_exec_command_with_binds_env_and_workdir() {
     .to_vec();
     let binds = vec![Bind::rw(out.path(), &ctr_out), Bind::ro(&plugin_dir, &ctr_plugins)];
     let spec = spec(argv, binds, &ctr_out);
-    let output = stand_in.cli().command(&stand_in.image, &spec).output().unwrap();
+    let output = stand_in.cli().launch(&stand_in.image, &spec).command(&[]).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("stand-in: gpu=nvidia"), "--nv passed for an NVIDIA slot: {stderr}");
@@ -118,7 +118,7 @@ fn environment_is_clean_and_read_only_binds_refuse_writes() {
     let script = format!("pwd; env | sort; touch {}/x || echo WRITE REFUSED", ctr_data.display());
     let argv = ["sh", "-c", &script].map(String::from).to_vec();
     let spec = spec(argv, vec![Bind::ro(data.path(), &ctr_data)], &ctr_data);
-    let mut command = stand_in.cli().command(&stand_in.image, &spec);
+    let mut command = stand_in.cli().launch(&stand_in.image, &spec).command(&[]);
     command.env("HOST_ONLY_SECRET", "leak");
     let output = command.output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

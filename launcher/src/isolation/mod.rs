@@ -1,9 +1,10 @@
 //! Isolation of slots with cgroups (v1 and v2): support probing, the v2
 //! delegation rules, the groups of a run below a mount point and their OOM
-//! counters.
+//! counters; and the [`Isolation`] an instance gets, whatever applies it.
 
 mod error;
 mod groups;
+mod mode;
 mod oom;
 mod root;
 pub mod support;
@@ -13,6 +14,7 @@ mod v2;
 
 pub use error::CgroupError;
 pub use groups::{RunGroups, SlotGroup};
+pub use mode::Isolation;
 pub use oom::own_kills as own_oom_kills;
 pub use root::CgroupRoot;
 pub use support::{Support, Version};

@@ -1,5 +1,6 @@
 //! Which cgroup version a host mounts and whether mlb can create groups there.
 
+use super::Isolation;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -24,13 +25,18 @@ pub enum Version {
 }
 
 impl Version {
-    /// `cgroup-v1`, `cgroup-v2` or `none`: the isolation mode recorded in reports.
-    pub fn isolation_name(self) -> &'static str {
+    /// The isolation the launcher's groups give on this layout.
+    pub fn isolation(self) -> Isolation {
         match self {
-            Version::V1 => "cgroup-v1",
-            Version::V2 => "cgroup-v2",
-            Version::None => "none",
+            Version::V1 => Isolation::CgroupV1,
+            Version::V2 => Isolation::CgroupV2,
+            Version::None => Isolation::None,
         }
+    }
+
+    /// `cgroup-v1`, `cgroup-v2` or `none`: the name of [`Version::isolation`].
+    pub fn isolation_name(self) -> &'static str {
+        self.isolation().name()
     }
 }
 

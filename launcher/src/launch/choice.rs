@@ -1,5 +1,7 @@
-//! Which runtime wraps the instances: bare, `--docker [KIND|IMAGE]` or
-//! `--singularity IMAGE`; opened for a run, or for `--dry-run`.
+//! How the instances are wrapped (bare, `--docker [KIND|IMAGE]` or
+//! `--singularity IMAGE`; pyxis for `--slurm --docker`) and where they run
+//! (this host, or a Slurm step with `--slurm`); opened for a run, or for
+//! `--dry-run`.
 
 use super::args::LaunchArgs;
 use super::error::LaunchError;
@@ -12,8 +14,8 @@ use crate::runtime::docker::DockerRuntime;
 use crate::runtime::images::{ContainerKind, ImageMap};
 use crate::runtime::singularity::SingularityRuntime;
 use crate::runtime::spec::Bind;
-use crate::runtime::Runtime;
-use crate::slurm::{pyxis, SlurmError, SlurmRuntime};
+use crate::runtime::{Backend, Host, Runtime};
+use crate::slurm::{pyxis, SlurmError, SlurmSite};
 use std::path::{Path, PathBuf};
 
 /// The runtime asked for on the command line.
@@ -53,9 +55,9 @@ impl Choice {
         Ok(Choice::Docker { hint: map.build_hint(&image), image })
     }
 
-    /// The runtime for a real run: connects to Docker and inspects the image,
+    /// The backend for a real run: connects to Docker and inspects the image,
     /// or finds Apptainer/Singularity and hashes the image.
-    pub fn open(&self, wrapping: Wrapping) -> Result<Box<dyn Runtime>, LaunchError> {
+    pub fn open(&self, wrapping: Wrapping) -> Result<Box<dyn Backend>, LaunchError> {
         Ok(match self {
             Choice::Bare => Box::new(Bare::new()),
             Choice::Docker { image, hint } => Box::new(DockerRuntime::connect(image, hint, wrapping)?),
@@ -63,9 +65,9 @@ impl Choice {
         })
     }
 
-    /// The runtime for `--dry-run`: the same backend, opened as for a run
+    /// The backend for `--dry-run`: the same backend, opened as for a run
     /// where it can be; what is unavailable is in its notes, not fatal.
-    pub fn open_for_description(&self, wrapping: Wrapping) -> Box<dyn Runtime> {
+    pub fn open_for_description(&self, wrapping: Wrapping) -> Box<dyn Backend> {
         match self {
             Choice::Bare => Box::new(Bare::new()),
             Choice::Docker { image, hint } => Box::new(DockerRuntime::for_description(image, hint, wrapping)),
@@ -76,24 +78,26 @@ impl Choice {
 
 /// The runtime of `choice` for `prepared`: opened for a run, or for
 /// `--dry-run` when `describe`. Under `--slurm`, each config is a job step
-/// whose tasks run instances as that runtime would on one host; `--docker`
+/// whose tasks run instances as that backend would on one host; `--docker`
 /// then goes through pyxis (`srun --container-image`), never a daemon.
 pub fn runtime(
     choice: &Choice,
     prepared: &Prepared,
     timeout: Option<f64>,
     describe: bool,
-) -> Result<Box<dyn Runtime>, LaunchError> {
+) -> Result<Runtime, LaunchError> {
     let wrapping = wrapping(prepared);
-    let open = |wrapping: Wrapping| -> Result<Box<dyn Runtime>, LaunchError> {
+    let open = |wrapping: Wrapping| -> Result<Box<dyn Backend>, LaunchError> {
         if describe {
             Ok(choice.open_for_description(wrapping))
         } else {
             choice.open(wrapping)
         }
     };
-    let Some(allocation) = &prepared.allocation else { return open(wrapping) };
-    let (inner, container) = match choice {
+    let Some(allocation) = &prepared.allocation else {
+        return Ok(Runtime { backend: open(wrapping)?, site: Box::new(Host) });
+    };
+    let backend = match choice {
         Choice::Docker { image, .. } => {
             if !pyxis::present() {
                 return Err(SlurmError::NoPyxis.into());
@@ -106,12 +110,12 @@ pub fn runtime(
                     binds.push(Bind::ro(dir, dir));
                 }
             }
-            (Box::new(Bare::new()) as Box<dyn Runtime>, pyxis::flags(image, &binds))
+            Box::new(pyxis::Pyxis::new(image, &binds))
         }
-        _ => (open(wrapping)?, Vec::new()),
+        _ => open(wrapping)?,
     };
-    let slots = prepared.slots.len();
-    Ok(Box::new(SlurmRuntime::new(inner, allocation.clone(), slots, prepared.outdir.clone(), timeout, container)))
+    let site = SlurmSite::new(allocation.clone(), prepared.slots.len(), prepared.outdir.clone(), timeout);
+    Ok(Runtime { backend, site: Box::new(site) })
 }
 
 /// How `prepared`'s instances are wrapped in containers: the output folder

@@ -3,7 +3,7 @@
 
 use super::setup::{plugin_of, Prepared};
 use crate::host::{cpulist, show::gib};
-use crate::isolation::Support;
+use crate::isolation::{Isolation, Support};
 use crate::plan::{self, RunContext, WorkerPaths};
 use crate::runtime::shell::shell_word;
 use crate::runtime::Runtime;
@@ -18,12 +18,12 @@ pub enum CgroupPlan {
         /// `mlb-<run>`.
         parent: String,
         /// `cgroup-v1`/`cgroup-v2`.
-        mode: &'static str,
+        mode: Isolation,
     },
     /// `--no-cgroups`.
     Disabled,
     /// The runtime applies the limits: Docker, or Slurm's task confinement.
-    Container,
+    Container(Isolation),
     /// Groups cannot be made on this host: the reason.
     Impossible(String),
 }
@@ -31,32 +31,32 @@ pub enum CgroupPlan {
 impl CgroupPlan {
     /// The plan of run `run_name` under `runtime`, with `--no-cgroups` when
     /// `disabled`, on a host whose cgroups are `support`.
-    pub fn decide(runtime: &dyn Runtime, disabled: bool, support: &Support, run_name: &str) -> CgroupPlan {
-        if !runtime.needs_cgroups() {
-            CgroupPlan::Container
+    pub fn decide(runtime: &Runtime, disabled: bool, support: &Support, run_name: &str) -> CgroupPlan {
+        if let Some(own) = runtime.isolation() {
+            CgroupPlan::Container(own)
         } else if disabled {
             CgroupPlan::Disabled
         } else if let Some(why) = &support.reason {
             CgroupPlan::Impossible(why.clone())
         } else {
-            CgroupPlan::Groups { parent: format!("mlb-{run_name}"), mode: support.version.isolation_name() }
+            CgroupPlan::Groups { parent: format!("mlb-{run_name}"), mode: support.version.isolation() }
         }
     }
 
-    /// The isolation recorded for slot instances: the runtime's own
-    /// (`docker`), else the groups' mode, else `none`.
-    pub fn isolation(&self, runtime: &dyn Runtime) -> &'static str {
-        match (runtime.own_isolation(), self) {
-            (Some(own), _) => own,
-            (None, CgroupPlan::Groups { mode, .. }) => mode,
-            (None, _) => "none",
+    /// The isolation of the run's slot instances: the runtime's own
+    /// (Docker, Slurm), else the groups' mode, else none.
+    pub fn isolation(&self) -> Isolation {
+        match self {
+            CgroupPlan::Container(own) => *own,
+            CgroupPlan::Groups { mode, .. } => *mode,
+            CgroupPlan::Disabled | CgroupPlan::Impossible(_) => Isolation::None,
         }
     }
 }
 
 /// The dry-run text for run `ctx.run_id`; `runtime` adds how it would
 /// start each instance.
-pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan, runtime: &dyn Runtime) -> String {
+pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan, runtime: &Runtime) -> String {
     let mut out = String::new();
     let jobs = prepared.file.jobs.len();
     let host = WorkerPaths::host();
@@ -96,10 +96,8 @@ pub fn render(prepared: &Prepared, ctx: &RunContext, cgroups: &CgroupPlan, runti
                     match cgroups {
                         CgroupPlan::Groups { parent, mode } => format!("/{parent}/slot{} ({mode})", slot.index),
                         CgroupPlan::Disabled => "none (--no-cgroups: not confined)".into(),
-                        CgroupPlan::Container => match runtime.own_isolation() {
-                            Some("slurm") => "none (Slurm confines the task)".into(),
-                            _ => "none (the container runtime applies the limits)".into(),
-                        },
+                        CgroupPlan::Container(Isolation::Slurm) => "none (Slurm confines the task)".into(),
+                        CgroupPlan::Container(_) => "none (the container runtime applies the limits)".into(),
                         CgroupPlan::Impossible(why) => {
                             format!("none: {why} (a real run stops here; pass --no-cgroups to run unconfined)")
                         }

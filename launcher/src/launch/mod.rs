@@ -1,7 +1,8 @@
 //! The launcher (`mlb --jobs FILE`): reads and validates a jobs file, plans
-//! one slot per device, isolates slots with cgroups, selects the runtime that
-//! starts each config's instances together, supervises them and writes the
-//! result lines and the records of instances that could not write their own.
+//! one slot per device, isolates slots with cgroups, chooses how instances
+//! are wrapped and where they run ([`crate::runtime`]), starts each config's
+//! instances together, supervises them and writes the result lines and the
+//! records of instances that could not write their own.
 
 mod args;
 mod choice;
@@ -10,12 +11,10 @@ mod error;
 mod host_lock;
 mod lines;
 mod logs;
-pub mod outcome;
 pub mod progress;
 mod resume;
 mod run;
 mod setup;
-pub mod signals;
 mod space;
 mod suite;
 pub mod summary;
@@ -26,4 +25,3 @@ pub use error::LaunchError;
 pub use run::{run, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 pub(crate) use setup::select;
 pub(crate) use suite::{find as find_suite, STANDARD as STANDARD_SUITE};
-pub use supervise::OUTPUT_GRACE;

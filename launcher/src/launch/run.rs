@@ -6,11 +6,9 @@ use super::choice::{self, Choice};
 use super::dry_run::{self, CgroupPlan};
 use super::error::LaunchError;
 use super::host_lock::{self, Holder, Taken};
-use super::outcome::Outcome;
 use super::progress::Display;
 use super::resume::Completed;
 use super::setup::{self, plugin_of, Prepared};
-use super::signals;
 use super::space::Space;
 use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
@@ -18,11 +16,12 @@ use crate::contract::env;
 use crate::contract::report::WriteError;
 use crate::contract::{Provenance, Report};
 use crate::host::cpulist;
-use crate::isolation::{CgroupRoot, RunGroups};
+use crate::isolation::{CgroupRoot, Isolation, RunGroups};
 use crate::jobs::{render, JobConfig, Scope};
 use crate::plan::{self, Instance, RunContext};
 use crate::record::{self, arg_key};
-use crate::runtime::Runtime;
+use crate::runtime::outcome::Outcome;
+use crate::runtime::{signals, Runtime};
 use crate::{doctor, system, telemetry};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -47,7 +46,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let choice = Choice::of(args, prepared.host.kind)?;
     if args.dry_run {
         let runtime = choice::runtime(&choice, &prepared, args.timeout, true)?;
-        print_dry_run(args, &prepared, &run_name, runtime.as_ref());
+        print_dry_run(args, &prepared, &run_name, &runtime);
         return Ok(EXIT_OK);
     }
     let runtime = choice::runtime(&choice, &prepared, args.timeout, false)?;
@@ -62,7 +61,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             Taken::Interrupted => return Ok(EXIT_INTERRUPTED),
         },
     };
-    let cgroups = CgroupPlan::decide(runtime.as_ref(), args.no_cgroups, &prepared.host.cgroup, &run_name);
+    let cgroups = CgroupPlan::decide(&runtime, args.no_cgroups, &prepared.host.cgroup, &run_name);
     if cgroups == CgroupPlan::Disabled {
         eprintln!("mlb: warning: --no-cgroups: instances are not confined to their slot's CPUs and memory; every report records isolation \"none\"");
     }
@@ -74,14 +73,14 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         }
         _ => None,
     };
-    let mode = cgroups.isolation(runtime.as_ref());
+    let mode = cgroups.isolation();
     // After every refusal of its own, before the first thing written.
-    preflight(args, &prepared, runtime.as_ref())?;
+    preflight(args, &prepared, &runtime)?;
     let mut summary =
         Summary::open(&prepared.outdir).map_err(|source| LaunchError::Io { path: prepared.outdir.clone(), source })?;
     let display = Display::for_stderr();
     let nodes = prepared.allocation.as_ref().map_or(1, |a| a.nodes.len());
-    let desc = system::describe(&prepared.host, Path::new("/"), nodes, runtime.container());
+    let desc = system::describe(&prepared.host, Path::new("/"), nodes, runtime.backend.traits().container.clone());
     if let Err(e) = system::write(&prepared.outdir, &desc) {
         display.note(&format!("mlb: warning: cannot write {}: {e}", prepared.outdir.join(system::FILE).display()));
     }
@@ -90,14 +89,14 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         display.note(&format!("mlb: warning: {warning}"));
     }
     let watch = Watch {
-        runtime: runtime.as_ref(),
+        runtime: &runtime,
         groups: groups.as_ref(),
         timeout: args.timeout,
         interrupt: &interrupt,
         logs: &prepared.outdir.join("logs"),
         telemetry: Some(&sources),
     };
-    let record = Record { groups: groups.as_ref(), runtime: runtime.as_ref() };
+    let record = Record { groups: groups.as_ref(), runtime: &runtime };
     let started = Instant::now();
     let mut all_passed = true;
     let mut space = Space::default();
@@ -148,7 +147,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         }
     }
     emit(&mut summary, &summary::total(started.elapsed().as_secs_f64()), &mut space, &display);
-    if let Some(warning) = runtime.finish() {
+    if let Some(warning) = runtime.backend.close() {
         display.note(&format!("mlb: {warning}"));
     }
     drop(groups);
@@ -170,7 +169,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
 /// verdict into the output folder; warns of each problem, or refuses under
 /// `--strict-preflight` when a check failed. Runs after the launcher's own
 /// refusals (so that they leave no output folder), before anything starts.
-fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &dyn Runtime) -> Result<(), LaunchError> {
+fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &Runtime) -> Result<(), LaunchError> {
     let data_dir = prepared.variables.iter().find(|(k, _)| k == env::DATA_DIRECTORY).map(|(_, v)| v.as_str());
     let named: Vec<PathBuf> = prepared
         .configs
@@ -187,7 +186,7 @@ fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &dyn Runtime) -> R
         // Asked for: not a reason to refuse.
         verdict.checks.iter_mut().filter(|c| c.name == "cgroups").for_each(|c| c.status = doctor::Status::Warn);
     }
-    if let Some(c) = runtime.container() {
+    if let Some(c) = runtime.backend.traits().container.clone() {
         let image = [c.image, c.digest].into_iter().flatten().collect::<Vec<_>>().join(" ");
         verdict.checks.push(doctor::Check::pass("container", format!("runtime reachable, image present: {image}")));
     }
@@ -256,10 +255,10 @@ fn remove_left_groups(root: &CgroupRoot, previous: &Holder) {
 
 /// `--dry-run`: every instance of every run, started by nothing, as
 /// `runtime` would start it.
-fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str, runtime: &dyn Runtime) {
+fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str, runtime: &Runtime) {
     let cgroups = CgroupPlan::decide(runtime, args.no_cgroups, &prepared.host.cgroup, run_name);
-    let mode = cgroups.isolation(runtime);
-    print!("{}", runtime.notes());
+    let mode = cgroups.isolation();
+    print!("{}", runtime.backend.traits().notes);
     for k in 0..args.runs {
         print!("{}", dry_run::render(prepared, &context(prepared, args.uid + k, mode), &cgroups, runtime));
     }
@@ -277,7 +276,7 @@ fn pause(pause: Duration, interrupt: &AtomicBool) -> bool {
     !interrupt.load(Ordering::Relaxed)
 }
 
-fn context(p: &Prepared, run_id: u64, isolation: &str) -> RunContext {
+fn context(p: &Prepared, run_id: u64, isolation: Isolation) -> RunContext {
     RunContext {
         suite: p.file.suite.clone(),
         run_id,
@@ -285,7 +284,7 @@ fn context(p: &Prepared, run_id: u64, isolation: &str) -> RunContext {
         outdir: p.outdir.clone(),
         kind: p.host.kind,
         device_total: p.slots.len(),
-        isolation: isolation.to_string(),
+        isolation,
         nodes: p.allocation.as_ref().map(|a| a.nodes.clone()).unwrap_or_default(),
     }
 }
@@ -312,7 +311,7 @@ pub struct Record<'a> {
     /// The run's groups.
     pub groups: Option<&'a RunGroups>,
     /// The runtime.
-    pub runtime: &'a dyn Runtime,
+    pub runtime: &'a Runtime,
 }
 
 /// The failure record of `instance` (its failure not yet set): the config's
@@ -329,7 +328,7 @@ fn failure_record(
         config.args.0.iter().filter(|(k, _)| render::is_option(k)).map(|(k, v)| (arg_key(k), v.clone())).collect();
     let unique_id = record::unique_id(&config.name, &args);
     let group = instance.placement.slot.as_ref().and_then(|s| record.groups.and_then(|g| g.slot(s.index)));
-    let container = record.runtime.container();
+    let container = record.runtime.backend.traits().container.clone();
     let (cgroup, cpus, limit) = match (&instance.placement.slot, group) {
         (Some(s), Some(g)) => (Some(g.display_path()), &s.cpus, Some(s.memory_bytes)),
         (Some(s), None) if container.is_some() || instance.placement.node.is_some() => {
@@ -337,13 +336,12 @@ fn failure_record(
         }
         _ => (None, &p.host.cpus, None),
     };
-    let isolation = if instance.placement.slot.is_some() { ctx.isolation.as_str() } else { "none" };
     let provenance = Provenance {
         cpus: cpulist::format(cpus),
         cpu_count: cpus.len(),
         memory_limit_bytes: limit,
         cgroup,
-        isolation: isolation.to_string(),
+        isolation: instance.isolation.to_string(),
         host_kind: ctx.kind.to_string(),
         container,
         ..Provenance::by_launcher()

@@ -1,32 +1,26 @@
-//! Starting the instances of one job config together and watching them to
-//! their end: exit, signal, OOM kill, timeout, or Ctrl-C/SIGTERM.
+//! The instances of one job config on the launcher's side: each with its
+//! log, its slot's group and its telemetry, started together by the run's
+//! runtime and watched to their end by the one supervision loop
+//! ([`runtime::supervise`](crate::runtime::supervise)).
 
 use super::lines::Lines;
 use super::logs;
-use super::outcome::{classify, Ending, Outcome};
 use super::progress::{Counter, JobProgress};
 use crate::contract::Report;
 use crate::isolation::{RunGroups, SlotGroup};
 use crate::plan::Instance;
-use crate::record::Cause;
-use crate::runtime::{End, Output, Running, Runtime, Start};
+use crate::runtime::outcome::Outcome;
+use crate::runtime::supervise::{self, Facts, Watched};
+use crate::runtime::{Output, Running, Runtime, Start};
 use crate::telemetry::{self, Probes, Sampler, Sources};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// How often running instances are polled.
-const POLL: Duration = Duration::from_millis(5);
-
-/// How long the output of an ended instance may stay open (held by a
-/// process it left behind) before what holds it is killed.
-pub const OUTPUT_GRACE: Duration = Duration::from_secs(3);
 
 /// What the watch needs to know.
 pub struct Watch<'a> {
-    /// Starts processes.
-    pub runtime: &'a dyn Runtime,
+    /// How and where instances run.
+    pub runtime: &'a Runtime,
     /// The run's groups, when isolating with cgroups.
     pub groups: Option<&'a RunGroups>,
     /// Per-instance time limit, seconds.
@@ -58,23 +52,25 @@ pub struct Finished {
 
 struct Live<'g> {
     instance: Instance,
-    running: Box<dyn Running>,
+    watched: Watched,
     group: Option<&'g SlotGroup>,
     oom_before: u64,
-    started: Instant,
     counter: Arc<Counter>,
     lines: Arc<Lines>,
     log: PathBuf,
     sampler: Option<Sampler>,
-    end: Option<End>,
-    timed_out: Option<f64>,
-    interrupted: bool,
+}
+
+impl AsMut<Watched> for Live<'_> {
+    fn as_mut(&mut self) -> &mut Watched {
+        &mut self.watched
+    }
 }
 
 /// Starts every instance of the job's config `config` (1-based) at once
 /// and waits for all of them. `record` gives the failure record of an
-/// instance (without its failure), for a runtime that writes it itself, on
-/// the instance's node.
+/// instance (without its failure), for a site that supervises instances
+/// where they run, and writes it there.
 pub fn run_instances(
     w: &Watch,
     config: usize,
@@ -108,41 +104,18 @@ pub fn run_instances(
     for (p, started) in pending.into_iter().zip(started) {
         match started {
             Ok(running) => live.push(p.live(running)),
-            Err(message) => {
-                let f = p.failed(message);
+            Err(e) => {
+                let f = p.failed(e.to_string());
                 progress.instance(f.instance.identity.jr_id, &f.instance.identity.vcd, &f.outcome.describe());
                 done.push(f);
             }
         }
     }
-    // A runtime that enforces the limit itself (on the instance's node) is
-    // not second-guessed: killing one Slurm task would cancel its whole step.
-    let timeout = w.timeout.filter(|_| !w.runtime.enforces_timeout());
-    loop {
-        let stop = w.interrupt.load(Ordering::Relaxed);
-        let mut running = 0;
-        for l in live.iter_mut().filter(|l| l.end.is_none()) {
-            l.end = l.running.poll();
-            if l.end.is_some() {
-                continue;
-            }
-            running += 1;
-            let elapsed = l.started.elapsed().as_secs_f64();
-            if stop && !l.interrupted {
-                l.interrupted = true;
-                l.running.kill();
-            } else if let Some(limit) = timeout.filter(|&t| elapsed > t && l.timed_out.is_none()) {
-                l.timed_out = Some(limit);
-                l.running.kill();
-            }
-        }
+    let not_started = done.len();
+    supervise::watch(&mut live, w.runtime.timeout_here(w.timeout), w.interrupt, &mut |live| {
         let counters: Vec<&Counter> = live.iter().map(|l| l.counter.as_ref()).collect();
-        progress.update(done.len() + live.iter().filter(|l| l.end.is_some()).count(), &counters);
-        if running == 0 {
-            break;
-        }
-        std::thread::sleep(POLL);
-    }
+        progress.update(not_started + live.iter().filter(|l| l.watched.has_ended()).count(), &counters);
+    });
     for l in live {
         let f = end(w, l);
         let mut what = match (&f.outcome, &f.report) {
@@ -174,17 +147,13 @@ impl<'g> Pending<'g> {
     fn live(self, running: Box<dyn Running>) -> Live<'g> {
         Live {
             instance: self.instance,
-            running,
+            watched: Watched::new(running),
             group: self.group,
             oom_before: self.oom_before,
-            started: Instant::now(),
             counter: self.counter,
             lines: self.lines,
             log: self.log,
             sampler: self.sampler,
-            end: None,
-            timed_out: None,
-            interrupted: false,
         }
     }
 
@@ -197,7 +166,7 @@ impl<'g> Pending<'g> {
 fn failed_start(instance: Instance, message: String, log: Option<PathBuf>) -> Box<Finished> {
     Box::new(Finished {
         instance,
-        outcome: Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false },
+        outcome: Outcome::not_started(message),
         report: None,
         log,
         note: None,
@@ -226,7 +195,7 @@ fn prepare<'g>(
         instance.env.push(crate::contract::env::cgroup(g.display_path()));
     }
     let counter = Arc::new(Counter::default());
-    let echo = w.runtime.echoes().then(|| progress.echo(instance.identity.jr_id));
+    let echo = w.runtime.backend.traits().echoes.then(|| progress.echo(instance.identity.jr_id));
     // Instances on other nodes are not this host's to sample.
     let sampler = w.telemetry.filter(|s| s.hz > 0.0 && instance.placement.node.is_none()).map(|sources| {
         let p = &instance.placement;
@@ -241,33 +210,17 @@ fn end(w: &Watch, mut l: Live) -> Finished {
     if let Some(g) = l.group {
         g.kill_all();
     }
-    let note = l.running.drain(Instant::now() + OUTPUT_GRACE, w.interrupt);
+    let note = l.watched.drain(w.interrupt);
     if let Some(note) = &note {
         l.lines.note(note);
     }
-    let end = l.end.expect("ended");
-    let ending = Ending {
-        code: end.code,
-        signal: end.signal,
-        timed_out: l.timed_out.or(end.timed_out),
-        interrupted: l.interrupted,
-        oom_killed: end.oom_killed || l.group.is_some_and(|g| g.oom_kills() > l.oom_before),
-        limit_bytes: l
-            .instance
-            .placement
-            .slot
-            .as_ref()
-            .filter(|_| l.group.is_some() || end.oom_killed)
-            .map(|s| s.memory_bytes),
+    let facts = Facts {
+        oom_counted: l.group.is_some_and(|g| g.oom_kills() > l.oom_before),
+        limit_bytes: l.instance.placement.memory_bytes(),
         worker: l.instance.is_worker(),
         stderr_tail: l.lines.stderr_tail(),
     };
-    let outcome = match end.error {
-        Some(message) if !l.interrupted && l.timed_out.is_none() => {
-            Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false }
-        }
-        _ => classify(&ending),
-    };
+    let (outcome, recorded) = l.watched.outcome(facts);
     let report = l.lines.report();
     let block = l.sampler.and_then(Sampler::finish);
     if let (Outcome::Ok, Some(path), Some(block)) = (&outcome, &report, block) {
@@ -275,7 +228,7 @@ fn end(w: &Watch, mut l: Live) -> Finished {
             l.lines.note(&e.to_string());
         }
     }
-    Finished { outcome, instance: l.instance, report, log: Some(l.log), note, recorded: end.recorded }
+    Finished { outcome, instance: l.instance, report, log: Some(l.log), note, recorded }
 }
 
 #[cfg(test)]
@@ -284,10 +237,10 @@ mod tests {
     //! cgroup, no container; each instance follows its script.
     use super::*;
     use crate::gpu::DeviceIndex;
-    use crate::isolation::SlotGroup;
+    use crate::isolation::Isolation;
     use crate::plan::{Placement, Work};
-    use crate::record::Identity;
-    use crate::runtime::{Started, Stream};
+    use crate::record::{Cause, Identity};
+    use crate::runtime::{Backend, ContainerLaunch, End, Host, Launch, RuntimeError, Stream, Traits};
     use std::sync::Mutex;
 
     /// What a scripted instance does.
@@ -308,10 +261,11 @@ mod tests {
         OomInGroup(PathBuf),
     }
 
-    /// A runtime playing one script per instance (by `jr_id`), keeping the kills it was asked for.
+    /// A backend playing one script per instance (by `jr_id`), keeping the kills it was asked for.
     struct Scripted {
         scripts: Vec<Script>,
         kills: Arc<Mutex<Vec<u32>>>,
+        traits: Traits,
     }
 
     struct Play {
@@ -322,39 +276,53 @@ mod tests {
         kills: Arc<Mutex<Vec<u32>>>,
     }
 
-    impl Runtime for Scripted {
-        fn start(&self, instance: &Instance, _: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started {
+    impl Backend for Scripted {
+        fn launch(&self, instance: &Instance) -> Result<Launch, RuntimeError> {
             let jr_id = instance.identity.jr_id;
             let script = self.scripts[jr_id as usize].clone();
-            match &script {
-                Script::Refused(why) => return Err(why.to_string()),
-                Script::Exit { lines, .. } => lines.iter().for_each(|l| output.line(Stream::Stdout, l)),
-                _ => {}
+            if let Script::Refused(why) = script {
+                let source = std::io::Error::other(why);
+                return Err(RuntimeError::Spawn { program: "scripted".into(), source });
             }
-            output.line(Stream::Stderr, &format!("instance {jr_id} says goodbye"));
-            Ok(Box::new(Play { script, jr_id, polls: 0, killed: false, kills: Arc::clone(&self.kills) }))
+            let play = Play { script, jr_id, polls: 0, killed: false, kills: Arc::clone(&self.kills) };
+            Ok(Launch::Container(Box::new(play)))
         }
 
         fn describe(&self, _: &Instance) -> String {
             String::new()
+        }
+
+        fn traits(&self) -> &Traits {
+            &self.traits
+        }
+    }
+
+    impl ContainerLaunch for Play {
+        fn start(self: Box<Self>, output: Arc<dyn Output>) -> Result<Box<dyn Running>, RuntimeError> {
+            if let Script::Exit { lines, .. } = &self.script {
+                lines.iter().for_each(|l| output.line(Stream::Stdout, l));
+            }
+            output.line(Stream::Stderr, &format!("instance {} says goodbye", self.jr_id));
+            Ok(self)
         }
     }
 
     impl Running for Play {
         fn poll(&mut self) -> Option<End> {
             self.polls += 1;
+            let killed = End::Exit { code: None, signal: Some(9), oom_killed: false };
             if self.killed {
-                return Some(End { signal: Some(9), ..End::default() });
+                return Some(killed);
             }
             match self.script {
                 Script::Exit { code, polls, .. } if self.polls > polls => {
-                    Some(End { code: Some(code), ..End::default() })
+                    Some(End::Exit { code: Some(code), signal: None, oom_killed: false })
                 }
-                Script::Signal(signal) => Some(End { signal: Some(signal), ..End::default() }),
-                Script::Oom => Some(End { signal: Some(9), oom_killed: true, ..End::default() }),
+                Script::Signal(signal) => Some(End::Exit { code: None, signal: Some(signal), oom_killed: false }),
+                Script::Oom => Some(End::Exit { code: None, signal: Some(9), oom_killed: true }),
                 Script::OomInGroup(ref counter) => {
                     std::fs::write(counter, "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n").unwrap();
-                    Some(End { signal: Some(9), ..End::default() })
+                    Some(killed)
                 }
                 _ => None,
             }
@@ -382,6 +350,7 @@ mod tests {
             work,
             placement: Placement { slot: None, cpus: vec![0], devices: vec![DeviceIndex(jr_id)], node: None },
             seed: 1,
+            isolation: Isolation::None,
             env: vec![],
         }
     }
@@ -403,13 +372,15 @@ mod tests {
         interrupt: bool,
     ) -> (Vec<Finished>, Vec<u32>, tempfile::TempDir) {
         let logs = tempfile::tempdir().unwrap();
-        let runtime = Scripted { scripts, kills: Arc::default() };
+        let kills: Arc<Mutex<Vec<u32>>> = Arc::default();
+        let scripted = Scripted { scripts, kills: Arc::clone(&kills), traits: Traits::default() };
+        let runtime = Runtime { backend: Box::new(scripted), site: Box::new(Host) };
         let interrupt = AtomicBool::new(interrupt);
         let watch =
             Watch { runtime: &runtime, groups, timeout, interrupt: &interrupt, logs: logs.path(), telemetry: None };
         let progress = super::super::progress::Display::Plain.start("job", instances.len());
         let finished = run_instances(&watch, 1, instances, &|i, _| Report::new(&i.identity), &progress);
-        let kills = runtime.kills.lock().unwrap().clone();
+        let kills = kills.lock().unwrap().clone();
         (finished, kills, logs)
     }
 
@@ -430,7 +401,7 @@ mod tests {
         assert_eq!(done[0].report, Some(PathBuf::from("/out/r.json")));
         assert_eq!(done[1].outcome, Outcome::Crashed { signal: 11 });
         assert!(
-            matches!(&done[2].outcome, Outcome::Failed { cause: Cause::Launch, message, recorded: false, .. } if message == "no such image"),
+            matches!(&done[2].outcome, Outcome::Failed { cause: Cause::Launch, message, recorded: false, .. } if message == "cannot start scripted: no such image"),
             "{:?}",
             done[2].outcome
         );

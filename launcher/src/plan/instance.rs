@@ -8,6 +8,7 @@ use crate::contract::argv::WorkerCommand;
 use crate::contract::env;
 use crate::gpu::{device_list, DeviceIndex};
 use crate::host::HostKind;
+use crate::isolation::Isolation;
 use crate::jobs::{render, Group, JobConfig, Program, Scope};
 use crate::record::Identity;
 use serde_json::{Map, Value};
@@ -28,8 +29,9 @@ pub struct RunContext {
     pub kind: HostKind,
     /// Number of slots.
     pub device_total: usize,
-    /// Isolation mode recorded by the worker (`cgroup-v1`, `none`...).
-    pub isolation: String,
+    /// What isolates the run's slot instances (the launcher's groups, the
+    /// container runtime, Slurm, or nothing).
+    pub isolation: Isolation,
     /// The nodes instances run on, in rank order (`--slurm`); empty: this host.
     pub nodes: Vec<String>,
 }
@@ -99,6 +101,8 @@ pub struct Instance {
     pub placement: Placement,
     /// Its seed (`--seed` of a command, `seed` of a workload's config).
     pub seed: u64,
+    /// What confines it, as its report names it.
+    pub isolation: Isolation,
     /// Its environment (compat §2 and mlb's variables), in order.
     pub env: Vec<(String, String)>,
 }
@@ -226,12 +230,15 @@ fn build(
         jr_id: jr_id as u32,
         vcd: placement.vcd(),
     };
-    // A slot is confined; so is every task of a Slurm step (on a node), an
-    // `all` job's one task per node included: Slurm confines it.
-    let confined = placement.slot.is_some() || placement.node.is_some();
-    let isolation = if confined { ctx.isolation.as_str() } else { "none" };
+    let isolation = ctx.isolation.of_instance(placement.slot.is_some());
     let cpu_count = placement.cpus.len();
-    let instance = env::Instance { run: &ctx.variables, identity: &identity, cpu_count, isolation, kind: ctx.kind };
+    let instance = env::Instance {
+        run: &ctx.variables,
+        identity: &identity,
+        cpu_count,
+        isolation: isolation.name(),
+        kind: ctx.kind,
+    };
     // The user's heap choice reaches instances in containers too.
     let env = env::instance_env(&instance, |name| std::env::var(name).ok());
     let work = match (&config.program, plugin) {
@@ -256,5 +263,5 @@ fn build(
             Work::Command { program, args }
         }
     };
-    Instance { identity, work, placement, seed, env }
+    Instance { identity, work, placement, seed, isolation, env }
 }

@@ -1,23 +1,25 @@
-//! The bare runtime: each instance is a process on the host, placed in its
-//! slot's cgroup.
+//! The bare backend: each instance is a process as planned, run by this
+//! `mlb` with the plugins where they were found.
 
-use super::process;
-use super::{Output, Runtime, Started};
-use crate::isolation::SlotGroup;
+use super::{Backend, Launch, ProcessLaunch, RuntimeError, Traits, Wrapper};
 use crate::plan::{Instance, WorkerPaths};
-use std::process::Command;
-use std::sync::Arc;
 
-/// Runs instances directly on the host.
+/// Runs instances as they are.
 #[derive(Clone, Debug)]
 pub struct Bare {
     paths: WorkerPaths,
+    traits: Traits,
 }
 
 impl Bare {
     /// Workers run by this `mlb`, plugins from where they were found.
     pub fn new() -> Self {
-        Bare { paths: WorkerPaths::host() }
+        Bare { paths: WorkerPaths::host(), traits: Traits::default() }
+    }
+
+    /// `instance` as a process of its own.
+    pub fn process(&self, instance: &Instance) -> ProcessLaunch {
+        ProcessLaunch { argv: instance.argv(&self.paths), env: instance.env.clone(), wrapper: Wrapper::Bare }
     }
 }
 
@@ -27,19 +29,16 @@ impl Default for Bare {
     }
 }
 
-impl Runtime for Bare {
-    fn start(&self, instance: &Instance, group: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started {
-        process::start(self.command(instance)?, group, output)
-    }
-
-    fn command(&self, instance: &Instance) -> Result<Command, String> {
-        let argv = instance.argv(&self.paths);
-        let mut cmd = Command::new(&argv[0]);
-        cmd.args(&argv[1..]).envs(instance.env.iter().map(|(k, v)| (k, v)));
-        Ok(cmd)
+impl Backend for Bare {
+    fn launch(&self, instance: &Instance) -> Result<Launch, RuntimeError> {
+        Ok(Launch::Process(self.process(instance)))
     }
 
     fn describe(&self, _: &Instance) -> String {
         String::new()
+    }
+
+    fn traits(&self) -> &Traits {
+        &self.traits
     }
 }

@@ -58,6 +58,7 @@ impl Wrapping {
 mod tests {
     use super::*;
     use crate::gpu::{DeviceIndex, Vendor};
+    use crate::isolation::Isolation;
     use crate::plan::{Placement, Slot, Work};
     use crate::record::Identity;
     use serde_json::Map;
@@ -89,6 +90,7 @@ mod tests {
                 node: None,
             },
             seed: 201,
+            isolation: Isolation::None,
             env: vec![("JOB_ID".into(), "1".into())],
         }
     }

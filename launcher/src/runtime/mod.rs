@@ -1,47 +1,69 @@
-//! How instances are run. One [`Runtime`] trait, one module per backend:
-//! [`bare`] (a process on the host), [`docker`] (a container through the
-//! Docker API) and [`singularity`] (`apptainer exec`). A runtime both starts
-//! a planned [`Instance`] and describes it for `--dry-run`, from the same
-//! code. The launcher (`launch/`) selects a runtime, supervises what it
-//! starts and records the outcome.
+//! How instances are run, apart from where. A [`Backend`] says how one
+//! instance is wrapped: [`bare`] (a process), [`docker`] (a container
+//! through the Docker API), [`singularity`] (`apptainer exec`), and pyxis
+//! under Slurm (`slurm::pyxis`); it returns a typed [`Launch`] and states
+//! its [`Traits`]. A [`Site`] says where instances run: [`Host`] (this
+//! host) or a Slurm job step (`slurm::SlurmSite`); it starts the launches
+//! of one job config together. A [`Runtime`] is one of each. One
+//! supervision loop ([`supervise`]) watches what was started, on this host
+//! and on a Slurm node alike, and classifies each end once ([`outcome`]).
 
 pub mod bare;
 pub mod build_cmd;
 pub mod container;
 pub mod docker;
+mod error;
 pub mod holders;
+mod host;
 pub mod images;
+mod launch;
+pub mod outcome;
 mod output;
 pub mod process;
+pub mod remote;
 pub mod shell;
+pub mod signals;
 pub mod singularity;
 pub mod spec;
+pub mod supervise;
 
+pub use error::RuntimeError;
+pub use host::Host;
+pub use launch::{ContainerLaunch, Launch, ProcessLaunch, Wrapper};
 pub use output::{pump, Output, Stream};
 
-use crate::isolation::SlotGroup;
+use crate::contract::Container;
+use crate::isolation::{Isolation, SlotGroup};
 use crate::plan::Instance;
+use outcome::Outcome;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// How a started instance ended, as far as its runtime knows.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct End {
-    /// Its exit code, when it exited.
-    pub code: Option<i32>,
-    /// The signal that killed it.
-    pub signal: Option<i32>,
-    /// The runtime saw an OOM kill (Docker's `OOMKilled`).
-    pub oom_killed: bool,
-    /// The runtime failed to run it (e.g. the daemon refused a request).
-    pub error: Option<String>,
-    /// The runtime killed it for running past `--timeout` (seconds), when
-    /// the runtime enforces the limit itself (Slurm's tasks, on their node).
-    pub timed_out: Option<f64>,
-    /// The runtime wrote its failure record already (a Slurm task, on its node).
-    pub recorded: bool,
+/// How a started instance ended, as far as what ran it knows.
+#[derive(Debug)]
+pub enum End {
+    /// Its process (or container) ended: its exit code or the signal that
+    /// killed it; `oom_killed` when the runtime saw an OOM kill (Docker's
+    /// `OOMKilled`).
+    Exit {
+        /// Its exit code, when it exited.
+        code: Option<i32>,
+        /// The signal that killed it.
+        signal: Option<i32>,
+        /// The runtime saw an OOM kill.
+        oom_killed: bool,
+    },
+    /// What ran it failed (the daemon refused a request).
+    Failed(RuntimeError),
+    /// It was supervised where it ran (a Slurm task, on its node), and its
+    /// outcome classified there.
+    Supervised {
+        /// Its outcome.
+        outcome: Outcome,
+        /// Its failure record is written already.
+        recorded: bool,
+    },
 }
 
 /// One instance of a job config to start: where its output goes.
@@ -52,13 +74,13 @@ pub struct Start<'a> {
     pub group: Option<&'a SlotGroup>,
     /// Where its output lines go.
     pub output: Arc<dyn Output>,
-    /// Its failure record, failure not yet set, for a runtime that writes
-    /// it itself (a Slurm task, on its node).
+    /// Its failure record, failure not yet set, for a site that supervises
+    /// the instance where it runs (a Slurm task writes it on its node).
     pub record: crate::contract::Report,
 }
 
 /// A started instance, or why it could not start.
-pub type Started = Result<Box<dyn Running>, String>;
+pub type Started = Result<Box<dyn Running>, RuntimeError>;
 
 /// A started instance.
 pub trait Running: Send {
@@ -75,68 +97,94 @@ pub trait Running: Send {
     fn kill(&mut self);
 }
 
-/// Starts and describes instances.
-pub trait Runtime: Sync {
-    /// Starts `instance`, placed in `group` (when given) before it executes
-    /// anything; its output lines go to `output`. The error says why it could
-    /// not start.
-    fn start(&self, instance: &Instance, group: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started;
+/// What a backend is, stated once when it is opened.
+#[derive(Clone, Debug, Default)]
+pub struct Traits {
+    /// The isolation it applies itself (Docker sets the slot's limits on
+    /// the container); `None`: the launcher's cgroups, or the site's, do.
+    pub isolation: Option<Isolation>,
+    /// The instances' output is also echoed on the terminal.
+    pub echoes: bool,
+    /// The container every instance runs in (runtime, image, digest), for
+    /// the records the launcher writes; `None` when bare.
+    pub container: Option<Container>,
+    /// For `--dry-run`: what could not be checked while opening it (a
+    /// daemon down, an image missing), one line each; empty for a run.
+    pub notes: String,
+}
 
-    /// Starts the instances of one job config together (one `start` each,
-    /// unless the backend starts them as one unit: a Slurm job step).
-    fn start_all(&self, starts: &[Start]) -> Vec<Started> {
-        starts.iter().map(|s| self.start(s.instance, s.group, Arc::clone(&s.output))).collect()
-    }
-
-    /// The process that runs `instance` on this host, for a backend that
-    /// runs it elsewhere (a Slurm task); an error for a backend that starts
-    /// no process of its own (Docker).
-    fn command(&self, _instance: &Instance) -> Result<std::process::Command, String> {
-        Err("this runtime starts no process of its own".into())
-    }
-
-    /// Whether the runtime enforces `--timeout` itself, per instance
-    /// (`false`: the launcher kills an instance past it).
-    fn enforces_timeout(&self) -> bool {
-        false
-    }
+/// How each instance is wrapped.
+pub trait Backend: Sync {
+    /// How `instance` is started: a process, or a container of its engine.
+    fn launch(&self, instance: &Instance) -> Result<Launch, RuntimeError>;
 
     /// How `instance` would be started, as indented lines for `--dry-run`
     /// (empty when the planned command line says it all).
     fn describe(&self, instance: &Instance) -> String;
 
-    /// What could not be checked while opening the runtime for `--dry-run`
-    /// (a daemon down, an image missing), one line each; empty for a run.
-    fn notes(&self) -> String {
-        String::new()
-    }
-
-    /// Whether slot instances need the launcher's cgroups (`false`: the
-    /// runtime applies the slot's limits itself, as Docker does).
-    fn needs_cgroups(&self) -> bool {
-        true
-    }
-
-    /// The isolation recorded for slot instances when the runtime applies
-    /// the limits itself (`docker`); `None`: the launcher's cgroups decide.
-    fn own_isolation(&self) -> Option<&'static str> {
-        None
-    }
-
-    /// Whether the instances' output is also echoed on the terminal.
-    fn echoes(&self) -> bool {
-        false
-    }
+    /// What it is.
+    fn traits(&self) -> &Traits;
 
     /// Cleans up at the end of the run, on every exit path (Docker: removes
-    /// any container of the run still present); returns a warning, if any.
-    fn finish(&self) -> Option<String> {
+    /// any container of the run still present); a warning, if any.
+    fn close(&self) -> Option<String> {
         None
     }
+}
 
-    /// The container every instance runs in (runtime, image, digest), for
-    /// the records the launcher writes; `None` when bare.
-    fn container(&self) -> Option<crate::contract::Container> {
-        None
+/// What a site is.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SiteTraits {
+    /// What confines every instance there (Slurm confines its tasks);
+    /// `None`: the backend's own isolation, or the launcher's cgroups.
+    pub isolation: Option<Isolation>,
+    /// Each instance is supervised where it runs, under `--timeout`, and
+    /// comes back with its outcome ([`End::Supervised`]): the launcher
+    /// does not time it out (killing a Slurm task cancels its whole step).
+    pub supervises: bool,
+}
+
+/// Where instances run.
+pub trait Site: Sync {
+    /// Starts the instances of one job config together, each as `backend`
+    /// launches it; one result per start, in order.
+    fn start(&self, backend: &dyn Backend, starts: &[Start]) -> Vec<Started>;
+
+    /// How `instance` would be started there, as indented lines for `--dry-run`.
+    fn describe(&self, backend: &dyn Backend, instance: &Instance) -> String;
+
+    /// What it is.
+    fn traits(&self) -> SiteTraits;
+}
+
+/// How and where a run's instances run.
+pub struct Runtime {
+    /// How each is wrapped.
+    pub backend: Box<dyn Backend>,
+    /// Where they run.
+    pub site: Box<dyn Site>,
+}
+
+impl Runtime {
+    /// Starts the instances of one job config together.
+    pub fn start_all(&self, starts: &[Start]) -> Vec<Started> {
+        self.site.start(self.backend.as_ref(), starts)
+    }
+
+    /// How `instance` would be started, for `--dry-run`.
+    pub fn describe(&self, instance: &Instance) -> String {
+        self.site.describe(self.backend.as_ref(), instance)
+    }
+
+    /// What isolates the run's slot instances when the launcher's cgroups
+    /// do not: the site (Slurm), else the backend (Docker).
+    pub fn isolation(&self) -> Option<Isolation> {
+        self.site.traits().isolation.or(self.backend.traits().isolation)
+    }
+
+    /// The limit the launcher enforces: `timeout`, unless the site
+    /// supervises each instance where it runs.
+    pub fn timeout_here(&self, timeout: Option<f64>) -> Option<f64> {
+        timeout.filter(|_| !self.site.traits().supervises)
     }
 }

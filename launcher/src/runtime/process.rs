@@ -7,7 +7,7 @@
 //! for reading that output has passed.
 
 use super::holders::{self, Holder};
-use super::{pump, End, Output, Running, Started, Stream};
+use super::{pump, End, Output, Running, RuntimeError, Started, Stream};
 use crate::isolation::SlotGroup;
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
@@ -36,7 +36,7 @@ pub fn start(cmd: Command, group: Option<&SlotGroup>, output: Arc<dyn Output>) -
     let program = cmd.get_program().to_string_lossy().into_owned();
     spawn(cmd, group, output)
         .map(|p| Box::new(p) as Box<dyn Running>)
-        .map_err(|e| format!("cannot start {program}: {e}"))
+        .map_err(|source| RuntimeError::Spawn { program, source })
 }
 
 /// Spawns `cmd` as an instance: stdin closed, stdout and stderr read into
@@ -77,7 +77,7 @@ impl Running for Process {
     fn poll(&mut self) -> Option<End> {
         let status = self.child.try_wait().ok()??;
         self.kill(); // whatever it left behind in its process group
-        Some(End { code: status.code(), signal: status.signal(), ..End::default() })
+        Some(End::Exit { code: status.code(), signal: status.signal(), oom_killed: false })
     }
 
     fn drain(&mut self, until: Instant, interrupt: &AtomicBool) -> Option<String> {

@@ -65,12 +65,12 @@ pub enum SlurmError {
         source: std::io::Error,
     },
     /// The step plan a task reads is missing or damaged.
-    #[error("cannot read the step plan {}: {message}; fix: the output folder must be on a file system every node of the allocation sees", path.display())]
+    #[error("cannot read the step plan {}: {source}; fix: the output folder must be on a file system every node of the allocation sees", path.display())]
     Plan {
         /// The file.
         path: PathBuf,
         /// Why.
-        message: String,
+        source: crate::runtime::remote::PlanError,
     },
 }
 

@@ -1,8 +1,42 @@
 //! pyxis, the srun plugin that runs tasks in containers imported by enroot:
-//! whether this cluster's srun has it, and the flags of a step in an image.
+//! whether this cluster's srun has it, the flags of a step in an image, and
+//! the backend of `--slurm --docker` ([`Pyxis`]): each task a bare process
+//! that the step runs in the image.
 
+use crate::plan::Instance;
+use crate::runtime::bare::Bare;
 use crate::runtime::spec::Bind;
+use crate::runtime::{Backend, Launch, ProcessLaunch, RuntimeError, Traits, Wrapper};
 use std::process::Command;
+
+/// Runs instances as planned, in the image the step runs them in.
+pub struct Pyxis {
+    bare: Bare,
+    flags: Vec<String>,
+    traits: Traits,
+}
+
+impl Pyxis {
+    /// Tasks in `image`, seeing `binds`.
+    pub fn new(image: &str, binds: &[Bind]) -> Self {
+        Pyxis { bare: Bare::new(), flags: flags(image, binds), traits: Traits::default() }
+    }
+}
+
+impl Backend for Pyxis {
+    fn launch(&self, instance: &Instance) -> Result<Launch, RuntimeError> {
+        let process = self.bare.process(instance);
+        Ok(Launch::Process(ProcessLaunch { wrapper: Wrapper::Step { flags: self.flags.clone() }, ..process }))
+    }
+
+    fn describe(&self, _: &Instance) -> String {
+        String::new()
+    }
+
+    fn traits(&self) -> &Traits {
+        &self.traits
+    }
+}
 
 /// Whether `srun --help` lists pyxis's `--container-image`.
 pub fn present() -> bool {

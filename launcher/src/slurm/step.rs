@@ -1,66 +1,7 @@
-//! One job config as one Slurm job step: the plan every task reads (what
-//! each rank runs, and the failure record it writes if it must), and the
-//! `srun` line that starts the step.
+//! One job config as one Slurm job step: the `srun` line that starts it
+//! (its tasks read the step's plan, `runtime::remote::StepPlan`).
 
-use crate::contract::Report;
-use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
-
-/// What the tasks of one step run, by rank. Written by the launcher into
-/// the output folder, read by `mlb slurm task` on every node.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct StepPlan {
-    /// One task per rank, in rank order.
-    pub tasks: Vec<TaskPlan>,
-}
-
-/// One rank of a step.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct TaskPlan {
-    /// Its rank (`SLURM_PROCID`).
-    pub rank: usize,
-    /// The node it was planned on (`SLURMD_NODENAME`).
-    pub node: String,
-    /// The program (`mlb worker`, a `cmd` job's program, `apptainer`).
-    pub program: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Its environment, added to the task's.
-    pub env: Vec<(String, String)>,
-    /// The prefix that passes a variable into its container
-    /// (`APPTAINERENV_`), when the program starts one with a clean
-    /// environment: the task passes its Slurm ids through it.
-    pub container_env_prefix: Option<String>,
-    /// Kill it after this many seconds.
-    pub timeout: Option<f64>,
-    /// It is an `mlb worker`, whose exit codes are known.
-    pub worker: bool,
-    /// Its memory limit, for the OOM message.
-    pub limit_bytes: Option<u64>,
-    /// The failure record to write (failure added) when the instance cannot.
-    pub record: Report,
-    /// Where that record goes.
-    pub outdir: PathBuf,
-}
-
-impl StepPlan {
-    /// Writes the plan to `path` (atomically: a task never reads half of it).
-    pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let text = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, path)
-    }
-
-    /// Reads a plan written by [`StepPlan::write`].
-    pub fn read(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read(path).map_err(|e| e.to_string())?;
-        serde_json::from_slice(&text).map_err(|e| e.to_string())
-    }
-}
+use std::path::Path;
 
 /// The shape of a step: how many tasks where, and what each may use.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,7 +22,8 @@ pub struct StepShape {
 
 impl StepShape {
     /// The `srun` arguments (without `srun`) that start `mlb slurm task
-    /// --plan PLAN` as this step; `container` are pyxis's flags, if any.
+    /// --plan PLAN` as this step; `container` are the flags of the step's
+    /// container (pyxis), if any.
     pub fn srun_args(&self, mlb: &Path, plan: &Path, container: &[String]) -> Vec<String> {
         let mut args = vec![
             format!("--nodes={}", self.nodes),

@@ -4,19 +4,21 @@
 
 use super::{container_config, Cancel, ContainerOutcome, Docker, DockerError, Exit, ImageFacts, LogStream, Watch};
 use crate::contract::Container;
-use crate::isolation::SlotGroup;
+use crate::isolation::Isolation;
 use crate::plan::Instance;
 use crate::runtime::container::Wrapping;
-use crate::runtime::{End, Output, Running, Runtime, Started, Stream};
+use crate::runtime::spec::ContainerSpec;
+use crate::runtime::{Backend, ContainerLaunch, End, Launch, Output, Running, RuntimeError, Stream, Traits};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Runs instances in containers of one image.
 pub struct DockerRuntime {
     /// The daemon; for `--dry-run`, why it could not be reached or the image inspected.
-    docker: Result<Arc<Docker>, String>,
+    docker: Result<Arc<Docker>, Arc<DockerError>>,
     image: ImageFacts,
     wrapping: Wrapping,
+    traits: Traits,
 }
 
 impl DockerRuntime {
@@ -25,32 +27,44 @@ impl DockerRuntime {
     pub fn connect(image: &str, hint: &str, wrapping: Wrapping) -> Result<Self, DockerError> {
         let docker = Docker::connect()?;
         let image = docker.image(image, hint)?;
-        Ok(DockerRuntime { docker: Ok(Arc::new(docker)), image, wrapping })
+        Ok(Self::new(Ok(Arc::new(docker)), image, wrapping))
     }
 
     /// For `--dry-run`: connected as for a run when the daemon and the image
     /// are there; otherwise a runtime that describes containers of `image`
     /// by name, says why in its notes, and starts nothing.
     pub fn for_description(image: &str, hint: &str, wrapping: Wrapping) -> Self {
-        Self::connect(image, hint, wrapping.clone()).unwrap_or_else(|e| DockerRuntime {
-            docker: Err(e.to_string()),
-            image: ImageFacts { name: image.to_string(), id: image.to_string(), digest: String::new() },
-            wrapping,
+        Self::connect(image, hint, wrapping.clone()).unwrap_or_else(|e| {
+            let facts = ImageFacts { name: image.to_string(), id: image.to_string(), digest: String::new() };
+            Self::new(Err(Arc::new(e)), facts, wrapping)
         })
+    }
+
+    fn new(docker: Result<Arc<Docker>, Arc<DockerError>>, image: ImageFacts, wrapping: Wrapping) -> Self {
+        let notes = match &docker {
+            Ok(_) => format!("docker image: {} ({})\n", image.name, image.digest),
+            Err(e) => format!("docker image: {} (not inspected: {e})\n", image.name),
+        };
+        let traits = Traits {
+            isolation: Some(Isolation::Docker),
+            echoes: true,
+            container: Some(Container {
+                runtime: Some(super::RUNTIME_NAME.into()),
+                image: Some(image.name.clone()),
+                digest: Some(image.digest.clone()),
+                ..Container::default()
+            }),
+            notes,
+        };
+        DockerRuntime { docker, image, wrapping, traits }
     }
 }
 
-impl Runtime for DockerRuntime {
-    fn start(&self, instance: &Instance, _: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started {
-        let docker = Arc::clone(self.docker.as_ref().map_err(Clone::clone)?);
+impl Backend for DockerRuntime {
+    fn launch(&self, instance: &Instance) -> Result<Launch, RuntimeError> {
+        let docker = Arc::clone(self.docker.as_ref().map_err(|e| RuntimeError::Docker(Arc::clone(e)))?);
         let container = self.wrapping.spec(instance);
-        let (image, cancel) = (self.image.clone(), Cancel::new());
-        let stop = cancel.clone();
-        let thread = std::thread::Builder::new()
-            .name(format!("mlb-{}", container.prefix.trim()))
-            .spawn(move || docker.run_watched(&container, &image, &stop, &mut Watched(output)))
-            .map_err(|e| format!("cannot start a thread for the container: {e}"))?;
-        Ok(Box::new(ContainerRun { thread: Some(thread), cancel }))
+        Ok(Launch::Container(Box::new(DockerLaunch { docker, container, image: self.image.clone() })))
     }
 
     /// The exact create body of the instance's container.
@@ -64,40 +78,37 @@ impl Runtime for DockerRuntime {
         out
     }
 
-    fn notes(&self) -> String {
-        match &self.docker {
-            Ok(_) => format!("docker image: {} ({})\n", self.image.name, self.image.digest),
-            Err(e) => format!("docker image: {} (not inspected: {e})\n", self.image.name),
-        }
+    fn traits(&self) -> &Traits {
+        &self.traits
     }
 
-    fn needs_cgroups(&self) -> bool {
-        false
-    }
-
-    fn own_isolation(&self) -> Option<&'static str> {
-        Some(super::RUNTIME_NAME)
-    }
-
-    fn echoes(&self) -> bool {
-        true
-    }
-
-    fn finish(&self) -> Option<String> {
+    fn close(&self) -> Option<String> {
         match self.docker.as_ref().ok()?.remove_session() {
             Ok(0) => None,
             Ok(n) => Some(format!("removed {n} container(s) of this run left behind")),
             Err(e) => Some(format!("cannot remove the containers of this run: {e}")),
         }
     }
+}
 
-    fn container(&self) -> Option<Container> {
-        Some(Container {
-            runtime: Some(super::RUNTIME_NAME.into()),
-            image: Some(self.image.name.clone()),
-            digest: Some(self.image.digest.clone()),
-            ..Container::default()
-        })
+/// One instance's container, ready to be run by the daemon.
+struct DockerLaunch {
+    docker: Arc<Docker>,
+    container: ContainerSpec,
+    image: ImageFacts,
+}
+
+impl ContainerLaunch for DockerLaunch {
+    /// Runs the container from a thread of its own.
+    fn start(self: Box<Self>, output: Arc<dyn Output>) -> Result<Box<dyn Running>, RuntimeError> {
+        let DockerLaunch { docker, container, image } = *self;
+        let cancel = Cancel::new();
+        let stop = cancel.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("mlb-{}", container.prefix.trim()))
+            .spawn(move || docker.run_watched(&container, &image, &stop, &mut Watched(output)))
+            .map_err(RuntimeError::Thread)?;
+        Ok(Box::new(ContainerRun { thread: Some(thread), cancel }))
     }
 }
 
@@ -132,8 +143,8 @@ impl Running for ContainerRun {
         let result = self.thread.take()?.join();
         Some(match result {
             Ok(Ok(outcome)) => end_of(outcome.exit),
-            Ok(Err(e)) => End { error: Some(e.to_string()), ..End::default() },
-            Err(_) => End { error: Some("the thread running the container panicked".into()), ..End::default() },
+            Ok(Err(e)) => End::Failed(RuntimeError::Docker(Arc::new(e))),
+            Err(_) => End::Failed(RuntimeError::Panicked),
         })
     }
 
@@ -145,13 +156,14 @@ impl Running for ContainerRun {
 /// What the launcher makes of a container's exit.
 fn end_of(exit: Exit) -> End {
     const SIGKILL: i32 = 9;
-    match exit {
-        Exit::Code(code) => End { code: Some(code), ..End::default() },
-        Exit::Signal(signal) => End { signal: Some(signal), ..End::default() },
-        Exit::OomKilled => End { signal: Some(SIGKILL), oom_killed: true, ..End::default() },
+    let (code, signal, oom_killed) = match exit {
+        Exit::Code(code) => (Some(code), None, false),
+        Exit::Signal(signal) => (None, Some(signal), false),
+        Exit::OomKilled => (None, Some(SIGKILL), true),
         // Killed by the launcher (timeout, Ctrl-C): it knows which.
-        Exit::Cancelled => End { signal: Some(SIGKILL), ..End::default() },
-    }
+        Exit::Cancelled => (None, Some(SIGKILL), false),
+    };
+    End::Exit { code, signal, oom_killed }
 }
 
 #[cfg(test)]
@@ -160,9 +172,14 @@ mod tests {
 
     #[test]
     fn exits_become_ends() {
-        assert_eq!(end_of(Exit::Code(5)).code, Some(5));
-        assert_eq!(end_of(Exit::Signal(11)).signal, Some(11));
-        assert!(end_of(Exit::OomKilled).oom_killed);
-        assert_eq!(end_of(Exit::Cancelled), End { signal: Some(9), ..End::default() });
+        let exit = |code, signal, oom_killed| Some((code, signal, oom_killed));
+        let of = |e| match end_of(e) {
+            End::Exit { code, signal, oom_killed } => Some((code, signal, oom_killed)),
+            _ => None,
+        };
+        assert_eq!(of(Exit::Code(5)), exit(Some(5), None, false));
+        assert_eq!(of(Exit::Signal(11)), exit(None, Some(11), false));
+        assert_eq!(of(Exit::OomKilled), exit(None, Some(9), true));
+        assert_eq!(of(Exit::Cancelled), exit(None, Some(9), false));
     }
 }

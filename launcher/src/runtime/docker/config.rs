@@ -7,6 +7,7 @@ use super::image::ImageFacts;
 use crate::contract::env as vars;
 use crate::contract::Container;
 use crate::gpu::{device_list, ContainerAccess, ContainerGpus, DeviceIndex};
+use crate::isolation::Isolation;
 use crate::runtime::spec::ContainerSpec;
 use bollard::models::{ContainerCreateBody, DeviceMapping, DeviceRequest, HostConfig};
 use serde::Serialize;
@@ -163,7 +164,9 @@ pub fn container_env(spec: &ContainerSpec, image: &ImageFacts, limits: &Limits) 
         digest: Some(image.digest.clone()),
         limits: Some(serde_json::to_value(limits).expect("limits serialize")),
     };
-    for (key, value) in std::iter::once(vars::isolation(RUNTIME_NAME)).chain(vars::container_env(&container)) {
+    for (key, value) in
+        std::iter::once(vars::isolation(Isolation::Docker.name())).chain(vars::container_env(&container))
+    {
         set(&mut env, &key, &value);
     }
     env

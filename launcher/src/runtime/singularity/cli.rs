@@ -8,10 +8,10 @@
 use crate::contract::env as vars;
 use crate::contract::Container;
 use crate::runtime::spec::ContainerSpec;
+use crate::runtime::{ProcessLaunch, Wrapper};
 use sha2::{Digest, Sha256};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Which command line tool runs the images.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,20 +131,16 @@ impl ContainerCli {
         env
     }
 
-    /// The `exec` process of one instance, ready to spawn. It keeps the
-    /// host's environment for the tool itself (minus any stray prefixed
-    /// variables); `--cleanenv` keeps that out of the container.
-    pub fn command(&self, image: &SingularityImage, spec: &ContainerSpec) -> Command {
-        let mut command = Command::new(&self.program);
-        command.args(self.exec_args(image, spec));
-        let prefix = self.flavor.env_prefix();
-        for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with(prefix) {
-                command.env_remove(key);
-            }
+    /// The `exec` process of one instance: the host's environment is kept
+    /// for the tool itself (minus any stray prefixed variables), and
+    /// `--cleanenv` keeps it out of the container.
+    pub fn launch(&self, image: &SingularityImage, spec: &ContainerSpec) -> ProcessLaunch {
+        let args = self.exec_args(image, spec).into_iter().map(|a| a.to_string_lossy().into_owned());
+        ProcessLaunch {
+            argv: std::iter::once(self.program.display().to_string()).chain(args).collect(),
+            env: self.exec_env(image, spec),
+            wrapper: Wrapper::Exec { env_prefix: self.flavor.env_prefix().to_string() },
         }
-        command.envs(self.exec_env(image, spec));
-        command
     }
 }
 

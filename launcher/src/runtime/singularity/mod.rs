@@ -7,10 +7,9 @@ mod cli;
 pub use cli::{ContainerCli, Flavor, SingularityError, SingularityImage};
 
 use crate::contract::Container;
-use crate::isolation::SlotGroup;
 use crate::plan::Instance;
 use crate::runtime::container::Wrapping;
-use crate::runtime::{process, shell::shell_word, Output, Runtime, Started};
+use crate::runtime::{shell::shell_word, Backend, Launch, RuntimeError, Traits};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -19,8 +18,9 @@ pub struct SingularityRuntime {
     cli: ContainerCli,
     image: SingularityImage,
     wrapping: Wrapping,
-    /// For `--dry-run`: what could not be found or read.
-    notes: String,
+    /// For `--dry-run`: why the tool or the image is unusable.
+    unusable: Option<Arc<SingularityError>>,
+    traits: Traits,
 }
 
 impl SingularityRuntime {
@@ -28,36 +28,47 @@ impl SingularityRuntime {
     pub fn open(file: &Path, wrapping: Wrapping) -> Result<Self, SingularityError> {
         let cli = ContainerCli::find()?;
         let image = SingularityImage::open(file)?;
-        Ok(SingularityRuntime { cli, image, wrapping, notes: String::new() })
+        Ok(Self::new(cli, image, wrapping, Vec::new()))
     }
 
     /// For `--dry-run`: as for a run where the tool and the image are there;
     /// otherwise `apptainer` and the image by name, with the reasons in its
     /// notes. Such a runtime starts nothing.
     pub fn for_description(file: &Path, wrapping: Wrapping) -> Self {
-        let mut notes = String::new();
+        let mut unusable = Vec::new();
         let cli = ContainerCli::find().unwrap_or_else(|e| {
-            notes.push_str(&format!("singularity: {e}\n"));
+            unusable.push(e);
             ContainerCli { program: "apptainer".into(), flavor: Flavor::Apptainer }
         });
         let image = SingularityImage::open(file).unwrap_or_else(|e| {
-            notes.push_str(&format!("singularity: {e}\n"));
+            unusable.push(e);
             SingularityImage { path: file.to_path_buf(), digest: String::new() }
         });
-        SingularityRuntime { cli, image, wrapping, notes }
+        Self::new(cli, image, wrapping, unusable)
+    }
+
+    fn new(cli: ContainerCli, image: SingularityImage, wrapping: Wrapping, unusable: Vec<SingularityError>) -> Self {
+        let traits = Traits {
+            container: Some(Container {
+                runtime: Some(cli.flavor.program().into()),
+                image: Some(image.path.display().to_string()),
+                digest: Some(image.digest.clone()),
+                ..Container::default()
+            }),
+            notes: unusable.iter().map(|e| format!("singularity: {e}\n")).collect(),
+            ..Traits::default()
+        };
+        let unusable = unusable.into_iter().next().map(Arc::new);
+        SingularityRuntime { cli, image, wrapping, unusable, traits }
     }
 }
 
-impl Runtime for SingularityRuntime {
-    fn start(&self, instance: &Instance, group: Option<&SlotGroup>, output: Arc<dyn Output>) -> Started {
-        process::start(self.command(instance)?, group, output)
-    }
-
-    fn command(&self, instance: &Instance) -> Result<std::process::Command, String> {
-        if !self.notes.is_empty() {
-            return Err(self.notes.trim_end().to_string());
+impl Backend for SingularityRuntime {
+    fn launch(&self, instance: &Instance) -> Result<Launch, RuntimeError> {
+        if let Some(e) = &self.unusable {
+            return Err(RuntimeError::Singularity(Arc::clone(e)));
         }
-        Ok(self.cli.command(&self.image, &self.wrapping.spec(instance)))
+        Ok(Launch::Process(self.cli.launch(&self.image, &self.wrapping.spec(instance))))
     }
 
     /// The `exec` command line and environment.
@@ -79,16 +90,7 @@ impl Runtime for SingularityRuntime {
         out
     }
 
-    fn notes(&self) -> String {
-        self.notes.clone()
-    }
-
-    fn container(&self) -> Option<Container> {
-        Some(Container {
-            runtime: Some(self.cli.flavor.program().into()),
-            image: Some(self.image.path.display().to_string()),
-            digest: Some(self.image.digest.clone()),
-            ..Container::default()
-        })
+    fn traits(&self) -> &Traits {
+        &self.traits
     }
 }

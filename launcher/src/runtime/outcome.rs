@@ -3,9 +3,11 @@
 
 use crate::contract::exit;
 use crate::record::{Cause, Failure};
+use serde::{Deserialize, Serialize};
 
-/// How an instance ended.
-#[derive(Clone, Debug, PartialEq)]
+/// How an instance ended. A Slurm task sends it to the launcher as it is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "kebab-case")]
 pub enum Outcome {
     /// Completed.
     Ok,
@@ -99,6 +101,11 @@ pub fn classify(e: &Ending) -> Outcome {
 }
 
 impl Outcome {
+    /// An instance that could not be started, or whose runtime failed it: `message` says why.
+    pub fn not_started(message: String) -> Self {
+        Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false }
+    }
+
     /// True for a completed instance.
     pub fn passed(&self) -> bool {
         matches!(self, Outcome::Ok)
@@ -197,6 +204,19 @@ mod tests {
         let unwritable = classify(&Ending { code: Some(exit::REPORT), ..ending() });
         assert_eq!(unwritable.failure_to_record().unwrap().cause, Cause::Exit);
         assert!(classify(&Ending { signal: Some(6), ..ending() }).describe().contains("SIGABRT"));
+    }
+
+    #[test]
+    fn an_outcome_reads_back_as_a_task_wrote_it() {
+        for outcome in [
+            Outcome::Ok,
+            Outcome::TimedOut { after: 2.5 },
+            Outcome::OomKilled { limit_bytes: Some(1 << 20) },
+            Outcome::Failed { cause: Cause::Config, code: Some(4), message: "bad".into(), recorded: true },
+        ] {
+            let text = serde_json::to_string(&outcome).unwrap();
+            assert_eq!(serde_json::from_str::<Outcome>(&text).unwrap(), outcome, "{text}");
+        }
     }
 
     #[test]

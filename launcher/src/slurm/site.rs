@@ -1,19 +1,19 @@
-//! The Slurm backend of the runtime layer (`mlb --slurm`): the instances of
-//! one job config start together as one job step, one task per instance,
-//! each task an `mlb slurm task` that runs its instance on its node the way
-//! the inner runtime (bare, or Apptainer) would run it on one host.
+//! A Slurm job step as the site of a run (`mlb --slurm`): the instances of
+//! one job config start together as one step, one task per instance, each
+//! task an `mlb slurm task` that runs its instance's typed launch (from the
+//! step plan) on its node and supervises it there with the launcher's own
+//! loop ([`supervise`](crate::runtime::supervise)).
 //!
 //! The launcher reads the step's output (`srun --label`), hands each rank's
-//! lines to its instance, and takes each task's end from the task's own
-//! `mlb-slurm: end` line. Ctrl-C cancels the step with `scancel`.
+//! lines to its instance, and takes each task's outcome from the task's own
+//! `mlb-task: end` line. Ctrl-C cancels the step with `scancel`.
 
 use super::allocation::Allocation;
-use super::protocol::{self, TaskLine};
-use super::step::{StepPlan, StepShape, TaskPlan};
-use crate::contract::Container;
-use crate::isolation::SlotGroup;
+use super::step::StepShape;
+use crate::isolation::Isolation;
 use crate::plan::Instance;
-use crate::runtime::{End, Output, Running, Runtime, Start, Started, Stream};
+use crate::runtime::remote::{StepPlan, TaskLine, TaskPlan};
+use crate::runtime::{Backend, End, Launch, Output, Running, RuntimeError, Site, SiteTraits, Start, Started, Stream};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -28,33 +28,22 @@ pub const PLAN_DIR: &str = "slurm";
 const DRAIN: Duration = Duration::from_secs(10);
 
 /// Runs each job config as one Slurm job step.
-pub struct SlurmRuntime {
-    inner: Box<dyn Runtime>,
+pub struct SlurmSite {
     allocation: Allocation,
     mlb: PathBuf,
     outdir: PathBuf,
     timeout: Option<f64>,
-    container: Vec<String>,
     slots_per_node: usize,
     steps: AtomicUsize,
 }
 
-impl SlurmRuntime {
-    /// Steps of `allocation` with `slots_per_node` slots on each node, whose
-    /// tasks run instances as `inner` would; plans go into `outdir/slurm/`
-    /// (the output folder every node must see); `container` are pyxis's
-    /// srun flags, if any.
-    pub fn new(
-        inner: Box<dyn Runtime>,
-        allocation: Allocation,
-        slots_per_node: usize,
-        outdir: PathBuf,
-        timeout: Option<f64>,
-        container: Vec<String>,
-    ) -> Self {
+impl SlurmSite {
+    /// Steps of `allocation` with `slots_per_node` slots on each node, each
+    /// task killing its instance past `timeout`; plans go into
+    /// `outdir/slurm/` (the output folder every node must see).
+    pub fn new(allocation: Allocation, slots_per_node: usize, outdir: PathBuf, timeout: Option<f64>) -> Self {
         let mlb = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb"));
-        let steps = AtomicUsize::new(0);
-        SlurmRuntime { inner, allocation, mlb, outdir, timeout, container, slots_per_node, steps }
+        SlurmSite { allocation, mlb, outdir, timeout, slots_per_node, steps: AtomicUsize::new(0) }
     }
 
     /// The shape of the step running `instances` (all of one job config,
@@ -84,28 +73,21 @@ impl SlurmRuntime {
         }
     }
 
-    /// The `srun` command line of a step of `shape`, with its plan at `plan`.
-    pub fn srun_line(&self, shape: &StepShape, plan: &Path) -> Vec<String> {
+    /// The `srun` command line of a step of `shape`, with its plan at
+    /// `plan`, in the container of `container` (pyxis's flags), if any.
+    pub fn srun_line(&self, shape: &StepShape, plan: &Path, container: &[String]) -> Vec<String> {
         let mut line = vec!["srun".to_string()];
-        line.extend(shape.srun_args(&self.mlb, plan, &self.container));
+        line.extend(shape.srun_args(&self.mlb, plan, container));
         line
     }
 
-    fn task_plan(&self, rank: usize, start: &Start) -> Result<TaskPlan, String> {
-        let cmd = self.inner.command(start.instance)?;
-        let text = |s: &std::ffi::OsStr| s.to_string_lossy().into_owned();
+    fn task_plan(&self, backend: &dyn Backend, rank: usize, start: &Start) -> Result<TaskPlan, RuntimeError> {
+        let Launch::Process(launch) = backend.launch(start.instance)? else { return Err(RuntimeError::NotAProcess) };
         let placement = &start.instance.placement;
         Ok(TaskPlan {
             rank,
             node: placement.node.clone().unwrap_or_default(),
-            program: text(cmd.get_program()),
-            args: cmd.get_args().map(text).collect(),
-            env: cmd.get_envs().filter_map(|(k, v)| Some((text(k), text(v?)))).collect(),
-            container_env_prefix: self.inner.container().and_then(|c| c.runtime).and_then(|r| match r.as_str() {
-                "apptainer" => Some("APPTAINERENV_".to_string()),
-                "singularity" => Some("SINGULARITYENV_".to_string()),
-                _ => None,
-            }),
+            launch,
             timeout: self.timeout,
             worker: start.instance.is_worker(),
             limit_bytes: placement.memory_bytes(),
@@ -114,22 +96,23 @@ impl SlurmRuntime {
         })
     }
 
-    fn start_step(&self, starts: &[Start]) -> Result<Vec<Started>, String> {
+    fn start_step(&self, backend: &dyn Backend, starts: &[Start]) -> Result<Vec<Started>, RuntimeError> {
         let mut tasks = Vec::with_capacity(starts.len());
         for (rank, start) in starts.iter().enumerate() {
-            tasks.push(self.task_plan(rank, start)?);
+            tasks.push(self.task_plan(backend, rank, start)?);
         }
+        let container = tasks[0].launch.step_flags().to_vec();
         let id = &starts[0].instance.identity;
         let n = self.steps.fetch_add(1, Ordering::Relaxed);
         let name = format!("{}.{}.R{}.step{n}.json", id.suite, id.name.replace(['/', '\\'], "_"), id.run_id);
         let plan = self.outdir.join(PLAN_DIR).join(name);
-        StepPlan { tasks }.write(&plan).map_err(|e| format!("cannot write the step plan {}: {e}", plan.display()))?;
+        StepPlan { tasks }.write(&plan).map_err(|source| RuntimeError::StepPlan { path: plan.clone(), source })?;
         let instances: Vec<&Instance> = starts.iter().map(|s| s.instance).collect();
         let shape = self.shape(&instances);
-        let line = self.srun_line(&shape, &plan);
+        let line = self.srun_line(&shape, &plan, &container);
         let mut srun = Command::new(&line[0]);
         srun.args(&line[1..]).envs(shape.srun_env()).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child = srun.spawn().map_err(|e| format!("cannot start srun: {e}"))?;
+        let mut child = srun.spawn().map_err(RuntimeError::Srun)?;
         let outputs: Vec<Arc<dyn Output>> = starts.iter().map(|s| Arc::clone(&s.output)).collect();
         let step = Arc::new(Step::new(starts.len(), self.allocation.job_id.clone(), child.id() as i32));
         let stdout = child.stdout.take().expect("piped");
@@ -148,48 +131,35 @@ impl SlurmRuntime {
     }
 }
 
-impl Runtime for SlurmRuntime {
-    fn start(&self, _: &Instance, _: Option<&SlotGroup>, _: Arc<dyn Output>) -> Started {
-        Err("a Slurm task starts with its job step".into())
-    }
-
-    fn start_all(&self, starts: &[Start]) -> Vec<Started> {
+impl Site for SlurmSite {
+    fn start(&self, backend: &dyn Backend, starts: &[Start]) -> Vec<Started> {
         if starts.is_empty() {
             return Vec::new();
         }
-        match self.start_step(starts) {
+        match self.start_step(backend, starts) {
             Ok(started) => started,
-            Err(message) => starts.iter().map(|_| Err(message.clone())).collect(),
+            Err(e) => {
+                let e = Arc::new(e);
+                starts.iter().map(|_| Err(RuntimeError::Step(Arc::clone(&e)))).collect()
+            }
         }
     }
 
     /// The srun line of its step, then what the task runs on its node.
-    fn describe(&self, instance: &Instance) -> String {
+    fn describe(&self, backend: &dyn Backend, instance: &Instance) -> String {
         let plan = self.outdir.join(PLAN_DIR).join("STEP.json");
-        let mut out =
-            format!("    srun (one task of the step): {}\n", self.srun_line(&self.shape(&[instance]), &plan).join(" "));
-        out.push_str(&self.inner.describe(instance));
+        let container = match backend.launch(instance) {
+            Ok(Launch::Process(launch)) => launch.step_flags().to_vec(),
+            _ => Vec::new(),
+        };
+        let line = self.srun_line(&self.shape(&[instance]), &plan, &container);
+        let mut out = format!("    srun (one task of the step): {}\n", line.join(" "));
+        out.push_str(&backend.describe(instance));
         out
     }
 
-    fn notes(&self) -> String {
-        self.inner.notes()
-    }
-
-    fn needs_cgroups(&self) -> bool {
-        false
-    }
-
-    fn own_isolation(&self) -> Option<&'static str> {
-        Some("slurm")
-    }
-
-    fn enforces_timeout(&self) -> bool {
-        true
-    }
-
-    fn container(&self) -> Option<Container> {
-        self.inner.container()
+    fn traits(&self) -> SiteTraits {
+        SiteTraits { isolation: Some(Isolation::Slurm), supervises: true }
     }
 }
 
@@ -214,7 +184,7 @@ struct StepState {
 
 impl Step {
     fn new(tasks: usize, job_id: String, srun_pid: i32) -> Self {
-        let state = StepState { ends: vec![None; tasks], readers: 2, ..StepState::default() };
+        let state = StepState { ends: (0..tasks).map(|_| None).collect(), readers: 2, ..StepState::default() };
         Step { state: Mutex::new(state), job_id, srun_pid }
     }
 
@@ -229,9 +199,9 @@ impl Step {
         let mut state = self.state.lock().expect("step state");
         match line {
             TaskLine::Start { step, .. } => state.step_id = Some(step),
-            TaskLine::End { rank, end } => {
+            TaskLine::End { rank, outcome, recorded } => {
                 if let Some(slot) = state.ends.get_mut(rank) {
-                    *slot = Some(end);
+                    *slot = Some(End::Supervised { outcome, recorded });
                 }
             }
         }
@@ -270,7 +240,7 @@ impl Step {
 /// tasks' own protocol lines to the step.
 fn demux(step: &Step, outputs: &[Arc<dyn Output>], stream: Stream, pipe: Box<dyn Read + Send>) {
     for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-        match protocol::split_label(&line) {
+        match split_label(&line) {
             Some((rank, text)) if rank < outputs.len() => match TaskLine::parse(text) {
                 Some(task_line) => step.take(task_line),
                 None => outputs[rank].line(stream, text),
@@ -282,6 +252,12 @@ fn demux(step: &Step, outputs: &[Arc<dyn Output>], stream: Stream, pipe: Box<dyn
     step.state.lock().expect("step state").readers -= 1;
 }
 
+/// `(rank, text)` of a line `srun --label` wrote: `  3: text`.
+fn split_label(line: &str) -> Option<(usize, &str)> {
+    let (rank, text) = line.split_once(": ")?;
+    Some((rank.trim().parse().ok()?, text))
+}
+
 /// One task of a step, as the launcher supervises it.
 struct Task {
     rank: usize,
@@ -290,19 +266,28 @@ struct Task {
 
 impl Running for Task {
     fn poll(&mut self) -> Option<End> {
-        let state = self.step.state.lock().expect("step state");
-        if let Some(end) = &state.ends[self.rank] {
-            return Some(end.clone());
+        let mut state = self.step.state.lock().expect("step state");
+        if let Some(end) = state.ends[self.rank].take() {
+            return Some(end);
         }
-        let srun = state.srun.as_ref()?;
+        let srun = state.srun.clone()?;
         let drained = state.readers == 0 || state.ended_at.is_some_and(|t| t.elapsed() > DRAIN);
-        drained.then(|| End {
-            error: Some(format!("the Slurm task ended without saying how (srun: {srun})")),
-            ..End::default()
-        })
+        drained.then(|| End::Failed(RuntimeError::TaskSilent { srun }))
     }
 
     fn kill(&mut self) {
         self.step.cancel();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_label;
+
+    #[test]
+    fn labels() {
+        assert_eq!(split_label(" 3: report: /x.json"), Some((3, "report: /x.json")));
+        assert_eq!(split_label("12: a: b"), Some((12, "a: b")));
+        assert_eq!(split_label("srun: error: oops"), None);
     }
 }

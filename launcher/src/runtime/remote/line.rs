@@ -1,13 +1,13 @@
-//! What a task tells the launcher through srun's output, besides its
-//! instance's lines: `mlb-slurm: start {...}` once it runs (its step id,
-//! which `scancel` needs) and `mlb-slurm: end {...}` with how its instance
-//! ended, as the last line it writes.
+//! What a task tells the launcher through its output, besides its
+//! instance's lines: `mlb-task: start {...}` once it runs (its step id,
+//! which cancelling the step needs) and `mlb-task: end {...}` with its
+//! instance's outcome, classified on the node, as the last line it writes.
 
-use crate::runtime::End;
+use crate::runtime::outcome::Outcome;
 use serde::{Deserialize, Serialize};
 
 /// The prefix of a task's own lines.
-const PREFIX: &str = "mlb-slurm: ";
+const PREFIX: &str = "mlb-task: ";
 
 /// A task's own line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -19,7 +19,7 @@ pub enum TaskLine {
         rank: usize,
         /// Its node.
         node: String,
-        /// The step id (`SLURM_STEP_ID`).
+        /// Its step's id in the engine (Slurm's `SLURM_STEP_ID`).
         step: String,
     },
     /// Its instance ended.
@@ -27,7 +27,9 @@ pub enum TaskLine {
         /// Its rank.
         rank: usize,
         /// How.
-        end: End,
+        outcome: Outcome,
+        /// The task wrote its failure record.
+        recorded: bool,
     },
 }
 
@@ -43,33 +45,17 @@ impl TaskLine {
     }
 }
 
-/// `(rank, text)` of a line `srun --label` wrote: `  3: text`.
-pub fn split_label(line: &str) -> Option<(usize, &str)> {
-    let (rank, text) = line.split_once(": ")?;
-    Some((rank.trim().parse().ok()?, text))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn lines_round_trip() {
-        let end = TaskLine::End {
-            rank: 3,
-            end: End { code: Some(3), timed_out: Some(2.5), recorded: true, ..End::default() },
-        };
+        let end = TaskLine::End { rank: 3, outcome: Outcome::TimedOut { after: 2.5 }, recorded: true };
         assert_eq!(TaskLine::parse(&end.render()), Some(end));
         let start = TaskLine::Start { rank: 0, node: "n1".into(), step: "4".into() };
         assert_eq!(TaskLine::parse(&start.render()), Some(start));
-        assert_eq!(TaskLine::parse("mlb-slurm: {broken"), None);
+        assert_eq!(TaskLine::parse("mlb-task: {broken"), None);
         assert_eq!(TaskLine::parse("step 3 loss 0.5"), None);
-    }
-
-    #[test]
-    fn labels() {
-        assert_eq!(split_label(" 3: report: /x.json"), Some((3, "report: /x.json")));
-        assert_eq!(split_label("12: a: b"), Some((12, "a: b")));
-        assert_eq!(split_label("srun: error: oops"), None);
     }
 }

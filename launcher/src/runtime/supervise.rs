@@ -1,0 +1,135 @@
+//! The one supervision loop, run by the launcher for the instances it
+//! starts and by `mlb slurm task` for its instance on its node: each
+//! instance is killed past `--timeout` or on Ctrl-C/SIGTERM, watched to its
+//! end, its output read to its end, and its end classified once into an
+//! [`Outcome`]. An instance supervised where it ran (a Slurm task) comes
+//! back with its outcome classified there ([`End::Supervised`]).
+
+use super::outcome::{classify, Ending, Outcome};
+use super::{End, Running};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How often running instances are polled.
+const POLL: Duration = Duration::from_millis(5);
+
+/// How long the output of an ended instance may stay open (held by a
+/// process it left behind) before what holds it is killed.
+pub const OUTPUT_GRACE: Duration = Duration::from_secs(3);
+
+/// One started instance under supervision.
+pub struct Watched {
+    running: Box<dyn Running>,
+    started: Instant,
+    end: Option<End>,
+    timed_out: Option<f64>,
+    interrupted: bool,
+}
+
+/// What supervision cannot see itself, known once the instance has ended.
+#[derive(Clone, Debug, Default)]
+pub struct Facts {
+    /// An OOM kill was counted in its group while it ran.
+    pub oom_counted: bool,
+    /// Its memory limit, for the OOM message.
+    pub limit_bytes: Option<u64>,
+    /// It is an `mlb worker` (whose exit codes are known).
+    pub worker: bool,
+    /// The last lines it wrote on stderr.
+    pub stderr_tail: String,
+}
+
+impl Watched {
+    /// `running`, started now.
+    pub fn new(running: Box<dyn Running>) -> Self {
+        Watched { running, started: Instant::now(), end: None, timed_out: None, interrupted: false }
+    }
+
+    /// Whether it has ended.
+    pub fn has_ended(&self) -> bool {
+        self.end.is_some()
+    }
+
+    /// Looks at it once: takes its end, or kills it (once) on `stop` or
+    /// past `timeout` seconds. True while it runs.
+    fn look(&mut self, stop: bool, timeout: Option<f64>) -> bool {
+        if self.end.is_some() {
+            return false;
+        }
+        self.end = self.running.poll();
+        if self.end.is_some() {
+            return false;
+        }
+        if stop && !self.interrupted {
+            self.interrupted = true;
+            self.running.kill();
+        } else if let Some(limit) = timeout.filter(|&t| self.timed_out.is_none() && self.elapsed() > t) {
+            self.timed_out = Some(limit);
+            self.running.kill();
+        }
+        true
+    }
+
+    fn elapsed(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// Once it has ended (and whatever it left in its slot's group is
+    /// killed): waits for its output to be read to its end, at most
+    /// [`OUTPUT_GRACE`] and not past `interrupt`. What held its output
+    /// open, and what was done, if anything did.
+    pub fn drain(&mut self, interrupt: &AtomicBool) -> Option<String> {
+        self.running.drain(Instant::now() + OUTPUT_GRACE, interrupt)
+    }
+
+    /// Its outcome, classified here unless it was where it ran; and whether
+    /// its failure record is written already (by its node).
+    pub fn outcome(self, facts: Facts) -> (Outcome, bool) {
+        let (interrupted, timed_out) = (self.interrupted, self.timed_out);
+        let ending = |code, signal, oom_killed| Ending {
+            code,
+            signal,
+            timed_out,
+            interrupted,
+            oom_killed: oom_killed || facts.oom_counted,
+            limit_bytes: facts.limit_bytes,
+            worker: facts.worker,
+            stderr_tail: facts.stderr_tail.clone(),
+        };
+        match self.end.expect("supervised to its end") {
+            End::Supervised { outcome, recorded } => (outcome, recorded),
+            End::Failed(e) if !interrupted && timed_out.is_none() => (Outcome::not_started(e.to_string()), false),
+            End::Failed(_) => (classify(&ending(None, None, false)), false),
+            End::Exit { code, signal, oom_killed } => (classify(&ending(code, signal, oom_killed)), false),
+        }
+    }
+}
+
+/// Supervises `all` until every one has ended: each is killed on
+/// `interrupt` or past `timeout` seconds (`None`: no limit here). `tick`
+/// sees them after every round.
+pub fn watch<T: AsMut<Watched>>(
+    all: &mut [T],
+    timeout: Option<f64>,
+    interrupt: &AtomicBool,
+    tick: &mut dyn FnMut(&[T]),
+) {
+    loop {
+        let stop = interrupt.load(Ordering::Relaxed);
+        let mut running = 0;
+        for w in all.iter_mut() {
+            running += usize::from(w.as_mut().look(stop, timeout));
+        }
+        tick(all);
+        if running == 0 {
+            return;
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+impl AsMut<Watched> for Watched {
+    fn as_mut(&mut self) -> &mut Watched {
+        self
+    }
+}
