@@ -9,15 +9,16 @@
 //! here implementing [`GpuVendor`] and an arm of [`Vendor`] (and of
 //! [`Vendor::ops`]).
 
-mod amd;
+pub mod amd;
 mod device;
-mod nvidia;
+pub mod nvidia;
+mod reader;
 
 pub use device::{device_list, DeviceIndex};
 pub use nvidia::open as open_nvml;
+pub use reader::{GpuReader, Maxima};
 
-use crate::doctor::Check;
-use crate::telemetry::GpuReader;
+use crate::check::Check;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
