@@ -231,7 +231,14 @@ fn build(
     let confined = placement.slot.is_some() || placement.node.is_some();
     let isolation = if confined { ctx.isolation.as_str() } else { "none" };
     let cpu_count = placement.cpus.len();
-    let instance = env::Instance { run: &ctx.variables, identity: &identity, cpu_count, isolation, kind: ctx.kind };
+    let instance = env::Instance {
+        run: &ctx.variables,
+        identity: &identity,
+        cpu_count,
+        isolation,
+        host_kind: ctx.kind.as_str(),
+        device_vars: ctx.kind.device_vars(),
+    };
     // The user's heap choice reaches instances in containers too.
     let env = env::instance_env(&instance, |name| std::env::var(name).ok());
     let work = match (&config.program, plugin) {
