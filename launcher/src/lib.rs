@@ -15,6 +15,7 @@ pub mod host;
 pub mod isolation;
 pub mod jobs;
 pub mod launch;
+pub mod linux;
 pub mod plan;
 pub mod plugins;
 pub mod prepare;

@@ -1,4 +1,4 @@
-//! Isolation of slots with cgroups (v1 and v2): support probing, the v2
+//! Isolation of slots ([`Slot`]) with cgroups (v1 and v2): support probing, the v2
 //! delegation rules, the groups of a run below a mount point and their OOM
 //! counters.
 
@@ -6,6 +6,7 @@ mod error;
 mod groups;
 mod oom;
 mod root;
+mod slot;
 pub mod support;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -15,4 +16,5 @@ pub use error::CgroupError;
 pub use groups::{RunGroups, SlotGroup};
 pub use oom::own_kills as own_oom_kills;
 pub use root::CgroupRoot;
+pub use slot::Slot;
 pub use support::{Support, Version};

@@ -3,11 +3,11 @@
 //! instances from this one description.
 
 use super::group::Meeting;
-use super::slots::Slot;
 use crate::contract::argv::WorkerCommand;
 use crate::contract::env;
 use crate::gpu::{device_list, DeviceIndex};
 use crate::host::HostKind;
+use crate::isolation::Slot;
 use crate::jobs::{render, Group, JobConfig, Program, Scope};
 use crate::record::Identity;
 use serde_json::{Map, Value};
