@@ -1,7 +1,7 @@
 //! Usable memory: the machine's, or less when an enclosing cgroup limits it
 //! (the launcher sizes slots with it).
 
-use crate::linux::memory_cgroup::memory_cgroup_at;
+use crate::linux::memory_cgroup_at;
 use serde::Serialize;
 use std::path::Path;
 

@@ -15,7 +15,7 @@ pub fn kills(memory_dir: &Path, version: Version) -> u64 {
 }
 
 /// The kills of this process's own memory cgroup (as
-/// [`memory_cgroup`] finds it), on v1 or v2; 0
+/// [`memory_cgroup()`] finds it), on v1 or v2; 0
 /// when it has none: a Slurm task where the site confines no memory.
 pub fn own_kills() -> u64 {
     let (Some(path), _) = memory_cgroup() else { return 0 };
