@@ -10,9 +10,9 @@
 
 mod common;
 
+use mlb::plugins::Plan;
 use mlb::plugins::{self, Instance};
 use mlb::worker::timing;
-use mlb::worker::Plan;
 use mlb_plugin::{Config, Workload};
 use mlb_spin::Spin;
 use std::path::PathBuf;

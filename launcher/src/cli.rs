@@ -108,3 +108,46 @@ pub enum PluginsCommand {
         name: String,
     },
 }
+
+/// The command lines the launcher builds for `mlb worker` ([`crate::contract`])
+/// as this parser reads them.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::argv::WorkerCommand;
+    use crate::contract::exit::{cause_of, USAGE};
+    use crate::record::Identity;
+    use serde_json::{json, Value};
+    use std::path::Path;
+
+    #[test]
+    fn odd_values_reach_the_worker_as_they_are() {
+        for (name, suite) in [("-x", "-s"), ("--plugin", "--help"), ("a b=c", "ü 試験"), ("", "s")] {
+            let identity = Identity { suite: suite.into(), name: name.into(), run_id: 4, jr_id: 2, vcd: "0,1".into() };
+            let config = json!({"--lr": "-0.1", "seed": 300}).as_object().unwrap().clone();
+            let command = WorkerCommand {
+                plugin: Path::new("/p/-lib spin.so"),
+                workload: "-spin",
+                config: &config,
+                outdir: Path::new("/o/-out"),
+                identity: &identity,
+            };
+            let argv = std::iter::once("mlb".to_string()).chain(command.args());
+            let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{name:?}: {e}"));
+            let Some(Command::Worker(w)) = cli.command else { panic!("not the worker") };
+            assert_eq!(w.plugin.as_deref(), Some(Path::new("/p/-lib spin.so")));
+            assert_eq!(w.workload.as_deref(), Some("-spin"));
+            assert_eq!(serde_json::from_str::<Value>(&w.config).unwrap(), Value::Object(config));
+            assert_eq!(w.outdir, Path::new("/o/-out"));
+            assert_eq!((w.name.as_deref(), w.suite.as_str()), (Some(name), suite));
+            assert_eq!((w.run_id, w.jr_id, w.vcd.as_deref()), (4, 2, Some("0,1")));
+        }
+    }
+
+    #[test]
+    fn a_refused_command_line_exits_with_usage_not_a_recorded_code() {
+        let err = Cli::try_parse_from(["mlb", "worker", "--plugin", "/p.so", "--name", "-x"]).unwrap_err();
+        assert_eq!(err.exit_code(), USAGE);
+        assert_eq!(cause_of(err.exit_code()), None);
+    }
+}

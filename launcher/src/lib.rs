@@ -5,6 +5,7 @@
 //! (see the `mlb-plugin` crate) that one `mlb worker` process per slot loads,
 //! times and reports on.
 
+pub mod check;
 pub mod cli;
 pub mod contract;
 pub mod doctor;
@@ -14,9 +15,11 @@ pub mod host;
 pub mod isolation;
 pub mod jobs;
 pub mod launch;
+pub mod linux;
 pub mod plan;
 pub mod plugins;
 pub mod prepare;
+pub mod reading;
 pub mod record;
 pub mod report;
 pub mod runtime;

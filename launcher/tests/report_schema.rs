@@ -82,7 +82,7 @@ fn heap_policy_is_recorded_and_the_users_choice_wins() {
         let dir = tempfile::tempdir().unwrap();
         let mut cmd = spin_command(r#"{"repeat": 2, "skip": 1, "number": 1, "size": 0}"#, dir.path(), &[]);
         // Whatever heap choice the test's own environment carries is not this test's.
-        for (var, _) in mlb::worker::heap::choice_vars(|name| std::env::var(name).ok()) {
+        for (var, _) in mlb::contract::env::heap_choice_vars(|name| std::env::var(name).ok()) {
             cmd.env_remove(var);
         }
         let out = cmd.envs(env.iter().copied()).output().unwrap();

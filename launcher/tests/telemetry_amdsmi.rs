@@ -8,13 +8,12 @@
 
 mod common;
 
-use mlb::gpu::{DeviceIndex, Gpu, Vendor};
+use mlb::gpu::amd::{AmdProbe, AmdSmi};
+use mlb::gpu::{DeviceIndex, Gpu, GpuReader, Vendor};
 use mlb::isolation::Version;
-use mlb::telemetry::amd::AmdProbe;
-use mlb::telemetry::amdsmi::AmdSmi;
 use mlb::telemetry::block::{self, Context};
 use mlb::telemetry::powercap::Powercap;
-use mlb::telemetry::{GpuReader, Probes, Sources};
+use mlb::telemetry::{Probes, Sources};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -7,13 +7,13 @@
 
 mod common;
 
+use mlb::check::Status;
 use mlb::contract::window;
 use mlb::contract::Edge;
-use mlb::doctor::Status;
+use mlb::gpu::nvidia::NvidiaProbe;
 use mlb::gpu::{open_nvml, DeviceIndex, Vendor};
 use mlb::host::{detect, HostKind, Probe};
 use mlb::telemetry::block::{self, Context};
-use mlb::telemetry::nvidia::NvidiaProbe;
 use mlb::telemetry::{Probes, Sampler, Sources};
 use std::ffi::OsStr;
 use std::sync::Arc;

@@ -11,9 +11,7 @@
 //! [`visible_devices`].
 
 use super::report::Container;
-use crate::host::HostKind;
 use crate::record::Identity;
-use crate::worker::heap;
 use std::path::Path;
 
 /// Instance index within its job config (compat: `JOB_ID`).
@@ -62,8 +60,15 @@ pub const CONTAINER_RUNTIME: &str = "MLB_CONTAINER_RUNTIME";
 /// The limits the container runtime applied (a JSON object), when in a container.
 pub const CONTAINER_LIMITS: &str = "MLB_CONTAINER_LIMITS";
 /// The user's heap choice: `MLB_HEAP=libc` turns the worker's heap policy
-/// off. Passed on with glibc's own malloc variables ([`heap::choice_vars`]).
+/// off. Passed on with glibc's own malloc variables ([`heap_choice_vars`]).
 pub const HEAP: &str = "MLB_HEAP";
+/// glibc's tunables variable; `glibc.malloc.*` entries in it are a heap
+/// choice the worker keeps.
+pub const GLIBC_TUNABLES: &str = "GLIBC_TUNABLES";
+/// glibc's malloc variables: setting any of them is a heap choice the
+/// worker keeps.
+pub const GLIBC_MALLOC_VARS: [&str; 5] =
+    ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_", "MALLOC_ARENA_MAX"];
 
 /// What every instance of a run is given: the variables a jobs file may
 /// use (compat §1).
@@ -110,8 +115,10 @@ pub struct Instance<'a> {
     pub cpu_count: usize,
     /// Isolation mode recorded by the worker (`none` for an unconfined instance).
     pub isolation: &'a str,
-    /// Host kind: its name, and which device variables carry the devices.
-    pub kind: HostKind,
+    /// The host kind's name (`MLB_HOST_KIND`).
+    pub host_kind: &'a str,
+    /// The variables that carry the visible devices on this kind of host.
+    pub device_vars: &'a [&'a str],
 }
 
 /// The environment of one instance: the run variables (`CPU_COUNT`: the
@@ -130,13 +137,21 @@ pub fn instance_env(i: &Instance, inherited: impl Fn(&str) -> Option<String>) ->
             (SUITE_NAME, id.suite.clone()),
             (CPU_COUNT, i.cpu_count.to_string()),
             (ISOLATION, i.isolation.to_string()),
-            (HOST_KIND, i.kind.to_string()),
+            (HOST_KIND, i.host_kind.to_string()),
         ]
         .map(|(k, v)| (k.to_string(), v)),
     );
-    env.extend(heap::choice_vars(inherited));
-    env.extend(i.kind.device_vars().iter().map(|v| (v.to_string(), id.vcd.clone())));
+    env.extend(heap_choice_vars(inherited));
+    env.extend(i.device_vars.iter().map(|v| (v.to_string(), id.vcd.clone())));
     env
+}
+
+/// The variables of an environment (`var` reads one) that carry a heap
+/// choice ([`HEAP`], glibc's), for the launcher to pass to instances in
+/// containers, which do not inherit its environment.
+pub fn heap_choice_vars(var: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+    let names = [HEAP, GLIBC_TUNABLES].into_iter().chain(GLIBC_MALLOC_VARS);
+    names.filter_map(|name| var(name).map(|v| (name.to_string(), v))).collect()
 }
 
 /// `MLB_CGROUP`: the group the launcher placed the instance in.
@@ -220,6 +235,13 @@ mod tests {
     }
 
     #[test]
+    fn heap_choices_are_passed_on() {
+        let env: HashMap<&str, &str> = [("MLB_HEAP", "libc"), ("MALLOC_ARENA_MAX", "2"), ("HOME", "/root")].into();
+        let vars = heap_choice_vars(|name| env.get(name).map(|v| v.to_string()));
+        assert_eq!(vars, [("MLB_HEAP".to_string(), "libc".to_string()), ("MALLOC_ARENA_MAX".into(), "2".into())]);
+    }
+
+    #[test]
     fn instance_environment_in_order() {
         let run = run_variables(&Run {
             outdir: Path::new("/o"),
@@ -231,7 +253,14 @@ mod tests {
         let id = identity("1");
         let inherited: HashMap<&str, &str> = [("MLB_HEAP", "libc"), ("HOME", "/root")].into();
         let env = instance_env(
-            &Instance { run: &run, identity: &id, cpu_count: 3, isolation: "cgroup-v2", kind: HostKind::Rocm },
+            &Instance {
+                run: &run,
+                identity: &id,
+                cpu_count: 3,
+                isolation: "cgroup-v2",
+                host_kind: "rocm",
+                device_vars: &[HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES],
+            },
             |name| inherited.get(name).map(|v| v.to_string()),
         );
         let text: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -270,7 +299,14 @@ mod tests {
         });
         let id = identity("0,1");
         let mut env = instance_env(
-            &Instance { run: &run, identity: &id, cpu_count: 8, isolation: "none", kind: HostKind::Ngc },
+            &Instance {
+                run: &run,
+                identity: &id,
+                cpu_count: 8,
+                isolation: "none",
+                host_kind: "ngc",
+                device_vars: &[CUDA_VISIBLE_DEVICES],
+            },
             |_| None,
         );
         assert_eq!(

@@ -1,7 +1,7 @@
 //! Checks of the host itself: cgroups, the output folder's free space, the
 //! jobs' data.
 
-use super::check::{Check, Status};
+use crate::check::{Check, Status};
 use crate::host::Host;
 use std::path::Path;
 

@@ -6,7 +6,8 @@
 pub mod check;
 mod host;
 
-pub use check::{Check, Status, Verdict, FILE};
+pub use crate::check::{Check, Status};
+pub use check::{Verdict, FILE};
 
 use crate::host::Host;
 use std::path::Path;

@@ -1,23 +1,28 @@
 //! GPUs, one home per vendor: what a GPU is ([`Gpu`], its [`DeviceIndex`])
-//! and, per [`Vendor`], one file implementing [`GpuVendor`]: detection, the
-//! visible-devices variables, container access, the driver's versions for
-//! `system.json`, the doctor's checks and the telemetry reader; each vendor
-//! opens its management library once per process, honouring its override
-//! variable (`MLB_NVML_LIBRARY`, `MLB_AMDSMI_LIBRARY`).
+//! and, per [`Vendor`], one folder whose `mod.rs` implements [`GpuVendor`]:
+//! detection, the visible-devices variables, container access, the driver's
+//! versions for `system.json`, the doctor's checks and the telemetry reader
+//! (a [`GpuReader`], in the folder's `probe.rs`); each vendor opens its
+//! management library once per process, honouring its override variable
+//! (`MLB_NVML_LIBRARY`, `MLB_AMDSMI_LIBRARY`). What a vendor gives back, a
+//! [`Check`] and a [`Reading`](crate::reading::Reading), is defined below
+//! this module, so that the doctor and the telemetry that call into it are
+//! not imported by it.
 //!
-//! A new vendor (say Intel XPU through its management library) is a file
+//! A new vendor (say Intel XPU through its management library) is a folder
 //! here implementing [`GpuVendor`] and an arm of [`Vendor`] (and of
 //! [`Vendor::ops`]).
 
-mod amd;
+pub mod amd;
 mod device;
-mod nvidia;
+pub mod nvidia;
+mod reader;
 
 pub use device::{device_list, DeviceIndex};
 pub use nvidia::open as open_nvml;
+pub use reader::{GpuReader, Maxima};
 
-use crate::doctor::Check;
-use crate::telemetry::GpuReader;
+use crate::check::Check;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,12 +1,12 @@
 //! Host detection, read under a root path so fixture trees stand in for
 //! real hosts in tests.
 
-use super::cpulist;
 use super::kind::HostKind;
 use super::memory::{self, Memory};
 use super::numa::{self, NumaNode};
 use crate::gpu::{self, Gpu};
 use crate::isolation::support::{self, Support};
+use crate::linux::cpulist;
 use serde::Serialize;
 use std::path::PathBuf;
 

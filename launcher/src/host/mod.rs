@@ -2,14 +2,14 @@
 //! nodes, cgroup support. Everything is read under a root path, so tests run
 //! it on fixture trees of each kind of host.
 
-pub mod cpulist;
 mod detect;
 mod kind;
 mod memory;
 mod numa;
 pub mod show;
 
+pub use crate::linux::cpulist;
 pub use detect::{detect, Host, Probe};
 pub use kind::HostKind;
-pub use memory::{memory_cgroup, memory_cgroup_at, Memory};
+pub use memory::Memory;
 pub use numa::NumaNode;

@@ -1,6 +1,6 @@
 //! NUMA nodes and their CPUs, from `sys/devices/system/node`.
 
-use super::cpulist;
+use crate::linux::cpulist;
 use serde::Serialize;
 use std::path::Path;
 

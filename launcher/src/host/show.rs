@@ -1,7 +1,7 @@
 //! `mlb detect` output.
 
-use super::cpulist;
 use super::detect::Host;
+use crate::linux::cpulist;
 
 /// Bytes as GiB with two decimals.
 pub fn gib(bytes: u64) -> String {

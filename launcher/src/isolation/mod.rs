@@ -1,4 +1,4 @@
-//! Isolation of slots with cgroups (v1 and v2): support probing, the v2
+//! Isolation of slots ([`Slot`]) with cgroups (v1 and v2): support probing, the v2
 //! delegation rules, the groups of a run below a mount point and their OOM
 //! counters; and the [`Isolation`] an instance gets, whatever applies it.
 
@@ -7,6 +7,7 @@ mod groups;
 mod mode;
 mod oom;
 mod root;
+mod slot;
 pub mod support;
 #[cfg(test)]
 pub(crate) mod tests;
@@ -17,4 +18,5 @@ pub use groups::{RunGroups, SlotGroup};
 pub use mode::Isolation;
 pub use oom::own_kills as own_oom_kills;
 pub use root::CgroupRoot;
+pub use slot::Slot;
 pub use support::{Support, Version};

@@ -1,6 +1,7 @@
 //! The kernel's out-of-memory kill counter of a memory cgroup.
 
 use super::support::Version;
+use crate::linux::memory_cgroup;
 use std::path::Path;
 
 /// `oom_kill` of `memory.oom_control` (v1) or `memory.events` (v2) in
@@ -14,10 +15,10 @@ pub fn kills(memory_dir: &Path, version: Version) -> u64 {
 }
 
 /// The kills of this process's own memory cgroup (as
-/// [`memory_cgroup`](crate::host::memory_cgroup) finds it), on v1 or v2; 0
+/// [`memory_cgroup()`] finds it), on v1 or v2; 0
 /// when it has none: a Slurm task where the site confines no memory.
 pub fn own_kills() -> u64 {
-    let (Some(path), _) = crate::host::memory_cgroup() else { return 0 };
+    let (Some(path), _) = memory_cgroup() else { return 0 };
     let path = path.trim_start_matches('/');
     let v1 = Path::new("/sys/fs/cgroup/memory").join(path);
     if v1.is_dir() {

@@ -9,9 +9,9 @@
 //! needs the kernel's part of `rmdir` (the interface files go with the
 //! folder): [`Fixture::release`] does it.
 
+use super::Slot;
 use super::*;
-use crate::host::cpulist;
-use crate::plan::Slot;
+use crate::linux::cpulist;
 use std::path::{Path, PathBuf};
 
 pub(crate) const RUN: &str = "t-1";

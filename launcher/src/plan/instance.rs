@@ -3,12 +3,11 @@
 //! instances from this one description.
 
 use super::group::Meeting;
-use super::slots::Slot;
 use crate::contract::argv::WorkerCommand;
 use crate::contract::env;
 use crate::gpu::{device_list, DeviceIndex};
 use crate::host::HostKind;
-use crate::isolation::Isolation;
+use crate::isolation::{Isolation, Slot};
 use crate::jobs::{render, Group, JobConfig, Program, Scope};
 use crate::record::Identity;
 use serde_json::{Map, Value};
@@ -237,7 +236,8 @@ fn build(
         identity: &identity,
         cpu_count,
         isolation: isolation.name(),
-        kind: ctx.kind,
+        host_kind: ctx.kind.as_str(),
+        device_vars: ctx.kind.device_vars(),
     };
     // The user's heap choice reaches instances in containers too.
     let env = env::instance_env(&instance, |name| std::env::var(name).ok());

@@ -5,6 +5,7 @@ mod group;
 mod instance;
 mod slots;
 
+pub use crate::isolation::Slot;
 pub use group::Meeting;
 pub use instance::{instances, node_outdir, Instance, Placement, RunContext, Work, WorkerPaths};
-pub use slots::{count, plan, Slot, SlotError};
+pub use slots::{count, plan, SlotError};

@@ -1,26 +1,10 @@
 //! Slots: what each instance of a `student` job gets (compat §2).
 
-use crate::gpu::DeviceIndex;
 use crate::host::Host;
-use serde::Serialize;
+use crate::isolation::Slot;
 
 /// Memory limits are whole pages.
 const PAGE: u64 = 4096;
-
-/// One slot: a device, an exclusive block of CPUs, memory nodes and memory.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Slot {
-    /// Slot index (the instance's `JOB_ID`).
-    pub index: usize,
-    /// Its visible device.
-    pub device: DeviceIndex,
-    /// Its CPUs: a contiguous block of the usable CPUs.
-    pub cpus: Vec<usize>,
-    /// Its memory nodes.
-    pub mems: Vec<usize>,
-    /// Its memory limit in bytes.
-    pub memory_bytes: u64,
-}
 
 /// Why slots cannot be planned.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]

@@ -11,8 +11,8 @@
 //! counts ([`Plan`]): the defaults overlaid with the config's arguments must
 //! make a plan the worker runs.
 
+use super::plan::{effective_config, Plan, PlanError};
 use crate::record::arg_key;
-use crate::worker::{effective_config, Plan, PlanError};
 use serde_json::{Map, Value};
 
 /// The kind of value an argument takes, from its default.

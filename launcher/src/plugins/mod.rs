@@ -1,12 +1,15 @@
 //! Workload plugins: where they are searched for, how a file is trusted,
-//! described (from its manifest, without loading it), loaded and called, and
-//! how `mlb plugins list` describes them.
+//! described (from its manifest, without loading it), loaded and called,
+//! what a config of one of their workloads asks for ([`plan`]: read by the
+//! launcher before it runs one and by the worker that runs it), and how
+//! `mlb plugins list` describes them.
 
 pub mod accepts;
 mod instance;
 pub mod listing;
 mod loader;
 pub mod manifest;
+pub mod plan;
 mod search;
 pub mod show;
 mod trust;
@@ -15,5 +18,6 @@ pub use instance::{CallError, CallFailure, Instance};
 pub use listing::{list, verify, Entry, Status};
 pub use loader::{describe, load, load_workload, LoadError, Plugin, PluginMeta};
 pub use manifest::ManifestReadError;
+pub use plan::{effective_config, Plan, PlanError, DEFAULT_SKIP};
 pub use search::{SearchError, SearchPath};
 pub use trust::{check_trusted, TrustError};

@@ -1,12 +1,12 @@
 //! The `telemetry` block of a report: what the sampler saw of an instance
 //! during its timed window, summarised (docs/telemetry.md lists every field).
 
-use super::gpu_reader::Maxima;
-use super::nvidia::{REASONS, SLOWDOWN};
 use super::powercap::is_package_energy;
-use super::reading::Sample;
+use super::sample::Sample;
 use super::scope::{self, Part, Window};
 use super::timeline::Timeline;
+use crate::gpu::Maxima;
+use crate::reading::reasons::{REASONS, SLOWDOWN};
 use serde::{Deserialize, Serialize};
 use statrs::statistics::{Data, OrderStatistics};
 use std::collections::BTreeMap;
@@ -242,7 +242,7 @@ pub fn build(samples: &[Sample], start: f64, end: f64, items: u64, ctx: Context)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::telemetry::reading::{Counter, Reading};
+    use crate::reading::{Counter, Reading};
 
     #[test]
     fn stats_of_values() {

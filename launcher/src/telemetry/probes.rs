@@ -2,15 +2,15 @@
 //! and the run-wide sources they come from, opened once.
 
 use super::block::Context;
-use super::gpu_reader::{GpuReader, Maxima};
 use super::powercap::Powercap;
 use super::process_group::ProcessGroup;
-use super::reading::{Reading, Sample};
+use super::sample::Sample;
 use super::slot::SlotProbe;
 use crate::contract::window;
-use crate::gpu::{vendor_of, DeviceIndex, Unavailable};
+use crate::gpu::{vendor_of, DeviceIndex, GpuReader, Maxima, Unavailable};
 use crate::host::Host;
 use crate::isolation::{SlotGroup, Version};
+use crate::reading::Reading;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 
 use super::block::{self, Telemetry};
 use super::probes::Probes;
-use super::reading::Sample;
+use super::sample::Sample;
 use crate::contract::Edge;
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

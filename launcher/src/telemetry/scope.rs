@@ -6,7 +6,8 @@
 //! it hears of an edge, so the two are milliseconds apart), and a counter
 //! that wrapped between two samples is taken to have wrapped once.
 
-use super::reading::{Counter, Reading, Sample};
+use super::sample::Sample;
+use crate::reading::{Counter, Reading};
 
 /// One part of every sample: the slot, or one GPU.
 pub type Part = fn(&Sample, usize) -> Option<&Reading>;

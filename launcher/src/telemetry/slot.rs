@@ -11,8 +11,8 @@
 //! | `page_faults`, `major_page_faults` | `memory.stat` `total_pgfault`, `total_pgmajfault` | `memory.stat` `pgfault`, `pgmajfault` |
 //! | `cpu_mhz` | `cpufreq/scaling_cur_freq` of each slot CPU, else `cpu MHz` of `/proc/cpuinfo` | the same |
 
-use super::reading::{keyed, number, Counter, Reading};
 use crate::isolation::{SlotGroup, Version};
+use crate::reading::{keyed, number, Counter, Reading};
 use std::path::{Path, PathBuf};
 
 /// Reads one slot's group and CPUs, under a root (`/` on a real host).

@@ -2,8 +2,8 @@
 //! points, each the mean of the samples in its slice of the window, for the
 //! charts of `mlb report --html`.
 
-use super::nvidia::SLOWDOWN;
 use super::scope::{self, Window};
+use crate::reading::reasons::SLOWDOWN;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -77,7 +77,8 @@ impl Timeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::telemetry::reading::{Reading, Sample};
+    use crate::reading::Reading;
+    use crate::telemetry::sample::Sample;
 
     #[test]
     fn at_most_200_points_each_a_mean() {

@@ -17,18 +17,10 @@
 //! the worker leaves the heap alone. Reports record which policy held
 //! (`provenance.heap`).
 
-use crate::contract::env::HEAP;
+use crate::contract::env::{GLIBC_MALLOC_VARS, GLIBC_TUNABLES, HEAP};
 
 /// glibc's mmap threshold ceiling on 64-bit targets (`HEAP_MAX_SIZE / 2`).
 const MMAP_THRESHOLD: i32 = 32 << 20;
-
-/// glibc's tunables variable; `glibc.malloc.*` entries in it are a choice
-/// the worker keeps.
-const GLIBC_TUNABLES: &str = "GLIBC_TUNABLES";
-
-/// glibc's malloc variables: setting any of them is a choice the worker keeps.
-const GLIBC_MALLOC_VARS: [&str; 5] =
-    ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_", "MALLOC_ARENA_MAX"];
 
 /// The heap policy an instance ran under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,14 +55,6 @@ impl HeapPolicy {
         }
         HeapPolicy::KeepFreed
     }
-}
-
-/// The variables of an environment (`var` reads one) that carry a heap
-/// choice, for the launcher to pass to instances in containers, which do not
-/// inherit its environment.
-pub fn choice_vars(var: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
-    let names = [HEAP, GLIBC_TUNABLES].into_iter().chain(GLIBC_MALLOC_VARS);
-    names.filter_map(|name| var(name).map(|v| (name.to_string(), v))).collect()
 }
 
 /// Applies the policy this process's environment asks for and returns the
@@ -117,13 +101,6 @@ mod tests {
         assert_eq!(requested(&[("GLIBC_TUNABLES", "glibc.malloc.mmap_threshold=65536")]), HeapPolicy::Environment);
         assert_eq!(requested(&[("GLIBC_TUNABLES", "glibc.rtld.nns=2")]), HeapPolicy::KeepFreed);
         assert_eq!(requested(&[("MLB_HEAP", "libc"), ("MALLOC_TOP_PAD_", "0")]), HeapPolicy::Libc);
-    }
-
-    #[test]
-    fn choices_are_passed_on() {
-        let env: HashMap<&str, &str> = [("MLB_HEAP", "libc"), ("MALLOC_ARENA_MAX", "2"), ("HOME", "/root")].into();
-        let vars = choice_vars(|name| env.get(name).map(|v| v.to_string()));
-        assert_eq!(vars, [("MLB_HEAP".to_string(), "libc".to_string()), ("MALLOC_ARENA_MAX".into(), "2".into())]);
     }
 
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

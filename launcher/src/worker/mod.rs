@@ -9,12 +9,10 @@
 
 mod args;
 pub mod heap;
-mod plan;
 pub mod provenance;
 mod run;
 pub mod stats;
 pub mod timing;
 
 pub use args::WorkerArgs;
-pub use plan::{effective_config, Plan, PlanError, DEFAULT_SKIP};
 pub use run::main;

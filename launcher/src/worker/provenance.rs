@@ -7,7 +7,7 @@
 use super::heap::HeapPolicy;
 use crate::contract::env::Announced;
 use crate::contract::{PluginBuild, Provenance, SlurmTask};
-use crate::host::{cpulist, memory_cgroup};
+use crate::linux::{cpulist, memory_cgroup};
 
 /// The provenance of this worker's report: what it sees of itself, and
 /// what the launcher announced in its environment.

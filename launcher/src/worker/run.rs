@@ -2,12 +2,11 @@
 
 use super::args::WorkerArgs;
 use super::heap::{self, HeapPolicy};
-use super::plan::{effective_config, Plan};
 use super::provenance;
 use super::stats::Summary;
 use super::timing::{self, LoopFailure, LoopResult, Observer, Progress};
 use crate::contract::{env, exit, Edge, PluginBuild, Report, WorkerLine};
-use crate::plugins::{self, CallError, CallFailure, Instance, Plugin};
+use crate::plugins::{self, effective_config, CallError, CallFailure, Instance, Plan, Plugin};
 use crate::record::{self, Cause, Failure, Identity};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
@@ -149,7 +148,7 @@ impl Context {
             outdir: args.outdir.clone(),
             plugin_path: plugin_path.to_path_buf(),
             args: Map::new(),
-            threads: args.threads.unwrap_or_else(|| crate::host::cpulist::affinity().len().max(1) as u32),
+            threads: args.threads.unwrap_or_else(|| crate::linux::cpulist::affinity().len().max(1) as u32),
             started: Utc::now(),
             plugin: ("unknown".into(), "unknown".into()),
             explicit_name: args.name.is_some(),
@@ -238,7 +237,7 @@ impl Context {
             completed: true,
             end_time: Some(record::timestamp(Utc::now())),
             devices: Some(self.identity.vcd.split(',').count()),
-            cpu_cores: Some(crate::host::cpulist::affinity().len()),
+            cpu_cores: Some(crate::linux::cpulist::affinity().len()),
             items: Some(items),
             train_item: Some(train.throughput(items)),
             train: Some(train),

@@ -6,10 +6,9 @@
 //! read at both edges of the timed window (the observations after the
 //! `skip` warm-up ones), outside any timed block.
 
-use super::plan::Plan;
 use crate::contract::window::{self, Edge};
 use crate::contract::WorkerLine;
-use crate::plugins::{CallError, Instance};
+use crate::plugins::{CallError, Instance, Plan};
 use mlb_plugin::abi::StepStats;
 use std::collections::VecDeque;
 use std::time::Instant;

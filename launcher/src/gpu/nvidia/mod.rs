@@ -3,13 +3,16 @@
 //! request of the `nvidia` driver, Apptainer's `--nv`; the driver's and
 //! CUDA's versions; the doctor's checks (idle, persistence mode,
 //! application clocks, power limit, PCIe link); telemetry through NVML
-//! ([`crate::telemetry::nvidia`]).
+//! ([`probe`], its XID events: [`xid`]).
 
-use super::{pci_numa_node, ContainerAccess, DeviceIndex, Gpu, GpuVendor, Unavailable, Vendor};
+pub mod probe;
+pub mod xid;
+
+pub use probe::NvidiaProbe;
+
+use super::{pci_numa_node, ContainerAccess, DeviceIndex, Gpu, GpuReader, GpuVendor, Unavailable, Vendor};
+use crate::check::{Check, Status};
 use crate::contract::env;
-use crate::doctor::{Check, Status};
-use crate::telemetry::nvidia::NvidiaProbe;
-use crate::telemetry::GpuReader;
 use nvml_wrapper::enum_wrappers::device::Clock;
 use nvml_wrapper::{Device, Nvml};
 use std::ffi::OsStr;

@@ -1,6 +1,13 @@
 //! What one read of a source gives: gauges (values at that instant),
 //! counters (running totals, scoped to the window by difference) and, for a
-//! GPU, its throttle reasons.
+//! GPU, its throttle reasons ([`reasons`]). The telemetry's sources (the
+//! slot's files, each GPU vendor's reader) all give a [`Reading`]; this
+//! module imports nothing of the crate, so that both build on it.
+
+pub mod files;
+pub mod reasons;
+
+pub use files::{keyed, number};
 
 /// A running total read at one instant.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,42 +77,12 @@ impl Reading {
     }
 }
 
-/// Every source read at one instant.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Sample {
-    /// When, seconds of `CLOCK_MONOTONIC` ([`crate::contract::window::now`]).
-    pub t: f64,
-    /// The slot: its cgroup, its CPUs' frequency, the package energy.
-    pub slot: Reading,
-    /// The instance's GPUs, in the order of its devices.
-    pub gpus: Vec<Reading>,
-}
-
-/// The first integer of the line of `text` starting with `key` and a space
-/// (`cpu.stat`, `memory.stat` style files).
-pub fn keyed(text: &str, key: &str) -> Option<u64> {
-    text.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
-}
-
-/// A file holding one integer.
-pub fn number(path: &std::path::Path) -> Option<u64> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn keyed_lines_and_numbers() {
-        let stat = "nr_periods 10\nnr_throttled 3\nthrottled_time 12345\n";
-        assert_eq!(keyed(stat, "nr_throttled"), Some(3));
-        assert_eq!(keyed(stat, "nr_periods"), Some(10));
-        assert_eq!(keyed(stat, "throttled"), None, "a whole key only");
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("n"), "42\n").unwrap();
-        assert_eq!(number(&dir.path().join("n")), Some(42));
-        assert_eq!(number(&dir.path().join("missing")), None);
+    fn gauges_read_and_finite_only() {
         let mut r = Reading::default();
         r.gauge("x", Some(f64::NAN));
         r.gauge("y", Some(1.5));

@@ -1,4 +1,5 @@
-//! The effective configuration of an instance and its timing plan.
+//! The effective configuration of a workload's instance and its timing
+//! plan: checked by the launcher before a run, followed by the worker.
 
 use crate::record::arg_key;
 use serde_json::{Map, Value};

@@ -3,14 +3,17 @@
 //! `ROCR_VISIBLE_DEVICES`; `/dev/kfd` and the render nodes passed into a
 //! Docker container, Apptainer's `--rocm`; the amdgpu driver's and ROCm's
 //! versions; telemetry through the AMD SMI library when it loads and sysfs
-//! ([`crate::telemetry::amd`]). The doctor has no AMD check yet.
+//! ([`amdsmi`], [`probe`]). The doctor has no AMD check yet.
 
-use super::{pci_numa_node, ContainerAccess, DeviceIndex, Gpu, GpuVendor, Unavailable, Vendor};
+pub mod amdsmi;
+pub mod probe;
+
+pub use amdsmi::AmdSmi;
+pub use probe::AmdProbe;
+
+use super::{pci_numa_node, ContainerAccess, DeviceIndex, Gpu, GpuReader, GpuVendor, Unavailable, Vendor};
+use crate::check::Check;
 use crate::contract::env;
-use crate::doctor::Check;
-use crate::telemetry::amd::AmdProbe;
-use crate::telemetry::amdsmi::AmdSmi;
-use crate::telemetry::GpuReader;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};

@@ -13,38 +13,20 @@
 //! | `energy_mj` (counter) | `nvmlDeviceGetTotalEnergyConsumption` | mJ since the driver loaded |
 //! | `ecc_corrected`, `ecc_uncorrected` (counters) | `nvmlDeviceGetTotalEccErrors` (volatile) | errors |
 //! | `xid_events` (counter), `xid_last` | NVML event sets ([`super::xid`]), where the driver has them | events, the last XID |
-//! | reasons | `nvmlDeviceGetCurrentClocksThrottleReasons` | bits, see [`REASONS`] |
+//! | reasons | `nvmlDeviceGetCurrentClocksThrottleReasons` | bits, see [`crate::reading::reasons`] |
 //!
 //! The maxima (`nvmlDeviceGetMaxClockInfo`, `nvmlDeviceGetMaxPcieLinkGeneration`,
 //! `...Width`) and the name are read once.
 
-use super::gpu_reader::{GpuReader, Maxima};
-use super::reading::Reading;
 use super::xid::XidLog;
-use crate::gpu::DeviceIndex;
+use crate::gpu::{DeviceIndex, GpuReader, Maxima};
+use crate::reading::Reading;
 use nvml_wrapper::enum_wrappers::device::{Clock, EccCounter, MemoryError, TemperatureSensor};
 use nvml_wrapper::enums::device::SampleValue;
 use nvml_wrapper::structs::device::FieldId;
 use nvml_wrapper::sys_exports::field_id::NVML_FI_DEV_POWER_INSTANT;
 use nvml_wrapper::Nvml;
 use std::sync::Arc;
-
-/// The throttle reasons NVML reports, by bit, with their names in reports.
-pub const REASONS: [(u64, &str); 9] = [
-    (0x1, "gpu_idle"),
-    (0x2, "applications_clocks_setting"),
-    (0x4, "sw_power_cap"),
-    (0x8, "hw_slowdown"),
-    (0x10, "sync_boost"),
-    (0x20, "sw_thermal_slowdown"),
-    (0x40, "hw_thermal_slowdown"),
-    (0x80, "hw_power_brake_slowdown"),
-    (0x100, "display_clock_setting"),
-];
-
-/// The reasons that slow a busy GPU down (idle, application clocks, sync
-/// boost and display clocks do not count as throttling).
-pub const SLOWDOWN: u64 = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
 /// The reader of NVIDIA devices through a loaded NVML (the process's, opened in [`crate::gpu`]),
 /// made once per run and shared by the instances' samplers; it watches

@@ -1,8 +1,8 @@
 //! What the telemetry reads of an instance's GPUs, whatever their vendor:
 //! a [`GpuReader`] per run, made by the vendor ([`crate::gpu::GpuVendor::telemetry`]).
 
-use super::reading::Reading;
-use crate::gpu::DeviceIndex;
+use super::DeviceIndex;
+use crate::reading::Reading;
 use serde::{Deserialize, Serialize};
 
 /// Reads a vendor's devices; shared by the samplers of a run's instances.

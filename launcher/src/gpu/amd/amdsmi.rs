@@ -1,6 +1,6 @@
 //! AMD GPUs through the AMD SMI library (`libamd_smi.so`, ROCm 6 and
 //! later), loaded at run time through libloading: a host without it (or a
-//! CPU host) runs on, and the sysfs reader ([`super::amd`]) reads what the
+//! CPU host) runs on, and the sysfs reader ([`super::probe`]) reads what the
 //! library does not give.
 //!
 //! Only calls whose arguments are scalars, or structs whose layout has not
@@ -24,8 +24,8 @@
 //! The library serialises its calls internally; the samplers of several
 //! instances call it from their own threads.
 
-use super::gpu_reader::Maxima;
-use super::reading::Reading;
+use crate::gpu::Maxima;
+use crate::reading::Reading;
 use libloading::Library;
 use std::collections::BTreeMap;
 use std::ffi::{c_void, OsStr};
