@@ -147,7 +147,9 @@ fn timeout_applies_per_instance_on_its_node() {
 fn ctrl_c_cancels_the_step_and_leaves_nothing_running() {
     let _cluster = cluster();
     let b = Bench::new();
-    let prog = b.script("long.sh", "exec sleep 300");
+    // A duration only this test's tasks sleep: other tests in this binary sleep 300 too.
+    let sleep = format!("sleep 300.{}", std::process::id());
+    let prog = b.script("long.sh", &format!("exec {sleep}"));
     let jobs = b.jobs(&format!(r#"[{{"name": "long", "cmd": "{}", "cgroup": "student"}}]"#, prog.display()));
     let mut child = b.command(TWO_NODES, &jobs, &[]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     // Wait until both tasks run.
@@ -166,7 +168,7 @@ fn ctrl_c_cancels_the_step_and_leaves_nothing_running() {
     assert_eq!(status.code(), Some(130), "{text}");
     assert!(slurm::wait_idle(Duration::from_secs(20)), "steps left: {:?}", slurm::steps());
     assert!(!b.out().join("summary.txt").exists() || !summary(&b.out()).contains("long"), "no result line");
-    let sleeping = Command::new("pgrep").args(["-f", "sleep 300"]).output().unwrap();
+    let sleeping = Command::new("pgrep").args(["-f", &sleep]).output().unwrap();
     assert!(sleeping.stdout.is_empty(), "no task left: {}", String::from_utf8_lossy(&sleeping.stdout));
 }
 
