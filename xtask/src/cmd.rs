@@ -33,7 +33,11 @@ pub fn run(command: &mut Command) -> Result<(), Error> {
 
 /// `command` as a shell line, for messages.
 fn show(command: &Command) -> String {
-    std::iter::once(command.get_program()).chain(command.get_args()).map(OsStr::to_string_lossy).collect::<Vec<_>>().join(" ")
+    std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(OsStr::to_string_lossy)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Variables set on top of this process's environment for every command of

@@ -30,7 +30,10 @@ pub fn check(out: &Path, data: &Path) -> Result<usize, Error> {
     if wrong.is_empty() && read >= AT_LEAST {
         Ok(read)
     } else {
-        Err(Error::Data(format!("{read} reports read prepared data (at least {AT_LEAST} should); not read:\n{}", wrong.join("\n"))))
+        Err(Error::Data(format!(
+            "{read} reports read prepared data (at least {AT_LEAST} should); not read:\n{}",
+            wrong.join("\n")
+        )))
     }
 }
 
@@ -41,7 +44,11 @@ fn judge(report: &Value, prefix: &str) -> Option<Result<(), String>> {
         return None;
     }
     Some(if report.get("data_missing").is_some() || !names("data") {
-        Err(format!("data {}, data_missing {}", report.get("data").unwrap_or(&Value::Null), report.get("data_missing").unwrap_or(&Value::Null)))
+        Err(format!(
+            "data {}, data_missing {}",
+            report.get("data").unwrap_or(&Value::Null),
+            report.get("data_missing").unwrap_or(&Value::Null)
+        ))
     } else {
         Ok(())
     })

@@ -61,14 +61,24 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let root = workspace_root();
     let done = match cli.task {
-        Task::Build { torch } => build::build(&root, if torch { build::Set::Everything } else { build::Set::Launcher }).map(drop),
+        Task::Build { torch } => {
+            build::build(&root, if torch { build::Set::Everything } else { build::Set::Launcher }).map(drop)
+        }
         Task::Test { tiers } => tiers::run(&root, &tiers),
         Task::Smoke(options) => smoke::run(&root, &options),
         Task::Bench { bench: Bench::Launcher, args } => build::build(&root, build::Set::Everything).and_then(|built| {
-            cmd::run(built.env.command("cargo").args(["bench", "-p", "mlb", "--bench", "launcher_overhead", "--"]).args(args).current_dir(&root))
+            cmd::run(
+                built
+                    .env
+                    .command("cargo")
+                    .args(["bench", "-p", "mlb", "--bench", "launcher_overhead", "--"])
+                    .args(args)
+                    .current_dir(&root),
+            )
         }),
-        Task::Bench { bench: Bench::Slurm, args } => build::build(&root, build::Set::Launcher)
-            .and_then(|built| cmd::run(built.env.command(root.join("scripts/bench-slurm.sh")).args(args).current_dir(&root))),
+        Task::Bench { bench: Bench::Slurm, args } => build::build(&root, build::Set::Launcher).and_then(|built| {
+            cmd::run(built.env.command(root.join("scripts/bench-slurm.sh")).args(args).current_dir(&root))
+        }),
     };
     match done {
         Ok(()) => ExitCode::SUCCESS,

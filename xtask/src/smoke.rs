@@ -42,7 +42,9 @@ pub fn run(root: &Path, options: &Options) -> Result<(), Error> {
     let built = build::build(root, Set::Everything)?;
     // A temporary base lives (and is removed) with `_temporary`.
     let (base, _temporary) = match &options.base {
-        Some(base) => (std::path::absolute(root.join(base)).map_err(|source| Error::Io { path: base.clone(), source })?, None),
+        Some(base) => {
+            (std::path::absolute(root.join(base)).map_err(|source| Error::Io { path: base.clone(), source })?, None)
+        }
         None => {
             let dir = tempfile::tempdir().map_err(|source| Error::Io { path: std::env::temp_dir(), source })?;
             (dir.path().to_path_buf(), Some(dir))

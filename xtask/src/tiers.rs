@@ -98,7 +98,10 @@ fn run_one(root: &Path, tier: Tier) -> Result<(), Error> {
     }
     match tier.group() {
         Some(group) => cmd::run(
-            env.cargo().args(["nextest", "run", "--profile", "ci", "-E"]).arg(format!("group({group})")).current_dir(root),
+            env.cargo()
+                .args(["nextest", "run", "--profile", "ci", "-E"])
+                .arg(format!("group({group})"))
+                .current_dir(root),
         ),
         None if tier == Tier::Torch => cmd::run(env.command(root.join("scripts/test-torch.sh")).current_dir(root)),
         None => smoke::run(root, &smoke::Options::checking_data()),

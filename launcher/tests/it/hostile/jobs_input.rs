@@ -4,7 +4,7 @@
 //! characters in names. Each case runs the real `mlb`, checks the exit status
 //! and the message, and that nothing started (no summary, log or report).
 
-use super::scene::Scene;
+use crate::hostile::scene::Scene;
 use std::time::{Duration, Instant};
 
 /// A spin job with `args`.

@@ -3,7 +3,7 @@
 //! names the log of its own instance; duplicate job names are refused.
 
 use crate::common::write;
-use super::scene::Scene;
+use crate::hostile::scene::Scene;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
