@@ -70,7 +70,7 @@ fn main() -> ExitCode {
             cmd::run(
                 built
                     .env
-                    .command("cargo")
+                    .cargo()
                     .args(["bench", "-p", "mlb", "--bench", "launcher_overhead", "--"])
                     .args(args)
                     .current_dir(&root),
