@@ -12,12 +12,12 @@
 #     srun starts) until every instance is at its first step;
 #   - total: from the launcher's start to its exit.
 # Prints the median of RUNS runs of each and the slurm/bare ratios.
-#   scripts/bench-slurm.sh [RUNS]        (default 7; needs a release build)
+#   cargo xtask bench slurm [RUNS]       (default 7; builds first)
+#   scripts/bench-slurm.sh [RUNS]        (on an existing release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-7}
 target=${CARGO_TARGET_DIR:-target}
-cargo build -q --release -p mlb -p spin
 mlb=$(realpath "$target/release/mlb")
 plugins=$(realpath "$target/release")
 export SLURM_CONF=${MLB_SLURM_DIR:-/run/mlb-slurm}/slurm.conf

@@ -4,22 +4,18 @@
 # minimal /etc and /tmp, laid out as in every mlb image (/opt/mlb/bin/mlb,
 # /opt/mlb/lib/mlb/plugins/), then `docker import`ed.
 #   scripts/build-test-image.sh [BIN_DIR [TAG]]
-# BIN_DIR: folder holding mlb and libmlb_spin.so (default: target/release,
-# built when missing). TAG: default mlb-test:latest.
+# BIN_DIR: folder holding mlb and libmlb_spin.so (default: the release folder
+# of `cargo xtask build`). TAG: default mlb-test:latest.
 # Idempotent: the image carries a hash of its files and is rebuilt only when
 # they changed. Prints the tag on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin_dir=${1:-target/release}
+bin_dir=${1:-${CARGO_TARGET_DIR:-target}/release}
 tag=${2:-mlb-test:latest}
 
 if [ ! -x "$bin_dir/mlb" ] || [ ! -f "$bin_dir/libmlb_spin.so" ]; then
-    if [ "$bin_dir" = target/release ]; then
-        cargo build --release -p mlb -p spin >&2
-    else
-        echo "build-test-image: $bin_dir/mlb or $bin_dir/libmlb_spin.so is missing: build them first" >&2
-        exit 1
-    fi
+    echo "build-test-image: $bin_dir/mlb or $bin_dir/libmlb_spin.so is missing: build them first (cargo xtask build)" >&2
+    exit 1
 fi
 
 root=$(mktemp -d)

@@ -5,13 +5,8 @@
 # run checks and skips them), lists the plugins, and runs the small suite
 # (configs/smoke.json) through `mlb --jobs` on the CPU. Reports and
 # summary.txt go to ${MLB_OUT:-out/smoke}; a report summary is printed last.
+# Extra arguments go to `mlb --jobs`. The steps are `cargo xtask smoke`'s
+# (xtask/src/smoke.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${MLB_OUT:-out/smoke}
-base=$(realpath -m "${MLB_BASE:-out}")
-target="${CARGO_TARGET_DIR:-target}"
-
-cargo build --release -p mlb
-"$target/release/mlb" prepare --jobs configs/smoke.json --scale small --base "$base"
-scripts/smoke.sh configs/smoke.json "$out" --base "$base"
-"$target/release/mlb" report --reports "$out" --suite smoke
+exec cargo xtask smoke --base "${MLB_BASE:-out}" --out "${MLB_OUT:-out/smoke}" -- "$@"

@@ -3,13 +3,13 @@
 //! per-GPU tables, as `mlb report` does them. Prints the time of each of 5
 //! runs and their median, for files written as `mlb worker` writes them,
 //! then for the generated set in the original's shapes that
-//! `tests/report_compat.rs` checks (appended files, NaN tokens, failures).
+//! `tests/it/report_compat.rs` checks (appended files, NaN tokens, failures).
 //!
 //! `cargo bench -p mlb --bench report_aggregate [-- FILES]`
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
-#[path = "../tests/report_gen/mod.rs"]
+#[path = "../tests/it/report_gen/mod.rs"]
 mod report_gen;
 
 use common::records::Run;

@@ -1,0 +1,35 @@
+//! mlb's integration tests: one binary, one module per area, so the crate is
+//! linked once for all of them. Run with `cargo test -p mlb --test it`, or one
+//! area with a filter (`cargo test -p mlb --test it report_cli::`).
+//!
+//! Some areas need more than a build: real cgroups (root), a Docker daemon,
+//! the two-node Slurm test cluster or a headless Chromium. `.config/nextest.toml`
+//! sorts the tests into tiers by module path; docs/testing.md says how to run
+//! each tier and what it needs.
+
+mod common;
+mod report_gen;
+
+mod cli;
+mod docker_runtime;
+mod host_detect;
+mod hostile;
+mod launch_cgroups;
+mod launch_docker;
+mod plugin_listing;
+mod plugin_manifest;
+mod preflight;
+mod prepare;
+mod reference_jobs;
+mod report_cli;
+mod report_compat;
+mod report_html;
+mod report_original;
+mod report_schema;
+mod report_telemetry;
+mod singularity_standin;
+mod slurm_cluster;
+mod telemetry_amdsmi;
+mod telemetry_nvml;
+mod telemetry_slot;
+mod worker_faults;

@@ -1,0 +1,135 @@
+//! `mlb prepare` through the real binary: the files are in the formats the
+//! workloads' loaders read, a second run checks and skips, the same seed
+//! gives the same bytes, and an interrupted run leaves no set that looks
+//! complete and resumes. (Bad input: tests/it/hostile/prepare_input.rs.)
+
+use crate::common;
+
+use common::launcher::{wait_until, KillOnDrop};
+use common::{mlb, text};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+/// `mlb prepare ARGS --base BASE` run to its end.
+fn prepare(base: &Path, args: &[&str]) -> Output {
+    Command::new(mlb()).arg("prepare").arg("--base").arg(base).args(args).output().expect("mlb runs")
+}
+
+fn manifest(base: &Path, folder: &str) -> Value {
+    let path = base.join("data").join(folder).join("mlb-prepare.json");
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+fn be32(bytes: &[u8], word: usize) -> u32 {
+    u32::from_be_bytes(bytes[4 * word..4 * word + 4].try_into().unwrap())
+}
+
+/// The cheap sets of the standard suite's jobs: MNIST, wikitext-2, wmt16, ml-20m.
+const CHEAP: &str = "vae,wlm,translator,recom";
+
+#[test]
+fn the_files_are_in_the_loaders_formats_and_a_second_run_checks_and_skips() {
+    let base = tempfile::tempdir().unwrap();
+    let out = prepare(base.path(), &["--name", CHEAP]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let data = base.path().join("data");
+    for (folder, job) in [("MNIST", "vae"), ("wikitext-2", "wlm"), ("wmt16", "translator"), ("ml-20m", "recom")] {
+        let line = stdout.lines().find(|l| l.starts_with(folder)).unwrap_or_else(|| panic!("{folder}: {stdout}"));
+        assert!(line.contains("generated") && line.contains(job), "{line}");
+        assert!(line.contains(&data.join(folder).display().to_string()), "{line}");
+    }
+    assert_eq!(stdout.lines().count(), 4, "only the sets those jobs read: {stdout}");
+
+    // MNIST idx: magic, count, rows, columns, then the pixels; labels 0..9.
+    let images = std::fs::read(data.join("MNIST/train-images-idx3-ubyte")).unwrap();
+    assert_eq!((be32(&images, 0), be32(&images, 1), be32(&images, 2), be32(&images, 3)), (0x803, 1000, 28, 28));
+    assert_eq!(images.len(), 16 + 1000 * 28 * 28);
+    let labels = std::fs::read(data.join("MNIST/train-labels-idx1-ubyte")).unwrap();
+    assert_eq!((be32(&labels, 0), be32(&labels, 1), labels.len()), (0x801, 1000, 1008));
+    assert!(labels[8..].iter().all(|&l| l < 10));
+    // wikitext-2: the split's tokens as the loader counts them (words and one <eos> a line).
+    let train = std::fs::read_to_string(data.join("wikitext-2/train.txt")).unwrap();
+    assert_eq!(train.lines().map(|l| l.split_whitespace().count() + 1).sum::<usize>(), 20_000);
+    // wmt16: a vocabulary and two sides aligned line by line.
+    let read = |f: &str| std::fs::read_to_string(data.join("wmt16").join(f)).unwrap();
+    assert_eq!(read("vocab.bpe.32000").lines().count(), 1000);
+    let (en, de) = (read("train.tok.clean.bpe.32000.en"), read("train.tok.clean.bpe.32000.de"));
+    assert_eq!((en.lines().count(), de.lines().count()), (4000, 4000));
+    // ml-20m: the header, then userId,movieId,rating,timestamp.
+    let ratings = std::fs::read_to_string(data.join("ml-20m/ratings.csv")).unwrap();
+    assert!(ratings.starts_with("userId,movieId,rating,timestamp\n1,"), "{}", &ratings[..80]);
+    // Nothing temporary is left.
+    let names: Vec<String> =
+        std::fs::read_dir(&data).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+
+    let written = std::fs::metadata(data.join("ml-20m/ratings.csv")).unwrap().modified().unwrap();
+    let again = prepare(base.path(), &["--name", CHEAP]);
+    let (stdout, stderr) = text(&again);
+    assert_eq!(again.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(stdout.lines().filter(|l| l.contains(" present ")).count(), 4, "{stdout}");
+    assert_eq!(std::fs::metadata(data.join("ml-20m/ratings.csv")).unwrap().modified().unwrap(), written);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_files_and_another_seed_others() {
+    let (a, b, c) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for (base, seed) in [(&a, "7"), (&b, "7"), (&c, "8")] {
+        let out = prepare(base.path(), &["--name", "vae,reso,recom", "--seed", seed]);
+        assert!(out.status.success(), "{:?}", text(&out));
+    }
+    for folder in ["MNIST", "BSDS500", "ml-20m"] {
+        let (ma, mb, mc) = (manifest(a.path(), folder), manifest(b.path(), folder), manifest(c.path(), folder));
+        assert_eq!(ma["files"], mb["files"], "{folder}: same seed, same files and checksums");
+        assert_eq!(ma["seed"], 7);
+        let paths = |m: &Value| m["files"].as_array().unwrap().iter().map(|f| f["path"].clone()).collect::<Vec<_>>();
+        assert_eq!(paths(&ma), paths(&mc), "{folder}: the same layout");
+        assert_ne!(ma["files"], mc["files"], "{folder}: another seed, other content");
+    }
+    // The checksums are those of the files.
+    let first = &manifest(a.path(), "BSDS500")["files"][0];
+    let bytes = std::fs::read(a.path().join("data/BSDS500").join(first["path"].as_str().unwrap())).unwrap();
+    assert_eq!(first["bytes"], bytes.len());
+}
+
+#[test]
+fn an_interrupted_run_leaves_no_set_that_looks_complete_and_resumes() {
+    let base = tempfile::tempdir().unwrap();
+    let data = base.path().join("data");
+    let partial = data.join(".ImageNet.partial");
+    let mut child = Command::new(mlb())
+        .args(["prepare", "--name", "dcgan", "--base"])
+        .arg(base.path())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let guard = KillOnDrop::new(child.id() as i32);
+    let jpegs = |dir: &Path| walk(dir).iter().filter(|p| p.extension().is_some_and(|e| e == "JPEG")).count();
+    wait_until(Duration::from_secs(60), "some images written", || jpegs(&partial) >= 5);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(guard);
+    assert!(!data.join("ImageNet").exists(), "no ImageNet folder until it is complete");
+    let kept = jpegs(&partial);
+    assert!((5..80).contains(&kept), "{kept} images kept in the partial folder");
+
+    let out = prepare(base.path(), &["--name", "dcgan"]);
+    assert!(out.status.success(), "{:?}", text(&out));
+    assert!(!partial.exists());
+    assert_eq!(jpegs(&data.join("ImageNet/train")), 80);
+    // The resumed set is the set an uninterrupted run writes.
+    let fresh = tempfile::tempdir().unwrap();
+    assert!(prepare(fresh.path(), &["--name", "dcgan"]).status.success());
+    assert_eq!(manifest(base.path(), "ImageNet")["files"], manifest(fresh.path(), "ImageNet")["files"]);
+    let classes = std::fs::read_dir(data.join("ImageNet/train")).unwrap().count();
+    assert_eq!(classes, 10, "class folders");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries.flatten().flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] }).collect()
+}

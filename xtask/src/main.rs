@@ -1,0 +1,95 @@
+//! `cargo xtask`: the one entry point that builds mlb and runs what needs a
+//! build (the test tiers, the smoke suite, the benches), so that each job
+//! builds through [`build::build`] instead of a `cargo build` of its own.
+//! `scripts/main.sh` and `scripts/test.sh` are thin callers of it.
+
+mod build;
+mod cmd;
+mod data_check;
+mod smoke;
+mod tiers;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Builds mlb and runs its tests, smoke suite and benches.
+#[derive(Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Release build: mlb and spin, or with --torch every plugin (in the
+    /// PyTorch environment of scripts/torch-env.sh).
+    Build {
+        #[arg(long)]
+        torch: bool,
+    },
+    /// Runs test tiers in order (default: all of them): unit, root, docker,
+    /// slurm, browser, torch, smoke. Each tier sets up what it needs first.
+    Test {
+        #[arg(value_enum)]
+        tiers: Vec<tiers::Tier>,
+    },
+    /// Prepares the small data sets, runs a suite through `mlb --jobs` and
+    /// prints its report summary.
+    Smoke(smoke::Options),
+    /// Builds what a bench measures and runs it.
+    Bench {
+        #[arg(value_enum)]
+        bench: Bench,
+        /// Extra arguments for the bench (bench-slurm: the number of runs).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+/// The benches that need more than `cargo bench` (a full install, a cluster).
+#[derive(Clone, Copy, ValueEnum)]
+enum Bench {
+    /// The launcher's own cost with every plugin installed (launcher_overhead).
+    Launcher,
+    /// Start-up of a Slurm step against a bare run (scripts/bench-slurm.sh).
+    Slurm,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let root = workspace_root();
+    let done = match cli.task {
+        Task::Build { torch } => {
+            build::build(&root, if torch { build::Set::Everything } else { build::Set::Launcher }).map(drop)
+        }
+        Task::Test { tiers } => tiers::run(&root, &tiers),
+        Task::Smoke(options) => smoke::run(&root, &options),
+        Task::Bench { bench: Bench::Launcher, args } => build::build(&root, build::Set::Everything).and_then(|built| {
+            cmd::run(
+                built
+                    .env
+                    .cargo()
+                    .args(["bench", "-p", "mlb", "--bench", "launcher_overhead", "--"])
+                    .args(args)
+                    .current_dir(&root),
+            )
+        }),
+        Task::Bench { bench: Bench::Slurm, args } => build::build(&root, build::Set::Launcher).and_then(|built| {
+            cmd::run(built.env.command(root.join("scripts/bench-slurm.sh")).args(args).current_dir(&root))
+        }),
+    };
+    match done {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace's folder: this crate's parent.
+fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}

@@ -1,0 +1,124 @@
+//! The test tiers, by what their tests need besides a build: cheap ones
+//! first, so that a broken build or unit test stops a run before the slow
+//! tiers start. The tests of the default members are split into tiers by the
+//! test groups of `.config/nextest.toml`; the libtorch workloads are tested by
+//! `scripts/test-torch.sh`; the smoke tier runs the main job end to end.
+
+use crate::cmd::{self, Env, Error};
+use crate::smoke;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// One tier of the test suite.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Tier {
+    /// Every test that needs nothing but a build (and `cc`); the benches are built too.
+    Unit,
+    /// Real cgroups, tmpfs mounts and full disks: needs root.
+    Root,
+    /// Containers: needs a Docker daemon (scripts/setup-docker.sh) and root.
+    Docker,
+    /// The two-node Slurm test cluster (scripts/setup-slurm.sh).
+    Slurm,
+    /// The HTML report in a headless Chromium (scripts/setup-chromium.sh).
+    Browser,
+    /// The libtorch workloads (scripts/test-torch.sh).
+    Torch,
+    /// The smoke suite on prepared data (`cargo xtask smoke --check-data`).
+    Smoke,
+}
+
+/// Every tier, in the order a full run takes them.
+const ALL: [Tier; 7] = [Tier::Unit, Tier::Root, Tier::Docker, Tier::Slurm, Tier::Browser, Tier::Torch, Tier::Smoke];
+
+impl Tier {
+    fn name(self) -> &'static str {
+        match self {
+            Tier::Unit => "unit",
+            Tier::Root => "root",
+            Tier::Docker => "docker",
+            Tier::Slurm => "slurm",
+            Tier::Browser => "browser",
+            Tier::Torch => "torch",
+            Tier::Smoke => "smoke",
+        }
+    }
+
+    /// The nextest test group holding this tier's tests, for the tiers run by nextest.
+    fn group(self) -> Option<&'static str> {
+        match self {
+            Tier::Unit => Some("@global"),
+            Tier::Root | Tier::Docker | Tier::Slurm | Tier::Browser => Some(self.name()),
+            Tier::Torch | Tier::Smoke => None,
+        }
+    }
+
+    /// The script that installs or starts what the tier needs (idempotent).
+    fn setup(self) -> Option<&'static str> {
+        match self {
+            Tier::Docker => Some("scripts/setup-docker.sh"),
+            Tier::Slurm => Some("scripts/setup-slurm.sh"),
+            Tier::Browser => Some("scripts/setup-chromium.sh"),
+            Tier::Unit | Tier::Root | Tier::Torch | Tier::Smoke => None,
+        }
+    }
+}
+
+/// Runs `tiers` (all of them when empty) in the order of [`ALL`], stopping
+/// at the first that fails; prints the time each took.
+pub fn run(root: &Path, tiers: &[Tier]) -> Result<(), Error> {
+    let chosen: Vec<Tier> = ALL.into_iter().filter(|t| tiers.is_empty() || tiers.contains(t)).collect();
+    if chosen.iter().any(|t| t.group().is_some()) {
+        ensure_nextest(root)?;
+    }
+    let mut times = Vec::new();
+    let mut outcome = Ok(());
+    for tier in chosen {
+        eprintln!("xtask: --- tier {} ---", tier.name());
+        let start = Instant::now();
+        let done = run_one(root, tier);
+        times.push((tier.name(), start.elapsed()));
+        if let Err(e) = done {
+            outcome = Err(Error::Tier { tier: tier.name(), source: Box::new(e) });
+            break;
+        }
+    }
+    eprintln!("xtask: tier times:{}", summary(&times));
+    outcome
+}
+
+fn run_one(root: &Path, tier: Tier) -> Result<(), Error> {
+    let env = Env::default();
+    if let Some(script) = tier.setup() {
+        cmd::run(env.command(root.join(script)).current_dir(root))?;
+    }
+    if tier == Tier::Unit {
+        // Benches and examples are not run by a tier, but must build.
+        cmd::run(env.cargo().args(["build", "--all-targets"]).current_dir(root))?;
+    }
+    match tier.group() {
+        Some(group) => cmd::run(
+            env.cargo()
+                .args(["nextest", "run", "--profile", "ci", "-E"])
+                .arg(format!("group({group})"))
+                .current_dir(root),
+        ),
+        None if tier == Tier::Torch => cmd::run(env.command(root.join("scripts/test-torch.sh")).current_dir(root)),
+        None => smoke::run(root, &smoke::Options::checking_data()),
+    }
+}
+
+/// Installs cargo-nextest (from crates.io) when cargo has no `nextest` command.
+fn ensure_nextest(root: &Path) -> Result<(), Error> {
+    let env = Env::default();
+    let present = env.cargo().args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success());
+    if present {
+        return Ok(());
+    }
+    cmd::run(env.cargo().args(["install", "--locked", "cargo-nextest"]).current_dir(root))
+}
+
+/// `name 12.3s` for each tier, one per line.
+fn summary(times: &[(&str, Duration)]) -> String {
+    times.iter().map(|(name, took)| format!("\n  {name:<8} {:>8.1}s", took.as_secs_f64())).collect()
+}
