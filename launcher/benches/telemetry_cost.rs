@@ -36,7 +36,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// A probe of this host's root groups (the files a slot group has too).
 fn host_probe() -> Probes {
     let cg = Path::new("/sys/fs/cgroup");
-    let cpus = mlb::host::cpulist::affinity();
+    let cpus = mlb::linux::cpulist::affinity();
     let slot = if cg.join("cgroup.controllers").is_file() {
         SlotProbe::at(Version::V2, cg, Some(cg), Some(cg), &cpus, Path::new("/"))
     } else {
@@ -70,7 +70,7 @@ fn ns_per_step(sampling: bool) -> f64 {
 
 fn main() {
     // Every thread (the sampler's too) on the last CPU this process may use.
-    let cpu = *mlb::host::cpulist::affinity().last().unwrap();
+    let cpu = *mlb::linux::cpulist::affinity().last().unwrap();
     let mut set = CpuSet::new();
     set.set(cpu).unwrap();
     sched_setaffinity(Pid::from_raw(0), &set).unwrap();

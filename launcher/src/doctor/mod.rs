@@ -6,9 +6,9 @@
 pub mod check;
 mod host;
 
-pub use crate::check::{Check, Status};
 pub use check::{Verdict, FILE};
 
+use crate::check::Check;
 use crate::host::Host;
 use std::path::Path;
 

@@ -8,7 +8,6 @@ mod memory;
 mod numa;
 pub mod show;
 
-pub use crate::linux::cpulist;
 pub use detect::{detect, Host, Probe};
 pub use kind::HostKind;
 pub use memory::Memory;

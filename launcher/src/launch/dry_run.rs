@@ -2,8 +2,9 @@
 //! described by the runtime that would start it.
 
 use super::setup::{plugin_of, Prepared};
-use crate::host::{cpulist, show::gib};
+use crate::host::show::gib;
 use crate::isolation::{Isolation, Support};
+use crate::linux::cpulist;
 use crate::plan::{self, RunContext, WorkerPaths};
 use crate::runtime::shell::shell_word;
 use crate::runtime::Runtime;

@@ -15,14 +15,14 @@ use super::supervise::{self, Finished, Watch};
 use crate::contract::env;
 use crate::contract::report::WriteError;
 use crate::contract::{Provenance, Report};
-use crate::host::cpulist;
 use crate::isolation::{CgroupRoot, Isolation, RunGroups};
 use crate::jobs::{render, JobConfig, Scope};
+use crate::linux::cpulist;
 use crate::plan::{self, Instance, RunContext};
 use crate::record::{self, arg_key};
 use crate::runtime::outcome::Outcome;
 use crate::runtime::{signals, Runtime};
-use crate::{doctor, system, telemetry};
+use crate::{check, doctor, system, telemetry};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -184,11 +184,11 @@ fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &Runtime) -> Resul
     let mut verdict = doctor::examine(&prepared.host, &prepared.outdir, &data);
     if args.no_cgroups {
         // Asked for: not a reason to refuse.
-        verdict.checks.iter_mut().filter(|c| c.name == "cgroups").for_each(|c| c.status = doctor::Status::Warn);
+        verdict.checks.iter_mut().filter(|c| c.name == "cgroups").for_each(|c| c.status = check::Status::Warn);
     }
     if let Some(c) = runtime.backend.traits().container.clone() {
         let image = [c.image, c.digest].into_iter().flatten().collect::<Vec<_>>().join(" ");
-        verdict.checks.push(doctor::Check::pass("container", format!("runtime reachable, image present: {image}")));
+        verdict.checks.push(check::Check::pass("container", format!("runtime reachable, image present: {image}")));
     }
     let file = prepared.outdir.join(doctor::FILE);
     if let Err(e) = verdict.write(&prepared.outdir) {

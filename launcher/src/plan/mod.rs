@@ -5,7 +5,6 @@ mod group;
 mod instance;
 mod slots;
 
-pub use crate::isolation::Slot;
 pub use group::Meeting;
 pub use instance::{instances, node_outdir, Instance, Placement, RunContext, Work, WorkerPaths};
 pub use slots::{count, plan, SlotError};

@@ -7,7 +7,8 @@
 //! same inside and out.
 
 use crate::gpu::ContainerGpus;
-use crate::host::{cpulist, HostKind};
+use crate::host::HostKind;
+use crate::linux::cpulist;
 use crate::plan::{Instance, WorkerPaths};
 use crate::runtime::images::{IMAGE_MLB, IMAGE_PLUGIN_DIR};
 use crate::runtime::spec::{Bind, ContainerSpec, Labels, Resources};
@@ -59,7 +60,8 @@ mod tests {
     use super::*;
     use crate::gpu::{DeviceIndex, Vendor};
     use crate::isolation::Isolation;
-    use crate::plan::{Placement, Slot, Work};
+    use crate::isolation::Slot;
+    use crate::plan::{Placement, Work};
     use crate::record::Identity;
     use serde_json::Map;
 

@@ -3,7 +3,7 @@
 //! and the slots it holds on each node.
 
 use super::error::SlurmError;
-use crate::plan::Slot;
+use crate::isolation::Slot;
 use std::process::Command;
 
 /// An allocation, as its environment describes it.

@@ -118,7 +118,7 @@ fn detect_command_human_json_and_override() {
 fn detect_this_host() {
     let out = common::run(&["detect", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let affinity = mlb::host::cpulist::affinity();
+    let affinity = mlb::linux::cpulist::affinity();
     let cpus: Vec<usize> = v["cpus"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap() as usize).collect();
     assert_eq!(cpus, affinity, "usable CPUs are this process's affinity");
     assert!(v["memory"]["usable_bytes"].as_u64().unwrap() > 0);

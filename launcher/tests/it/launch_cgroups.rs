@@ -89,7 +89,7 @@ fn usable_memory() -> u64 {
 }
 
 fn cpus_of(v: &Value) -> Vec<usize> {
-    mlb::host::cpulist::parse(v["provenance"]["cpus"].as_str().unwrap())
+    mlb::linux::cpulist::parse(v["provenance"]["cpus"].as_str().unwrap())
 }
 
 #[test]
@@ -345,7 +345,7 @@ fn cmd_jobs_run_in_their_slot_with_the_compat_environment() {
         ] {
             assert!(seen.lines().any(|l| l == var), "{var} in {seen}");
         }
-        let cpus = mlb::host::cpulist::format(&usable[i * per..(i + 1) * per]);
+        let cpus = mlb::linux::cpulist::format(&usable[i * per..(i + 1) * per]);
         assert!(
             seen.contains(&format!("Cpus_allowed_list:\t{cpus}\n")),
             "its own CPUs from the first instruction: {seen}"

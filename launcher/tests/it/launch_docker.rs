@@ -362,7 +362,7 @@ fn singularity_instances_run_in_their_slot_cgroup_through_the_stand_in() {
             (Some(i.to_string().as_str()), Some((i as u64 + 1) * 100))
         );
         let p = &r["provenance"];
-        let cpus = mlb::host::cpulist::format(&host.cpus[i * per..(i + 1) * per]);
+        let cpus = mlb::linux::cpulist::format(&host.cpus[i * per..(i + 1) * per]);
         assert_eq!(p["cpus"], cpus.as_str(), "the exec process was placed in slot {i}'s cgroup: {p}");
         assert_eq!(p["memory_limit_bytes"], memory, "{p}");
         assert!(p["isolation"].as_str().unwrap().starts_with("cgroup-v"), "{p}");

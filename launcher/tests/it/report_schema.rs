@@ -62,7 +62,7 @@ fn schema_is_pinned() {
 fn provenance_reports_this_process_affinity() {
     let (_, report, _) = run(r#"{"repeat": 11, "number": 1, "size": 0}"#, &[]);
     let cpus = report["provenance"]["cpu_count"].as_u64().unwrap();
-    assert_eq!(cpus as usize, mlb::host::cpulist::affinity().len());
+    assert_eq!(cpus as usize, mlb::linux::cpulist::affinity().len());
     assert_eq!(report["cpu_cores"], cpus);
 }
 

@@ -43,7 +43,7 @@ fn a_missing_library_is_a_reason_not_a_crash() {
 #[test]
 fn the_override_library_serves_detection_doctor_versions_and_telemetry() {
     let dir = tempfile::tempdir().unwrap();
-    let lib = common::c_library(dir.path(), "libnvidia-ml.so", include_str!("fixtures/nvml/standin.c"));
+    let lib = common::c_library(dir.path(), "libnvidia-ml.so", include_str!("../fixtures/nvml/standin.c"));
     std::env::set_var("MLB_NVML_LIBRARY", &lib);
     let root = tempfile::tempdir().unwrap();
     let host = detect(&Probe { root: root.path().to_path_buf(), library: true, ..Probe::this_host() });
