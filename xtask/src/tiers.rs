@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 /// One tier of the test suite.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Tier {
+    /// The gates before any test: `cargo fmt --check` and clippy with every
+    /// warning an error (the workspace's `[workspace.lints]`), default members.
+    Lint,
     /// Every test that needs nothing but a build (and `cc`); the benches are built too.
     Unit,
     /// Real cgroups, tmpfs mounts and full disks: needs root.
@@ -29,11 +32,13 @@ pub enum Tier {
 }
 
 /// Every tier, in the order a full run takes them.
-const ALL: [Tier; 7] = [Tier::Unit, Tier::Root, Tier::Docker, Tier::Slurm, Tier::Browser, Tier::Torch, Tier::Smoke];
+const ALL: [Tier; 8] =
+    [Tier::Lint, Tier::Unit, Tier::Root, Tier::Docker, Tier::Slurm, Tier::Browser, Tier::Torch, Tier::Smoke];
 
 impl Tier {
     fn name(self) -> &'static str {
         match self {
+            Tier::Lint => "lint",
             Tier::Unit => "unit",
             Tier::Root => "root",
             Tier::Docker => "docker",
@@ -49,7 +54,7 @@ impl Tier {
         match self {
             Tier::Unit => Some("@global"),
             Tier::Root | Tier::Docker | Tier::Slurm | Tier::Browser => Some(self.name()),
-            Tier::Torch | Tier::Smoke => None,
+            Tier::Lint | Tier::Torch | Tier::Smoke => None,
         }
     }
 
@@ -59,7 +64,7 @@ impl Tier {
             Tier::Docker => Some("scripts/setup-docker.sh"),
             Tier::Slurm => Some("scripts/setup-slurm.sh"),
             Tier::Browser => Some("scripts/setup-chromium.sh"),
-            Tier::Unit | Tier::Root | Tier::Torch | Tier::Smoke => None,
+            Tier::Lint | Tier::Unit | Tier::Root | Tier::Torch | Tier::Smoke => None,
         }
     }
 }
@@ -92,9 +97,15 @@ fn run_one(root: &Path, tier: Tier) -> Result<(), Error> {
     if let Some(script) = tier.setup() {
         cmd::run(env.command(root.join(script)).current_dir(root))?;
     }
+    if tier == Tier::Lint {
+        cmd::run(env.cargo().args(["fmt", "--all", "--check"]).current_dir(root))?;
+        return cmd::run(env.cargo().args(["clippy", "--all-targets", "--", "-D", "warnings"]).current_dir(root));
+    }
     if tier == Tier::Unit {
-        // Benches and examples are not run by a tier, but must build.
+        // Benches and examples are not run by a tier, but must build; nextest
+        // does not run doc-tests, so cargo runs them here.
         cmd::run(env.cargo().args(["build", "--all-targets"]).current_dir(root))?;
+        cmd::run(env.cargo().args(["test", "--doc"]).current_dir(root))?;
     }
     match tier.group() {
         Some(group) => cmd::run(
