@@ -43,6 +43,7 @@ mlb_plugin::workload_args! {
         pub dataroot: Option<String>,
     }
 }
+
 /// Settings of dcgan: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

@@ -35,6 +35,7 @@ mlb_plugin::workload_args! {
         pub dataroot: Option<String>,
     }
 }
+
 /// Settings of dcgan_all: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

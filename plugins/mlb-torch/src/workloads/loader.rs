@@ -30,6 +30,7 @@ mlb_plugin::workload_args! {
         pub data: Option<String>,
     }
 }
+
 /// Settings of loader: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

@@ -31,6 +31,7 @@ mlb_plugin::workload_args! {
         pub data: Option<String>,
     }
 }
+
 /// Settings of reso: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

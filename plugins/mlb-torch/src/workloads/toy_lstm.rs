@@ -38,6 +38,7 @@ mlb_plugin::workload_args! {
         pub length: Option<usize>,
     }
 }
+
 /// Settings of toy_lstm: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

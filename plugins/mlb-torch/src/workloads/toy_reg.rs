@@ -22,6 +22,7 @@ mlb_plugin::workload_args! {
         pub lr: f64 = 0.01,
     }
 }
+
 /// Settings of toy_reg: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

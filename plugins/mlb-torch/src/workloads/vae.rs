@@ -26,6 +26,7 @@ mlb_plugin::workload_args! {
         pub data: Option<String>,
     }
 }
+
 /// Settings of vae: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

@@ -46,6 +46,7 @@ mlb_plugin::workload_args! {
         pub env_name: Option<String>,
     }
 }
+
 /// Settings of atari: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

@@ -48,6 +48,7 @@ mlb_plugin::workload_args! {
         pub vgg_weights: Option<String>,
     }
 }
+
 /// Settings of fast_style: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

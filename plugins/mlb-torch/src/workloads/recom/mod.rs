@@ -43,6 +43,7 @@ mlb_plugin::workload_args! {
         pub weights: Option<String>,
     }
 }
+
 /// Settings of recom: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

@@ -47,6 +47,7 @@ mlb_plugin::workload_args! {
         pub backbone_weights: Option<String>,
     }
 }
+
 /// Settings of ssd: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {

@@ -38,6 +38,7 @@ mlb_plugin::workload_args! {
         pub weights: Option<String>,
     }
 }
+
 /// Settings of translator: its arguments checked and converted.
 #[derive(Debug, Clone)]
 pub struct Settings {
