@@ -88,7 +88,8 @@ def mlb_convnet(release, seed):
         for rank in range(2):
             config = dict(CONVNET, repeat=REPEAT, number=NUMBER, skip=SKIP, seed=seed)
             cmds.append([os.path.join(release, "mlb"), "worker", "--plugin",
-                         os.path.join(release, "libmlb_convnet_ddp.so"), "--config", json.dumps(config),
+                         os.path.join(release, "libmlb_torch.so"), "--workload", "convnet_ddp",
+                         "--config", json.dumps(config),
                          "--threads", "1", "--device", "cpu", "--outdir", os.path.join(outdir, str(rank))])
         group(cmds)
         total = 0.0

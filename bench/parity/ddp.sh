@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(scripts/torch-env.sh)"
-cargo build --release -p mlb -p convnet_ddp >&2
+cargo build --release -p mlb -p mlb-torch >&2
 cargo build --release -p mlb-torch --example all_reduce >&2
 exec python bench/parity/ddp.py "$@"

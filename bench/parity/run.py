@@ -33,8 +33,8 @@ def run_mlb(root, pin, name, args, threads, seed, repeat, number, skip):
     config = dict(args, repeat=repeat, number=number, skip=skip, seed=seed)
     binary = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target"), "release")
     with tempfile.TemporaryDirectory() as outdir:
-        cmd = pin + [os.path.join(binary, "mlb"), "worker", "--plugin", os.path.join(binary, f"libmlb_{name}.so"),
-                     "--config", json.dumps(config), "--threads", str(threads), "--device", "cpu", "--outdir", outdir]
+        cmd = pin + [os.path.join(binary, "mlb"), "worker", "--plugin", os.path.join(binary, "libmlb_torch.so"),
+                     "--workload", name, "--config", json.dumps(config), "--threads", str(threads), "--device", "cpu", "--outdir", outdir]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"mlb worker failed for {name}:\n{done.stdout}\n{done.stderr}")

@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(scripts/torch-env.sh)"
-cargo build --release -p mlb -p toy_reg -p toy_lstm -p vae -p convnet -p dcgan -p wlm >&2
+cargo build --release -p mlb -p mlb-torch >&2
 exec python bench/parity/run.py "$@"

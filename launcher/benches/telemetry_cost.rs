@@ -16,7 +16,7 @@ use mlb::telemetry::block::Context;
 use mlb::telemetry::powercap::Powercap;
 use mlb::telemetry::slot::SlotProbe;
 use mlb::telemetry::{Probes, Sampler};
-use mlb_plugin::{Config, Workload};
+use mlb_plugin::{Config, Workload, WorkloadArgs};
 use mlb_spin::Spin;
 use nix::sched::{sched_setaffinity, CpuSet};
 use nix::unistd::Pid;
@@ -57,7 +57,8 @@ fn ns_per_sample(probes: &Probes) -> f64 {
 /// Mean ns per spin step over [`STEP_RUN`], with a sampler beside it when `sampling`.
 fn ns_per_step(sampling: bool) -> f64 {
     let sampler = sampling.then(|| Sampler::start(host_probe(), HZ));
-    let mut spin = Spin::create(&Config::parse(r#"{"size": 64}"#).unwrap()).unwrap();
+    let mut spin =
+        Spin::create(mlb_spin::Args::from_config(&Config::parse(r#"{"size": 64}"#).unwrap()).unwrap()).unwrap();
     let (start, mut steps) = (Instant::now(), 0u64);
     while start.elapsed() < STEP_RUN {
         std::hint::black_box(spin.step().unwrap());

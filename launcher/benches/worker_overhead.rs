@@ -13,7 +13,7 @@ mod common;
 use mlb::plugins::Plan;
 use mlb::plugins::{self, Instance};
 use mlb::worker::timing;
-use mlb_plugin::{Config, Workload};
+use mlb_plugin::{Config, Workload, WorkloadArgs};
 use mlb_spin::Spin;
 use std::path::PathBuf;
 use std::process::Command;
@@ -41,7 +41,7 @@ fn spin_plugin() -> PathBuf {
 }
 
 fn direct_ns_per_step() -> f64 {
-    let mut spin = Spin::create(&Config::parse(ZERO_WORK).unwrap()).unwrap();
+    let mut spin = Spin::create(mlb_spin::Args::from_config(&Config::parse(ZERO_WORK).unwrap()).unwrap()).unwrap();
     let start = Instant::now();
     for _ in 0..STEPS {
         std::hint::black_box(spin.step().unwrap());

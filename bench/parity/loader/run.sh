@@ -14,7 +14,7 @@ if ! PYTHONPATH="$vision" python -c "import PIL, numpy, torchvision" 2>/dev/null
     python -m pip install --quiet --target "$vision" --no-deps pillow numpy "torchvision==0.26.0" >&2
 fi
 export PYTHONPATH="$vision"
-cargo build --release -p mlb -p loader >&2
+cargo build --release -p mlb -p mlb-torch >&2
 target="${CARGO_TARGET_DIR:-target}"
 base="$(mktemp -d)"
 trap 'rm -rf "$base"' EXIT

@@ -3,7 +3,7 @@
 
 recom, cart, fast_style and translator written in PyTorch with the same models,
 sizes, optimizers, seed, thread count and steps as the mlb plugins (see
-docs/workloads-wave2.md). The timing harness and command line are those of
+docs/workloads.md). The timing harness and command line are those of
 ../reference.py (the first wave's):
 
     reference.py WORKLOAD --config '{...}' --threads 1 --seed 0 --repeat 8 --number 5 --skip 3

@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 eval "$(scripts/torch-env.sh)"
-cargo build --release -p mlb -p recom -p cart -p fast_style -p translator >&2
+cargo build --release -p mlb -p mlb-torch >&2
 exec python bench/parity/wave2/run.py "$@"

@@ -11,6 +11,7 @@ use crate::jobs::{self, ConfigCount, ExpandError, JobConfig, JobsFile, Program, 
 use crate::plan;
 use crate::plugins::{accepts, listing, Entry, SearchPath, Status};
 use crate::slurm::Allocation;
+use mlb_plugin::ArgKind;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::PathBuf;
@@ -114,10 +115,12 @@ pub(crate) fn select<'f>(
     Ok(picked)
 }
 
-/// A plugin a selected config uses: its file and its default arguments.
+/// A plugin a selected config uses: its file, its default arguments and
+/// their declared kinds.
 struct Resolved {
     path: PathBuf,
     defaults: Value,
+    kinds: BTreeMap<String, ArgKind>,
 }
 
 /// The plugin of every plugin the selected configs use.
@@ -147,7 +150,9 @@ fn resolve_plugins(
         }
         match listing::find(&entries, name) {
             Some(Entry { path, status: Status::Ok { meta } }) => {
-                out.insert(name.clone(), Resolved { path: path.clone(), defaults: meta.default_args.clone() });
+                let resolved =
+                    Resolved { path: path.clone(), defaults: meta.default_args.clone(), kinds: meta.arg_kinds.clone() };
+                out.insert(name.clone(), resolved);
             }
             _ => {
                 let names = listing::names(&entries);
@@ -182,7 +187,7 @@ fn check_workload_args(
             Scope::All => 1,
         };
         for jr_id in 0..instances {
-            accepts::check(&plugin.defaults, &config.for_instance(jr_id).args.0).map_err(|refusal| {
+            accepts::check(&plugin.defaults, &plugin.kinds, &config.for_instance(jr_id).args.0).map_err(|refusal| {
                 LaunchError::WorkloadArgs {
                     path: file.path.clone(),
                     position: config.position,

@@ -1,87 +1,67 @@
 //! What a workload accepts for its arguments, checked by the launcher before
 //! any instance starts (the worker checks again when it runs).
 //!
-//! A workload declares no argument types, but its manifest (or, for a file
-//! without one, the library itself) gives its default arguments, and the
-//! worker reads each argument as the kind of its default: an argument whose
-//! default is a non-negative integer takes a non-negative integer (a JSON
-//! integer, or a string of one), a negative integer default an integer, a
-//! fractional default a finite number; any other default (string, flag)
-//! takes any value. `repeat`, `number` and `skip` are the worker's own
-//! counts ([`Plan`]): the defaults overlaid with the config's arguments must
-//! make a plan the worker runs.
+//! A workload declares the kind of each of its arguments
+//! (`mlb_plugin::workload_args!`), and its manifest lists them
+//! ([`PluginMeta::arg_kinds`](super::PluginMeta)): a count takes a
+//! non-negative integer that fits a `u64` (a JSON integer, or a string of
+//! one), a number a finite number (or a string of one), text and flags any
+//! value; `null` and `""` are absent arguments (the default applies). An
+//! argument the workload does not declare, and every argument of a plugin
+//! whose manifest lists no kinds (built before manifests listed them, or
+//! written in C), is the worker's to check. `repeat`, `number` and `skip` are
+//! the worker's own counts ([`Plan`]): the defaults overlaid with the
+//! config's arguments must make a plan the worker runs.
 
 use super::plan::{effective_config, Plan, PlanError};
 use crate::record::arg_key;
+use mlb_plugin::ArgKind;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
-/// The kind of value an argument takes, from its default.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ValueKind {
-    /// A non-negative integer that fits a `u64`.
-    Count,
-    /// An integer that fits an `i64`.
-    Integer,
-    /// A finite number.
-    Number,
-    /// Anything (the default is a string or a flag).
-    Any,
+/// Whether the worker reads `v` as an argument of `kind`.
+fn accepts(kind: ArgKind, v: &Value) -> bool {
+    let text = v.as_str().map(str::trim);
+    match (kind, v) {
+        (ArgKind::Text | ArgKind::Flag, _) | (_, Value::Null) => true,
+        (_, Value::String(s)) if s.is_empty() => true,
+        (ArgKind::Count, Value::Number(n)) => n.is_u64(),
+        (ArgKind::Number, Value::Number(_)) => true,
+        (ArgKind::Count, Value::String(_)) => text.is_some_and(|t| t.parse::<u64>().is_ok()),
+        (ArgKind::Number, Value::String(_)) => text.is_some_and(|t| t.parse::<f64>().is_ok_and(f64::is_finite)),
+        _ => false,
+    }
 }
 
-impl ValueKind {
-    /// The kind of `default`.
-    pub fn of(default: &Value) -> ValueKind {
-        match default {
-            Value::Number(n) if n.is_u64() => ValueKind::Count,
-            Value::Number(n) if n.is_i64() => ValueKind::Integer,
-            Value::Number(_) => ValueKind::Number,
-            _ => ValueKind::Any,
-        }
+/// What an argument of `kind` takes, for messages.
+fn describe(kind: ArgKind) -> &'static str {
+    match kind {
+        ArgKind::Count => "a non-negative integer",
+        ArgKind::Number => "a finite number",
+        ArgKind::Text => "a string",
+        ArgKind::Flag => "a flag",
     }
+}
 
-    /// Whether the worker reads `v` as this kind. `null` is an absent argument
-    /// (the default applies); numbers may be written as strings.
-    pub fn accepts(self, v: &Value) -> bool {
-        let text = |v: &Value| v.as_str().map(str::trim).map(str::to_owned);
-        match (self, v) {
-            (ValueKind::Any, _) | (_, Value::Null) => true,
-            (ValueKind::Count, Value::Number(n)) => n.is_u64(),
-            (ValueKind::Integer, Value::Number(n)) => n.is_i64() || n.is_u64() && n.as_u64() <= Some(i64::MAX as u64),
-            (ValueKind::Number, Value::Number(_)) => true,
-            (ValueKind::Count, Value::String(_)) => text(v).is_some_and(|t| t.parse::<u64>().is_ok()),
-            (ValueKind::Integer, Value::String(_)) => text(v).is_some_and(|t| t.parse::<i64>().is_ok()),
-            (ValueKind::Number, Value::String(_)) => {
-                text(v).is_some_and(|t| t.parse::<f64>().is_ok_and(f64::is_finite))
-            }
-            _ => false,
-        }
-    }
-
-    /// What this kind accepts, for messages.
-    pub fn describe(self) -> &'static str {
-        match self {
-            ValueKind::Count => "a non-negative integer",
-            ValueKind::Integer => "an integer",
-            ValueKind::Number => "a finite number",
-            ValueKind::Any => "any value",
-        }
-    }
+/// ` (as its default D)`, or nothing for an argument without a default.
+fn as_default(default: &Option<String>) -> String {
+    default.as_ref().map(|d| format!(" (as its default {d})")).unwrap_or_default()
 }
 
 /// An argument value (or a set of them) the workload would refuse.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
-    /// A value not of its default's kind.
-    #[error("argument `{key}` = {value}: it takes {} (as its default {default}); fix: give {} (a JSON number or a string of one)", kind.describe(), kind.describe())]
+    /// A value not of its declared kind.
+    #[error("argument `{key}` = {value}: it takes {}{}; fix: give {} (a JSON number or a string of one)", describe(*kind), as_default(default), describe(*kind))]
     Kind {
         /// The argument as written in the jobs file.
         key: String,
         /// The value, as JSON.
         value: String,
         /// What it takes.
-        kind: ValueKind,
-        /// The workload's default, as JSON.
-        default: String,
+        kind: ArgKind,
+        /// The workload's default, as JSON, when it has one.
+        default: Option<String>,
     },
     /// Counts the worker would refuse (`repeat`, `number`, `skip`).
     #[error("{0}")]
@@ -90,16 +70,17 @@ pub enum Refusal {
 
 /// Checks the arguments of one config of a plugin job (keys as written in the
 /// jobs file, per-instance variables filled in) against the workload's
-/// `defaults`: the worker's counts first, then each argument's kind.
-pub fn check(defaults: &Value, args: &[(String, Value)]) -> Result<(), Refusal> {
+/// `defaults` and declared `kinds`: the worker's counts first, then each
+/// declared argument's kind.
+pub fn check(defaults: &Value, kinds: &BTreeMap<String, ArgKind>, args: &[(String, Value)]) -> Result<(), Refusal> {
     let given: Map<String, Value> = args.iter().cloned().collect();
     Plan::from_config(&effective_config(defaults, &given))?;
-    let declared = defaults.as_object();
     for (key, v) in args {
-        let Some(default) = declared.and_then(|d| d.get(&arg_key(key))) else { continue };
-        let kind = ValueKind::of(default);
-        if !kind.accepts(v) {
-            return Err(Refusal::Kind { key: key.clone(), value: v.to_string(), kind, default: default.to_string() });
+        let name = arg_key(key);
+        let Some(&kind) = kinds.get(&name) else { continue };
+        if !accepts(kind, v) {
+            let default = defaults.get(&name).map(Value::to_string);
+            return Err(Refusal::Kind { key: key.clone(), value: v.to_string(), kind, default });
         }
     }
     Ok(())
@@ -114,17 +95,24 @@ mod tests {
         v.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
     }
 
+    fn kinds(pairs: &[(&str, ArgKind)]) -> BTreeMap<String, ArgKind> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
     #[test]
-    fn kinds_follow_the_defaults() {
-        let defaults =
-            json!({"repeat": 20, "number": 10, "size": 64, "lr": 0.01, "offset": -3, "arch": "resnet", "cuda": ""});
-        check(
-            &defaults,
-            &args(json!({"size": "128", "--lr": 1, "offset": "-7", "arch": 5, "cuda": true, "other": -1})),
-        )
-        .unwrap();
-        check(&defaults, &args(json!({"lr": "1e-3", "size": null, "offset": 9}))).unwrap();
-        let refused = |a: Value| check(&defaults, &args(a)).unwrap_err().to_string();
+    fn declared_kinds_are_checked() {
+        let defaults = json!({"repeat": 20, "number": 10, "size": 64, "lr": 20, "arch": "resnet", "cuda": ""});
+        let kinds = kinds(&[
+            ("size", ArgKind::Count),
+            ("lr", ArgKind::Number),
+            ("arch", ArgKind::Text),
+            ("cuda", ArgKind::Flag),
+            ("devices", ArgKind::Count),
+        ]);
+        let ok = |a: Value| check(&defaults, &kinds, &args(a));
+        ok(json!({"size": "128", "--lr": 0.5, "arch": 5, "cuda": true, "other": -1, "devices": " 2 "})).unwrap();
+        ok(json!({"lr": "1e-3", "size": null, "devices": ""})).unwrap();
+        let refused = |a: Value| ok(a).unwrap_err().to_string();
         assert_eq!(
             refused(json!({"size": -1})),
             "argument `size` = -1: it takes a non-negative integer (as its default 64); fix: give a non-negative integer (a JSON number or a string of one)"
@@ -135,15 +123,20 @@ mod tests {
         assert!(refused(json!({"size": 2.5})).contains("= 2.5"));
         assert!(refused(json!({"size": "many"})).contains("= \"many\""));
         assert!(refused(json!({"size": true})).contains("= true"));
-        assert!(refused(json!({"offset": 1.5})).contains("it takes an integer (as its default -3)"));
-        assert!(refused(json!({"lr": "NaN"})).contains("it takes a finite number"));
+        assert!(refused(json!({"lr": "NaN"})).contains("it takes a finite number (as its default 20)"));
         assert!(refused(json!({"lr": "inf"})).contains("it takes a finite number"));
+        assert_eq!(
+            refused(json!({"devices": -2})),
+            "argument `devices` = -2: it takes a non-negative integer; fix: give a non-negative integer (a JSON number or a string of one)"
+        );
+        // Without declared kinds, only the worker's counts are checked.
+        check(&defaults, &BTreeMap::new(), &args(json!({"size": -1}))).unwrap();
     }
 
     #[test]
     fn the_worker_counts_are_checked_as_the_worker_checks_them() {
         let defaults = json!({"repeat": 20, "number": 10});
-        let refused = |a: Value| check(&defaults, &args(a)).unwrap_err();
+        let refused = |a: Value| check(&defaults, &BTreeMap::new(), &args(a)).unwrap_err();
         assert_eq!(
             refused(json!({"repeat": -5})),
             Refusal::Plan(PlanError::BadCount { key: "repeat", got: "-5".into() })
@@ -153,8 +146,11 @@ mod tests {
             Refusal::Plan(PlanError::BadCount { key: "number", got: "0".into() })
         );
         assert_eq!(refused(json!({"repeat": 10})), Refusal::Plan(PlanError::RepeatNotAboveDefaultSkip { repeat: 10 }));
-        check(&defaults, &args(json!({"repeat": 3, "skip": 1}))).unwrap();
+        check(&defaults, &BTreeMap::new(), &args(json!({"repeat": 3, "skip": 1}))).unwrap();
         // No default for `repeat`: the worker would refuse the config.
-        assert!(matches!(check(&json!({}), &[]), Err(Refusal::Plan(PlanError::BadCount { key: "repeat", .. }))));
+        assert!(matches!(
+            check(&json!({}), &BTreeMap::new(), &[]),
+            Err(Refusal::Plan(PlanError::BadCount { key: "repeat", .. }))
+        ));
     }
 }

@@ -360,6 +360,7 @@ mod tests {
             abi_version: ABI_VERSION,
             description: String::new(),
             default_args: serde_json::json!({}),
+            arg_kinds: Default::default(),
         }
     }
 

@@ -7,7 +7,8 @@
 //! it has one) is read: a corrupt manifest or one naming another ABI refuses
 //! the file without running any of its code. After loading, every workload
 //! table must agree with the manifest (name, version, ABI version,
-//! description, default args).
+//! description, default args); the argument kinds, which only the manifest
+//! lists, are then taken from it.
 
 use super::manifest::{self, ManifestReadError};
 use super::trust::{check_trusted, TrustError};
@@ -16,7 +17,9 @@ use mlb_plugin::abi::{
     WORKLOADS_SYMBOL,
 };
 use mlb_plugin::manifest::{MAX_WORKLOADS, SECTION};
+use mlb_plugin::ArgKind;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Highest ABI major version probed for when the expected symbol is missing.
@@ -105,6 +108,10 @@ pub struct PluginMeta {
     pub description: String,
     /// Default arguments.
     pub default_args: serde_json::Value,
+    /// The kind of every declared argument (from the manifest; empty when
+    /// the library has none, or its manifest declares no kinds).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub arg_kinds: BTreeMap<String, ArgKind>,
 }
 
 /// A loaded plugin. The library stays loaded for the life of the process.
@@ -185,7 +192,7 @@ fn open(path: &Path) -> Result<Vec<(&'static PluginTable, PluginMeta)>, LoadErro
     let lib = unsafe { libloading::Library::new(&real) }.map_err(open_err)?;
     // Never unloaded: see the module documentation.
     let lib: &'static libloading::Library = Box::leak(Box::new(lib));
-    let workloads = tables(lib, path)?
+    let mut workloads = tables(lib, path)?
         .into_iter()
         .map(|table| Ok((table, table_meta(table, path)?)))
         .collect::<Result<Vec<_>, LoadError>>()?;
@@ -197,10 +204,13 @@ fn open(path: &Path) -> Result<Vec<(&'static PluginTable, PluginMeta)>, LoadErro
             });
         }
     }
-    if let Some(manifest) = &manifest {
+    if let Some(manifest) = manifest {
         let tables: Vec<&PluginMeta> = workloads.iter().map(|(_, m)| m).collect();
-        if let Some(difference) = difference(manifest, &tables) {
+        if let Some(difference) = difference(&manifest, &tables) {
             return Err(LoadError::ManifestMismatch { path: path.to_path_buf(), difference });
+        }
+        for ((_, meta), listed) in workloads.iter_mut().zip(manifest) {
+            meta.arg_kinds = listed.arg_kinds;
         }
     }
     Ok(workloads)
@@ -255,6 +265,7 @@ fn table_meta(table: &'static PluginTable, path: &Path) -> Result<PluginMeta, Lo
         abi_version: table.abi_version,
         description: text(&table.description, "description")?,
         default_args: serde_json::from_str(&default_args).map_err(|e| bad(format!("default_args is not JSON: {e}")))?,
+        arg_kinds: BTreeMap::new(),
     };
     if meta.name.is_empty() {
         return Err(bad("empty name".into()));

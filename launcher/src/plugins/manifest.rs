@@ -9,6 +9,7 @@
 
 use super::loader::PluginMeta;
 use mlb_plugin::manifest::{self as format, ManifestError, WorkloadManifest};
+use mlb_plugin::ArgKind;
 use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, Endianness, FileKind, Object, ObjectSection, ReadRef};
 use std::collections::HashMap;
@@ -164,12 +165,15 @@ impl Seek for Blocks {
 fn meta(w: WorkloadManifest) -> Result<PluginMeta, ManifestError> {
     let default_args = serde_json::from_str(&w.default_args)
         .map_err(|e| ManifestError::Invalid(format!("default args of `{}` are not JSON: {e}", w.name)))?;
+    // A kind this mlb does not know leaves its argument unchecked.
+    let arg_kinds = w.args.iter().filter_map(|(name, kind)| Some((name.clone(), ArgKind::from_name(kind)?))).collect();
     Ok(PluginMeta {
         name: w.name,
         version: w.version,
         abi_version: w.abi_version,
         description: w.description,
         default_args,
+        arg_kinds,
     })
 }
 

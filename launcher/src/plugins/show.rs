@@ -1,7 +1,9 @@
-//! `mlb plugins show NAME`: one workload, its arguments and their defaults.
+//! `mlb plugins show NAME`: one workload, its arguments, their kinds and
+//! their defaults.
 
 use super::listing::{self, Entry, Status};
 use super::loader::PluginMeta;
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// `mlb plugins show NAME` found no usable workload of that name.
@@ -15,7 +17,8 @@ pub struct NoSuchPlugin {
 }
 
 /// The description of workload `name` among `entries`: name, version, ABI,
-/// file, description, then each default argument on a line of its own.
+/// file, description, then each argument (declared or with a default) on a
+/// line of its own: name, kind (`-` when undeclared), default (`-` when none).
 pub fn show(entries: &[Entry], name: &str) -> Result<String, NoSuchPlugin> {
     let Some(entry) = listing::find(entries, name) else {
         let names = listing::names(entries);
@@ -31,15 +34,17 @@ fn describe(meta: &PluginMeta, path: &str) -> String {
     let _ = writeln!(out, "{} {} (plugin ABI v{})", meta.name, meta.version, meta.abi_version);
     let _ = writeln!(out, "file: {path}");
     let _ = writeln!(out, "{}", meta.description);
-    let _ = writeln!(out, "arguments (default):");
-    match meta.default_args.as_object() {
-        Some(args) if !args.is_empty() => {
-            let width = args.keys().map(String::len).max().unwrap_or(0);
-            for (k, v) in args {
-                let _ = writeln!(out, "  {k:<width$}  {v}");
-            }
-        }
-        _ => out.push_str("  (none declared)\n"),
+    let _ = writeln!(out, "arguments (kind, default):");
+    let defaults = meta.default_args.as_object();
+    let names: BTreeSet<&String> = meta.arg_kinds.keys().chain(defaults.into_iter().flat_map(|d| d.keys())).collect();
+    if names.is_empty() {
+        out.push_str("  (none declared)\n");
+    }
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
+    for name in names {
+        let kind = meta.arg_kinds.get(name).map_or("-", |k| k.name());
+        let default = defaults.and_then(|d| d.get(name)).map_or("-".to_string(), |v| v.to_string());
+        let _ = writeln!(out, "  {name:<width$}  {kind:<6}  {default}");
     }
     out
 }
@@ -47,6 +52,7 @@ fn describe(meta: &PluginMeta, path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mlb_plugin::ArgKind;
     use serde_json::json;
 
     fn entry(name: &str, args: serde_json::Value) -> Entry {
@@ -56,6 +62,10 @@ mod tests {
             abi_version: 1,
             description: "trains a toy".into(),
             default_args: args,
+            arg_kinds: [("batch_size", ArgKind::Count), ("lr", ArgKind::Number), ("data", ArgKind::Text)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
         };
         Entry { path: format!("/p/libmlb_{name}.so").into(), status: Status::Ok { meta } }
     }
@@ -65,9 +75,13 @@ mod tests {
         let entries = [entry("toy", json!({"repeat": 20, "batch_size": 64, "lr": 0.1}))];
         assert_eq!(
             show(&entries, "toy").unwrap(),
-            "toy 1.2.0 (plugin ABI v1)\nfile: /p/libmlb_toy.so\ntrains a toy\narguments (default):\n  batch_size  64\n  lr          0.1\n  repeat      20\n"
+            "toy 1.2.0 (plugin ABI v1)\nfile: /p/libmlb_toy.so\ntrains a toy\narguments (kind, default):\n  batch_size  count   64\n  data        text    -\n  lr          number  0.1\n  repeat      -       20\n"
         );
-        assert!(show(&[entry("toy", json!({}))], "toy").unwrap().ends_with("  (none declared)\n"));
+        let mut bare = entry("toy", json!({}));
+        if let Status::Ok { meta } = &mut bare.status {
+            meta.arg_kinds.clear();
+        }
+        assert!(show(&[bare], "toy").unwrap().ends_with("  (none declared)\n"));
     }
 
     #[test]

@@ -173,8 +173,10 @@ fn the_table_fits_100_columns_and_show_gives_the_arguments() {
     let show = Command::new(common::mlb()).args(["plugins", "show", "spin", "--plugin-dir", plugins]).output().unwrap();
     let (text, stderr) = common::text(&show);
     assert!(show.status.success(), "{stderr}");
-    assert!(text.starts_with("spin ") && text.contains("arguments (default):\n"), "{text}");
-    assert!(text.lines().any(|l| l.trim_start().starts_with("repeat ")), "{text}");
+    assert!(text.starts_with("spin ") && text.contains("arguments (kind, default):\n"), "{text}");
+    let line = |name: &str| text.lines().find(|l| l.trim_start().starts_with(&format!("{name} "))).unwrap_or("");
+    assert_eq!(line("size").split_whitespace().collect::<Vec<_>>(), ["size", "count", "64"], "{text}");
+    assert_eq!(line("nan_at").split_whitespace().collect::<Vec<_>>(), ["nan_at", "count", "-"], "{text}");
     let missing =
         Command::new(common::mlb()).args(["plugins", "show", "nope", "--plugin-dir", plugins]).output().unwrap();
     assert_eq!(missing.status.code(), Some(2));

@@ -10,7 +10,7 @@ use crate::common;
 
 use mlb::plugins::{self, LoadError, ManifestReadError, PluginMeta};
 use mlb_plugin::manifest::{self, Entry, HEADER_LEN};
-use mlb_plugin::Workload;
+use mlb_plugin::{Workload, WorkloadArgs};
 use object::{Object, ObjectSection};
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
@@ -90,7 +90,8 @@ fn spin_meta() -> PluginMeta {
         version: Spin::VERSION.into(),
         abi_version: mlb_plugin::abi::ABI_VERSION,
         description: Spin::DESCRIPTION.into(),
-        default_args: serde_json::from_str(Spin::DEFAULT_ARGS).unwrap(),
+        default_args: serde_json::from_str(mlb_spin::Args::DEFAULTS).unwrap(),
+        arg_kinds: mlb_spin::Args::DECLARED.iter().map(|a| (a.name.to_string(), a.kind)).collect(),
     }
 }
 
@@ -148,7 +149,8 @@ fn a_library_without_manifest_is_probed() {
     assert_eq!(mine.len(), 1);
     assert_eq!(mine[0]["status"], "ok");
     let meta: PluginMeta = serde_json::from_value(mine[0].clone()).unwrap();
-    assert_eq!(meta, spin_meta());
+    // The argument kinds are listed by the manifest only: the probe has none.
+    assert_eq!(meta, PluginMeta { arg_kinds: Default::default(), ..spin_meta() });
     // And it still runs: no manifest is not an error.
     let (out, reports) = worker(&stripped, &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -168,7 +170,8 @@ fn a_manifest_that_disagrees_with_the_table_is_refused_on_load() {
         name: mlb_spin::Spin::NAME,
         version,
         description: mlb_spin::Spin::DESCRIPTION,
-        default_args: mlb_spin::Spin::DEFAULT_ARGS,
+        default_args: mlb_spin::Args::DEFAULTS,
+        args: mlb_spin::Args::DECLARED,
     }]);
     patch_section(&altered, |section| {
         assert_eq!(section.len(), record.len());
@@ -317,6 +320,7 @@ fn c_manifest(tables: &[(&'static str, &'static str)]) -> Vec<u8> {
             version: "1.0.0",
             description,
             default_args: r#"{"repeat": 2, "number": 1}"#,
+            args: &[],
         })
         .collect();
     manifest::to_vec(&entries)
@@ -406,6 +410,7 @@ fn a_manifest_naming_another_abi_is_refused_without_loading() {
         version: "1.0.0",
         description: "",
         default_args: "{}",
+        args: &[],
     }]);
     // Crashes if loaded: the refusal must come from the manifest alone.
     let source = c_plugin(&[("c_future", "")], false, Some(&bytes), "*(volatile int *)0 = 1;");

@@ -26,6 +26,18 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+impl ConfigError {
+    /// An argument that is absent and has no default.
+    pub(crate) fn missing(key: &str) -> Self {
+        ConfigError { message: format!("argument `{key}` is missing and has no default") }
+    }
+
+    /// A declared default that is not JSON (the declaration is wrong).
+    pub(crate) fn bad_default(key: &str, text: &str) -> Self {
+        ConfigError { message: format!("the declared default of argument `{key}` is not JSON: {text}") }
+    }
+}
+
 impl Config {
     /// Parses a JSON object.
     pub fn parse(text: &str) -> Result<Self, ConfigError> {

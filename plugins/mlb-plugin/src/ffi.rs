@@ -3,7 +3,7 @@
 //! of any failure for `last_error`.
 
 use crate::abi::{status, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef, ABI_VERSION};
-use crate::{Config, Result, Setup, Workload};
+use crate::{Config, Result, Setup, Workload, WorkloadArgs};
 use std::any::Any;
 use std::cell::RefCell;
 use std::ffi::c_void;
@@ -21,7 +21,7 @@ pub const fn table<W: Workload>() -> PluginTable {
         name: StrRef::from_static(W::NAME),
         version: StrRef::from_static(W::VERSION),
         description: StrRef::from_static(W::DESCRIPTION),
-        default_args: StrRef::from_static(W::DEFAULT_ARGS),
+        default_args: StrRef::from_static(W::Args::DEFAULTS),
         create: create::<W>,
         setup: setup::<W>,
         step: step::<W>,
@@ -85,7 +85,7 @@ unsafe extern "C" fn create<W: Workload>(config: StrRef, out: *mut *mut c_void) 
     guard(|| {
         let text = config.as_str()?;
         let config = Config::parse(text)?;
-        let workload = W::create(&config)?;
+        let workload = W::create(W::Args::from_config(&config)?)?;
         *out = Box::into_raw(Box::new(workload)) as *mut c_void;
         Ok(())
     })

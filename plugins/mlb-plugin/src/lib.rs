@@ -6,36 +6,47 @@
 //! functions (create / setup / step / sync / report / last_error /
 //! free_string / destroy) plus static metadata.
 //!
-//! Plugin authors never touch the raw ABI: they implement the safe
-//! [`Workload`] trait and call [`export_workload!`], which builds the table
-//! and the [`manifest`] (the same metadata in a section of the library file,
-//! which mlb reads without loading the library). [`export_workloads!`]
+//! Plugin authors never touch the raw ABI: they declare their arguments with
+//! [`workload_args!`] (one struct: defaults, kinds, parsing), implement the
+//! safe [`Workload`] trait and call [`export_workload!`], which builds the
+//! table and the [`manifest`] (the same metadata in a section of the library
+//! file, which mlb reads without loading the library). [`export_workloads!`]
 //! exports several workloads from one library.
 //! Every exported function catches panics and turns them into an error code
 //! whose message is kept for `last_error`.
 //!
 //! ```
-//! use mlb_plugin::{export_workload, Config, Setup, Step, Workload};
+//! use mlb_plugin::{export_workload, workload_args, Setup, Step, Workload};
 //!
-//! struct Noop;
+//! workload_args! {
+//!     /// Arguments of noop.
+//!     pub struct Args {
+//!         repeat = 20, number = 10;
+//!         /// Items a step claims.
+//!         pub items: u64 = 1,
+//!     }
+//! }
+//! struct Noop(u64);
 //! impl Workload for Noop {
 //!     const NAME: &'static str = "noop";
 //!     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
 //!     const DESCRIPTION: &'static str = "does nothing";
-//!     const DEFAULT_ARGS: &'static str = r#"{"repeat": 20, "number": 10}"#;
-//!     fn create(_config: &Config) -> mlb_plugin::Result<Self> { Ok(Noop) }
-//!     fn step(&mut self) -> mlb_plugin::Result<Step> { Ok(Step::items(1)) }
+//!     type Args = Args;
+//!     fn create(args: Args) -> mlb_plugin::Result<Self> { Ok(Noop(args.items)) }
+//!     fn step(&mut self) -> mlb_plugin::Result<Step> { Ok(Step::items(self.0)) }
 //! }
 //! export_workload!(Noop);
 //! ```
 
 pub mod abi;
+mod args;
 mod config;
 #[doc(hidden)]
 pub mod ffi;
 pub mod manifest;
 mod workload;
 
+pub use args::{read_arg, Arg, ArgKind, ArgValue, WorkloadArgs};
 pub use config::{Config, ConfigError};
 pub use workload::{Error, Result, Setup, Step, Workload};
 
@@ -73,16 +84,16 @@ macro_rules! export_workload {
 ///     const NAME: &'static str = "small";
 ///     const VERSION: &'static str = "1.0.0";
 ///     const DESCRIPTION: &'static str = "the small variant";
-///     const DEFAULT_ARGS: &'static str = "{}";
-///     fn create(_config: &Config) -> mlb_plugin::Result<Self> { Ok(Small) }
+///     type Args = Config; // no declared arguments
+///     fn create(_args: Config) -> mlb_plugin::Result<Self> { Ok(Small) }
 ///     fn step(&mut self) -> mlb_plugin::Result<Step> { Ok(Step::items(1)) }
 /// }
 /// impl Workload for Large {
 ///     const NAME: &'static str = "large";
 ///     const VERSION: &'static str = "1.0.0";
 ///     const DESCRIPTION: &'static str = "the large variant";
-///     const DEFAULT_ARGS: &'static str = "{}";
-///     fn create(_config: &Config) -> mlb_plugin::Result<Self> { Ok(Large) }
+///     type Args = Config;
+///     fn create(_args: Config) -> mlb_plugin::Result<Self> { Ok(Large) }
 ///     fn step(&mut self) -> mlb_plugin::Result<Step> { Ok(Step::items(64)) }
 /// }
 /// export_workloads!(Small, Large);

@@ -27,15 +27,21 @@
 //!           u32 ABI version of the workload's table
 //!           string name, string version, string description,
 //!           string default args (a JSON object)
+//!           [u32 argument count, then per argument: string name, string kind]
 //!           [fields a later format appends; readers skip them]
 //! ```
+//!
+//! The argument list (appended to format 1: a reader that predates it skips
+//! it, and an entry without it declares no arguments) gives every declared
+//! argument's [`ArgKind`](crate::ArgKind) by name (`count`, `number`, `text`,
+//! `flag`); a reader treats a kind it does not know as unchecked.
 //!
 //! Fields are only ever appended to an entry (its length lets an older reader
 //! skip what it does not know); an incompatible layout gets a new format
 //! version, and a reader that meets a format version it does not know treats
 //! the library as having no manifest.
 
-use crate::Workload;
+use crate::{Arg, Workload, WorkloadArgs};
 
 /// Section name of the manifest in ELF files.
 pub const SECTION: &str = ".mlb_manifest";
@@ -69,6 +75,8 @@ pub struct Entry {
     pub description: &'static str,
     /// Default arguments, a JSON object.
     pub default_args: &'static str,
+    /// Every declared argument and its kind.
+    pub args: &'static [Arg],
 }
 
 impl Entry {
@@ -82,7 +90,8 @@ impl Entry {
             name: W::NAME,
             version: W::VERSION,
             description: W::DESCRIPTION,
-            default_args: W::DEFAULT_ARGS,
+            default_args: W::Args::DEFAULTS,
+            args: W::Args::DECLARED,
         }
     }
 
@@ -99,6 +108,12 @@ impl Entry {
             assert!(strings[i].len() <= u32::MAX as usize, "manifest string longer than 4 GiB");
             len += 4 + strings[i].len();
             i += 1;
+        }
+        len += 4; // argument count
+        let mut a = 0;
+        while a < self.args.len() {
+            len += 4 + self.args[a].name.len() + 4 + self.args[a].kind.name().len();
+            a += 1;
         }
         len
     }
@@ -152,6 +167,16 @@ const fn write(entries: &[Entry], out: &mut [u8]) {
             at = put_bytes(out, at, strings[s].as_bytes());
             s += 1;
         }
+        at = put_u32(out, at, entry.args.len() as u32);
+        let mut a = 0;
+        while a < entry.args.len() {
+            let (name, kind) = (entry.args[a].name, entry.args[a].kind.name());
+            at = put_u32(out, at, name.len() as u32);
+            at = put_bytes(out, at, name.as_bytes());
+            at = put_u32(out, at, kind.len() as u32);
+            at = put_bytes(out, at, kind.as_bytes());
+            a += 1;
+        }
         i += 1;
     }
     assert!(at == out.len(), "manifest length miscounted");
@@ -197,6 +222,9 @@ pub struct WorkloadManifest {
     pub description: String,
     /// Default arguments (JSON text, as written).
     pub default_args: String,
+    /// Every declared argument with the name of its kind (empty when the
+    /// entry declares none).
+    pub args: Vec<(String, String)>,
 }
 
 /// Why a manifest section could not be read.
@@ -303,13 +331,22 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<WorkloadManifest>, ManifestError
         // a later format and are skipped.
         let mut e = Reader { bytes: &r.bytes[..start + len], at: start };
         let abi_version = e.u32("ABI version")?;
-        let w = WorkloadManifest {
+        let mut w = WorkloadManifest {
             abi_version,
             name: e.string("name")?,
             version: e.string("version")?,
             description: e.string("description")?,
             default_args: e.string("default args")?,
+            args: Vec::new(),
         };
+        // The argument list: absent from entries written before it existed.
+        if e.at < e.bytes.len() {
+            let count = e.u32("argument count")?;
+            for _ in 0..count {
+                let name = e.string("argument name")?;
+                w.args.push((name, e.string("argument kind")?));
+            }
+        }
         if w.name.is_empty() {
             return Err(ManifestError::Invalid("a workload has an empty name".into()));
         }
@@ -355,6 +392,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ArgKind;
 
     const A: Entry = Entry {
         abi_version: 1,
@@ -362,8 +400,10 @@ mod tests {
         version: "1.0.0",
         description: "first, with \"quotes\" and ünïcode",
         default_args: r#"{"repeat": 2}"#,
+        args: &[Arg { name: "repeat", kind: ArgKind::Count }, Arg { name: "lr", kind: ArgKind::Number }],
     };
-    const B: Entry = Entry { abi_version: 1, name: "beta", version: "0.2.0", description: "", default_args: "{}" };
+    const B: Entry =
+        Entry { abi_version: 1, name: "beta", version: "0.2.0", description: "", default_args: "{}", args: &[] };
 
     fn back(e: &Entry) -> WorkloadManifest {
         WorkloadManifest {
@@ -372,6 +412,7 @@ mod tests {
             version: e.version.into(),
             description: e.description.into(),
             default_args: e.default_args.into(),
+            args: e.args.iter().map(|a| (a.name.to_string(), a.kind.name().to_string())).collect(),
         }
     }
 
@@ -430,6 +471,30 @@ mod tests {
 
         let empty_name = Entry { name: "", ..B };
         assert!(decode(&to_vec(&[empty_name])).unwrap_err().to_string().contains("empty name"));
+    }
+
+    /// `bytes` with the entry of its only workload cut by `cut` bytes, and
+    /// the lengths and checksum written again.
+    fn shortened(mut bytes: Vec<u8>, cut: usize) -> Vec<u8> {
+        let entry_len_at = HEADER_LEN + 4;
+        let len = u32::from_le_bytes(bytes[entry_len_at..entry_len_at + 4].try_into().unwrap());
+        bytes[entry_len_at..entry_len_at + 4].copy_from_slice(&(len - cut as u32).to_le_bytes());
+        bytes.truncate(bytes.len() - cut);
+        let body_len = (bytes.len() - HEADER_LEN) as u32;
+        bytes[12..16].copy_from_slice(&body_len.to_le_bytes());
+        let sum = fnv1a(&bytes, HEADER_LEN, bytes.len());
+        bytes[16..20].copy_from_slice(&sum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn an_entry_without_the_argument_list_declares_no_arguments() {
+        // As a plugin built before the list existed wrote it: B's list is
+        // its last 4 bytes (a count of 0).
+        let bytes = shortened(to_vec(&[B]), 4);
+        assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
+        let with_args = decode(&to_vec(&[A])).unwrap();
+        assert_eq!(with_args[0].args, [("repeat".to_string(), "count".to_string()), ("lr".into(), "number".into())]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The safe side of the ABI: what a plugin author implements.
 
-use crate::Config;
+use crate::WorkloadArgs;
 
 /// Error type of workload code: any error converts into it with `?`, and a
 /// message converts with `.into()` (`Err("bad arch".into())`).
@@ -52,12 +52,13 @@ pub trait Workload: Sized + 'static {
     const VERSION: &'static str;
     /// One-line description shown by `mlb plugins list`.
     const DESCRIPTION: &'static str;
-    /// Default arguments as a JSON object (shown by `mlb plugins list`).
-    const DEFAULT_ARGS: &'static str;
+    /// The declared arguments (see [`workload_args!`](crate::workload_args)):
+    /// their defaults and kinds are the manifest's, and `create` gets them
+    /// read from the instance's config.
+    type Args: WorkloadArgs;
 
-    /// Builds the instance from its arguments (defaults not merged: use the
-    /// `Config` getters with defaults).
-    fn create(config: &Config) -> Result<Self>;
+    /// Builds the instance from its arguments.
+    fn create(args: Self::Args) -> Result<Self>;
 
     /// Prepares device, threads, model and data. Not timed.
     fn setup(&mut self, _setup: &Setup) -> Result<()> {

@@ -2,8 +2,19 @@
 //! the raw table, as a host does.
 
 use mlb_plugin::abi::{status, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef, ABI_VERSION};
-use mlb_plugin::{export_workload, Config, Setup, Step, Workload};
+use mlb_plugin::{export_workload, workload_args, Setup, Step, Workload};
 use std::ffi::c_void;
+
+workload_args! {
+    /// Arguments of the counter.
+    struct Args {
+        repeat = 20, number = 10;
+        batch_size: u64 = 4,
+        refuse: bool,
+        fail_at: Option<u64>,
+        panic_at: Option<u64>,
+    }
+}
 
 struct Counter {
     step: u64,
@@ -17,19 +28,13 @@ impl Workload for Counter {
     const NAME: &'static str = "counter";
     const VERSION: &'static str = "1.2.3";
     const DESCRIPTION: &'static str = "counts steps";
-    const DEFAULT_ARGS: &'static str = r#"{"batch_size": 4}"#;
+    type Args = Args;
 
-    fn create(config: &Config) -> mlb_plugin::Result<Self> {
-        if config.flag("refuse") {
+    fn create(args: Args) -> mlb_plugin::Result<Self> {
+        if args.refuse {
             return Err("refused by config".into());
         }
-        Ok(Counter {
-            step: 0,
-            batch: config.u64_or("batch_size", 4)?,
-            setup: None,
-            fail_at: config.get("fail_at").and_then(|v| v.as_u64()),
-            panic_at: config.get("panic_at").and_then(|v| v.as_u64()),
-        })
+        Ok(Counter { step: 0, batch: args.batch_size, setup: None, fail_at: args.fail_at, panic_at: args.panic_at })
     }
 
     fn setup(&mut self, setup: &Setup) -> mlb_plugin::Result<()> {
@@ -95,7 +100,7 @@ fn table_metadata() {
         assert_eq!(t.name.as_str().unwrap(), "counter");
         assert_eq!(t.version.as_str().unwrap(), "1.2.3");
         assert_eq!(t.description.as_str().unwrap(), "counts steps");
-        assert_eq!(t.default_args.as_str().unwrap(), r#"{"batch_size": 4}"#);
+        assert_eq!(t.default_args.as_str().unwrap(), r#"{"repeat": 20, "number": 10, "batch_size": 4}"#);
     }
 }
 
@@ -125,6 +130,10 @@ fn errors_and_panics_become_status_codes_with_messages() {
     let (rc, msg) = create(t, "not json").unwrap_err();
     assert_eq!(rc, status::ERROR);
     assert!(msg.contains("not valid JSON"), "{msg}");
+    // Declared arguments are read as their kind before the workload sees them.
+    let (rc, msg) = create(t, r#"{"batch_size": "many"}"#).unwrap_err();
+    assert_eq!(rc, status::ERROR);
+    assert_eq!(msg, "argument `batch_size` must be a non-negative integer, got \"many\"");
 
     let inst = create(t, r#"{"fail_at": 2, "panic_at": 3}"#).unwrap();
     let mut stats = StepStats::default();

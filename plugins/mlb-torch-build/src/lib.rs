@@ -1,4 +1,4 @@
-//! The link step every libtorch plugin's `build.rs` runs.
+//! The link step the libtorch plugin library's `build.rs` (mlb-torch's) runs.
 //!
 //! tch's `torch-sys` links libtorch with the default `--as-needed`, so a
 //! plugin that calls no symbol of `libtorch_cuda` directly drops it from its
@@ -10,8 +10,8 @@
 //! -Wl,-rpath=<libtorch lib dir>  -Wl,--no-as-needed  [-ltorch_cuda]  -ltorch
 //! ```
 //!
-//! It also strips debug information from `cdylib` targets (the plugins),
-//! which would otherwise make each plugin some 30 MB instead of about 1 MB.
+//! It also strips debug information from `cdylib` targets (the plugin
+//! library), which would otherwise be many times larger.
 //!
 //! [`compile_cpp`] builds the few C++ files of a crate that call libtorch
 //! functions tch does not bind, against the same libtorch's headers.
@@ -21,7 +21,7 @@
 //! depend on `torch-sys` itself, not only through `tch`.
 //!
 //! ```ignore
-//! // build.rs of a plugin (a cdylib)
+//! // build.rs of a libtorch plugin library (a cdylib)
 //! fn main() {
 //!     mlb_torch_build::link_plugin();
 //! }
@@ -78,7 +78,7 @@ pub fn link_libtorch() {
 }
 
 /// [`link_libtorch`], and strips debug information from the crate's
-/// `cdylib`: the build script of every workload plugin.
+/// `cdylib`: the build script of a libtorch plugin library.
 pub fn link_plugin() {
     link_libtorch();
     println!("cargo:rustc-cdylib-link-arg=-Wl,--strip-debug");

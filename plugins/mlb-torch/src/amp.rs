@@ -35,8 +35,8 @@ impl LossScale {
 
     /// Reads the `loss_scale` argument: a number >= 1 (static scale) or
     /// `"dynamic"`; `default` is the static scale when it is absent.
-    pub fn from_config(config: &mlb_plugin::Config, default: f64) -> mlb_plugin::Result<Self> {
-        let text = config.str_or("loss_scale", &default.to_string())?;
+    pub fn parse(text: Option<&str>, default: f64) -> mlb_plugin::Result<Self> {
+        let text = text.map_or_else(|| default.to_string(), str::to_string);
         match text.as_str() {
             "dynamic" => Ok(LossScale::dynamic()),
             s => match s.parse::<f64>() {

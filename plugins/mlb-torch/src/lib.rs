@@ -1,4 +1,6 @@
-//! libtorch workloads of mlb and the helpers they share.
+//! libtorch workloads of mlb and the helpers they share. The crate's
+//! `cdylib`, `libmlb_torch.so`, is the one plugin library that exports every
+//! workload of [`workloads`] (the list at the end of this file).
 //!
 //! - [`runtime`]: threads, device and seeds of an instance; [`device`]: device
 //!   requests and GPU names.
@@ -9,7 +11,7 @@
 //! - [`data`]: loaders of the real formats (MNIST idx, image folders, word
 //!   corpora) and [`synth`]: synthetic data of the same shapes.
 //! - [`plugin`]: [`TorchWorkload`], the adaptor to the plugin SDK.
-//! - [`workloads`]: the suite's models; each `plugins/<name>` crate exports one.
+//! - [`workloads`]: the suite's models, one module each.
 
 pub mod amp;
 pub mod data;
@@ -27,3 +29,31 @@ pub mod workloads;
 
 pub use plugin::{TorchPlugin, TorchWorkload};
 pub use runtime::Runtime;
+
+use parallel::convnet::DistributedConvnet;
+use workloads::*;
+
+mlb_plugin::export_workloads!(
+    TorchPlugin<ToyReg>,
+    TorchPlugin<ToyLstm>,
+    TorchPlugin<Vae>,
+    TorchPlugin<Convnet<false>>,
+    TorchPlugin<Convnet<true>>,
+    TorchPlugin<Convnet<false, true>>,
+    TorchPlugin<Convnet<true, true>>,
+    TorchPlugin<Dcgan>,
+    TorchPlugin<Reso>,
+    TorchPlugin<Wlm<false>>,
+    TorchPlugin<Wlm<true>>,
+    TorchPlugin<Loader>,
+    TorchPlugin<Recom>,
+    TorchPlugin<Cart>,
+    TorchPlugin<Atari>,
+    TorchPlugin<Ssd>,
+    TorchPlugin<FastStyle>,
+    TorchPlugin<Translator>,
+    TorchPlugin<Scaling>,
+    TorchPlugin<DistributedConvnet<false>>,
+    TorchPlugin<DistributedConvnet<true>>,
+    TorchPlugin<DcganAll>,
+);

@@ -1,11 +1,11 @@
 //! The adaptor from a libtorch workload to the plugin SDK's [`Workload`]:
-//! arguments are checked on `create`, the runtime (threads, device, seeds)
-//! and then the model are built on `setup`, and the shared report fields are
-//! added to the workload's own.
+//! the declared arguments are read and checked on `create`, the runtime
+//! (threads, device, seeds) and then the model are built on `setup`, and the
+//! shared report fields are added to the workload's own.
 
 use crate::data::DataSource;
 use crate::runtime::Runtime;
-use mlb_plugin::{Config, Setup, Step, Workload};
+use mlb_plugin::{read_arg, Arg, Config, ConfigError, Setup, Step, Workload, WorkloadArgs};
 use serde_json::{Map, Value};
 
 /// A workload written against libtorch.
@@ -14,16 +14,18 @@ pub trait TorchWorkload: Sized + 'static {
     const NAME: &'static str;
     /// One-line description.
     const DESCRIPTION: &'static str;
-    /// Default arguments (JSON object): the original suite's values.
-    const DEFAULT_ARGS: &'static str;
-    /// Parsed arguments.
-    type Args;
+    /// The declared arguments (`mlb_plugin::workload_args!`), with the
+    /// original suite's defaults.
+    type Args: WorkloadArgs;
+    /// What [`build`](Self::build) takes: the arguments checked and
+    /// converted.
+    type Settings;
 
-    /// Reads and checks the arguments (no libtorch work yet).
-    fn parse(config: &Config) -> mlb_plugin::Result<Self::Args>;
+    /// Checks and converts the arguments (no libtorch work yet).
+    fn parse(args: Self::Args) -> mlb_plugin::Result<Self::Settings>;
 
     /// Builds model, optimizer and data on the runtime's device.
-    fn build(args: Self::Args, runtime: &Runtime) -> mlb_plugin::Result<Self>;
+    fn build(settings: Self::Settings, runtime: &Runtime) -> mlb_plugin::Result<Self>;
 
     /// One training step.
     fn step(&mut self) -> mlb_plugin::Result<Step>;
@@ -35,10 +37,28 @@ pub trait TorchWorkload: Sized + 'static {
     fn report(&self, _out: &mut Map<String, Value>) {}
 }
 
-/// A [`TorchWorkload`] as an mlb plugin: export it with
-/// `mlb_plugin::export_workload!(TorchPlugin<MyWorkload>)`.
+/// A workload's declared arguments and the `seed` every libtorch workload
+/// takes (0 when absent; not listed, so that reports keep leaving it out of
+/// the defaults).
+pub struct Seeded<A> {
+    seed: u64,
+    args: A,
+}
+
+impl<A: WorkloadArgs> WorkloadArgs for Seeded<A> {
+    const DEFAULTS: &'static str = A::DEFAULTS;
+    const DECLARED: &'static [Arg] = A::DECLARED;
+
+    fn from_config(config: &Config) -> Result<Self, ConfigError> {
+        let seed = read_arg::<Option<u64>>(config, "seed", None)?.unwrap_or(0);
+        Ok(Seeded { seed, args: A::from_config(config)? })
+    }
+}
+
+/// A [`TorchWorkload`] as an mlb plugin: the crate root exports
+/// `TorchPlugin<W>` for every workload.
 pub struct TorchPlugin<W: TorchWorkload> {
-    args: Option<W::Args>,
+    settings: Option<W::Settings>,
     seed: u64,
     state: Option<(Runtime, W)>,
 }
@@ -53,17 +73,16 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
     const NAME: &'static str = W::NAME;
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const DESCRIPTION: &'static str = W::DESCRIPTION;
-    const DEFAULT_ARGS: &'static str = W::DEFAULT_ARGS;
+    type Args = Seeded<W::Args>;
 
-    fn create(config: &Config) -> mlb_plugin::Result<Self> {
-        let seed = config.u64_or("seed", 0)?;
-        Ok(TorchPlugin { args: Some(W::parse(config)?), seed, state: None })
+    fn create(args: Seeded<W::Args>) -> mlb_plugin::Result<Self> {
+        Ok(TorchPlugin { settings: Some(W::parse(args.args)?), seed: args.seed, state: None })
     }
 
     fn setup(&mut self, setup: &Setup) -> mlb_plugin::Result<()> {
-        let args = self.args.take().ok_or_else(|| format!("{}: setup called twice", W::NAME))?;
+        let settings = self.settings.take().ok_or_else(|| format!("{}: setup called twice", W::NAME))?;
         let runtime = Runtime::init(setup, self.seed)?;
-        let workload = W::build(args, &runtime)?;
+        let workload = W::build(settings, &runtime)?;
         self.state = Some((runtime, workload));
         Ok(())
     }
@@ -86,4 +105,11 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
         workload.report(&mut out);
         Ok(out)
     }
+}
+
+/// Reads a workload's settings from a config's JSON text, as `create` does:
+/// the tests' way in.
+#[cfg(test)]
+pub(crate) fn settings<W: TorchWorkload>(config: &str) -> mlb_plugin::Result<W::Settings> {
+    W::parse(W::Args::from_config(&Config::parse(config)?)?)
 }

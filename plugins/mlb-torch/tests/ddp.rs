@@ -26,12 +26,10 @@ fn artifact(name: &str) -> PathBuf {
     path
 }
 
-/// A folder holding only the DDP plugins (`--plugin-dir`).
+/// A folder holding only the plugin library (`--plugin-dir`).
 fn plugin_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for name in ["libmlb_convnet_ddp.so", "libmlb_convnet_ddp_fp16.so"] {
-        std::fs::copy(artifact(name), dir.path().join(name)).unwrap();
-    }
+    std::fs::copy(artifact("libmlb_torch.so"), dir.path().join("libmlb_torch.so")).unwrap();
     dir
 }
 
@@ -159,8 +157,8 @@ fn rank(rank: usize, port: u16, config: &str, outdir: &Path) -> Child {
     std::fs::create_dir_all(outdir).unwrap();
     Command::new(artifact("mlb"))
         .args(["worker", "--plugin"])
-        .arg(artifact("libmlb_convnet_ddp.so"))
-        .args(["--config", config, "--threads", "1", "--device", "cpu", "--outdir"])
+        .arg(artifact("libmlb_torch.so"))
+        .args(["--workload", "convnet_ddp", "--config", config, "--threads", "1", "--device", "cpu", "--outdir"])
         .arg(outdir)
         .envs([
             ("MASTER_ADDR", "127.0.0.1".to_string()),
@@ -326,7 +324,7 @@ fn convnet_ddp_spans_the_two_nodes_of_the_slurm_test_cluster() {
     let out = dir.path().join("srun");
     let mut salloc = slurm("salloc");
     salloc.args(["-Q", "-N", "2", "srun", "-N", "2", "-n", "2"]).arg(artifact("mlb"));
-    salloc.args(["worker", "--plugin"]).arg(artifact("libmlb_convnet_ddp.so"));
+    salloc.args(["worker", "--plugin"]).arg(artifact("libmlb_torch.so")).args(["--workload", "convnet_ddp"]);
     salloc.args(["--config", &config, "--threads", "1", "--device", "cpu", "--outdir"]).arg(&out);
     for var in rendezvous_vars() {
         salloc.env_remove(var);

@@ -1,17 +1,17 @@
-//! The built plugins: how they link libtorch, and runs through the real
-//! `mlb worker` binary.
+//! The built plugin library: how it links libtorch, what it exports, and
+//! runs through the real `mlb worker` binary.
 //!
 //! These tests use the artifacts of the same profile as the test binary:
 //! build them first (`scripts/test-torch.sh` does), e.g.
-//! `cargo build --release -p mlb -p toy_reg ...` before
+//! `cargo build --release -p mlb -p mlb-torch` before
 //! `cargo test --release -p mlb-torch`.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Every libtorch plugin of the workspace (library file stems).
-const PLUGINS: [&str; 22] = [
+/// Every workload the library exports, in its order.
+const WORKLOADS: [&str; 22] = [
     "toy_reg",
     "toy_lstm",
     "vae",
@@ -52,8 +52,9 @@ fn artifact(name: &str) -> PathBuf {
     path
 }
 
-fn plugin(name: &str) -> PathBuf {
-    artifact(&format!("libmlb_{name}.so"))
+/// The plugin library.
+fn plugin() -> PathBuf {
+    artifact("libmlb_torch.so")
 }
 
 /// `readelf -d` of a file: (NEEDED libraries, RUNPATH/RPATH folders).
@@ -73,31 +74,45 @@ fn dynamic_section(path: &Path) -> (Vec<String>, Vec<String>) {
 }
 
 #[test]
-fn every_plugin_links_libtorch_and_libtorch_cuda_with_an_rpath() {
-    for name in PLUGINS {
-        let path = plugin(name);
-        let (needed, rpath) = dynamic_section(&path);
-        assert!(needed.iter().any(|n| n == "libtorch.so"), "{name}: libtorch.so not NEEDED: {needed:?}");
-        let libdir = rpath
-            .iter()
-            .map(PathBuf::from)
-            .find(|d| d.join("libtorch.so").is_file())
-            .unwrap_or_else(|| panic!("{name}: no RUNPATH entry holds libtorch.so: {rpath:?}"));
-        if libdir.join("libtorch_cuda.so").is_file() {
-            assert!(
-                needed.iter().any(|n| n == "libtorch_cuda.so"),
-                "{name}: the libtorch in {} has CUDA but the plugin does not link libtorch_cuda.so: {needed:?}",
-                libdir.display()
-            );
-        }
+fn the_library_links_libtorch_and_libtorch_cuda_with_an_rpath() {
+    let (needed, rpath) = dynamic_section(&plugin());
+    assert!(needed.iter().any(|n| n == "libtorch.so"), "libtorch.so not NEEDED: {needed:?}");
+    let libdir = rpath
+        .iter()
+        .map(PathBuf::from)
+        .find(|d| d.join("libtorch.so").is_file())
+        .unwrap_or_else(|| panic!("no RUNPATH entry holds libtorch.so: {rpath:?}"));
+    if libdir.join("libtorch_cuda.so").is_file() {
+        assert!(
+            needed.iter().any(|n| n == "libtorch_cuda.so"),
+            "the libtorch in {} has CUDA but the plugin does not link libtorch_cuda.so: {needed:?}",
+            libdir.display()
+        );
     }
 }
 
-fn worker(plugin_name: &str, config: &str, outdir: &Path) -> (i32, String, Value) {
+#[test]
+fn the_library_exports_every_workload_with_its_declared_arguments() {
+    let out = Command::new(artifact("mlb")).args(["worker", "--describe"]).arg(plugin()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let metas: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let names: Vec<&str> = metas.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names, WORKLOADS);
+    for meta in &metas {
+        let (defaults, kinds) = (meta["default_args"].as_object().unwrap(), meta["arg_kinds"].as_object().unwrap());
+        assert!(defaults.keys().all(|k| kinds.contains_key(k)), "{meta}: a default without a declared kind");
+        assert_eq!(kinds["repeat"], "count", "{meta}");
+    }
+    let wlm = metas.iter().find(|m| m["name"] == "wlm").unwrap();
+    assert_eq!(wlm["arg_kinds"]["lr"], "number", "a default of 20 is still a number");
+}
+
+fn worker(workload: &str, config: &str, outdir: &Path) -> (i32, String, Value) {
     let out = Command::new(artifact("mlb"))
         .args(["worker", "--plugin"])
-        .arg(plugin(plugin_name))
-        .args(["--config", config, "--threads", "1", "--device", "auto", "--outdir"])
+        .arg(plugin())
+        .args(["--workload", workload, "--config", config, "--threads", "1", "--device", "auto", "--outdir"])
         .arg(outdir)
         .env_remove("LD_LIBRARY_PATH")
         .env_remove("CUDA_VISIBLE_DEVICES")

@@ -20,7 +20,7 @@
 //! | `hang_at: N` | step N never returns |
 //! | `setup_error: ""` | setup fails |
 
-use mlb_plugin::{export_workload, Config, Setup, Step, Workload};
+use mlb_plugin::{export_workload, workload_args, Setup, Step, Workload};
 use std::time::Duration;
 
 /// The spin workload.
@@ -30,30 +30,45 @@ pub struct Spin {
     b: Vec<f32>,
     c: Vec<f32>,
     step: u64,
-    faults: Faults,
+    faults: Args,
     sleep: Option<Duration>,
-    idle_from: Option<u64>,
     ballast: Vec<u8>,
     threads: u32,
     checksum: f64,
 }
 
-/// Step numbers at which each fault fires.
-#[derive(Default)]
-struct Faults {
-    error_at: Option<u64>,
-    panic_at: Option<u64>,
-    abort_at: Option<u64>,
-    segfault_at: Option<u64>,
-    nan_at: Option<u64>,
-    hang_at: Option<u64>,
-    alloc_at: Option<u64>,
-    alloc_mb: usize,
-    setup_error: bool,
-}
-
-fn opt_step(config: &Config, key: &str) -> mlb_plugin::Result<Option<u64>> {
-    Ok(config.get(key).map(|_| config.u64_or(key, 0)).transpose()?)
+workload_args! {
+    /// Arguments of spin: `size` has a listed default; the fault modes and
+    /// the rest are absent unless given (the module's table).
+    pub struct Args {
+        repeat = 20, number = 10;
+        /// Side of the matrices (0: a step does no work).
+        pub size: usize = 64,
+        /// Seed of the matrices (0 when absent).
+        pub seed: Option<u64>,
+        /// Step that returns an error.
+        pub error_at: Option<u64>,
+        /// Step that panics.
+        pub panic_at: Option<u64>,
+        /// Step that aborts.
+        pub abort_at: Option<u64>,
+        /// Step that writes through an invalid pointer.
+        pub segfault_at: Option<u64>,
+        /// Step that reports a NaN loss.
+        pub nan_at: Option<u64>,
+        /// Step that never returns.
+        pub hang_at: Option<u64>,
+        /// MiB allocated and touched at `alloc_at` (none when absent).
+        pub alloc_mb: Option<usize>,
+        /// Step of the allocation (1 when absent).
+        pub alloc_at: Option<u64>,
+        /// Setup fails.
+        pub setup_error: bool,
+        /// Milliseconds every step also sleeps (none when absent).
+        pub sleep_ms: Option<u64>,
+        /// First step that only sleeps.
+        pub idle_from: Option<u64>,
+    }
 }
 
 /// A deterministic pseudo-random matrix (splitmix64-seeded xorshift64*),
@@ -109,32 +124,18 @@ impl Workload for Spin {
     const NAME: &'static str = "spin";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const DESCRIPTION: &'static str = "dense f32 matrix product per step, pure Rust; fault modes for testing";
-    const DEFAULT_ARGS: &'static str = r#"{"repeat": 20, "number": 10, "size": 64}"#;
+    type Args = Args;
 
-    fn create(config: &Config) -> mlb_plugin::Result<Self> {
-        let size = config.usize_or("size", 64)?;
-        let seed = config.u64_or("seed", 0)?;
-        let faults = Faults {
-            error_at: opt_step(config, "error_at")?,
-            panic_at: opt_step(config, "panic_at")?,
-            abort_at: opt_step(config, "abort_at")?,
-            segfault_at: opt_step(config, "segfault_at")?,
-            nan_at: opt_step(config, "nan_at")?,
-            hang_at: opt_step(config, "hang_at")?,
-            alloc_mb: config.usize_or("alloc_mb", 0)?,
-            alloc_at: Some(config.u64_or("alloc_at", 1)?),
-            setup_error: config.flag("setup_error"),
-        };
-        let sleep_ms = config.u64_or("sleep_ms", 0)?;
+    fn create(args: Args) -> mlb_plugin::Result<Self> {
+        let (size, seed) = (args.size, args.seed.unwrap_or(0));
         Ok(Spin {
             size,
             a: matrix(size, seed.wrapping_add(0x9E37_79B9)),
             b: matrix(size, seed.wrapping_add(0x7F4A_7C15)),
             c: vec![0.0; size * size],
             step: 0,
-            faults,
-            sleep: (sleep_ms > 0).then(|| Duration::from_millis(sleep_ms)),
-            idle_from: opt_step(config, "idle_from")?,
+            sleep: args.sleep_ms.filter(|ms| *ms > 0).map(Duration::from_millis),
+            faults: args,
             ballast: Vec::new(),
             threads: 1,
             checksum: 0.0,
@@ -171,11 +172,13 @@ impl Workload for Spin {
                 std::thread::sleep(Duration::from_secs(3600));
             }
         }
-        if f.alloc_mb > 0 && self.fires(f.alloc_at) {
-            self.ballast = touch(f.alloc_mb);
+        let alloc_mb = f.alloc_mb.unwrap_or(0);
+        if alloc_mb > 0 && self.fires(f.alloc_at.or(Some(1))) {
+            self.ballast = touch(alloc_mb);
         }
-        let idle = self.idle_from.is_some_and(|n| self.step >= n);
-        if let Some(sleep) = self.sleep.filter(|_| idle || self.idle_from.is_none()) {
+        let idle_from = self.faults.idle_from;
+        let idle = idle_from.is_some_and(|n| self.step >= n);
+        if let Some(sleep) = self.sleep.filter(|_| idle || idle_from.is_none()) {
             std::thread::sleep(sleep);
         }
         if self.size > 0 && !idle {
@@ -207,6 +210,17 @@ export_workload!(Spin);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mlb_plugin::{Config, WorkloadArgs};
+
+    fn spin(config: &str) -> Spin {
+        Spin::create(Args::from_config(&Config::parse(config).unwrap()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_listed_defaults_are_the_worker_counts_and_size() {
+        assert_eq!(Args::DEFAULTS, r#"{"repeat": 20, "number": 10, "size": 64}"#);
+        assert!(Args::from_config(&Config::parse(r#"{"alloc_mb": -1}"#).unwrap()).is_err());
+    }
 
     #[test]
     fn matmul_matches_a_hand_product() {
@@ -227,7 +241,7 @@ mod tests {
 
     #[test]
     fn idle_steps_do_no_work() {
-        let mut s = Spin::create(&Config::parse(r#"{"size": 8, "idle_from": 2}"#).unwrap()).unwrap();
+        let mut s = spin(r#"{"size": 8, "idle_from": 2}"#);
         s.step().unwrap();
         let worked = s.checksum;
         assert_ne!(worked, 0.0, "step 1 works");
@@ -238,7 +252,7 @@ mod tests {
 
     #[test]
     fn loss_decreases_and_items_are_rows() {
-        let mut s = Spin::create(&Config::parse(r#"{"size": 16}"#).unwrap()).unwrap();
+        let mut s = spin(r#"{"size": 16}"#);
         let first = s.step().unwrap();
         let second = s.step().unwrap();
         assert_eq!(first.items, 16);

@@ -78,17 +78,6 @@ impl DataSource {
         }
     }
 
-    /// From the first of `keys` present in the workload's arguments (e.g.
-    /// `data`, then the original's `dataroot`); see [`from_arg`](Self::from_arg).
-    pub fn from_config(config: &mlb_plugin::Config, keys: &[&str]) -> Result<Self, mlb_plugin::ConfigError> {
-        for key in keys {
-            if let Some(path) = config.opt_str(key)? {
-                return Ok(Self::from_arg(Some(path)));
-            }
-        }
-        Ok(Self::from_arg(None))
-    }
-
     /// The real data folder, if any.
     pub fn path(&self) -> Option<&Path> {
         match self {

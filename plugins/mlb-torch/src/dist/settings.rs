@@ -4,7 +4,6 @@
 use super::buckets::{DataParallel, BUCKET_BYTES};
 use super::group::ProcessGroup;
 use super::rendezvous::Rendezvous;
-use mlb_plugin::Config;
 use serde_json::{Map, Value};
 use std::time::Duration;
 
@@ -24,21 +23,22 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// Reads `timeout` (default 300 s), `bucket_mb` (default 25) and
-    /// `interface` (default: none).
-    pub fn from_config(config: &Config) -> mlb_plugin::Result<Self> {
-        let timeout = config.f64_or("timeout", 300.0)?;
+    /// From the arguments `timeout` (seconds), `bucket_mb` and `interface`
+    /// (declared by each data parallel workload; a workload that lists no
+    /// default for the first two gets 300 s and 25 MiB).
+    pub fn new(timeout: Option<f64>, bucket_mb: Option<f64>, interface: Option<String>) -> mlb_plugin::Result<Self> {
+        let timeout = timeout.unwrap_or(300.0);
         if !(timeout.is_finite() && timeout > 0.0) {
             return Err(format!("argument `timeout` must be a number of seconds above 0, got {timeout}").into());
         }
-        let bucket_mb = config.f64_or("bucket_mb", (BUCKET_BYTES >> 20) as f64)?;
+        let bucket_mb = bucket_mb.unwrap_or((BUCKET_BYTES >> 20) as f64);
         if !(bucket_mb.is_finite() && bucket_mb > 0.0) {
             return Err(format!("argument `bucket_mb` must be a number of MiB above 0, got {bucket_mb}").into());
         }
         Ok(Settings {
             timeout: Duration::from_secs_f64(timeout),
             bucket_bytes: (bucket_mb * (1u64 << 20) as f64) as usize,
-            interface: config.opt_str("interface")?,
+            interface,
         })
     }
 

@@ -10,15 +10,16 @@ use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
 use crate::workloads::convnet::{resnet, ARCHS};
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Config, Step};
+use mlb_plugin::{Step, WorkloadArgs};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tch::nn::{self, ModuleT, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 
-/// Arguments of the data-parallel ResNet jobs.
+/// Settings of the data-parallel ResNet jobs: their arguments checked and
+/// converted.
 #[derive(Debug, Clone)]
-pub struct Args {
+pub struct Settings {
     /// `resnet18` .. `resnet152`.
     pub arch: String,
     /// Images per device.
@@ -45,30 +46,110 @@ pub struct Args {
     pub data: DataSource,
 }
 
-impl Args {
-    /// Reads the arguments with the given defaults for batch, lr, momentum.
-    pub fn parse(config: &Config, batch: u64, lr: f64, momentum: f64, half: bool) -> mlb_plugin::Result<Self> {
-        let arch = config.str_or("arch", &config.str_or("network", "resnet101")?)?;
+/// Declares the arguments of a data-parallel ResNet job (all take the same
+/// ones; the job sets its counts and the defaults it lists) and their
+/// conversion to [`Settings`].
+macro_rules! distributed_args {
+    (
+        $(#[$doc:meta])* $name:ident { $($counts:tt)* }, half = $half:literal, batch_size = $batch:literal,
+        lr = $lr:literal $(, arch = $arch:literal)? $(, network = $network:literal)?
+        $(, momentum = $momentum:literal)? $(, workers = $workers:literal)? $(, loss_scale = $scale:literal)?
+    ) => {
+        mlb_plugin::workload_args! {
+            $(#[$doc])*
+            pub struct $name {
+                $($counts)*;
+                pub batch_size: u64 = $batch,
+                pub lr: f64 = $lr,
+                pub arch: Option<String> $(= $arch)?,
+                pub network: Option<String> $(= $network)?,
+                pub momentum: Option<f64> $(= $momentum)?,
+                pub workers: Option<usize> $(= $workers)?,
+                pub loss_scale: Option<String> $(= $scale)?,
+                pub devices: Option<u64>,
+                pub classes: Option<u64>,
+                pub image_size: Option<u64>,
+                pub cpu_replicas: Option<usize>,
+                pub half: bool,
+                pub data: Option<String>,
+            }
+        }
+
+        impl TryFrom<$name> for $crate::parallel::convnet::Settings {
+            type Error = mlb_plugin::Error;
+
+            fn try_from(args: $name) -> mlb_plugin::Result<Self> {
+                $crate::parallel::convnet::Settings::new(
+                    args.arch.or(args.network),
+                    [args.batch_size, args.classes.unwrap_or(1000), args.image_size.unwrap_or(224), args.devices.unwrap_or(0)],
+                    [args.lr, args.momentum.unwrap_or(0.0)],
+                    [args.workers.unwrap_or(8), args.cpu_replicas.unwrap_or(1)],
+                    $half || args.half,
+                    args.loss_scale.as_deref(),
+                    args.data,
+                )
+            }
+        }
+    };
+}
+pub(crate) use distributed_args;
+
+distributed_args!(
+    /// The arguments of convnet_distributed, with the original suite's defaults.
+    Args { repeat = 30, number = 5 }, half = false, batch_size = 64, lr = 0.1, arch = "resnet101", workers = 8
+);
+distributed_args!(
+    /// The arguments of convnet_distributed_fp16: convnet_distributed's, with
+    /// a batch of 128 and the loss scale listed.
+    HalfArgs { repeat = 30, number = 5 }, half = true, batch_size = 128, lr = 0.1, arch = "resnet101", workers = 8,
+    loss_scale = 128
+);
+
+/// The declared arguments of each precision of convnet_distributed.
+pub trait Variant {
+    /// The variant's arguments.
+    type Args: WorkloadArgs + TryInto<Settings, Error = mlb_plugin::Error>;
+}
+
+impl Variant for DistributedConvnet<false> {
+    type Args = Args;
+}
+
+impl Variant for DistributedConvnet<true> {
+    type Args = HalfArgs;
+}
+
+impl Settings {
+    /// Checks and converts the arguments: `arch` (`resnet101` when absent),
+    /// the counts batch size, classes, image side and devices (0: all), the
+    /// rates lr and momentum, the thread counts workers and CPU replicas,
+    /// half precision, the loss scale and the data folder.
+    pub(crate) fn new(
+        arch: Option<String>,
+        [batch, classes, size, devices]: [u64; 4],
+        [lr, momentum]: [f64; 2],
+        [workers, cpu_replicas]: [usize; 2],
+        half: bool,
+        loss_scale: Option<&str>,
+        data: Option<String>,
+    ) -> mlb_plugin::Result<Self> {
+        let arch = arch.unwrap_or_else(|| "resnet101".to_string());
         if !ARCHS.contains(&arch.as_str()) {
             return Err(format!("argument `arch` must be one of {}, got {arch:?}", ARCHS.join(", ")).into());
         }
-        let max_devices = match config.u64_or("devices", 0)? {
-            0 => None,
-            n => Some(n as usize),
-        };
-        Ok(Args {
+        Ok(Settings {
             arch,
-            batch: config.u64_or("batch_size", batch)?.max(1) as i64,
-            lr: config.f64_or("lr", lr)?,
-            momentum: config.f64_or("momentum", momentum)?,
-            classes: config.u64_or("classes", 1000)?.max(1) as i64,
-            size: config.u64_or("image_size", 224)?.max(32) as i64,
-            workers: config.usize_or("workers", 8)?,
-            half: half || config.flag("half"),
-            loss_scale: LossScale::from_config(config, 128.0)?,
-            max_devices,
-            cpu_replicas: config.usize_or("cpu_replicas", 1)?,
-            data: DataSource::from_config(config, &["data"])?,
+            batch: batch.max(1) as i64,
+            lr,
+            momentum,
+            classes: classes.max(1) as i64,
+            size: size.max(32) as i64,
+            workers,
+            half,
+            loss_scale: LossScale::parse(loss_scale, 128.0)?,
+            max_devices: (devices > 0).then_some(devices as usize),
+            cpu_replicas,
+            data: DataSource::from_arg(data),
         })
     }
 }
@@ -92,12 +173,12 @@ pub struct DistributedConvnet<const HALF: bool> {
     replicas: Replicas<Box<dyn ModuleT>>,
     update: Update,
     input: Input,
-    args: Args,
+    args: Settings,
 }
 
 impl<const HALF: bool> DistributedConvnet<HALF> {
     /// Builds the replicas, the update rule and the input on `rt`'s devices.
-    pub fn with_args(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+    pub fn with_args(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let devices = devices(rt.device(), args.max_devices, args.cpu_replicas);
         if rt.device().is_cuda() {
             tch::Cuda::cudnn_set_benchmark(true);
@@ -202,25 +283,24 @@ impl<const HALF: bool> DistributedConvnet<HALF> {
     }
 }
 
-impl<const HALF: bool> TorchWorkload for DistributedConvnet<HALF> {
+impl<const HALF: bool> TorchWorkload for DistributedConvnet<HALF>
+where
+    Self: Variant,
+{
     const NAME: &'static str = if HALF { "convnet_distributed_fp16" } else { "convnet_distributed" };
     const DESCRIPTION: &'static str = if HALF {
         "ResNet-101 in half precision, batch x devices split over all visible devices (in-process data parallel)"
     } else {
         "ResNet-101, batch x devices split over all visible devices (in-process data parallel), SGD"
     };
-    const DEFAULT_ARGS: &'static str = if HALF {
-        r#"{"repeat": 30, "number": 5, "batch_size": 128, "arch": "resnet101", "lr": 0.1, "workers": 8, "loss_scale": 128}"#
-    } else {
-        r#"{"repeat": 30, "number": 5, "batch_size": 64, "arch": "resnet101", "lr": 0.1, "workers": 8}"#
-    };
-    type Args = Args;
+    type Args = <Self as Variant>::Args;
+    type Settings = Settings;
 
-    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
-        Args::parse(config, if HALF { 128 } else { 64 }, 0.1, 0.0, HALF)
+    fn parse(args: Self::Args) -> mlb_plugin::Result<Settings> {
+        args.try_into()
     }
 
-    fn build(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+    fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         Self::with_args(args, rt)
     }
 
@@ -242,8 +322,11 @@ impl<const HALF: bool> TorchWorkload for DistributedConvnet<HALF> {
 mod tests {
     use super::*;
 
-    fn job<const HALF: bool>(args: &str) -> DistributedConvnet<HALF> {
-        let args = DistributedConvnet::<HALF>::parse(&Config::parse(args).unwrap()).unwrap();
+    fn job<const HALF: bool>(args: &str) -> DistributedConvnet<HALF>
+    where
+        DistributedConvnet<HALF>: Variant,
+    {
+        let args = crate::plugin::settings::<DistributedConvnet<HALF>>(args).unwrap();
         DistributedConvnet::<HALF>::build(args, &Runtime::cpu(0).unwrap()).unwrap()
     }
 

@@ -26,7 +26,7 @@ use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
 use crate::dist::{self, DataParallel};
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Config, Step};
+use mlb_plugin::{Step, WorkloadArgs};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tch::nn::{self, ModuleT, OptimizerConfig};
@@ -48,9 +48,106 @@ pub fn resnet(arch: &str, p: &nn::Path, classes: i64) -> Option<Box<dyn ModuleT>
     })
 }
 
-/// Arguments of convnet.
+/// Declares the arguments of a variant of convnet (all take the same ones;
+/// the variant sets the defaults it lists) and their conversion to
+/// [`Settings`].
+macro_rules! convnet_args {
+    (
+        $(#[$doc:meta])* $name:ident, half = $half:literal, ddp = $ddp:literal, batch_size = $batch:literal
+        $(, loss_scale = $scale:literal)? $(, timeout = $timeout:literal, bucket_mb = $bucket:literal)?
+    ) => {
+        mlb_plugin::workload_args! {
+            $(#[$doc])*
+            pub struct $name {
+                repeat = 15, number = 5;
+                pub batch_size: u64 = $batch,
+                pub arch: String = "resnet101",
+                pub lr: f64 = 0.1,
+                pub workers: usize = 8,
+                pub loss_scale: Option<String> $(= $scale)?,
+                pub timeout: Option<f64> $(= $timeout)?,
+                pub bucket_mb: Option<f64> $(= $bucket)?,
+                pub interface: Option<String>,
+                pub classes: Option<u64>,
+                pub image_size: Option<u64>,
+                pub half: bool,
+                pub frozen_bn: bool,
+                pub save_weights: Option<String>,
+                pub data: Option<String>,
+            }
+        }
+
+        impl TryFrom<$name> for Settings {
+            type Error = mlb_plugin::Error;
+
+            fn try_from(args: $name) -> mlb_plugin::Result<Settings> {
+                if !ARCHS.contains(&args.arch.as_str()) {
+                    let arch = &args.arch;
+                    return Err(format!("argument `arch` must be one of {}, got {arch:?}", ARCHS.join(", ")).into());
+                }
+                Ok(Settings {
+                    batch: args.batch_size as i64,
+                    lr: args.lr,
+                    classes: args.classes.unwrap_or(1000) as i64,
+                    size: args.image_size.unwrap_or(224) as i64,
+                    workers: args.workers,
+                    half: $half || args.half,
+                    loss_scale: LossScale::parse(args.loss_scale.as_deref(), 128.0)?,
+                    data: DataSource::from_arg(args.data),
+                    frozen_bn: args.frozen_bn,
+                    save_weights: args.save_weights.map(PathBuf::from),
+                    ddp: if $ddp { Some(dist::Settings::new(args.timeout, args.bucket_mb, args.interface)?) } else { None },
+                    arch: args.arch,
+                })
+            }
+        }
+    };
+}
+
+convnet_args!(
+    /// The arguments of convnet, with the original suite's defaults.
+    Args, half = false, ddp = false, batch_size = 64
+);
+convnet_args!(
+    /// The arguments of convnet_fp16: convnet's, with a batch of 128 and the
+    /// loss scale listed.
+    HalfArgs, half = true, ddp = false, batch_size = 128, loss_scale = 128
+);
+convnet_args!(
+    /// The arguments of convnet_ddp: convnet's, with the process group's
+    /// timeout and bucket size listed.
+    DdpArgs, half = false, ddp = true, batch_size = 64, timeout = 300.0, bucket_mb = 25.0
+);
+convnet_args!(
+    /// The arguments of convnet_ddp_fp16: convnet_fp16's and convnet_ddp's.
+    DdpHalfArgs, half = true, ddp = true, batch_size = 128, loss_scale = 128, timeout = 300.0, bucket_mb = 25.0
+);
+
+/// The declared arguments of each variant of convnet.
+pub trait Variant {
+    /// The variant's arguments.
+    type Args: WorkloadArgs + TryInto<Settings, Error = mlb_plugin::Error>;
+}
+
+impl Variant for Convnet<false, false> {
+    type Args = Args;
+}
+
+impl Variant for Convnet<true, false> {
+    type Args = HalfArgs;
+}
+
+impl Variant for Convnet<false, true> {
+    type Args = DdpArgs;
+}
+
+impl Variant for Convnet<true, true> {
+    type Args = DdpHalfArgs;
+}
+
+/// Settings of convnet: its arguments checked and converted.
 #[derive(Debug, Clone)]
-pub struct Args {
+pub struct Settings {
     arch: String,
     batch: i64,
     lr: f64,
@@ -86,7 +183,7 @@ pub struct Convnet<const HALF: bool, const DDP: bool = false> {
     model: Box<dyn ModuleT>,
     update: Update,
     input: Input,
-    args: Args,
+    args: Settings,
     device: Device,
     /// The process group (data parallel variants).
     ddp: Option<DataParallel>,
@@ -143,7 +240,10 @@ impl<const HALF: bool, const DDP: bool> Convnet<HALF, DDP> {
     }
 }
 
-impl<const HALF: bool, const DDP: bool> TorchWorkload for Convnet<HALF, DDP> {
+impl<const HALF: bool, const DDP: bool> TorchWorkload for Convnet<HALF, DDP>
+where
+    Self: Variant,
+{
     const NAME: &'static str = match (HALF, DDP) {
         (false, false) => "convnet",
         (true, false) => "convnet_fp16",
@@ -162,44 +262,14 @@ impl<const HALF: bool, const DDP: bool> TorchWorkload for Convnet<HALF, DDP> {
             "convnet data parallel over processes: one rank per slot, gradients averaged through c10d (Gloo)"
         }
     };
-    const DEFAULT_ARGS: &'static str = match (HALF, DDP) {
-        (true, false) => {
-            r#"{"repeat": 15, "number": 5, "batch_size": 128, "arch": "resnet101", "lr": 0.1, "workers": 8, "loss_scale": 128}"#
-        }
-        (false, false) => {
-            r#"{"repeat": 15, "number": 5, "batch_size": 64, "arch": "resnet101", "lr": 0.1, "workers": 8}"#
-        }
-        (true, true) => {
-            r#"{"repeat": 15, "number": 5, "batch_size": 128, "arch": "resnet101", "lr": 0.1, "workers": 8, "loss_scale": 128, "timeout": 300.0, "bucket_mb": 25.0}"#
-        }
-        (false, true) => {
-            r#"{"repeat": 15, "number": 5, "batch_size": 64, "arch": "resnet101", "lr": 0.1, "workers": 8, "timeout": 300.0, "bucket_mb": 25.0}"#
-        }
-    };
-    type Args = Args;
+    type Args = <Self as Variant>::Args;
+    type Settings = Settings;
 
-    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
-        let arch = config.str_or("arch", "resnet101")?;
-        if !ARCHS.contains(&arch.as_str()) {
-            return Err(format!("argument `arch` must be one of {}, got {arch:?}", ARCHS.join(", ")).into());
-        }
-        Ok(Args {
-            arch,
-            batch: config.u64_or("batch_size", if HALF { 128 } else { 64 })? as i64,
-            lr: config.f64_or("lr", 0.1)?,
-            classes: config.u64_or("classes", 1000)? as i64,
-            size: config.u64_or("image_size", 224)? as i64,
-            workers: config.usize_or("workers", 8)?,
-            half: HALF || config.flag("half"),
-            loss_scale: LossScale::from_config(config, 128.0)?,
-            data: DataSource::from_config(config, &["data"])?,
-            frozen_bn: config.flag("frozen_bn"),
-            save_weights: config.opt_str("save_weights")?.map(PathBuf::from),
-            ddp: if DDP { Some(dist::Settings::from_config(config)?) } else { None },
-        })
+    fn parse(args: Self::Args) -> mlb_plugin::Result<Settings> {
+        args.try_into()
     }
 
-    fn build(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+    fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let device = rt.device();
         if device.is_cuda() {
             tch::Cuda::cudnn_set_benchmark(true);

@@ -16,7 +16,7 @@ use crate::data::{transforms, DataSource};
 use crate::metrics::Metrics;
 use crate::ops;
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Config, Step};
+use mlb_plugin::Step;
 use std::sync::Arc;
 use tch::nn::{self, ModuleT, OptimizerConfig};
 use tch::{Device, Kind, Reduction, Tensor};
@@ -29,9 +29,24 @@ pub const CHANNELS: i64 = 3;
 /// Negative slope of the discriminator's LeakyReLU.
 const LEAKY_SLOPE: f64 = 0.2;
 
-/// Arguments of dcgan.
+mlb_plugin::workload_args! {
+    /// The arguments of dcgan, with the original suite's defaults.
+    pub struct Args {
+        repeat = 25, number = 5;
+        pub batch_size: u64 = 128,
+        pub lr: f64 = 0.0002,
+        pub workers: usize = 8,
+        pub nz: Option<u64>,
+        pub ngf: Option<u64>,
+        pub ndf: Option<u64>,
+        pub data: Option<String>,
+        pub dataroot: Option<String>,
+    }
+}
+
+/// Settings of dcgan: its arguments checked and converted.
 #[derive(Debug, Clone)]
-pub struct Args {
+pub struct Settings {
     batch: i64,
     lr: f64,
     nz: i64,
@@ -138,7 +153,7 @@ pub struct Dcgan {
     input: RealImages,
     real_label: Tensor,
     fake_label: Tensor,
-    args: Args,
+    args: Settings,
     device: Device,
     metrics: Metrics,
     _vs: (nn::VarStore, nn::VarStore),
@@ -148,22 +163,22 @@ impl TorchWorkload for Dcgan {
     const NAME: &'static str = "dcgan";
     const DESCRIPTION: &'static str =
         "DCGAN generator/discriminator on 64x64 images (synthetic when absent), Adam, BCE";
-    const DEFAULT_ARGS: &'static str = r#"{"repeat": 25, "number": 5, "batch_size": 128, "lr": 0.0002, "workers": 8}"#;
     type Args = Args;
+    type Settings = Settings;
 
-    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
-        Ok(Args {
-            batch: config.u64_or("batch_size", 128)? as i64,
-            lr: config.f64_or("lr", 2e-4)?,
-            nz: config.u64_or("nz", 100)? as i64,
-            ngf: config.u64_or("ngf", 64)? as i64,
-            ndf: config.u64_or("ndf", 64)? as i64,
-            workers: config.usize_or("workers", 8)?,
-            data: DataSource::from_config(config, &["data", "dataroot"])?,
+    fn parse(args: Args) -> mlb_plugin::Result<Settings> {
+        Ok(Settings {
+            batch: args.batch_size as i64,
+            lr: args.lr,
+            nz: args.nz.unwrap_or(100) as i64,
+            ngf: args.ngf.unwrap_or(64) as i64,
+            ndf: args.ndf.unwrap_or(64) as i64,
+            workers: args.workers,
+            data: DataSource::from_arg(args.data.or(args.dataroot)),
         })
     }
 
-    fn build(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+    fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let device = rt.device();
         let (vs_g, vs_d) = (nn::VarStore::new(device), nn::VarStore::new(device));
         let g = generator(vs_g.root(), args.nz, args.ngf);

@@ -10,7 +10,7 @@ use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Config, Step};
+use mlb_plugin::Step;
 use rand::SeedableRng;
 use std::sync::Arc;
 use tch::{Device, Kind};
@@ -20,9 +20,20 @@ pub const SYNTHETIC_JPEGS: usize = 64;
 /// Size of a synthetic JPEG.
 pub const SYNTHETIC_SIZE: (u32, u32) = (500, 375);
 
-/// Arguments of loader.
+mlb_plugin::workload_args! {
+    /// The arguments of loader, with the original suite's defaults.
+    pub struct Args {
+        repeat = 15, number = 5;
+        pub batch_size: usize = 256,
+        pub workers: usize = 8,
+        pub image_size: Option<u64>,
+        pub data: Option<String>,
+    }
+}
+
+/// Settings of loader: its arguments checked and converted.
 #[derive(Debug, Clone)]
-pub struct Args {
+pub struct Settings {
     batch: usize,
     workers: usize,
     size: i64,
@@ -32,7 +43,7 @@ pub struct Args {
 /// The loader workload.
 pub struct Loader {
     batches: Prefetcher<ImageBatch>,
-    args: Args,
+    args: Settings,
     device: Device,
     images: usize,
 }
@@ -41,19 +52,19 @@ impl TorchWorkload for Loader {
     const NAME: &'static str = "loader";
     const DESCRIPTION: &'static str =
         "image decode pipeline: JPEG decode, random resized crop 224, flip, normalise, on `workers` threads";
-    const DEFAULT_ARGS: &'static str = r#"{"repeat": 15, "number": 5, "batch_size": 256, "workers": 8}"#;
     type Args = Args;
+    type Settings = Settings;
 
-    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
-        Ok(Args {
-            batch: config.usize_or("batch_size", 256)?,
-            workers: config.usize_or("workers", 8)?,
-            size: config.u64_or("image_size", 224)? as i64,
-            data: DataSource::from_config(config, &["data"])?,
+    fn parse(args: Args) -> mlb_plugin::Result<Settings> {
+        Ok(Settings {
+            batch: args.batch_size,
+            workers: args.workers,
+            size: args.image_size.unwrap_or(224) as i64,
+            data: DataSource::from_arg(args.data),
         })
     }
 
-    fn build(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+    fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let seed = rt.seed();
         let images = Images::from_source(&args.data, || {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);

@@ -1,20 +1,37 @@
-//! The suite's libtorch workloads (see `docs/workloads.md`). Each
-//! `plugins/<name>` crate exports one of them as its plugin.
+//! The suite's libtorch workloads (see `docs/workloads.md`), one module each;
+//! the crate's library exports all of them (`export_workloads!` in the crate
+//! root).
 
+pub mod atari;
+pub mod cart;
 pub mod convnet;
 pub mod dcgan;
+pub mod dcgan_all;
+pub mod fast_style;
 pub mod loader;
+pub mod recom;
 pub mod reso;
+pub mod scaling;
+pub mod ssd;
 pub mod toy_lstm;
 pub mod toy_reg;
+pub mod translator;
 pub mod vae;
 pub mod wlm;
 
+pub use atari::Atari;
+pub use cart::Cart;
 pub use convnet::Convnet;
 pub use dcgan::Dcgan;
+pub use dcgan_all::DcganAll;
+pub use fast_style::FastStyle;
 pub use loader::Loader;
+pub use recom::Recom;
 pub use reso::Reso;
+pub use scaling::Scaling;
+pub use ssd::Ssd;
 pub use toy_lstm::ToyLstm;
 pub use toy_reg::ToyReg;
+pub use translator::Translator;
 pub use vae::Vae;
 pub use wlm::Wlm;

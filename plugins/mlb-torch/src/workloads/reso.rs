@@ -14,14 +14,27 @@ use crate::data::{transforms, DataSource};
 use crate::metrics::Metrics;
 use crate::{Runtime, TorchWorkload};
 use image::imageops::{self, FilterType};
-use mlb_plugin::{Config, Step};
+use mlb_plugin::Step;
 use std::sync::Arc;
 use tch::nn::{self, Module, OptimizerConfig};
 use tch::{Device, Kind, Reduction, Tensor};
 
-/// Arguments of reso.
+mlb_plugin::workload_args! {
+    /// The arguments of reso, with the original suite's defaults.
+    pub struct Args {
+        repeat = 25, number = 5;
+        pub batch_size: u64 = 64,
+        pub upscale_factor: u64 = 2,
+        pub lr: f64 = 0.1,
+        pub workers: usize = 8,
+        pub crop_size: Option<u64>,
+        pub data: Option<String>,
+    }
+}
+
+/// Settings of reso: its arguments checked and converted.
 #[derive(Debug, Clone)]
-pub struct Args {
+pub struct Settings {
     batch: i64,
     lr: f64,
     upscale: i64,
@@ -86,7 +99,7 @@ pub struct Reso {
     model: Espcn,
     opt: nn::Optimizer,
     input: Input,
-    args: Args,
+    args: Settings,
     device: Device,
     metrics: Metrics,
     _vs: nn::VarStore,
@@ -96,18 +109,17 @@ impl TorchWorkload for Reso {
     const NAME: &'static str = "reso";
     const DESCRIPTION: &'static str =
         "ESPCN super-resolution x2 on the luma channel, 128->256 (synthetic when absent), Adam, MSE";
-    const DEFAULT_ARGS: &'static str =
-        r#"{"repeat": 25, "number": 5, "batch_size": 64, "upscale_factor": 2, "lr": 0.1, "workers": 8}"#;
     type Args = Args;
+    type Settings = Settings;
 
-    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
-        let args = Args {
-            batch: config.u64_or("batch_size", 64)? as i64,
-            lr: config.f64_or("lr", 0.1)?,
-            upscale: config.u64_or("upscale_factor", 2)? as i64,
-            crop: config.u64_or("crop_size", 256)? as i64,
-            workers: config.usize_or("workers", 8)?,
-            data: DataSource::from_config(config, &["data"])?,
+    fn parse(args: Args) -> mlb_plugin::Result<Settings> {
+        let args = Settings {
+            batch: args.batch_size as i64,
+            lr: args.lr,
+            upscale: args.upscale_factor as i64,
+            crop: args.crop_size.unwrap_or(256) as i64,
+            workers: args.workers,
+            data: DataSource::from_arg(args.data),
         };
         if args.upscale < 1 || args.crop < args.upscale {
             return Err(format!(
@@ -119,7 +131,7 @@ impl TorchWorkload for Reso {
         Ok(args)
     }
 
-    fn build(mut args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+    fn build(mut args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let device = rt.device();
         // The largest crop the upscale factor divides, as the original.
         args.crop -= args.crop % args.upscale;

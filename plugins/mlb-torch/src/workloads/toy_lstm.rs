@@ -16,7 +16,7 @@
 
 use crate::data::DataSource;
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Config, Step};
+use mlb_plugin::Step;
 use rand::SeedableRng;
 use tch::nn::{self, Module, OptimizerConfig};
 use tch::{Kind, Reduction, Tensor};
@@ -28,9 +28,20 @@ pub const PERIOD: f64 = 20.0;
 /// Series held out of training, as in the original (its test set).
 pub const HELD_OUT: usize = 3;
 
-/// Arguments of toy_lstm.
+mlb_plugin::workload_args! {
+    /// The arguments of toy_lstm, with the original suite's defaults.
+    pub struct Args {
+        repeat = 10, number = 5, skip = 1;
+        pub dtype: String = "float32",
+        pub lr: f64 = 0.01,
+        pub series: Option<usize>,
+        pub length: Option<usize>,
+    }
+}
+
+/// Settings of toy_lstm: its arguments checked and converted.
 #[derive(Debug, Clone)]
-pub struct Args {
+pub struct Settings {
     kind: Kind,
     lr: f64,
     series: usize,
@@ -93,15 +104,15 @@ impl TorchWorkload for ToyLstm {
     const NAME: &'static str = "toy_lstm";
     const DESCRIPTION: &'static str =
         "sine-wave prediction, LSTMCell(1,51) -> LSTMCell(51,51) -> Linear(51,1) unrolled, SGD, MSE (dtype float16/32/64)";
-    const DEFAULT_ARGS: &'static str = r#"{"repeat": 10, "number": 5, "skip": 1, "dtype": "float32", "lr": 0.01}"#;
     type Args = Args;
+    type Settings = Settings;
 
-    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
-        let args = Args {
-            kind: parse_dtype(&config.str_or("dtype", "float32")?)?,
-            lr: config.f64_or("lr", 0.01)?,
-            series: config.usize_or("series", 100)?,
-            length: config.usize_or("length", 1000)?,
+    fn parse(args: Args) -> mlb_plugin::Result<Settings> {
+        let args = Settings {
+            kind: parse_dtype(&args.dtype)?,
+            lr: args.lr,
+            series: args.series.unwrap_or(100),
+            length: args.length.unwrap_or(1000),
         };
         if args.series <= HELD_OUT || args.length < 2 {
             return Err(format!(
@@ -113,7 +124,7 @@ impl TorchWorkload for ToyLstm {
         Ok(args)
     }
 
-    fn build(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+    fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let device = rt.device();
         let mut vs = nn::VarStore::new(device);
         let root = vs.root();

@@ -7,16 +7,25 @@
 
 use crate::data::DataSource;
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Config, Step};
+use mlb_plugin::Step;
 use tch::nn::{self, Module, OptimizerConfig};
 use tch::{Kind, Reduction, Tensor};
 
 /// Degree of the polynomial (features per sample).
 pub const DEGREE: i64 = 4;
 
-/// Arguments of toy_reg.
+mlb_plugin::workload_args! {
+    /// The arguments of toy_reg, with the original suite's defaults.
+    pub struct Args {
+        repeat = 20, number = 100;
+        pub batch_size: u64 = 256,
+        pub lr: f64 = 0.01,
+    }
+}
+
+/// Settings of toy_reg: its arguments checked and converted.
 #[derive(Debug, Clone)]
-pub struct Args {
+pub struct Settings {
     batch: i64,
     lr: f64,
 }
@@ -36,14 +45,14 @@ pub struct ToyReg {
 impl TorchWorkload for ToyReg {
     const NAME: &'static str = "toy_reg";
     const DESCRIPTION: &'static str = "polynomial regression, Linear(4,1) on [x, x^2, x^3, x^4], SGD, smooth L1";
-    const DEFAULT_ARGS: &'static str = r#"{"repeat": 20, "number": 100, "batch_size": 256, "lr": 0.01}"#;
     type Args = Args;
+    type Settings = Settings;
 
-    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
-        Ok(Args { batch: config.u64_or("batch_size", 256)? as i64, lr: config.f64_or("lr", 0.01)? })
+    fn parse(args: Args) -> mlb_plugin::Result<Settings> {
+        Ok(Settings { batch: args.batch_size as i64, lr: args.lr })
     }
 
-    fn build(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+    fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let device = rt.device();
         let vs = nn::VarStore::new(device);
         let fc = nn::linear(vs.root() / "fc", DEGREE, 1, Default::default());

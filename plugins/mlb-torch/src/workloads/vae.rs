@@ -7,7 +7,7 @@
 
 use crate::data::{mnist, DataSource};
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Config, Step};
+use mlb_plugin::Step;
 use rand::SeedableRng;
 use tch::nn::{self, Module, OptimizerConfig};
 use tch::{Kind, Reduction, Tensor};
@@ -17,9 +17,19 @@ pub const PIXELS: i64 = 784;
 /// Synthetic digits generated when no MNIST folder is given.
 pub const SYNTHETIC_IMAGES: usize = 4096;
 
-/// Arguments of vae.
+mlb_plugin::workload_args! {
+    /// The arguments of vae, with the original suite's defaults.
+    pub struct Args {
+        repeat = 50, number = 30;
+        pub batch_size: u64 = 128,
+        pub lr: f64 = 0.001,
+        pub data: Option<String>,
+    }
+}
+
+/// Settings of vae: its arguments checked and converted.
 #[derive(Debug, Clone)]
-pub struct Args {
+pub struct Settings {
     batch: i64,
     lr: f64,
     data: DataSource,
@@ -72,18 +82,14 @@ impl TorchWorkload for Vae {
     const NAME: &'static str = "vae";
     const DESCRIPTION: &'static str =
         "variational auto-encoder 784-400-20 on MNIST (synthetic digits when absent), Adam";
-    const DEFAULT_ARGS: &'static str = r#"{"repeat": 50, "number": 30, "batch_size": 128, "lr": 0.001}"#;
     type Args = Args;
+    type Settings = Settings;
 
-    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
-        Ok(Args {
-            batch: config.u64_or("batch_size", 128)? as i64,
-            lr: config.f64_or("lr", 1e-3)?,
-            data: DataSource::from_config(config, &["data"])?,
-        })
+    fn parse(args: Args) -> mlb_plugin::Result<Settings> {
+        Ok(Settings { batch: args.batch_size as i64, lr: args.lr, data: DataSource::from_arg(args.data) })
     }
 
-    fn build(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+    fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let pixels = match args.data.path() {
             Some(dir) => {
                 let file = mnist::find_train_images(dir)?;

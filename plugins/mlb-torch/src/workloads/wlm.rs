@@ -16,7 +16,7 @@ use crate::data::corpus::Corpus;
 use crate::data::DataSource;
 use crate::grad::{clip_grad_norm, grads};
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Config, Step};
+use mlb_plugin::{Step, WorkloadArgs};
 use tch::nn::{self, Module, OptimizerConfig, RNN};
 use tch::{Kind, Tensor};
 
@@ -25,9 +25,90 @@ pub const WIKITEXT2_VOCAB: i64 = 33_278;
 /// wikitext-2's training tokens.
 pub const WIKITEXT2_TRAIN_TOKENS: i64 = 2_088_628;
 
-/// Arguments of wlm.
+/// Declares the arguments of a variant of wlm (all take the same ones; the
+/// variant sets the defaults it lists) and their conversion to [`Settings`].
+macro_rules! wlm_args {
+    ($(#[$doc:meta])* $name:ident, half = $half:literal, batch_size = $batch:literal $(, loss_scale = $scale:literal)?) => {
+        mlb_plugin::workload_args! {
+            $(#[$doc])*
+            pub struct $name {
+                repeat = 15, number = 5;
+                pub batch_size: u64 = $batch,
+                pub emsize: u64 = 656,
+                pub nhid: u64 = 656,
+                pub dropout: f64 = 0.5,
+                pub lr: f64 = 20,
+                pub clip: f64 = 0.25,
+                pub loss_scale: Option<String> $(= $scale)?,
+                pub bptt: Option<u64>,
+                pub nlayers: Option<u64>,
+                pub vocab: Option<u64>,
+                pub corpus_tokens: Option<u64>,
+                pub fp16: bool,
+                pub model: Option<String>,
+                pub data: Option<String>,
+            }
+        }
+
+        impl TryFrom<$name> for Settings {
+            type Error = mlb_plugin::Error;
+
+            fn try_from(args: $name) -> mlb_plugin::Result<Settings> {
+                let model = args.model.unwrap_or_else(|| "GRU".to_string());
+                if model != "GRU" {
+                    return Err(format!("argument `model` must be GRU (the suite's model), got {model:?}").into());
+                }
+                let settings = Settings {
+                    batch: args.batch_size as i64,
+                    bptt: args.bptt.unwrap_or(35) as i64,
+                    emsize: args.emsize as i64,
+                    nhid: args.nhid as i64,
+                    nlayers: args.nlayers.unwrap_or(2) as i64,
+                    dropout: args.dropout,
+                    lr: args.lr,
+                    clip: args.clip,
+                    vocab: args.vocab.unwrap_or(WIKITEXT2_VOCAB as u64) as i64,
+                    tokens: args.corpus_tokens.unwrap_or(WIKITEXT2_TRAIN_TOKENS as u64) as i64,
+                    half: $half || args.fp16,
+                    loss_scale: LossScale::parse(args.loss_scale.as_deref(), 128.0)?,
+                    data: DataSource::from_arg(args.data),
+                };
+                if settings.batch == 0 || settings.bptt == 0 {
+                    return Err("wlm needs batch_size >= 1 and bptt >= 1".into());
+                }
+                Ok(settings)
+            }
+        }
+    };
+}
+
+wlm_args!(
+    /// The arguments of wlm, with the original suite's defaults.
+    Args, half = false, batch_size = 64
+);
+wlm_args!(
+    /// The arguments of wlmfp16: wlm's, with a batch of 128 and the loss
+    /// scale listed.
+    HalfArgs, half = true, batch_size = 128, loss_scale = 128
+);
+
+/// The declared arguments of each variant of wlm.
+pub trait Variant {
+    /// The variant's arguments.
+    type Args: WorkloadArgs + TryInto<Settings, Error = mlb_plugin::Error>;
+}
+
+impl Variant for Wlm<false> {
+    type Args = Args;
+}
+
+impl Variant for Wlm<true> {
+    type Args = HalfArgs;
+}
+
+/// Settings of wlm: its arguments checked and converted.
 #[derive(Debug, Clone)]
-pub struct Args {
+pub struct Settings {
     batch: i64,
     bptt: i64,
     emsize: i64,
@@ -61,7 +142,7 @@ pub struct Wlm<const HALF: bool> {
     position: i64,
     hidden: Tensor,
     ntokens: i64,
-    args: Args,
+    args: Settings,
     _vs: nn::VarStore,
 }
 
@@ -71,47 +152,24 @@ pub fn batchify(tokens: &Tensor, batch: i64) -> Tensor {
     tokens.narrow(0, 0, rows * batch).view([batch, rows]).tr().contiguous()
 }
 
-impl<const HALF: bool> TorchWorkload for Wlm<HALF> {
+impl<const HALF: bool> TorchWorkload for Wlm<HALF>
+where
+    Self: Variant,
+{
     const NAME: &'static str = if HALF { "wlmfp16" } else { "wlm" };
     const DESCRIPTION: &'static str = if HALF {
         "word language model, 2-layer GRU 656, half precision with loss scale 128 and fp32 master weights, SGD"
     } else {
         "word language model, Embedding -> 2-layer GRU 656 -> Linear, bptt 35, SGD lr 20, clip 0.25"
     };
-    const DEFAULT_ARGS: &'static str = if HALF {
-        r#"{"repeat": 15, "number": 5, "batch_size": 128, "emsize": 656, "nhid": 656, "dropout": 0.5, "lr": 20, "clip": 0.25, "loss_scale": 128}"#
-    } else {
-        r#"{"repeat": 15, "number": 5, "batch_size": 64, "emsize": 656, "nhid": 656, "dropout": 0.5, "lr": 20, "clip": 0.25}"#
-    };
-    type Args = Args;
+    type Args = <Self as Variant>::Args;
+    type Settings = Settings;
 
-    fn parse(config: &Config) -> mlb_plugin::Result<Args> {
-        let model = config.str_or("model", "GRU")?;
-        if model != "GRU" {
-            return Err(format!("argument `model` must be GRU (the suite's model), got {model:?}").into());
-        }
-        let args = Args {
-            batch: config.u64_or("batch_size", if HALF { 128 } else { 64 })? as i64,
-            bptt: config.u64_or("bptt", 35)? as i64,
-            emsize: config.u64_or("emsize", 656)? as i64,
-            nhid: config.u64_or("nhid", 656)? as i64,
-            nlayers: config.u64_or("nlayers", 2)? as i64,
-            dropout: config.f64_or("dropout", 0.5)?,
-            lr: config.f64_or("lr", 20.0)?,
-            clip: config.f64_or("clip", 0.25)?,
-            vocab: config.u64_or("vocab", WIKITEXT2_VOCAB as u64)? as i64,
-            tokens: config.u64_or("corpus_tokens", WIKITEXT2_TRAIN_TOKENS as u64)? as i64,
-            half: HALF || config.flag("fp16"),
-            loss_scale: LossScale::from_config(config, 128.0)?,
-            data: DataSource::from_config(config, &["data"])?,
-        };
-        if args.batch == 0 || args.bptt == 0 {
-            return Err("wlm needs batch_size >= 1 and bptt >= 1".into());
-        }
-        Ok(args)
+    fn parse(args: Self::Args) -> mlb_plugin::Result<Settings> {
+        args.try_into()
     }
 
-    fn build(args: Args, rt: &Runtime) -> mlb_plugin::Result<Self> {
+    fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let device = rt.device();
         let (tokens, vocab) = match args.data.path() {
             Some(dir) => {

@@ -2,7 +2,7 @@
 //! on the CPU, and generating small data sets in the real formats.
 #![allow(dead_code)]
 
-use mlb_plugin::{Config, Setup, Step, Workload};
+use mlb_plugin::{Config, Setup, Step, Workload, WorkloadArgs};
 use mlb_torch::{TorchPlugin, TorchWorkload};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -21,7 +21,10 @@ impl<W: TorchWorkload> Run<W> {
     /// Creates and sets up `W` with `config` (a JSON object).
     pub fn new(config: &str) -> Self {
         let config = Config::parse(config).expect("test config is JSON");
-        let mut plugin = TorchPlugin::<W>::create(&config).unwrap_or_else(|e| panic!("{}: create: {e}", W::NAME));
+        let mut plugin = <TorchPlugin<W> as Workload>::Args::from_config(&config)
+            .map_err(mlb_plugin::Error::from)
+            .and_then(TorchPlugin::<W>::create)
+            .unwrap_or_else(|e| panic!("{}: create: {e}", W::NAME));
         plugin.setup(&Setup { device: "cpu".into(), threads: 1 }).unwrap_or_else(|e| panic!("{}: setup: {e}", W::NAME));
         Run { plugin }
     }
