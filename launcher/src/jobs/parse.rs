@@ -197,7 +197,7 @@ mod tests {
         let y = parse(Path::new("s.yaml"), yaml).unwrap();
         assert_eq!(j.jobs, y.jobs);
         assert_eq!(j.jobs[0].args.0.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["--z", "--a"]);
-        assert_eq!(j.jobs[1].scope, super::super::model::Scope::All);
+        assert_eq!(j.jobs[1].scope, Scope::All);
         assert_eq!(j.jobs[1].position, 2);
     }
 

@@ -47,7 +47,7 @@ impl<'p> Instance<'p> {
 
     /// Sets the instance up on `device` with `threads` intra-op threads.
     pub fn setup(&mut self, device: &str, threads: u32) -> Result<(), CallError> {
-        let info = SetupInfo { size: std::mem::size_of::<SetupInfo>(), device: StrRef::borrow(device), threads };
+        let info = SetupInfo { size: size_of::<SetupInfo>(), device: StrRef::borrow(device), threads };
         // SAFETY: `raw` is a live instance of this table.
         let rc = unsafe { (self.table.setup)(self.raw, &info) };
         check(self.table, rc, "setup")

@@ -222,8 +222,8 @@ fn tables(lib: &'static libloading::Library, path: &Path) -> Result<Vec<&'static
     // SAFETY: the symbols have the ABI's signatures by contract.
     if let Ok(list_fn) = unsafe { lib.get::<WorkloadsFn>(format!("{WORKLOADS_SYMBOL}\0").as_bytes()) } {
         let list = unsafe { list_fn().as_ref() }.ok_or_else(|| bad("workload list is null".into()))?;
-        if list.size < std::mem::size_of::<WorkloadList>() {
-            let need = std::mem::size_of::<WorkloadList>();
+        if list.size < size_of::<WorkloadList>() {
+            let need = size_of::<WorkloadList>();
             return Err(bad(format!("workload list is {} bytes, ABI v1 needs {need}", list.size)));
         }
         if list.count == 0 || list.count > MAX_WORKLOADS as usize || list.tables.is_null() {
@@ -249,8 +249,8 @@ fn tables(lib: &'static libloading::Library, path: &Path) -> Result<Vec<&'static
 /// Checks one table and reads its metadata.
 fn table_meta(table: &'static PluginTable, path: &Path) -> Result<PluginMeta, LoadError> {
     let bad = |reason: String| LoadError::BadTable { path: path.to_path_buf(), reason };
-    if table.size < std::mem::size_of::<PluginTable>() {
-        return Err(bad(format!("table is {} bytes, ABI v1 needs {}", table.size, std::mem::size_of::<PluginTable>())));
+    if table.size < size_of::<PluginTable>() {
+        return Err(bad(format!("table is {} bytes, ABI v1 needs {}", table.size, size_of::<PluginTable>())));
     }
     if table.abi_version != ABI_VERSION {
         return Err(LoadError::AbiMismatch { path: path.to_path_buf(), found: table.abi_version });

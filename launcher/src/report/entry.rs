@@ -527,7 +527,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn entry(v: serde_json::Value) -> Entry {
+    fn entry(v: Value) -> Entry {
         let raw: Parsed<true> = serde_json::from_value(v).unwrap();
         raw.0.into_entry(&Arc::from(Path::new("f.json"))).unwrap()
     }

@@ -182,7 +182,7 @@ impl WorkloadList {
     /// The list of static `tables`.
     pub const fn new(tables: &'static [&'static PluginTable]) -> Self {
         WorkloadList {
-            size: std::mem::size_of::<WorkloadList>(),
+            size: size_of::<WorkloadList>(),
             count: tables.len(),
             tables: tables.as_ptr() as *const *const PluginTable,
         }

@@ -16,7 +16,7 @@ thread_local! {
 /// The table for workload `W`; evaluated at compile time into a static.
 pub const fn table<W: Workload>() -> PluginTable {
     PluginTable {
-        size: std::mem::size_of::<PluginTable>(),
+        size: size_of::<PluginTable>(),
         abi_version: ABI_VERSION,
         name: StrRef::from_static(W::NAME),
         version: StrRef::from_static(W::VERSION),

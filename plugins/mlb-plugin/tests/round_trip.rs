@@ -94,7 +94,7 @@ fn create(t: &PluginTable, config: &str) -> Result<*mut c_void, (i32, String)> {
 #[test]
 fn table_metadata() {
     let t = table();
-    assert_eq!(t.size, std::mem::size_of::<PluginTable>());
+    assert_eq!(t.size, size_of::<PluginTable>());
     assert_eq!(t.abi_version, ABI_VERSION);
     unsafe {
         assert_eq!(t.name.as_str().unwrap(), "counter");
@@ -108,7 +108,7 @@ fn table_metadata() {
 fn create_setup_step_sync_report_destroy() {
     let t = table();
     let inst = create(t, r#"{"batch_size": "8"}"#).unwrap();
-    let info = SetupInfo { size: std::mem::size_of::<SetupInfo>(), device: StrRef::borrow("cpu"), threads: 3 };
+    let info = SetupInfo { size: size_of::<SetupInfo>(), device: StrRef::borrow("cpu"), threads: 3 };
     assert_eq!(unsafe { (t.setup)(inst, &info) }, status::OK);
     let mut stats = StepStats::default();
     for i in 1..=3u64 {
