@@ -7,7 +7,9 @@
 //! [`record::write_atomic`]. Non-finite numbers become `null`, and read back
 //! as NaN.
 
+use super::keys::Key;
 use crate::record::{self, Failure, Identity};
+use crate::telemetry::Telemetry;
 use crate::worker::stats::{Summary, Throughput};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -91,6 +93,10 @@ pub struct Report {
     /// What the instance actually got.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
+    /// What the instance's slot and GPUs did over the timed window, set by
+    /// the launcher after the worker wrote the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<Telemetry>,
 }
 
 impl Report {
@@ -126,6 +132,12 @@ impl Report {
         self
     }
 
+    /// The configuration's arguments among the workload keys: those that
+    /// tell configs apart ([`Key::splits_configs`]), by key.
+    pub fn config_args(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.args.iter().filter(|(k, _)| Key::of(k).splits_configs())
+    }
+
     /// The JSON object of the file (non-finite numbers as `null`).
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).expect("a report serialises: string keys, no failing serialiser")
@@ -149,10 +161,46 @@ impl Report {
         record::write_atomic(dir, &name, &self.to_value()).map_err(|source| WriteError { path: dir.join(name), source })
     }
 
+    /// Rewrites the file at `path` (atomically) with this report: the
+    /// launcher adding what it measured to the worker's report.
+    pub fn rewrite(&self, path: &Path) -> Result<(), WriteError> {
+        let (dir, name) = (path.parent().unwrap_or(Path::new(".")), path.file_name().unwrap_or_default());
+        record::write_atomic(dir, &name.to_string_lossy(), &self.to_value())
+            .map(|_| ())
+            .map_err(|source| WriteError { path: path.to_path_buf(), source })
+    }
+
+    /// Reads a report file.
+    pub fn load(path: &Path) -> Result<Report, ReadError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io { path: path.to_path_buf(), source })?;
+        serde_json::from_str(&text).map_err(|source| ReadError::NotAReport { path: path.to_path_buf(), source })
+    }
+
     /// Reads a report file; `None` when it cannot be read or is not a report.
     pub fn read(path: &Path) -> Option<Report> {
-        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+        Self::load(path).ok()
     }
+}
+
+/// A report file that could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file holds no report of mlb's.
+    #[error("{} is not a report: {source}", path.display())]
+    NotAReport {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
 }
 
 /// A report file that could not be written.

@@ -1,34 +1,18 @@
 //! The configuration id shared by every instance and run of one config.
 
+use crate::contract::keys::Key;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-/// Arguments left out of the id: they differ between instances, GPUs or runs
-/// of the same configuration (compat §5).
-pub const EXCLUDED_FROM_ID: &[&str] = &[
-    "gpu",
-    "batch_size",
-    "workers",
-    "cuda",
-    "report",
-    "ngpu",
-    "data",
-    "no_cuda",
-    "dataset_dir",
-    "backend",
-    "jr_id",
-    "vcd",
-    "seed",
-];
-
-/// sha256 (hex) over the job name and its sorted arguments, less
-/// [`EXCLUDED_FROM_ID`]. Keys are compared after [`arg_key`](super::arg_key)
+/// sha256 (hex) over the job name and its sorted arguments, those that are
+/// part of the id ([`Key::in_unique_id`]: not the instance's, its sizing,
+/// nor a typed field of the report; compat §5). Keys are compared after [`arg_key`](super::arg_key)
 /// normalisation, so `--batch-size` and `batch_size` are the same argument.
 pub fn unique_id(name: &str, args: &Map<String, Value>) -> String {
     let kept: std::collections::BTreeMap<String, &Value> = args
         .iter()
         .map(|(k, v)| (super::arg_key(k), v))
-        .filter(|(k, _)| !EXCLUDED_FROM_ID.contains(&k.as_str()))
+        .filter(|(k, _)| Key::of(k).in_unique_id())
         .collect();
     let canonical = serde_json::json!({ "name": name, "args": kept });
     let text = super::to_strict_json(&canonical);
