@@ -94,8 +94,10 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
     /// What the instance's slot and GPUs did over the timed window, set by
-    /// the launcher after the worker wrote the report.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// the launcher after the worker wrote the report. A block of another
+    /// shape (another version's) reads as none rather than making the
+    /// report unreadable.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "de::lenient")]
     pub telemetry: Option<Telemetry>,
 }
 
@@ -382,6 +384,11 @@ pub(crate) mod de {
         Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
     }
 
+    /// A value of type `T`, or none when it has another shape.
+    pub fn lenient<'de, T: serde::de::DeserializeOwned, D: Deserializer<'de>>(d: D) -> Result<Option<T>, D::Error> {
+        Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+    }
+
     /// A list of numbers, with `null` entries read as NaN.
     pub fn floats<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<f64>>, D::Error> {
         let values = Option::<Vec<Option<f64>>>::deserialize(d)?;
@@ -530,6 +537,8 @@ mod tests {
         assert!(r.train_item.unwrap().max.is_nan());
         assert!(r.batch_loss.unwrap()[0].is_nan());
         assert_eq!(r.args, *json!({"extra": {"k": [1]}}).as_object().unwrap(), "only the keys that are not fields");
+        let odd = r#"{"suite": "s", "name": "n", "run_id": 4, "jr_id": "2", "vcd": "0", "telemetry": "not a block"}"#;
+        assert_eq!(serde_json::from_str::<Report>(odd).unwrap().telemetry, None, "a foreign block reads as none");
         for foreign in
             [r#"[1, 2]"#, r#"{"name": "n"}"#, r#"{"suite": "s", "name": "n", "run_id": -1, "jr_id": 0, "vcd": "0"}"#]
         {

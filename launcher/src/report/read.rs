@@ -14,6 +14,7 @@ use super::error::ReportError;
 use super::tolerant::{close_appended_array, non_finite_to_markers};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -145,24 +146,49 @@ impl Kind {
 /// appended). Non-finite tokens are read as `null`.
 pub fn read_file(path: &Path) -> Result<Vec<Entry>, Unreadable> {
     let bad = |reason: String| Unreadable { path: path.to_path_buf(), reason };
-    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-    let text = String::from_utf8(bytes).map_err(|e| bad(format!("not UTF-8 text: {e}")))?;
-    let raws = parse(&text).map_err(bad)?;
-    let file: Arc<Path> = Arc::from(path);
-    raws.into_iter()
-        .enumerate()
-        .map(|(i, raw)| raw.into_entry(&file).map_err(|why| bad(format!("entry {}: {why}", i + 1))))
-        .collect()
+    BUFFER.with_borrow_mut(|buf| {
+        read_into(path, buf).map_err(|e| bad(e.to_string()))?;
+        let text = std::str::from_utf8(buf).map_err(|e| bad(format!("not UTF-8 text: {e}")))?;
+        let raws = parse(text).map_err(bad)?;
+        let file: Arc<Path> = Arc::from(path);
+        raws.into_iter()
+            .enumerate()
+            .map(|(i, raw)| raw.into_entry(&file).map_err(|why| bad(format!("entry {}: {why}", i + 1))))
+            .collect()
+    })
 }
 
-/// Parses report text, strictly first (mlb's files), then tolerantly.
+thread_local! {
+    /// The text of the file a reading thread parses: one buffer a thread,
+    /// grown to the largest file, rather than one allocation a file.
+    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Reads the file at `path` into `buf` (emptied first). Through `Take`:
+/// `File`'s own `read_to_end` asks the file's size and position first, two
+/// more system calls a file, for a buffer that is already large enough.
+fn read_into(path: &Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    use std::io::Read;
+    buf.clear();
+    buf.reserve(16 * 1024);
+    std::fs::File::open(path)?.take(u64::MAX).read_to_end(buf)?;
+    Ok(())
+}
+
+/// Parses report text once: strictly when it holds no `NaN`/`Infinity`
+/// token (mlb's files: the fast path), else tolerantly with the tokens
+/// replaced by markers (the original's). Only strict text that fails is
+/// parsed a second time, as an appended array.
 fn parse(text: &str) -> Result<Vec<RawEntry>, String> {
-    if let Ok(raws) = parse_as::<false>(text) {
-        return Ok(raws);
-    }
     let tolerant = non_finite_to_markers(text);
-    let closed = close_appended_array(&tolerant);
-    parse_as::<true>(&closed).map_err(|e| format!("not a report (JSON object or array of objects): {e}"))
+    let result = match &tolerant {
+        Cow::Borrowed(strict) => parse_as::<false>(strict).or_else(|_| parse_as::<true>(&close_appended_array(strict))),
+        Cow::Owned(marked) => match close_appended_array(marked) {
+            Cow::Borrowed(whole) => parse_as::<true>(whole),
+            Cow::Owned(closed) => parse_as::<true>(&closed),
+        },
+    };
+    result.map_err(|e| format!("not a report (JSON object or array of objects): {e}"))
 }
 
 fn parse_as<const TOLERANT: bool>(text: &str) -> Result<Vec<RawEntry>, serde_json::Error> {
