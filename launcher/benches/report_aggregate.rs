@@ -58,11 +58,11 @@ fn main() {
     let original = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/original_report.py");
     let targets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/targets/v100.csv");
     let python = Command::new("python3").args(["-c", "import pandas"]).status().is_ok_and(|s| s.success());
-    println!("report_aggregate: {} threads; the original tool: {}", rayon::current_num_threads(), if python {
-        "python3 with pandas"
-    } else {
-        "left out (python3 cannot import pandas)"
-    });
+    println!(
+        "report_aggregate: {} threads; the original tool: {}",
+        rayon::current_num_threads(),
+        if python { "python3 with pandas" } else { "left out (python3 cannot import pandas)" }
+    );
     for files in sizes {
         let dir = tempfile::tempdir().expect("temporary folder");
         let bytes = write_original_set(dir.path(), files);
@@ -104,8 +104,15 @@ fn write_original_set(dir: &Path, files: usize) -> usize {
         }
         let avg = format!("{:?}", target * (0.9 + 0.2 * rng.unit()));
         let arch = (bench == "convnet").then_some("resnet18");
-        let entry =
-            Original { name: Some(bench), vcd: gpu, run: run as u64, avg: Some(avg), losses, arch, completed_key: true };
+        let entry = Original {
+            name: Some(bench),
+            vcd: gpu,
+            run: run as u64,
+            avg: Some(avg),
+            losses,
+            arch,
+            completed_key: true,
+        };
         let folder = dir.join(format!("run{run}"));
         if i % (BENCHES.len() * GPUS) == 0 {
             std::fs::create_dir_all(&folder).expect("run folder");
@@ -144,6 +151,8 @@ fn measure(cmd: &mut Command, runs: usize) -> Measured {
     let (mut times, mut cpus, mut peaks) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         let start = Instant::now();
+        // Reaped by `wait4`, which `Child::wait` cannot stand for: it gives no rusage.
+        #[allow(clippy::zombie_processes)]
         let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("the tool starts");
         let (status, usage) = wait_with_usage(child.id());
         times.push(start.elapsed().as_secs_f64());

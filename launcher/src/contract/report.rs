@@ -174,7 +174,8 @@ impl Report {
 
     /// Reads a report file.
     pub fn load(path: &Path) -> Result<Report, ReadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ReadError::Io { path: path.to_path_buf(), source })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ReadError::Io { path: path.to_path_buf(), source })?;
         serde_json::from_str(&text).map_err(|source| ReadError::NotAReport { path: path.to_path_buf(), source })
     }
 

@@ -9,11 +9,8 @@ use sha2::{Digest, Sha256};
 /// nor a typed field of the report; compat §5). Keys are compared after [`arg_key`](super::arg_key)
 /// normalisation, so `--batch-size` and `batch_size` are the same argument.
 pub fn unique_id(name: &str, args: &Map<String, Value>) -> String {
-    let kept: std::collections::BTreeMap<String, &Value> = args
-        .iter()
-        .map(|(k, v)| (super::arg_key(k), v))
-        .filter(|(k, _)| Key::of(k).in_unique_id())
-        .collect();
+    let kept: std::collections::BTreeMap<String, &Value> =
+        args.iter().map(|(k, v)| (super::arg_key(k), v)).filter(|(k, _)| Key::of(k).in_unique_id()).collect();
     let canonical = serde_json::json!({ "name": name, "args": kept });
     let text = super::to_strict_json(&canonical);
     format!("{:x}", Sha256::digest(text.as_bytes()))
