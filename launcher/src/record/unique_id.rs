@@ -34,6 +34,16 @@ mod tests {
     }
 
     #[test]
+    fn the_id_is_the_compat_one() {
+        // sha256 of the pretty, sorted JSON of name and the kept arguments,
+        // computed apart (Python's `json.dumps(indent=4, sort_keys=True)`):
+        // the instance's keys, its sizing and the report's fields are left out.
+        let all = json!({"--repeat": 5, "number": 2, "lr": 0.1, "arch": "resnet18", "seed": 7, "batch_size": 64,
+            "workers": 8, "gpu": "V100", "cuda": true, "data": "/d", "jr_id": "1", "vcd": "1", "log": "/o/x.log"});
+        assert_eq!(unique_id("vae", &args(all)), "31688823848e7bf187a43293c0ea3edd3b9b1425415638e225f0b4fb09ef76f2");
+    }
+
+    #[test]
     fn config_and_name_do() {
         let base = unique_id("vae", &args(json!({"repeat": 5})));
         assert_ne!(base, unique_id("vae", &args(json!({"repeat": 6}))));
