@@ -1,23 +1,34 @@
-//! How long `mlb report` takes to aggregate 10,000 report files: reading
-//! (parallel), the checks, per-config and per-bench statistics, score and
-//! per-GPU tables, as `mlb report` does them. Prints the time of each of 5
-//! runs and their median, for files written as `mlb worker` writes them,
-//! then for the generated set in the original's shapes that
-//! `tests/it/report_compat.rs` checks (appended files, NaN tokens, failures).
+//! How fast `mlb report` reads and aggregates report files, against the
+//! original suite's report tool on the same files.
 //!
-//! `cargo bench -p mlb --bench report_aggregate [-- FILES]`
+//! For each size (default 10,000 and 100,000 files; or the sizes given), it
+//! writes that many files in the original's format (one report a file, 16
+//! benches x 8 GPUs per run, one folder per run, `NaN` tokens as the
+//! original's `json` wrote them), then:
+//!
+//! - times the `mlb report` binary on them (`--suite baselines --gpu-model
+//!   V100 --format json`): wall time, CPU time (user and system, all its
+//!   threads) and peak resident memory of the process (`wait4`), median of
+//!   5 runs. On a shared machine the CPU time is the steadier figure: the
+//!   wall time of either tool grows with the load;
+//! - times the original tool (`benches/original_report.py`: its steps, with
+//!   pandas) the same way, median of 3 runs, when `python3` can import pandas;
+//! - prints where mlb's time goes, in process: listing and reading the
+//!   files (parallel), then aggregating, median of 5.
+//!
+//! `cargo bench -p mlb --bench report_aggregate [-- SIZE...]`
 
-#[path = "../tests/it/common/mod.rs"]
-mod common;
 #[path = "../tests/it/report_gen/mod.rs"]
 mod report_gen;
 
-use common::records::Run;
-use mlb::record::to_strict_json;
-use mlb::report::{aggregate, read_folder, render, GpuModel, Options, Targets};
+use mlb::report::{aggregate, read_folder, GpuModel, Options, Targets};
+use nix::libc;
+use report_gen::{Original, Rng};
 use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
+/// The benches of a run, each on every GPU.
 const BENCHES: [&str; 16] = [
     "atari",
     "cart",
@@ -37,71 +48,158 @@ const BENCHES: [&str; 16] = [
     "wlmfp16",
 ];
 const GPUS: usize = 8;
-const RUNS: usize = 5;
+/// Runs of `mlb report` (and of the in-process breakdown) per size.
+const MLB_RUNS: usize = 5;
+/// Runs of the original tool per size (ten times slower).
+const ORIGINAL_RUNS: usize = 3;
 
 fn main() {
-    let files: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(10_000);
-    let dir = tempfile::tempdir().expect("temporary folder");
-    let mut bytes = 0;
-    for i in 0..files {
-        let (bench, vcd) = (BENCHES[i % BENCHES.len()], (i / BENCHES.len()) % GPUS);
-        let run = (i / (BENCHES.len() * GPUS)) as u64;
-        let vcd = vcd.to_string();
-        let r = Run { suite: "fast", bench, run, vcd: &vcd, items_per_sec: 100.0 + (i % 97) as f64, gpu: Some("V100") };
-        // One folder per run, as `mlb run --runs N` writes them.
-        let sub = dir.path().join(format!("run{}", run % 10));
-        std::fs::create_dir_all(&sub).expect("run folder");
-        let text = to_strict_json(&common::records::record(&r)) + "\n";
-        bytes += text.len();
-        std::fs::write(sub.join(common::records::file_name(&r)), text).expect("report file");
+    let sizes: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let sizes = if sizes.is_empty() { vec![10_000, 100_000] } else { sizes };
+    let original = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/original_report.py");
+    let targets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/targets/v100.csv");
+    let python = Command::new("python3").args(["-c", "import pandas"]).status().is_ok_and(|s| s.success());
+    println!(
+        "report_aggregate: {} threads; the original tool: {}",
+        rayon::current_num_threads(),
+        if python { "python3 with pandas" } else { "left out (python3 cannot import pandas)" }
+    );
+    for files in sizes {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let bytes = write_original_set(dir.path(), files);
+        println!("{files} report files in the original's format, {:.1} MB:", bytes as f64 / 1e6);
+        let reports = dir.path().to_string_lossy().into_owned();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mlb"));
+        cmd.args(["report", "--suite", "baselines", "--gpu-model", "V100", "--format", "json", "--reports", &reports]);
+        let mlb = measure(&mut cmd, MLB_RUNS);
+        println!("  mlb report:        {}", mlb.line());
+        if python {
+            let mut cmd = Command::new("python3");
+            cmd.arg(&original).arg(&reports).arg(&targets);
+            let py = measure(&mut cmd, ORIGINAL_RUNS);
+            println!("  the original tool: {}", py.line());
+            println!(
+                "  mlb is {:.1}x faster ({:.1}x less CPU time), with {:.1}x less memory",
+                py.seconds / mlb.seconds,
+                py.cpu_seconds / mlb.cpu_seconds,
+                py.peak_kib as f64 / mlb.peak_kib as f64
+            );
+        }
+        breakdown(dir.path(), files);
     }
-    println!(
-        "report_aggregate: {files} report files, {:.1} MB, {} threads",
-        bytes as f64 / 1e6,
-        rayon::current_num_threads()
-    );
-    let opts = Options { targets: Some(Targets::shipped(GpuModel::V100)), price: Some(10_000.0), ..Options::default() };
-    let median = time(dir.path(), &opts, files);
-    println!("report_aggregate: median of {RUNS}: {median:.3} s for {files} files (target < 0.2 s)");
-
-    let original = tempfile::tempdir().expect("temporary folder");
-    let set = report_gen::write_set(original.path(), files, 12, 14);
-    println!(
-        "report_aggregate: the original's shapes: {} entries in {} files ({} in appended per-GPU files)",
-        set.entries,
-        set.files,
-        report_gen::HOSTS.len() * report_gen::GPUS
-    );
-    let opts = Options { suite: Some("baselines".into()), ..opts };
-    let median = time(original.path(), &opts, set.entries);
-    println!("report_aggregate: median of {RUNS}: {median:.3} s for {} entries in the original's shapes", set.entries);
 }
 
-/// Times reading and aggregating `dir` (what `build` does) RUNS times; returns the median.
-fn time(dir: &Path, opts: &Options, entries: usize) -> f64 {
-    let mut times = Vec::new();
-    for i in 0..RUNS {
+/// Writes `files` reports as the original wrote them: run after run, each
+/// bench on each GPU, in a folder per run one level down; a few failed
+/// (a NaN loss), as in a real run. Returns the bytes written.
+fn write_original_set(dir: &Path, files: usize) -> usize {
+    let mut rng = Rng::new(7);
+    let mut bytes = 0;
+    for i in 0..files {
+        let (run, bench, gpu) = (i / (BENCHES.len() * GPUS), BENCHES[(i / GPUS) % BENCHES.len()], i % GPUS);
+        let target = report_gen::BENCHES.iter().find(|(n, _)| *n == bench).map_or(100.0, |(_, t)| *t);
+        let mut losses: Vec<String> =
+            (0..5).map(|k| format!("{:.6}", 2.0 / (k as f64 + 1.5) + rng.unit() * 0.01)).collect();
+        if rng.unit() < 0.002 {
+            losses[rng.below(5)] = "NaN".into();
+        }
+        let avg = format!("{:?}", target * (0.9 + 0.2 * rng.unit()));
+        let arch = (bench == "convnet").then_some("resnet18");
+        let entry = Original {
+            name: Some(bench),
+            vcd: gpu,
+            run: run as u64,
+            avg: Some(avg),
+            losses,
+            arch,
+            completed_key: true,
+        };
+        let folder = dir.join(format!("run{run}"));
+        if i % (BENCHES.len() * GPUS) == 0 {
+            std::fs::create_dir_all(&folder).expect("run folder");
+        }
+        let text = entry.text();
+        bytes += text.len();
+        let name = format!("baselines.{bench}.R{run}.D{gpu}.20200101-000000-{i:06}.json");
+        std::fs::write(folder.join(name), text).expect("report file");
+    }
+    bytes
+}
+
+/// Wall time, CPU time and peak resident memory of a command, each the
+/// median of its runs.
+struct Measured {
+    seconds: f64,
+    cpu_seconds: f64,
+    peak_kib: u64,
+    runs: usize,
+}
+
+impl Measured {
+    fn line(&self) -> String {
+        format!(
+            "{:.3} s, CPU {:.3} s, peak {:.0} MiB (median of {})",
+            self.seconds,
+            self.cpu_seconds,
+            self.peak_kib as f64 / 1024.0,
+            self.runs
+        )
+    }
+}
+
+/// Runs `cmd` `runs` times (output discarded) and takes the medians.
+fn measure(cmd: &mut Command, runs: usize) -> Measured {
+    let (mut times, mut cpus, mut peaks) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let start = Instant::now();
+        // Reaped by `wait4`, which `Child::wait` cannot stand for: it gives no rusage.
+        #[allow(clippy::zombie_processes)]
+        let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("the tool starts");
+        let (status, usage) = wait_with_usage(child.id());
+        times.push(start.elapsed().as_secs_f64());
+        assert!(status == 0, "{cmd:?} failed with wait status {status}");
+        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        cpus.push(seconds(usage.ru_utime) + seconds(usage.ru_stime));
+        peaks.push(usage.ru_maxrss as u64);
+    }
+    times.sort_by(f64::total_cmp);
+    cpus.sort_by(f64::total_cmp);
+    peaks.sort_unstable();
+    Measured { seconds: times[runs / 2], cpu_seconds: cpus[runs / 2], peak_kib: peaks[runs / 2], runs }
+}
+
+/// Waits for process `pid`: its wait status and resource use (the peak
+/// resident set in KiB, user and system time).
+fn wait_with_usage(pid: u32) -> (i32, libc::rusage) {
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value; wait4 fills it for our child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let got = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(got, pid as libc::pid_t, "wait4: {}", std::io::Error::last_os_error());
+    (status, usage)
+}
+
+/// Where mlb's time goes, in this process: reading (listing, reading and
+/// parsing the files, in parallel), then aggregating. Median of MLB_RUNS.
+fn breakdown(dir: &Path, files: usize) {
+    let opts = Options {
+        suite: Some("baselines".into()),
+        targets: Some(Targets::shipped(GpuModel::V100)),
+        ..Options::default()
+    };
+    let (mut reads, mut aggregates) = (Vec::new(), Vec::new());
+    for _ in 0..MLB_RUNS {
         let start = Instant::now();
         let reading = read_folder(dir).expect("reports folder");
         let read = start.elapsed().as_secs_f64();
-        let report = aggregate(dir, reading, None, opts).expect("report");
-        let aggregated = start.elapsed().as_secs_f64();
-        let text = render::table::render(&report);
-        let total = start.elapsed().as_secs_f64();
-        let counted = report.score.as_ref().map_or(0, |s| s.results);
-        let multi_gpu = entries - counted;
-        assert!(counted > 0 && multi_gpu < entries / 5, "{counted} of {entries} entries in the score");
-        println!(
-            "  run {}: read {:.3} s, aggregate {:.3} s (total {:.3} s), with table rendering {:.3} s ({} chars)",
-            i + 1,
-            read,
-            aggregated - read,
-            aggregated,
-            total,
-            text.len()
-        );
-        times.push(aggregated);
+        assert_eq!(reading.entries.len(), files, "every file read");
+        let report = aggregate(dir, reading, None, &opts).expect("report");
+        aggregates.push(start.elapsed().as_secs_f64() - read);
+        reads.push(read);
+        assert_eq!(report.score.as_ref().map(|s| s.results), Some(files), "every entry in the score");
     }
-    times.sort_by(f64::total_cmp);
-    times[RUNS / 2]
+    reads.sort_by(f64::total_cmp);
+    aggregates.sort_by(f64::total_cmp);
+    let (read, agg) = (reads[MLB_RUNS / 2], aggregates[MLB_RUNS / 2]);
+    println!("  in process: read {read:.3} s, aggregate {agg:.3} s (medians of {MLB_RUNS})");
 }

@@ -9,13 +9,17 @@
 //! - [`window`]: the edges of the timed window and the clock they are read on;
 //! - [`exit`]: exit codes and the failure cause each stands for;
 //! - [`report`]: the report file, written by the worker (and by the launcher
-//!   for an instance that could not), read by `--resume`.
+//!   for an instance that could not, or to add the telemetry), read by
+//!   `--resume` and `mlb report`;
+//! - [`keys`]: which of its keys are typed fields, and which workload keys
+//!   are the configuration's arguments.
 //!
 //! docs/worker.md ("The launcher-worker contract") describes it for people.
 
 pub mod argv;
 pub mod env;
 pub mod exit;
+pub mod keys;
 pub mod line;
 pub mod report;
 pub mod window;

@@ -7,7 +7,9 @@
 //! [`record::write_atomic`]. Non-finite numbers become `null`, and read back
 //! as NaN.
 
+use super::keys::Key;
 use crate::record::{self, Failure, Identity};
+use crate::telemetry::Telemetry;
 use crate::worker::stats::{Summary, Throughput};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -91,6 +93,12 @@ pub struct Report {
     /// What the instance actually got.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
+    /// What the instance's slot and GPUs did over the timed window, set by
+    /// the launcher after the worker wrote the report. A block of another
+    /// shape (another version's) reads as none rather than making the
+    /// report unreadable.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "de::lenient")]
+    pub telemetry: Option<Telemetry>,
 }
 
 impl Report {
@@ -126,6 +134,12 @@ impl Report {
         self
     }
 
+    /// The configuration's arguments among the workload keys: those that
+    /// tell configs apart ([`Key::splits_configs`]), by key.
+    pub fn config_args(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.args.iter().filter(|(k, _)| Key::of(k).splits_configs())
+    }
+
     /// The JSON object of the file (non-finite numbers as `null`).
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).expect("a report serialises: string keys, no failing serialiser")
@@ -149,10 +163,47 @@ impl Report {
         record::write_atomic(dir, &name, &self.to_value()).map_err(|source| WriteError { path: dir.join(name), source })
     }
 
+    /// Rewrites the file at `path` (atomically) with this report: the
+    /// launcher adding what it measured to the worker's report.
+    pub fn rewrite(&self, path: &Path) -> Result<(), WriteError> {
+        let (dir, name) = (path.parent().unwrap_or(Path::new(".")), path.file_name().unwrap_or_default());
+        record::write_atomic(dir, &name.to_string_lossy(), &self.to_value())
+            .map(|_| ())
+            .map_err(|source| WriteError { path: path.to_path_buf(), source })
+    }
+
+    /// Reads a report file.
+    pub fn load(path: &Path) -> Result<Report, ReadError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ReadError::Io { path: path.to_path_buf(), source })?;
+        serde_json::from_str(&text).map_err(|source| ReadError::NotAReport { path: path.to_path_buf(), source })
+    }
+
     /// Reads a report file; `None` when it cannot be read or is not a report.
     pub fn read(path: &Path) -> Option<Report> {
-        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+        Self::load(path).ok()
     }
+}
+
+/// A report file that could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file holds no report of mlb's.
+    #[error("{} is not a report: {source}", path.display())]
+    NotAReport {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
 }
 
 /// A report file that could not be written.
@@ -334,6 +385,11 @@ pub(crate) mod de {
         Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
     }
 
+    /// A value of type `T`, or none when it has another shape.
+    pub fn lenient<'de, T: serde::de::DeserializeOwned, D: Deserializer<'de>>(d: D) -> Result<Option<T>, D::Error> {
+        Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+    }
+
     /// A list of numbers, with `null` entries read as NaN.
     pub fn floats<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<f64>>, D::Error> {
         let values = Option::<Vec<Option<f64>>>::deserialize(d)?;
@@ -482,6 +538,8 @@ mod tests {
         assert!(r.train_item.unwrap().max.is_nan());
         assert!(r.batch_loss.unwrap()[0].is_nan());
         assert_eq!(r.args, *json!({"extra": {"k": [1]}}).as_object().unwrap(), "only the keys that are not fields");
+        let odd = r#"{"suite": "s", "name": "n", "run_id": 4, "jr_id": "2", "vcd": "0", "telemetry": "not a block"}"#;
+        assert_eq!(serde_json::from_str::<Report>(odd).unwrap().telemetry, None, "a foreign block reads as none");
         for foreign in
             [r#"[1, 2]"#, r#"{"name": "n"}"#, r#"{"suite": "s", "name": "n", "run_id": -1, "jr_id": 0, "vcd": "0"}"#]
         {

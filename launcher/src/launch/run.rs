@@ -18,7 +18,8 @@ use crate::contract::{Provenance, Report};
 use crate::isolation::{CgroupRoot, Isolation, RunGroups};
 use crate::jobs::{render, JobConfig, Scope};
 use crate::linux::cpulist;
-use crate::plan::{self, Instance, RunContext};
+use crate::plan::{self, Instance, RunContext, Work};
+use crate::plugins::{manifest, plan::effective_config};
 use crate::record::{self, arg_key};
 use crate::runtime::outcome::Outcome;
 use crate::runtime::{signals, Runtime};
@@ -306,6 +307,21 @@ fn record_failure(
     Ok(())
 }
 
+/// The arguments the instance's own report would hold: for a workload, the
+/// plugin's defaults (read from its manifest) under the instance's config,
+/// as `mlb worker` takes them; for a command, its options.
+fn recorded_args(config: &JobConfig, instance: &Instance) -> Map<String, Value> {
+    match &instance.work {
+        Work::Workload { plugin, workload, config, .. } => {
+            let defaults = manifest::read(plugin).ok().flatten().into_iter().flatten().find(|w| w.name == *workload);
+            effective_config(&defaults.map_or(Value::Null, |w| w.default_args), config)
+        }
+        Work::Command { .. } => {
+            config.args.0.iter().filter(|(k, _)| render::is_option(k)).map(|(k, v)| (arg_key(k), v.clone())).collect()
+        }
+    }
+}
+
 /// What the launcher knows of a run's isolation, for the records it writes.
 pub struct Record<'a> {
     /// The run's groups.
@@ -324,8 +340,7 @@ fn failure_record(
     log: Option<&Path>,
     record: &Record,
 ) -> Report {
-    let args: Map<String, Value> =
-        config.args.0.iter().filter(|(k, _)| render::is_option(k)).map(|(k, v)| (arg_key(k), v.clone())).collect();
+    let args = recorded_args(config, instance);
     let unique_id = record::unique_id(&config.name, &args);
     let group = instance.placement.slot.as_ref().and_then(|s| record.groups.and_then(|g| g.slot(s.index)));
     let container = record.runtime.backend.traits().container.clone();

@@ -12,7 +12,7 @@ mod write;
 pub use failure::{Cause, Failure};
 pub use identity::Identity;
 pub use name::{clean, file_name, timestamp};
-pub use unique_id::{unique_id, EXCLUDED_FROM_ID};
+pub use unique_id::unique_id;
 pub use write::{to_strict_json, write_atomic};
 
 /// Turns a job argument name into a report key: leading dashes dropped,

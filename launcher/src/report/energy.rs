@@ -10,6 +10,8 @@ use super::judge::Rule;
 use super::per_gpu::device_order;
 use super::rows::{Judged, Layout};
 use super::stats::Sample;
+use crate::contract::Report;
+use crate::telemetry::timeline::Timeline;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -65,6 +67,9 @@ pub struct Sampled {
     pub device: Option<String>,
     /// Its report file.
     pub file: PathBuf,
+    /// Its telemetry timeline, read from the file through the report model
+    /// when the instance is chosen, so that rendering reads no file.
+    pub timeline: Option<Timeline>,
 }
 
 /// The most instances whose timelines the HTML report draws.
@@ -150,7 +155,7 @@ pub fn flagged(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Condition
 }
 
 /// The instances that count under `rule` and have telemetry, the flagged
-/// ones first, then by file; at most [`TIMELINES`].
+/// ones first, then by file; at most [`TIMELINES`], each with its timeline.
 pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> {
     let mut out: Vec<(bool, Sampled)> = measured(entries, layout, rule)
         .map(|(row, j, c)| {
@@ -158,12 +163,19 @@ pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> 
                 label: layout.rows[row].label.clone(),
                 device: j.entry.vcd.clone(),
                 file: j.entry.file.to_path_buf(),
+                timeline: None,
             };
             (!c.flagged(), sampled)
         })
         .collect();
     out.sort_by(|a, b| (a.0, &a.1.file).cmp(&(b.0, &b.1.file)));
-    out.into_iter().take(TIMELINES).map(|(_, s)| s).collect()
+    out.into_iter()
+        .take(TIMELINES)
+        .map(|(_, s)| {
+            let timeline = Report::read(&s.file).and_then(|r| r.telemetry).map(|t| t.timeline);
+            Sampled { timeline, ..s }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 
 use super::conditions::{Conditions, RawTelemetry};
 use super::tolerant::marker_value;
+use crate::contract::keys::Key as ReportKey;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
@@ -17,44 +18,9 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Keys that describe the instance, run, host or result rather than the
-/// config: they never split a bench into configs. Sorted.
-pub const NOT_CONFIG: &[&str] = &[
-    "backend",
-    "batch_loss",
-    "completed",
-    "cpu_cores",
-    "cuda",
-    "data",
-    "dataset_dir",
-    "devices",
-    "end_time",
-    "epoch_loss",
-    "failure",
-    "gpu",
-    "hostname",
-    "items",
-    "jr_id",
-    "metrics",
-    "name",
-    "ngpu",
-    "no_cuda",
-    "provenance",
-    "report",
-    "run_id",
-    "seed",
-    "start_time",
-    "suite",
-    "train",
-    "train_item",
-    "unique_id",
-    "vcd",
-    "version",
-];
-
-/// Whether `key` is one of [`NOT_CONFIG`] (sorted: a binary search).
+/// Whether `key` cannot be a config argument ([`ReportKey::splits_configs`]).
 fn not_config(key: &str) -> bool {
-    NOT_CONFIG.binary_search(&key).is_ok()
+    !ReportKey::of(key).splits_configs()
 }
 
 /// A report entry, read from `file`.
@@ -86,7 +52,7 @@ pub struct Entry {
     pub losses: Losses,
     /// What its `telemetry` block says of its conditions, when it has one.
     pub conditions: Option<Conditions>,
-    /// The config's scalar arguments (keys not in [`NOT_CONFIG`]), sorted by key.
+    /// The config's scalar arguments ([`ReportKey::splits_configs`]), sorted by key.
     pub args: Vec<(String, Value)>,
 }
 
@@ -538,9 +504,8 @@ mod tests {
     }
 
     #[test]
-    fn not_config_is_sorted_for_its_binary_search() {
-        assert!(NOT_CONFIG.windows(2).all(|w| w[0] < w[1]));
-        assert!(NOT_CONFIG.iter().all(|k| not_config(k)));
+    fn the_models_keys_split_configs() {
+        assert!(not_config("log") && not_config("telemetry") && not_config("seed"));
         assert!(!not_config("arch") && !not_config("batch_size") && !not_config("workers"));
     }
 

@@ -14,6 +14,7 @@ use super::error::ReportError;
 use super::tolerant::{close_appended_array, non_finite_to_markers};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -54,11 +55,11 @@ pub fn read_folder(dir: &Path) -> Result<Reading, ReportError> {
         _ => 2,
     });
     let files: Vec<PathBuf> = files.into_iter().map(|(_, f)| f).collect();
-    let parsed: Vec<Result<Vec<Entry>, Unreadable>> = files.par_iter().map(|f| read_file(f)).collect();
+    let parsed: Vec<Result<Found<Entry>, Unreadable>> = files.par_iter().map(|f| read_entries(f)).collect();
     let mut reading = Reading { files: files.len(), entries: Vec::with_capacity(files.len()), unreadable };
     for result in parsed {
         match result {
-            Ok(entries) => reading.entries.extend(entries),
+            Ok(found) => found.move_into(&mut reading.entries),
             Err(bad) => reading.unreadable.push(bad),
         }
     }
@@ -144,32 +145,91 @@ impl Kind {
 /// Reads one report file: one report object, or an array of them (closed or
 /// appended). Non-finite tokens are read as `null`.
 pub fn read_file(path: &Path) -> Result<Vec<Entry>, Unreadable> {
+    read_entries(path).map(|found| {
+        let mut entries = Vec::new();
+        found.move_into(&mut entries);
+        entries
+    })
+}
+
+/// The entries of one file (see [`read_file`]), a lone report kept without
+/// a list of its own.
+fn read_entries(path: &Path) -> Result<Found<Entry>, Unreadable> {
     let bad = |reason: String| Unreadable { path: path.to_path_buf(), reason };
-    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-    let text = String::from_utf8(bytes).map_err(|e| bad(format!("not UTF-8 text: {e}")))?;
-    let raws = parse(&text).map_err(bad)?;
-    let file: Arc<Path> = Arc::from(path);
-    raws.into_iter()
-        .enumerate()
-        .map(|(i, raw)| raw.into_entry(&file).map_err(|why| bad(format!("entry {}: {why}", i + 1))))
-        .collect()
+    BUFFER.with_borrow_mut(|buf| {
+        read_into(path, buf).map_err(|e| bad(e.to_string()))?;
+        let text = std::str::from_utf8(buf).map_err(|e| bad(format!("not UTF-8 text: {e}")))?;
+        let raws = parse(text).map_err(bad)?;
+        let file: Arc<Path> = Arc::from(path);
+        raws.try_map(|i, raw| raw.into_entry(&file).map_err(|why| bad(format!("entry {}: {why}", i + 1))))
+    })
 }
 
-/// Parses report text, strictly first (mlb's files), then tolerantly.
-fn parse(text: &str) -> Result<Vec<RawEntry>, String> {
-    if let Ok(raws) = parse_as::<false>(text) {
-        return Ok(raws);
+/// What one file holds: one report (most files: no list allocated for it,
+/// 100,000 files read are 100,000 allocations fewer), or a list of them.
+enum Found<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T> Found<T> {
+    /// Each item through `f` (with its index), stopping at the first error.
+    fn try_map<U, E>(self, mut f: impl FnMut(usize, T) -> Result<U, E>) -> Result<Found<U>, E> {
+        Ok(match self {
+            Found::One(item) => Found::One(f(0, item)?),
+            Found::Many(items) => {
+                Found::Many(items.into_iter().enumerate().map(|(i, item)| f(i, item)).collect::<Result<_, _>>()?)
+            }
+        })
     }
-    let tolerant = non_finite_to_markers(text);
-    let closed = close_appended_array(&tolerant);
-    parse_as::<true>(&closed).map_err(|e| format!("not a report (JSON object or array of objects): {e}"))
+
+    /// Moves the items, in order, to the end of `out`.
+    fn move_into(self, out: &mut Vec<T>) {
+        match self {
+            Found::One(item) => out.push(item),
+            Found::Many(items) => out.extend(items),
+        }
+    }
 }
 
-fn parse_as<const TOLERANT: bool>(text: &str) -> Result<Vec<RawEntry>, serde_json::Error> {
+thread_local! {
+    /// The text of the file a reading thread parses: one buffer a thread,
+    /// grown to the largest file, rather than one allocation a file.
+    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Reads the file at `path` into `buf` (emptied first). Through `Take`:
+/// `File`'s own `read_to_end` asks the file's size and position first, two
+/// more system calls a file, for a buffer that is already large enough.
+fn read_into(path: &Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    use std::io::Read;
+    buf.clear();
+    buf.reserve(16 * 1024);
+    std::fs::File::open(path)?.take(u64::MAX).read_to_end(buf)?;
+    Ok(())
+}
+
+/// Parses report text once: strictly when it holds no `NaN`/`Infinity`
+/// token (mlb's files: the fast path), else tolerantly with the tokens
+/// replaced by markers (the original's). Only strict text that fails is
+/// parsed a second time, as an appended array.
+fn parse(text: &str) -> Result<Found<RawEntry>, String> {
+    let tolerant = non_finite_to_markers(text);
+    let result = match &tolerant {
+        Cow::Borrowed(strict) => parse_as::<false>(strict).or_else(|_| parse_as::<true>(&close_appended_array(strict))),
+        Cow::Owned(marked) => match close_appended_array(marked) {
+            Cow::Borrowed(whole) => parse_as::<true>(whole),
+            Cow::Owned(closed) => parse_as::<true>(&closed),
+        },
+    };
+    result.map_err(|e| format!("not a report (JSON object or array of objects): {e}"))
+}
+
+fn parse_as<const TOLERANT: bool>(text: &str) -> Result<Found<RawEntry>, serde_json::Error> {
     if text.trim_start().starts_with('[') {
-        serde_json::from_str::<Vec<Parsed<TOLERANT>>>(text).map(|v| v.into_iter().map(|p| p.0).collect())
+        serde_json::from_str::<Vec<Parsed<TOLERANT>>>(text).map(|v| Found::Many(v.into_iter().map(|p| p.0).collect()))
     } else {
-        serde_json::from_str::<Parsed<TOLERANT>>(text).map(|one| vec![one.0])
+        serde_json::from_str::<Parsed<TOLERANT>>(text).map(|one| Found::One(one.0))
     }
 }
 

@@ -47,7 +47,9 @@ pub fn non_finite_to_markers(text: &str) -> Cow<'_, str> {
             i += 1;
             continue;
         }
-        if let Some((token, marker)) = NON_FINITE.iter().find(|(t, _)| bytes[i..].starts_with(t)) {
+        // Only a token's first letter starts the comparison.
+        let first = matches!(b, b'N' | b'I' | b'-');
+        if let Some((token, marker)) = NON_FINITE.iter().find(|(t, _)| first && bytes[i..].starts_with(t)) {
             let buf = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 64));
             buf.extend_from_slice(&bytes[copied..i]);
             buf.extend_from_slice(marker);

@@ -1,41 +1,56 @@
-//! Adds the `telemetry` block to a report the worker wrote.
+//! Adds the `telemetry` block to a report the worker wrote: the report is
+//! read into the report model, its telemetry field set, and written back.
 
 use super::block::Telemetry;
-use crate::record::write_atomic;
-use serde_json::Value;
+use crate::contract::report::{ReadError, WriteError};
+use crate::contract::Report;
 use std::path::Path;
-
-/// The key of the block in a report.
-pub const KEY: &str = "telemetry";
 
 /// Why the block could not be added.
 #[derive(Debug, thiserror::Error)]
 pub enum AttachError {
-    /// The report could not be read or written.
-    #[error("cannot add telemetry to {}: {source}", path.display())]
-    Io {
-        /// The report.
-        path: std::path::PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The report is not a JSON object.
-    #[error("cannot add telemetry to {}: it is not a JSON object", path.display())]
-    NotAReport {
-        /// The report.
-        path: std::path::PathBuf,
-    },
+    /// The report could not be read, or is not a report.
+    #[error("cannot add telemetry: {0}")]
+    Read(#[from] ReadError),
+    /// The report could not be written back.
+    #[error("cannot add telemetry: {0}")]
+    Write(#[from] WriteError),
 }
 
-/// Rewrites the report at `path` (atomically) with `telemetry` under [`KEY`].
+/// Rewrites the report at `path` (atomically) with `telemetry` set.
 pub fn attach(path: &Path, telemetry: &Telemetry) -> Result<(), AttachError> {
-    let io = |source| AttachError::Io { path: path.to_path_buf(), source };
-    let text = std::fs::read_to_string(path).map_err(io)?;
-    let Ok(Value::Object(mut report)) = serde_json::from_str::<Value>(&text) else {
-        return Err(AttachError::NotAReport { path: path.to_path_buf() });
-    };
-    report.insert(KEY.into(), serde_json::to_value(telemetry).expect("telemetry serialises"));
-    let (dir, name) = (path.parent().unwrap_or(Path::new(".")), path.file_name().unwrap_or_default());
-    write_atomic(dir, &name.to_string_lossy(), &Value::Object(report)).map_err(io)?;
+    let mut report = Report::load(path)?;
+    report.telemetry = Some(telemetry.clone());
+    report.rewrite(path)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Identity;
+    use serde_json::json;
+
+    #[test]
+    fn the_block_is_added_and_the_rest_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = Identity { suite: "s".into(), name: "n".into(), run_id: 0, jr_id: 0, vcd: "0".into() };
+        let report = Report {
+            args: json!({"lr": 0.1, "ballast_mb": 4}).as_object().unwrap().clone(),
+            completed: true,
+            batch_loss: Some(vec![0.5]),
+            ..Report::new(&id)
+        };
+        let path = report.write(dir.path()).unwrap();
+        let block = Telemetry { samples: 7, throttled: true, ..Telemetry::default() };
+        attach(&path, &block).unwrap();
+        let back = Report::load(&path).unwrap();
+        assert_eq!(back, Report { telemetry: Some(block), ..report });
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"telemetry\": {") && text.ends_with("}\n"), "{text}");
+
+        std::fs::write(&path, "[1]").unwrap();
+        let err = attach(&path, &Telemetry::default()).unwrap_err();
+        assert!(err.to_string().contains("is not a report"), "{err}");
+    }
 }

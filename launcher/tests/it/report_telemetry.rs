@@ -73,6 +73,13 @@ fn energy_per_item_items_per_watt_and_flags() {
     assert_eq!((flags[1]["device"].as_str(), flags[1]["xid_events"].as_f64()), (Some("2"), Some(2.0)));
     assert_eq!(json["system"]["accelerator_model_name"], "NVIDIA H100 80GB HBM3");
     assert_eq!(json["files"], 5, "system.json is no report");
+    // The flagged instance's timeline is drawn; it was read while the report
+    // was aggregated, before the page was rendered.
+    let page = dir.path().join("page.html");
+    let out = mlb(&["--reports", d, "--html", page.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("convnet GPU 1: power (W)") && html.contains("convnet GPU 1: clock (MHz)"), "{html}");
     let text = mlb(&["--reports", d]);
     let text = String::from_utf8(text.stdout).unwrap();
     for part in ["System (system.json)", "NVIDIA H100 80GB HBM3", "Energy (timed window)", "Energy per GPU", "degraded"]

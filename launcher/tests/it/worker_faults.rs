@@ -137,3 +137,39 @@ fn a_refused_command_line_records_nothing_and_exits_with_usage() {
     assert!(name.starts_with("test.-x.R0.D"), "{name}");
     assert_eq!(r["name"], "-x");
 }
+
+/// The launcher's record of an instance that died without a record names
+/// the same arguments and configuration id as the worker's report of the
+/// same plugin config: the plugin's defaults under the job's arguments, keys
+/// normalised, the seed included. The same jobs file is launched twice: once
+/// killed by `--timeout` (the launcher writes the record), once to its end.
+#[test]
+fn a_launcher_failure_record_carries_the_workers_arguments_and_id() {
+    let launches = common::launcher::Launches::new("failrecord");
+    let jobs = launches.jobs(
+        r#"[{"name": "slow", "plugin": "spin", "args": {"repeat": 12, "number": 1, "sleep_ms": 250, "size": 4}}]"#,
+    );
+    let launch = |out: &std::path::Path, extra: &[&str]| {
+        let output = launches.command(&jobs, out, extra).output().unwrap();
+        let records = reports(out);
+        assert_eq!(records.len(), 1, "{extra:?}: one record in {records:?}; {}", common::text(&output).1);
+        records.into_iter().next().unwrap().1
+    };
+    let failed = launch(&launches.dir().join("killed"), &["--timeout", "1"]);
+    assert_eq!((failed["completed"].clone(), failed["failure"]["cause"].clone()), (false.into(), "timeout".into()));
+    assert_eq!(failed["provenance"]["written_by"], "launcher", "{failed}");
+    let completed = launch(&launches.out(), &[]);
+    assert_eq!(completed["completed"], true, "{completed}");
+    assert_eq!(failed["unique_id"], completed["unique_id"]);
+    // Each argument of the record is the worker's, with its value; the
+    // job's own are there.
+    let arguments: Vec<(&String, &serde_json::Value)> =
+        failed.as_object().unwrap().iter().filter(|(k, _)| mlb::contract::keys::is_argument(k)).collect();
+    for (key, value) in &arguments {
+        assert_eq!(completed.get(*key), Some(*value), "{key}: the record's value against the worker's");
+    }
+    for key in ["repeat", "number", "sleep_ms", "size", "seed"] {
+        assert!(arguments.iter().any(|(k, _)| *k == key), "the record lacks {key}: {failed}");
+    }
+    assert_eq!(failed["seed"], completed["seed"]);
+}

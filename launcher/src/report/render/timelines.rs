@@ -1,16 +1,15 @@
 //! Telemetry timelines of the HTML report: for each sampled instance (the
 //! flagged ones first), its power, clock and temperature over the timed
 //! window (on a CPU host: the slot's busy CPUs, CPU clock and package
-//! power), with the spans where a GPU throttled shaded. The timelines are
-//! read from the report files themselves (`telemetry.timeline`), which the
-//! report's tables do not keep.
+//! power), with the spans where a GPU throttled shaded. The timelines come
+//! with the sampled instances ([`Sampled::timeline`]): rendering reads no
+//! file.
 
 use super::super::Sampled;
 use super::charts::{short, svg, Drawn};
 use crate::telemetry::timeline::Timeline;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use std::path::Path;
 
 /// Size of one timeline chart, in pixels.
 const TIMELINE_CHART: (u32, u32) = (340, 200);
@@ -22,12 +21,6 @@ const PANELS: [(&str, &[&str]); 3] = [
     ("clock (MHz)", &["gpu0.sm_clock_mhz", "cpu_mhz"]),
     ("temperature (°C) / busy CPUs", &["gpu0.temperature_c", "cpu_busy_cores"]),
 ];
-
-/// The timeline in a report file, when it has one.
-fn read(file: &Path) -> Option<Timeline> {
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()?;
-    serde_json::from_value(report.get("telemetry")?.get("timeline")?.clone()).ok()
-}
 
 /// The spans `[t0, t1]` of the slices in which some GPU throttled.
 fn throttled_spans(timeline: &Timeline) -> Vec<(f64, f64)> {
@@ -50,8 +43,8 @@ fn throttled_spans(timeline: &Timeline) -> Vec<(f64, f64)> {
 
 /// One instance's charts: `(caption, svg)` of each panel it has data for.
 pub fn charts(sampled: &Sampled) -> Vec<(String, String)> {
-    let Some(timeline) = read(&sampled.file) else { return Vec::new() };
-    let spans = throttled_spans(&timeline);
+    let Some(timeline) = &sampled.timeline else { return Vec::new() };
+    let spans = throttled_spans(timeline);
     let device = sampled.device.as_deref().map_or(String::new(), |d| format!(" GPU {d}"));
     PANELS
         .iter()
@@ -99,15 +92,13 @@ mod tests {
 
     #[test]
     fn a_throttling_episode_is_shaded_and_panels_follow_the_series() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("r.json");
         let timeline = json!({"t": [0.5, 1.5, 2.5, 3.5], "gpu0.power_w": [300.0, 310.0, 200.0, null],
             "gpu0.sm_clock_mhz": [1980.0, 1980.0, 1200.0, 1980.0], "gpu0.throttled": [0.0, 0.0, 1.0, 0.0],
             "cpu_busy_cores": [1.0, 1.0, 1.0, 1.0]});
-        std::fs::write(&file, json!({"telemetry": {"timeline": timeline}}).to_string()).unwrap();
         let t: Timeline = serde_json::from_value(timeline).unwrap();
         assert_eq!(throttled_spans(&t), [(2.0, 3.0)]);
-        let sampled = Sampled { label: "convnet".into(), device: Some("0".into()), file: file.clone() };
+        let sampled =
+            Sampled { label: "convnet".into(), device: Some("0".into()), file: "gone.json".into(), timeline: Some(t) };
         let charts = charts(&sampled);
         let captions: Vec<&str> = charts.iter().map(|(c, _)| c.as_str()).collect();
         assert_eq!(
@@ -115,7 +106,6 @@ mod tests {
             ["convnet GPU 0: power (W)", "convnet GPU 0: clock (MHz)", "convnet GPU 0: temperature (°C) / busy CPUs"]
         );
         assert!(charts.iter().all(|(_, svg)| svg.starts_with("<svg") && svg.contains("<rect")), "{charts:?}");
-        std::fs::write(&file, "{}").unwrap();
-        assert!(super::charts(&sampled).is_empty(), "no timeline: no chart");
+        assert!(super::charts(&Sampled { timeline: None, ..sampled }).is_empty(), "no timeline: no chart");
     }
 }

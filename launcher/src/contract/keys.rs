@@ -1,0 +1,139 @@
+//! What each top-level key of a report file holds: a typed field of
+//! [`Report`](super::Report), or a workload key, and of the workload keys
+//! which are the configuration's arguments. Defined once, for the id of a
+//! configuration ([`record::unique_id`](crate::record::unique_id)), the
+//! configs of `mlb report` and the launcher's failure records.
+
+/// The typed fields of a report file (sorted): every other top-level key is
+/// a workload key (an argument, or a key of the plugin's report).
+pub const FIELDS: &[&str] = &[
+    "batch_loss",
+    "completed",
+    "cpu_cores",
+    "devices",
+    "end_time",
+    "epoch_loss",
+    "failure",
+    "hostname",
+    "items",
+    "jr_id",
+    "log",
+    "metrics",
+    "name",
+    "provenance",
+    "run_id",
+    "start_time",
+    "suite",
+    "telemetry",
+    "train",
+    "train_item",
+    "unique_id",
+    "vcd",
+    "version",
+];
+
+/// Workload keys that describe the instance, its host or its data rather
+/// than the configuration (compat §5; sorted): they differ between the
+/// instances, GPUs and runs of one configuration.
+pub const INSTANCE: &[&str] = &["backend", "cuda", "data", "dataset_dir", "gpu", "ngpu", "no_cuda", "report", "seed"];
+
+/// Arguments that size one instance (sorted): they tell configs apart in
+/// `mlb report`, but are left out of the configuration's id, which is the
+/// same whatever a GPU was given (compat §5).
+pub const SIZING: &[&str] = &["batch_size", "workers"];
+
+/// What a top-level key of a report file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// A typed field of the report ([`FIELDS`]).
+    Field,
+    /// A workload key of the instance, not of its configuration ([`INSTANCE`]).
+    Instance,
+    /// An argument sizing the instance ([`SIZING`]).
+    Sizing,
+    /// An argument of the configuration (any other key).
+    Config,
+}
+
+impl Key {
+    /// What `key` (as written in a report file, `batch_size`) holds.
+    pub fn of(key: &str) -> Key {
+        let listed = |list: &[&str]| list.binary_search(&key).is_ok();
+        if listed(FIELDS) {
+            Key::Field
+        } else if listed(INSTANCE) {
+            Key::Instance
+        } else if listed(SIZING) {
+            Key::Sizing
+        } else {
+            Key::Config
+        }
+    }
+
+    /// Whether the key tells the configs of a bench apart in `mlb report`.
+    pub fn splits_configs(self) -> bool {
+        matches!(self, Key::Sizing | Key::Config)
+    }
+
+    /// Whether the key is part of the configuration's id.
+    pub fn in_unique_id(self) -> bool {
+        self == Key::Config
+    }
+}
+
+/// Whether `key` is a workload key (an argument or a key of the plugin's
+/// report) rather than a typed field.
+pub fn is_argument(key: &str) -> bool {
+    Key::of(key) != Key::Field
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_sorted_and_apart() {
+        for list in [FIELDS, INSTANCE, SIZING] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
+        assert!(FIELDS.iter().all(|k| Key::of(k) == Key::Field));
+        assert!(INSTANCE.iter().all(|k| Key::of(k) == Key::Instance));
+        assert!(SIZING.iter().all(|k| Key::of(k) == Key::Sizing));
+    }
+
+    #[test]
+    fn each_use_sees_its_keys() {
+        assert!(!Key::of("log").splits_configs(), "the log of a launcher's record is no argument");
+        assert!(!Key::of("seed").splits_configs() && is_argument("seed"));
+        assert!(Key::of("batch_size").splits_configs() && !Key::of("batch_size").in_unique_id());
+        assert!(Key::of("lr").splits_configs() && Key::of("lr").in_unique_id());
+        assert!(!is_argument("telemetry") && is_argument("lr"));
+    }
+
+    #[test]
+    fn every_typed_field_of_a_report_is_listed() {
+        let report = crate::contract::Report {
+            failure: Some(crate::record::Failure::new(crate::record::Cause::Crash, "m")),
+            start_time: Some(String::new()),
+            end_time: Some(String::new()),
+            unique_id: Some(String::new()),
+            version: Some(String::new()),
+            hostname: Some(String::new()),
+            devices: Some(1),
+            cpu_cores: Some(1),
+            items: Some(1.0),
+            train: crate::worker::stats::Summary::of(&[1.0]),
+            train_item: crate::worker::stats::Summary::of(&[1.0]).map(|s| s.throughput(1.0)),
+            batch_loss: Some(vec![]),
+            epoch_loss: Some(vec![]),
+            metrics: Some(serde_json::json!({})),
+            log: Some(String::new()),
+            provenance: Some(Default::default()),
+            telemetry: Some(Default::default()),
+            ..Default::default()
+        };
+        let value = report.to_value();
+        let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, FIELDS);
+    }
+}
