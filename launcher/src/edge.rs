@@ -3,12 +3,7 @@
 //! or failed while working ([`Classify`]), and so which exit status ends the
 //! process; [`Failure::render`] prints it for a person.
 //!
-//! | status | meaning |
-//! |---|---|
-//! | 0 | done; for a launch: every instance passed |
-//! | 1 | failed; for a launch: an instance failed, or the output folder filled up |
-//! | 2 | refused before anything started (bad arguments, jobs file, missing plugin, image or daemon, another run holding the host) |
-//! | 130 | interrupted (Ctrl-C, SIGTERM) |
+//! The statuses and what they mean are in [`crate::exit`].
 //!
 //! A user error prints as one plain block: `mlb: error: ...`, each cause the
 //! message does not already include, then the fix. Colour only on a terminal
@@ -16,7 +11,9 @@
 //! `RUST_BACKTRACE` asks for them. Panics are bugs: the binary reports them
 //! through color-eyre's panic hook (the library has no color-eyre).
 
-use crate::launch::{LaunchError, EXIT_FAILED};
+use crate::exit::{Classify, Kind};
+use crate::fix::MARK as FIX;
+use crate::launch::LaunchError;
 use crate::plugins::SearchError;
 use crate::report::ReportError;
 use crate::runtime::build_cmd::BuildCmdError;
@@ -25,36 +22,6 @@ use std::backtrace::Backtrace;
 use std::error::Error;
 use std::ffi::OsStr;
 use std::panic::Location;
-
-/// Exit status when mlb refused before it started anything (as clap's own
-/// usage errors).
-pub const EXIT_REFUSED: i32 = 2;
-
-/// What an error did to the work asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// Nothing was started: the request was refused (bad arguments or
-    /// files, a plugin, image or daemon missing). Exit status 2.
-    Refused,
-    /// Something was started and failed. Exit status 1.
-    Failed,
-}
-
-impl Kind {
-    /// The exit status of this kind of error.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Kind::Refused => EXIT_REFUSED,
-            Kind::Failed => EXIT_FAILED,
-        }
-    }
-}
-
-/// An error that knows whether it stopped mlb before it started anything.
-pub trait Classify {
-    /// Refused before anything started, or failed while working.
-    fn kind(&self) -> Kind;
-}
 
 /// Every error a subcommand ends with.
 #[derive(Debug, thiserror::Error)]
@@ -203,9 +170,6 @@ pub fn stderr_color() -> bool {
     use std::io::IsTerminal;
     use_color(std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR").as_deref())
 }
-
-/// Where an error message gives its fix.
-pub(crate) const FIX: &str = "; fix: ";
 
 /// `error` as one block: `mlb: error: MESSAGE`, then each cause its message
 /// does not already include (`caused by: ...`), then each fix the messages

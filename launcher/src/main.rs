@@ -6,7 +6,7 @@
 use clap::Parser;
 use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
 use mlb::edge::{self, Failure, MlbError};
-use mlb::launch::EXIT_OK;
+use mlb::exit::{EXIT_FAILED, EXIT_OK};
 use mlb::slurm::SlurmCommand;
 use std::io::Write;
 
@@ -57,7 +57,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 verdict.render()
             };
             print_stdout(&format!("{text}verdict: {}\n", file.display()))?;
-            Ok(if verdict.failed().next().is_some() { mlb::launch::EXIT_FAILED } else { EXIT_OK })
+            Ok(if verdict.failed().next().is_some() { EXIT_FAILED } else { EXIT_OK })
         }
         Some(Command::Plugins { command: PluginsCommand::List { json, verify } }) => {
             let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;

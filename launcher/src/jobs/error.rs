@@ -55,4 +55,28 @@ pub enum JobsError {
         /// The character.
         control: char,
     },
+    /// `--name`/`--exclude` names a job the file does not hold.
+    #[error("{path}: no job named `{name}`; jobs in the file: {available}")]
+    UnknownJob {
+        /// The jobs file.
+        path: PathBuf,
+        /// The name given.
+        name: String,
+        /// Job names in the file.
+        available: String,
+    },
+    /// The filters leave nothing to run.
+    #[error("{path}: --name/--exclude leave no job to run")]
+    NothingSelected {
+        /// The jobs file.
+        path: PathBuf,
+    },
+    /// `--jobs NAME` is neither a file nor an installed suite.
+    #[error("no jobs file and no installed suite named `{name}`; installed suites: {installed}; fix: give the path of a jobs file, or one of those names")]
+    UnknownSuite {
+        /// The name given.
+        name: String,
+        /// Suites found, comma-separated.
+        installed: String,
+    },
 }

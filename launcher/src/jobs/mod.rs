@@ -7,10 +7,14 @@ mod expand;
 mod model;
 mod parse;
 pub mod render;
+mod select;
+mod suite;
 mod vars;
 
 pub use error::JobsError;
 pub use expand::{configs, count, ConfigCount, ExpandError};
 pub use model::{Args, Group, Job, JobConfig, Program, RawJob, Scope};
 pub use parse::{load, parse, suite_name, JobsFile};
+pub use select::select;
+pub use suite::{find as find_suite, STANDARD as STANDARD_SUITE};
 pub use vars::{UnknownVariable, Variables};

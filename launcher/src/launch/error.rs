@@ -1,6 +1,7 @@
 //! Why a launch could not start.
 
-use crate::edge::{Classify, Kind, FIX};
+use crate::exit::{Classify, Kind};
+use crate::fix::MARK as FIX;
 use crate::isolation::CgroupError;
 use crate::jobs::{ConfigCount, JobsError};
 use crate::plan::SlotError;
@@ -86,33 +87,9 @@ pub enum LaunchError {
         /// What it would refuse.
         refusal: Box<Refusal>,
     },
-    /// `--name`/`--exclude` names a job the file does not hold.
-    #[error("{path}: no job named `{name}`; jobs in the file: {available}")]
-    UnknownJob {
-        /// The jobs file.
-        path: PathBuf,
-        /// The name given.
-        name: String,
-        /// Job names in the file.
-        available: String,
-    },
-    /// The filters leave nothing to run.
-    #[error("{path}: --name/--exclude leave no job to run")]
-    NothingSelected {
-        /// The jobs file.
-        path: PathBuf,
-    },
     /// `mlb` needs `--jobs` or a subcommand.
     #[error("nothing to do: give --jobs FILE to run a jobs file, or a subcommand (see mlb --help)")]
     NoJobsFile,
-    /// `--jobs NAME` is neither a file nor an installed suite.
-    #[error("no jobs file and no installed suite named `{name}`; installed suites: {installed}; fix: give the path of a jobs file, or one of those names")]
-    UnknownSuite {
-        /// The name given.
-        name: String,
-        /// Suites found, comma-separated.
-        installed: String,
-    },
     /// `--host-root` describes another host: nothing can run on it.
     #[error("--host-root reads a host description from a folder; it only works with --dry-run")]
     FixtureHost,
@@ -223,10 +200,7 @@ impl Classify for LaunchError {
             | LaunchError::UnknownPlugin { .. }
             | LaunchError::TooManyConfigs { .. }
             | LaunchError::WorkloadArgs { .. }
-            | LaunchError::UnknownJob { .. }
-            | LaunchError::NothingSelected { .. }
             | LaunchError::NoJobsFile
-            | LaunchError::UnknownSuite { .. }
             | LaunchError::FixtureHost
             | LaunchError::Slots(_)
             | LaunchError::Cgroup(_)

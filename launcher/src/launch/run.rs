@@ -22,18 +22,12 @@ use crate::plan::{self, Instance, RunContext};
 use crate::record::{self, arg_key};
 use crate::runtime::outcome::Outcome;
 use crate::runtime::{signals, Runtime};
+use crate::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use crate::{doctor, system, telemetry};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// Exit status when every instance passed.
-pub const EXIT_OK: i32 = 0;
-/// Exit status when some instance failed.
-pub const EXIT_FAILED: i32 = 1;
-/// Exit status after Ctrl-C/SIGTERM (128 + SIGINT).
-pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// Runs `mlb --jobs FILE ...`; returns the exit status.
 pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchError> {

@@ -2,8 +2,8 @@
 
 use super::catalog::Scale;
 use super::manifest::ManifestError;
-use crate::edge::{Classify, Kind};
-use crate::launch::LaunchError;
+use crate::exit::{Classify, Kind};
+use crate::jobs::JobsError;
 use std::path::PathBuf;
 
 /// Why `mlb prepare` stopped.
@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub enum PrepareError {
     /// The jobs file or the selection (`--jobs`, `--name`): an unknown job, a bad file.
     #[error(transparent)]
-    Jobs(#[from] LaunchError),
+    Jobs(#[from] JobsError),
     /// The folder of a data set holds something mlb did not prepare.
     #[error(
         "{path} holds something `mlb prepare` did not write (no {manifest}): refusing to write the {set} data set over it; \
@@ -90,8 +90,8 @@ pub enum PrepareError {
 impl Classify for PrepareError {
     fn kind(&self) -> Kind {
         match self {
-            PrepareError::Jobs(e) => e.kind(),
-            PrepareError::Foreign { .. }
+            PrepareError::Jobs(_)
+            | PrepareError::Foreign { .. }
             | PrepareError::OtherSettings { .. }
             | PrepareError::Damaged { .. }
             | PrepareError::Manifest(_) => Kind::Refused,

@@ -74,13 +74,13 @@ pub enum SlurmError {
     },
 }
 
-impl crate::edge::Classify for SlurmError {
+impl crate::exit::Classify for SlurmError {
     /// A Slurm tool or file that failed is a failure; everything else is
     /// found before anything starts: the run is refused.
-    fn kind(&self) -> crate::edge::Kind {
+    fn kind(&self) -> crate::exit::Kind {
         match self {
-            SlurmError::Tool { .. } | SlurmError::Write { .. } => crate::edge::Kind::Failed,
-            _ => crate::edge::Kind::Refused,
+            SlurmError::Tool { .. } | SlurmError::Write { .. } => crate::exit::Kind::Failed,
+            _ => crate::exit::Kind::Refused,
         }
     }
 }
