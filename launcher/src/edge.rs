@@ -12,7 +12,7 @@
 //! through color-eyre's panic hook (the library has no color-eyre).
 
 use crate::exit::{Classify, Kind};
-use crate::fix::MARK as FIX;
+use crate::fix::{Fix, MARK as FIX};
 use crate::launch::LaunchError;
 use crate::plugins::SearchError;
 use crate::report::ReportError;
@@ -51,7 +51,7 @@ pub enum MlbError {
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
     /// `mlb doctor`: the verdict could not be written.
-    #[error("cannot write the verdict {}: {source}; fix: pass another --outdir", path.display())]
+    #[error("cannot write the verdict {}: {source}", path.display())]
     Verdict {
         /// The verdict file.
         path: std::path::PathBuf,
@@ -71,6 +71,24 @@ impl Classify for MlbError {
             MlbError::Slurm(e) => e.kind(),
             MlbError::Prepare(e) => e.kind(),
             MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
+        }
+    }
+}
+
+impl Fix for MlbError {
+    /// The fix of the error wrapped; errors of the report and the plugins
+    /// still give theirs in their message, which [`render`] splits off.
+    fn fix(&self) -> Option<String> {
+        match self {
+            MlbError::Launch(e) => e.fix(),
+            MlbError::Slurm(e) => e.fix(),
+            MlbError::Prepare(e) => e.fix(),
+            MlbError::Verdict { .. } => Some("pass another --outdir".into()),
+            MlbError::Report(_)
+            | MlbError::Plugins(_)
+            | MlbError::NoSuchPlugin(_)
+            | MlbError::Build(_)
+            | MlbError::Stdout(_) => None,
         }
     }
 }
@@ -146,7 +164,7 @@ impl Failure {
     /// The text to print on stderr: the error's block, then (only when
     /// `RUST_BACKTRACE` asked for it) where it arose and the backtrace.
     pub fn render(&self, color: bool) -> String {
-        let mut out = render(self.error.as_ref(), color);
+        let mut out = render(self.error.as_ref(), self.error.fix(), color);
         if let Some(backtrace) = &self.backtrace {
             out.push_str(&format!("  location: {}\n  backtrace:\n{backtrace}\n", self.location));
         }
@@ -172,13 +190,13 @@ pub fn stderr_color() -> bool {
 }
 
 /// `error` as one block: `mlb: error: MESSAGE`, then each cause its message
-/// does not already include (`caused by: ...`), then each fix the messages
-/// give (`fix: ...`).
-pub fn render(error: &(dyn Error + 'static), color: bool) -> String {
+/// does not already include (`caused by: ...`), then its `fix` and each fix
+/// the messages still give in their text (`fix: ...`).
+pub fn render(error: &(dyn Error + 'static), fix: Option<String>, color: bool) -> String {
     let paint = |code: &str, text: &str| if color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() };
     let mut said = String::new();
     let mut lines = Vec::new();
-    let mut fixes: Vec<String> = Vec::new();
+    let mut fixes: Vec<String> = fix.into_iter().collect();
     let mut next = Some(error);
     while let Some(e) = next {
         let text = e.to_string();
@@ -243,7 +261,7 @@ mod tests {
     fn a_cause_already_in_the_message_is_not_repeated() {
         let e = MlbError::from(ReportError::Folder { path: PathBuf::from("/x"), source: not_found() });
         assert_eq!(
-            render(&e, false),
+            render(&e, e.fix(), false),
             "mlb: error: cannot read the reports folder /x: entity not found\n  \
              fix: pass the output folder of a run with --reports DIR\n"
         );
@@ -260,17 +278,17 @@ mod tests {
     #[test]
     fn a_cause_not_in_the_message_is_shown_once_and_a_fix_once() {
         assert_eq!(
-            render(&Outer(Inner), false),
+            render(&Outer(Inner), None, false),
             "mlb: error: cannot start the thing\n  caused by: the socket is gone\n  fix: start it by hand\n"
         );
     }
 
     #[test]
     fn colour_marks_the_labels_only() {
-        let text = render(&Outer(Inner), true);
+        let text = render(&Outer(Inner), None, true);
         assert!(text.starts_with("\x1b[1;31mmlb: error:\x1b[0m cannot start the thing\n"), "{text:?}");
         assert!(text.contains("\x1b[1;32mfix:\x1b[0m start it by hand\n"), "{text:?}");
-        assert!(!render(&Outer(Inner), false).contains('\x1b'));
+        assert!(!render(&Outer(Inner), None, false).contains('\x1b'));
     }
 
     #[test]

@@ -121,7 +121,7 @@ mod tests {
         let (_dir, exe) = layout();
         let err = resolve(Path::new("nope"), &exe).unwrap_err();
         assert_eq!(
-            err.to_string(),
+            crate::fix::one_line(&err),
             "no jobs file and no installed suite named `nope`; installed suites: baselines, site, smoke; fix: give the path of a jobs file, or one of those names"
         );
         // A path is read as a path: its error names the file.

@@ -15,6 +15,7 @@ use super::supervise::{self, Finished, Watch};
 use crate::contract::env;
 use crate::contract::report::WriteError;
 use crate::contract::{Provenance, Report};
+use crate::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use crate::host::cpulist;
 use crate::isolation::{CgroupRoot, Isolation, RunGroups};
 use crate::jobs::{render, JobConfig, Scope};
@@ -22,7 +23,6 @@ use crate::plan::{self, Instance, RunContext};
 use crate::record::{self, arg_key};
 use crate::runtime::outcome::Outcome;
 use crate::runtime::{signals, Runtime};
-use crate::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use crate::{doctor, system, telemetry};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -243,7 +243,9 @@ fn remove_left_groups(root: &CgroupRoot, previous: &Holder) {
     match groups.remove() {
         Ok(1) => eprintln!("{said}: 1 process killed"),
         Ok(killed) => eprintln!("{said}: {killed} processes killed"),
-        Err(errors) => errors.iter().for_each(|e| eprintln!("mlb: warning: the groups of an earlier run stay: {e}")),
+        Err(errors) => errors
+            .iter()
+            .for_each(|e| eprintln!("mlb: warning: the groups of an earlier run stay: {}", crate::fix::one_line(e))),
     }
 }
 
