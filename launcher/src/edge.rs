@@ -1,7 +1,7 @@
 //! The one place errors leave mlb: every subcommand's error becomes an
 //! [`MlbError`], which says whether mlb refused before it started anything
 //! or failed while working ([`Classify`]), and so which exit status ends the
-//! process; [`Failure::render`] prints it for a person.
+//! process; [`ExitError::render`] prints it for a person.
 //!
 //! The statuses and what they mean are in [`crate::exit`].
 //!
@@ -135,22 +135,22 @@ impl Classify for BuildCmdError {
 /// An error on its way out, with where it entered the edge (the `?` that
 /// converted it) and, when `RUST_BACKTRACE` asks for one, a backtrace.
 #[derive(Debug)]
-pub struct Failure {
+pub struct ExitError {
     error: Box<MlbError>,
     location: &'static Location<'static>,
     backtrace: Option<Box<Backtrace>>,
 }
 
-impl<E: Into<MlbError>> From<E> for Failure {
+impl<E: Into<MlbError>> From<E> for ExitError {
     #[track_caller]
-    fn from(error: E) -> Failure {
+    fn from(error: E) -> ExitError {
         let backtrace = wants_backtrace(std::env::var_os("RUST_BACKTRACE").as_deref())
             .then(|| Box::new(Backtrace::force_capture()));
-        Failure { error: Box::new(error.into()), location: Location::caller(), backtrace }
+        ExitError { error: Box::new(error.into()), location: Location::caller(), backtrace }
     }
 }
 
-impl Failure {
+impl ExitError {
     /// The error.
     pub fn error(&self) -> &MlbError {
         &self.error
@@ -307,10 +307,13 @@ mod tests {
 
     #[test]
     fn the_location_and_backtrace_only_when_asked() {
-        let plain =
-            Failure { error: Box::new(LaunchError::NoJobsFile.into()), location: Location::caller(), backtrace: None };
+        let plain = ExitError {
+            error: Box::new(LaunchError::NoJobsFile.into()),
+            location: Location::caller(),
+            backtrace: None,
+        };
         assert!(!plain.render(false).contains("location:"));
-        let debug = Failure { backtrace: Some(Box::new(Backtrace::force_capture())), ..plain };
+        let debug = ExitError { backtrace: Some(Box::new(Backtrace::force_capture())), ..plain };
         let text = debug.render(false);
         assert!(text.contains(&format!("  location: {}:", file!())) && text.contains("  backtrace:\n"), "{text}");
     }

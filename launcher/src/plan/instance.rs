@@ -231,7 +231,7 @@ fn build(
     };
     let isolation = ctx.isolation.of_instance(placement.slot.is_some());
     let cpu_count = placement.cpus.len();
-    let instance = env::Instance {
+    let instance = env::EnvInputs {
         run: &ctx.variables,
         identity: &identity,
         cpu_count,
