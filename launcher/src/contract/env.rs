@@ -1,5 +1,5 @@
-//! The environment of an instance: the original suite's variables (compat
-//! §2), the device variables, and the `MLB_*` variables through which the
+//! The environment of an instance: the original suite's variables
+//! (docs/launcher.md, "The host and its slots"), the device variables, and the `MLB_*` variables through which the
 //! launcher tells a worker what it cannot see from inside (isolation mode,
 //! host kind, cgroup, container), which the worker records in its report's
 //! provenance.
@@ -14,7 +14,7 @@ use super::report::Container;
 use crate::record::Identity;
 use std::path::Path;
 
-/// Instance index within its job config (compat: `JOB_ID`).
+/// Instance index within its job config (the original suite's `JOB_ID`).
 pub const JOB_ID: &str = "JOB_ID";
 /// Job name.
 pub const BENCH_NAME: &str = "BENCH_NAME";
@@ -71,7 +71,7 @@ pub const GLIBC_MALLOC_VARS: [&str; 5] =
     ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_", "MALLOC_ARENA_MAX"];
 
 /// What every instance of a run is given: the variables a jobs file may
-/// use (compat §1).
+/// use (docs/launcher.md, "Jobs files").
 #[derive(Clone, Copy, Debug)]
 pub struct Run<'a> {
     /// Report folder.

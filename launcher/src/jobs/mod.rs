@@ -1,4 +1,4 @@
-//! Jobs files (compat §1): the original suite's JSON list of jobs, or the same
+//! Jobs files (docs/launcher.md, "Jobs files"): the original suite's JSON list of jobs, or the same
 //! shape in YAML; `cmd` (external command) or `plugin` jobs; list arguments
 //! expanded into a cartesian product of configs; `$VAR` expanded.
 

@@ -1,4 +1,4 @@
-//! Slots: what each instance of a `student` job gets (compat §2).
+//! Slots: what each instance of a `student` job gets (docs/launcher.md, "The host and its slots").
 
 use crate::fix::Fix;
 use crate::host::Host;
