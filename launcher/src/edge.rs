@@ -1,14 +1,9 @@
 //! The one place errors leave mlb: every subcommand's error becomes an
 //! [`MlbError`], which says whether mlb refused before it started anything
 //! or failed while working ([`Classify`]), and so which exit status ends the
-//! process; [`Failure::render`] prints it for a person.
+//! process; [`ExitError::render`] prints it for a person.
 //!
-//! | status | meaning |
-//! |---|---|
-//! | 0 | done; for a launch: every instance passed |
-//! | 1 | failed; for a launch: an instance failed, or the output folder filled up |
-//! | 2 | refused before anything started (bad arguments, jobs file, missing plugin, image or daemon, another run holding the host) |
-//! | 130 | interrupted (Ctrl-C, SIGTERM) |
+//! The statuses and what they mean are in [`crate::exit`].
 //!
 //! A user error prints as one plain block: `mlb: error: ...`, each cause the
 //! message does not already include, then the fix. Colour only on a terminal
@@ -16,7 +11,9 @@
 //! `RUST_BACKTRACE` asks for them. Panics are bugs: the binary reports them
 //! through color-eyre's panic hook (the library has no color-eyre).
 
-use crate::launch::{LaunchError, EXIT_FAILED};
+use crate::exit::{Classify, Kind};
+use crate::fix::{Fix, MARK as FIX};
+use crate::launch::LaunchError;
 use crate::plugins::SearchError;
 use crate::report::ReportError;
 use crate::runtime::build_cmd::BuildCmdError;
@@ -25,36 +22,6 @@ use std::backtrace::Backtrace;
 use std::error::Error;
 use std::ffi::OsStr;
 use std::panic::Location;
-
-/// Exit status when mlb refused before it started anything (as clap's own
-/// usage errors).
-pub const EXIT_REFUSED: i32 = 2;
-
-/// What an error did to the work asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// Nothing was started: the request was refused (bad arguments or
-    /// files, a plugin, image or daemon missing). Exit status 2.
-    Refused,
-    /// Something was started and failed. Exit status 1.
-    Failed,
-}
-
-impl Kind {
-    /// The exit status of this kind of error.
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Kind::Refused => EXIT_REFUSED,
-            Kind::Failed => EXIT_FAILED,
-        }
-    }
-}
-
-/// An error that knows whether it stopped mlb before it started anything.
-pub trait Classify {
-    /// Refused before anything started, or failed while working.
-    fn kind(&self) -> Kind;
-}
 
 /// Every error a subcommand ends with.
 #[derive(Debug, thiserror::Error)]
@@ -84,7 +51,7 @@ pub enum MlbError {
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
     /// `mlb doctor`: the verdict could not be written.
-    #[error("cannot write the verdict {}: {source}; fix: pass another --outdir", path.display())]
+    #[error("cannot write the verdict {}: {source}", path.display())]
     Verdict {
         /// The verdict file.
         path: std::path::PathBuf,
@@ -104,6 +71,24 @@ impl Classify for MlbError {
             MlbError::Slurm(e) => e.kind(),
             MlbError::Prepare(e) => e.kind(),
             MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
+        }
+    }
+}
+
+impl Fix for MlbError {
+    /// The fix of the error wrapped; errors of the report and the plugins
+    /// still give theirs in their message, which [`render`] splits off.
+    fn fix(&self) -> Option<String> {
+        match self {
+            MlbError::Launch(e) => e.fix(),
+            MlbError::Slurm(e) => e.fix(),
+            MlbError::Prepare(e) => e.fix(),
+            MlbError::Verdict { .. } => Some("pass another --outdir".into()),
+            MlbError::Report(_)
+            | MlbError::Plugins(_)
+            | MlbError::NoSuchPlugin(_)
+            | MlbError::Build(_)
+            | MlbError::Stdout(_) => None,
         }
     }
 }
@@ -150,22 +135,22 @@ impl Classify for BuildCmdError {
 /// An error on its way out, with where it entered the edge (the `?` that
 /// converted it) and, when `RUST_BACKTRACE` asks for one, a backtrace.
 #[derive(Debug)]
-pub struct Failure {
+pub struct ExitError {
     error: Box<MlbError>,
     location: &'static Location<'static>,
     backtrace: Option<Box<Backtrace>>,
 }
 
-impl<E: Into<MlbError>> From<E> for Failure {
+impl<E: Into<MlbError>> From<E> for ExitError {
     #[track_caller]
-    fn from(error: E) -> Failure {
+    fn from(error: E) -> ExitError {
         let backtrace = wants_backtrace(std::env::var_os("RUST_BACKTRACE").as_deref())
             .then(|| Box::new(Backtrace::force_capture()));
-        Failure { error: Box::new(error.into()), location: Location::caller(), backtrace }
+        ExitError { error: Box::new(error.into()), location: Location::caller(), backtrace }
     }
 }
 
-impl Failure {
+impl ExitError {
     /// The error.
     pub fn error(&self) -> &MlbError {
         &self.error
@@ -179,7 +164,7 @@ impl Failure {
     /// The text to print on stderr: the error's block, then (only when
     /// `RUST_BACKTRACE` asked for it) where it arose and the backtrace.
     pub fn render(&self, color: bool) -> String {
-        let mut out = render(self.error.as_ref(), color);
+        let mut out = render(self.error.as_ref(), self.error.fix(), color);
         if let Some(backtrace) = &self.backtrace {
             out.push_str(&format!("  location: {}\n  backtrace:\n{backtrace}\n", self.location));
         }
@@ -204,17 +189,14 @@ pub fn stderr_color() -> bool {
     use_color(std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR").as_deref())
 }
 
-/// Where an error message gives its fix.
-pub(crate) const FIX: &str = "; fix: ";
-
 /// `error` as one block: `mlb: error: MESSAGE`, then each cause its message
-/// does not already include (`caused by: ...`), then each fix the messages
-/// give (`fix: ...`).
-pub fn render(error: &(dyn Error + 'static), color: bool) -> String {
+/// does not already include (`caused by: ...`), then its `fix` and each fix
+/// the messages still give in their text (`fix: ...`).
+pub fn render(error: &(dyn Error + 'static), fix: Option<String>, color: bool) -> String {
     let paint = |code: &str, text: &str| if color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() };
     let mut said = String::new();
     let mut lines = Vec::new();
-    let mut fixes: Vec<String> = Vec::new();
+    let mut fixes: Vec<String> = fix.into_iter().collect();
     let mut next = Some(error);
     while let Some(e) = next {
         let text = e.to_string();
@@ -279,7 +261,7 @@ mod tests {
     fn a_cause_already_in_the_message_is_not_repeated() {
         let e = MlbError::from(ReportError::Folder { path: PathBuf::from("/x"), source: not_found() });
         assert_eq!(
-            render(&e, false),
+            render(&e, e.fix(), false),
             "mlb: error: cannot read the reports folder /x: entity not found\n  \
              fix: pass the output folder of a run with --reports DIR\n"
         );
@@ -296,17 +278,17 @@ mod tests {
     #[test]
     fn a_cause_not_in_the_message_is_shown_once_and_a_fix_once() {
         assert_eq!(
-            render(&Outer(Inner), false),
+            render(&Outer(Inner), None, false),
             "mlb: error: cannot start the thing\n  caused by: the socket is gone\n  fix: start it by hand\n"
         );
     }
 
     #[test]
     fn colour_marks_the_labels_only() {
-        let text = render(&Outer(Inner), true);
+        let text = render(&Outer(Inner), None, true);
         assert!(text.starts_with("\x1b[1;31mmlb: error:\x1b[0m cannot start the thing\n"), "{text:?}");
         assert!(text.contains("\x1b[1;32mfix:\x1b[0m start it by hand\n"), "{text:?}");
-        assert!(!render(&Outer(Inner), false).contains('\x1b'));
+        assert!(!render(&Outer(Inner), None, false).contains('\x1b'));
     }
 
     #[test]
@@ -325,10 +307,13 @@ mod tests {
 
     #[test]
     fn the_location_and_backtrace_only_when_asked() {
-        let plain =
-            Failure { error: Box::new(LaunchError::NoJobsFile.into()), location: Location::caller(), backtrace: None };
+        let plain = ExitError {
+            error: Box::new(LaunchError::NoJobsFile.into()),
+            location: Location::caller(),
+            backtrace: None,
+        };
         assert!(!plain.render(false).contains("location:"));
-        let debug = Failure { backtrace: Some(Box::new(Backtrace::force_capture())), ..plain };
+        let debug = ExitError { backtrace: Some(Box::new(Backtrace::force_capture())), ..plain };
         let text = debug.render(false);
         assert!(text.contains(&format!("  location: {}:", file!())) && text.contains("  backtrace:\n"), "{text}");
     }

@@ -10,6 +10,8 @@ pub mod cli;
 pub mod contract;
 pub mod doctor;
 pub mod edge;
+pub mod exit;
+pub mod fix;
 pub mod gpu;
 pub mod host;
 pub mod isolation;

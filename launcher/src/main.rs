@@ -5,8 +5,8 @@
 
 use clap::Parser;
 use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
-use mlb::edge::{self, Failure, MlbError};
-use mlb::launch::EXIT_OK;
+use mlb::edge::{self, ExitError, MlbError};
+use mlb::exit::{EXIT_FAILED, EXIT_OK};
 use mlb::slurm::SlurmCommand;
 use std::io::Write;
 
@@ -33,7 +33,7 @@ fn install_panic_hook(color: bool) {
 }
 
 /// Runs what the command line asks for; returns the exit status.
-fn run(cli: Cli) -> Result<i32, Failure> {
+fn run(cli: Cli) -> Result<i32, ExitError> {
     match cli.command {
         None => Ok(mlb::launch::run(&cli.launch, &cli.plugin_dir)?),
         Some(Command::Detect { json, host, root }) => {
@@ -57,7 +57,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 verdict.render()
             };
             print_stdout(&format!("{text}verdict: {}\n", file.display()))?;
-            Ok(if verdict.failed().next().is_some() { mlb::launch::EXIT_FAILED } else { EXIT_OK })
+            Ok(if verdict.failed().next().is_some() { EXIT_FAILED } else { EXIT_OK })
         }
         Some(Command::Plugins { command: PluginsCommand::List { json, verify } }) => {
             let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;

@@ -1,5 +1,5 @@
-//! The environment of an instance: the original suite's variables (compat
-//! §2), the device variables, and the `MLB_*` variables through which the
+//! The environment of an instance: the original suite's variables
+//! (docs/launcher.md, "The host and its slots"), the device variables, and the `MLB_*` variables through which the
 //! launcher tells a worker what it cannot see from inside (isolation mode,
 //! host kind, cgroup, container), which the worker records in its report's
 //! provenance.
@@ -14,7 +14,7 @@ use super::report::Container;
 use crate::record::Identity;
 use std::path::Path;
 
-/// Instance index within its job config (compat: `JOB_ID`).
+/// Instance index within its job config (the original suite's `JOB_ID`).
 pub const JOB_ID: &str = "JOB_ID";
 /// Job name.
 pub const BENCH_NAME: &str = "BENCH_NAME";
@@ -71,7 +71,7 @@ pub const GLIBC_MALLOC_VARS: [&str; 5] =
     ["MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_", "MALLOC_ARENA_MAX"];
 
 /// What every instance of a run is given: the variables a jobs file may
-/// use (compat §1).
+/// use (docs/launcher.md, "Jobs files").
 #[derive(Clone, Copy, Debug)]
 pub struct Run<'a> {
     /// Report folder.
@@ -105,7 +105,7 @@ pub fn run_variables(run: &Run) -> Vec<(String, String)> {
 
 /// What one instance's environment is made of.
 #[derive(Clone, Copy, Debug)]
-pub struct Instance<'a> {
+pub struct EnvInputs<'a> {
     /// The run's variables ([`run_variables`]).
     pub run: &'a [(String, String)],
     /// Which instance: `JOB_ID`, `BENCH_NAME`, `RUN_ID`, `SUITE_NAME`, and
@@ -126,7 +126,7 @@ pub struct Instance<'a> {
 /// `CPU_COUNT`, `MLB_ISOLATION`, `MLB_HOST_KIND`, the heap choice found in
 /// `inherited` (the launcher's environment; instances in containers do not
 /// inherit it) and the device variables of the host kind.
-pub fn instance_env(i: &Instance, inherited: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+pub fn instance_env(i: &EnvInputs, inherited: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
     let id = i.identity;
     let mut env: Vec<(String, String)> = i.run.iter().filter(|(k, _)| k != CPU_COUNT).cloned().collect();
     env.extend(
@@ -253,7 +253,7 @@ mod tests {
         let id = identity("1");
         let inherited: HashMap<&str, &str> = [("MLB_HEAP", "libc"), ("HOME", "/root")].into();
         let env = instance_env(
-            &Instance {
+            &EnvInputs {
                 run: &run,
                 identity: &id,
                 cpu_count: 3,
@@ -299,7 +299,7 @@ mod tests {
         });
         let id = identity("0,1");
         let mut env = instance_env(
-            &Instance {
+            &EnvInputs {
                 run: &run,
                 identity: &id,
                 cpu_count: 8,

@@ -1,4 +1,5 @@
-//! Exit codes of `mlb worker` and the failure cause each one stands for.
+//! The failure cause each exit code of `mlb worker` stands for (the codes
+//! themselves are [`crate::exit::worker`]'s).
 //!
 //! A worker that catches a failure writes its own `.FAIL.` record and exits
 //! with the code of its cause ([`RECORDED`]); the launcher reads the code
@@ -8,25 +9,7 @@
 
 use crate::record::Cause;
 
-/// The instance completed and its report was written.
-pub const OK: i32 = 0;
-/// The worker's command line was refused before anything ran: clap's own
-/// code for a usage error. No record is written; the launcher writes one.
-pub const USAGE: i32 = 2;
-/// The workload returned an error.
-pub const ERROR: i32 = 3;
-/// The workload panicked.
-pub const PANIC: i32 = 4;
-/// A step reported a NaN (or infinite) loss.
-pub const NAN: i32 = 5;
-/// The plugin could not be loaded.
-pub const LOAD: i32 = 6;
-/// The report could not be written (nor, then, a failure record).
-pub const REPORT: i32 = 7;
-/// The configuration was refused (bad JSON, `repeat <= skip`, bad counts).
-/// Not 2: that is clap's code for a command line it refused, after which
-/// nothing is recorded.
-pub const CONFIG: i32 = 8;
+pub use crate::exit::worker::{CONFIG, ERROR, LOAD, NAN, OK, PANIC, REPORT, USAGE};
 
 /// The causes a worker records itself, each with the code it then exits with.
 pub const RECORDED: [(Cause, i32); 5] =

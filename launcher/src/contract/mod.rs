@@ -2,7 +2,7 @@
 //! sides must read and write the same way, defined once.
 //!
 //! - [`argv`]: the worker's command line, built by the launcher;
-//! - [`env`](mod@env): the instance environment (compat variables, device
+//! - [`env`](mod@env): the instance environment (the original suite's variables, device
 //!   variables, `MLB_*` variables), built for every runtime and read back by
 //!   the worker;
 //! - [`line`](mod@line): the worker's stdout protocol (progress, window and report lines);

@@ -1,4 +1,4 @@
-//! The jobs file model (compat §1).
+//! The jobs file model (docs/launcher.md, "Jobs files").
 
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;

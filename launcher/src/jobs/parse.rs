@@ -55,8 +55,9 @@ fn unique_names(path: &Path, jobs: &[Job]) -> Result<(), JobsError> {
                 job: job.name.clone(),
                 message: format!(
                     "job #{earlier} has the same name; a name picks a job for --name/--exclude/--resume and \
-                     names its reports and logs; fix: rename one of them"
+                     names its reports and logs"
                 ),
+                fix: Some("rename one of them"),
             });
         }
     }
@@ -105,33 +106,45 @@ fn strip_position(message: &str) -> String {
 }
 
 fn validate(path: &Path, position: usize, raw: RawJob) -> Result<Job, JobsError> {
-    let fail = |message: String| JobsError::Job { path: path.into(), position, job: raw.name.clone(), message };
+    let fail = |message: String, fix: Option<&'static str>| JobsError::Job {
+        path: path.into(),
+        position,
+        job: raw.name.clone(),
+        message,
+        fix,
+    };
     if raw.name.trim().is_empty() {
-        return Err(fail("the job has no name; fix: set `name`".into()));
+        return Err(fail("the job has no name".into(), Some("set `name`")));
     }
     if let Some(control) = control_char(&raw.name) {
-        return Err(fail(format!(
-            "the name holds a control character ({control:?}); a name is part of report and log file names and \
-             of result lines; fix: remove it from the name"
-        )));
+        return Err(fail(
+            format!(
+                "the name holds a control character ({control:?}); a name is part of report and log file names and \
+                 of result lines"
+            ),
+            Some("remove it from the name"),
+        ));
     }
     let program = match (&raw.cmd, &raw.plugin) {
         (Some(c), None) if !c.trim().is_empty() => Program::Cmd(c.clone()),
         (None, Some(p)) if !p.trim().is_empty() => Program::Plugin(p.clone()),
-        (Some(_), Some(_)) => return Err(fail("sets both `cmd` and `plugin`; fix: keep one".into())),
-        _ => return Err(fail("sets neither `cmd` nor `plugin`; fix: name a command or a workload plugin".into())),
+        (Some(_), Some(_)) => return Err(fail("sets both `cmd` and `plugin`".into(), Some("keep one"))),
+        _ => return Err(fail("sets neither `cmd` nor `plugin`".into(), Some("name a command or a workload plugin"))),
     };
     let cmd = matches!(program, Program::Cmd(_));
     for (key, v) in &raw.args.0 {
-        check_arg(key, v, cmd).map_err(|m| fail(format!("argument `{key}`: {m}")))?;
+        check_arg(key, v, cmd).map_err(|(m, fix)| fail(format!("argument `{key}`: {m}"), fix))?;
     }
     let scope = match (raw.cgroup, raw.group) {
         (Some(Scope::All), Some(group)) => {
-            return Err(fail(format!(
-                "`\"group\": \"{}\"` runs one instance per slot, all of them one group, but `\"cgroup\": \"all\"` \
-                 asks for one instance seeing every device; fix: remove `cgroup` (or set it to `student`)",
-                group.as_str()
-            )))
+            return Err(fail(
+                format!(
+                    "`\"group\": \"{}\"` runs one instance per slot, all of them one group, but \
+                     `\"cgroup\": \"all\"` asks for one instance seeing every device",
+                    group.as_str()
+                ),
+                Some("remove `cgroup` (or set it to `student`)"),
+            ))
         }
         (Some(scope), _) => scope,
         (None, Some(_)) => Scope::Student,
@@ -141,21 +154,22 @@ fn validate(path: &Path, position: usize, raw: RawJob) -> Result<Job, JobsError>
 }
 
 /// A value is a scalar or a non-empty list of scalars; a command's
-/// positional argument (a key that is not an option) has no value.
-fn check_arg(key: &str, v: &Value, cmd: bool) -> Result<(), String> {
+/// positional argument (a key that is not an option) has no value. Refused:
+/// what is wrong, and what to do about it.
+fn check_arg(key: &str, v: &Value, cmd: bool) -> Result<(), (String, Option<&'static str>)> {
     let scalar = |v: &Value| !matches!(v, Value::Array(_) | Value::Object(_));
     match v {
-        Value::Object(_) => return Err("a value must be a scalar or a list of scalars, not a map".into()),
+        Value::Object(_) => return Err(("a value must be a scalar or a list of scalars, not a map".into(), None)),
         Value::Array(items) if items.is_empty() => {
-            return Err("an empty list gives no config; fix: give at least one value".into())
+            return Err(("an empty list gives no config".into(), Some("give at least one value")))
         }
         Value::Array(items) if !items.iter().all(scalar) => {
-            return Err("a list must hold scalars only".into());
+            return Err(("a list must hold scalars only".into(), None));
         }
         _ => {}
     }
     if cmd && !is_option(key) && !value(v).is_empty() {
-        return Err("a positional argument (a key not starting with `-`) takes the empty value \"\"".into());
+        return Err(("a positional argument (a key not starting with `-`) takes the empty value \"\"".into(), None));
     }
     if cmd {
         let texts = std::iter::once(key).chain(match v {
@@ -164,9 +178,12 @@ fn check_arg(key: &str, v: &Value, cmd: bool) -> Result<(), String> {
         });
         for text in texts {
             if shell_words(text).is_none() {
-                return Err(format!(
-                    "`{text}` has an unclosed quote, and a command's arguments are split into words as the \
-                     original's shell split them; fix: close the quote or escape it with a backslash"
+                return Err((
+                    format!(
+                        "`{text}` has an unclosed quote, and a command's arguments are split into words as the \
+                         original's shell split them"
+                    ),
+                    Some("close the quote or escape it with a backslash"),
                 ));
             }
         }
@@ -179,7 +196,7 @@ mod tests {
     use super::*;
 
     fn err(name: &str, text: &str) -> String {
-        parse(Path::new(name), text).unwrap_err().to_string()
+        crate::fix::one_line(&parse(Path::new(name), text).unwrap_err())
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 /// config is expanded, filled in for each instance by [`per_instance`].
 pub const PER_INSTANCE: &[&str] = &["JOB_ID"];
 
-/// The variables a jobs file may use: mlb's own (compat §1), then the
+/// The variables a jobs file may use: mlb's own (docs/launcher.md, "Jobs files"), then the
 /// launcher's environment; [`PER_INSTANCE`] ones are left for each instance.
 #[derive(Clone, Debug, Default)]
 pub struct Variables {

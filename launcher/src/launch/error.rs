@@ -1,6 +1,7 @@
 //! Why a launch could not start.
 
-use crate::edge::{Classify, Kind, FIX};
+use crate::exit::{Classify, Kind};
+use crate::fix::{Fix, MARK as FIX};
 use crate::isolation::CgroupError;
 use crate::jobs::{ConfigCount, JobsError};
 use crate::plan::SlotError;
@@ -22,7 +23,7 @@ pub enum LaunchError {
     #[error(transparent)]
     Jobs(#[from] JobsError),
     /// A job uses a variable nobody defines.
-    #[error("{path}: job #{position} `{job}`: unknown variable `${name}`; fix: define it in the environment or use one of {known}")]
+    #[error("{path}: job #{position} `{job}`: unknown variable `${name}`")]
     UnknownVariable {
         /// The jobs file.
         path: PathBuf,
@@ -37,7 +38,7 @@ pub enum LaunchError {
     },
     /// A plugin job names a plugin that is not installed (or whose file is
     /// refused).
-    #[error("{path}: job #{position} `{job}`: no plugin named `{plugin}`; plugins found: {available}{}; fix: build or install it, {}or add its folder with --plugin-dir", refused_files(.refused), refused_fix(.refused))]
+    #[error("{path}: job #{position} `{job}`: no plugin named `{plugin}`; plugins found: {available}{}", refused_files(.refused))]
     UnknownPlugin {
         /// The jobs file.
         path: PathBuf,
@@ -53,7 +54,7 @@ pub enum LaunchError {
         refused: Box<[String]>,
     },
     /// The selected jobs expand to more configs than `--max-configs`.
-    #[error("{path}: job #{position} `{job}` expands to {count} configs (the product of its list lengths){}, more than --max-configs {limit}; fix: shorten its lists, select fewer jobs (--name/--exclude), or raise --max-configs", with_before(*before))]
+    #[error("{path}: job #{position} `{job}` expands to {count} configs (the product of its list lengths){}, more than --max-configs {limit}", with_before(*before))]
     TooManyConfigs {
         /// The jobs file.
         path: PathBuf,
@@ -86,33 +87,9 @@ pub enum LaunchError {
         /// What it would refuse.
         refusal: Box<Refusal>,
     },
-    /// `--name`/`--exclude` names a job the file does not hold.
-    #[error("{path}: no job named `{name}`; jobs in the file: {available}")]
-    UnknownJob {
-        /// The jobs file.
-        path: PathBuf,
-        /// The name given.
-        name: String,
-        /// Job names in the file.
-        available: String,
-    },
-    /// The filters leave nothing to run.
-    #[error("{path}: --name/--exclude leave no job to run")]
-    NothingSelected {
-        /// The jobs file.
-        path: PathBuf,
-    },
     /// `mlb` needs `--jobs` or a subcommand.
     #[error("nothing to do: give --jobs FILE to run a jobs file, or a subcommand (see mlb --help)")]
     NoJobsFile,
-    /// `--jobs NAME` is neither a file nor an installed suite.
-    #[error("no jobs file and no installed suite named `{name}`; installed suites: {installed}; fix: give the path of a jobs file, or one of those names")]
-    UnknownSuite {
-        /// The name given.
-        name: String,
-        /// Suites found, comma-separated.
-        installed: String,
-    },
     /// `--host-root` describes another host: nothing can run on it.
     #[error("--host-root reads a host description from a folder; it only works with --dry-run")]
     FixtureHost,
@@ -143,7 +120,7 @@ pub enum LaunchError {
     #[error(transparent)]
     Singularity(#[from] SingularityError),
     /// Another run holds the host lock (and `--wait` was not given).
-    #[error("another mlb run holds this host: {holder} (lock {lock}); two runs at once would share its CPUs and devices and measure each other; fix: pass --wait to start once it has ended, or stop it")]
+    #[error("another mlb run holds this host: {holder} (lock {lock}); two runs at once would share its CPUs and devices and measure each other")]
     Busy {
         /// The lock file.
         lock: PathBuf,
@@ -151,7 +128,7 @@ pub enum LaunchError {
         holder: String,
     },
     /// The output folder is full: the run stopped before its next config.
-    #[error("no space left in the output folder {}: cannot {what}: {source}; the run stopped with {not_started} job config(s) not started; what was written stays; fix: free space in {} (or pass another --outdir), then run again with --resume", outdir.display(), outdir.display())]
+    #[error("no space left in the output folder {}: cannot {what}: {source}; the run stopped with {not_started} job config(s) not started; what was written stays", outdir.display())]
     NoSpace {
         /// The output folder.
         outdir: PathBuf,
@@ -210,6 +187,41 @@ fn refused_fix(refused: &[String]) -> &'static str {
     }
 }
 
+impl Fix for LaunchError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            LaunchError::Slurm(e) => e.fix(),
+            LaunchError::Jobs(e) => e.fix(),
+            LaunchError::Slots(e) => e.fix(),
+            LaunchError::Cgroup(e) => e.fix(),
+            LaunchError::UnknownVariable { known, .. } => {
+                Some(format!("define it in the environment or use one of {known}"))
+            }
+            LaunchError::UnknownPlugin { refused, .. } => {
+                Some(format!("build or install it, {}or add its folder with --plugin-dir", refused_fix(refused)))
+            }
+            LaunchError::TooManyConfigs { .. } => {
+                Some("shorten its lists, select fewer jobs (--name/--exclude), or raise --max-configs".into())
+            }
+            LaunchError::Busy { .. } => Some("pass --wait to start once it has ended, or stop it".into()),
+            LaunchError::NoSpace { outdir, .. } => Some(format!(
+                "free space in {} (or pass another --outdir), then run again with --resume",
+                outdir.display()
+            )),
+            LaunchError::WorkloadArgs { .. }
+            | LaunchError::NoJobsFile
+            | LaunchError::FixtureHost
+            | LaunchError::Search(_)
+            | LaunchError::Io { .. }
+            | LaunchError::Docker(_)
+            | LaunchError::Images(_)
+            | LaunchError::Singularity(_)
+            | LaunchError::Preflight { .. }
+            | LaunchError::Signals(_) => None,
+        }
+    }
+}
+
 impl Classify for LaunchError {
     /// Every launch error but one is raised before the first instance
     /// starts (an instance that fails is an outcome and the exit status, not
@@ -223,10 +235,7 @@ impl Classify for LaunchError {
             | LaunchError::UnknownPlugin { .. }
             | LaunchError::TooManyConfigs { .. }
             | LaunchError::WorkloadArgs { .. }
-            | LaunchError::UnknownJob { .. }
-            | LaunchError::NothingSelected { .. }
             | LaunchError::NoJobsFile
-            | LaunchError::UnknownSuite { .. }
             | LaunchError::FixtureHost
             | LaunchError::Slots(_)
             | LaunchError::Cgroup(_)
@@ -248,15 +257,14 @@ mod tests {
     use super::*;
 
     fn unknown(refused: Vec<String>) -> String {
-        LaunchError::UnknownPlugin {
+        crate::fix::one_line(&LaunchError::UnknownPlugin {
             path: "j.json".into(),
             position: 1,
             job: "t".into(),
             plugin: "spin".into(),
             available: "none".into(),
             refused: refused.into(),
-        }
-        .to_string()
+        })
     }
 
     #[test]

@@ -16,12 +16,9 @@ mod resume;
 mod run;
 mod setup;
 mod space;
-mod suite;
 pub mod summary;
 mod supervise;
 
 pub use args::LaunchArgs;
 pub use error::LaunchError;
-pub use run::{run, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
-pub(crate) use setup::select;
-pub(crate) use suite::{find as find_suite, STANDARD as STANDARD_SUITE};
+pub use run::run;

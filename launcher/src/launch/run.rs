@@ -15,6 +15,7 @@ use super::supervise::{self, Finished, Watch};
 use crate::contract::env;
 use crate::contract::report::WriteError;
 use crate::contract::{Provenance, Report};
+use crate::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use crate::isolation::{CgroupRoot, Isolation, RunGroups};
 use crate::jobs::{render, JobConfig, Scope};
 use crate::linux::cpulist;
@@ -28,13 +29,6 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// Exit status when every instance passed.
-pub const EXIT_OK: i32 = 0;
-/// Exit status when some instance failed.
-pub const EXIT_FAILED: i32 = 1;
-/// Exit status after Ctrl-C/SIGTERM (128 + SIGINT).
-pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// Runs `mlb --jobs FILE ...`; returns the exit status.
 pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchError> {
@@ -250,7 +244,9 @@ fn remove_left_groups(root: &CgroupRoot, previous: &Holder) {
     match groups.remove() {
         Ok(1) => eprintln!("{said}: 1 process killed"),
         Ok(killed) => eprintln!("{said}: {killed} processes killed"),
-        Err(errors) => errors.iter().for_each(|e| eprintln!("mlb: warning: the groups of an earlier run stay: {e}")),
+        Err(errors) => errors
+            .iter()
+            .for_each(|e| eprintln!("mlb: warning: the groups of an earlier run stay: {}", crate::fix::one_line(e))),
     }
 }
 

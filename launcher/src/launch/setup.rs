@@ -3,7 +3,6 @@
 
 use super::args::LaunchArgs;
 use super::error::LaunchError;
-use super::suite;
 use crate::contract::env;
 use crate::host::{self, Host, Probe};
 use crate::isolation::Slot;
@@ -13,7 +12,7 @@ use crate::plugins::{accepts, listing, Entry, SearchPath, Status};
 use crate::slurm::Allocation;
 use mlb_plugin::ArgKind;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// A launch ready to start.
@@ -40,8 +39,8 @@ pub struct Prepared {
 /// Reads, selects, detects, plans and resolves; validates every job before
 /// anything starts.
 pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, LaunchError> {
-    let file = suite::load(args)?;
-    let selected = select(&file, &args.name, &args.exclude)?;
+    let file = load(args)?;
+    let selected = jobs::select(&file, &args.name, &args.exclude)?;
     let host = host::detect(&Probe::under(args.host_root.clone())).with_kind(args.host);
     let allocation = args.slurm.then(|| Allocation::from_env(|name| std::env::var(name).ok())).transpose()?;
     let slots = match &allocation {
@@ -87,32 +86,19 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
     Ok(Prepared { file, configs, host, slots, variables, plugins, outdir, allocation })
 }
 
-fn absolute(p: PathBuf) -> PathBuf {
-    std::path::absolute(&p).unwrap_or(p)
+/// The jobs file of `args`, read and validated: the file or suite `--jobs`
+/// names, or for a container run without `--jobs` the standard suite.
+fn load(args: &LaunchArgs) -> Result<JobsFile, LaunchError> {
+    let wanted = match &args.jobs {
+        Some(path) => path.clone(),
+        None if args.docker.is_some() || args.singularity.is_some() => PathBuf::from(jobs::STANDARD_SUITE),
+        None => return Err(LaunchError::NoJobsFile),
+    };
+    Ok(jobs::find_suite(&wanted)?)
 }
 
-/// Names of the jobs to run: `--name` (all when empty) less `--exclude`.
-pub(crate) fn select<'f>(
-    file: &'f JobsFile,
-    names: &[String],
-    exclude: &[String],
-) -> Result<HashSet<&'f str>, LaunchError> {
-    let all: HashSet<&str> = file.jobs.iter().map(|j| j.name.as_str()).collect();
-    if let Some(unknown) = names.iter().chain(exclude).find(|n| !all.contains(n.as_str())) {
-        return Err(LaunchError::UnknownJob {
-            path: file.path.clone(),
-            name: unknown.clone(),
-            available: file.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join(", "),
-        });
-    }
-    let names: HashSet<&str> = names.iter().map(String::as_str).collect();
-    let exclude: HashSet<&str> = exclude.iter().map(String::as_str).collect();
-    let picked: HashSet<&str> =
-        all.into_iter().filter(|n| (names.is_empty() || names.contains(n)) && !exclude.contains(n)).collect();
-    if picked.is_empty() {
-        return Err(LaunchError::NothingSelected { path: file.path.clone() });
-    }
-    Ok(picked)
+fn absolute(p: PathBuf) -> PathBuf {
+    std::path::absolute(&p).unwrap_or(p)
 }
 
 /// A plugin a selected config uses: its file, its default arguments and
@@ -208,5 +194,19 @@ pub fn plugin_of<'p>(prepared: &'p Prepared, config: &JobConfig) -> Option<&'p s
     match &config.program {
         Program::Plugin(name) => prepared.plugins.get(name).map(PathBuf::as_path),
         Program::Cmd(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn containers_run_the_standard_suite_without_jobs() {
+        let docker = LaunchArgs { docker: Some(Some("ngc".into())), ..LaunchArgs::default() };
+        assert_eq!(load(&docker).unwrap().suite, jobs::STANDARD_SUITE);
+        let apptainer = LaunchArgs { singularity: Some("rocm.sif".into()), ..LaunchArgs::default() };
+        assert_eq!(load(&apptainer).unwrap().suite, jobs::STANDARD_SUITE);
+        assert!(matches!(load(&LaunchArgs::default()), Err(LaunchError::NoJobsFile)));
     }
 }

@@ -66,7 +66,7 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("the run stopped with 3 job config(s) not started"), "{e}");
-        assert_eq!(crate::edge::Classify::kind(&e), crate::edge::Kind::Failed, "it started things");
+        assert_eq!(crate::exit::Classify::kind(&e), crate::exit::Kind::Failed, "it started things");
         assert!(Space::default().stopped(Path::new("/out"), 3).is_none());
     }
 }

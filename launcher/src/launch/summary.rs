@@ -1,4 +1,4 @@
-//! Result lines (compat §3): printed and appended to `summary.txt`, flushed
+//! Result lines (docs/launcher.md, "Result lines"): printed and appended to `summary.txt`, flushed
 //! as each job config finishes, then a total.
 
 use std::fs::File;

@@ -3,7 +3,7 @@
 
 use std::net::{Ipv4Addr, TcpListener};
 
-/// Rank 0's store address (compat: torchrun's `MASTER_ADDR`).
+/// Rank 0's store address (torchrun's `MASTER_ADDR`, as in the original suite).
 pub const MASTER_ADDR: &str = "MASTER_ADDR";
 /// Rank 0's store port.
 pub const MASTER_PORT: &str = "MASTER_PORT";

@@ -102,7 +102,7 @@ pub struct Instance {
     pub seed: u64,
     /// What confines it, as its report names it.
     pub isolation: Isolation,
-    /// Its environment (compat §2 and mlb's variables), in order.
+    /// Its environment (docs/launcher.md, "The host and its slots", and mlb's variables), in order.
     pub env: Vec<(String, String)>,
 }
 
@@ -157,7 +157,7 @@ impl Instance {
 /// An instance's index (`jr_id`, its `JOB_ID`) is its rank: node `n` of a
 /// multi-node run holds ranks `n*G .. n*G+G-1` for `G` slots per node (`n`
 /// for an `all` job), so that on one node everything is as in the original.
-/// Its seed follows from its rank as compat §2 says (`uid + (rank+1)*100`;
+/// Its seed follows from its rank as docs/launcher.md, "The host and its slots" says (`uid + (rank+1)*100`;
 /// `uid + N*(n+1)` for an `all` job): seeds differ across nodes too.
 ///
 /// The instances of a `"group": "ddp"` config form one process group: each
@@ -231,7 +231,7 @@ fn build(
     };
     let isolation = ctx.isolation.of_instance(placement.slot.is_some());
     let cpu_count = placement.cpus.len();
-    let instance = env::Instance {
+    let instance = env::EnvInputs {
         run: &ctx.variables,
         identity: &identity,
         cpu_count,

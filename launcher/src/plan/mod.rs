@@ -1,5 +1,5 @@
 //! Planning a run: slots (CPUs, memory nodes, memory per device) and the
-//! typed instances every runtime starts (compat §2).
+//! typed instances every runtime starts (docs/launcher.md, "The host and its slots").
 
 mod group;
 mod instance;

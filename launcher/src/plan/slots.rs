@@ -1,5 +1,6 @@
-//! Slots: what each instance of a `student` job gets (compat §2).
+//! Slots: what each instance of a `student` job gets (docs/launcher.md, "The host and its slots").
 
+use crate::fix::Fix;
 use crate::host::Host;
 use crate::isolation::Slot;
 
@@ -10,7 +11,7 @@ const PAGE: u64 = 4096;
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SlotError {
     /// More slots than usable CPUs.
-    #[error("{slots} slots need at least one CPU each, but this process may use {cpus} CPUs; fix: lower --devices or widen the CPU affinity")]
+    #[error("{slots} slots need at least one CPU each, but this process may use {cpus} CPUs")]
     TooFewCpus {
         /// Slots asked for.
         slots: usize,
@@ -28,6 +29,15 @@ pub enum SlotError {
     /// `--devices 0`.
     #[error("--devices must be at least 1")]
     Zero,
+}
+
+impl Fix for SlotError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            SlotError::TooFewCpus { .. } => Some("lower --devices or widen the CPU affinity".into()),
+            SlotError::TooManyDevices { .. } | SlotError::Zero => None,
+        }
+    }
 }
 
 /// The number of slots: the host's GPUs (or the first `devices` of them),

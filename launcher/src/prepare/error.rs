@@ -2,8 +2,9 @@
 
 use super::catalog::Scale;
 use super::manifest::ManifestError;
-use crate::edge::{Classify, Kind};
-use crate::launch::LaunchError;
+use crate::exit::{Classify, Kind};
+use crate::fix::Fix;
+use crate::jobs::JobsError;
 use std::path::PathBuf;
 
 /// Why `mlb prepare` stopped.
@@ -11,11 +12,10 @@ use std::path::PathBuf;
 pub enum PrepareError {
     /// The jobs file or the selection (`--jobs`, `--name`): an unknown job, a bad file.
     #[error(transparent)]
-    Jobs(#[from] LaunchError),
+    Jobs(#[from] JobsError),
     /// The folder of a data set holds something mlb did not prepare.
     #[error(
-        "{path} holds something `mlb prepare` did not write (no {manifest}): refusing to write the {set} data set over it; \
-         fix: move it away (the jobs read it as it is), or prepare into another folder with --base DIR"
+        "{path} holds something `mlb prepare` did not write (no {manifest}): refusing to write the {set} data set over it"
     )]
     Foreign {
         /// The folder.
@@ -27,8 +27,7 @@ pub enum PrepareError {
     },
     /// The folder holds the set prepared with other settings.
     #[error(
-        "{path} holds the {set} data set prepared at scale {found_scale} with seed {found_seed}, not {scale} with seed {seed}; \
-         fix: remove the folder to prepare it again, or pass --scale {found_scale} --seed {found_seed}"
+        "{path} holds the {set} data set prepared at scale {found_scale} with seed {found_seed}, not {scale} with seed {seed}"
     )]
     OtherSettings {
         /// The folder.
@@ -45,10 +44,7 @@ pub enum PrepareError {
         seed: u64,
     },
     /// Files of a prepared set are missing or changed.
-    #[error(
-        "{path} holds the {set} data set with {count} file(s) missing or changed since it was prepared ({first}); \
-         fix: remove the folder and run mlb prepare again"
-    )]
+    #[error("{path} holds the {set} data set with {count} file(s) missing or changed since it was prepared ({first})")]
     Damaged {
         /// The folder.
         path: PathBuf,
@@ -65,7 +61,7 @@ pub enum PrepareError {
     /// The disk filled up while a set was written; what was written of it is removed.
     #[error(
         "no space left to write the {set} data set: writing {path} failed ({source}); the partial set was removed \
-         ({written} MB of it had been written); fix: free space on that filesystem, or prepare into another folder with --base DIR"
+         ({written} MB of it had been written)"
     )]
     NoSpace {
         /// The data set.
@@ -87,11 +83,29 @@ pub enum PrepareError {
     },
 }
 
+/// Another folder for the data: the way around a folder that cannot be written.
+const ELSEWHERE: &str = "prepare into another folder with --base DIR";
+
+impl Fix for PrepareError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            PrepareError::Jobs(e) => e.fix(),
+            PrepareError::Foreign { .. } => Some(format!("move it away (the jobs read it as it is), or {ELSEWHERE}")),
+            PrepareError::OtherSettings { found_scale, found_seed, .. } => Some(format!(
+                "remove the folder to prepare it again, or pass --scale {found_scale} --seed {found_seed}"
+            )),
+            PrepareError::Damaged { .. } => Some("remove the folder and run mlb prepare again".into()),
+            PrepareError::NoSpace { .. } => Some(format!("free space on that filesystem, or {ELSEWHERE}")),
+            PrepareError::Manifest(_) | PrepareError::Write { .. } => None,
+        }
+    }
+}
+
 impl Classify for PrepareError {
     fn kind(&self) -> Kind {
         match self {
-            PrepareError::Jobs(e) => e.kind(),
-            PrepareError::Foreign { .. }
+            PrepareError::Jobs(_)
+            | PrepareError::Foreign { .. }
             | PrepareError::OtherSettings { .. }
             | PrepareError::Damaged { .. }
             | PrepareError::Manifest(_) => Kind::Refused,

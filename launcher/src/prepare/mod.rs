@@ -22,7 +22,7 @@ pub mod stage;
 pub use catalog::{DataSet, Scale};
 pub use error::PrepareError;
 
-use crate::launch::{find_suite, STANDARD_SUITE};
+use crate::jobs::{find_suite, STANDARD_SUITE};
 use clap::Args;
 use manifest::Manifest;
 use progress::Progress;
@@ -106,7 +106,7 @@ impl fmt::Display for Prepared {
 /// Prepares the data sets of the jobs `args` selects.
 pub fn run(args: &PrepareArgs) -> Result<Vec<Prepared>, PrepareError> {
     let file = find_suite(&args.jobs)?;
-    let selected = crate::launch::select(&file, &args.name, &[])?;
+    let selected = crate::jobs::select(&file, &args.name, &[])?;
     let jobs = file.jobs.iter().filter(|j| selected.contains(j.name.as_str()));
     let sets = select::data_sets(jobs);
     let base = args.base.clone().unwrap_or_else(|| PathBuf::from("."));

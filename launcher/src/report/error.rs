@@ -1,6 +1,6 @@
 //! Errors of `mlb report`.
 
-use crate::edge::{Classify, Kind};
+use crate::exit::{Classify, Kind};
 use std::path::PathBuf;
 
 /// Why `mlb report` could not produce a report.

@@ -17,7 +17,7 @@ pub struct ContainerSpec {
     /// argument first, so pass the host's device index there when a container
     /// renumbers the devices it sees.
     pub argv: Vec<String>,
-    /// Instance environment (compat §2: `JOB_ID`, `BENCH_NAME`, `RUN_ID`, ...),
+    /// Instance environment (docs/launcher.md, "The host and its slots": `JOB_ID`, `BENCH_NAME`, `RUN_ID`, ...),
     /// in order. Runtimes add their own `MLB_*` provenance variables.
     pub env: Vec<(String, String)>,
     /// Working directory of the instance (`None`: the runtime's default).

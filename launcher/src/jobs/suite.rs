@@ -1,15 +1,14 @@
-//! Which jobs file a launch runs: the file `--jobs` names, or an installed
-//! suite by name (`--jobs baselines`), or, for a container run without
-//! `--jobs`, the standard suite.
+//! Which jobs file `--jobs` names: a file, or an installed suite by name
+//! (`--jobs baselines`); and the standard suite, which a container run
+//! without `--jobs` and `mlb prepare` run.
 //!
 //! Installed suites are looked up, in order, in `share/mlb/configs/` beside
 //! the binary's folder (the installed layout: `bin/mlb`,
 //! `lib/mlb/plugins/`, `share/mlb/configs/`), in `configs/` beside the
 //! binary, and among the suites built into mlb (`baselines`, `smoke`).
 
-use super::args::LaunchArgs;
-use super::error::LaunchError;
-use crate::jobs::{self, JobsFile};
+use super::error::JobsError;
+use super::parse::{self, JobsFile};
 use std::path::{Path, PathBuf};
 
 /// The suite a container run (`--docker`, `--singularity`) runs without `--jobs`.
@@ -24,41 +23,31 @@ const BUILT_IN: [(&str, &str); 2] = [
 /// The name a built-in suite's file goes by in messages.
 const BUILT_IN_FOLDER: &str = "(built into mlb)";
 
-/// The jobs file of `args`, read and validated.
-pub fn load(args: &LaunchArgs) -> Result<JobsFile, LaunchError> {
-    let wanted = match &args.jobs {
-        Some(path) => path.clone(),
-        None if args.docker.is_some() || args.singularity.is_some() => PathBuf::from(STANDARD),
-        None => return Err(LaunchError::NoJobsFile),
-    };
-    find(&wanted)
-}
-
 /// The jobs file `wanted` (a path, or the name of an installed or built-in suite), read and validated.
-pub fn find(wanted: &Path) -> Result<JobsFile, LaunchError> {
+pub fn find(wanted: &Path) -> Result<JobsFile, JobsError> {
     resolve(wanted, &std::env::current_exe().unwrap_or_default())
 }
 
 /// `wanted` as a file when it is one; otherwise, when it is a bare name, the
 /// installed suite of that name beside `exe`, or the built-in one.
-fn resolve(wanted: &Path, exe: &Path) -> Result<JobsFile, LaunchError> {
+fn resolve(wanted: &Path, exe: &Path) -> Result<JobsFile, JobsError> {
     let name = wanted.to_string_lossy();
     let bare = wanted.components().count() == 1 && !wanted.exists();
     if !bare {
-        return Ok(jobs::load(wanted)?);
+        return parse::load(wanted);
     }
     let stem = name.trim_end_matches(".json");
     for dir in folders(exe) {
         for file in [format!("{stem}.json"), format!("{stem}.yaml"), format!("{stem}.yml")] {
             let path = dir.join(&file);
             if path.is_file() {
-                return Ok(jobs::load(&path)?);
+                return parse::load(&path);
             }
         }
     }
     match BUILT_IN.iter().find(|(n, _)| *n == stem) {
-        Some((n, text)) => Ok(jobs::parse(&Path::new(BUILT_IN_FOLDER).join(format!("{n}.json")), text)?),
-        None => Err(LaunchError::UnknownSuite { name: name.into_owned(), installed: installed(exe).join(", ") }),
+        Some((n, text)) => parse::parse(&Path::new(BUILT_IN_FOLDER).join(format!("{n}.json")), text),
+        None => Err(JobsError::UnknownSuite { name: name.into_owned(), installed: installed(exe).join(", ") }),
     }
 }
 
@@ -132,20 +121,11 @@ mod tests {
         let (_dir, exe) = layout();
         let err = resolve(Path::new("nope"), &exe).unwrap_err();
         assert_eq!(
-            err.to_string(),
+            crate::fix::one_line(&err),
             "no jobs file and no installed suite named `nope`; installed suites: baselines, site, smoke; fix: give the path of a jobs file, or one of those names"
         );
         // A path is read as a path: its error names the file.
         let err = resolve(Path::new("./nope.json"), &exe).unwrap_err();
         assert!(err.to_string().contains("./nope.json"), "{err}");
-    }
-
-    #[test]
-    fn containers_run_the_standard_suite_without_jobs() {
-        let docker = LaunchArgs { docker: Some(Some("ngc".into())), ..LaunchArgs::default() };
-        assert_eq!(load(&docker).unwrap().suite, STANDARD);
-        let apptainer = LaunchArgs { singularity: Some("rocm.sif".into()), ..LaunchArgs::default() };
-        assert_eq!(load(&apptainer).unwrap().suite, STANDARD);
-        assert!(matches!(load(&LaunchArgs::default()), Err(LaunchError::NoJobsFile)));
     }
 }
