@@ -39,12 +39,26 @@ fn a_missing_library_is_a_reason_not_a_crash() {
 /// `MLB_NVML_LIBRARY` is honoured by everything that asks NVML, through the
 /// one handle of the process: detection (a tree without sysfs: only NVML can
 /// find the GPU), the doctor, `system.json`'s versions and the telemetry.
-/// The only test here that reads the variable.
+/// The handle is opened once per process, so the checks run in a child
+/// process of this test binary started with the variable set: under `cargo
+/// test` every test of the binary shares one process, and another may have
+/// opened NVML (without the variable) first.
 #[test]
 fn the_override_library_serves_detection_doctor_versions_and_telemetry() {
+    const NAME: &str = "telemetry_nvml::the_override_library_serves_detection_doctor_versions_and_telemetry";
     let dir = tempfile::tempdir().unwrap();
-    let lib = common::c_library(dir.path(), "libnvidia-ml.so", include_str!("../fixtures/nvml/standin.c"));
-    std::env::set_var("MLB_NVML_LIBRARY", &lib);
+    if std::env::var_os("MLB_NVML_LIBRARY").is_none() {
+        let lib = common::c_library(dir.path(), "libnvidia-ml.so", include_str!("../fixtures/nvml/standin.c"));
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", NAME, "--test-threads=1", "--nocapture"])
+            .env("MLB_NVML_LIBRARY", &lib)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&child.stdout);
+        assert!(child.status.success(), "{out}{}", String::from_utf8_lossy(&child.stderr));
+        assert!(out.contains("1 passed"), "the child ran the test: {out}");
+        return;
+    }
     let root = tempfile::tempdir().unwrap();
     let host = detect(&Probe { root: root.path().to_path_buf(), library: true, ..Probe::this_host() });
     assert_eq!(host.kind, HostKind::Ngc);
