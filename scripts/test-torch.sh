@@ -1,15 +1,8 @@
 #!/usr/bin/env bash
-# Builds mlb and the libtorch plugin library (release) and runs the libtorch
-# tests. Sets up the PyTorch environment on first use (scripts/torch-env.sh).
-#
-#   scripts/test-torch.sh            # build + test
-#   scripts/test-torch.sh -- FILTER  # extra arguments go to `cargo test`
+# The torch tier alone: builds the workspace with the libtorch workloads
+# (release, in the PyTorch environment of scripts/torch-env.sh, set up on
+# first use) and runs mlb-torch's tests. The steps are `cargo xtask test
+# torch`'s (xtask/src/tiers.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-eval "$(scripts/torch-env.sh)"
-
-# mlb-torch is the one libtorch crate: every workload is a module of it, and
-# its cdylib (libmlb_torch.so) exports them all.
-cargo build --release -p mlb -p mlb-torch
-[[ "${1:-}" == "--" ]] && shift
-cargo test --release -p mlb-torch -p mlb-torch-build "$@"
+exec cargo xtask test torch

@@ -1,9 +1,10 @@
 //! The test tiers, by what their tests need besides a build: cheap ones
 //! first, so that a broken build or unit test stops a run before the slow
 //! tiers start. The tests of the default members are split into tiers by the
-//! test groups of `.config/nextest.toml`; the libtorch workloads are tested by
-//! `scripts/test-torch.sh`; the smoke tier runs the main job end to end.
+//! test groups of `.config/nextest.toml`; the libtorch workloads' tests run
+//! in release after the one build of everything; the smoke tier runs the main job end to end.
 
+use crate::build::{self, Set};
 use crate::cmd::{self, Env, Error};
 use crate::smoke;
 use std::path::Path;
@@ -25,7 +26,8 @@ pub enum Tier {
     Slurm,
     /// The HTML report in a headless Chromium (scripts/setup-chromium.sh).
     Browser,
-    /// The libtorch workloads (scripts/test-torch.sh).
+    /// The libtorch workloads: the whole workspace built in the PyTorch
+    /// environment, then mlb-torch's tests in release.
     Torch,
     /// The smoke suite on prepared data (`cargo xtask smoke --check-data`).
     Smoke,
@@ -114,7 +116,18 @@ fn run_one(root: &Path, tier: Tier) -> Result<(), Error> {
                 .arg(format!("group({group})"))
                 .current_dir(root),
         ),
-        None if tier == Tier::Torch => cmd::run(env.command(root.join("scripts/test-torch.sh")).current_dir(root)),
+        None if tier == Tier::Torch => {
+            // The libtorch tests load the release library and `mlb` of the
+            // one build, so they run in release, in the build's environment.
+            let built = build::build(root, Set::Everything)?;
+            cmd::run(
+                built
+                    .env
+                    .cargo()
+                    .args(["test", "--release", "-p", "mlb-torch", "-p", "mlb-torch-build"])
+                    .current_dir(root),
+            )
+        }
         None => smoke::run(root, &smoke::Options::checking_data()),
     }
 }
