@@ -11,6 +11,8 @@
 //! - [`report`]: the report file, written by the worker (and by the launcher
 //!   for an instance that could not, or to add the telemetry), read by
 //!   `--resume` and `mlb report`;
+//! - [`telemetry`](mod@telemetry): the report's `telemetry` block, set by the
+//!   launcher;
 //! - [`keys`]: which of its keys are typed fields, and which workload keys
 //!   are the configuration's arguments.
 //!
@@ -22,6 +24,7 @@ pub mod exit;
 pub mod keys;
 pub mod line;
 pub mod report;
+pub mod telemetry;
 pub mod window;
 
 pub use line::WorkerLine;

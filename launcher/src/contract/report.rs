@@ -8,8 +8,8 @@
 //! as NaN.
 
 use super::keys::Key;
+use super::telemetry::Telemetry;
 use crate::record::{self, Failure, Identity};
-use crate::telemetry::Telemetry;
 use crate::worker::stats::{Summary, Throughput};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
