@@ -4,16 +4,16 @@
 
 use super::baseline::{compare, Comparison};
 use super::energy::{energy, flagged, sampled, ConditionFlag, EnergyTables, Sampled};
-use super::entry::Entry;
 use super::error::ReportError;
 use super::groups::{groups, GroupRow};
 use super::judge::{judge, Check, Rule};
 use super::per_gpu::{per_gpu, GpuTables};
 use super::per_node::{per_node, NodeTables};
-use super::read::{Reading, Unreadable};
 use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
 use super::targets::Targets;
+use crate::contract::read::Entry;
+use crate::contract::read::{Reading, Unreadable};
 use crate::system::SystemDesc;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -446,8 +446,8 @@ fn empty(dir: &Path, files: usize, unreadable: &[Unreadable], sel: &Selection, o
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::Losses;
     use super::*;
+    use crate::contract::read::Losses;
     use std::sync::Arc;
 
     fn entry(file: &str, suite: Option<&str>, name: &str) -> Entry {

@@ -88,10 +88,10 @@ pub fn groups(judged: &[Judged], rule: Rule) -> Vec<GroupRow> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::Entry;
     use super::super::judge::Check;
     use super::super::score::tests::ok;
     use super::*;
+    use crate::contract::read::Entry;
     use serde_json::json;
 
     fn rank(name: &str, world: u64, batch: u64, v: f64) -> Entry {

@@ -13,7 +13,7 @@
 //! skipped NaN, an infinite loss and an entry without a finite, non-negative
 //! throughput.
 
-use super::entry::Entry;
+use crate::contract::read::Entry;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -146,8 +146,8 @@ fn stricter(e: &Entry) -> Option<Check> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::Losses;
     use super::*;
+    use crate::contract::read::Losses;
     use std::path::Path;
     use std::sync::Arc;
 

@@ -4,11 +4,11 @@
 //! mean is below 90% of the best node's. A node is the Slurm node a report
 //! names, else its `hostname`. Reports from one node give no table.
 
-use super::entry::Entry;
 use super::judge::Rule;
 use super::per_gpu::several_nodes;
 use super::relative::{table, Flag, Row};
 use super::rows::{Judged, Layout};
+use crate::contract::read::Entry;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -2,10 +2,10 @@
 //! which the score uses) or one per config (a bench's entries split by the
 //! arguments that vary between them: `convnet[arch=resnet18]`).
 
-use super::entry::Entry;
 use super::judge::{Check, Rule};
 use super::stats::Sample;
 use super::targets::{Target, Targets};
+use crate::contract::read::Entry;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -263,8 +263,8 @@ pub fn rows(entries: &[Judged], layout: &Layout, targets: Option<&Targets>, rule
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::Losses;
     use super::*;
+    use crate::contract::read::Losses;
     use serde_json::json;
     use std::path::Path;
     use std::sync::Arc;

@@ -67,11 +67,11 @@ pub fn score(rows: &[Row], results: usize, failures: usize, price: Option<f64>) 
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::entry::{Entry, Losses};
     use super::super::judge::{judge, Rule};
     use super::super::rows::{layout, rows, Grouping, Judged};
     use super::super::targets::Targets;
     use super::*;
+    use crate::contract::read::{Entry, Losses};
     use std::path::Path;
     use std::sync::Arc;
 

@@ -10,8 +10,7 @@
 //! last.
 
 use super::entry::{Entry, Parsed, RawEntry};
-use super::error::ReportError;
-use super::tolerant::{close_appended_array, non_finite_to_markers};
+use super::text::{close_appended_array, replace_non_finite, Tokens};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -31,6 +30,16 @@ pub struct Reading {
     pub unreadable: Vec<Unreadable>,
 }
 
+/// A reports folder that cannot be listed.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the reports folder {}: {source}", path.display())]
+pub struct FolderError {
+    /// The folder.
+    pub path: PathBuf,
+    /// Why.
+    pub source: std::io::Error,
+}
+
 /// A file or folder left out, and why.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Unreadable {
@@ -43,10 +52,10 @@ pub struct Unreadable {
 /// Reads every `*.json` file under `dir` (any depth), in parallel, keeping
 /// the original's order. Errs only when `dir` itself cannot be listed; a bad
 /// file is listed in `unreadable`.
-pub fn read_folder(dir: &Path) -> Result<Reading, ReportError> {
+pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
     let mut files = Vec::new();
     let mut unreadable = Vec::new();
-    std::fs::read_dir(dir).map_err(|source| ReportError::Folder { path: dir.to_path_buf(), source })?;
+    std::fs::read_dir(dir).map_err(|source| FolderError { path: dir.to_path_buf(), source })?;
     collect_files(dir, 0, &mut files, &mut unreadable);
     // Stable: one folder below first, then the top level, then deeper.
     files.sort_by_key(|(depth, _)| match depth {
@@ -214,7 +223,7 @@ fn read_into(path: &Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
 /// replaced by markers (the original's). Only strict text that fails is
 /// parsed a second time, as an appended array.
 fn parse(text: &str) -> Result<Found<RawEntry>, String> {
-    let tolerant = non_finite_to_markers(text);
+    let tolerant = replace_non_finite(text, Tokens::Markers);
     let result = match &tolerant {
         Cow::Borrowed(strict) => parse_as::<false>(strict).or_else(|_| parse_as::<true>(&close_appended_array(strict))),
         Cow::Owned(marked) => match close_appended_array(marked) {

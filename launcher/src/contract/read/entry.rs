@@ -6,10 +6,10 @@
 //! `failure`, `train_item.avg`, `batch_loss`, the node (`provenance.slurm.node`,
 //! else `hostname`), the conditions of its `telemetry`, and the scalar
 //! arguments of the config. Numbers may be the original's `NaN`/`Infinity` tokens (read
-//! through [`tolerant`](super::tolerant)'s markers) or `null`.
+//! through [`text`](super::text)'s markers) or `null`.
 
 use super::conditions::{Conditions, RawTelemetry};
-use super::tolerant::marker_value;
+use super::text::marker_value;
 use crate::contract::keys::Key as ReportKey;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -199,7 +199,7 @@ impl Key<'_> {
 
 /// A [`RawEntry`] parsed from strict JSON (`TOLERANT = false`: numbers
 /// are finite, so the losses are skipped unparsed but for `null`) or from
-/// text whose non-finite tokens became [`tolerant`](super::tolerant)'s
+/// text whose non-finite tokens became [`text`](super::text)'s
 /// markers (`TOLERANT = true`).
 pub struct Parsed<const TOLERANT: bool>(pub RawEntry);
 

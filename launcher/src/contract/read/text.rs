@@ -2,11 +2,23 @@
 //! `-Infinity` tokens (not JSON), and its oldest format appended reports to
 //! one per-GPU file as `[` followed by `{...},` items, never closed.
 //!
-//! The tokens must stay apart (the original's NaN check fails a NaN loss but
-//! not an infinite one), so each becomes a marker string that the number
-//! fields of [`entry`](super::entry) read back as the float it stood for.
+//! For `mlb report`'s view the tokens must stay apart (the original's NaN
+//! check fails a NaN loss but not an infinite one), so each becomes a marker
+//! string that the number fields of [`entry`](super::entry) read back as the
+//! float it stood for. For the full [`Report`](crate::contract::Report) each
+//! becomes `null`, as mlb writes a non-finite number, read back as NaN.
 
+use serde::de::DeserializeOwned;
 use std::borrow::Cow;
+
+/// What the original's non-finite tokens become.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tokens {
+    /// Marker strings ([`MARKERS`]): NaN and the infinities kept apart.
+    Markers,
+    /// `null`, as mlb writes a non-finite number.
+    Null,
+}
 
 /// The marker strings of `NaN`, `Infinity` and `-Infinity` (a NUL first: no
 /// report writes one).
@@ -24,9 +36,9 @@ pub fn marker_value(text: &str) -> Option<f64> {
 }
 
 /// Replaces every `NaN`, `Infinity` and `-Infinity` token outside a string
-/// with its marker string ([`MARKERS`]). Text inside strings is left alone.
-/// Borrows when there is nothing to replace.
-pub fn non_finite_to_markers(text: &str) -> Cow<'_, str> {
+/// with its marker string ([`MARKERS`]) or `null` (`tokens`). Text inside
+/// strings is left alone. Borrows when there is nothing to replace.
+pub fn replace_non_finite(text: &str, tokens: Tokens) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     let mut out: Option<Vec<u8>> = None;
     let (mut i, mut copied) = (0, 0);
@@ -52,7 +64,10 @@ pub fn non_finite_to_markers(text: &str) -> Cow<'_, str> {
         if let Some((token, marker)) = NON_FINITE.iter().find(|(t, _)| first && bytes[i..].starts_with(t)) {
             let buf = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 64));
             buf.extend_from_slice(&bytes[copied..i]);
-            buf.extend_from_slice(marker);
+            buf.extend_from_slice(match tokens {
+                Tokens::Markers => marker,
+                Tokens::Null => b"null",
+            });
             i += token.len();
             copied = i;
             continue;
@@ -67,6 +82,19 @@ pub fn non_finite_to_markers(text: &str) -> Cow<'_, str> {
             Cow::Owned(String::from_utf8(buf).expect("replacing ASCII tokens keeps UTF-8 valid"))
         }
     }
+}
+
+/// `text` as a `T`: strictly, else (the original's files) with its
+/// non-finite tokens read as `null`; an appended array is closed first.
+pub fn from_text<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    serde_json::from_str(text).or_else(|strict| {
+        let nulls = replace_non_finite(text, Tokens::Null);
+        let closed = close_appended_array(&nulls);
+        if matches!((&nulls, &closed), (Cow::Borrowed(_), Cow::Borrowed(_))) {
+            return Err(strict);
+        }
+        serde_json::from_str(&closed)
+    })
 }
 
 /// Closes an appended array (`[` then items each followed by `,`, no `]`):
@@ -88,7 +116,7 @@ mod tests {
     #[test]
     fn tokens_outside_strings_become_markers() {
         let text = r#"{"a": NaN, "b": [Infinity, -Infinity, 1.5], "c": "NaN Infinity", "d": "say \"NaN\""}"#;
-        let replaced = non_finite_to_markers(text);
+        let replaced = replace_non_finite(text, Tokens::Markers);
         assert_eq!(
             replaced,
             r#"{"a": "\u0000NaN", "b": ["\u0000Infinity", "\u0000-Infinity", 1.5], "c": "NaN Infinity", "d": "say \"NaN\""}"#
@@ -103,7 +131,16 @@ mod tests {
 
     #[test]
     fn strict_text_is_borrowed() {
-        assert!(matches!(non_finite_to_markers(r#"{"x": "NaN", "é": 1}"#), Cow::Borrowed(_)));
+        assert!(matches!(replace_non_finite(r#"{"x": "NaN", "é": 1}"#, Tokens::Markers), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn tokens_as_null_for_the_full_model() {
+        assert_eq!(replace_non_finite(r#"[NaN, "NaN", -Infinity]"#, Tokens::Null), r#"[null, "NaN", null]"#);
+        let v: Vec<Option<f64>> = from_text("[\n1.5,\nNaN,\n").unwrap();
+        assert_eq!(v, [Some(1.5), None], "tokens and an appended array together");
+        let err = from_text::<Vec<f64>>("[1, x]").unwrap_err().to_string();
+        assert!(err.contains("expected value"), "the strict error when nothing was replaced: {err}");
     }
 
     #[test]
