@@ -154,7 +154,7 @@ fn select(entries: Vec<Entry>, suite: Option<&str>) -> Selection {
     for entry in entries {
         if let Some(wanted) = suite {
             if !in_suite(&entry, wanted) {
-                sel.other_suites.insert(entry.suite.clone().unwrap_or_else(|| "(none)".into()));
+                sel.other_suites.insert(entry.suite.as_deref().unwrap_or("(none)").to_string());
                 continue;
             }
         }
@@ -169,7 +169,7 @@ fn select(entries: Vec<Entry>, suite: Option<&str>) -> Selection {
 
 fn in_suite(entry: &Entry, suite: &str) -> bool {
     match &entry.suite {
-        Some(s) => s == suite,
+        Some(s) => **s == *suite,
         None => {
             entry.file.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
                 n.strip_prefix(suite).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('_'))
@@ -292,8 +292,8 @@ fn listed(judged: &[Judged], pick: impl Fn(&Judged) -> bool) -> Vec<FailureRow> 
             };
             Some(FailureRow {
                 file: e.file.to_path_buf(),
-                bench: e.name.clone(),
-                vcd: e.vcd.clone(),
+                bench: e.name.as_deref().map(str::to_string),
+                vcd: e.vcd.as_deref().map(str::to_string),
                 check,
                 cause,
                 message,
@@ -310,7 +310,11 @@ fn runs(judged: &[Judged], layout: &Layout, rule: Rule) -> Vec<Run> {
         .zip(&layout.of_entry)
         .filter_map(|(j, row)| {
             let value = j.value(rule).filter(|v| v.is_finite())?;
-            Some(Run { label: layout.rows[(*row)?].label.clone(), vcd: j.entry.vcd.clone(), value })
+            Some(Run {
+                label: layout.rows[(*row)?].label.clone(),
+                vcd: j.entry.vcd.as_deref().map(str::to_string),
+                value,
+            })
         })
         .collect()
 }
@@ -454,7 +458,7 @@ mod tests {
         Entry {
             file: Arc::from(Path::new(file)),
             name: Some(name.into()),
-            suite: suite.map(str::to_string),
+            suite: suite.map(Into::into),
             vcd: Some("0".into()),
             gpu: None,
             slurm_node: None,

@@ -144,7 +144,7 @@ pub fn flagged(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Condition
         .map(|(row, j, c)| ConditionFlag {
             file: j.entry.file.to_path_buf(),
             label: layout.rows[row].label.clone(),
-            device: j.entry.vcd.clone(),
+            device: j.entry.vcd.as_deref().map(str::to_string),
             throttled_share: c.throttled_share.filter(|_| c.throttled()),
             degraded_link: c.degraded_link,
             xid_events: c.xid_events,
@@ -161,7 +161,7 @@ pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> 
         .map(|(row, j, c)| {
             let sampled = Sampled {
                 label: layout.rows[row].label.clone(),
-                device: j.entry.vcd.clone(),
+                device: j.entry.vcd.as_deref().map(str::to_string),
                 file: j.entry.file.to_path_buf(),
                 timeline: None,
             };

@@ -154,7 +154,7 @@ mod tests {
     fn e(name: Option<&str>, completed: Option<bool>, nan: bool, infinite: bool, avg: Option<f64>) -> Entry {
         Entry {
             file: Arc::from(Path::new("f.json")),
-            name: name.map(str::to_string),
+            name: name.map(Into::into),
             suite: None,
             vcd: Some("0".into()),
             gpu: None,

@@ -106,7 +106,7 @@ pub(super) mod tests {
             name: Some(name.into()),
             suite: None,
             vcd: Some(vcd.into()),
-            gpu: Some(format!("GPU-{vcd}")),
+            gpu: Some(format!("GPU-{vcd}").into()),
             slurm_node: None,
             hostname: None,
             completed: Some(true),

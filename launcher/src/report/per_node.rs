@@ -55,7 +55,7 @@ mod tests {
 
     /// A run on Slurm node `node` (else on the host `login`).
     fn run(name: &str, node: Option<&str>, vcd: &str, v: f64) -> Entry {
-        Entry { slurm_node: node.map(str::to_string), hostname: Some("login".into()), ..gpu_run(name, vcd, v) }
+        Entry { slurm_node: node.map(Into::into), hostname: Some("login".into()), ..gpu_run(name, vcd, v) }
     }
 
     #[test]

@@ -95,7 +95,7 @@ pub(super) mod tests {
     }
 
     fn failed(name: Option<&str>) -> Entry {
-        Entry { name: name.map(str::to_string), completed: Some(false), avg: None, ..ok("x", 0.0) }
+        Entry { name: name.map(Into::into), completed: Some(false), avg: None, ..ok("x", 0.0) }
     }
 
     fn targets() -> Targets {

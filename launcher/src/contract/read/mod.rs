@@ -9,6 +9,7 @@
 //! - [`entry`]: the light view of a report `mlb report` works on (only the
 //!   fields it needs, read in one pass without an intermediate value), with
 //!   the config's arguments told apart by [`keys`](crate::contract::keys);
+//! - [`intern`]: one shared copy of the texts the entries repeat;
 //! - [`conditions`]: what that view keeps of the `telemetry` block;
 //! - [`folder`]: finding the report files of a folder and reading them into
 //!   entries, in parallel, in the original's order.
@@ -16,6 +17,7 @@
 pub mod conditions;
 pub mod entry;
 pub mod folder;
+pub mod intern;
 pub mod text;
 
 pub use conditions::Conditions;

@@ -42,37 +42,28 @@ pub fn replace_non_finite(text: &str, tokens: Tokens) -> Cow<'_, str> {
     let bytes = text.as_bytes();
     let mut out: Option<Vec<u8>> = None;
     let (mut i, mut copied) = (0, 0);
-    let mut in_string = false;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match b {
-                b'\\' => i += 1,
-                b'"' => in_string = false,
-                _ => {}
+    // Jumps from one quote, `N` or `I` to the next (`memchr`): a string is
+    // skipped whole, a letter may start a token (`-Infinity` at its `I`).
+    while let Some(found) = memchr::memchr3(b'"', b'N', b'I', &bytes[i..]) {
+        let at = i + found;
+        if bytes[at] == b'"' {
+            i = string_end(bytes, at + 1);
+            continue;
+        }
+        let start = if bytes[at] == b'I' && at > copied && bytes[at - 1] == b'-' { at - 1 } else { at };
+        match NON_FINITE.iter().find(|(t, _)| bytes[start..].starts_with(t)) {
+            Some((token, marker)) => {
+                let buf = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 64));
+                buf.extend_from_slice(&bytes[copied..start]);
+                buf.extend_from_slice(match tokens {
+                    Tokens::Markers => marker,
+                    Tokens::Null => b"null",
+                });
+                i = start + token.len();
+                copied = i;
             }
-            i += 1;
-            continue;
+            None => i = at + 1,
         }
-        if b == b'"' {
-            in_string = true;
-            i += 1;
-            continue;
-        }
-        // Only a token's first letter starts the comparison.
-        let first = matches!(b, b'N' | b'I' | b'-');
-        if let Some((token, marker)) = NON_FINITE.iter().find(|(t, _)| first && bytes[i..].starts_with(t)) {
-            let buf = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 64));
-            buf.extend_from_slice(&bytes[copied..i]);
-            buf.extend_from_slice(match tokens {
-                Tokens::Markers => marker,
-                Tokens::Null => b"null",
-            });
-            i += token.len();
-            copied = i;
-            continue;
-        }
-        i += 1;
     }
     match out {
         None => Cow::Borrowed(text),
@@ -82,6 +73,19 @@ pub fn replace_non_finite(text: &str, tokens: Tokens) -> Cow<'_, str> {
             Cow::Owned(String::from_utf8(buf).expect("replacing ASCII tokens keeps UTF-8 valid"))
         }
     }
+}
+
+/// Where the string whose text starts at `from` ends: past its closing
+/// quote (escapes skipped), or the end of the text.
+fn string_end(bytes: &[u8], mut from: usize) -> usize {
+    while let Some(found) = memchr::memchr2(b'"', b'\\', &bytes[from.min(bytes.len())..]) {
+        let at = from + found;
+        if bytes[at] == b'"' {
+            return at + 1;
+        }
+        from = at + 2;
+    }
+    bytes.len()
 }
 
 /// `text` as a `T`: strictly, else (the original's files) with its
@@ -127,6 +131,15 @@ mod tests {
         assert_eq!(marker_value(v["b"][0].as_str().unwrap()), Some(f64::INFINITY));
         assert_eq!(marker_value(v["b"][1].as_str().unwrap()), Some(f64::NEG_INFINITY));
         assert_eq!(marker_value("NaN"), None);
+    }
+
+    #[test]
+    fn adjacent_tokens_escapes_and_cut_strings() {
+        let null = |t| replace_non_finite(t, Tokens::Null).into_owned();
+        assert_eq!(null("[NaN,-Infinity,Infinity,-1,Nope,In]"), "[null,null,null,-1,Nope,In]");
+        assert_eq!(null(r#"["a\\", NaN, "b\"NaN", -Infinity]"#), r#"["a\\", null, "b\"NaN", null]"#);
+        assert_eq!(null(r#"[NaN, "cut NaN"#), r#"[null, "cut NaN"#, "an unclosed string to the end");
+        assert_eq!(null(r#"[NaN, "cut\"#), r#"[null, "cut\"#, "an escape at the very end");
     }
 
     #[test]
