@@ -65,16 +65,23 @@ pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
         _ => 2,
     });
     let files = runs.iter().map(|run| run.names.len()).sum();
-    let parsed: Vec<Vec<Result<Found<Entry>, Unreadable>>> = runs.par_iter().map(Run::read).collect();
     let mut reading = Reading { files, entries: Vec::with_capacity(files), unreadable };
-    for result in parsed.into_iter().flatten() {
-        match result {
-            Ok(found) => found.move_into(&mut reading.entries),
-            Err(bad) => reading.unreadable.push(bad),
+    // A batch of runs at a time, in parallel: only one batch's entries are
+    // held twice while they move into the list.
+    for batch in runs.chunks(RUNS_A_BATCH) {
+        let parsed: Vec<Vec<Result<Found<Entry>, Unreadable>>> = batch.par_iter().map(Run::read).collect();
+        for result in parsed.into_iter().flatten() {
+            match result {
+                Ok(found) => found.move_into(&mut reading.entries),
+                Err(bad) => reading.unreadable.push(bad),
+            }
         }
     }
     Ok(reading)
 }
+
+/// Runs read in parallel at a time.
+const RUNS_A_BATCH: usize = 32;
 
 /// Files of one folder that follow each other in the walk's order (a
 /// folder's files are cut into two runs where a sub-folder is listed
