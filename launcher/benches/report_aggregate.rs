@@ -21,7 +21,8 @@
 #[path = "../tests/it/report_gen/mod.rs"]
 mod report_gen;
 
-use mlb::report::{aggregate, read_folder, GpuModel, Options, Targets};
+use mlb::contract::read::read_folder;
+use mlb::report::{aggregate, GpuModel, Options, Targets};
 use nix::libc;
 use report_gen::{Original, Rng};
 use std::path::Path;

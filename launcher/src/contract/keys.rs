@@ -4,44 +4,6 @@
 //! configuration ([`record::unique_id`](crate::record::unique_id)), the
 //! configs of `mlb report` and the launcher's failure records.
 
-/// The typed fields of a report file (sorted): every other top-level key is
-/// a workload key (an argument, or a key of the plugin's report).
-pub const FIELDS: &[&str] = &[
-    "batch_loss",
-    "completed",
-    "cpu_cores",
-    "devices",
-    "end_time",
-    "epoch_loss",
-    "failure",
-    "hostname",
-    "items",
-    "jr_id",
-    "log",
-    "metrics",
-    "name",
-    "provenance",
-    "run_id",
-    "start_time",
-    "suite",
-    "telemetry",
-    "train",
-    "train_item",
-    "unique_id",
-    "vcd",
-    "version",
-];
-
-/// Workload keys that describe the instance, its host or its data rather
-/// than the configuration (compat §5; sorted): they differ between the
-/// instances, GPUs and runs of one configuration.
-pub const INSTANCE: &[&str] = &["backend", "cuda", "data", "dataset_dir", "gpu", "ngpu", "no_cuda", "report", "seed"];
-
-/// Arguments that size one instance (sorted): they tell configs apart in
-/// `mlb report`, but are left out of the configuration's id, which is the
-/// same whatever a GPU was given (compat §5).
-pub const SIZING: &[&str] = &["batch_size", "workers"];
-
 /// What a top-level key of a report file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Key {
@@ -55,21 +17,76 @@ pub enum Key {
     Config,
 }
 
-impl Key {
-    /// What `key` (as written in a report file, `batch_size`) holds.
-    pub fn of(key: &str) -> Key {
-        let listed = |list: &[&str]| list.binary_search(&key).is_ok();
-        if listed(FIELDS) {
-            Key::Field
-        } else if listed(INSTANCE) {
-            Key::Instance
-        } else if listed(SIZING) {
-            Key::Sizing
-        } else {
-            Key::Config
-        }
-    }
+/// Defines each list of keys, and [`Key::of`] as one `match` over them
+/// (the reader asks it of every key of every report).
+macro_rules! key_lists {
+    ($($(#[$doc:meta])* $list:ident => $kind:ident: [$($key:literal),* $(,)?];)*) => {
+        $($(#[$doc])* pub const $list: &[&str] = &[$($key),*];)*
 
+        impl Key {
+            /// What `key` (as written in a report file, `batch_size`) holds.
+            pub fn of(key: &str) -> Key {
+                match key {
+                    $($($key)|* => Key::$kind,)*
+                    _ => Key::Config,
+                }
+            }
+        }
+    };
+}
+
+key_lists! {
+    /// The typed fields of a report file (sorted): every other top-level key is
+    /// a workload key (an argument, or a key of the plugin's report).
+    FIELDS => Field: [
+        "batch_loss",
+        "completed",
+        "cpu_cores",
+        "devices",
+        "end_time",
+        "epoch_loss",
+        "failure",
+        "hostname",
+        "items",
+        "jr_id",
+        "log",
+        "metrics",
+        "name",
+        "provenance",
+        "run_id",
+        "start_time",
+        "suite",
+        "telemetry",
+        "train",
+        "train_item",
+        "unique_id",
+        "vcd",
+        "version",
+    ];
+    /// Workload keys that describe the instance, its host or its data rather
+    /// than the configuration (compat §5; sorted): they differ between the
+    /// instances, GPUs and runs of one configuration.
+    INSTANCE => Instance: [
+        "backend",
+        "cuda",
+        "data",
+        "dataset_dir",
+        "gpu",
+        "ngpu",
+        "no_cuda",
+        "report",
+        "seed",
+    ];
+    /// Arguments that size one instance (sorted): they tell configs apart in
+    /// `mlb report`, but are left out of the configuration's id, which is the
+    /// same whatever a GPU was given (compat §5).
+    SIZING => Sizing: [
+        "batch_size",
+        "workers",
+    ];
+}
+
+impl Key {
     /// Whether the key tells the configs of a bench apart in `mlb report`.
     pub fn splits_configs(self) -> bool {
         matches!(self, Key::Sizing | Key::Config)

@@ -11,6 +11,10 @@
 //! - [`report`]: the report file, written by the worker (and by the launcher
 //!   for an instance that could not, or to add the telemetry), read by
 //!   `--resume` and `mlb report`;
+//! - [`telemetry`](mod@telemetry): the report's `telemetry` block, set by the
+//!   launcher;
+//! - [`read`]: the one tolerant reader of report files (the original
+//!   suite's too), into the full report or `mlb report`'s light view;
 //! - [`keys`]: which of its keys are typed fields, and which workload keys
 //!   are the configuration's arguments.
 //!
@@ -21,7 +25,9 @@ pub mod env;
 pub mod exit;
 pub mod keys;
 pub mod line;
+pub mod read;
 pub mod report;
+pub mod telemetry;
 pub mod window;
 
 pub use line::WorkerLine;

@@ -8,8 +8,9 @@
 //! as NaN.
 
 use super::keys::Key;
+use super::read;
+use super::telemetry::Telemetry;
 use crate::record::{self, Failure, Identity};
-use crate::telemetry::Telemetry;
 use crate::worker::stats::{Summary, Throughput};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -172,16 +173,46 @@ impl Report {
             .map_err(|source| WriteError { path: path.to_path_buf(), source })
     }
 
-    /// Reads a report file.
+    /// Reads a report file holding one report: mlb's, or the original
+    /// suite's (its non-finite tokens read as NaN), through the one
+    /// tolerant reader ([`read::from_text`]).
     pub fn load(path: &Path) -> Result<Report, ReadError> {
+        Self::load_as(path)
+    }
+
+    /// Reads every report of a file: one report, or a list of them (the
+    /// original's oldest per-GPU files, closed or still appended).
+    pub fn load_all(path: &Path) -> Result<Vec<Report>, ReadError> {
+        Self::load_as::<OneOrMany>(path).map(OneOrMany::into_vec)
+    }
+
+    /// Reads the file at `path` as a `T`, through [`read::from_text`].
+    fn load_as<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReadError> {
         let text =
             std::fs::read_to_string(path).map_err(|source| ReadError::Io { path: path.to_path_buf(), source })?;
-        serde_json::from_str(&text).map_err(|source| ReadError::NotAReport { path: path.to_path_buf(), source })
+        read::from_text(&text).map_err(|source| ReadError::NotAReport { path: path.to_path_buf(), source })
     }
 
     /// Reads a report file; `None` when it cannot be read or is not a report.
     pub fn read(path: &Path) -> Option<Report> {
         Self::load(path).ok()
+    }
+}
+
+/// What a report file holds: one report, or a list of them.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(Box<Report>),
+    Many(Vec<Report>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<Report> {
+        match self {
+            OneOrMany::One(r) => vec![*r],
+            OneOrMany::Many(all) => all,
+        }
     }
 }
 
@@ -509,6 +540,24 @@ mod tests {
         let back = Report::read(&path).unwrap();
         assert_eq!(back, failed);
         assert!(!back.completed && back.end_time.is_some());
+    }
+
+    #[test]
+    fn the_original_suites_files_read_through_the_tolerant_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let one = r#"{"suite": "s", "name": "vae", "run_id": 0, "jr_id": "1", "vcd": "1", "completed": true,
+                      "batch_loss": [0.5, NaN, -Infinity], "items": Infinity, "lr": 0.1}"#;
+        let path = dir.path().join("one.json");
+        std::fs::write(&path, one).unwrap();
+        let r = Report::load(&path).unwrap();
+        assert!(r.completed && r.batch_loss.as_ref().unwrap().iter().skip(1).all(|l| l.is_nan()));
+        assert_eq!((r.items, r.args.get("lr")), (None, Some(&json!(0.1))), "a token as null");
+        assert_eq!(Report::load_all(&path).unwrap().len(), 1);
+        let appended = format!("[\n{one},\n{},\n", one.replace("\"vcd\": \"1\"", "\"vcd\": \"2\""));
+        std::fs::write(&path, appended).unwrap();
+        let all = Report::load_all(&path).unwrap();
+        assert_eq!(all.iter().map(|r| r.vcd.as_str()).collect::<Vec<_>>(), ["1", "2"]);
+        assert!(Report::load(&path).unwrap_err().to_string().contains("is not a report"), "a list is no one report");
     }
 
     #[test]

@@ -15,7 +15,8 @@ pub struct Completed {
 impl Completed {
     /// Reads every `*.json` report of `outdir`, and of its folders one
     /// level down (a multi-node run's folder per node), with `completed:
-    /// true`. Unreadable or foreign files are ignored, and so is anything
+    /// true`, through the one tolerant reader (the original suite's files
+    /// too). Unreadable or foreign files are ignored, and so is anything
     /// that is not a regular file (a FIFO named `*.json` would block the
     /// read); linked folders are not followed.
     pub fn scan(outdir: &Path) -> Completed {
@@ -28,7 +29,8 @@ impl Completed {
             .chain(top.iter().cloned())
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
-            .filter_map(|p| Report::read(&p))
+            .filter_map(|p| Report::load_all(&p).ok())
+            .flatten()
             .filter(|r| r.completed)
             .collect();
         Completed { reports }

@@ -4,16 +4,16 @@
 
 use super::baseline::{compare, Comparison};
 use super::energy::{energy, flagged, sampled, ConditionFlag, EnergyTables, Sampled};
-use super::entry::Entry;
 use super::error::ReportError;
 use super::groups::{groups, GroupRow};
 use super::judge::{judge, Check, Rule};
 use super::per_gpu::{per_gpu, GpuTables};
 use super::per_node::{per_node, NodeTables};
-use super::read::{Reading, Unreadable};
 use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
 use super::targets::Targets;
+use crate::contract::read::Entry;
+use crate::contract::read::{Reading, Unreadable};
 use crate::system::SystemDesc;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -154,7 +154,7 @@ fn select(entries: Vec<Entry>, suite: Option<&str>) -> Selection {
     for entry in entries {
         if let Some(wanted) = suite {
             if !in_suite(&entry, wanted) {
-                sel.other_suites.insert(entry.suite.clone().unwrap_or_else(|| "(none)".into()));
+                sel.other_suites.insert(entry.suite.as_deref().unwrap_or("(none)").to_string());
                 continue;
             }
         }
@@ -169,7 +169,7 @@ fn select(entries: Vec<Entry>, suite: Option<&str>) -> Selection {
 
 fn in_suite(entry: &Entry, suite: &str) -> bool {
     match &entry.suite {
-        Some(s) => s == suite,
+        Some(s) => **s == *suite,
         None => {
             entry.file.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
                 n.strip_prefix(suite).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('_'))
@@ -292,8 +292,8 @@ fn listed(judged: &[Judged], pick: impl Fn(&Judged) -> bool) -> Vec<FailureRow> 
             };
             Some(FailureRow {
                 file: e.file.to_path_buf(),
-                bench: e.name.clone(),
-                vcd: e.vcd.clone(),
+                bench: e.name.as_deref().map(str::to_string),
+                vcd: e.vcd.as_deref().map(str::to_string),
                 check,
                 cause,
                 message,
@@ -310,7 +310,11 @@ fn runs(judged: &[Judged], layout: &Layout, rule: Rule) -> Vec<Run> {
         .zip(&layout.of_entry)
         .filter_map(|(j, row)| {
             let value = j.value(rule).filter(|v| v.is_finite())?;
-            Some(Run { label: layout.rows[(*row)?].label.clone(), vcd: j.entry.vcd.clone(), value })
+            Some(Run {
+                label: layout.rows[(*row)?].label.clone(),
+                vcd: j.entry.vcd.as_deref().map(str::to_string),
+                value,
+            })
         })
         .collect()
 }
@@ -446,15 +450,15 @@ fn empty(dir: &Path, files: usize, unreadable: &[Unreadable], sel: &Selection, o
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::Losses;
     use super::*;
+    use crate::contract::read::Losses;
     use std::sync::Arc;
 
     fn entry(file: &str, suite: Option<&str>, name: &str) -> Entry {
         Entry {
             file: Arc::from(Path::new(file)),
             name: Some(name.into()),
-            suite: suite.map(str::to_string),
+            suite: suite.map(Into::into),
             vcd: Some("0".into()),
             gpu: None,
             slurm_node: None,

@@ -5,13 +5,13 @@
 //! that throttled for more than 1% of their timed window, ran on a degraded
 //! PCIe link, or whose GPUs reported XID errors in it.
 
-use super::conditions::Conditions;
 use super::judge::Rule;
 use super::per_gpu::device_order;
 use super::rows::{Judged, Layout};
 use super::stats::Sample;
+use crate::contract::read::Conditions;
+use crate::contract::telemetry::Timeline;
 use crate::contract::Report;
-use crate::telemetry::timeline::Timeline;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -137,14 +137,14 @@ pub fn energy(entries: &[Judged], layout: &Layout, rule: Rule) -> EnergyTables {
 }
 
 /// The instances that count under `rule` whose conditions are flagged
-/// ([`Conditions::flagged`](super::conditions::Conditions::flagged)), sorted by file.
+/// ([`Conditions::flagged`](crate::contract::read::Conditions::flagged)), sorted by file.
 pub fn flagged(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<ConditionFlag> {
     let mut out: Vec<ConditionFlag> = measured(entries, layout, rule)
         .filter(|(_, _, c)| c.flagged())
         .map(|(row, j, c)| ConditionFlag {
             file: j.entry.file.to_path_buf(),
             label: layout.rows[row].label.clone(),
-            device: j.entry.vcd.clone(),
+            device: j.entry.vcd.as_deref().map(str::to_string),
             throttled_share: c.throttled_share.filter(|_| c.throttled()),
             degraded_link: c.degraded_link,
             xid_events: c.xid_events,
@@ -161,7 +161,7 @@ pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> 
         .map(|(row, j, c)| {
             let sampled = Sampled {
                 label: layout.rows[row].label.clone(),
-                device: j.entry.vcd.clone(),
+                device: j.entry.vcd.as_deref().map(str::to_string),
                 file: j.entry.file.to_path_buf(),
                 timeline: None,
             };
@@ -180,11 +180,11 @@ pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> 
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::Entry;
     use super::super::judge::Check;
     use super::super::per_gpu::tests::run;
     use super::super::rows::{layout, Grouping};
     use super::*;
+    use crate::contract::read::Entry;
 
     fn with(vcd: &str, joules_per_item: Option<f64>, throttled_share: Option<f64>, degraded_link: bool) -> Entry {
         let conditions =

@@ -45,12 +45,12 @@ pub fn groups(judged: &[Judged], rule: Rule) -> Vec<GroupRow> {
     type Config<'a> = (&'a str, Vec<(&'a str, String)>);
     let mut by_config: BTreeMap<Config, BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
     for j in judged {
-        let Some(world) = j.entry.args.iter().find(|(k, _)| k == WORLD_SIZE).and_then(|(_, v)| v.as_u64()) else {
+        let Some(world) = j.entry.args.iter().find(|(k, _)| **k == *WORLD_SIZE).and_then(|(_, v)| v.as_u64()) else {
             continue;
         };
         let Some(v) = j.value(rule) else { continue };
-        let others = j.entry.args.iter().filter(|(k, _)| !NOT_COMPARED.contains(&k.as_str()));
-        let others = others.map(|(k, v)| (k.as_str(), v.to_string()));
+        let others = j.entry.args.iter().filter(|(k, _)| !NOT_COMPARED.contains(&&**k));
+        let others = others.map(|(k, v)| (&**k, v.to_string()));
         by_config.entry((j.entry.bench_label(), others.collect())).or_default().entry(world).or_default().push(v);
     }
     // Per bench, the arguments whose value differs from its first config's.
@@ -88,10 +88,10 @@ pub fn groups(judged: &[Judged], rule: Rule) -> Vec<GroupRow> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::Entry;
     use super::super::judge::Check;
     use super::super::score::tests::ok;
     use super::*;
+    use crate::contract::read::Entry;
     use serde_json::json;
 
     fn rank(name: &str, world: u64, batch: u64, v: f64) -> Entry {

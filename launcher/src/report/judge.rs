@@ -13,7 +13,7 @@
 //! skipped NaN, an infinite loss and an entry without a finite, non-negative
 //! throughput.
 
-use super::entry::Entry;
+use crate::contract::read::Entry;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -146,15 +146,15 @@ fn stricter(e: &Entry) -> Option<Check> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::Losses;
     use super::*;
+    use crate::contract::read::Losses;
     use std::path::Path;
     use std::sync::Arc;
 
     fn e(name: Option<&str>, completed: Option<bool>, nan: bool, infinite: bool, avg: Option<f64>) -> Entry {
         Entry {
             file: Arc::from(Path::new("f.json")),
-            name: name.map(str::to_string),
+            name: name.map(Into::into),
             suite: None,
             vcd: Some("0".into()),
             gpu: None,

@@ -1,5 +1,5 @@
 //! `mlb report`: reads a folder of report files (mlb's and the original
-//! suite's), computes the per-bench statistics, the score against a target
+//! suite's, through [`crate::contract::read`]), computes the per-bench statistics, the score against a target
 //! table (compat §6), per-GPU and per-node tables, data parallel groups, an
 //! optional comparison with a baseline,
 //! and prints them as a table, JSON, CSV or Markdown, with an optional HTML
@@ -8,40 +8,35 @@
 mod aggregate;
 mod args;
 mod baseline;
-mod conditions;
 mod energy;
-mod entry;
 mod error;
 mod groups;
 mod judge;
 mod per_gpu;
 mod per_node;
-mod read;
 mod relative;
 pub mod render;
 mod rows;
 mod score;
 mod stats;
 mod targets;
-mod tolerant;
 
 pub use aggregate::{aggregate, BaselineReport, FailureRow, Options, Report, Run, UNIT};
 pub use args::{Format, ReportArgs};
 pub use baseline::{Comparison, Verdict};
-pub use conditions::Conditions;
 pub use energy::{ConditionFlag, EnergyRow, EnergyTables, Sampled};
-pub use entry::{Entry, Losses};
 pub use error::ReportError;
 pub use groups::GroupRow;
 pub use judge::{judge, Check, Rule};
 pub use per_gpu::{Device, GpuTables};
 pub use per_node::NodeTables;
-pub use read::{read_file, read_folder, Reading, Unreadable};
 pub use relative::FLAG_BELOW;
 pub use rows::{Grouping, Row};
 pub use score::{Score, MULTI_GPU};
 pub use stats::{geometric_mean, t_quantile, Sample};
 pub use targets::{GpuModel, Target, Targets};
+
+use crate::contract::read::{read_folder, FolderError};
 
 /// Runs `mlb report`: returns what to print on stdout, after writing the
 /// HTML page when asked.
@@ -76,15 +71,20 @@ pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
 
 /// Reads `dir` (and `baseline`) and aggregates the report.
 pub fn build(dir: &std::path::Path, baseline: Option<&std::path::Path>, opts: &Options) -> Result<Report, ReportError> {
-    let reading = read_folder(dir)?;
+    let reading = read_folder(dir).map_err(folder_error)?;
     let base = match baseline {
         Some(b) => {
             same_accelerator(dir, b, opts.force)?;
-            Some((b, read_folder(b)?))
+            Some((b, read_folder(b).map_err(folder_error)?))
         }
         None => None,
     };
     aggregate(dir, reading, base, opts)
+}
+
+/// A reports folder that cannot be listed, with how to fix it.
+fn folder_error(FolderError { path, source }: FolderError) -> ReportError {
+    ReportError::Folder { path, source }
 }
 
 /// Refuses to compare `dir` with a `baseline` whose `system.json` names

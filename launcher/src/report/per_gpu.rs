@@ -7,10 +7,10 @@
 //! (the original's among them) pool a device id across hosts, as the original
 //! did; the per-node tables tell the hosts apart.
 
-use super::entry::Entry;
 use super::judge::Rule;
 use super::relative::{table, Flag, Row};
 use super::rows::{Judged, Layout};
+use crate::contract::read::Entry;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -92,10 +92,10 @@ pub fn per_gpu(entries: &[Judged], layout: &Layout, rule: Rule) -> GpuTables {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::entry::{Entry, Losses};
     use super::super::judge::Check;
     use super::super::rows::{layout, Grouping};
     use super::*;
+    use crate::contract::read::{Entry, Losses};
     use std::path::Path;
     use std::sync::Arc;
 
@@ -106,7 +106,7 @@ pub(super) mod tests {
             name: Some(name.into()),
             suite: None,
             vcd: Some(vcd.into()),
-            gpu: Some(format!("GPU-{vcd}")),
+            gpu: Some(format!("GPU-{vcd}").into()),
             slurm_node: None,
             hostname: None,
             completed: Some(true),

@@ -4,11 +4,11 @@
 //! mean is below 90% of the best node's. A node is the Slurm node a report
 //! names, else its `hostname`. Reports from one node give no table.
 
-use super::entry::Entry;
 use super::judge::Rule;
 use super::per_gpu::several_nodes;
 use super::relative::{table, Flag, Row};
 use super::rows::{Judged, Layout};
+use crate::contract::read::Entry;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -55,7 +55,7 @@ mod tests {
 
     /// A run on Slurm node `node` (else on the host `login`).
     fn run(name: &str, node: Option<&str>, vcd: &str, v: f64) -> Entry {
-        Entry { slurm_node: node.map(str::to_string), hostname: Some("login".into()), ..gpu_run(name, vcd, v) }
+        Entry { slurm_node: node.map(Into::into), hostname: Some("login".into()), ..gpu_run(name, vcd, v) }
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //! which the score uses) or one per config (a bench's entries split by the
 //! arguments that vary between them: `convnet[arch=resnet18]`).
 
-use super::entry::Entry;
 use super::judge::{Check, Rule};
 use super::stats::Sample;
 use super::targets::{Target, Targets};
+use crate::contract::read::Entry;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -124,7 +124,7 @@ pub fn layout<'a>(entries: &[Judged<'a>], grouping: Grouping) -> Layout<'a> {
                 Some(keys) => {
                     let args: Vec<(&str, &Value)> = keys
                         .iter()
-                        .filter_map(|k| j.entry.args.iter().find(|(a, _)| a == k).map(|(a, v)| (a.as_str(), v)))
+                        .filter_map(|k| j.entry.args.iter().find(|(a, _)| **a == **k).map(|(a, v)| (&**a, v)))
                         .collect();
                     let parts: Vec<String> = keys
                         .iter()
@@ -182,16 +182,16 @@ fn varying_args<'a>(entries: &[Judged<'a>]) -> HashMap<&'a str, Vec<&'a str>> {
         let seen = benches.entry(bench).or_insert_with(|| Seen { first: Vec::new(), varying: BTreeSet::new() });
         let (mut i, mut new) = (0, Vec::new());
         for (k, v) in &j.entry.args {
-            while i < seen.first.len() && seen.first[i].0 < k.as_str() {
+            while i < seen.first.len() && seen.first[i].0 < &**k {
                 i += 1;
             }
             match seen.first.get(i) {
-                Some((f, first)) if *f == k.as_str() => {
+                Some((f, first)) if **f == **k => {
                     if *first != v {
                         seen.varying.insert(f);
                     }
                 }
-                _ => new.push((k.as_str(), v)),
+                _ => new.push((&**k, v)),
             }
         }
         if !new.is_empty() {
@@ -263,8 +263,8 @@ pub fn rows(entries: &[Judged], layout: &Layout, targets: Option<&Targets>, rule
 
 #[cfg(test)]
 mod tests {
-    use super::super::entry::Losses;
     use super::*;
+    use crate::contract::read::Losses;
     use serde_json::json;
     use std::path::Path;
     use std::sync::Arc;
@@ -283,7 +283,7 @@ mod tests {
             avg: Some(avg),
             losses: Losses::default(),
             conditions: None,
-            args: args.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            args: args.as_object().unwrap().iter().map(|(k, v)| (k.as_str().into(), v.clone())).collect(),
         }
     }
 

@@ -67,11 +67,11 @@ pub fn score(rows: &[Row], results: usize, failures: usize, price: Option<f64>) 
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::entry::{Entry, Losses};
     use super::super::judge::{judge, Rule};
     use super::super::rows::{layout, rows, Grouping, Judged};
     use super::super::targets::Targets;
     use super::*;
+    use crate::contract::read::{Entry, Losses};
     use std::path::Path;
     use std::sync::Arc;
 
@@ -95,7 +95,7 @@ pub(super) mod tests {
     }
 
     fn failed(name: Option<&str>) -> Entry {
-        Entry { name: name.map(str::to_string), completed: Some(false), avg: None, ..ok("x", 0.0) }
+        Entry { name: name.map(Into::into), completed: Some(false), avg: None, ..ok("x", 0.0) }
     }
 
     fn targets() -> Targets {

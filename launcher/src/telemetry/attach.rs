@@ -1,8 +1,8 @@
 //! Adds the `telemetry` block to a report the worker wrote: the report is
 //! read into the report model, its telemetry field set, and written back.
 
-use super::block::Telemetry;
 use crate::contract::report::{ReadError, WriteError};
+use crate::contract::telemetry::Telemetry;
 use crate::contract::Report;
 use std::path::Path;
 

@@ -22,6 +22,5 @@ pub mod scope;
 pub mod slot;
 pub mod timeline;
 
-pub use block::Telemetry;
 pub use probes::{Probes, Sources};
 pub use sampler::{Sampler, SamplerSink};

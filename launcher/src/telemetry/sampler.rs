@@ -4,9 +4,10 @@
 //! runtime that puts the instance in a group of its own (a container's)
 //! tells the sampler its main process, whose group is then read as the slot.
 
-use super::block::{self, Telemetry};
+use super::block;
 use super::probes::Probes;
 use super::sample::Sample;
+use crate::contract::telemetry::Telemetry;
 use crate::contract::Edge;
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

@@ -3,8 +3,8 @@
 //! charts of `mlb report --html`.
 
 use super::scope::{self, Window};
+use crate::contract::telemetry::Timeline;
 use crate::reading::reasons::SLOWDOWN;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The slot's series, by name.
@@ -12,16 +12,6 @@ const SLOT_SERIES: [&str; 4] = ["cpu_busy_cores", "memory_bytes", "cpu_mhz", "pa
 /// Each GPU's series (`gpu<i>.<name>`); `throttled` is the share of the
 /// slice's samples with a slowdown reason.
 const GPU_SERIES: [&str; 5] = ["power_w", "sm_clock_mhz", "temperature_c", "utilization_percent", "throttled"];
-
-/// A timeline: times and series of equal length.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Timeline {
-    /// Seconds since the window started, the middle of each slice.
-    pub t: Vec<f64>,
-    /// Values by series (`null` where a slice had none).
-    #[serde(flatten)]
-    pub series: BTreeMap<String, Vec<Option<f64>>>,
-}
 
 impl Timeline {
     /// The most points a timeline holds.

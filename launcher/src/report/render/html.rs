@@ -123,7 +123,8 @@ pub fn page(report: &Report, title: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::{aggregate, Entry, Losses, Options, Reading};
+    use super::super::super::{aggregate, Options};
+    use crate::contract::read::{Entry, Losses, Reading};
     use std::path::Path;
     use std::sync::Arc;
 

@@ -7,7 +7,7 @@
 
 use super::super::Sampled;
 use super::charts::{short, svg, Drawn};
-use crate::telemetry::timeline::Timeline;
+use crate::contract::telemetry::Timeline;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

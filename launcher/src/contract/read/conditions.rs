@@ -3,12 +3,9 @@
 //! a degraded link. Read leniently: a block of another shape gives no
 //! conditions rather than an unreadable entry.
 
+use crate::contract::telemetry::THROTTLE_FLAG;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
-
-/// An instance throttled for more than this share of its window is flagged
-/// (the telemetry block's own `throttled` uses the same limit).
-pub const THROTTLED_ABOVE: f64 = 0.01;
 
 /// What the report uses of an instance's telemetry.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -33,9 +30,10 @@ impl Conditions {
         self.joules_per_item.filter(|j| *j > 0.0).map(|j| 1.0 / j)
     }
 
-    /// Whether it throttled for more than [`THROTTLED_ABOVE`] of its window.
+    /// Whether it throttled for more than [`THROTTLE_FLAG`] of its window
+    /// (the limit of the block's own `throttled`).
     pub fn throttled(&self) -> bool {
-        self.throttled_share.is_some_and(|s| s > THROTTLED_ABOVE)
+        self.throttled_share.is_some_and(|s| s > THROTTLE_FLAG)
     }
 
     /// Whether its figure is doubtful: it throttled, ran on a degraded

@@ -6,10 +6,11 @@
 //! `failure`, `train_item.avg`, `batch_loss`, the node (`provenance.slurm.node`,
 //! else `hostname`), the conditions of its `telemetry`, and the scalar
 //! arguments of the config. Numbers may be the original's `NaN`/`Infinity` tokens (read
-//! through [`tolerant`](super::tolerant)'s markers) or `null`.
+//! through [`text`](super::text)'s markers) or `null`.
 
 use super::conditions::{Conditions, RawTelemetry};
-use super::tolerant::marker_value;
+use super::intern::intern;
+use super::text::marker_value;
 use crate::contract::keys::Key as ReportKey;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -30,18 +31,18 @@ pub struct Entry {
     pub file: Arc<Path>,
     /// Bench (job) name; `None` for `"name": null` (the original launcher's
     /// failure records without `--name`).
-    pub name: Option<String>,
+    pub name: Option<Arc<str>>,
     /// Suite name, when the report holds one.
-    pub suite: Option<String>,
+    pub suite: Option<Arc<str>>,
     /// Visible device(s): `"3"` or `"0,1,2,3"` (a single numeric id is
     /// written in its plain decimal form, as the original's `int()` read it).
-    pub vcd: Option<String>,
+    pub vcd: Option<Arc<str>>,
     /// Device name, when the report holds one.
-    pub gpu: Option<String>,
+    pub gpu: Option<Arc<str>>,
     /// The Slurm node it ran on (`provenance.slurm.node`, `mlb --slurm`).
-    pub slurm_node: Option<String>,
+    pub slurm_node: Option<Arc<str>>,
     /// The report's `hostname`.
-    pub hostname: Option<String>,
+    pub hostname: Option<Arc<str>>,
     /// `completed`, as Python's truth value, when the entry holds the key.
     pub completed: Option<bool>,
     /// `failure.cause` and `failure.message` of an mlb failure record.
@@ -53,7 +54,7 @@ pub struct Entry {
     /// What its `telemetry` block says of its conditions, when it has one.
     pub conditions: Option<Conditions>,
     /// The config's scalar arguments ([`ReportKey::splits_configs`]), sorted by key.
-    pub args: Vec<(String, Value)>,
+    pub args: Vec<(Arc<str>, Value)>,
 }
 
 /// What an entry's `batch_loss` holds.
@@ -93,10 +94,10 @@ impl Entry {
 }
 
 /// A `vcd` as written: a single numeric id in its plain decimal form.
-fn normalise_vcd(text: String) -> String {
+fn normalise_vcd(text: Arc<str>) -> Arc<str> {
     match text.trim().parse::<u64>() {
-        Ok(id) => id.to_string(),
-        Err(_) => text,
+        Ok(id) if *id.to_string() != *text => intern(&id.to_string()),
+        _ => text,
     }
 }
 
@@ -104,18 +105,18 @@ fn normalise_vcd(text: String) -> String {
 /// key is missing (the entry is refused), `Some(None)` for `null`.
 #[derive(Debug, Default)]
 pub struct RawEntry {
-    name: Option<Option<String>>,
-    suite: Option<String>,
-    vcd: Option<String>,
-    gpu: Option<String>,
-    slurm_node: Option<String>,
-    hostname: Option<String>,
+    name: Option<Option<Arc<str>>>,
+    suite: Option<Arc<str>>,
+    vcd: Option<Arc<str>>,
+    gpu: Option<Arc<str>>,
+    slurm_node: Option<Arc<str>>,
+    hostname: Option<Arc<str>>,
     completed: Option<bool>,
     failure: Option<(String, String)>,
     avg: Option<f64>,
     losses: Losses,
     conditions: Option<Conditions>,
-    args: Vec<(String, Value)>,
+    args: Vec<(Arc<str>, Value)>,
 }
 
 impl RawEntry {
@@ -199,7 +200,7 @@ impl Key<'_> {
 
 /// A [`RawEntry`] parsed from strict JSON (`TOLERANT = false`: numbers
 /// are finite, so the losses are skipped unparsed but for `null`) or from
-/// text whose non-finite tokens became [`tolerant`](super::tolerant)'s
+/// text whose non-finite tokens became [`text`](super::text)'s
 /// markers (`TOLERANT = true`).
 pub struct Parsed<const TOLERANT: bool>(pub RawEntry);
 
@@ -215,7 +216,7 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
                 let mut e = RawEntry::default();
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
-                        Key::Name => e.name = Some(map.next_value::<Option<String>>()?),
+                        Key::Name => e.name = Some(map.next_value::<Option<Name>>()?.map(|n| n.0)),
                         Key::Suite => e.suite = map.next_value::<Option<Text>>()?.map(|t| t.0),
                         Key::Vcd => e.vcd = map.next_value::<Option<Text>>()?.map(|t| t.0),
                         Key::Gpu => e.gpu = map.next_value::<Option<Text>>()?.map(|t| t.0),
@@ -233,7 +234,7 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
                         }
                         Key::Other(k) => {
                             if let Some(v) = map.next_value::<Shallow>()?.scalar() {
-                                e.args.push((k.into_owned(), v));
+                                e.args.push((intern(&k), v));
                             }
                         }
                     }
@@ -261,7 +262,7 @@ struct SlurmNode {
 }
 
 impl ProvenanceNode {
-    fn node(self) -> Option<String> {
+    fn node(self) -> Option<Arc<str>> {
         match self {
             ProvenanceNode::Slurm { slurm } => Some(slurm.node.0),
             ProvenanceNode::Other(_) => None,
@@ -385,7 +386,7 @@ impl<'de> Deserialize<'de> for StrictLoss {
 }
 
 /// A text field; very old reports hold `vcd` as a bare number.
-struct Text(String);
+struct Text(Arc<str>);
 
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -396,16 +397,35 @@ impl<'de> Deserialize<'de> for Text {
                 f.write_str("a string or a number")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
-                Ok(Text(v.to_string()))
+                Ok(Text(intern(v)))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Text, E> {
-                Ok(Text(v.to_string()))
+                Ok(Text(intern(&v.to_string())))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Text, E> {
-                Ok(Text(v.to_string()))
+                Ok(Text(intern(&v.to_string())))
             }
         }
         d.deserialize_any(TextVisitor)
+    }
+}
+
+/// A bench name: a string only.
+struct Name(Arc<str>);
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NameVisitor;
+        impl Visitor<'_> for NameVisitor {
+            type Value = Name;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Name, E> {
+                Ok(Name(intern(v)))
+            }
+        }
+        d.deserialize_str(NameVisitor)
     }
 }
 
@@ -517,7 +537,7 @@ mod tests {
             "metrics": {"a": [1]}, "list_arg": [1, 2], "nothing": null}));
         assert_eq!((e.name.as_deref(), e.vcd.as_deref(), e.single_device()), (Some("vae"), Some("1"), Some("1")));
         assert_eq!((e.completed, e.avg, e.losses), (Some(true), Some(12.5), Losses::default()));
-        let args: Vec<&str> = e.args.iter().map(|(k, _)| k.as_str()).collect();
+        let args: Vec<&str> = e.args.iter().map(|(k, _)| &**k).collect();
         assert_eq!(args, ["arch", "batch_size", "lr", "nothing"], "scalars only, metadata left out, sorted");
         assert_eq!(e.args[3].1, Value::Null);
     }

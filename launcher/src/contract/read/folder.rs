@@ -10,12 +10,12 @@
 //! last.
 
 use super::entry::{Entry, Parsed, RawEntry};
-use super::error::ReportError;
-use super::tolerant::{close_appended_array, non_finite_to_markers};
+use super::text::{close_appended_array, replace_non_finite, Tokens};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,6 +31,16 @@ pub struct Reading {
     pub unreadable: Vec<Unreadable>,
 }
 
+/// A reports folder that cannot be listed.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the reports folder {}: {source}", path.display())]
+pub struct FolderError {
+    /// The folder.
+    pub path: PathBuf,
+    /// Why.
+    pub source: std::io::Error,
+}
+
 /// A file or folder left out, and why.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Unreadable {
@@ -43,54 +53,106 @@ pub struct Unreadable {
 /// Reads every `*.json` file under `dir` (any depth), in parallel, keeping
 /// the original's order. Errs only when `dir` itself cannot be listed; a bad
 /// file is listed in `unreadable`.
-pub fn read_folder(dir: &Path) -> Result<Reading, ReportError> {
-    let mut files = Vec::new();
+pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
+    let mut runs = Vec::new();
     let mut unreadable = Vec::new();
-    std::fs::read_dir(dir).map_err(|source| ReportError::Folder { path: dir.to_path_buf(), source })?;
-    collect_files(dir, 0, &mut files, &mut unreadable);
+    std::fs::read_dir(dir).map_err(|source| FolderError { path: dir.to_path_buf(), source })?;
+    collect_runs(dir, &mut runs, &mut unreadable);
     // Stable: one folder below first, then the top level, then deeper.
-    files.sort_by_key(|(depth, _)| match depth {
+    runs.sort_by_key(|run| match run.depth {
         1 => 0,
         0 => 1,
         _ => 2,
     });
-    let files: Vec<PathBuf> = files.into_iter().map(|(_, f)| f).collect();
-    let parsed: Vec<Result<Found<Entry>, Unreadable>> = files.par_iter().map(|f| read_entries(f)).collect();
-    let mut reading = Reading { files: files.len(), entries: Vec::with_capacity(files.len()), unreadable };
-    for result in parsed {
-        match result {
-            Ok(found) => found.move_into(&mut reading.entries),
-            Err(bad) => reading.unreadable.push(bad),
+    let files = runs.iter().map(|run| run.names.len()).sum();
+    let mut reading = Reading { files, entries: Vec::with_capacity(files), unreadable };
+    // A batch of runs at a time, in parallel: only one batch's entries are
+    // held twice while they move into the list.
+    for batch in runs.chunks(RUNS_A_BATCH) {
+        let parsed: Vec<Vec<Result<Found<Entry>, Unreadable>>> = batch.par_iter().map(Run::read).collect();
+        for result in parsed.into_iter().flatten() {
+            match result {
+                Ok(found) => found.move_into(&mut reading.entries),
+                Err(bad) => reading.unreadable.push(bad),
+            }
         }
     }
     Ok(reading)
 }
 
-/// Lists the `*.json` files under `dir` with their depth, each folder in the
-/// order the file system gives (as Python's glob), sub-folders where they
-/// appear. A link to a folder is followed once: a folder already listed
-/// (`loop -> .`) is not listed again, so no report counts twice and no loop
-/// hangs. Only regular files are taken: a FIFO or a device named `*.json`
-/// would block the read, and is listed as unreadable instead.
-fn collect_files(dir: &Path, depth: usize, files: &mut Vec<(usize, PathBuf)>, unreadable: &mut Vec<Unreadable>) {
+/// Runs read in parallel at a time.
+const RUNS_A_BATCH: usize = 32;
+
+/// Files of one folder that follow each other in the walk's order (a
+/// folder's files are cut into two runs where a sub-folder is listed
+/// between them), read through one handle on the folder.
+struct Run {
+    /// The folder.
+    folder: PathBuf,
+    /// Its depth below the folder read.
+    depth: usize,
+    /// The files' names.
+    names: Vec<OsString>,
+}
+
+impl Run {
+    /// The entries of each file, in order. Each file is opened relative to
+    /// the folder's handle: one path component to look up, not the whole
+    /// path.
+    fn read(&self) -> Vec<Result<Found<Entry>, Unreadable>> {
+        let folder = std::fs::File::open(&self.folder);
+        self.names
+            .par_iter()
+            .map(|name| {
+                let path = self.folder.join(name);
+                let file = match &folder {
+                    Ok(folder) => open_at(folder, name),
+                    Err(e) => Err(std::io::Error::new(e.kind(), format!("cannot open its folder: {e}"))),
+                };
+                read_entries(file, &path)
+            })
+            .collect()
+    }
+}
+
+/// Opens `name` in `folder` to read it. Non-blocking: a file replaced by a
+/// FIFO since the listing does not hang the open.
+fn open_at(folder: &std::fs::File, name: &OsStr) -> std::io::Result<std::fs::File> {
+    use nix::fcntl::{openat, OFlag};
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let flags = OFlag::O_RDONLY | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK | OFlag::O_NOCTTY;
+    let fd = openat(Some(folder.as_raw_fd()), name, flags, nix::sys::stat::Mode::empty())?;
+    // SAFETY: `fd` was just opened here and is owned by nothing else.
+    Ok(unsafe { std::fs::File::from_raw_fd(fd) })
+}
+
+/// Lists the `*.json` files under `dir` as runs with their depth, each
+/// folder in the order the file system gives (as Python's glob), sub-folders
+/// where they appear. A link to a folder is followed once: a folder already
+/// listed (`loop -> .`) is not listed again, so no report counts twice and no
+/// loop hangs. Only regular files are taken: a FIFO or a device named
+/// `*.json` would block the read, and is listed as unreadable instead.
+fn collect_runs(dir: &Path, runs: &mut Vec<Run>, unreadable: &mut Vec<Unreadable>) {
     let mut seen = HashSet::new();
     if let Ok(m) = std::fs::metadata(dir) {
         seen.insert((m.dev(), m.ino()));
     }
-    walk(dir, depth, &mut seen, files, unreadable);
+    walk(dir, 0, &mut seen, runs, unreadable);
 }
 
 fn walk(
     dir: &Path,
     depth: usize,
     seen: &mut HashSet<(u64, u64)>,
-    files: &mut Vec<(usize, PathBuf)>,
+    runs: &mut Vec<Run>,
     unreadable: &mut Vec<Unreadable>,
 ) {
     let listing = match std::fs::read_dir(dir) {
         Ok(l) => l,
         Err(e) => return unreadable.push(Unreadable { path: dir.to_path_buf(), reason: e.to_string() }),
     };
+    let new_run = || Run { folder: dir.to_path_buf(), depth, names: Vec::new() };
+    let mut run = new_run();
     for item in listing {
         let item = match item {
             Ok(i) => i,
@@ -99,26 +161,40 @@ fn walk(
                 continue;
             }
         };
-        let path = item.path();
+        let name = item.file_name();
+        let json =
+            Path::new(&name).extension().is_some_and(|e| e == "json") && !crate::system::is_run_file(Path::new(&name));
         // The listing's file type needs no `stat`; only a link is followed.
         let kind = match item.file_type() {
             Ok(t) if !t.is_symlink() => Kind::of(t),
-            _ => std::fs::metadata(&path).map_or(Kind::Other, |m| Kind::of(m.file_type())),
+            _ => std::fs::metadata(item.path()).map_or(Kind::Other, |m| Kind::of(m.file_type())),
         };
-        let json = path.extension().is_some_and(|e| e == "json") && !crate::system::is_run_file(&path);
         match kind {
-            Kind::Folder => match std::fs::metadata(&path) {
-                Ok(m) if !seen.insert((m.dev(), m.ino())) => unreadable.push(Unreadable {
-                    path,
-                    reason: "a link to a folder already read (left out: its reports would count twice)".into(),
-                }),
-                _ => walk(&path, depth + 1, seen, files, unreadable),
-            },
-            Kind::File if json => files.push((depth, path)),
-            Kind::Other if json => unreadable
-                .push(Unreadable { path, reason: "not a regular file (a FIFO, socket, device or broken link)".into() }),
+            Kind::Folder => {
+                let path = item.path();
+                match std::fs::metadata(&path) {
+                    Ok(m) if !seen.insert((m.dev(), m.ino())) => unreadable.push(Unreadable {
+                        path,
+                        reason: "a link to a folder already read (left out: its reports would count twice)".into(),
+                    }),
+                    _ => {
+                        if !run.names.is_empty() {
+                            runs.push(std::mem::replace(&mut run, new_run()));
+                        }
+                        walk(&path, depth + 1, seen, runs, unreadable)
+                    }
+                }
+            }
+            Kind::File if json => run.names.push(name),
+            Kind::Other if json => unreadable.push(Unreadable {
+                path: item.path(),
+                reason: "not a regular file (a FIFO, socket, device or broken link)".into(),
+            }),
             _ => {}
         }
+    }
+    if !run.names.is_empty() {
+        runs.push(run);
     }
 }
 
@@ -145,20 +221,20 @@ impl Kind {
 /// Reads one report file: one report object, or an array of them (closed or
 /// appended). Non-finite tokens are read as `null`.
 pub fn read_file(path: &Path) -> Result<Vec<Entry>, Unreadable> {
-    read_entries(path).map(|found| {
+    read_entries(std::fs::File::open(path), path).map(|found| {
         let mut entries = Vec::new();
         found.move_into(&mut entries);
         entries
     })
 }
 
-/// The entries of one file (see [`read_file`]), a lone report kept without
-/// a list of its own.
-fn read_entries(path: &Path) -> Result<Found<Entry>, Unreadable> {
+/// The entries of the file at `path`, opened as `file` (see [`read_file`]),
+/// a lone report kept without a list of its own.
+fn read_entries(file: std::io::Result<std::fs::File>, path: &Path) -> Result<Found<Entry>, Unreadable> {
     let bad = |reason: String| Unreadable { path: path.to_path_buf(), reason };
     BUFFER.with_borrow_mut(|buf| {
-        read_into(path, buf).map_err(|e| bad(e.to_string()))?;
-        let text = std::str::from_utf8(buf).map_err(|e| bad(format!("not UTF-8 text: {e}")))?;
+        let len = file.and_then(|f| read_into(f, buf)).map_err(|e| bad(e.to_string()))?;
+        let text = std::str::from_utf8(&buf[..len]).map_err(|e| bad(format!("not UTF-8 text: {e}")))?;
         let raws = parse(text).map_err(bad)?;
         let file: Arc<Path> = Arc::from(path);
         raws.try_map(|i, raw| raw.into_entry(&file).map_err(|why| bad(format!("entry {}: {why}", i + 1))))
@@ -198,15 +274,30 @@ thread_local! {
     static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Reads the file at `path` into `buf` (emptied first). Through `Take`:
-/// `File`'s own `read_to_end` asks the file's size and position first, two
-/// more system calls a file, for a buffer that is already large enough.
-fn read_into(path: &Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
+/// The size `BUFFER` starts at: larger than any one report.
+const BUFFER_START: usize = 64 * 1024;
+
+/// Reads `file` into the start of `buf`, grown as needed; returns the
+/// length read. One system call for a file shorter than the buffer: a read
+/// of a regular file that returns less than asked has reached its end (the
+/// next read would return 0).
+fn read_into(mut file: std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
     use std::io::Read;
-    buf.clear();
-    buf.reserve(16 * 1024);
-    std::fs::File::open(path)?.take(u64::MAX).read_to_end(buf)?;
-    Ok(())
+    if buf.len() < BUFFER_START {
+        buf.resize(BUFFER_START, 0);
+    }
+    let mut filled = 0;
+    loop {
+        let n = match file.read(&mut buf[filled..]) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            read => read?,
+        };
+        filled += n;
+        if n == 0 || filled < buf.len() {
+            return Ok(filled);
+        }
+        buf.resize(buf.len() * 2, 0);
+    }
 }
 
 /// Parses report text once: strictly when it holds no `NaN`/`Infinity`
@@ -214,7 +305,7 @@ fn read_into(path: &Path, buf: &mut Vec<u8>) -> std::io::Result<()> {
 /// replaced by markers (the original's). Only strict text that fails is
 /// parsed a second time, as an appended array.
 fn parse(text: &str) -> Result<Found<RawEntry>, String> {
-    let tolerant = non_finite_to_markers(text);
+    let tolerant = replace_non_finite(text, Tokens::Markers);
     let result = match &tolerant {
         Cow::Borrowed(strict) => parse_as::<false>(strict).or_else(|_| parse_as::<true>(&close_appended_array(strict))),
         Cow::Owned(marked) => match close_appended_array(marked) {
@@ -278,7 +369,7 @@ mod tests {
             write(dir.path(), path, &one(name));
         }
         let names: Vec<String> =
-            read_folder(dir.path()).unwrap().entries.into_iter().map(|e| e.name.unwrap()).collect();
+            read_folder(dir.path()).unwrap().entries.into_iter().map(|e| e.name.unwrap().to_string()).collect();
         // The file system's own order of each folder decides within a group.
         let listed = |d: &Path| -> Vec<String> {
             std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()

@@ -1,0 +1,26 @@
+//! The one reader of report files: mlb's (strict JSON, non-finite numbers
+//! as `null`), the original suite's (`NaN`, `Infinity` and `-Infinity`
+//! tokens) and its oldest per-GPU files (`[` then appended `{...},` items,
+//! never closed), failure records included.
+//!
+//! - [`text`]: the tolerant text layer every read goes through: the
+//!   original's tokens, appended arrays, and [`from_text`], with which
+//!   [`Report::load`](crate::contract::Report::load) reads the full model;
+//! - [`entry`]: the light view of a report `mlb report` works on (only the
+//!   fields it needs, read in one pass without an intermediate value), with
+//!   the config's arguments told apart by [`keys`](crate::contract::keys);
+//! - [`intern`]: one shared copy of the texts the entries repeat;
+//! - [`conditions`]: what that view keeps of the `telemetry` block;
+//! - [`folder`]: finding the report files of a folder and reading them into
+//!   entries, in parallel, in the original's order.
+
+pub mod conditions;
+pub mod entry;
+pub mod folder;
+pub mod intern;
+pub mod text;
+
+pub use conditions::Conditions;
+pub use entry::{Entry, Losses};
+pub use folder::{read_file, read_folder, FolderError, Reading, Unreadable};
+pub use text::from_text;
