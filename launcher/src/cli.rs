@@ -116,7 +116,7 @@ mod tests {
     use super::*;
     use crate::contract::argv::WorkerCommand;
     use crate::contract::exit::{cause_of, USAGE};
-    use crate::record::Identity;
+    use crate::contract::record::Identity;
     use serde_json::{json, Value};
     use std::path::Path;
 

@@ -22,7 +22,6 @@ pub mod plan;
 pub mod plugins;
 pub mod prepare;
 pub mod reading;
-pub mod record;
 pub mod report;
 pub mod runtime;
 pub mod slurm;

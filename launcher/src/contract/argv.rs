@@ -4,7 +4,7 @@
 //! that starts with `-` (a job named `-x`) can then never be taken for an
 //! option by the worker's parser.
 
-use crate::record::Identity;
+use crate::contract::record::Identity;
 use serde_json::{Map, Value};
 use std::path::Path;
 

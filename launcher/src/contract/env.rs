@@ -11,7 +11,7 @@
 //! [`visible_devices`].
 
 use super::report::Container;
-use crate::record::Identity;
+use crate::contract::record::Identity;
 use std::path::Path;
 
 /// Instance index within its job config (the original suite's `JOB_ID`).

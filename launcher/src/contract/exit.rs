@@ -7,7 +7,7 @@
 //! ending (a signal, [`USAGE`], [`REPORT`], any other code) leaves the record
 //! to the launcher.
 
-use crate::record::Cause;
+use crate::contract::record::Cause;
 
 pub use crate::exit::worker::{CONFIG, ERROR, LOAD, NAN, OK, PANIC, REPORT, USAGE};
 

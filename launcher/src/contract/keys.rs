@@ -1,7 +1,7 @@
 //! What each top-level key of a report file holds: a typed field of
 //! [`Report`](super::Report), or a workload key, and of the workload keys
 //! which are the configuration's arguments. Defined once, for the id of a
-//! configuration ([`record::unique_id`](crate::record::unique_id)), the
+//! configuration ([`record::unique_id`](crate::contract::record::unique_id)), the
 //! configs of `mlb report` and the launcher's failure records.
 
 /// What a top-level key of a report file holds.
@@ -64,7 +64,7 @@ key_lists! {
         "version",
     ];
     /// Workload keys that describe the instance, its host or its data rather
-    /// than the configuration (compat §5; sorted): they differ between the
+    /// than the configuration (docs/worker.md, "Report files"; sorted): they differ between the
     /// instances, GPUs and runs of one configuration.
     INSTANCE => Instance: [
         "backend",
@@ -79,7 +79,7 @@ key_lists! {
     ];
     /// Arguments that size one instance (sorted): they tell configs apart in
     /// `mlb report`, but are left out of the configuration's id, which is the
-    /// same whatever a GPU was given (compat §5).
+    /// same whatever a GPU was given (docs/worker.md, "Report files").
     SIZING => Sizing: [
         "batch_size",
         "workers",
@@ -130,7 +130,7 @@ mod tests {
     #[test]
     fn every_typed_field_of_a_report_is_listed() {
         let report = crate::contract::Report {
-            failure: Some(crate::record::Failure::new(crate::record::Cause::Crash, "m")),
+            failure: Some(crate::contract::record::Failure::new(crate::contract::record::Cause::Crash, "m")),
             start_time: Some(String::new()),
             end_time: Some(String::new()),
             unique_id: Some(String::new()),
@@ -139,8 +139,8 @@ mod tests {
             devices: Some(1),
             cpu_cores: Some(1),
             items: Some(1.0),
-            train: crate::worker::stats::Summary::of(&[1.0]),
-            train_item: crate::worker::stats::Summary::of(&[1.0]).map(|s| s.throughput(1.0)),
+            train: crate::contract::stats::Summary::of(&[1.0]),
+            train_item: crate::contract::stats::Summary::of(&[1.0]).map(|s| s.throughput(1.0)),
             batch_loss: Some(vec![]),
             epoch_loss: Some(vec![]),
             metrics: Some(serde_json::json!({})),

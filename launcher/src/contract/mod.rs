@@ -16,7 +16,11 @@
 //! - [`read`]: the one tolerant reader of report files (the original
 //!   suite's too), into the full report or `mlb report`'s light view;
 //! - [`keys`]: which of its keys are typed fields, and which workload keys
-//!   are the configuration's arguments.
+//!   are the configuration's arguments;
+//! - [`record`]: a report file's identity and name, its failure record, its
+//!   configuration id and how it is written;
+//! - [`stats`]: the summaries of observed times and throughputs a report holds;
+//! - [`RUN_FILES`]: the files a run writes beside its reports that are no report.
 //!
 //! docs/worker.md ("The launcher-worker contract") describes it for people.
 
@@ -26,10 +30,25 @@ pub mod exit;
 pub mod keys;
 pub mod line;
 pub mod read;
+pub mod record;
 pub mod report;
+pub mod stats;
 pub mod telemetry;
 pub mod window;
 
 pub use line::WorkerLine;
 pub use report::{Container, PluginBuild, Provenance, Report, SlurmTask};
 pub use window::Edge;
+
+/// The files a run writes beside its reports that are no report: the system
+/// description (`system.json`) and the pre-flight verdict (`doctor.json`).
+pub const RUN_FILES: [&str; 2] = [SYSTEM_FILE, VERDICT_FILE];
+/// The run's system description, beside its reports.
+pub const SYSTEM_FILE: &str = "system.json";
+/// The run's pre-flight verdict, beside its reports.
+pub const VERDICT_FILE: &str = "doctor.json";
+
+/// Whether `path` names one of the [`RUN_FILES`].
+pub fn is_run_file(path: &std::path::Path) -> bool {
+    path.file_name().is_some_and(|n| RUN_FILES.iter().any(|f| n == *f))
+}

@@ -1,4 +1,4 @@
-//! The report file (compat §5) as a type: written by the worker (its report
+//! The report file (docs/worker.md, "Report files") as a type: written by the worker (its report
 //! or its `.FAIL.` record) and by the launcher (the `.FAIL.` record of an
 //! instance that could not write its own), read back by `--resume`.
 //!
@@ -10,8 +10,8 @@
 use super::keys::Key;
 use super::read;
 use super::telemetry::Telemetry;
-use crate::record::{self, Failure, Identity};
-use crate::worker::stats::{Summary, Throughput};
+use crate::contract::record::{self, Failure, Identity};
+use crate::contract::stats::{Summary, Throughput};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -431,7 +431,7 @@ pub(crate) mod de {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Cause;
+    use crate::contract::record::Cause;
     use serde_json::json;
 
     fn identity() -> Identity {

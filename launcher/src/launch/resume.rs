@@ -1,8 +1,8 @@
 //! `--resume`: which job configs already have complete reports.
 
+use crate::contract::record::arg_key;
 use crate::contract::Report;
 use crate::jobs::{render, JobConfig, Program};
-use crate::record::arg_key;
 use serde_json::Value;
 use std::path::Path;
 
@@ -61,8 +61,8 @@ fn matches(r: &Report, suite: &str, config: &JobConfig, run_id: u64, jr: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::record::Identity;
     use crate::jobs::{Args, Scope};
-    use crate::record::Identity;
     use serde_json::json;
 
     fn config(args: Value) -> JobConfig {

@@ -236,10 +236,10 @@ mod tests {
     //! Supervision against a scripted stand-in runtime: no process, no
     //! cgroup, no container; each instance follows its script.
     use super::*;
+    use crate::contract::record::{Cause, Identity};
     use crate::gpu::DeviceIndex;
     use crate::isolation::Isolation;
     use crate::plan::{Placement, Work};
-    use crate::record::{Cause, Identity};
     use crate::runtime::{Backend, ContainerLaunch, End, Host, Launch, RuntimeError, Stream, Traits};
     use std::sync::Mutex;
 

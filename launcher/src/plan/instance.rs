@@ -5,11 +5,11 @@
 use super::group::Meeting;
 use crate::contract::argv::WorkerCommand;
 use crate::contract::env;
+use crate::contract::record::Identity;
 use crate::gpu::{device_list, DeviceIndex};
 use crate::host::HostKind;
 use crate::isolation::{Isolation, Slot};
 use crate::jobs::{render, Group, JobConfig, Program, Scope};
-use crate::record::Identity;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 

@@ -14,7 +14,7 @@
 //! config's arguments must make a plan the worker runs.
 
 use super::plan::{effective_config, Plan, PlanError};
-use crate::record::arg_key;
+use crate::contract::record::arg_key;
 use mlb_plugin::ArgKind;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

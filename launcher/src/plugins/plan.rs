@@ -1,7 +1,7 @@
 //! The effective configuration of a workload's instance and its timing
 //! plan: checked by the launcher before a run, followed by the worker.
 
-use crate::record::arg_key;
+use crate::contract::record::arg_key;
 use serde_json::{Map, Value};
 
 /// Warm-up observations excluded when the config does not set `skip`.

@@ -1,5 +1,5 @@
 //! Which entries fail: the original's two checks, bugs included, and mlb's
-//! stricter ones (compat §6 step 2).
+//! stricter ones (docs/report.md, "Algorithm", step 2).
 //!
 //! The original grouped entries by name, in the order it read them, then:
 //! 1. removed every entry with a false `completed`;

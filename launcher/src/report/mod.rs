@@ -1,6 +1,6 @@
 //! `mlb report`: reads a folder of report files (mlb's and the original
 //! suite's, through [`crate::contract::read`]), computes the per-bench statistics, the score against a target
-//! table (compat §6), per-GPU and per-node tables, data parallel groups, an
+//! table (docs/report.md, "Algorithm"), per-GPU and per-node tables, data parallel groups, an
 //! optional comparison with a baseline,
 //! and prints them as a table, JSON, CSV or Markdown, with an optional HTML
 //! page with charts.

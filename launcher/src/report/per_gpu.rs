@@ -1,4 +1,4 @@
-//! Per-GPU tables (compat §6 step 5): for single-GPU entries that count, the
+//! Per-GPU tables (docs/report.md, "Algorithm", step 5): for single-GPU entries that count, the
 //! mean, min and max `train_item.avg` per (row, device), each row divided by
 //! its best device; and a flag on any device below 90% of the best mean.
 //! NaN throughputs are skipped, as pandas skipped them. When the reports come

@@ -1,7 +1,7 @@
 //! Relative tables: one row per report row, one column per device or node,
 //! each cell the column's statistics divided by the best column's; and a
 //! flag on every column whose mean is below 90% of the best. The per-GPU
-//! tables (compat §6 step 5) and the per-node tables are both made here.
+//! tables (docs/report.md, "Algorithm", step 5) and the per-node tables are both made here.
 
 use super::rows::Layout;
 use super::stats::Sample;

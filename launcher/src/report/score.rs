@@ -1,11 +1,11 @@
-//! The score of compat §6 step 4, as the original computed it from its
+//! The score of docs/report.md's "Algorithm", step 4, as the original computed it from its
 //! per-bench table: BF, PM, ST, PG, Score and RPP.
 
 use super::rows::Row;
 use super::stats::geometric_mean;
 use serde::Serialize;
 
-/// Multi-GPU benches, left out of the report (compat §6 step 1).
+/// Multi-GPU benches, left out of the report (docs/report.md, "Algorithm", step 1).
 pub const MULTI_GPU: [&str; 3] = ["convnet_distributed", "convnet_distributed_fp16", "dcgan_all"];
 
 /// The bench left out of the geometric mean PG.

@@ -2,7 +2,7 @@
 //! instance could not (see [`contract::exit`](crate::contract::exit)).
 
 use crate::contract::exit;
-use crate::record::{Cause, Failure};
+use crate::contract::record::{Cause, Failure};
 use serde::{Deserialize, Serialize};
 
 /// How an instance ended. A Slurm task sends it to the launcher as it is.

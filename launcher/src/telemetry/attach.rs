@@ -28,7 +28,7 @@ pub fn attach(path: &Path, telemetry: &Telemetry) -> Result<(), AttachError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Identity;
+    use crate::contract::record::Identity;
     use serde_json::json;
 
     #[test]

@@ -1,7 +1,7 @@
 //! Command line of `mlb worker`.
 //!
 //! Identity options fall back on the environment the launcher gives every
-//! instance (compat §2), so a worker started by hand needs only `--plugin`.
+//! instance (docs/launcher.md, "The host and its slots"), so a worker started by hand needs only `--plugin`.
 //! The launcher's side of this command line is
 //! [`contract::argv`](crate::contract::argv).
 

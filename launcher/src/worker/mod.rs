@@ -1,7 +1,8 @@
 //! `mlb worker`: one instance of one workload, in one process.
 //!
 //! Loads ONE plugin by absolute path, creates and sets up the instance, runs
-//! the timed loop of compat §4, and writes the report of compat §5. A caught
+//! the timed loop (docs/worker.md, "Timing"), and writes the report
+//! (docs/worker.md, "Report files"). A caught
 //! failure (error, panic, NaN loss, bad config, unloadable plugin) writes a
 //! `.FAIL.` record and exits with the code of its cause
 //! ([`contract::exit`](crate::contract::exit)); a crash (abort,
@@ -11,7 +12,6 @@ mod args;
 pub mod heap;
 pub mod provenance;
 mod run;
-pub mod stats;
 pub mod timing;
 
 pub use args::WorkerArgs;

@@ -3,11 +3,11 @@
 use super::args::WorkerArgs;
 use super::heap::{self, HeapPolicy};
 use super::provenance;
-use super::stats::Summary;
 use super::timing::{self, LoopFailure, LoopResult, Observer, Progress};
+use crate::contract::record::{self, Cause, Failure, Identity};
+use crate::contract::stats::Summary;
 use crate::contract::{env, exit, Edge, PluginBuild, Report, WorkerLine};
 use crate::plugins::{self, effective_config, CallError, CallFailure, Instance, Plan, Plugin};
-use crate::record::{self, Cause, Failure, Identity};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};

@@ -1,4 +1,4 @@
-//! The timed loop (compat §4).
+//! The timed loop (docs/worker.md, "Timing").
 //!
 //! `repeat` observations of `number` steps each; the device is synchronised at
 //! both edges of every observation and never inside it. Every step's loss is

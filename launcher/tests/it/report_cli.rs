@@ -179,7 +179,8 @@ fn failed_mlb_records_show_file_and_cause() {
     write_report(dir.path(), &run("convnet", 0, "0", 200.0));
     let failed = serde_json::json!({"suite": "fast", "name": "convnet", "run_id": 1, "vcd": "1", "completed": false,
         "failure": {"cause": "oom", "message": "killed by the OOM killer at 4 GiB"}});
-    mlb::record::write_atomic(dir.path(), "fast.convnet.R1.D1.FAIL.20260101-000000-000000.json", &failed).unwrap();
+    mlb::contract::record::write_atomic(dir.path(), "fast.convnet.R1.D1.FAIL.20260101-000000-000000.json", &failed)
+        .unwrap();
     let table = stdout(&mlb(&["--reports", dir.path().to_str().unwrap(), "--gpu-model", "V100"]));
     assert!(table.contains("fast.convnet.R1.D1.FAIL.20260101-000000-000000.json"), "{table}");
     assert!(table.contains("oom") && table.contains("killed by the OOM killer at 4 GiB"), "{table}");

@@ -1,4 +1,4 @@
-//! The report file of compat §5, pinned: its keys and value types (snapshot),
+//! The report file (docs/worker.md, "Report files"), pinned: its keys and value types (snapshot),
 //! its formatting, and the `unique_id` rule.
 
 use crate::common;

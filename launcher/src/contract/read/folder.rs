@@ -162,8 +162,8 @@ fn walk(
             }
         };
         let name = item.file_name();
-        let json =
-            Path::new(&name).extension().is_some_and(|e| e == "json") && !crate::system::is_run_file(Path::new(&name));
+        let json = Path::new(&name).extension().is_some_and(|e| e == "json")
+            && !crate::contract::is_run_file(Path::new(&name));
         // The listing's file type needs no `stat`; only a link is followed.
         let kind = match item.file_type() {
             Ok(t) if !t.is_symlink() => Kind::of(t),

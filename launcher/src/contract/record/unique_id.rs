@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 /// sha256 (hex) over the job name and its sorted arguments, those that are
 /// part of the id ([`Key::in_unique_id`]: not the instance's, its sizing,
-/// nor a typed field of the report; compat §5). Keys are compared after [`arg_key`](super::arg_key)
+/// nor a typed field of the report; docs/worker.md, "Report files"). Keys are compared after [`arg_key`](super::arg_key)
 /// normalisation, so `--batch-size` and `batch_size` are the same argument.
 pub fn unique_id(name: &str, args: &Map<String, Value>) -> String {
     let kept: std::collections::BTreeMap<String, &Value> =

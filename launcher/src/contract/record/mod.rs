@@ -1,4 +1,4 @@
-//! Report files (compat §5): one strict-JSON file per (job config, run,
+//! Report files (docs/worker.md, "Report files"): one strict-JSON file per (job config, run,
 //! instance), named, identified and written atomically the same way whoever
 //! writes it (the worker, or the launcher for an instance that crashed).
 //! The file's content is [`contract::Report`](crate::contract::Report).

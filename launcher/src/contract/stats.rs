@@ -1,4 +1,4 @@
-//! Statistics over timed observations (compat §4).
+//! Statistics over timed observations (docs/worker.md, "Timing").
 
 use crate::contract::report::de::float;
 use serde::{Deserialize, Serialize};
