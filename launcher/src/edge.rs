@@ -76,19 +76,16 @@ impl Classify for MlbError {
 }
 
 impl Fix for MlbError {
-    /// The fix of the error wrapped; errors of the report and the plugins
-    /// still give theirs in their message, which [`render`] splits off.
+    /// The fix of the error wrapped; errors of the report still give theirs
+    /// in their message, which [`render`] splits off.
     fn fix(&self) -> Option<String> {
         match self {
             MlbError::Launch(e) => e.fix(),
             MlbError::Slurm(e) => e.fix(),
             MlbError::Prepare(e) => e.fix(),
+            MlbError::NoSuchPlugin(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
-            MlbError::Report(_)
-            | MlbError::Plugins(_)
-            | MlbError::NoSuchPlugin(_)
-            | MlbError::Build(_)
-            | MlbError::Stdout(_) => None,
+            MlbError::Report(_) | MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
         }
     }
 }

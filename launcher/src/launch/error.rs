@@ -208,8 +208,8 @@ impl Fix for LaunchError {
                 "free space in {} (or pass another --outdir), then run again with --resume",
                 outdir.display()
             )),
-            LaunchError::WorkloadArgs { .. }
-            | LaunchError::NoJobsFile
+            LaunchError::WorkloadArgs { refusal, .. } => refusal.fix(),
+            LaunchError::NoJobsFile
             | LaunchError::FixtureHost
             | LaunchError::Search(_)
             | LaunchError::Io { .. }

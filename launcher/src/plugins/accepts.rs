@@ -15,6 +15,7 @@
 
 use super::plan::{effective_config, Plan, PlanError};
 use crate::contract::record::arg_key;
+use crate::fix::Fix;
 use mlb_plugin::ArgKind;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -52,7 +53,7 @@ fn as_default(default: &Option<String>) -> String {
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// A value not of its declared kind.
-    #[error("argument `{key}` = {value}: it takes {}{}; fix: give {} (a JSON number or a string of one)", describe(*kind), as_default(default), describe(*kind))]
+    #[error("argument `{key}` = {value}: it takes {}{}", describe(*kind), as_default(default))]
     Kind {
         /// The argument as written in the jobs file.
         key: String,
@@ -86,6 +87,15 @@ pub fn check(defaults: &Value, kinds: &BTreeMap<String, ArgKind>, args: &[(Strin
     Ok(())
 }
 
+impl Fix for Refusal {
+    fn fix(&self) -> Option<String> {
+        match self {
+            Refusal::Kind { kind, .. } => Some(format!("give {} (a JSON number or a string of one)", describe(*kind))),
+            Refusal::Plan(e) => e.fix(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,7 +122,10 @@ mod tests {
         let ok = |a: Value| check(&defaults, &kinds, &args(a));
         ok(json!({"size": "128", "--lr": 0.5, "arch": 5, "cuda": true, "other": -1, "devices": " 2 "})).unwrap();
         ok(json!({"lr": "1e-3", "size": null, "devices": ""})).unwrap();
-        let refused = |a: Value| ok(a).unwrap_err().to_string();
+        // The message says what is wrong, the typed fix what to do; a list of
+        // refusals keeps both on one line.
+        assert!(!ok(json!({"size": -1})).unwrap_err().to_string().contains("fix"));
+        let refused = |a: Value| crate::fix::one_line(&ok(a).unwrap_err());
         assert_eq!(
             refused(json!({"size": -1})),
             "argument `size` = -1: it takes a non-negative integer (as its default 64); fix: give a non-negative integer (a JSON number or a string of one)"

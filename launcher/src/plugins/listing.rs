@@ -24,6 +24,7 @@ use super::loader::{LoadError, PluginMeta};
 use super::manifest;
 use super::search::SearchPath;
 use super::trust::check_trusted;
+use crate::fix::one_line;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use mlb_plugin::abi::ABI_VERSION;
 use serde::Serialize;
@@ -120,7 +121,7 @@ pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
     let known: Vec<Option<Vec<Status>>> = candidates
         .iter()
         .map(|path| match check_trusted(path) {
-            Err(e) => Some(vec![Status::Refused { reason: e.to_string() }]),
+            Err(e) => Some(vec![Status::Refused { reason: one_line(&e) }]),
             Ok(_) if mode == Mode::Verify => None,
             Ok(real) => from_manifest(&real),
         })
@@ -165,12 +166,12 @@ fn from_manifest(path: &Path) -> Option<Vec<Status>> {
     match manifest::read(path) {
         Ok(Some(metas)) => match metas.iter().map(|m| m.abi_version).find(|v| *v != ABI_VERSION) {
             Some(found) => {
-                Some(vec![Status::Refused { reason: LoadError::AbiMismatch { path: path.into(), found }.to_string() }])
+                Some(vec![Status::Refused { reason: one_line(&LoadError::AbiMismatch { path: path.into(), found }) }])
             }
             None => Some(metas.into_iter().map(|meta| Status::Ok { meta }).collect()),
         },
         Ok(None) => None,
-        Err(e) => Some(vec![Status::Refused { reason: e.to_string() }]),
+        Err(e) => Some(vec![Status::Refused { reason: one_line(&e) }]),
     }
 }
 

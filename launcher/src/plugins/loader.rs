@@ -12,6 +12,7 @@
 
 use super::manifest::{self, ManifestReadError};
 use super::trust::{check_trusted, TrustError};
+use crate::fix::Fix;
 use mlb_plugin::abi::{
     EntryFn, PluginTable, StrRef, WorkloadList, WorkloadsFn, ABI_VERSION, ENTRY_SYMBOL, ENTRY_SYMBOL_PREFIX,
     WORKLOADS_SYMBOL,
@@ -52,7 +53,7 @@ pub enum LoadError {
         path: PathBuf,
     },
     /// The library was built for another ABI major version.
-    #[error("{path} was built for plugin ABI v{found}, this mlb speaks ABI v{ABI_VERSION}; fix: rebuild the plugin against mlb-plugin with ABI v{ABI_VERSION} (or use an mlb that speaks v{found})")]
+    #[error("{path} was built for plugin ABI v{found}, this mlb speaks ABI v{ABI_VERSION}")]
     AbiMismatch {
         /// The file.
         path: PathBuf,
@@ -68,7 +69,7 @@ pub enum LoadError {
         reason: String,
     },
     /// The manifest section says something else than the library's tables.
-    #[error("{path}: its plugin manifest (section {SECTION}) does not match its plugin table: {difference}; the file was changed after it was built; fix: rebuild the plugin (`export_workload!` writes both) and reinstall it")]
+    #[error("{path}: its plugin manifest (section {SECTION}) does not match its plugin table: {difference}; the file was changed after it was built")]
     ManifestMismatch {
         /// The file.
         path: PathBuf,
@@ -76,7 +77,7 @@ pub enum LoadError {
         difference: String,
     },
     /// The library has no workload of the requested name.
-    #[error("{path} exports no workload `{name}` (it exports: {available}); fix: run `mlb plugins list --verify` to see which file holds `{name}`")]
+    #[error("{path} exports no workload `{name}` (it exports: {available})")]
     NoSuchWorkload {
         /// The file.
         path: PathBuf,
@@ -86,7 +87,7 @@ pub enum LoadError {
         available: String,
     },
     /// The library exports several workloads and none was named.
-    #[error("{path} exports several workloads ({available}); fix: name the one to run (`mlb worker --workload NAME`)")]
+    #[error("{path} exports several workloads ({available})")]
     Ambiguous {
         /// The file.
         path: PathBuf,
@@ -308,4 +309,27 @@ fn other_abi(lib: &libloading::Library, path: &Path) -> LoadError {
         .find(|v| unsafe { lib.get::<EntryFn>(format!("{ENTRY_SYMBOL_PREFIX}{v}\0").as_bytes()) }.is_ok())
         .map(|found| LoadError::AbiMismatch { path: path.to_path_buf(), found })
         .unwrap_or_else(|| LoadError::NotAPlugin { path: path.to_path_buf() })
+}
+
+impl Fix for LoadError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            LoadError::Untrusted(e) => e.fix(),
+            LoadError::Manifest(e) => e.fix(),
+            LoadError::AbiMismatch { found, .. } => Some(format!(
+                "rebuild the plugin against mlb-plugin with ABI v{ABI_VERSION} (or use an mlb that speaks v{found})"
+            )),
+            LoadError::ManifestMismatch { .. } => {
+                Some("rebuild the plugin (`export_workload!` writes both) and reinstall it".into())
+            }
+            LoadError::NoSuchWorkload { name, .. } => {
+                Some(format!("run `mlb plugins list --verify` to see which file holds `{name}`"))
+            }
+            LoadError::Ambiguous { .. } => Some("name the one to run (`mlb worker --workload NAME`)".into()),
+            LoadError::NotAbsolute(_)
+            | LoadError::Open { .. }
+            | LoadError::NotAPlugin { .. }
+            | LoadError::BadTable { .. } => None,
+        }
+    }
 }

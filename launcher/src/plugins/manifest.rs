@@ -8,6 +8,7 @@
 //! the section itself (a few blocks of the file, never its symbol tables).
 
 use super::loader::PluginMeta;
+use crate::fix::Fix;
 use mlb_plugin::manifest::{self as format, ManifestError, WorkloadManifest};
 use mlb_plugin::ArgKind;
 use object::read::elf::{FileHeader, SectionHeader};
@@ -33,7 +34,7 @@ pub enum ManifestReadError {
         source: std::io::Error,
     },
     /// The section is there but damaged or inconsistent.
-    #[error("{path} has a corrupt plugin manifest (section {section}): {source}; fix: rebuild the plugin with mlb-plugin's `export_workload!` and reinstall it (`mlb plugins list --verify` shows what the library itself says)")]
+    #[error("{path} has a corrupt plugin manifest (section {section}): {source}")]
     Corrupt {
         /// The file.
         path: PathBuf,
@@ -175,6 +176,19 @@ fn meta(w: WorkloadManifest) -> Result<PluginMeta, ManifestError> {
         default_args,
         arg_kinds,
     })
+}
+
+impl Fix for ManifestReadError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            ManifestReadError::Corrupt { .. } => Some(
+                "rebuild the plugin with mlb-plugin's `export_workload!` and reinstall it \
+                 (`mlb plugins list --verify` shows what the library itself says)"
+                    .into(),
+            ),
+            ManifestReadError::Io { .. } => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! plan: checked by the launcher before a run, followed by the worker.
 
 use crate::contract::record::arg_key;
+use crate::fix::Fix;
 use serde_json::{Map, Value};
 
 /// Warm-up observations excluded when the config does not set `skip`.
@@ -22,7 +23,7 @@ pub struct Plan {
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
     /// An argument is missing or not a positive integer.
-    #[error("argument `{key}` must be a positive integer, got {got}; fix: give a whole number of at least 1")]
+    #[error("argument `{key}` must be a positive integer, got {got}")]
     BadCount {
         /// The argument.
         key: &'static str,
@@ -30,13 +31,15 @@ pub enum PlanError {
         got: String,
     },
     /// Fewer observations than warm-up with the default skip.
-    #[error("repeat ({repeat}) must be greater than the default skip ({DEFAULT_SKIP}) so that some observations are timed; fix: raise `repeat` or set `skip` explicitly")]
+    #[error(
+        "repeat ({repeat}) must be greater than the default skip ({DEFAULT_SKIP}) so that some observations are timed"
+    )]
     RepeatNotAboveDefaultSkip {
         /// Observations asked for.
         repeat: u64,
     },
     /// The explicit skip leaves nothing timed.
-    #[error("skip ({skip}) leaves no timed observation out of repeat ({repeat}); fix: lower `skip` or raise `repeat`")]
+    #[error("skip ({skip}) leaves no timed observation out of repeat ({repeat})")]
     NothingTimed {
         /// Observations asked for.
         repeat: u64,
@@ -92,6 +95,19 @@ impl Plan {
     }
 }
 
+impl Fix for PlanError {
+    fn fix(&self) -> Option<String> {
+        Some(
+            match self {
+                PlanError::BadCount { .. } => "give a whole number of at least 1",
+                PlanError::RepeatNotAboveDefaultSkip { .. } => "raise `repeat` or set `skip` explicitly",
+                PlanError::NothingTimed { .. } => "lower `skip` or raise `repeat`",
+            }
+            .into(),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,7 +130,7 @@ mod tests {
     fn repeat_not_above_skip_is_refused() {
         let e = plan(json!({"repeat": 10, "number": 5})).unwrap_err();
         assert_eq!(e, PlanError::RepeatNotAboveDefaultSkip { repeat: 10 });
-        assert!(e.to_string().contains("set `skip` explicitly"));
+        assert!(e.fix().is_some_and(|f| f.contains("set `skip` explicitly")), "{e}");
         assert_eq!(
             plan(json!({"repeat": 2, "number": 5, "skip": 2})).unwrap_err(),
             PlanError::NothingTimed { repeat: 2, skip: 2 }

@@ -3,12 +3,13 @@
 
 use super::listing::{self, Entry, Status};
 use super::loader::PluginMeta;
+use crate::fix::Fix;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// `mlb plugins show NAME` found no usable workload of that name.
 #[derive(Debug, thiserror::Error)]
-#[error("no plugin named `{name}`; plugins found: {available}; fix: see `mlb plugins list`, or add the plugin's folder with --plugin-dir")]
+#[error("no plugin named `{name}`; plugins found: {available}")]
 pub struct NoSuchPlugin {
     /// The name asked for.
     pub name: String,
@@ -47,6 +48,12 @@ fn describe(meta: &PluginMeta, path: &str) -> String {
         let _ = writeln!(out, "  {name:<width$}  {kind:<6}  {default}");
     }
     out
+}
+
+impl Fix for NoSuchPlugin {
+    fn fix(&self) -> Option<String> {
+        Some("see `mlb plugins list`, or add the plugin's folder with --plugin-dir".into())
+    }
 }
 
 #[cfg(test)]
@@ -88,6 +95,7 @@ mod tests {
     fn an_unknown_name_lists_the_plugins() {
         let err = show(&[entry("toy", json!({}))], "nope").unwrap_err();
         assert_eq!(err.available, "toy");
-        assert!(err.to_string().starts_with("no plugin named `nope`; plugins found: toy; fix:"), "{err}");
+        assert_eq!(err.to_string(), "no plugin named `nope`; plugins found: toy");
+        assert!(err.fix().is_some_and(|f| f.contains("mlb plugins list")));
     }
 }

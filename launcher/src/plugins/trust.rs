@@ -16,6 +16,7 @@
 //! The plugin's own folder gets no such exception: anyone may add files to a
 //! sticky folder, and every `*.so` there is a candidate.
 
+use crate::fix::Fix;
 use nix::unistd::Uid;
 use std::fmt;
 use std::os::unix::fs::MetadataExt;
@@ -26,7 +27,7 @@ use std::path::{Path, PathBuf};
 pub enum TrustError {
     /// The file, or a folder on its way, is writable by users other than its
     /// owner (and root's group).
-    #[error("{}, writable by {who}; fix: chmod g-w,o-w {}", Located(.file, .component, .stat), .component.display())]
+    #[error("{}, writable by {who}", Located(.file, .component, .stat))]
     Writable {
         /// The plugin file, as given.
         file: PathBuf,
@@ -39,7 +40,7 @@ pub enum TrustError {
     },
     /// The file, or a folder on its way, belongs to a user other than root
     /// or the user running mlb.
-    #[error("{}, owned by neither root nor the user running mlb (uid {me}); fix: have root or uid {me} own it, or install the plugin in a folder only root or you can write", Located(.file, .component, .stat))]
+    #[error("{}, owned by neither root nor the user running mlb (uid {me})", Located(.file, .component, .stat))]
     ForeignOwner {
         /// The plugin file, as given.
         file: PathBuf,
@@ -148,6 +149,18 @@ fn check(file: &Path, component: &Path, place: Place, me: u32) -> Result<(), Tru
     Err(TrustError::Writable { file, component, stat, who })
 }
 
+impl Fix for TrustError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            TrustError::Writable { component, .. } => Some(format!("chmod g-w,o-w {}", component.display())),
+            TrustError::ForeignOwner { me, .. } => Some(format!(
+                "have root or uid {me} own it, or install the plugin in a folder only root or you can write"
+            )),
+            TrustError::Io { .. } => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,7 +180,7 @@ mod tests {
         assert_eq!(check_trusted(&file).unwrap(), file);
 
         chmod(&file, 0o646);
-        let e = check_trusted(&file).unwrap_err().to_string();
+        let e = crate::fix::one_line(&check_trusted(&file).unwrap_err());
         let meta = std::fs::metadata(&file).unwrap();
         let expected = format!(
             "{0} (mode 0646, owner uid {1}, group gid {2}), writable by other users; fix: chmod g-w,o-w {0}",

@@ -7,6 +7,7 @@ use super::timing::{self, LoopFailure, LoopResult, Observer, Progress};
 use crate::contract::record::{self, Cause, Failure, Identity};
 use crate::contract::stats::Summary;
 use crate::contract::{env, exit, Edge, PluginBuild, Report, WorkerLine};
+use crate::fix::one_line;
 use crate::plugins::{self, effective_config, CallError, CallFailure, Instance, Plan, Plugin};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
@@ -35,12 +36,15 @@ pub fn main(args: WorkerArgs) -> i32 {
     ctx.args = config.clone();
     let plugin = match plugins::load_workload(&plugin_path, args.workload.as_deref()) {
         Ok(p) => p,
-        Err(e) => return ctx.fail(Failure::new(Cause::Load, e.to_string()), None),
+        Err(e) => return ctx.fail(Failure::new(Cause::Load, one_line(&e)), None),
     };
     ctx.adopt(&plugin, &config);
     let plan = match Plan::from_config(&ctx.args) {
         Ok(plan) => plan,
-        Err(e) => return ctx.fail(Failure::new(Cause::Config, format!("job `{}`: {e}", ctx.identity.name)), None),
+        Err(e) => {
+            return ctx
+                .fail(Failure::new(Cause::Config, format!("job `{}`: {}", ctx.identity.name, one_line(&e))), None)
+        }
     };
     let device = if record_flag(&ctx.args, "no_cuda") { "cpu".to_string() } else { args.device.clone() };
     let config_json = Value::Object(ctx.args.clone()).to_string();
@@ -103,7 +107,7 @@ fn describe(path: &Path) -> i32 {
             exit::OK
         }
         Err(e) => {
-            eprintln!("{e}");
+            eprintln!("{}", one_line(&e));
             exit::LOAD
         }
     }
