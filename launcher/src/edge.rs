@@ -76,16 +76,17 @@ impl Classify for MlbError {
 }
 
 impl Fix for MlbError {
-    /// The fix of the error wrapped; errors of the report still give theirs
-    /// in their message, which [`render`] splits off.
+    /// The fix of the error wrapped. A message kept as text with its fix
+    /// (`MESSAGE; fix: FIX`, [`crate::fix::one_line`]) is split by [`render`].
     fn fix(&self) -> Option<String> {
         match self {
             MlbError::Launch(e) => e.fix(),
             MlbError::Slurm(e) => e.fix(),
             MlbError::Prepare(e) => e.fix(),
             MlbError::NoSuchPlugin(e) => e.fix(),
+            MlbError::Report(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
-            MlbError::Report(_) | MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
+            MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
         }
     }
 }

@@ -500,8 +500,9 @@ mod tests {
     fn wrong_suite_message_lists_the_suites_found() {
         let reading = Reading { files: 1, entries: vec![entry("d/a.json", Some("slow"), "vae")], unreadable: vec![] };
         let opts = Options { suite: Some("fast".into()), ..Options::default() };
-        let err = aggregate(Path::new("d"), reading, None, &opts).unwrap_err().to_string();
-        assert!(err.contains("none of suite `fast` (suites found: slow)") && err.contains("--suite NAME"), "{err}");
+        let err = aggregate(Path::new("d"), reading, None, &opts).unwrap_err();
+        assert!(err.to_string().contains("none of suite `fast` (suites found: slow)"), "{err}");
+        assert!(crate::fix::Fix::fix(&err).is_some_and(|f| f.contains("--suite NAME")), "{err}");
     }
 
     #[test]

@@ -1,15 +1,14 @@
 //! Errors of `mlb report`.
 
 use crate::exit::{Classify, Kind};
+use crate::fix::Fix;
 use std::path::PathBuf;
 
 /// Why `mlb report` could not produce a report.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     /// The reports folder cannot be listed.
-    #[error(
-        "cannot read the reports folder {path}: {source}; fix: pass the output folder of a run with --reports DIR"
-    )]
+    #[error("cannot read the reports folder {path}: {source}")]
     Folder {
         /// The folder.
         path: PathBuf,
@@ -17,17 +16,17 @@ pub enum ReportError {
         source: std::io::Error,
     },
     /// The folder holds no usable report.
-    #[error("no reports in {path}{detail}; fix: pass the output folder of a run with --reports DIR{hint}")]
+    #[error("no reports in {path}{detail}")]
     Empty {
         /// The folder.
         path: PathBuf,
         /// What was found instead (files unreadable, or of another suite).
         detail: String,
-        /// How to fix it.
+        /// What to add to the fix (a `--suite` that would find them).
         hint: String,
     },
     /// The target table is unusable.
-    #[error("target table {path}: {message}; fix: write it as CSV lines `bench,target,perf_target,sd_target`")]
+    #[error("target table {path}: {message}")]
     Targets {
         /// The file (or shipped table).
         path: String,
@@ -35,7 +34,7 @@ pub enum ReportError {
         message: String,
     },
     /// `--baseline` of another accelerator model, without `--force`.
-    #[error("{reports} ran on `{current}` and the baseline {baseline} on `{base}` (their system.json): their figures are not comparable; fix: compare runs of one accelerator model, or pass --force to compare anyway")]
+    #[error("{reports} ran on `{current}` and the baseline {baseline} on `{base}` (their system.json): their figures are not comparable")]
     OtherAccelerator {
         /// The reports folder.
         reports: PathBuf,
@@ -66,6 +65,22 @@ impl Classify for ReportError {
             | ReportError::Targets { .. }
             | ReportError::OtherAccelerator { .. } => Kind::Refused,
             ReportError::Html { .. } => Kind::Failed,
+        }
+    }
+}
+
+impl Fix for ReportError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            ReportError::Folder { .. } => Some("pass the output folder of a run with --reports DIR".into()),
+            ReportError::Empty { hint, .. } => {
+                Some(format!("pass the output folder of a run with --reports DIR{hint}"))
+            }
+            ReportError::Targets { .. } => Some("write it as CSV lines `bench,target,perf_target,sd_target`".into()),
+            ReportError::OtherAccelerator { .. } => {
+                Some("compare runs of one accelerator model, or pass --force to compare anyway".into())
+            }
+            ReportError::Html { .. } => None,
         }
     }
 }
