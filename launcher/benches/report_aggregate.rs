@@ -13,6 +13,9 @@
 //!   wall time of either tool grows with the load;
 //! - times the original tool (`benches/original_report.py`: its steps, with
 //!   pandas) the same way, median of 3 runs, when `python3` can import pandas;
+//! - when `MLB_ORIGINAL_REPORT` names a command running the original suite's
+//!   own `mlbench-report` (docs/report.md, "Speed", says how to install it),
+//!   times it too, with `--jobs baselines --gpu-model V100 --html`, median of 3;
 //! - prints where mlb's time goes, in process: listing and reading the
 //!   files (parallel), then aggregating, median of 5.
 //!
@@ -86,9 +89,26 @@ fn main() {
                 py.peak_kib as f64 / mlb.peak_kib as f64
             );
         }
+        if let Some(tool) = std::env::var_os(ORIGINAL_TOOL) {
+            let page = dir.path().join("original.html");
+            let mut cmd = Command::new(&tool);
+            cmd.args(["--jobs", "baselines", "--gpu-model", "V100", "--reports", &reports]).arg("--html").arg(&page);
+            let real = measure(&mut cmd, ORIGINAL_RUNS);
+            println!("  mlbench-report:    {}", real.line());
+            println!(
+                "  mlb is {:.1}x faster than mlbench-report ({:.1}x less CPU time), with {:.1}x less memory",
+                real.seconds / mlb.seconds,
+                real.cpu_seconds / mlb.cpu_seconds,
+                real.peak_kib as f64 / mlb.peak_kib as f64
+            );
+        }
         breakdown(dir.path(), files);
     }
 }
+
+/// The variable naming the original suite's own `mlbench-report` (a command
+/// that runs it), timed beside the transcription when set.
+const ORIGINAL_TOOL: &str = "MLB_ORIGINAL_REPORT";
 
 /// Writes `files` reports as the original wrote them: run after run, each
 /// bench on each GPU, in a folder per run one level down; a few failed
