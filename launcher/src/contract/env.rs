@@ -214,6 +214,18 @@ impl Announced {
     }
 }
 
+/// Device indices as the visible-devices variables and a report's `vcd`
+/// write them: `0,1`. [`device_count`] reads the same text back.
+pub fn device_list(indices: impl IntoIterator<Item = u32>) -> String {
+    indices.into_iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// How many devices a [`device_list`] text names (a worker started by hand
+/// may be given any such list).
+pub fn device_count(list: &str) -> usize {
+    list.split(',').count()
+}
+
 /// The visible devices a worker was given: `CUDA_VISIBLE_DEVICES`, else
 /// `HIP_VISIBLE_DEVICES` (empty counts as unset).
 pub fn visible_devices(var: impl Fn(&str) -> Option<String>) -> Option<String> {

@@ -28,9 +28,10 @@ impl std::fmt::Display for DeviceIndex {
     }
 }
 
-/// Devices as the visible-devices variables write them: `0,1`.
+/// Devices as the visible-devices variables write them: `0,1` (the
+/// contract's [`device_list`](crate::contract::env::device_list)).
 pub fn device_list(devices: &[DeviceIndex]) -> String {
-    devices.iter().map(DeviceIndex::to_string).collect::<Vec<_>>().join(",")
+    crate::contract::env::device_list(devices.iter().map(|d| d.0))
 }
 
 #[cfg(test)]
@@ -41,6 +42,8 @@ mod tests {
     fn lists_and_json() {
         assert_eq!(device_list(&[DeviceIndex(0), DeviceIndex(3)]), "0,3");
         assert_eq!(device_list(&[]), "");
+        let list = device_list(&[DeviceIndex(2), DeviceIndex(5), DeviceIndex(7)]);
+        assert_eq!(crate::contract::env::device_count(&list), 3, "the contract reads back what it wrote");
         assert_eq!(serde_json::to_string(&DeviceIndex::from(2usize)).unwrap(), "2");
     }
 }

@@ -240,7 +240,7 @@ impl Context {
             args: workload,
             completed: true,
             end_time: Some(record::timestamp(Utc::now())),
-            devices: Some(self.identity.vcd.split(',').count()),
+            devices: Some(env::device_count(&self.identity.vcd)),
             cpu_cores: Some(crate::linux::cpulist::affinity().len()),
             items: Some(items),
             train_item: Some(train.throughput(items)),
