@@ -80,30 +80,27 @@ fn main() {
         if python {
             let mut cmd = Command::new("python3");
             cmd.arg(&original).arg(&reports).arg(&targets);
-            let py = measure(&mut cmd, ORIGINAL_RUNS);
-            println!("  the original tool: {}", py.line());
-            println!(
-                "  mlb is {:.1}x faster ({:.1}x less CPU time), with {:.1}x less memory",
-                py.seconds / mlb.seconds,
-                py.cpu_seconds / mlb.cpu_seconds,
-                py.peak_kib as f64 / mlb.peak_kib as f64
-            );
+            compare("the original tool", &measure(&mut cmd, ORIGINAL_RUNS), &mlb);
         }
         if let Some(tool) = std::env::var_os(ORIGINAL_TOOL) {
             let page = dir.path().join("original.html");
             let mut cmd = Command::new(&tool);
             cmd.args(["--jobs", "baselines", "--gpu-model", "V100", "--reports", &reports]).arg("--html").arg(&page);
-            let real = measure(&mut cmd, ORIGINAL_RUNS);
-            println!("  mlbench-report:    {}", real.line());
-            println!(
-                "  mlb is {:.1}x faster than mlbench-report ({:.1}x less CPU time), with {:.1}x less memory",
-                real.seconds / mlb.seconds,
-                real.cpu_seconds / mlb.cpu_seconds,
-                real.peak_kib as f64 / mlb.peak_kib as f64
-            );
+            compare("mlbench-report", &measure(&mut cmd, ORIGINAL_RUNS), &mlb);
         }
         breakdown(dir.path(), files);
     }
+}
+
+/// Prints `other`'s figures and how mlb compares with them.
+fn compare(name: &str, other: &Measured, mlb: &Measured) {
+    println!("  {:<18} {}", format!("{name}:"), other.line());
+    println!(
+        "  mlb is {:.1}x faster than {name} ({:.1}x less CPU time), with {:.1}x less memory",
+        other.seconds / mlb.seconds,
+        other.cpu_seconds / mlb.cpu_seconds,
+        other.peak_kib as f64 / mlb.peak_kib as f64
+    );
 }
 
 /// The variable naming the original suite's own `mlbench-report` (a command
