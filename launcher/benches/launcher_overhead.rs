@@ -29,7 +29,11 @@
 //! list` under 50 ms, launcher peak RSS under 30 MiB) are checked and printed.
 //! Run with `cargo bench -p mlb --bench launcher_overhead`.
 
+#[path = "common/rusage.rs"]
+mod rusage;
+
 use nix::libc;
+use rusage::wait_with_usage;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -55,12 +59,8 @@ fn run(cmd: &mut Command) -> Run {
     cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).env_remove("MLB_PLUGIN_PATH");
     let start = Instant::now();
     let child = cmd.spawn().expect("mlb starts");
-    let mut status = 0;
-    // SAFETY: plain FFI call on our own child's pid; `usage` is written by the kernel.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let (status, usage) = wait_with_usage(child.id());
     let ms = start.elapsed().as_secs_f64() * 1000.0;
-    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
     assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "{cmd:?} failed (status {status:#x})");
     Run { ms, maxrss_kib: usage.ru_maxrss as u64 }
 }

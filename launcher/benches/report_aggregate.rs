@@ -23,11 +23,14 @@
 
 #[path = "../tests/it/report_gen/mod.rs"]
 mod report_gen;
+#[path = "common/rusage.rs"]
+mod rusage;
 
 use mlb::contract::read::read_folder;
 use mlb::report::{aggregate, GpuModel, Options, Targets};
 use nix::libc;
 use report_gen::{Original, Rng};
+use rusage::wait_with_usage;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -184,17 +187,6 @@ fn measure(cmd: &mut Command, runs: usize) -> Measured {
     cpus.sort_by(f64::total_cmp);
     peaks.sort_unstable();
     Measured { seconds: times[runs / 2], cpu_seconds: cpus[runs / 2], peak_kib: peaks[runs / 2], runs }
-}
-
-/// Waits for process `pid`: its wait status and resource use (the peak
-/// resident set in KiB, user and system time).
-fn wait_with_usage(pid: u32) -> (i32, libc::rusage) {
-    let mut status = 0;
-    // SAFETY: a zeroed rusage is a valid value; wait4 fills it for our child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let got = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(got, pid as libc::pid_t, "wait4: {}", std::io::Error::last_os_error());
-    (status, usage)
 }
 
 /// Where mlb's time goes, in this process: reading (listing, reading and
