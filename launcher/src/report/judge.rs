@@ -14,8 +14,8 @@
 //! throughput.
 
 use crate::contract::read::Entry;
+use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// Why an entry fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -101,7 +101,7 @@ impl Rule {
 /// read them.
 pub fn judge(entries: &[Entry]) -> Vec<Option<Check>> {
     let mut checks: Vec<Option<Check>> = vec![None; entries.len()];
-    let mut groups: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
+    let mut groups: HashMap<Option<&str>, Vec<usize>> = HashMap::default();
     for (i, e) in entries.iter().enumerate() {
         groups.entry(e.name.as_deref()).or_default().push(i);
     }

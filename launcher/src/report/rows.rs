@@ -6,11 +6,12 @@ use super::judge::{Check, Rule};
 use super::stats::Sample;
 use super::targets::{Target, Targets};
 use crate::contract::read::Entry;
+use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How the native views group entries into rows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -110,10 +111,10 @@ pub struct Layout<'a> {
 /// Lays `entries` out in rows under `grouping`.
 pub fn layout<'a>(entries: &[Judged<'a>], grouping: Grouping) -> Layout<'a> {
     let varying = match grouping {
-        Grouping::Bench => HashMap::new(),
+        Grouping::Bench => HashMap::default(),
         Grouping::Config => varying_args(entries),
     };
-    let mut index: HashMap<Cow<str>, usize> = HashMap::new();
+    let mut index: HashMap<Cow<str>, usize> = HashMap::default();
     let mut rows: Vec<RowKey> = Vec::new();
     let of_entry: Vec<Option<usize>> = entries
         .iter()
@@ -176,7 +177,7 @@ fn varying_args<'a>(entries: &[Judged<'a>]) -> HashMap<&'a str, Vec<&'a str>> {
         first: Vec<(&'a str, &'a Value)>,
         varying: BTreeSet<&'a str>,
     }
-    let mut benches: HashMap<&str, Seen> = HashMap::new();
+    let mut benches: HashMap<&str, Seen> = HashMap::default();
     for j in entries {
         let Some(bench) = j.entry.name.as_deref() else { continue };
         let seen = benches.entry(bench).or_insert_with(|| Seen { first: Vec::new(), varying: BTreeSet::new() });

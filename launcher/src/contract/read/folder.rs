@@ -1,13 +1,17 @@
 //! Finding and reading report files: mlb's, the original suite's (with
 //! `NaN`/`Infinity` tokens) and the oldest appended-array files, in a folder
-//! and its sub-folders, parsed in parallel.
+//! and its sub-folders, listed and parsed in parallel.
 //!
 //! Entries come out in the order the original read them, since its NaN
 //! check depends on which entries are adjacent: its two globs listed the
 //! files one folder below first (folder by folder), then the top-level
 //! files, each folder in the order the file system lists it (Python's glob
 //! does not sort). Files deeper down, which the original did not read, come
-//! last.
+//! last: folder by folder, a folder's files before its sub-folders'.
+//!
+//! Only the top level is listed before reading starts: each folder one
+//! below is listed by the thread that reads it, so that listing 100,000
+//! files in 800 folders does not hold up their reading.
 
 use super::entry::{Entry, Parsed, RawEntry};
 use super::text::{close_appended_array, replace_non_finite, Tokens};
@@ -54,52 +58,128 @@ pub struct Unreadable {
 /// the original's order. Errs only when `dir` itself cannot be listed; a bad
 /// file is listed in `unreadable`.
 pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
-    let mut runs = Vec::new();
-    let mut unreadable = Vec::new();
-    std::fs::read_dir(dir).map_err(|source| FolderError { path: dir.to_path_buf(), source })?;
-    collect_runs(dir, &mut runs, &mut unreadable);
-    // Stable: one folder below first, then the top level, then deeper.
-    runs.sort_by_key(|run| match run.depth {
-        1 => 0,
-        0 => 1,
-        _ => 2,
-    });
-    let files = runs.iter().map(|run| run.names.len()).sum();
-    let mut reading = Reading { files, entries: Vec::with_capacity(files), unreadable };
-    // A batch of runs at a time, in parallel: only one batch's entries are
-    // held twice while they move into the list.
-    for batch in runs.chunks(RUNS_A_BATCH) {
-        let parsed: Vec<Vec<Result<Found<Entry>, Unreadable>>> = batch.par_iter().map(Run::read).collect();
-        for result in parsed.into_iter().flatten() {
-            match result {
-                Ok(found) => found.move_into(&mut reading.entries),
-                Err(bad) => reading.unreadable.push(bad),
-            }
+    let listing = std::fs::read_dir(dir).map_err(|source| FolderError { path: dir.to_path_buf(), source })?;
+    let mut top = Listing::of(dir, Ok(listing));
+    let mut reading = Reading { unreadable: std::mem::take(&mut top.unreadable), ..Reading::default() };
+    let mut seen = HashSet::new();
+    if let Ok(m) = std::fs::metadata(dir) {
+        seen.insert((m.dev(), m.ino()));
+    }
+    // One folder below, as the original's first glob: each folder listed by
+    // the thread that reads it.
+    let below = unseen(std::mem::take(&mut top.folders), &mut seen, &mut reading.unreadable);
+    let mut deeper = Vec::new();
+    for batch in below.chunks(FOLDERS_A_BATCH) {
+        let done: Vec<(Listing, Vec<Read>)> = batch
+            .par_iter()
+            .map(|folder| {
+                let listing = Listing::of(folder, std::fs::read_dir(folder));
+                let read = listing.read();
+                (listing, read)
+            })
+            .collect();
+        for (listing, read) in done {
+            reading.take(listing.names.len(), read);
+            reading.unreadable.extend(listing.unreadable);
+            deeper.extend(listing.folders);
+        }
+    }
+    // The top level, as the original's second glob.
+    let read = top.read();
+    reading.take(top.names.len(), read);
+    // Deeper, which the original did not read: listed first (a link loop is
+    // caught in one order), then read a batch at a time.
+    let mut listings = Vec::new();
+    list_below(deeper, &mut seen, &mut listings, &mut reading.unreadable);
+    for batch in listings.chunks(FOLDERS_A_BATCH) {
+        let done: Vec<Vec<Read>> = batch.par_iter().map(Listing::read).collect();
+        for (listing, read) in batch.iter().zip(done) {
+            reading.take(listing.names.len(), read);
         }
     }
     Ok(reading)
 }
 
-/// Runs read in parallel at a time.
-const RUNS_A_BATCH: usize = 32;
+/// Folders read in parallel at a time: only one batch's entries are held
+/// twice while they move into the list.
+const FOLDERS_A_BATCH: usize = 32;
 
-/// Files of one folder that follow each other in the walk's order (a
-/// folder's files are cut into two runs where a sub-folder is listed
-/// between them), read through one handle on the folder.
-struct Run {
-    /// The folder.
-    folder: PathBuf,
-    /// Its depth below the folder read.
-    depth: usize,
-    /// The files' names.
-    names: Vec<OsString>,
+/// What reading one file gave.
+type Read = Result<Found<Entry>, Unreadable>;
+
+impl Reading {
+    /// Counts `files` more files and takes what reading them gave, in order.
+    fn take(&mut self, files: usize, read: Vec<Read>) {
+        self.files += files;
+        for result in read {
+            match result {
+                Ok(found) => found.move_into(&mut self.entries),
+                Err(bad) => self.unreadable.push(bad),
+            }
+        }
+    }
 }
 
-impl Run {
-    /// The entries of each file, in order. Each file is opened relative to
-    /// the folder's handle: one path component to look up, not the whole
-    /// path.
-    fn read(&self) -> Vec<Result<Found<Entry>, Unreadable>> {
+/// One folder's report files and sub-folders, each in the order the file
+/// system lists them (as Python's glob), and what could not be listed.
+struct Listing {
+    /// The folder.
+    folder: PathBuf,
+    /// Its `*.json` files' names (regular files, or links to them).
+    names: Vec<OsString>,
+    /// Its sub-folders (and links to folders), not yet checked for loops.
+    folders: Vec<PathBuf>,
+    /// Entries that could not be listed, and `*.json` names that are not
+    /// regular files: a FIFO or a device would block the read.
+    unreadable: Vec<Unreadable>,
+}
+
+impl Listing {
+    /// Lists `dir` from its `read_dir`. The listing's file type needs no
+    /// `stat`; only a link is followed.
+    fn of(dir: &Path, listing: std::io::Result<std::fs::ReadDir>) -> Listing {
+        let mut out =
+            Listing { folder: dir.to_path_buf(), names: Vec::new(), folders: Vec::new(), unreadable: Vec::new() };
+        let bad = |path: PathBuf, reason: String| Unreadable { path, reason };
+        let listing = match listing {
+            Ok(l) => l,
+            Err(e) => {
+                out.unreadable.push(bad(dir.to_path_buf(), e.to_string()));
+                return out;
+            }
+        };
+        for item in listing {
+            let item = match item {
+                Ok(i) => i,
+                Err(e) => {
+                    out.unreadable.push(bad(dir.to_path_buf(), e.to_string()));
+                    continue;
+                }
+            };
+            let name = item.file_name();
+            let json = is_report_name(&name);
+            let kind = match item.file_type() {
+                Ok(t) if !t.is_symlink() => Kind::of(t),
+                _ => std::fs::metadata(item.path()).map_or(Kind::Other, |m| Kind::of(m.file_type())),
+            };
+            match kind {
+                Kind::Folder => out.folders.push(item.path()),
+                Kind::File if json => out.names.push(name),
+                Kind::Other if json => out
+                    .unreadable
+                    .push(bad(item.path(), "not a regular file (a FIFO, socket, device or broken link)".into())),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// What each file gave, in order. Each file is opened relative to the
+    /// folder's handle: one path component to look up, not the whole path.
+    fn read(&self) -> Vec<Read> {
+        if self.names.is_empty() {
+            return Vec::new();
+        }
         let folder = std::fs::File::open(&self.folder);
         self.names
             .par_iter()
@@ -115,6 +195,52 @@ impl Run {
     }
 }
 
+/// Whether a file named `name` may be a report: `*.json` (with a stem, as
+/// `Path::extension` reads it), not one of the run's own files.
+fn is_report_name(name: &OsStr) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = name.as_bytes();
+    bytes.len() > ".json".len()
+        && bytes.ends_with(b".json")
+        && !crate::contract::RUN_FILES.iter().any(|f| bytes == f.as_bytes())
+}
+
+/// The folders of `folders` not listed yet, in order. A link to a folder is
+/// followed once: a folder already listed (`loop -> .`) is left out, so no
+/// report counts twice and no loop hangs.
+fn unseen(folders: Vec<PathBuf>, seen: &mut HashSet<(u64, u64)>, unreadable: &mut Vec<Unreadable>) -> Vec<PathBuf> {
+    folders
+        .into_iter()
+        .filter(|path| match std::fs::metadata(path) {
+            Ok(m) if !seen.insert((m.dev(), m.ino())) => {
+                unreadable.push(Unreadable {
+                    path: path.clone(),
+                    reason: "a link to a folder already read (left out: its reports would count twice)".into(),
+                });
+                false
+            }
+            _ => true,
+        })
+        .collect()
+}
+
+/// Lists `folders` and everything below them, depth first: each folder,
+/// then its sub-folders' trees in listing order.
+fn list_below(
+    folders: Vec<PathBuf>,
+    seen: &mut HashSet<(u64, u64)>,
+    out: &mut Vec<Listing>,
+    unreadable: &mut Vec<Unreadable>,
+) {
+    for folder in unseen(folders, seen, unreadable) {
+        let mut listing = Listing::of(&folder, std::fs::read_dir(&folder));
+        unreadable.append(&mut listing.unreadable);
+        let below = std::mem::take(&mut listing.folders);
+        out.push(listing);
+        list_below(below, seen, out, unreadable);
+    }
+}
+
 /// Opens `name` in `folder` to read it. Non-blocking: a file replaced by a
 /// FIFO since the listing does not hang the open.
 fn open_at(folder: &std::fs::File, name: &OsStr) -> std::io::Result<std::fs::File> {
@@ -124,78 +250,6 @@ fn open_at(folder: &std::fs::File, name: &OsStr) -> std::io::Result<std::fs::Fil
     let fd = openat(Some(folder.as_raw_fd()), name, flags, nix::sys::stat::Mode::empty())?;
     // SAFETY: `fd` was just opened here and is owned by nothing else.
     Ok(unsafe { std::fs::File::from_raw_fd(fd) })
-}
-
-/// Lists the `*.json` files under `dir` as runs with their depth, each
-/// folder in the order the file system gives (as Python's glob), sub-folders
-/// where they appear. A link to a folder is followed once: a folder already
-/// listed (`loop -> .`) is not listed again, so no report counts twice and no
-/// loop hangs. Only regular files are taken: a FIFO or a device named
-/// `*.json` would block the read, and is listed as unreadable instead.
-fn collect_runs(dir: &Path, runs: &mut Vec<Run>, unreadable: &mut Vec<Unreadable>) {
-    let mut seen = HashSet::new();
-    if let Ok(m) = std::fs::metadata(dir) {
-        seen.insert((m.dev(), m.ino()));
-    }
-    walk(dir, 0, &mut seen, runs, unreadable);
-}
-
-fn walk(
-    dir: &Path,
-    depth: usize,
-    seen: &mut HashSet<(u64, u64)>,
-    runs: &mut Vec<Run>,
-    unreadable: &mut Vec<Unreadable>,
-) {
-    let listing = match std::fs::read_dir(dir) {
-        Ok(l) => l,
-        Err(e) => return unreadable.push(Unreadable { path: dir.to_path_buf(), reason: e.to_string() }),
-    };
-    let new_run = || Run { folder: dir.to_path_buf(), depth, names: Vec::new() };
-    let mut run = new_run();
-    for item in listing {
-        let item = match item {
-            Ok(i) => i,
-            Err(e) => {
-                unreadable.push(Unreadable { path: dir.to_path_buf(), reason: e.to_string() });
-                continue;
-            }
-        };
-        let name = item.file_name();
-        let json = Path::new(&name).extension().is_some_and(|e| e == "json")
-            && !crate::contract::is_run_file(Path::new(&name));
-        // The listing's file type needs no `stat`; only a link is followed.
-        let kind = match item.file_type() {
-            Ok(t) if !t.is_symlink() => Kind::of(t),
-            _ => std::fs::metadata(item.path()).map_or(Kind::Other, |m| Kind::of(m.file_type())),
-        };
-        match kind {
-            Kind::Folder => {
-                let path = item.path();
-                match std::fs::metadata(&path) {
-                    Ok(m) if !seen.insert((m.dev(), m.ino())) => unreadable.push(Unreadable {
-                        path,
-                        reason: "a link to a folder already read (left out: its reports would count twice)".into(),
-                    }),
-                    _ => {
-                        if !run.names.is_empty() {
-                            runs.push(std::mem::replace(&mut run, new_run()));
-                        }
-                        walk(&path, depth + 1, seen, runs, unreadable)
-                    }
-                }
-            }
-            Kind::File if json => run.names.push(name),
-            Kind::Other if json => unreadable.push(Unreadable {
-                path: item.path(),
-                reason: "not a regular file (a FIFO, socket, device or broken link)".into(),
-            }),
-            _ => {}
-        }
-    }
-    if !run.names.is_empty() {
-        runs.push(run);
-    }
 }
 
 /// What a folder entry is, for the walk.

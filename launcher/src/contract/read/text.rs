@@ -27,8 +27,11 @@ pub const MARKERS: [(&str, f64); 3] =
 
 /// The tokens Python's `json` writes for non-finite floats, longest first so
 /// that `-Infinity` wins over `Infinity`, and the JSON text of their markers.
-const NON_FINITE: [(&[u8], &[u8]); 3] =
+const NON_FINITE: [Token; 3] =
     [(b"-Infinity", b"\"\\u0000-Infinity\""), (b"Infinity", b"\"\\u0000Infinity\""), (b"NaN", b"\"\\u0000NaN\"")];
+
+/// A token and the text it becomes as a marker.
+type Token = (&'static [u8], &'static [u8]);
 
 /// The float a marker string stands for.
 pub fn marker_value(text: &str) -> Option<f64> {
@@ -40,39 +43,88 @@ pub fn marker_value(text: &str) -> Option<f64> {
 /// strings is left alone. Borrows when there is nothing to replace.
 pub fn replace_non_finite(text: &str, tokens: Tokens) -> Cow<'_, str> {
     let bytes = text.as_bytes();
-    let mut out: Option<Vec<u8>> = None;
-    let (mut i, mut copied) = (0, 0);
-    // Jumps from one quote, `N` or `I` to the next (`memchr`): a string is
-    // skipped whole, a letter may start a token (`-Infinity` at its `I`).
-    while let Some(found) = memchr::memchr3(b'"', b'N', b'I', &bytes[i..]) {
-        let at = i + found;
-        if bytes[at] == b'"' {
-            i = string_end(bytes, at + 1);
-            continue;
-        }
-        let start = if bytes[at] == b'I' && at > copied && bytes[at - 1] == b'-' { at - 1 } else { at };
-        match NON_FINITE.iter().find(|(t, _)| bytes[start..].starts_with(t)) {
-            Some((token, marker)) => {
-                let buf = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 64));
-                buf.extend_from_slice(&bytes[copied..start]);
-                buf.extend_from_slice(match tokens {
-                    Tokens::Markers => marker,
-                    Tokens::Null => b"null",
-                });
-                i = start + token.len();
-                copied = i;
+    let mut out = Replacing { bytes, tokens, buf: None, copied: 0 };
+    if memchr::memchr(b'\\', bytes).is_none() {
+        // Without an escape every quote opens or closes a string, so the
+        // quotes before a token tell whether it is inside one. A report
+        // has far fewer `N` and `I` than quotes: jump from one to the next.
+        let (mut quotes, mut counted) = (0, 0);
+        for at in memchr::memchr2_iter(b'N', b'I', bytes) {
+            if at < out.copied {
+                continue;
             }
-            None => i = at + 1,
+            let Some((start, token)) = out.token_at(at) else { continue };
+            quotes += count_quotes(&bytes[counted..start]);
+            counted = start;
+            if quotes % 2 == 0 {
+                out.replace(start, token);
+            }
+        }
+    } else {
+        // Jumps from one quote, `N` or `I` to the next: a string is skipped
+        // whole (escapes and all), a letter may start a token.
+        let mut i = 0;
+        while let Some(found) = memchr::memchr3(b'"', b'N', b'I', &bytes[i..]) {
+            let at = i + found;
+            i = if bytes[at] == b'"' {
+                string_end(bytes, at + 1)
+            } else if let Some((start, token)) = out.token_at(at) {
+                out.replace(start, token)
+            } else {
+                at + 1
+            };
         }
     }
-    match out {
-        None => Cow::Borrowed(text),
-        Some(mut buf) => {
-            buf.extend_from_slice(&bytes[copied..]);
-            // Only ASCII was replaced by ASCII at ASCII boundaries.
-            Cow::Owned(String::from_utf8(buf).expect("replacing ASCII tokens keeps UTF-8 valid"))
+    out.finish(text)
+}
+
+/// A text being copied with its non-finite tokens replaced: nothing is
+/// copied until the first token.
+struct Replacing<'a> {
+    bytes: &'a [u8],
+    tokens: Tokens,
+    buf: Option<Vec<u8>>,
+    /// Where the text not yet copied starts.
+    copied: usize,
+}
+
+impl Replacing<'_> {
+    /// The token (with its start: `-Infinity` at its `I`) at the letter at
+    /// `at`, if one starts there.
+    fn token_at(&self, at: usize) -> Option<(usize, &'static Token)> {
+        let bytes = self.bytes;
+        let start = if bytes[at] == b'I' && at > self.copied && bytes[at - 1] == b'-' { at - 1 } else { at };
+        NON_FINITE.iter().find(|(t, _)| bytes[start..].starts_with(t)).map(|token| (start, token))
+    }
+
+    /// Replaces `token` at `start`; returns where the text goes on.
+    fn replace(&mut self, start: usize, (token, marker): &Token) -> usize {
+        let buf = self.buf.get_or_insert_with(|| Vec::with_capacity(self.bytes.len() + 64));
+        buf.extend_from_slice(&self.bytes[self.copied..start]);
+        buf.extend_from_slice(match self.tokens {
+            Tokens::Markers => marker,
+            Tokens::Null => b"null",
+        });
+        self.copied = start + token.len();
+        self.copied
+    }
+
+    fn finish(self, text: &str) -> Cow<'_, str> {
+        match self.buf {
+            None => Cow::Borrowed(text),
+            Some(mut buf) => {
+                buf.extend_from_slice(&self.bytes[self.copied..]);
+                // Only ASCII was replaced by ASCII at ASCII boundaries.
+                Cow::Owned(String::from_utf8(buf).expect("replacing ASCII tokens keeps UTF-8 valid"))
+            }
         }
     }
+}
+
+/// The quotes in `bytes`, counted in byte-wide lanes (a chunk of at most
+/// 255 cannot overflow one), which the compiler turns into vector code.
+fn count_quotes(bytes: &[u8]) -> usize {
+    bytes.chunks(255).map(|chunk| usize::from(chunk.iter().fold(0u8, |n, &b| n + u8::from(b == b'"')))).sum()
 }
 
 /// Where the string whose text starts at `from` ends: past its closing
@@ -140,6 +192,19 @@ mod tests {
         assert_eq!(null(r#"["a\\", NaN, "b\"NaN", -Infinity]"#), r#"["a\\", null, "b\"NaN", null]"#);
         assert_eq!(null(r#"[NaN, "cut NaN"#), r#"[null, "cut NaN"#, "an unclosed string to the end");
         assert_eq!(null(r#"[NaN, "cut\"#), r#"[null, "cut\"#, "an escape at the very end");
+    }
+
+    #[test]
+    fn with_and_without_escapes_alike() {
+        // The same tokens and strings, once with an escape somewhere (the
+        // scan that skips strings) and once without (the quote count).
+        for tail in ["", r#", "z": "\\""#] {
+            let text = format!(r#"{{"Name": "NaN", "a": [NaN, -Infinity], "I": "-Infinity", "b": Infinity{tail}}}"#);
+            assert_eq!(
+                replace_non_finite(&text, Tokens::Null),
+                format!(r#"{{"Name": "NaN", "a": [null, null], "I": "-Infinity", "b": null{tail}}}"#)
+            );
+        }
     }
 
     #[test]
