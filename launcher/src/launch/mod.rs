@@ -8,7 +8,7 @@ mod args;
 mod choice;
 mod dry_run;
 mod error;
-mod host_lock;
+pub(crate) mod host_lock;
 mod lines;
 mod logs;
 pub mod progress;
