@@ -21,4 +21,5 @@ mod supervise;
 
 pub use args::LaunchArgs;
 pub use error::LaunchError;
+pub(crate) use run::remove_left_groups;
 pub use run::run;

@@ -5,8 +5,9 @@
 //!   `--lock` in tests): a prepare takes the CPUs and the disk a run
 //!   measures, so while a run holds the host a prepare is refused (or waits
 //!   with `--wait`), and a run started during a prepare is refused as
-//!   beside another run. A user who cannot open the host lock (not root)
-//!   prepares unguarded, as a run does;
+//!   beside another run. Holding it, a prepare removes the groups the run
+//!   before left (killed by SIGKILL), as the next run would have. A user who
+//!   cannot open the host lock (not root) prepares unguarded, as a run does;
 //! - a lock on the data folder (`.mlb-prepare.lock` in it): two prepares
 //!   into one base would empty each other's partial folders.
 //!
@@ -14,8 +15,9 @@
 //! names its holder for the one refused.
 
 use super::error::PrepareError;
+use crate::isolation::support;
 use crate::launch::host_lock::{self, Holder, HostLock, Taken};
-use crate::launch::LaunchError;
+use crate::launch::{remove_left_groups, LaunchError};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
@@ -42,7 +44,16 @@ pub fn take(
     let say = |text: &str| eprintln!("{text}");
     let host = host.map_or_else(|| PathBuf::from(host_lock::HOST_LOCK), Path::to_path_buf);
     let host = match host_lock::take(&host, &me, wait, interrupt, &say).map_err(Box::new)? {
-        Taken::Held { lock, .. } => Some(lock),
+        Taken::Held { lock, previous } => {
+            // The lock file named the run before, for the next run to find
+            // the groups it could not remove (killed by SIGKILL); it names
+            // this prepare now, so those groups are removed here.
+            let cgroups = support::probe(Path::new("/"), nix::unistd::Uid::effective().as_raw()).root();
+            if let (Some(previous), Ok(root)) = (previous, cgroups) {
+                remove_left_groups(&root, &previous);
+            }
+            Some(lock)
+        }
         Taken::Unguarded(_) => None,
         Taken::Interrupted => return Ok(None),
     };
