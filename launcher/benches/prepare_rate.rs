@@ -1,11 +1,14 @@
 //! Generation rate of `mlb prepare`: every data set at scale `small`,
 //! generated 5 times into a fresh temporary folder on all CPUs (as `mlb
-//! prepare` does, less the manifest and the final rename); prints, per set,
+//! prepare` does, each file synced, less the manifest and the final
+//! rename); prints, per set,
 //! its files and size and the median time, files/s and MB/s of the runs.
 //!
 //! `cargo bench -p mlb --bench prepare_rate`
 
+use mlb::prepare::dir::Dir;
 use mlb::prepare::{stage, DataSet, Scale};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 const RUNS: usize = 5;
@@ -19,8 +22,10 @@ fn main() {
         let (mut times, mut files, mut bytes) = (Vec::new(), 0, 0);
         for _ in 0..RUNS {
             let dir = tempfile::tempdir().expect("temporary folder");
+            let data = Dir::open(dir.path()).expect("temporary folder");
             let started = Instant::now();
-            let entries = stage::write_all(generator.as_ref(), dir.path(), &|_| ()).expect("written");
+            let partial = stage::Partial::open(&data, set.folder(), "bench").expect("partial folder");
+            let entries = partial.write_all(generator.as_ref(), &|_| (), &AtomicBool::new(false)).expect("written");
             times.push(started.elapsed().as_secs_f64());
             files = entries.len();
             bytes = entries.iter().map(|e| e.bytes).sum::<u64>();

@@ -6,7 +6,7 @@
 use clap::Parser;
 use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
 use mlb::edge::{self, ExitError, MlbError};
-use mlb::exit::{EXIT_FAILED, EXIT_OK};
+use mlb::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use mlb::slurm::SlurmCommand;
 use std::io::Write;
 
@@ -86,10 +86,13 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_OK)
         }
         Some(Command::Prepare(args)) => {
-            let prepared = mlb::prepare::run(&args)?;
-            let lines: String = prepared.iter().map(|p| format!("{p}\n")).collect();
-            print_stdout(if prepared.is_empty() { "the selected jobs read no data set\n" } else { &lines })?;
-            Ok(EXIT_OK)
+            let outcome = mlb::prepare::run(&args)?;
+            let lines: String = outcome.sets.iter().map(|p| format!("{p}\n")).collect();
+            let none = outcome.sets.is_empty() && outcome.interrupted.is_none();
+            print_stdout(if none { "the selected jobs read no data set\n" } else { &lines })?;
+            let Some(stopped) = outcome.interrupted else { return Ok(EXIT_OK) };
+            eprintln!("mlb: {stopped}");
+            Ok(EXIT_INTERRUPTED)
         }
         Some(Command::Worker(args)) => Ok(mlb::worker::main(*args)),
         Some(Command::Slurm { command: SlurmCommand::Submit(args) }) => Ok(mlb::slurm::submit::main(&args)?),

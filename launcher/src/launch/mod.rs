@@ -8,7 +8,7 @@ mod args;
 mod choice;
 mod dry_run;
 mod error;
-mod host_lock;
+pub(crate) mod host_lock;
 mod lines;
 mod logs;
 pub mod progress;
@@ -21,4 +21,5 @@ mod supervise;
 
 pub use args::LaunchArgs;
 pub use error::LaunchError;
+pub(crate) use run::remove_left_groups;
 pub use run::run;

@@ -234,7 +234,8 @@ fn take_host(
 
 /// Removes the groups `previous` (the run that held the host lock before)
 /// left, killing what still runs in them; one line when there were some.
-fn remove_left_groups(root: &CgroupRoot, previous: &Holder) {
+/// (`mlb prepare` calls it too: it replaces the run's name in the lock file.)
+pub(crate) fn remove_left_groups(root: &CgroupRoot, previous: &Holder) {
     let Some(groups) = RunGroups::left_by(root, &previous.run) else { return };
     let name = groups.path.clone();
     let said = format!(

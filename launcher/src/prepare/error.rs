@@ -5,6 +5,7 @@ use super::manifest::ManifestError;
 use crate::exit::{Classify, Kind};
 use crate::fix::Fix;
 use crate::jobs::JobsError;
+use crate::launch::LaunchError;
 use std::path::PathBuf;
 
 /// Why `mlb prepare` stopped.
@@ -73,6 +74,26 @@ pub enum PrepareError {
         /// The error.
         source: std::io::Error,
     },
+    /// The host lock: a benchmark run holds the host (or it could not be
+    /// named in the lock file).
+    #[error(transparent)]
+    Host(#[from] Box<LaunchError>),
+    /// Another prepare is writing into the same data folder.
+    #[error(
+        "another mlb prepare is writing into {data}: {holder} (lock {lock}); two at once would empty each other's \
+         partial sets"
+    )]
+    DataBusy {
+        /// The data folder.
+        data: PathBuf,
+        /// The prepare writing there, as it describes itself.
+        holder: String,
+        /// The lock file.
+        lock: PathBuf,
+    },
+    /// The handlers of Ctrl-C, SIGTERM and SIGHUP could not be installed.
+    #[error("cannot install the signal handlers: {0}")]
+    Signals(#[source] std::io::Error),
     /// Any other write failed.
     #[error("cannot write {path}: {source}")]
     Write {
@@ -96,7 +117,9 @@ impl Fix for PrepareError {
             )),
             PrepareError::Damaged { .. } => Some("remove the folder and run mlb prepare again".into()),
             PrepareError::NoSpace { .. } => Some(format!("free space on that filesystem, or {ELSEWHERE}")),
-            PrepareError::Manifest(_) | PrepareError::Write { .. } => None,
+            PrepareError::Host(e) => e.fix(),
+            PrepareError::DataBusy { .. } => Some(format!("pass --wait to start once it has ended, or {ELSEWHERE}")),
+            PrepareError::Manifest(_) | PrepareError::Write { .. } | PrepareError::Signals(_) => None,
         }
     }
 }
@@ -108,7 +131,10 @@ impl Classify for PrepareError {
             | PrepareError::Foreign { .. }
             | PrepareError::OtherSettings { .. }
             | PrepareError::Damaged { .. }
-            | PrepareError::Manifest(_) => Kind::Refused,
+            | PrepareError::Manifest(_)
+            | PrepareError::DataBusy { .. }
+            | PrepareError::Signals(_) => Kind::Refused,
+            PrepareError::Host(e) => e.kind(),
             PrepareError::NoSpace { .. } | PrepareError::Write { .. } => Kind::Failed,
         }
     }

@@ -3,11 +3,13 @@
 //! size and SHA-256. A folder without one was not prepared by mlb.
 
 use super::catalog::Scale;
+use super::dir::Dir;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The manifest's file name inside a data set's folder.
 pub const FILE_NAME: &str = "mlb-prepare.json";
@@ -44,31 +46,37 @@ impl Manifest {
         self.files.iter().map(|f| f.bytes).sum()
     }
 
-    /// Reads the manifest in `dir`: `Ok(None)` when there is none.
-    pub fn read(dir: &Path) -> Result<Option<Manifest>, ManifestError> {
-        let path = dir.join(FILE_NAME);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
+    /// Reads the manifest in `dir` (a link in its place is not followed):
+    /// `Ok(None)` when there is none.
+    pub fn read(dir: &Dir) -> Result<Option<Manifest>, ManifestError> {
+        let path = dir.at(FILE_NAME);
+        let mut text = String::new();
+        match dir.open_file(Path::new(FILE_NAME)).and_then(|mut f| f.read_to_string(&mut text)) {
+            Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(ManifestError::Read { path, source }),
         };
         serde_json::from_str(&text).map(Some).map_err(|source| ManifestError::Parse { path, source })
     }
 
-    /// Writes the manifest into `dir`.
-    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).expect("a manifest serialises") + "\n";
-        std::fs::write(dir.join(FILE_NAME), text)
+    /// The manifest as it is written into the set's folder.
+    pub fn text(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a manifest serialises") + "\n"
     }
 
-    /// Checks every file under `dir` against the manifest (in parallel);
-    /// calls `tick` once per file checked. The problems found, one per file.
-    pub fn verify(&self, dir: &Path, tick: &(dyn Fn() + Sync)) -> Vec<String> {
+    /// Checks every file under `dir` against the manifest (in parallel),
+    /// following no link (a link is a problem); calls `tick` once per file
+    /// checked and checks no more files once `stop` is set. The problems
+    /// found, one per file.
+    pub fn verify(&self, dir: &Dir, tick: &(dyn Fn() + Sync), stop: &AtomicBool) -> Vec<String> {
         let mut problems: Vec<String> = self
             .files
             .par_iter()
             .filter_map(|entry| {
-                let found = hash_file(&dir.join(&entry.path));
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let found = dir.open_file(Path::new(&entry.path)).and_then(hash);
                 tick();
                 match found {
                     Err(e) => Some(format!("{}: {e}", entry.path)),
@@ -87,9 +95,8 @@ impl Manifest {
     }
 }
 
-/// Size and SHA-256 of the file at `path`.
-pub fn hash_file(path: &Path) -> std::io::Result<(u64, String)> {
-    let mut file = std::fs::File::open(path)?;
+/// Size and SHA-256 of what `file` holds.
+pub fn hash(mut file: std::fs::File) -> std::io::Result<(u64, String)> {
     let mut hash = Sha256::new();
     let mut buffer = vec![0u8; 1 << 16];
     let mut bytes = 0;

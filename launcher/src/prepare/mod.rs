@@ -12,11 +12,14 @@
 //! for the same seed.
 
 pub mod catalog;
+pub mod dir;
 mod error;
 pub mod generate;
+mod lock;
 pub mod manifest;
 mod progress;
 pub mod select;
+mod signals;
 pub mod stage;
 
 pub use catalog::{DataSet, Scale};
@@ -24,11 +27,13 @@ pub use error::PrepareError;
 
 use crate::jobs::{find_suite, STANDARD_SUITE};
 use clap::Args;
+use dir::Dir;
 use manifest::Manifest;
 use progress::Progress;
 use std::fmt;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// `mlb prepare` options.
@@ -53,6 +58,16 @@ pub struct PrepareArgs {
     /// Seed of the generators: the same seed gives the same files.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+
+    /// When a benchmark run holds this host, or another prepare writes into
+    /// the same base, wait for it to end instead of refusing.
+    #[arg(long)]
+    pub wait: bool,
+
+    /// Take this host lock instead of the host's (`/run/mlb/launch.lock`),
+    /// as `mlb --jobs` does (tests running side by side).
+    #[arg(long = "lock", env = "MLB_LOCK", value_name = "FILE", hide = true)]
+    pub lock: Option<PathBuf>,
 }
 
 /// What happened to one data set.
@@ -103,53 +118,104 @@ impl fmt::Display for Prepared {
     }
 }
 
-/// Prepares the data sets of the jobs `args` selects.
-pub fn run(args: &PrepareArgs) -> Result<Vec<Prepared>, PrepareError> {
+/// The end of `mlb prepare`.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The sets done (all the selected sets, unless interrupted).
+    pub sets: Vec<Prepared>,
+    /// Where it stopped, when a signal stopped it.
+    pub interrupted: Option<Interrupted>,
+}
+
+/// Where a signal stopped `mlb prepare`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interrupted {
+    /// The partial folder left to resume from, when a set was being written.
+    pub partial: Option<PathBuf>,
+}
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.partial {
+            Some(partial) => write!(
+                f,
+                "interrupted: the set being written is left in {} (its complete files are kept); run the same \
+                 command again to resume",
+                partial.display()
+            ),
+            None => write!(f, "interrupted before writing anything"),
+        }
+    }
+}
+
+/// Prepares the data sets of the jobs `args` selects; stops early, leaving
+/// what it wrote resumable, on Ctrl-C, SIGTERM or a hang-up ([`signals`]).
+pub fn run(args: &PrepareArgs) -> Result<Outcome, PrepareError> {
+    let interrupt = signals::install().map_err(PrepareError::Signals)?;
     let file = find_suite(&args.jobs)?;
     let selected = crate::jobs::select(&file, &args.name, &[])?;
     let jobs = file.jobs.iter().filter(|j| selected.contains(j.name.as_str()));
     let sets = select::data_sets(jobs);
     let base = args.base.clone().unwrap_or_else(|| PathBuf::from("."));
-    let data = std::path::absolute(base.join("data")).unwrap_or_else(|_| base.join("data"));
+    let data_path = std::path::absolute(base.join("data")).unwrap_or_else(|_| base.join("data"));
+    let stop = |sets, partial| Ok(Outcome { sets, interrupted: Some(Interrupted { partial }) });
+    if sets.is_empty() {
+        return Ok(Outcome { sets: Vec::new(), interrupted: None });
+    }
+    // The host first: a prepare refused for a run makes nothing.
+    let Some(_held) = lock::take(&data_path, args.lock.as_deref(), args.wait, &interrupt)? else {
+        return stop(Vec::new(), None);
+    };
+    let data = Dir::create_all(&data_path).map_err(|source| PrepareError::Write { path: data_path.clone(), source })?;
     // Every set is checked before any is written.
     let mut present = Vec::new();
     for &set in sets.keys() {
-        if let Some(manifest) = check(&data.join(set.folder()), set, args)? {
+        if let Some(manifest) = check(&data, set, args, &interrupt)? {
             present.push((set, manifest));
+        }
+        if interrupt.load(Ordering::Relaxed) {
+            return stop(Vec::new(), None);
         }
     }
     let mut out = Vec::new();
     for (set, jobs) in sets {
-        let path = data.join(set.folder());
+        let path = data.at(set.folder());
         let (action, manifest) = match present.iter().position(|(s, _)| *s == set) {
             Some(i) => (Action::Present, present.swap_remove(i).1),
             None => {
                 let started = Instant::now();
-                let manifest = generate(set, &data, args)?;
-                (Action::Generated(started.elapsed()), manifest)
+                match generate(set, &data, args, &interrupt)? {
+                    Generated::Complete(manifest) => (Action::Generated(started.elapsed()), manifest),
+                    Generated::Interrupted(partial) => return stop(out, Some(partial)),
+                }
             }
         };
         out.push(Prepared { set, path, action, files: manifest.files.len(), bytes: manifest.bytes(), jobs });
     }
-    Ok(out)
+    Ok(Outcome { sets: out, interrupted: None })
 }
 
-/// The manifest of `set` at `path` when it is prepared with `args`'
+/// The manifest of `set` in `data` when it is prepared with `args`'
 /// settings and intact; `None` when there is no folder. Anything else there
-/// is refused.
-fn check(path: &Path, set: DataSet, args: &PrepareArgs) -> Result<Option<Manifest>, PrepareError> {
+/// is refused. Checks no more files once `interrupt` is set.
+fn check(
+    data: &Dir,
+    set: DataSet,
+    args: &PrepareArgs,
+    interrupt: &AtomicBool,
+) -> Result<Option<Manifest>, PrepareError> {
+    let path = data.at(set.folder());
     if !path.exists() && !path.is_symlink() {
         return Ok(None);
     }
     let foreign =
-        || PrepareError::Foreign { path: path.to_path_buf(), set: set.folder().into(), manifest: manifest::FILE_NAME };
-    if !path.is_dir() {
-        return Err(foreign());
-    }
-    let Some(manifest) = Manifest::read(path)? else { return Err(foreign()) };
+        || PrepareError::Foreign { path: path.clone(), set: set.folder().into(), manifest: manifest::FILE_NAME };
+    // The set's folder may be a link the user made (to another disk); nothing below it is followed.
+    let Ok(dir) = Dir::open(&path) else { return Err(foreign()) };
+    let Some(manifest) = Manifest::read(&dir)? else { return Err(foreign()) };
     if manifest.scale != args.scale || manifest.seed != args.seed || manifest.data_set != set.folder() {
         return Err(PrepareError::OtherSettings {
-            path: path.to_path_buf(),
+            path,
             set: set.folder().into(),
             found_scale: manifest.scale,
             found_seed: manifest.seed,
@@ -158,52 +224,61 @@ fn check(path: &Path, set: DataSet, args: &PrepareArgs) -> Result<Option<Manifes
         });
     }
     let progress = Progress::for_stderr(&format!("check {}", set.folder()), manifest.files.len());
-    let problems = manifest.verify(path, &|| progress.file(0));
+    let problems = manifest.verify(&dir, &|| progress.file(0), interrupt);
     progress.finish();
     match problems.first() {
         None => Ok(Some(manifest)),
-        Some(first) => Err(PrepareError::Damaged {
-            path: path.to_path_buf(),
-            set: set.folder().into(),
-            count: problems.len(),
-            first: first.clone(),
-        }),
+        Some(first) => {
+            Err(PrepareError::Damaged { path, set: set.folder().into(), count: problems.len(), first: first.clone() })
+        }
     }
 }
 
+/// What generating a set gave.
+enum Generated {
+    /// The set, complete and in place.
+    Complete(Manifest),
+    /// Stopped by a signal; the partial folder stays.
+    Interrupted(PathBuf),
+}
+
 /// Generates `set` into `data`, through its partial folder.
-fn generate(set: DataSet, data: &Path, args: &PrepareArgs) -> Result<Manifest, PrepareError> {
+fn generate(set: DataSet, data: &Dir, args: &PrepareArgs, interrupt: &AtomicBool) -> Result<Generated, PrepareError> {
     let generator = set.generator(args.scale, args.seed);
-    let partial = stage::partial(data, set.folder());
+    let partial_path = data.at(stage::partial_name(set.folder()));
     let progress = Progress::for_stderr(&format!("generate {}", set.folder()), generator.files().len());
     let settings = format!("{} {} {}", set.folder(), args.scale, args.seed);
-    let written = stage::open(&partial, &settings)
-        .and_then(|()| stage::write_all(generator.as_ref(), &partial, &|bytes| progress.file(bytes)));
-    progress.finish();
-    let manifest = |files| Manifest {
-        data_set: set.folder().into(),
-        scale: args.scale,
-        seed: args.seed,
-        mlb: env!("CARGO_PKG_VERSION").into(),
-        files,
-    };
-    let finished = written.map(manifest).and_then(|m| {
-        m.write(&partial).map_err(|source| stage::WriteFailed { path: partial.join(manifest::FILE_NAME), source })?;
-        stage::close(&partial, &data.join(set.folder()))?;
-        Ok(m)
+    let written = stage::Partial::open(data, set.folder(), &settings).and_then(|partial| {
+        let files = partial.write_all(generator.as_ref(), &|bytes| progress.file(bytes), interrupt)?;
+        Ok((partial, files))
     });
-    finished.map_err(|e| {
+    progress.finish();
+    let finished = written.and_then(|(partial, files)| {
+        let manifest = Manifest {
+            data_set: set.folder().into(),
+            scale: args.scale,
+            seed: args.seed,
+            mlb: env!("CARGO_PKG_VERSION").into(),
+            files,
+        };
+        partial.close(&manifest, data, set.folder())?;
+        Ok(manifest)
+    });
+    finished.map(Generated::Complete).or_else(|e| {
+        if e.interrupted() {
+            return Ok(Generated::Interrupted(partial_path));
+        }
         if !matches!(e.source.kind(), ErrorKind::StorageFull | ErrorKind::QuotaExceeded) {
             // Kept: the next run resumes from its complete files.
-            return PrepareError::Write { path: e.path, source: e.source };
+            return Err(PrepareError::Write { path: e.path, source: e.source });
         }
-        let written = folder_bytes(&partial) / 1_000_000;
-        let _ = std::fs::remove_dir_all(&partial);
-        PrepareError::NoSpace { set: set.folder().into(), path: e.path, written, source: e.source }
+        let written = folder_bytes(&partial_path) / 1_000_000;
+        let _ = data.remove(&stage::partial_name(set.folder()));
+        Err(PrepareError::NoSpace { set: set.folder().into(), path: e.path, written, source: e.source })
     })
 }
 
-/// Bytes of the files under `dir`.
+/// Bytes of the files under `dir` (links not followed).
 fn folder_bytes(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
     entries

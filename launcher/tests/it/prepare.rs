@@ -1,21 +1,20 @@
 //! `mlb prepare` through the real binary: the files are in the formats the
 //! workloads' loaders read, a second run checks and skips, the same seed
 //! gives the same bytes, and an interrupted run leaves no set that looks
-//! complete and resumes. (Bad input: tests/it/hostile/prepare_input.rs.)
+//! complete and resumes, a damaged file left in it being made again, and
+//! what is kept is on disk (synced) before the set is named complete. (Bad
+//! input: tests/it/hostile/prepare_input.rs; signals, links and locks:
+//! tests/it/hostile/prepare_*.rs.)
 
 use crate::common;
 
 use common::launcher::{wait_until, KillOnDrop};
-use common::{mlb, text};
+use common::prepare::{command, jpegs, run as prepare};
+use common::text;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// `mlb prepare ARGS --base BASE` run to its end.
-fn prepare(base: &Path, args: &[&str]) -> Output {
-    Command::new(mlb()).arg("prepare").arg("--base").arg(base).args(args).output().expect("mlb runs")
-}
 
 fn manifest(base: &Path, folder: &str) -> Value {
     let path = base.join("data").join(folder).join("mlb-prepare.json");
@@ -64,7 +63,7 @@ fn the_files_are_in_the_loaders_formats_and_a_second_run_checks_and_skips() {
     // Nothing temporary is left.
     let names: Vec<String> =
         std::fs::read_dir(&data).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+    assert!(names.iter().all(|n| !n.starts_with('.') || n == ".mlb-prepare.lock"), "{names:?}");
 
     let written = std::fs::metadata(data.join("ml-20m/ratings.csv")).unwrap().modified().unwrap();
     let again = prepare(base.path(), &["--name", CHEAP]);
@@ -100,36 +99,94 @@ fn an_interrupted_run_leaves_no_set_that_looks_complete_and_resumes() {
     let base = tempfile::tempdir().unwrap();
     let data = base.path().join("data");
     let partial = data.join(".ImageNet.partial");
-    let mut child = Command::new(mlb())
-        .args(["prepare", "--name", "dcgan", "--base"])
-        .arg(base.path())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = command(base.path(), &["--name", "dcgan"]).stdout(Stdio::null()).spawn().unwrap();
     let guard = KillOnDrop::new(child.id() as i32);
-    let jpegs = |dir: &Path| walk(dir).iter().filter(|p| p.extension().is_some_and(|e| e == "JPEG")).count();
-    wait_until(Duration::from_secs(60), "some images written", || jpegs(&partial) >= 5);
+    wait_until(Duration::from_secs(60), "some images written", || jpegs(&partial).len() >= 5);
     child.kill().unwrap();
     child.wait().unwrap();
     drop(guard);
     assert!(!data.join("ImageNet").exists(), "no ImageNet folder until it is complete");
-    let kept = jpegs(&partial);
-    assert!((5..80).contains(&kept), "{kept} images kept in the partial folder");
+    let mut kept: Vec<std::path::PathBuf> = jpegs(&partial);
+    assert!((5..80).contains(&kept.len()), "{} images kept in the partial folder", kept.len());
+    // One kept image is damaged (a byte flipped, as a bad disk or a careless
+    // hand would), another cut short: neither may enter the set.
+    kept.sort();
+    let mut bytes = std::fs::read(&kept[0]).unwrap();
+    bytes[100] ^= 0x40;
+    std::fs::write(&kept[0], &bytes).unwrap();
+    let cut = std::fs::read(&kept[1]).unwrap();
+    std::fs::write(&kept[1], &cut[..cut.len() / 2]).unwrap();
+    let modified = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let intact: Vec<_> =
+        kept[2..].iter().map(|p| (p.strip_prefix(&partial).unwrap().to_path_buf(), modified(p))).collect();
 
     let out = prepare(base.path(), &["--name", "dcgan"]);
     assert!(out.status.success(), "{:?}", text(&out));
     assert!(!partial.exists());
-    assert_eq!(jpegs(&data.join("ImageNet/train")), 80);
+    assert_eq!(jpegs(&data.join("ImageNet/train")).len(), 80);
     // The resumed set is the set an uninterrupted run writes.
     let fresh = tempfile::tempdir().unwrap();
     assert!(prepare(fresh.path(), &["--name", "dcgan"]).status.success());
     assert_eq!(manifest(base.path(), "ImageNet")["files"], manifest(fresh.path(), "ImageNet")["files"]);
+    for damaged in &kept[..2] {
+        let name = damaged.strip_prefix(&partial).unwrap();
+        let made = std::fs::read(data.join("ImageNet").join(name)).unwrap();
+        assert_eq!(made, std::fs::read(fresh.path().join("data/ImageNet").join(name)).unwrap(), "{name:?} made again");
+    }
+    // The intact files kept are kept, not made again (all but those the kill
+    // caught between their rename and their record).
+    let same = intact.iter().filter(|(name, at)| modified(&data.join("ImageNet").join(name)) == *at).count();
+    assert!(same * 2 >= intact.len(), "{same} of {} intact files kept as they were", intact.len());
     let classes = std::fs::read_dir(data.join("ImageNet/train")).unwrap().count();
     assert_eq!(classes, 10, "class folders");
 }
 
-/// Every file under `dir`.
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
-    entries.flatten().flat_map(|e| if e.path().is_dir() { walk(&e.path()) } else { vec![e.path()] }).collect()
+/// The system calls `mlb prepare --name recom` makes on its files (strace,
+/// with the paths of descriptors); `None` where strace cannot trace.
+fn traced_prepare(base: &Path) -> Option<String> {
+    let log = base.join("strace.log");
+    let c = command(base, &["--name", "recom"]);
+    let program = c.get_program().to_owned();
+    let args: Vec<_> = c.get_args().map(|a| a.to_owned()).collect();
+    let mut strace = Command::new("strace");
+    strace.args(["-f", "-y", "-qq", "-e", "trace=fsync,fdatasync,rename,renameat,renameat2", "-o"]).arg(&log);
+    strace.arg(program).args(args).envs(c.get_envs().filter_map(|(k, v)| Some((k, v?))));
+    let out = strace.output().ok()?;
+    let (_, stderr) = text(&out);
+    if !out.status.success() && stderr.to_lowercase().contains("ptrace") {
+        return None;
+    }
+    assert!(out.status.success(), "{stderr}");
+    Some(std::fs::read_to_string(&log).unwrap())
+}
+
+#[test]
+fn files_and_folders_are_synced_before_the_manifest_and_the_rename() {
+    let base = tempfile::tempdir().unwrap();
+    let Some(trace) = traced_prepare(base.path()) else {
+        eprintln!("strace is missing or cannot trace here: skipping the check of the syncs");
+        return;
+    };
+    let data = base.path().join("data").canonicalize().unwrap();
+    let partial = data.join(".ml-20m.partial").display().to_string();
+    let at = |what: &str| trace.lines().position(|l| l.contains(what)).unwrap_or_else(|| panic!("{what}:\n{trace}"));
+    // `fsync(5</path>) = 0`: the last sync of `path`.
+    let synced = |path: &str| {
+        let call = format!("<{path}>)");
+        trace
+            .lines()
+            .collect::<Vec<_>>()
+            .iter()
+            .rposition(|l| l.contains(&call))
+            .unwrap_or_else(|| panic!("{path} synced:\n{trace}"))
+    };
+    let file_synced = synced(&format!("{partial}/.ratings.csv.tmp"));
+    let file_renamed = at(".ratings.csv.tmp\"");
+    let manifest_synced = synced(&format!("{partial}/mlb-prepare.json"));
+    let folder_synced = synced(&partial);
+    let set_renamed = at("\"ml-20m\"");
+    let data_synced = synced(&data.display().to_string());
+    assert!(file_synced < file_renamed, "the file synced before its rename:\n{trace}");
+    assert!(file_renamed < manifest_synced && manifest_synced < folder_synced, "{trace}");
+    assert!(folder_synced < set_renamed && set_renamed < data_synced, "{trace}");
 }

@@ -8,6 +8,7 @@ pub mod docker;
 pub mod enclosure;
 pub mod hosts;
 pub mod launcher;
+pub mod prepare;
 pub mod records;
 pub mod slurm;
 pub mod standin;

@@ -11,15 +11,16 @@ use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-/// A first run, holding the host until the test creates its `release` file.
-struct First {
+/// A first run, holding the host until the test creates its `release` file
+/// (tests/it/hostile/prepare_locks.rs runs a prepare beside it).
+pub(super) struct First {
     child: Child,
     out: PathBuf,
     release: PathBuf,
 }
 
 impl First {
-    fn start(l: &Launches) -> First {
+    pub(super) fn start(l: &Launches) -> First {
         let started = l.dir().join("first.started");
         let release = l.dir().join("first.release");
         let script = l.script("hold.sh", "touch \"$1\"\nwhile [ ! -e \"$2\" ]; do sleep 0.02; done\n");
@@ -35,12 +36,12 @@ impl First {
         First { child, out, release }
     }
 
-    fn pid(&self) -> u32 {
+    pub(super) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Lets its job end; the run must then pass.
-    fn finish(&mut self) {
+    pub(super) fn finish(&mut self) {
         std::fs::write(&self.release, "").unwrap();
         let status = wait_within(&mut self.child, Duration::from_secs(30), "the first run");
         let mut stderr = String::new();

@@ -6,13 +6,9 @@
 
 use super::full_disk::Tmpfs;
 use crate::common::launcher::root_or_skip;
-use crate::common::{mlb, text};
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn prepare(base: &Path, args: &[&str]) -> Output {
-    Command::new(mlb()).arg("prepare").arg("--base").arg(base).args(args).output().expect("mlb runs")
-}
+use crate::common::prepare::run as prepare;
+use crate::common::text;
+use std::process::Output;
 
 /// Exit status and stderr of `out`, asserting stdout is empty.
 fn refused(out: &Output) -> (Option<i32>, String) {
@@ -81,7 +77,8 @@ fn a_full_disk_stops_the_set_with_a_clear_error_and_removes_what_was_written() {
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("no space left to write the wmt16 data set"), "{stderr}");
     assert!(stderr.contains("the partial set was removed") && stderr.contains("fix: free space"), "{stderr}");
-    let left: Vec<String> =
+    let mut left: Vec<String> =
         std::fs::read_dir(&data).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert_eq!(left, ["MNIST"], "the complete set stays, nothing of the partial one");
+    left.sort();
+    assert_eq!(left, [".mlb-prepare.lock", "MNIST"], "the complete set stays, nothing of the partial one");
 }

@@ -2,9 +2,12 @@
 //! with it (`PR_SET_PDEATHSIG`), but what they started lives on inside the
 //! run's slot groups, and the next run once neither removed nor mentioned
 //! them. The next run (holding the same host lock) now kills those
-//! processes, removes the groups and says so.
+//! processes, removes the groups and says so; so does a prepare that takes
+//! the host lock next (it replaces the run's name in the lock file).
 
-use crate::common::launcher::{alive, output_of, pid_in, root_or_skip, wait_until, wait_within, KillOnDrop, Launches};
+use crate::common::launcher::{
+    alive, output_of, pid_in, private_lock, root_or_skip, wait_until, wait_within, KillOnDrop, Launches,
+};
 use crate::common::text;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -45,12 +48,9 @@ impl Drop for Groups {
     }
 }
 
-#[test]
-fn the_groups_of_a_launcher_killed_by_sigkill_are_emptied_and_removed_by_the_next_run() {
-    if !root_or_skip("a test of the groups a killed launcher leaves") {
-        return;
-    }
-    let l = Launches::new("stale");
+/// A launcher killed by SIGKILL with its slot group's grandchild alive:
+/// the groups it left, the grandchild, and the launcher's pid.
+fn killed_launch(l: &Launches) -> (Groups, KillOnDrop, u32) {
     let pid_file = l.dir().join("grandchild.pid");
     let script = l.script("leave.sh", "sleep 300 &\necho $$ > \"$1.sh\"\necho $! > \"$1\"\nwait\n");
     let jobs = l.jobs(&format!(
@@ -70,15 +70,47 @@ fn the_groups_of_a_launcher_killed_by_sigkill_are_emptied_and_removed_by_the_nex
     let cgroup = std::fs::read_to_string(format!("/proc/{}/cgroup", grandchild.pid)).unwrap();
     assert!(alive(grandchild.pid) && cgroup.contains(&format!("/{}", groups.0)), "{cgroup}");
     assert!(!groups.present().is_empty(), "the groups stay");
+    (groups, grandchild, first.id())
+}
 
+/// `stderr` says the groups were removed and the grandchild killed; they are.
+fn removed(stderr: &str, groups: &Groups, grandchild: &KillOnDrop, launcher: u32) {
+    let said = format!("mlb: removed {}", groups.0);
+    let line = stderr.lines().find(|l| l.starts_with(&said)).unwrap_or_else(|| panic!("{said:?} in {stderr}"));
+    assert!(line.contains(&format!("launcher pid {launcher}")) && line.ends_with(": 1 process killed"), "{line}");
+    assert!(!alive(grandchild.pid), "killed");
+    assert!(groups.present().is_empty(), "removed: {:?}", groups.present());
+}
+
+#[test]
+fn the_groups_of_a_launcher_killed_by_sigkill_are_emptied_and_removed_by_the_next_run() {
+    if !root_or_skip("a test of the groups a killed launcher leaves") {
+        return;
+    }
+    let l = Launches::new("stale");
+    let (groups, grandchild, launcher) = killed_launch(&l);
     let next = l.jobs(r#"[{"name": "next", "cmd": "true"}]"#);
     let mut second = l.command(&next, &l.dir().join("out2"), &[]).spawn().unwrap();
     let status = wait_within(&mut second, Duration::from_secs(30), "the next run");
     let (stdout, stderr) = text(&output_of(second));
     assert_eq!(status.code(), Some(0), "{stdout}\n{stderr}");
-    let said = format!("mlb: removed {}", groups.0);
-    let line = stderr.lines().find(|l| l.starts_with(&said)).unwrap_or_else(|| panic!("{said:?} in {stderr}"));
-    assert!(line.contains(&format!("launcher pid {}", first.id())) && line.ends_with(": 1 process killed"), "{line}");
-    assert!(!alive(grandchild.pid), "killed");
-    assert!(groups.present().is_empty(), "removed: {:?}", groups.present());
+    removed(&stderr, &groups, &grandchild, launcher);
+}
+
+/// A prepare takes the host lock too, and writes itself in the killed
+/// run's place: it removes the groups, or no later run would find them.
+#[test]
+fn the_groups_of_a_launcher_killed_by_sigkill_are_removed_by_a_prepare_holding_the_host_next() {
+    if !root_or_skip("a test of the groups a killed launcher leaves") {
+        return;
+    }
+    let l = Launches::new("staleprep");
+    let (groups, grandchild, launcher) = killed_launch(&l);
+    let base = tempfile::tempdir().unwrap();
+    let mut prepare = crate::common::prepare::command(base.path(), &["--name", "recom"]);
+    private_lock(&mut prepare, &l.lock());
+    let out = prepare.output().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    removed(&stderr, &groups, &grandchild, launcher);
 }

@@ -1,0 +1,232 @@
+//! Folders `mlb prepare` reads and writes, held open: every name is looked
+//! up inside a folder it holds (`openat`, `mkdirat`, `renameat`), never as a
+//! path from `/` again, and no link is followed below the folder opened
+//! first (the data folder, or a set's folder, which the user may well have
+//! made a link to another disk).
+//!
+//! Below that, a link is never what mlb made: reading, it is refused ("a
+//! symbolic link, not followed"), and so is anything that is not a regular
+//! file (a FIFO would block the read); writing into a partial folder, which
+//! is mlb's own, a link or a file in the place of a folder or a file is
+//! removed, and the folder or file is made in its place.
+
+use nix::errno::Errno;
+use nix::fcntl::{openat, renameat, AtFlags, OFlag};
+use nix::sys::stat::{fstatat, mkdirat, Mode, SFlag};
+use nix::unistd::{unlinkat, UnlinkatFlags};
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Component, Path, PathBuf};
+
+/// An open folder and the path it was reached by (for messages).
+#[derive(Debug)]
+pub struct Dir {
+    file: File,
+    path: PathBuf,
+}
+
+/// Flags of every open below the first folder: no link followed, no
+/// blocking on a FIFO, no terminal taken, closed on exec.
+const NO_FOLLOW: OFlag = OFlag::O_NOFOLLOW.union(OFlag::O_NONBLOCK).union(OFlag::O_NOCTTY).union(OFlag::O_CLOEXEC);
+
+impl Dir {
+    /// The folder at `path`, made (with its parents) when missing; a link
+    /// on the way is followed: it is the user's path.
+    pub fn create_all(path: &Path) -> io::Result<Dir> {
+        std::fs::create_dir_all(path)?;
+        Dir::open(path)
+    }
+
+    /// The folder at `path` (a link on the way followed: the user's path).
+    pub fn open(path: &Path) -> io::Result<Dir> {
+        let file = File::open(path)?;
+        if !file.metadata()?.is_dir() {
+            return Err(io::Error::from(io::ErrorKind::NotADirectory));
+        }
+        Ok(Dir { file, path: path.to_path_buf() })
+    }
+
+    /// The path of `rel` in this folder, for messages.
+    pub fn at(&self, rel: impl AsRef<Path>) -> PathBuf {
+        self.path.join(rel)
+    }
+
+    /// The path this folder was reached by.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The folder `rel` (names, no `..`) below this one, following no link.
+    pub fn open_sub(&self, rel: &Path) -> io::Result<Dir> {
+        names(rel)?.try_fold(self.try_clone()?, |dir, name| dir.open_dir(name))
+    }
+
+    /// The regular file `rel` below this folder, to read, following no link.
+    pub fn open_file(&self, rel: &Path) -> io::Result<File> {
+        let (parent, name) = split(rel)?;
+        let dir = self.open_sub(parent)?;
+        let file = dir.open_at(name, OFlag::O_RDONLY)?;
+        let kind = file.metadata()?.file_type();
+        match kind.is_file() {
+            true => Ok(file),
+            false if kind.is_fifo() => Err(io::Error::other("a FIFO, not a regular file")),
+            false => Err(io::Error::other("not a regular file")),
+        }
+    }
+
+    /// The folder `rel` below this one, made when missing, as mlb's own: a
+    /// link, a file or anything else in the place of a folder on the way
+    /// is removed first.
+    pub fn own(&self, rel: &Path) -> io::Result<Dir> {
+        names(rel)?.try_fold(self.try_clone()?, |dir, name| dir.own_dir(name))
+    }
+
+    /// A new file `name` in this folder, to write: what was there (a link
+    /// included, never what it points to) is removed first.
+    pub fn create(&self, name: &OsStr) -> io::Result<File> {
+        self.remove_entry(name)?;
+        self.open_at(name, OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL)
+    }
+
+    /// Renames `from` to `to`, both in this folder (a link at `to` is
+    /// replaced, not followed).
+    pub fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+        let fd = Some(self.file.as_raw_fd());
+        Ok(renameat(fd, from, fd, to)?)
+    }
+
+    /// Removes `name` from this folder: a file or a link (never what it
+    /// points to), or a folder with all it holds. Nothing there is no error.
+    pub fn remove(&self, name: &OsStr) -> io::Result<()> {
+        match unlinkat(Some(self.file.as_raw_fd()), name, UnlinkatFlags::NoRemoveDir) {
+            Ok(()) | Err(Errno::ENOENT) => Ok(()),
+            // `remove_dir_all` follows no link inside either.
+            Err(Errno::EISDIR) => std::fs::remove_dir_all(self.at(name)),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Flushes the folder's entries (names made, renamed, removed) to disk.
+    pub fn sync(&self) -> io::Result<()> {
+        self.file.sync_all()
+    }
+
+    /// Unlinks the file or link `name`; nothing there is no error.
+    fn remove_entry(&self, name: &OsStr) -> io::Result<()> {
+        match unlinkat(Some(self.file.as_raw_fd()), name, UnlinkatFlags::NoRemoveDir) {
+            Ok(()) | Err(Errno::ENOENT) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Opens `name` in this folder with `flags`, following no link.
+    fn open_at(&self, name: &OsStr, flags: OFlag) -> io::Result<File> {
+        self.open_raw(name, flags).map_err(|e| match e {
+            Errno::ELOOP => io::Error::other("a symbolic link, not followed"),
+            e => e.into(),
+        })
+    }
+
+    fn open_raw(&self, name: &OsStr, flags: OFlag) -> nix::Result<File> {
+        let fd = openat(Some(self.file.as_raw_fd()), name, flags | NO_FOLLOW, Mode::from_bits_truncate(0o644))?;
+        // SAFETY: `fd` was just opened here and is owned by nothing else.
+        Ok(unsafe { File::from_raw_fd(fd) })
+    }
+
+    /// The folder `name` in this one, following no link.
+    fn open_dir(&self, name: &OsStr) -> io::Result<Dir> {
+        match self.open_raw(name, OFlag::O_RDONLY | OFlag::O_DIRECTORY) {
+            Ok(file) => Ok(Dir { file, path: self.at(name) }),
+            // With O_DIRECTORY a link says ENOTDIR (or ELOOP): which one it was.
+            Err(Errno::ELOOP | Errno::ENOTDIR) if self.is_link(name) => {
+                Err(io::Error::other("a symbolic link, not followed"))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Whether `name` in this folder is a link.
+    fn is_link(&self, name: &OsStr) -> bool {
+        fstatat(Some(self.file.as_raw_fd()), name, AtFlags::AT_SYMLINK_NOFOLLOW)
+            .is_ok_and(|st| SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFLNK)
+    }
+
+    /// The folder `name` in this one, made when missing; a link or a file
+    /// in its place (`ELOOP`, `ENOTDIR`) removed first.
+    fn own_dir(&self, name: &OsStr) -> io::Result<Dir> {
+        match self.open_raw(name, OFlag::O_RDONLY | OFlag::O_DIRECTORY) {
+            Ok(file) => return Ok(Dir { file, path: self.at(name) }),
+            Err(Errno::ENOENT) => {}
+            Err(Errno::ELOOP | Errno::ENOTDIR) => self.remove_entry(name)?,
+            Err(e) => return Err(e.into()),
+        }
+        match mkdirat(Some(self.file.as_raw_fd()), name, Mode::from_bits_truncate(0o755)) {
+            Ok(()) | Err(Errno::EEXIST) => self.open_dir(name),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn try_clone(&self) -> io::Result<Dir> {
+        Ok(Dir { file: self.file.try_clone()?, path: self.path.clone() })
+    }
+}
+
+/// The names of the relative path `rel`; `..`, a root or a prefix is refused.
+fn names(rel: &Path) -> io::Result<impl Iterator<Item = &OsStr>> {
+    let mut out = Vec::new();
+    for component in rel.components() {
+        match component {
+            Component::Normal(name) => out.push(name),
+            Component::CurDir => {}
+            _ => return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a path inside the folder")),
+        }
+    }
+    Ok(out.into_iter())
+}
+
+/// The folder and the name of the file `rel`.
+fn split(rel: &Path) -> io::Result<(&Path, &OsStr)> {
+    match (rel.parent(), rel.file_name()) {
+        (Some(parent), Some(name)) => Ok((parent, name)),
+        _ => Err(io::Error::new(io::ErrorKind::InvalidInput, "not a file inside the folder")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn links_below_the_folder_are_not_followed_reading_and_are_replaced_writing() {
+        let (root, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        std::fs::write(outside.path().join("f"), "outside").unwrap();
+        symlink(outside.path(), root.path().join("sub")).unwrap();
+        symlink(outside.path().join("f"), root.path().join("f")).unwrap();
+        let dir = Dir::open(root.path()).unwrap();
+        for rel in ["f", "sub/f"] {
+            let e = dir.open_file(Path::new(rel)).unwrap_err();
+            assert_eq!(e.to_string(), "a symbolic link, not followed", "{rel}");
+        }
+        let mut file = dir.create(OsStr::new("f")).unwrap();
+        file.write_all(b"mine").unwrap();
+        let sub = dir.own(Path::new("sub/deeper")).unwrap();
+        sub.create(OsStr::new("g")).unwrap();
+        assert_eq!(std::fs::read_to_string(outside.path().join("f")).unwrap(), "outside");
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1, "nothing written outside");
+        assert!(root.path().join("sub/deeper/g").is_file() && !root.path().join("sub").is_symlink());
+        assert!(dir.open_file(Path::new("../f")).is_err(), "no way out by `..`");
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let root = tempfile::tempdir().unwrap();
+        nix::unistd::mkfifo(&root.path().join("p"), Mode::from_bits_truncate(0o644)).unwrap();
+        let e = Dir::open(root.path()).unwrap().open_file(Path::new("p")).unwrap_err();
+        assert_eq!(e.to_string(), "a FIFO, not a regular file");
+    }
+}
