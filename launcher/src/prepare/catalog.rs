@@ -4,7 +4,9 @@
 //! where the original suite's scripts open it (`mnist`, `bsds500`,
 //! `time_series_prediction`: docs/data.md, "The original suite's jobs").
 
-use super::generate::{bsds, coco, imagenet, mnist, movielens, sine, wikitext, wmt16, Generator, Under};
+use super::generate::{
+    bsds, coco, imagenet, mnist, movielens, sine, torchvision_mnist, wikitext, wmt16, Generator, Under,
+};
 use serde::{Deserialize, Serialize};
 
 /// How much data: the original suite's sizes, or a few MB for tests and CI.
@@ -52,7 +54,8 @@ pub enum DataSet {
     /// MovieLens 20M: `ml-20m/ratings.csv`.
     MovieLens,
     /// MNIST where torchvision's `datasets.MNIST(root)` finds it, root being
-    /// `$DATA_DIRECTORY/mnist`: `mnist/MNIST/raw/<the four idx files>`.
+    /// `$DATA_DIRECTORY/mnist`: `mnist/MNIST/raw/<the four idx files>` and
+    /// `mnist/MNIST/processed/{training,test}.pt`.
     TorchvisionMnist,
     /// BSDS500 as its archive extracts: `bsds500/BSR/BSDS500/data/images/{train,val,test}/<id>.jpg`.
     Bsds500Archive,
@@ -120,9 +123,7 @@ impl DataSet {
             DataSet::Wmt16 => Box::new(wmt16::Wmt16::new(scale, seed)),
             DataSet::Coco => Box::new(coco::Coco::new(scale, seed)),
             DataSet::MovieLens => Box::new(movielens::MovieLens::new(scale, seed)),
-            DataSet::TorchvisionMnist => {
-                Box::new(Under { folder: "MNIST/raw", inner: Box::new(mnist::Mnist::new(scale, seed)) })
-            }
+            DataSet::TorchvisionMnist => Box::new(torchvision_mnist::TorchvisionMnist::new(scale, seed)),
             DataSet::Bsds500Archive => {
                 Box::new(Under { folder: "BSR/BSDS500/data", inner: Box::new(bsds::Bsds500::new(scale, seed)) })
             }

@@ -23,6 +23,8 @@ const OPENED: &[(&str, &[&str])] = &[
             "mnist/MNIST/raw/train-labels-idx1-ubyte",
             "mnist/MNIST/raw/t10k-images-idx3-ubyte",
             "mnist/MNIST/raw/t10k-labels-idx1-ubyte",
+            "mnist/MNIST/processed/training.pt",
+            "mnist/MNIST/processed/test.pt",
         ],
     ),
     ("loader", &["ImageNet/train"]),
@@ -116,10 +118,9 @@ fn every_original_job_finds_the_files_its_script_opens_where_it_opens_them() {
             let bytes = std::fs::read(raw.join(name)).unwrap();
             assert_eq!((be32(&bytes, 0), be32(&bytes, 1)), (magic, count), "{name}");
         }
-        // torch.save's container: a zip archive whose first record is archive/data.pkl.
+        // torch.save's legacy format: its magic number, pickled, comes first.
         let waves = std::fs::read(data.join("time_series_prediction/traindata.pt")).unwrap();
-        assert_eq!(&waves[..4], b"PK\x03\x04");
-        assert_eq!(&waves[30..46], b"archive/data.pkl");
+        assert_eq!(&waves[..15], b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19.");
     }
 }
 

@@ -12,6 +12,7 @@ pub mod picture;
 pub mod rng;
 pub mod sine;
 pub mod torch_save;
+pub mod torchvision_mnist;
 pub mod wikitext;
 pub mod wmt16;
 pub mod words;
@@ -44,7 +45,7 @@ pub trait Generator: Sync {
 }
 
 /// Another generator's files, one folder down: the same bytes where a
-/// script opens them under a longer path (`MNIST/raw/...` for torchvision).
+/// script opens them under a longer path (`BSR/BSDS500/data/images/...`).
 pub struct Under {
     /// The folder, relative to the data set's folder.
     pub folder: &'static str,

@@ -51,7 +51,7 @@ impl Generator for SineWaves {
     }
 
     fn chunk(&self, _file: usize, _chunk: usize) -> Vec<u8> {
-        float64_array(WAVES, STEPS, &self.values(), self.seed)
+        float64_array(WAVES, STEPS, &self.values())
     }
 }
 
