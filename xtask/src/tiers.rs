@@ -27,7 +27,8 @@ pub enum Tier {
     /// The HTML report in a headless Chromium (scripts/setup-chromium.sh).
     Browser,
     /// The libtorch workloads: the whole workspace built in the PyTorch
-    /// environment, then mlb-torch's tests in release.
+    /// environment, then mlb-torch's tests in release, then the launcher's
+    /// tests that run Python in the PyTorch venv (nextest group `torch`).
     Torch,
     /// The smoke suite on prepared data (`cargo xtask smoke --check-data`).
     Smoke,
@@ -126,7 +127,9 @@ fn run_one(root: &Path, tier: Tier) -> Result<(), Error> {
                     .cargo()
                     .args(["test", "--release", "-p", "mlb-torch", "-p", "mlb-torch-build"])
                     .current_dir(root),
-            )
+            )?;
+            ensure_nextest(root)?;
+            cmd::run(env.cargo().args(["nextest", "run", "--profile", "ci", "-E", "group(torch)"]).current_dir(root))
         }
         None => smoke::run(root, &smoke::Options::checking_data()),
     }

@@ -1,7 +1,12 @@
 //! The data sets `mlb prepare` writes: their folders under `$BASE/data`, the
-//! jobs that read them without naming them, and their generators.
+//! jobs that read them without naming them, and their generators. Besides
+//! the layouts mlb's workloads read, three sets put the same kind of data
+//! where the original suite's scripts open it (`mnist`, `bsds500`,
+//! `time_series_prediction`: docs/data.md, "The original suite's jobs").
 
-use super::generate::{bsds, coco, imagenet, mnist, movielens, wikitext, wmt16, Generator};
+use super::generate::{
+    bsds, coco, imagenet, mnist, movielens, sine, torchvision_mnist, wikitext, wmt16, Generator, Under,
+};
 use serde::{Deserialize, Serialize};
 
 /// How much data: the original suite's sizes, or a few MB for tests and CI.
@@ -48,16 +53,27 @@ pub enum DataSet {
     Coco,
     /// MovieLens 20M: `ml-20m/ratings.csv`.
     MovieLens,
+    /// MNIST where torchvision's `datasets.MNIST(root)` finds it, root being
+    /// `$DATA_DIRECTORY/mnist`: `mnist/MNIST/raw/<the four idx files>` and
+    /// `mnist/MNIST/processed/{training,test}.pt`.
+    TorchvisionMnist,
+    /// BSDS500 as its archive extracts: `bsds500/BSR/BSDS500/data/images/{train,val,test}/<id>.jpg`.
+    Bsds500Archive,
+    /// The sine waves of the time-sequence-prediction script: `time_series_prediction/traindata.pt`.
+    SineWaves,
 }
 
 impl DataSet {
     /// Every data set, in the order they are prepared.
-    pub const ALL: [DataSet; 7] = [
+    pub const ALL: [DataSet; 10] = [
+        DataSet::SineWaves,
         DataSet::Mnist,
+        DataSet::TorchvisionMnist,
         DataSet::Wikitext2,
         DataSet::MovieLens,
         DataSet::Wmt16,
         DataSet::Bsds500,
+        DataSet::Bsds500Archive,
         DataSet::Coco,
         DataSet::ImageNet,
     ];
@@ -72,18 +88,28 @@ impl DataSet {
             DataSet::Wmt16 => "wmt16",
             DataSet::Coco => "coco",
             DataSet::MovieLens => "ml-20m",
+            DataSet::TorchvisionMnist => "mnist",
+            DataSet::Bsds500Archive => "bsds500",
+            DataSet::SineWaves => "time_series_prediction",
         }
     }
 
     /// Jobs of the original suite (`cmd` jobs, by name) that read the set
-    /// although their arguments do not name its folder: their scripts did.
+    /// although their arguments do not name its folder: their scripts open
+    /// it under `$DATA_DIRECTORY` themselves. (wlm and wlmfp16 read the
+    /// wikitext-2 the suite ships beside their scripts, nothing here.)
     pub fn original_readers(self) -> &'static [&'static str] {
         match self {
             DataSet::ImageNet => &["fast_style"],
-            DataSet::Mnist => &["vae"],
-            DataSet::Bsds500 => &["reso"],
-            DataSet::Wikitext2 => &["wlm", "wlmfp16"],
-            DataSet::Wmt16 | DataSet::Coco | DataSet::MovieLens => &[],
+            DataSet::TorchvisionMnist => &["vae"],
+            DataSet::Bsds500Archive => &["reso"],
+            DataSet::SineWaves => &["toy_lstm"],
+            DataSet::Mnist
+            | DataSet::Bsds500
+            | DataSet::Wikitext2
+            | DataSet::Wmt16
+            | DataSet::Coco
+            | DataSet::MovieLens => &[],
         }
     }
 
@@ -97,6 +123,11 @@ impl DataSet {
             DataSet::Wmt16 => Box::new(wmt16::Wmt16::new(scale, seed)),
             DataSet::Coco => Box::new(coco::Coco::new(scale, seed)),
             DataSet::MovieLens => Box::new(movielens::MovieLens::new(scale, seed)),
+            DataSet::TorchvisionMnist => Box::new(torchvision_mnist::TorchvisionMnist::new(scale, seed)),
+            DataSet::Bsds500Archive => {
+                Box::new(Under { folder: "BSR/BSDS500/data", inner: Box::new(bsds::Bsds500::new(scale, seed)) })
+            }
+            DataSet::SineWaves => Box::new(sine::SineWaves::new(seed)),
         }
     }
 }

@@ -73,7 +73,7 @@ mod tests {
         let sets = data_sets(&file.jobs);
         let expected: BTreeMap<DataSet, Vec<String>> = [
             (DataSet::ImageNet, vec!["a".to_string()]),
-            (DataSet::Mnist, vec!["vae".to_string()]),
+            (DataSet::TorchvisionMnist, vec!["vae".to_string()]),
             (DataSet::Coco, vec!["b".to_string()]),
             (DataSet::MovieLens, vec!["c".to_string()]),
         ]

@@ -16,6 +16,7 @@ mod host_detect;
 mod hostile;
 mod launch_cgroups;
 mod launch_docker;
+mod original_data;
 mod plugin_listing;
 mod plugin_manifest;
 mod preflight;

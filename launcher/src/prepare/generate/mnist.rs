@@ -102,7 +102,7 @@ impl Generator for Mnist {
     }
 
     fn chunk(&self, file: usize, chunk: usize) -> Vec<u8> {
-        let (_, split, images, count) = self.layout(file);
+        let (_, _, images, count) = self.layout(file);
         let mut out = Vec::new();
         if chunk == 0 {
             let header: &[u32] = if images {
@@ -112,6 +112,22 @@ impl Generator for Mnist {
             };
             out.extend(header.iter().flat_map(|w| w.to_be_bytes()));
         }
+        out.extend(self.records(file, chunk));
+        out
+    }
+}
+
+impl Mnist {
+    /// The number of images (or labels) of file `file`.
+    pub fn count(&self, file: usize) -> usize {
+        self.layout(file).3
+    }
+
+    /// Chunk `chunk` of file `file` without the idx header: the pixels of
+    /// its images, or their labels, one byte each.
+    pub fn records(&self, file: usize, chunk: usize) -> Vec<u8> {
+        let (_, split, images, count) = self.layout(file);
+        let mut out = Vec::new();
         // The images and labels files of a split draw from the same streams.
         let mut rng = stream(self.seed, split, chunk as u64, 0);
         for _ in chunk_range(chunk, PER_CHUNK, count) {

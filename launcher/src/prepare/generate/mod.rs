@@ -10,11 +10,14 @@ pub mod mnist;
 pub mod movielens;
 pub mod picture;
 pub mod rng;
+pub mod sine;
+pub mod torch_save;
+pub mod torchvision_mnist;
 pub mod wikitext;
 pub mod wmt16;
 pub mod words;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One file of a data set.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +42,26 @@ pub trait Generator: Sync {
 
     /// The bytes of chunk `chunk` of file `file`; a file is its chunks in order.
     fn chunk(&self, file: usize, chunk: usize) -> Vec<u8>;
+}
+
+/// Another generator's files, one folder down: the same bytes where a
+/// script opens them under a longer path (`BSR/BSDS500/data/images/...`).
+pub struct Under {
+    /// The folder, relative to the data set's folder.
+    pub folder: &'static str,
+    /// The generator of the files.
+    pub inner: Box<dyn Generator>,
+}
+
+impl Generator for Under {
+    fn files(&self) -> Vec<FileSpec> {
+        let folder = Path::new(self.folder);
+        self.inner.files().into_iter().map(|f| FileSpec { path: folder.join(f.path), chunks: f.chunks }).collect()
+    }
+
+    fn chunk(&self, file: usize, chunk: usize) -> Vec<u8> {
+        self.inner.chunk(file, chunk)
+    }
 }
 
 /// The number of chunks of `per_chunk` items that hold `count` items.
