@@ -35,6 +35,8 @@ pub struct Facts {
     pub limit_bytes: Option<u64>,
     /// It is an `mlb worker` (whose exit codes are known).
     pub worker: bool,
+    /// It announced its report on stdout.
+    pub reported: bool,
     /// The last lines it wrote on stderr.
     pub stderr_tail: String,
 }
@@ -94,6 +96,7 @@ impl Watched {
             oom_killed: oom_killed || facts.oom_counted,
             limit_bytes: facts.limit_bytes,
             worker: facts.worker,
+            reported: facts.reported,
             stderr_tail: facts.stderr_tail.clone(),
         };
         match self.end.expect("supervised to its end") {

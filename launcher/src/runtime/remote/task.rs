@@ -5,13 +5,14 @@
 //! ([`TaskLine::End`]), which does not classify it again.
 
 use super::{TaskLine, TaskPlan};
-use crate::contract::Report;
+use crate::contract::{Report, WorkerLine};
 use crate::isolation::own_oom_kills;
 use crate::runtime::outcome::Outcome;
 use crate::runtime::supervise::{self, Facts, Watched};
 use crate::runtime::{process, signals, Output, Stream};
 use std::collections::VecDeque;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Lines of stderr kept for a failure message.
@@ -52,6 +53,7 @@ pub fn run(task: &TaskPlan, pass: &[&str], complete: impl FnOnce(&mut Report)) -
         oom_counted: own_oom_kills() > oom_before,
         limit_bytes: task.limit_bytes,
         worker: task.worker,
+        reported: forward.reported.load(Ordering::Relaxed),
         stderr_tail: forward.tail(),
     };
     let (outcome, _) = watched.outcome(facts);
@@ -73,10 +75,11 @@ pub fn run(task: &TaskPlan, pass: &[&str], complete: impl FnOnce(&mut Report)) -
 }
 
 /// The instance's output, passed on to srun (which labels it with the rank),
-/// keeping the tail of stderr.
+/// keeping the tail of stderr and whether it announced its report.
 #[derive(Default)]
 struct Forward {
     tail: Mutex<VecDeque<String>>,
+    reported: AtomicBool,
 }
 
 impl Forward {
@@ -89,7 +92,12 @@ impl Forward {
 impl Output for Forward {
     fn line(&self, stream: Stream, line: &str) {
         match stream {
-            Stream::Stdout => println!("{line}"),
+            Stream::Stdout => {
+                if matches!(WorkerLine::parse(line), Some(WorkerLine::Report(_))) {
+                    self.reported.store(true, Ordering::Relaxed);
+                }
+                println!("{line}");
+            }
             Stream::Stderr => {
                 eprintln!("{line}");
                 let mut tail = self.tail.lock().expect("tail");

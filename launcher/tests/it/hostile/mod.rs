@@ -11,4 +11,5 @@ mod plugin_trust;
 mod prepare_input;
 mod scene;
 mod signals;
+mod silent_exit;
 mod stale_groups;

@@ -52,6 +52,11 @@ impl Scene {
         self.dir.path().join("out")
     }
 
+    /// The plugin folder of the scene (spin, and what a case adds).
+    pub fn plugins(&self) -> &Path {
+        self.spin.path()
+    }
+
     /// The folder of the scene.
     pub fn dir(&self) -> &Path {
         self.dir.path()
