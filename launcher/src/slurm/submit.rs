@@ -3,6 +3,7 @@
 //! submitted with `sbatch`.
 
 use super::error::SlurmError;
+use crate::console::Console;
 use crate::runtime::shell::shell_word;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -61,7 +62,7 @@ pub fn main(args: &SubmitArgs) -> Result<i32, SlurmError> {
     let mlb = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb"));
     let script = script(args, &mlb, &outdir);
     if args.dry_run {
-        print!("{script}");
+        Console::Out.print(&script);
         return Ok(0);
     }
     let path = outdir.join(SCRIPT);
@@ -79,11 +80,13 @@ pub fn main(args: &SubmitArgs) -> Result<i32, SlurmError> {
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let job = stdout.trim().split(';').next().unwrap_or_default().to_string();
-    println!("submitted Slurm job {job}");
-    println!("  script:  {}", path.display());
-    println!("  reports: {}", outdir.display());
-    println!("  output:  {}", outdir.join(format!("slurm-{job}.out")).display());
-    println!("  follow:  squeue -j {job}; then mlb report --reports {}", shell_word(&outdir.display().to_string()));
+    Console::Out.print(&format!(
+        "submitted Slurm job {job}\n  script:  {}\n  reports: {}\n  output:  {}\n  follow:  squeue -j {job}; then mlb report --reports {}\n",
+        path.display(),
+        outdir.display(),
+        outdir.join(format!("slurm-{job}.out")).display(),
+        shell_word(&outdir.display().to_string())
+    ));
     Ok(0)
 }
 

@@ -1,7 +1,7 @@
 //! A container's output as whole lines, each tagged with its stream.
 
+use crate::console::Console;
 use bollard::container::LogOutput;
-use std::io::Write;
 
 /// Which output stream a line came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,10 +14,11 @@ pub enum LogStream {
 
 /// Prints `line` with `prefix` on the launcher's matching stream.
 pub fn print_prefixed(prefix: &str, stream: LogStream, line: &str) {
-    let _ = match stream {
-        LogStream::Stdout => writeln!(std::io::stdout().lock(), "{prefix}{line}"),
-        LogStream::Stderr => writeln!(std::io::stderr().lock(), "{prefix}{line}"),
+    let console = match stream {
+        LogStream::Stdout => Console::Out,
+        LogStream::Stderr => Console::Err,
     };
+    console.line(&format!("{prefix}{line}"));
 }
 
 /// Reassembles lines from the chunks Docker sends (a chunk may hold part of

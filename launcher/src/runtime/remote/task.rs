@@ -5,13 +5,13 @@
 //! ([`TaskLine::End`]), which does not classify it again.
 
 use super::{TaskLine, TaskPlan};
+use crate::console::Console;
 use crate::contract::{Report, WorkerLine};
 use crate::isolation::own_oom_kills;
 use crate::runtime::outcome::Outcome;
 use crate::runtime::supervise::{self, Facts, Watched};
 use crate::runtime::{process, signals, Output, Stream};
 use std::collections::VecDeque;
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -22,8 +22,7 @@ const TAIL_LINES: usize = 5;
 /// when the instance passed, 1 otherwise.
 pub fn finish(rank: usize, outcome: Outcome, recorded: bool) -> i32 {
     let passed = outcome.passed();
-    println!("{}", TaskLine::End { rank, outcome, recorded }.render());
-    let _ = std::io::stdout().flush();
+    Console::Out.line(&TaskLine::End { rank, outcome, recorded }.render());
     i32::from(!passed)
 }
 
@@ -47,7 +46,7 @@ pub fn run(task: &TaskPlan, pass: &[&str], complete: impl FnOnce(&mut Report)) -
     supervise::watch(&mut watched, task.timeout, &interrupt, &mut |_| {});
     let [mut watched] = watched;
     if let Some(note) = watched.drain(&interrupt) {
-        eprintln!("mlb: {note}");
+        Console::Err.line(&format!("mlb: {note}"));
     }
     let facts = Facts {
         oom_counted: own_oom_kills() > oom_before,
@@ -62,11 +61,11 @@ pub fn run(task: &TaskPlan, pass: &[&str], complete: impl FnOnce(&mut Report)) -
         complete(&mut record);
         match record.failed(failure).write(&task.outdir) {
             Ok(path) => {
-                eprintln!("mlb: failure record: {}", path.display());
+                Console::Err.line(&format!("mlb: failure record: {}", path.display()));
                 true
             }
             Err(e) => {
-                eprintln!("mlb: {e}");
+                Console::Err.line(&format!("mlb: {e}"));
                 false
             }
         }
@@ -96,10 +95,10 @@ impl Output for Forward {
                 if matches!(WorkerLine::parse(line), Some(WorkerLine::Report(_))) {
                     self.reported.store(true, Ordering::Relaxed);
                 }
-                println!("{line}");
+                Console::Out.line(line);
             }
             Stream::Stderr => {
-                eprintln!("{line}");
+                Console::Err.line(line);
                 let mut tail = self.tail.lock().expect("tail");
                 if tail.len() == TAIL_LINES {
                     tail.pop_front();
