@@ -4,6 +4,7 @@
 
 mod closed_stdout;
 mod concurrent;
+mod file_names;
 mod full_disk;
 mod fuzz;
 mod jobs_input;
@@ -14,3 +15,4 @@ mod scene;
 mod signals;
 mod silent_exit;
 mod stale_groups;
+mod values;
