@@ -30,7 +30,7 @@ pub mod supervise;
 pub use error::RuntimeError;
 pub use host::Host;
 pub use launch::{ContainerLaunch, Launch, ProcessLaunch, Wrapper};
-pub use output::{pump, Output, Stream};
+pub use output::{pump, read_lines, LineBuf, Output, Stream};
 
 use crate::contract::Container;
 use crate::isolation::{Isolation, SlotGroup};

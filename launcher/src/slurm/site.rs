@@ -13,8 +13,10 @@ use super::step::StepShape;
 use crate::isolation::Isolation;
 use crate::plan::Instance;
 use crate::runtime::remote::{StepPlan, TaskLine, TaskPlan};
-use crate::runtime::{Backend, End, Launch, Output, Running, RuntimeError, Site, SiteTraits, Start, Started, Stream};
-use std::io::{BufRead, BufReader, Read};
+use crate::runtime::{
+    read_lines, Backend, End, Launch, Output, Running, RuntimeError, Site, SiteTraits, Start, Started, Stream,
+};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -239,16 +241,14 @@ impl Step {
 /// Routes one of srun's streams: each `RANK: line` to its instance, the
 /// tasks' own protocol lines to the step.
 fn demux(step: &Step, outputs: &[Arc<dyn Output>], stream: Stream, pipe: Box<dyn Read + Send>) {
-    for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-        match split_label(&line) {
-            Some((rank, text)) if rank < outputs.len() => match TaskLine::parse(text) {
-                Some(task_line) => step.take(task_line),
-                None => outputs[rank].line(stream, text),
-            },
-            // srun's own messages (no label) go to every instance's stderr.
-            _ => outputs.iter().for_each(|o| o.line(Stream::Stderr, &line)),
-        }
-    }
+    read_lines(pipe, &mut |line| match split_label(line) {
+        Some((rank, text)) if rank < outputs.len() => match TaskLine::parse(text) {
+            Some(task_line) => step.take(task_line),
+            None => outputs[rank].line(stream, text),
+        },
+        // srun's own messages (no label) go to every instance's stderr.
+        _ => outputs.iter().for_each(|o| o.line(Stream::Stderr, line)),
+    });
     step.state.lock().expect("step state").readers -= 1;
 }
 

@@ -1,6 +1,7 @@
 //! A container's output as whole lines, each tagged with its stream.
 
 use crate::console::Console;
+use crate::runtime::LineBuf;
 use bollard::container::LogOutput;
 
 /// Which output stream a line came from.
@@ -22,11 +23,11 @@ pub fn print_prefixed(prefix: &str, stream: LogStream, line: &str) {
 }
 
 /// Reassembles lines from the chunks Docker sends (a chunk may hold part of
-/// a line, or several).
+/// a line, or several), each cut as [`LineBuf`] cuts it.
 #[derive(Default)]
 pub(super) struct LineSplitter {
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
+    stdout: LineBuf,
+    stderr: LineBuf,
 }
 
 impl LineSplitter {
@@ -37,25 +38,17 @@ impl LineSplitter {
             LogOutput::StdErr { message } => (LogStream::Stderr, message),
             LogOutput::StdIn { .. } => return,
         };
-        let buf = self.buffer(stream);
-        buf.extend_from_slice(&bytes);
-        while let Some(end) = buf.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = buf.drain(..=end).collect();
-            emit(stream, String::from_utf8_lossy(&line[..end]).trim_end_matches('\r'));
-        }
+        self.buffer(stream).push(&bytes, &mut |line| emit(stream, line));
     }
 
     /// Emits what is left of unterminated lines.
     pub(super) fn finish(&mut self, emit: &mut dyn FnMut(LogStream, &str)) {
         for stream in [LogStream::Stdout, LogStream::Stderr] {
-            let rest = std::mem::take(self.buffer(stream));
-            if !rest.is_empty() {
-                emit(stream, &String::from_utf8_lossy(&rest));
-            }
+            self.buffer(stream).finish(&mut |line| emit(stream, line));
         }
     }
 
-    fn buffer(&mut self, stream: LogStream) -> &mut Vec<u8> {
+    fn buffer(&mut self, stream: LogStream) -> &mut LineBuf {
         match stream {
             LogStream::Stdout => &mut self.stdout,
             LogStream::Stderr => &mut self.stderr,

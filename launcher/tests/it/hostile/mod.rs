@@ -9,6 +9,7 @@ mod full_disk;
 mod fuzz;
 mod jobs_input;
 mod logs;
+mod long_lines;
 mod plugin_trust;
 mod prepare_input;
 mod scene;
