@@ -4,6 +4,7 @@
 
 use super::error::SlurmError;
 use crate::console::Console;
+use crate::jobs::render;
 use crate::runtime::shell::shell_word;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -60,7 +61,7 @@ pub struct SubmitArgs {
 pub fn main(args: &SubmitArgs) -> Result<i32, SlurmError> {
     let outdir = absolute(args.outdir.clone().unwrap_or_else(|| PathBuf::from("output")));
     let mlb = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb"));
-    let script = script(args, &mlb, &outdir);
+    let script = script(args, &mlb, &outdir)?;
     if args.dry_run {
         Console::Out.print(&script);
         return Ok(0);
@@ -90,9 +91,11 @@ pub fn main(args: &SubmitArgs) -> Result<i32, SlurmError> {
     Ok(0)
 }
 
-/// The sbatch script of `args`, running this `mlb`, reports into `outdir`.
-pub fn script(args: &SubmitArgs, mlb: &Path, outdir: &Path) -> String {
+/// The sbatch script of `args`, running this `mlb`, reports into `outdir`;
+/// refused when a value written into it holds a control character.
+pub fn script(args: &SubmitArgs, mlb: &Path, outdir: &Path) -> Result<String, SlurmError> {
     let jobs = if args.jobs.exists() { absolute(args.jobs.clone()) } else { args.jobs.clone() };
+    check_values(args, &jobs, outdir)?;
     let slots = args.gpus_per_node.or(args.devices).unwrap_or(1);
     let word = |p: &Path| shell_word(&p.display().to_string());
     let mut s =
@@ -128,7 +131,23 @@ pub fn script(args: &SubmitArgs, mlb: &Path, outdir: &Path) -> String {
         line.extend(["--timeout".into(), t.to_string()]);
     }
     s.push_str(&format!("exec {}\n", line.join(" ")));
-    s
+    Ok(s)
+}
+
+/// Refuses the first value written into the script that holds a control
+/// character: a newline would start a line of its own there (another
+/// `#SBATCH` flag, or a command of the script).
+fn check_values(args: &SubmitArgs, jobs: &Path, outdir: &Path) -> Result<(), SlurmError> {
+    let path = |p: &Path| p.display().to_string();
+    let mut values: Vec<(String, String)> = vec![("--jobs".into(), path(jobs)), ("--outdir".into(), path(outdir))];
+    let options = [("--partition", &args.partition), ("--time", &args.time), ("--account", &args.account)];
+    values
+        .extend(options.into_iter().chain([("--name", &args.name)]).filter_map(|(o, v)| Some((o.into(), v.clone()?))));
+    values.extend(args.extra.iter().map(|flag| ("sbatch flag".into(), flag.clone())));
+    match values.into_iter().find(|(_, v)| render::control_char(v).is_some()) {
+        Some((what, value)) => Err(SlurmError::ControlCharacter { what, value: render::one_line(&value) }),
+        None => Ok(()),
+    }
 }
 
 fn absolute(p: PathBuf) -> PathBuf {
@@ -165,7 +184,7 @@ mod tests {
             "--",
             "--exclusive",
         ]);
-        let s = script(&cli.submit, Path::new("/opt/mlb/bin/mlb"), Path::new("/scratch/out"));
+        let s = script(&cli.submit, Path::new("/opt/mlb/bin/mlb"), Path::new("/scratch/out")).unwrap();
         assert!(s.starts_with("#!/bin/bash\n"), "{s}");
         for line in [
             "#SBATCH --nodes=2\n",

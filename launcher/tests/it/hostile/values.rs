@@ -38,3 +38,31 @@ fn run_ids_or_seeds_past_the_largest_number_are_refused() {
     let last = format!(".R{}.", largest + 1);
     assert!(scene.logs().iter().any(|(name, _)| name.contains(&last)), "{:?}", scene.logs());
 }
+
+#[test]
+fn a_control_character_in_a_value_of_the_batch_script_is_refused() {
+    let scene = Scene::new("sbatch");
+    let jobs = scene.jobs(TRUE_JOB);
+    let submit = |extra: &[&str]| {
+        let mut c = std::process::Command::new(crate::common::mlb());
+        c.args(["slurm", "submit", "--jobs"]).arg(&jobs).args(["--nodes", "1", "--dry-run"]).args(extra);
+        c.output().unwrap()
+    };
+    let cases: [(&[&str], &str); 5] = [
+        (&["--partition", "gpu\n#SBATCH --uid=0"], r"--partition `gpu\n#SBATCH --uid=0`"),
+        (&["--time", "1:00\r"], r"--time `1:00\r`"),
+        (&["--account", "a\u{1b}[2Jb"], r"--account `a\u{1b}[2Jb`"),
+        (&["--name", "t\necho owned"], r"--name `t\necho owned`"),
+        (&["--", "--qos=high\nrm -rf /"], r"sbatch flag `--qos=high\nrm -rf /`"),
+    ];
+    for (extra, named) in cases {
+        let out = submit(extra);
+        let (stdout, stderr) = crate::common::text(&out);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: refused\n{stdout}\n{stderr}");
+        assert!(stderr.contains(named) && stderr.contains("control character"), "{named} in {stderr}");
+        assert!(stdout.is_empty(), "no script printed: {stdout}");
+    }
+    let out = submit(&["--partition", "gpu"]);
+    assert_eq!(out.status.code(), Some(0), "{}", crate::common::text(&out).1);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("#SBATCH --partition=gpu\n"));
+}
