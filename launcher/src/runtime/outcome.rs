@@ -117,6 +117,13 @@ impl Outcome {
         Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false }
     }
 
+    /// An instance whose supervisor where it ran was killed after it
+    /// started it (`message` says which and how): recorded as a crash,
+    /// since something killed it, not as a failure to start.
+    pub fn lost(message: String) -> Self {
+        Outcome::Failed { cause: Cause::Crash, code: None, message, recorded: false }
+    }
+
     /// True for a completed instance.
     pub fn passed(&self) -> bool {
         matches!(self, Outcome::Ok)
@@ -225,6 +232,9 @@ mod tests {
         assert_eq!(failure.cause, Cause::Exit);
         assert_eq!(failure.message, format!("{SILENT_EXIT}: bye"));
         assert!(!silent.passed());
+        // A task killed where it ran, after it started: a crash, not a launch failure.
+        let lost = Outcome::lost("the Slurm task was killed".into()).failure_to_record().unwrap();
+        assert_eq!((lost.cause, lost.message.as_str()), (Cause::Crash, "the Slurm task was killed"));
         // A `cmd` job announces no report: its exit status says it all.
         assert_eq!(classify(&Ending { code: Some(0), reported: false, worker: false, ..ending() }), Outcome::Ok);
     }

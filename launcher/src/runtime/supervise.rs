@@ -102,7 +102,8 @@ impl Watched {
         match self.end.expect("supervised to its end") {
             End::Supervised { outcome, recorded } => (outcome, recorded),
             End::Failed(e) if !interrupted && timed_out.is_none() => (Outcome::not_started(e.to_string()), false),
-            End::Failed(_) => (classify(&ending(None, None, false)), false),
+            End::Lost(e) if !interrupted && timed_out.is_none() => (Outcome::lost(e.to_string()), false),
+            End::Failed(_) | End::Lost(_) => (classify(&ending(None, None, false)), false),
             End::Exit { code, signal, oom_killed } => (classify(&ending(code, signal, oom_killed)), false),
         }
     }

@@ -175,6 +175,8 @@ struct Step {
 #[derive(Default)]
 struct StepState {
     ends: Vec<Option<End>>,
+    /// The ranks whose task said it started.
+    started: Vec<bool>,
     step_id: Option<String>,
     /// srun's exit, once it exited.
     srun: Option<String>,
@@ -186,7 +188,12 @@ struct StepState {
 
 impl Step {
     fn new(tasks: usize, job_id: String, srun_pid: i32) -> Self {
-        let state = StepState { ends: (0..tasks).map(|_| None).collect(), readers: 2, ..StepState::default() };
+        let state = StepState {
+            ends: (0..tasks).map(|_| None).collect(),
+            started: vec![false; tasks],
+            readers: 2,
+            ..StepState::default()
+        };
         Step { state: Mutex::new(state), job_id, srun_pid }
     }
 
@@ -200,7 +207,12 @@ impl Step {
     fn take(&self, line: TaskLine) {
         let mut state = self.state.lock().expect("step state");
         match line {
-            TaskLine::Start { step, .. } => state.step_id = Some(step),
+            TaskLine::Start { rank, step, .. } => {
+                state.step_id = Some(step);
+                if let Some(started) = state.started.get_mut(rank) {
+                    *started = true;
+                }
+            }
             TaskLine::End { rank, outcome, recorded } => {
                 if let Some(slot) = state.ends.get_mut(rank) {
                     *slot = Some(End::Supervised { outcome, recorded });
@@ -272,7 +284,11 @@ impl Running for Task {
         }
         let srun = state.srun.clone()?;
         let drained = state.readers == 0 || state.ended_at.is_some_and(|t| t.elapsed() > DRAIN);
-        drained.then(|| End::Failed(RuntimeError::TaskSilent { srun }))
+        let started = state.started[self.rank];
+        drained.then(|| match started {
+            true => End::Lost(RuntimeError::TaskKilled { srun }),
+            false => End::Failed(RuntimeError::TaskSilent { srun }),
+        })
     }
 
     fn kill(&mut self) {

@@ -144,6 +144,24 @@ fn timeout_applies_per_instance_on_its_node() {
 }
 
 #[test]
+fn a_node_task_killed_after_its_start_is_recorded_as_killed_not_as_a_launch_failure() {
+    let _cluster = cluster();
+    let b = Bench::new();
+    // Rank 1 kills its `mlb slurm task` (its parent) once it has run a while.
+    let prog = b.script("orphan.sh", "if [ \"$JOB_ID\" = 1 ]; then sleep 1; kill -KILL $PPID; fi\nsleep 2\nexit 0");
+    let jobs = b.jobs(&format!(r#"[{{"name": "orphan", "cmd": "{}", "cgroup": "student"}}]"#, prog.display()));
+    let (out, text) = slurm::run(b.command(TWO_NODES, &jobs, &[]));
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let reps = reports(&b.out());
+    let killed: Vec<&Value> = reps.iter().map(|(_, r)| r).filter(|r| r["jr_id"] == "1").collect();
+    assert_eq!(killed.len(), 1, "rank 1 is recorded: {reps:?}\n{text}");
+    let failure = &killed[0]["failure"];
+    assert_eq!(failure["cause"], "crash", "{failure}\n{text}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(message.contains("the Slurm task was killed after it started its instance"), "{message}");
+}
+
+#[test]
 fn ctrl_c_cancels_the_step_and_leaves_nothing_running() {
     let _cluster = cluster();
     let b = Bench::new();
