@@ -6,6 +6,9 @@
 use crate::common::launcher::Launches;
 use std::process::Stdio;
 
+#[path = "../../../benches/common/rusage.rs"]
+mod rusage;
+
 /// Bytes of the one long line.
 const LINE: usize = 80 << 20;
 
@@ -13,25 +16,16 @@ const LINE: usize = 80 << 20;
 /// than the line.
 const BOUNDED: u64 = 40 << 20;
 
-/// Waits for `pid` and returns its exit code and its peak resident size in bytes.
-fn wait_with_peak(pid: u32) -> (i32, u64) {
-    let mut status = 0;
-    // SAFETY: rusage is a plain C struct written by the kernel.
-    let mut usage: nix::libc::rusage = unsafe { std::mem::zeroed() };
-    let got = unsafe { nix::libc::wait4(pid as i32, &mut status, 0, &mut usage) };
-    assert_eq!(got, pid as i32, "wait4: {}", std::io::Error::last_os_error());
-    assert!(nix::libc::WIFEXITED(status), "the launcher exited: status {status}");
-    (nix::libc::WEXITSTATUS(status), usage.ru_maxrss as u64 * 1024)
-}
-
 #[test]
 fn a_line_of_tens_of_megabytes_keeps_the_launcher_small_and_is_cut_in_the_log() {
     let l = Launches::new("longline");
     let script = l.script("long.sh", &format!("head -c {LINE} /dev/zero | tr '\\0' x\necho\necho after\n"));
     let jobs = l.jobs(&format!(r#"[{{"name": "long", "cmd": "{}"}}]"#, script.display()));
+    #[allow(clippy::zombie_processes)] // reaped by wait4, which std does not offer
     let child = l.command(&jobs, &l.out(), &[]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-    let (code, peak) = wait_with_peak(child.id());
-    assert_eq!(code, 0);
+    let (status, usage) = rusage::wait_with_usage(child.id());
+    assert!(nix::libc::WIFEXITED(status) && nix::libc::WEXITSTATUS(status) == 0, "the launcher passed: {status}");
+    let peak = usage.ru_maxrss as u64 * 1024;
     assert!(peak < BOUNDED, "the launcher's peak was {} MiB for a {} MiB line", peak >> 20, LINE >> 20);
     let log = std::fs::read_to_string(l.out().join(format!("logs/{}.long.C1.R0.J0.log", l.suite))).unwrap();
     let lines: Vec<&str> = log.lines().collect();

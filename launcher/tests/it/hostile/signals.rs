@@ -87,14 +87,10 @@ fn sigterm_while_waiting_for_the_output_exits_130_at_once() {
 }
 
 #[test]
-fn a_hang_up_while_waiting_for_the_output_exits_130_at_once() {
-    a_signal_stops_the_wait(Signal::SIGHUP);
-}
-
-#[test]
-fn sigusr1_and_sigusr2_while_waiting_for_the_output_exit_130_at_once() {
-    a_signal_stops_the_wait(Signal::SIGUSR1);
-    a_signal_stops_the_wait(Signal::SIGUSR2);
+fn a_hang_up_or_a_user_signal_while_waiting_for_the_output_exits_130_at_once() {
+    for signal in [Signal::SIGHUP, Signal::SIGUSR1, Signal::SIGUSR2] {
+        a_signal_stops_the_wait(signal);
+    }
 }
 
 /// Sends `signal` while an instance runs (a `cmd` job sleeping, its pid
