@@ -46,8 +46,8 @@ pub struct SubmitArgs {
     /// Run only these jobs (comma-separated).
     #[arg(long, value_name = "JOB")]
     pub name: Option<String>,
-    /// Kill an instance that runs longer than this many seconds.
-    #[arg(long, value_name = "SECONDS")]
+    /// Kill an instance that runs longer than this many seconds (finite, at least 1).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = crate::runtime::supervise::timeout)]
     pub timeout: Option<f64>,
     /// Print the script; submit nothing.
     #[arg(long = "dry-run")]

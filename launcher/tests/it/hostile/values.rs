@@ -19,6 +19,16 @@ fn a_timeout_under_a_second_is_refused_with_the_minimum() {
     }
     let ran = scene.run(&jobs, &["--timeout", "1"]);
     assert_eq!(ran.code, Some(0), "the minimum is taken: {}", ran.stderr);
+    // A batch script would carry it to a refusal in the allocation: refused at once.
+    let out = std::process::Command::new(crate::common::mlb())
+        .args(["slurm", "submit", "--jobs"])
+        .arg(&jobs)
+        .args(["--nodes", "1", "--dry-run", "--timeout", "1e-300"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = crate::common::text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(stderr.contains("at least 1") && stdout.is_empty(), "{stderr}");
 }
 
 #[test]
