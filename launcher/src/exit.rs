@@ -10,7 +10,7 @@
 //! | 0 ([`EXIT_OK`]) | done; for a launch: every instance passed |
 //! | 1 ([`EXIT_FAILED`]) | failed; for a launch: an instance failed, or the output folder filled up |
 //! | 2 ([`EXIT_REFUSED`]) | refused before anything started (bad arguments, jobs file, missing plugin, image or daemon, another run holding the host) |
-//! | 130 ([`EXIT_INTERRUPTED`]) | interrupted (Ctrl-C, SIGTERM) |
+//! | 130 ([`EXIT_INTERRUPTED`]) | interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2) |
 //!
 //! The worker's statuses are in [`worker`].
 
@@ -22,7 +22,8 @@ pub const EXIT_FAILED: i32 = 1;
 /// Exit status when mlb refused before it started anything (as clap's own
 /// usage errors).
 pub const EXIT_REFUSED: i32 = 2;
-/// Exit status after Ctrl-C or SIGTERM (128 + SIGINT, as a shell reports it).
+/// Exit status after Ctrl-C, SIGTERM, SIGHUP or a user signal (128 + SIGINT,
+/// as a shell reports Ctrl-C).
 pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// What an error did to the work asked for.

@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod console;
 pub mod contract;
 pub mod doctor;
 pub mod edge;

@@ -5,10 +5,10 @@
 
 use clap::Parser;
 use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
+use mlb::console::Console;
 use mlb::edge::{self, ExitError, MlbError};
 use mlb::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use mlb::slurm::SlurmCommand;
-use std::io::Write;
 
 /// mimalloc for everything the binary allocates (not the workloads' own
 /// libraries, which keep theirs): much faster than glibc's malloc when the
@@ -23,7 +23,7 @@ fn main() {
     let code = match run(cli) {
         Ok(code) => code,
         Err(failure) => {
-            eprint!("{}", failure.render(color));
+            Console::Err.print(&failure.render(color));
             failure.exit_code()
         }
     };
@@ -98,7 +98,7 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
         Some(Command::Slurm { command: SlurmCommand::Submit(args) }) => Ok(mlb::slurm::submit::main(&args)?),
         Some(Command::Slurm { command: SlurmCommand::Task { plan } }) => Ok(mlb::slurm::task::main(&plan)),
         Some(Command::Containers { command: ContainersCommand::Build(args) }) => {
-            let image = mlb::runtime::build_cmd::run(&args, &mut |line| println!("{line}"))?;
+            let image = mlb::runtime::build_cmd::run(&args, &mut |line| Console::Out.line(line))?;
             print_stdout(&format!("built {} ({})\n", image.name, image.id))?;
             Ok(EXIT_OK)
         }
@@ -107,9 +107,5 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
 
 /// Prints `text`; a closed pipe (`mlb ... | head`) is not an error.
 fn print_stdout(text: &str) -> Result<(), MlbError> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(MlbError::Stdout(e)),
-        _ => Ok(()),
-    }
+    Console::Out.write(text).map_err(MlbError::Stdout)
 }

@@ -1,6 +1,8 @@
 //! Command line of the launcher (`mlb --jobs FILE ...`).
 
+use super::error::LaunchError;
 use crate::host::HostKind;
+use crate::runtime::supervise;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -23,7 +25,8 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "JOB", value_delimiter = ',')]
     pub exclude: Vec<String>,
 
-    /// Run id of the first run (the original's uid); seeds derive from it.
+    /// Run id of the first run (the original's uid); seeds derive from it
+    /// (run id + 100 per instance rank, which must not pass 2^64-1).
     #[arg(long, default_value_t = 0)]
     pub uid: u64,
 
@@ -39,8 +42,8 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "N")]
     pub devices: Option<usize>,
 
-    /// Kill an instance that runs longer than this many seconds (finite, > 0).
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = timeout)]
+    /// Kill an instance that runs longer than this many seconds (finite, at least 1).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = supervise::timeout)]
     pub timeout: Option<f64>,
 
     /// Skip job configs whose reports in the output folder are complete.
@@ -112,12 +115,22 @@ pub struct LaunchArgs {
     pub lock: Option<PathBuf>,
 }
 
-/// `--timeout`: a finite number of seconds greater than 0 (`0`, a negative
-/// number, `NaN` or `inf` would kill every instance at once or never).
-fn timeout(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
-        _ => Err("accepted: a finite number of seconds greater than 0".into()),
+/// What an instance's seed adds to its run id per instance rank: the seed
+/// of rank `i` is `run id + (i+1) * 100` (docs/launcher.md).
+pub const SEED_STEP: u64 = 100;
+
+impl LaunchArgs {
+    /// The run id of the last run, `--uid` + `--runs` - 1, for a run of
+    /// `instances` instances per config at most; refused when it, or a
+    /// seed derived from it, would pass the largest number (`u64::MAX`).
+    pub fn last_run_id(&self, instances: usize) -> Result<u64, LaunchError> {
+        let runs = self.runs.max(1);
+        let seeds = SEED_STEP.saturating_mul(instances as u64);
+        let highest = (runs - 1).saturating_add(seeds);
+        match self.uid.checked_add(highest) {
+            Some(_) => Ok(self.uid + (runs - 1)),
+            None => Err(LaunchError::RunIds { uid: self.uid, runs, largest: u64::MAX - highest }),
+        }
     }
 }
 
@@ -154,10 +167,6 @@ mod tests {
 
     #[test]
     fn numbers_out_of_range_are_refused_with_the_accepted_range() {
-        assert_eq!(timeout("2.5"), Ok(2.5));
-        for bad in ["0", "-1", "NaN", "inf", "-inf", "1e400", "soon", ""] {
-            assert!(timeout(bad).unwrap_err().contains("greater than 0"), "{bad}");
-        }
         assert_eq!(pause("0"), Ok(Duration::ZERO));
         assert_eq!(pause("86400"), Ok(Duration::from_secs(86_400)));
         for bad in ["-1", "86400.5", "1e300", "NaN", "inf"] {
@@ -172,5 +181,18 @@ mod tests {
         for bad in ["0", "-2", "1.5", "18446744073709551616"] {
             assert!(at_least_one(bad).unwrap_err().contains("at least 1"), "{bad}");
         }
+    }
+
+    #[test]
+    fn run_ids_may_reach_the_largest_and_not_pass_it() {
+        let args = |uid, runs| LaunchArgs { uid, runs, ..LaunchArgs::default() };
+        assert_eq!(args(7, 3).last_run_id(2).unwrap(), 9);
+        // Two instances: seeds up to the last run id + 200.
+        let top = u64::MAX - 200;
+        assert_eq!(args(top, 1).last_run_id(2).unwrap(), top);
+        assert_eq!(args(top - 1, 2).last_run_id(2).unwrap(), top);
+        let wraps = args(top - 1, 3).last_run_id(2);
+        assert!(matches!(wraps, Err(LaunchError::RunIds { runs: 3, largest, .. }) if largest == top - 2), "{wraps:?}");
+        assert!(matches!(args(u64::MAX, 1).last_run_id(1), Err(LaunchError::RunIds { .. })));
     }
 }

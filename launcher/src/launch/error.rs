@@ -87,6 +87,32 @@ pub enum LaunchError {
         /// What it would refuse.
         refusal: Box<Refusal>,
     },
+    /// A job's name is too long for the file names of its logs and records.
+    #[error("{path}: job #{position} `{}`: the name is {bytes} bytes; the files mlb names after it (logs and failure records) would have names of up to {longest} bytes, and a file name may have at most 255; with this jobs file's name and this run's devices and run ids the job's name may be at most {limit} bytes", short(job))]
+    NameTooLong {
+        /// The jobs file.
+        path: PathBuf,
+        /// 1-based position of the job.
+        position: usize,
+        /// The job.
+        job: String,
+        /// Bytes of its name.
+        bytes: usize,
+        /// The longest file name it would get.
+        longest: usize,
+        /// The most bytes its name may have.
+        limit: usize,
+    },
+    /// `--uid` and `--runs` would make run ids past the largest.
+    #[error("--uid {uid} with --runs {runs}: the run ids uid..uid+runs-1, or the seeds derived from them (run id + 100 per instance rank), would pass the largest number, {}", u64::MAX)]
+    RunIds {
+        /// `--uid`.
+        uid: u64,
+        /// `--runs`.
+        runs: u64,
+        /// The largest `--uid` that fits.
+        largest: u64,
+    },
     /// `mlb` needs `--jobs` or a subcommand.
     #[error("nothing to do: give --jobs FILE to run a jobs file, or a subcommand (see mlb --help)")]
     NoJobsFile,
@@ -152,6 +178,17 @@ pub enum LaunchError {
     Signals(std::io::Error),
 }
 
+/// Characters of a name shown in a message before it is cut short.
+const NAME_SHOWN: usize = 40;
+
+/// `name`, cut after [`NAME_SHOWN`] characters (`...` marks the cut).
+fn short(name: &str) -> String {
+    match name.char_indices().nth(NAME_SHOWN) {
+        Some((at, _)) => format!("{}...", &name[..at]),
+        None => name.to_string(),
+    }
+}
+
 /// `, with the N configs of the jobs before it` when there are some.
 fn with_before(before: usize) -> String {
     match before {
@@ -203,6 +240,15 @@ impl Fix for LaunchError {
             LaunchError::TooManyConfigs { .. } => {
                 Some("shorten its lists, select fewer jobs (--name/--exclude), or raise --max-configs".into())
             }
+            LaunchError::NameTooLong { limit: 0, .. } => {
+                Some("shorten the jobs file's name (the suite's), then the job's".into())
+            }
+            LaunchError::NameTooLong { limit, .. } => {
+                Some(format!("shorten the job's name to at most {limit} bytes (or shorten the jobs file's name)"))
+            }
+            LaunchError::RunIds { largest, .. } => {
+                Some(format!("lower --uid to at most {largest} (or give fewer --runs)"))
+            }
             LaunchError::Busy { .. } => Some("pass --wait to start once it has ended, or stop it".into()),
             LaunchError::NoSpace { outdir, .. } => Some(format!(
                 "free space in {} (or pass another --outdir), then run again with --resume",
@@ -234,6 +280,8 @@ impl Classify for LaunchError {
             | LaunchError::UnknownVariable { .. }
             | LaunchError::UnknownPlugin { .. }
             | LaunchError::TooManyConfigs { .. }
+            | LaunchError::NameTooLong { .. }
+            | LaunchError::RunIds { .. }
             | LaunchError::WorkloadArgs { .. }
             | LaunchError::NoJobsFile
             | LaunchError::FixtureHost

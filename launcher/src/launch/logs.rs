@@ -32,11 +32,23 @@ pub fn create(dir: &Path, identity: &Identity, config: usize) -> io::Result<(Pat
 
 /// The names [`create`] tries, in order: `<stem>.log`, `<stem>.2.log`, ...
 fn candidates<'a>(dir: &'a Path, id: &'a Identity, config: usize) -> impl Iterator<Item = PathBuf> + 'a {
+    (1..=MAX_TRIES).map(move |n| dir.join(file_name(id, config, n)))
+}
+
+/// The `n`-th name (1-based) [`create`] tries for the log of `id`'s
+/// instance of config `config`.
+fn file_name(id: &Identity, config: usize, n: u32) -> String {
     let stem = format!("{}.{}.C{config}.R{}.J{}", clean(&id.suite), clean(&id.name), id.run_id, id.jr_id);
-    (1..=MAX_TRIES).map(move |n| match n {
-        1 => dir.join(format!("{stem}.log")),
-        n => dir.join(format!("{stem}.{n}.log")),
-    })
+    match n {
+        1 => format!("{stem}.log"),
+        n => format!("{stem}.{n}.log"),
+    }
+}
+
+/// The longest name [`create`] may give the log of `id`'s instance of
+/// config `config`.
+pub fn longest_name(id: &Identity, config: usize) -> String {
+    file_name(id, config, MAX_TRIES)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod error;
 pub(crate) mod host_lock;
 mod lines;
 mod logs;
+mod names;
 pub mod progress;
 mod resume;
 mod run;

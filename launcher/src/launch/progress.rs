@@ -2,6 +2,7 @@
 //! a terminal, plain lines otherwise. Everything goes to stderr; stdout
 //! carries only the result lines.
 
+use crate::console::Console;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -57,7 +58,7 @@ impl Display {
             Display::Bars(m) => {
                 let _ = m.println(text);
             }
-            Display::Plain => eprintln!("{text}"),
+            Display::Plain => Console::Err.line(text),
         }
     }
 
@@ -75,7 +76,7 @@ impl Display {
                 Some(bar)
             }
             Display::Plain => {
-                eprintln!("start {label}: {instances} instance(s)");
+                Console::Err.line(&format!("start {label}: {instances} instance(s)"));
                 None
             }
         };
@@ -101,7 +102,7 @@ impl JobProgress {
         let text = format!("  {} instance {jr_id} (device {vcd}): {what}", self.label);
         match &self.bar {
             Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
+            None => Console::Err.line(&text),
         }
     }
 
@@ -132,7 +133,7 @@ impl Echo {
         let text = format!("{}{line}", self.prefix);
         match &self.bar {
             Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
+            None => Console::Err.line(&text),
         }
     }
 

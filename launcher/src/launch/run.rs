@@ -12,6 +12,7 @@ use super::setup::{self, plugin_of, Prepared};
 use super::space::Space;
 use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
+use crate::console::Console;
 use crate::contract::env;
 use crate::contract::record::{self, arg_key};
 use crate::contract::report::WriteError;
@@ -58,7 +59,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     };
     let cgroups = CgroupPlan::decide(&runtime, args.no_cgroups, &prepared.host.cgroup, &run_name);
     if cgroups == CgroupPlan::Disabled {
-        eprintln!("mlb: warning: --no-cgroups: instances are not confined to their slot's CPUs and memory; every report records isolation \"none\"");
+        Console::Err.line("mlb: warning: --no-cgroups: instances are not confined to their slot's CPUs and memory; every report records isolation \"none\"");
     }
     let slot_jobs = prepared.configs.iter().any(|c| c.scope == Scope::Student);
     // A host that cannot make groups is refused by `root()`, with its reason.
@@ -188,14 +189,14 @@ fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &Runtime) -> Resul
     let file = prepared.outdir.join(doctor::FILE);
     if let Err(e) = verdict.write(&prepared.outdir) {
         // A full output folder is the run's to stop (with its own message).
-        eprintln!("mlb: warning: cannot write the pre-flight verdict {}: {e}", file.display());
+        Console::Err.line(&format!("mlb: warning: cannot write the pre-flight verdict {}: {e}", file.display()));
     }
     if args.strict_preflight && verdict.failed().next().is_some() {
         let failed = verdict.failed().map(|c| format!("  {}\n", doctor::check::line(c))).collect();
         return Err(LaunchError::Preflight { verdict: file, failed });
     }
     for c in verdict.problems() {
-        eprintln!("mlb: warning: pre-flight: {}", doctor::check::line(c));
+        Console::Err.line(&format!("mlb: warning: pre-flight: {}", doctor::check::line(c)));
     }
     Ok(())
 }
@@ -219,9 +220,9 @@ fn take_host(
 ) -> Result<Taken, LaunchError> {
     let path = args.lock.clone().unwrap_or_else(|| PathBuf::from(host_lock::HOST_LOCK));
     let me = Holder::this_run(&prepared.outdir, run_name);
-    let taken = host_lock::take(&path, &me, args.wait, interrupt, &|text| eprintln!("{text}"))?;
+    let taken = host_lock::take(&path, &me, args.wait, interrupt, &|text| Console::Err.line(text))?;
     match &taken {
-        Taken::Unguarded(e) => eprintln!("mlb: warning: cannot take the host lock {}: {e}; another run on this host would not be seen, nor this one by it; fix: run mlb as root", path.display()),
+        Taken::Unguarded(e) => Console::Err.line(&format!("mlb: warning: cannot take the host lock {}: {e}; another run on this host would not be seen, nor this one by it; fix: run mlb as root", path.display())),
         Taken::Held { previous: Some(previous), .. } => {
             if let Ok(root) = prepared.host.cgroup.root() {
                 remove_left_groups(&root, previous);
@@ -243,11 +244,11 @@ pub(crate) fn remove_left_groups(root: &CgroupRoot, previous: &Holder) {
         previous.pid, previous.started
     );
     match groups.remove() {
-        Ok(1) => eprintln!("{said}: 1 process killed"),
-        Ok(killed) => eprintln!("{said}: {killed} processes killed"),
-        Err(errors) => errors
-            .iter()
-            .for_each(|e| eprintln!("mlb: warning: the groups of an earlier run stay: {}", crate::fix::one_line(e))),
+        Ok(1) => Console::Err.line(&format!("{said}: 1 process killed")),
+        Ok(killed) => Console::Err.line(&format!("{said}: {killed} processes killed")),
+        Err(errors) => errors.iter().for_each(|e| {
+            Console::Err.line(&format!("mlb: warning: the groups of an earlier run stay: {}", crate::fix::one_line(e)))
+        }),
     }
 }
 
@@ -256,9 +257,9 @@ pub(crate) fn remove_left_groups(root: &CgroupRoot, previous: &Holder) {
 fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str, runtime: &Runtime) {
     let cgroups = CgroupPlan::decide(runtime, args.no_cgroups, &prepared.host.cgroup, run_name);
     let mode = cgroups.isolation();
-    print!("{}", runtime.backend.traits().notes);
+    Console::Out.print(&runtime.backend.traits().notes);
     for k in 0..args.runs {
-        print!("{}", dry_run::render(prepared, &context(prepared, args.uid + k, mode), &cgroups, runtime));
+        Console::Out.print(&dry_run::render(prepared, &context(prepared, args.uid + k, mode), &cgroups, runtime));
     }
 }
 

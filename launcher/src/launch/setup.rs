@@ -3,6 +3,7 @@
 
 use super::args::LaunchArgs;
 use super::error::LaunchError;
+use super::names::{self, Extent};
 use crate::contract::env;
 use crate::host::{self, Host, Probe};
 use crate::isolation::Slot;
@@ -80,6 +81,9 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
         })?;
         configs.extend(expanded);
     }
+    let instances = n * allocation.as_ref().map_or(1, |a| a.nodes.len());
+    let extent = Extent { last_run: args.last_run_id(instances)?, devices: n, instances };
+    names::check(&file, &configs, extent)?;
     let plugins = resolve_plugins(&file, &configs, plugin_dirs)?;
     check_workload_args(&file, &configs, &plugins, slots.len())?;
     let plugins = plugins.into_iter().map(|(name, p)| (name, p.path)).collect();

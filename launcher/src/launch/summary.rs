@@ -1,6 +1,7 @@
 //! Result lines (docs/launcher.md, "Result lines"): printed and appended to `summary.txt`, flushed
 //! as each job config finishes, then a total.
 
+use crate::console::Console;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -40,11 +41,10 @@ impl Summary {
         Ok(Summary { file, path })
     }
 
-    /// Prints `text` and appends it to the file, flushed; the error says
-    /// why it could not be appended.
+    /// Prints `text` (not if stdout is closed) and appends it to the file,
+    /// flushed; the error says why it could not be appended.
     pub fn emit(&mut self, text: &str) -> std::io::Result<()> {
-        println!("{text}");
-        let _ = std::io::stdout().flush();
+        Console::Out.line(text);
         writeln!(self.file, "{text}").and_then(|_| self.file.sync_data())
     }
 

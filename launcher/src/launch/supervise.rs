@@ -214,14 +214,15 @@ fn end(w: &Watch, mut l: Live) -> Finished {
     if let Some(note) = &note {
         l.lines.note(note);
     }
+    let report = l.lines.report();
     let facts = Facts {
         oom_counted: l.group.is_some_and(|g| g.oom_kills() > l.oom_before),
         limit_bytes: l.instance.placement.memory_bytes(),
         worker: l.instance.is_worker(),
+        reported: report.is_some(),
         stderr_tail: l.lines.stderr_tail(),
     };
     let (outcome, recorded) = l.watched.outcome(facts);
-    let report = l.lines.report();
     let block = l.sampler.and_then(Sampler::finish);
     if let (Outcome::Ok, Some(path), Some(block)) = (&outcome, &report, block) {
         if let Err(e) = telemetry::attach::attach(path, &block) {
@@ -416,8 +417,11 @@ mod tests {
 
     #[test]
     fn a_timeout_kills_only_the_instance_past_it() {
-        let (done, kills) =
-            supervise(vec![Script::Exit { code: 0, polls: 1, lines: vec![] }, Script::Hang], Some(0.05), false);
+        let (done, kills) = supervise(
+            vec![Script::Exit { code: 0, polls: 1, lines: vec!["report: /out/r.json"] }, Script::Hang],
+            Some(0.05),
+            false,
+        );
         assert_eq!(done[0].outcome, Outcome::Ok);
         assert_eq!(done[1].outcome, Outcome::TimedOut { after: 0.05 });
         assert_eq!(kills, [1]);

@@ -24,6 +24,7 @@ use super::loader::{LoadError, PluginMeta};
 use super::manifest;
 use super::search::SearchPath;
 use super::trust::check_trusted;
+use crate::console::Console;
 use crate::fix::one_line;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use mlb_plugin::abi::ABI_VERSION;
@@ -193,11 +194,11 @@ fn probe_timeout(value: Option<&str>) -> Duration {
         None => DEFAULT_PROBE_TIMEOUT,
         Some(Ok(secs)) if secs > 0 => Duration::from_secs(secs),
         Some(_) => {
-            eprintln!(
+            Console::Err.line(&format!(
                 "mlb: warning: {PROBE_TIMEOUT_ENV}={:?} is not a positive whole number of seconds; using {} s",
                 value.unwrap_or_default(),
                 DEFAULT_PROBE_TIMEOUT.as_secs()
-            );
+            ));
             DEFAULT_PROBE_TIMEOUT
         }
     }
@@ -267,11 +268,11 @@ fn probe(mlb: &Path, path: &Path, timeout: Duration) -> Vec<Status> {
             Ok(None) if started.elapsed() < timeout => {
                 if quiet && started.elapsed() >= timeout / 4 {
                     quiet = false;
-                    eprintln!(
+                    Console::Err.line(&format!(
                         "mlb: still loading {} to learn which workloads it exports; refused if not done within {} s",
                         path.display(),
                         timeout.as_secs()
-                    );
+                    ));
                 }
                 std::thread::sleep(Duration::from_millis(5));
             }
@@ -283,7 +284,7 @@ fn probe(mlb: &Path, path: &Path, timeout: Duration) -> Vec<Status> {
                     path.display(),
                     timeout.as_secs()
                 );
-                eprintln!("mlb: warning: {hung}");
+                Console::Err.line(&format!("mlb: warning: {hung}"));
                 return refused(format!("{hung}; fix: give it a manifest (build it with mlb-plugin's `export_workload!`), remove it from the plugin folders, or raise {PROBE_TIMEOUT_ENV}"));
             }
         }

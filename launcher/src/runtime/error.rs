@@ -45,9 +45,17 @@ pub enum RuntimeError {
     /// `srun` could not be started.
     #[error("cannot start srun: {0}")]
     Srun(std::io::Error),
-    /// A Slurm task ended without its `end` line.
+    /// A Slurm task ended without its `end` line, before it said it started.
     #[error("the Slurm task ended without saying how (srun: {srun})")]
     TaskSilent {
+        /// srun's exit status.
+        srun: String,
+    },
+    /// A Slurm task was killed after it started its instance, before its `end` line.
+    #[error(
+        "the Slurm task was killed after it started its instance (srun: {srun}): how the instance ended is not known"
+    )]
+    TaskKilled {
         /// srun's exit status.
         srun: String,
     },

@@ -30,7 +30,7 @@ pub mod supervise;
 pub use error::RuntimeError;
 pub use host::Host;
 pub use launch::{ContainerLaunch, Launch, ProcessLaunch, Wrapper};
-pub use output::{pump, Output, Stream};
+pub use output::{pump, read_lines, LineBuf, Output, Stream};
 
 use crate::contract::Container;
 use crate::isolation::{Isolation, SlotGroup};
@@ -56,6 +56,9 @@ pub enum End {
     },
     /// What ran it failed (the daemon refused a request).
     Failed(RuntimeError),
+    /// It started where it ran, and what supervised it there was killed
+    /// before it said how the instance ended (a SIGKILLed Slurm task).
+    Lost(RuntimeError),
     /// It was supervised where it ran (a Slurm task, on its node), and its
     /// outcome classified there.
     Supervised {

@@ -60,9 +60,15 @@ pub struct Ending {
     pub limit_bytes: Option<u64>,
     /// It is an `mlb worker` (whose exit codes are known).
     pub worker: bool,
+    /// It announced its report (`report: PATH`) on stdout.
+    pub reported: bool,
     /// The last lines it wrote on stderr.
     pub stderr_tail: String,
 }
+
+/// What is said of a worker that exited 0 and announced no report: it ended
+/// (a plugin's `_exit(0)`, say) before it wrote one, so it failed.
+pub const SILENT_EXIT: &str = "the worker exited 0 without writing its report";
 
 /// Classifies an ended instance.
 pub fn classify(e: &Ending) -> Outcome {
@@ -76,7 +82,14 @@ pub fn classify(e: &Ending) -> Outcome {
         return Outcome::OomKilled { limit_bytes: e.limit_bytes };
     }
     let tail = e.stderr_tail.trim();
+    let with_tail = |what: String| if tail.is_empty() { what } else { format!("{what}: {tail}") };
     match (e.code, e.signal) {
+        (Some(exit::OK), _) if e.worker && !e.reported => Outcome::Failed {
+            cause: Cause::Exit,
+            code: Some(exit::OK),
+            message: with_tail(SILENT_EXIT.into()),
+            recorded: false,
+        },
         (Some(exit::OK), _) => Outcome::Ok,
         (Some(exit::NAN), _) if e.worker => Outcome::Nan,
         (Some(code), _) => {
@@ -86,9 +99,7 @@ pub fn classify(e: &Ending) -> Outcome {
                 None if e.worker && code == exit::USAGE => (Cause::Config, false),
                 _ => (Cause::Exit, false),
             };
-            let message =
-                if tail.is_empty() { format!("exit code {code}") } else { format!("exit code {code}: {tail}") };
-            Outcome::Failed { cause, code: Some(code), message, recorded }
+            Outcome::Failed { cause, code: Some(code), message: with_tail(format!("exit code {code}")), recorded }
         }
         (None, Some(signal)) => Outcome::Crashed { signal },
         (None, None) => Outcome::Failed {
@@ -104,6 +115,13 @@ impl Outcome {
     /// An instance that could not be started, or whose runtime failed it: `message` says why.
     pub fn not_started(message: String) -> Self {
         Outcome::Failed { cause: Cause::Launch, code: None, message, recorded: false }
+    }
+
+    /// An instance whose supervisor where it ran was killed after it
+    /// started it (`message` says which and how): recorded as a crash,
+    /// since something killed it, not as a failure to start.
+    pub fn lost(message: String) -> Self {
+        Outcome::Failed { cause: Cause::Crash, code: None, message, recorded: false }
     }
 
     /// True for a completed instance.
@@ -177,6 +195,7 @@ mod tests {
             oom_killed: false,
             limit_bytes: Some(64 << 20),
             worker: true,
+            reported: true,
             stderr_tail: String::new(),
         }
     }
@@ -204,6 +223,20 @@ mod tests {
         let unwritable = classify(&Ending { code: Some(exit::REPORT), ..ending() });
         assert_eq!(unwritable.failure_to_record().unwrap().cause, Cause::Exit);
         assert!(classify(&Ending { signal: Some(6), ..ending() }).describe().contains("SIGABRT"));
+    }
+
+    #[test]
+    fn a_worker_that_exits_0_without_its_report_failed_and_a_command_did_not() {
+        let silent = classify(&Ending { code: Some(0), reported: false, stderr_tail: "bye".into(), ..ending() });
+        let failure = silent.failure_to_record().expect("the launcher writes the record");
+        assert_eq!(failure.cause, Cause::Exit);
+        assert_eq!(failure.message, format!("{SILENT_EXIT}: bye"));
+        assert!(!silent.passed());
+        // A task killed where it ran, after it started: a crash, not a launch failure.
+        let lost = Outcome::lost("the Slurm task was killed".into()).failure_to_record().unwrap();
+        assert_eq!((lost.cause, lost.message.as_str()), (Cause::Crash, "the Slurm task was killed"));
+        // A `cmd` job announces no report: its exit status says it all.
+        assert_eq!(classify(&Ending { code: Some(0), reported: false, worker: false, ..ending() }), Outcome::Ok);
     }
 
     #[test]

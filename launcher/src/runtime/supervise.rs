@@ -17,6 +17,21 @@ const POLL: Duration = Duration::from_millis(5);
 /// process it left behind) before what holds it is killed.
 pub const OUTPUT_GRACE: Duration = Duration::from_secs(3);
 
+/// The shortest `--timeout`, in seconds: less kills an instance before it
+/// has started (`1e-300` killed every one at once).
+pub const MIN_TIMEOUT_SECONDS: f64 = 1.0;
+
+/// `--timeout` (of a launch, or of the run a batch script starts): a finite
+/// number of seconds, at least [`MIN_TIMEOUT_SECONDS`] (`0`, a negative
+/// number or a tiny one would kill every instance at once, `NaN` or `inf`
+/// never).
+pub fn timeout(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= MIN_TIMEOUT_SECONDS => Ok(seconds),
+        _ => Err(format!("accepted: a finite number of seconds, at least {MIN_TIMEOUT_SECONDS}")),
+    }
+}
+
 /// One started instance under supervision.
 pub struct Watched {
     running: Box<dyn Running>,
@@ -35,6 +50,8 @@ pub struct Facts {
     pub limit_bytes: Option<u64>,
     /// It is an `mlb worker` (whose exit codes are known).
     pub worker: bool,
+    /// It announced its report on stdout.
+    pub reported: bool,
     /// The last lines it wrote on stderr.
     pub stderr_tail: String,
 }
@@ -94,12 +111,14 @@ impl Watched {
             oom_killed: oom_killed || facts.oom_counted,
             limit_bytes: facts.limit_bytes,
             worker: facts.worker,
+            reported: facts.reported,
             stderr_tail: facts.stderr_tail.clone(),
         };
         match self.end.expect("supervised to its end") {
             End::Supervised { outcome, recorded } => (outcome, recorded),
             End::Failed(e) if !interrupted && timed_out.is_none() => (Outcome::not_started(e.to_string()), false),
-            End::Failed(_) => (classify(&ending(None, None, false)), false),
+            End::Lost(e) if !interrupted && timed_out.is_none() => (Outcome::lost(e.to_string()), false),
+            End::Failed(_) | End::Lost(_) => (classify(&ending(None, None, false)), false),
             End::Exit { code, signal, oom_killed } => (classify(&ending(code, signal, oom_killed)), false),
         }
     }
@@ -131,5 +150,19 @@ pub fn watch<T: AsMut<Watched>>(
 impl AsMut<Watched> for Watched {
     fn as_mut(&mut self) -> &mut Watched {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_is_finite_and_at_least_a_second() {
+        assert_eq!(timeout("2.5"), Ok(2.5));
+        assert_eq!(timeout("1"), Ok(1.0));
+        for bad in ["0", "-1", "1e-300", "0.999", "NaN", "inf", "-inf", "1e400", "soon", ""] {
+            assert!(timeout(bad).unwrap_err().contains("at least 1"), "{bad}");
+        }
     }
 }

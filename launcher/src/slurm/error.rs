@@ -57,6 +57,14 @@ pub enum SlurmError {
     /// `--slurm --docker` on a cluster without pyxis.
     #[error("--slurm --docker needs the pyxis plugin of srun (--container-image), and this cluster's srun has none")]
     NoPyxis,
+    /// A value written into the batch script holds a control character.
+    #[error("{what} `{value}` holds a control character: every value is written into the batch script, where a newline would start a line of its own")]
+    ControlCharacter {
+        /// The option (or `sbatch flag`).
+        what: String,
+        /// Its value, control characters escaped.
+        value: String,
+    },
     /// A file of the run cannot be written.
     #[error("cannot write {}: {source}", path.display())]
     Write {
@@ -95,6 +103,7 @@ impl Fix for SlurmError {
             ))
             }
             SlurmError::NoPyxis => "use --slurm --singularity IMAGE.sif, or ask the site for pyxis/enroot",
+            SlurmError::ControlCharacter { .. } => "remove the control character from the value",
             SlurmError::Plan { .. } => "the output folder must be on a file system every node of the allocation sees",
             SlurmError::Unreadable { .. } | SlurmError::NoSlots | SlurmError::Write { .. } => return None,
         };

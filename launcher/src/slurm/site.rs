@@ -13,8 +13,10 @@ use super::step::StepShape;
 use crate::isolation::Isolation;
 use crate::plan::Instance;
 use crate::runtime::remote::{StepPlan, TaskLine, TaskPlan};
-use crate::runtime::{Backend, End, Launch, Output, Running, RuntimeError, Site, SiteTraits, Start, Started, Stream};
-use std::io::{BufRead, BufReader, Read};
+use crate::runtime::{
+    read_lines, Backend, End, Launch, Output, Running, RuntimeError, Site, SiteTraits, Start, Started, Stream,
+};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -173,6 +175,8 @@ struct Step {
 #[derive(Default)]
 struct StepState {
     ends: Vec<Option<End>>,
+    /// The ranks whose task said it started.
+    started: Vec<bool>,
     step_id: Option<String>,
     /// srun's exit, once it exited.
     srun: Option<String>,
@@ -184,7 +188,12 @@ struct StepState {
 
 impl Step {
     fn new(tasks: usize, job_id: String, srun_pid: i32) -> Self {
-        let state = StepState { ends: (0..tasks).map(|_| None).collect(), readers: 2, ..StepState::default() };
+        let state = StepState {
+            ends: (0..tasks).map(|_| None).collect(),
+            started: vec![false; tasks],
+            readers: 2,
+            ..StepState::default()
+        };
         Step { state: Mutex::new(state), job_id, srun_pid }
     }
 
@@ -198,7 +207,12 @@ impl Step {
     fn take(&self, line: TaskLine) {
         let mut state = self.state.lock().expect("step state");
         match line {
-            TaskLine::Start { step, .. } => state.step_id = Some(step),
+            TaskLine::Start { rank, step, .. } => {
+                state.step_id = Some(step);
+                if let Some(started) = state.started.get_mut(rank) {
+                    *started = true;
+                }
+            }
             TaskLine::End { rank, outcome, recorded } => {
                 if let Some(slot) = state.ends.get_mut(rank) {
                     *slot = Some(End::Supervised { outcome, recorded });
@@ -239,16 +253,14 @@ impl Step {
 /// Routes one of srun's streams: each `RANK: line` to its instance, the
 /// tasks' own protocol lines to the step.
 fn demux(step: &Step, outputs: &[Arc<dyn Output>], stream: Stream, pipe: Box<dyn Read + Send>) {
-    for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-        match split_label(&line) {
-            Some((rank, text)) if rank < outputs.len() => match TaskLine::parse(text) {
-                Some(task_line) => step.take(task_line),
-                None => outputs[rank].line(stream, text),
-            },
-            // srun's own messages (no label) go to every instance's stderr.
-            _ => outputs.iter().for_each(|o| o.line(Stream::Stderr, &line)),
-        }
-    }
+    read_lines(pipe, &mut |line| match split_label(line) {
+        Some((rank, text)) if rank < outputs.len() => match TaskLine::parse(text) {
+            Some(task_line) => step.take(task_line),
+            None => outputs[rank].line(stream, text),
+        },
+        // srun's own messages (no label) go to every instance's stderr.
+        _ => outputs.iter().for_each(|o| o.line(Stream::Stderr, line)),
+    });
     step.state.lock().expect("step state").readers -= 1;
 }
 
@@ -272,7 +284,11 @@ impl Running for Task {
         }
         let srun = state.srun.clone()?;
         let drained = state.readers == 0 || state.ended_at.is_some_and(|t| t.elapsed() > DRAIN);
-        drained.then(|| End::Failed(RuntimeError::TaskSilent { srun }))
+        let started = state.started[self.rank];
+        drained.then(|| match started {
+            true => End::Lost(RuntimeError::TaskKilled { srun }),
+            false => End::Failed(RuntimeError::TaskSilent { srun }),
+        })
     }
 
     fn kill(&mut self) {

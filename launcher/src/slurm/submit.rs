@@ -3,6 +3,8 @@
 //! submitted with `sbatch`.
 
 use super::error::SlurmError;
+use crate::console::Console;
+use crate::jobs::render;
 use crate::runtime::shell::shell_word;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -44,8 +46,8 @@ pub struct SubmitArgs {
     /// Run only these jobs (comma-separated).
     #[arg(long, value_name = "JOB")]
     pub name: Option<String>,
-    /// Kill an instance that runs longer than this many seconds.
-    #[arg(long, value_name = "SECONDS")]
+    /// Kill an instance that runs longer than this many seconds (finite, at least 1).
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = crate::runtime::supervise::timeout)]
     pub timeout: Option<f64>,
     /// Print the script; submit nothing.
     #[arg(long = "dry-run")]
@@ -59,9 +61,9 @@ pub struct SubmitArgs {
 pub fn main(args: &SubmitArgs) -> Result<i32, SlurmError> {
     let outdir = absolute(args.outdir.clone().unwrap_or_else(|| PathBuf::from("output")));
     let mlb = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb"));
-    let script = script(args, &mlb, &outdir);
+    let script = script(args, &mlb, &outdir)?;
     if args.dry_run {
-        print!("{script}");
+        Console::Out.print(&script);
         return Ok(0);
     }
     let path = outdir.join(SCRIPT);
@@ -79,17 +81,21 @@ pub fn main(args: &SubmitArgs) -> Result<i32, SlurmError> {
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let job = stdout.trim().split(';').next().unwrap_or_default().to_string();
-    println!("submitted Slurm job {job}");
-    println!("  script:  {}", path.display());
-    println!("  reports: {}", outdir.display());
-    println!("  output:  {}", outdir.join(format!("slurm-{job}.out")).display());
-    println!("  follow:  squeue -j {job}; then mlb report --reports {}", shell_word(&outdir.display().to_string()));
+    Console::Out.print(&format!(
+        "submitted Slurm job {job}\n  script:  {}\n  reports: {}\n  output:  {}\n  follow:  squeue -j {job}; then mlb report --reports {}\n",
+        path.display(),
+        outdir.display(),
+        outdir.join(format!("slurm-{job}.out")).display(),
+        shell_word(&outdir.display().to_string())
+    ));
     Ok(0)
 }
 
-/// The sbatch script of `args`, running this `mlb`, reports into `outdir`.
-pub fn script(args: &SubmitArgs, mlb: &Path, outdir: &Path) -> String {
+/// The sbatch script of `args`, running this `mlb`, reports into `outdir`;
+/// refused when a value written into it holds a control character.
+pub fn script(args: &SubmitArgs, mlb: &Path, outdir: &Path) -> Result<String, SlurmError> {
     let jobs = if args.jobs.exists() { absolute(args.jobs.clone()) } else { args.jobs.clone() };
+    check_values(args, &jobs, outdir)?;
     let slots = args.gpus_per_node.or(args.devices).unwrap_or(1);
     let word = |p: &Path| shell_word(&p.display().to_string());
     let mut s =
@@ -125,7 +131,23 @@ pub fn script(args: &SubmitArgs, mlb: &Path, outdir: &Path) -> String {
         line.extend(["--timeout".into(), t.to_string()]);
     }
     s.push_str(&format!("exec {}\n", line.join(" ")));
-    s
+    Ok(s)
+}
+
+/// Refuses the first value written into the script that holds a control
+/// character: a newline would start a line of its own there (another
+/// `#SBATCH` flag, or a command of the script).
+fn check_values(args: &SubmitArgs, jobs: &Path, outdir: &Path) -> Result<(), SlurmError> {
+    let path = |p: &Path| p.display().to_string();
+    let mut values: Vec<(String, String)> = vec![("--jobs".into(), path(jobs)), ("--outdir".into(), path(outdir))];
+    let options = [("--partition", &args.partition), ("--time", &args.time), ("--account", &args.account)];
+    values
+        .extend(options.into_iter().chain([("--name", &args.name)]).filter_map(|(o, v)| Some((o.into(), v.clone()?))));
+    values.extend(args.extra.iter().map(|flag| ("sbatch flag".into(), flag.clone())));
+    match values.into_iter().find(|(_, v)| render::control_char(v).is_some()) {
+        Some((what, value)) => Err(SlurmError::ControlCharacter { what, value: render::one_line(&value) }),
+        None => Ok(()),
+    }
 }
 
 fn absolute(p: PathBuf) -> PathBuf {
@@ -162,7 +184,7 @@ mod tests {
             "--",
             "--exclusive",
         ]);
-        let s = script(&cli.submit, Path::new("/opt/mlb/bin/mlb"), Path::new("/scratch/out"));
+        let s = script(&cli.submit, Path::new("/opt/mlb/bin/mlb"), Path::new("/scratch/out")).unwrap();
         assert!(s.starts_with("#!/bin/bash\n"), "{s}");
         for line in [
             "#SBATCH --nodes=2\n",

@@ -4,6 +4,7 @@
 //! ([`remote::task`](crate::runtime::remote::task)), its Slurm ids passed
 //! into its container and recorded in its failure record.
 
+use crate::console::Console;
 use crate::contract::SlurmTask;
 use crate::runtime::outcome::Outcome;
 use crate::runtime::remote::{task, PlanError, StepPlan, TaskLine};
@@ -23,9 +24,9 @@ pub fn main(plan: &Path) -> i32 {
             return task::finish(rank, Outcome::not_started(error.to_string()), false);
         }
     };
-    println!("{}", TaskLine::Start { rank, node: ids.node.clone(), step: ids.step_id.clone() }.render());
+    Console::Out.line(&TaskLine::Start { rank, node: ids.node.clone(), step: ids.step_id.clone() }.render());
     if !planned.node.is_empty() && planned.node != ids.node {
-        eprintln!("mlb: rank {rank} was planned on node {} and runs on {}", planned.node, ids.node);
+        Console::Err.line(&format!("mlb: rank {rank} was planned on node {} and runs on {}", planned.node, ids.node));
     }
     let (outcome, recorded) = task::run(&planned, &SlurmTask::VARIABLES, |record| {
         if let Some(p) = record.provenance.as_mut() {

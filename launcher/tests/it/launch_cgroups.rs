@@ -262,6 +262,14 @@ fn sigterm_mid_run_too() {
 }
 
 #[test]
+fn a_hang_up_or_a_user_signal_mid_run_too() {
+    use nix::sys::signal::Signal;
+    for signal in [Signal::SIGHUP, Signal::SIGUSR1, Signal::SIGUSR2] {
+        stopped_mid_run(&format!("sig{}", signal as i32), signal);
+    }
+}
+
+#[test]
 fn resume_reruns_only_what_is_missing() {
     let Some(b) = Bench::new("resume") else { return };
     let jobs = b.jobs(

@@ -245,7 +245,7 @@ fn worker_checks_the_workload_name() {
 /// A C plugin: `tables` are `(name, description)`; exports the workload list
 /// when `list` is set, the manifest `manifest` (bytes) when given, and runs
 /// `constructor` (C statements) when loaded.
-fn c_plugin(tables: &[(&str, &str)], list: bool, manifest: Option<&[u8]>, constructor: &str) -> String {
+pub(crate) fn c_plugin(tables: &[(&str, &str)], list: bool, manifest: Option<&[u8]>, constructor: &str) -> String {
     let mut c = String::from(
         r#"
 #include <stddef.h>
@@ -311,7 +311,7 @@ static void destroy(void *i) { (void)i; }
 }
 
 /// The manifest of [`c_plugin`]'s `tables`.
-fn c_manifest(tables: &[(&'static str, &'static str)]) -> Vec<u8> {
+pub(crate) fn c_manifest(tables: &[(&'static str, &'static str)]) -> Vec<u8> {
     let entries: Vec<Entry> = tables
         .iter()
         .map(|&(name, description)| Entry {

@@ -98,14 +98,9 @@ fn one_instance_per_node_each_reporting_from_its_node() {
 
 #[test]
 fn a_crash_on_one_node_and_an_error_on_the_other_are_recorded_on_their_nodes() {
-    let _cluster = cluster();
-    let b = Bench::new();
     // Rank 0 dies by SIGSEGV at once; rank 1 goes on for a second, then fails.
-    let prog = b.script("fault.sh", "if [ \"$JOB_ID\" = 0 ]; then kill -SEGV $$; fi\nsleep 1\necho boom >&2\nexit 3");
-    let jobs = b.jobs(&format!(r#"[{{"name": "faulty", "cmd": "{}", "cgroup": "student"}}]"#, prog.display()));
-    let (out, text) = slurm::run(b.command(TWO_NODES, &jobs, &[]));
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    let reps = reports(&b.out());
+    let (reps, text, summary) =
+        a_failing_run("faulty", "if [ \"$JOB_ID\" = 0 ]; then kill -SEGV $$; fi\nsleep 1\necho boom >&2\nexit 3");
     let causes: Vec<(String, String, String)> = reps
         .iter()
         .map(|(node, r)| {
@@ -124,7 +119,20 @@ fn a_crash_on_one_node_and_an_error_on_the_other_are_recorded_on_their_nodes() {
     let (_, on_n2) = &reps[1];
     assert!(on_n2["failure"]["message"].as_str().unwrap().contains("boom"), "{on_n2}");
     assert_eq!(on_n2["provenance"]["slurm"]["node"], "n2", "written by the task on its node");
-    assert!(summary(&b.out()).contains("[ 2/ 2] FAILED"), "{}", summary(&b.out()));
+    assert!(summary.contains("[ 2/ 2] FAILED"), "{summary}");
+}
+
+/// Runs `body` as the `cmd` job `name` of one instance per node on two
+/// nodes, a run that must fail (exit 1): its records (by node), its output
+/// and its summary.
+fn a_failing_run(name: &str, body: &str) -> (Vec<(String, Value)>, String, String) {
+    let _cluster = cluster();
+    let b = Bench::new();
+    let prog = b.script(&format!("{name}.sh"), body);
+    let jobs = b.jobs(&format!(r#"[{{"name": "{name}", "cmd": "{}", "cgroup": "student"}}]"#, prog.display()));
+    let (out, text) = slurm::run(b.command(TWO_NODES, &jobs, &[]));
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    (reports(&b.out()), text, summary(&b.out()))
 }
 
 #[test]
@@ -141,6 +149,19 @@ fn timeout_applies_per_instance_on_its_node() {
     assert_eq!(reps.len(), 1, "only the slow rank failed: {reps:?}");
     assert_eq!((reps[0].0.as_str(), reps[0].1["failure"]["cause"].as_str()), ("n2", Some("timeout")));
     assert!(summary(&b.out()).contains("[ 1/ 2] FAILED"), "{}", summary(&b.out()));
+}
+
+#[test]
+fn a_node_task_killed_after_its_start_is_recorded_as_killed_not_as_a_launch_failure() {
+    // Rank 1 kills its `mlb slurm task` (its parent) once it has run a while.
+    let (reps, text, _) =
+        a_failing_run("orphan", "if [ \"$JOB_ID\" = 1 ]; then sleep 1; kill -KILL $PPID; fi\nsleep 2\nexit 0");
+    let killed: Vec<&Value> = reps.iter().map(|(_, r)| r).filter(|r| r["jr_id"] == "1").collect();
+    assert_eq!(killed.len(), 1, "rank 1 is recorded: {reps:?}\n{text}");
+    let failure = &killed[0]["failure"];
+    assert_eq!(failure["cause"], "crash", "{failure}\n{text}");
+    let message = failure["message"].as_str().unwrap();
+    assert!(message.contains("the Slurm task was killed after it started its instance"), "{message}");
 }
 
 #[test]

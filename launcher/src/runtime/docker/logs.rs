@@ -1,7 +1,8 @@
 //! A container's output as whole lines, each tagged with its stream.
 
+use crate::console::Console;
+use crate::runtime::LineBuf;
 use bollard::container::LogOutput;
-use std::io::Write;
 
 /// Which output stream a line came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,18 +15,19 @@ pub enum LogStream {
 
 /// Prints `line` with `prefix` on the launcher's matching stream.
 pub fn print_prefixed(prefix: &str, stream: LogStream, line: &str) {
-    let _ = match stream {
-        LogStream::Stdout => writeln!(std::io::stdout().lock(), "{prefix}{line}"),
-        LogStream::Stderr => writeln!(std::io::stderr().lock(), "{prefix}{line}"),
+    let console = match stream {
+        LogStream::Stdout => Console::Out,
+        LogStream::Stderr => Console::Err,
     };
+    console.line(&format!("{prefix}{line}"));
 }
 
 /// Reassembles lines from the chunks Docker sends (a chunk may hold part of
-/// a line, or several).
+/// a line, or several), each cut as [`LineBuf`] cuts it.
 #[derive(Default)]
 pub(super) struct LineSplitter {
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
+    stdout: LineBuf,
+    stderr: LineBuf,
 }
 
 impl LineSplitter {
@@ -36,25 +38,17 @@ impl LineSplitter {
             LogOutput::StdErr { message } => (LogStream::Stderr, message),
             LogOutput::StdIn { .. } => return,
         };
-        let buf = self.buffer(stream);
-        buf.extend_from_slice(&bytes);
-        while let Some(end) = buf.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = buf.drain(..=end).collect();
-            emit(stream, String::from_utf8_lossy(&line[..end]).trim_end_matches('\r'));
-        }
+        self.buffer(stream).push(&bytes, &mut |line| emit(stream, line));
     }
 
     /// Emits what is left of unterminated lines.
     pub(super) fn finish(&mut self, emit: &mut dyn FnMut(LogStream, &str)) {
         for stream in [LogStream::Stdout, LogStream::Stderr] {
-            let rest = std::mem::take(self.buffer(stream));
-            if !rest.is_empty() {
-                emit(stream, &String::from_utf8_lossy(&rest));
-            }
+            self.buffer(stream).finish(&mut |line| emit(stream, line));
         }
     }
 
-    fn buffer(&mut self, stream: LogStream) -> &mut Vec<u8> {
+    fn buffer(&mut self, stream: LogStream) -> &mut LineBuf {
         match stream {
             LogStream::Stdout => &mut self.stdout,
             LogStream::Stderr => &mut self.stderr,

@@ -5,13 +5,14 @@
 //! ([`TaskLine::End`]), which does not classify it again.
 
 use super::{TaskLine, TaskPlan};
-use crate::contract::Report;
+use crate::console::Console;
+use crate::contract::{Report, WorkerLine};
 use crate::isolation::own_oom_kills;
 use crate::runtime::outcome::Outcome;
 use crate::runtime::supervise::{self, Facts, Watched};
 use crate::runtime::{process, signals, Output, Stream};
 use std::collections::VecDeque;
-use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Lines of stderr kept for a failure message.
@@ -21,8 +22,7 @@ const TAIL_LINES: usize = 5;
 /// when the instance passed, 1 otherwise.
 pub fn finish(rank: usize, outcome: Outcome, recorded: bool) -> i32 {
     let passed = outcome.passed();
-    println!("{}", TaskLine::End { rank, outcome, recorded }.render());
-    let _ = std::io::stdout().flush();
+    Console::Out.line(&TaskLine::End { rank, outcome, recorded }.render());
     i32::from(!passed)
 }
 
@@ -46,12 +46,13 @@ pub fn run(task: &TaskPlan, pass: &[&str], complete: impl FnOnce(&mut Report)) -
     supervise::watch(&mut watched, task.timeout, &interrupt, &mut |_| {});
     let [mut watched] = watched;
     if let Some(note) = watched.drain(&interrupt) {
-        eprintln!("mlb: {note}");
+        Console::Err.line(&format!("mlb: {note}"));
     }
     let facts = Facts {
         oom_counted: own_oom_kills() > oom_before,
         limit_bytes: task.limit_bytes,
         worker: task.worker,
+        reported: forward.reported.load(Ordering::Relaxed),
         stderr_tail: forward.tail(),
     };
     let (outcome, _) = watched.outcome(facts);
@@ -60,11 +61,11 @@ pub fn run(task: &TaskPlan, pass: &[&str], complete: impl FnOnce(&mut Report)) -
         complete(&mut record);
         match record.failed(failure).write(&task.outdir) {
             Ok(path) => {
-                eprintln!("mlb: failure record: {}", path.display());
+                Console::Err.line(&format!("mlb: failure record: {}", path.display()));
                 true
             }
             Err(e) => {
-                eprintln!("mlb: {e}");
+                Console::Err.line(&format!("mlb: {e}"));
                 false
             }
         }
@@ -73,10 +74,11 @@ pub fn run(task: &TaskPlan, pass: &[&str], complete: impl FnOnce(&mut Report)) -
 }
 
 /// The instance's output, passed on to srun (which labels it with the rank),
-/// keeping the tail of stderr.
+/// keeping the tail of stderr and whether it announced its report.
 #[derive(Default)]
 struct Forward {
     tail: Mutex<VecDeque<String>>,
+    reported: AtomicBool,
 }
 
 impl Forward {
@@ -89,9 +91,14 @@ impl Forward {
 impl Output for Forward {
     fn line(&self, stream: Stream, line: &str) {
         match stream {
-            Stream::Stdout => println!("{line}"),
+            Stream::Stdout => {
+                if matches!(WorkerLine::parse(line), Some(WorkerLine::Report(_))) {
+                    self.reported.store(true, Ordering::Relaxed);
+                }
+                Console::Out.line(line);
+            }
             Stream::Stderr => {
-                eprintln!("{line}");
+                Console::Err.line(line);
                 let mut tail = self.tail.lock().expect("tail");
                 if tail.len() == TAIL_LINES {
                     tail.pop_front();

@@ -69,11 +69,11 @@ fn out_of_range_timeout_runs_and_pause_are_usage_errors() {
     let scene = Scene::new("flags");
     let jobs = scene.jobs(r#"[{"name": "t", "cmd": "/bin/true", "cgroup": "student"}]"#);
     let cases: [(&[&str], &str); 11] = [
-        (&["--timeout", "0"], "greater than 0"),
-        (&["--timeout", "-1"], "greater than 0"),
-        (&["--timeout", "NaN"], "greater than 0"),
-        (&["--timeout", "inf"], "greater than 0"),
-        (&["--timeout", "soon"], "greater than 0"),
+        (&["--timeout", "0"], "at least 1"),
+        (&["--timeout", "-1"], "at least 1"),
+        (&["--timeout", "NaN"], "at least 1"),
+        (&["--timeout", "inf"], "at least 1"),
+        (&["--timeout", "soon"], "at least 1"),
         (&["--runs", "0"], "at least 1"),
         (&["--runs", "-2"], "at least 1"),
         (&["--runs", "2", "--pause", "1e300"], "0 to 86400"),

@@ -2,11 +2,14 @@
 //! give it: each case here reproduced a fault first, and now shows mlb
 //! refusing it, recording it or surviving it. One module per area.
 
+mod closed_stdout;
 mod concurrent;
+mod file_names;
 mod full_disk;
 mod fuzz;
 mod jobs_input;
 mod logs;
+mod long_lines;
 mod plugin_trust;
 mod prepare_input;
 mod prepare_links;
@@ -14,4 +17,6 @@ mod prepare_locks;
 mod prepare_signals;
 mod scene;
 mod signals;
+mod silent_exit;
 mod stale_groups;
+mod values;

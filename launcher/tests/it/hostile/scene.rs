@@ -1,6 +1,7 @@
 //! A scene for one hostile case: a private folder with a jobs file, an output
 //! folder and the spin plugin, and the real `mlb --jobs` run on them.
 
+use crate::common::launcher::private_lock;
 use crate::common::{self, reports, spin_dir, text, write};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -52,6 +53,11 @@ impl Scene {
         self.dir.path().join("out")
     }
 
+    /// The plugin folder of the scene (spin, and what a case adds).
+    pub fn plugins(&self) -> &Path {
+        self.spin.path()
+    }
+
     /// The folder of the scene.
     pub fn dir(&self) -> &Path {
         self.dir.path()
@@ -62,11 +68,13 @@ impl Scene {
         write(self.dir.path(), &format!("{}.json", self.suite), text)
     }
 
-    /// `mlb --plugin-dir SPIN --jobs JOBS --outdir OUT --devices 1 EXTRA...`.
+    /// `mlb --plugin-dir SPIN --jobs JOBS --outdir OUT --devices 1 EXTRA...`,
+    /// with a host lock of the scene's own (scenes run side by side).
     pub fn command(&self, jobs: &Path, extra: &[&str]) -> Command {
         let mut c = Command::new(common::mlb());
         c.arg("--plugin-dir").arg(self.spin.path()).arg("--jobs").arg(jobs).arg("--outdir").arg(self.out());
         c.args(["--devices", "1"]).args(extra);
+        private_lock(&mut c, &self.dir.path().join("mlb.lock"));
         c
     }
 

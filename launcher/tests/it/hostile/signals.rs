@@ -85,3 +85,44 @@ fn ctrl_c_while_waiting_for_the_output_exits_130_at_once() {
 fn sigterm_while_waiting_for_the_output_exits_130_at_once() {
     a_signal_stops_the_wait(Signal::SIGTERM);
 }
+
+#[test]
+fn a_hang_up_or_a_user_signal_while_waiting_for_the_output_exits_130_at_once() {
+    for signal in [Signal::SIGHUP, Signal::SIGUSR1, Signal::SIGUSR2] {
+        a_signal_stops_the_wait(signal);
+    }
+}
+
+/// Sends `signal` while an instance runs (a `cmd` job sleeping, its pid
+/// written): the instance is killed, the run exits 130 without a result line
+/// for it, and the host lock is free for the next run at once.
+fn a_signal_stops_a_running_instance(signal: Signal) {
+    let l = Launches::new(&format!("runsig{}", signal as i32));
+    let script = l.script("sleeper.sh", "echo $$ > \"$1\"\nexec sleep 300\n");
+    let pid_file = l.dir().join("sleeper.pid");
+    let jobs = l.jobs(&format!(
+        r#"[{{"name": "sleeper", "cmd": "{} {}"}}, {{"name": "after", "cmd": "true"}}]"#,
+        script.display(),
+        pid_file.display()
+    ));
+    let mut child = l.command(&jobs, &l.out(), &[]).spawn().unwrap();
+    let sleeper = KillOnDrop::new(pid_in(&pid_file));
+    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+    let status = wait_within(&mut child, Duration::from_secs(30), "the launcher");
+    let (stdout, stderr) = text(&output_of(child));
+    assert_eq!(status.code(), Some(130), "{signal}: {stdout}\n{stderr}");
+    assert!(stderr.contains("sleeper: interrupted, no result line"), "{signal}: {stderr}");
+    assert!(!stdout.contains("| after"), "{signal}: nothing started after: {stdout}");
+    assert!(!alive(sleeper.pid), "{signal}: the instance was killed");
+    // The lock was released: a second run into another folder takes it at once.
+    let again = l.jobs(r#"[{"name": "after", "cmd": "true"}]"#);
+    let out = l.command(&again, &l.dir().join("again"), &[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{signal}: {}", text(&out).1);
+}
+
+#[test]
+fn a_hang_up_or_a_user_signal_stops_a_running_instance_as_sigterm_does() {
+    for signal in [Signal::SIGTERM, Signal::SIGHUP, Signal::SIGUSR1, Signal::SIGUSR2] {
+        a_signal_stops_a_running_instance(signal);
+    }
+}
