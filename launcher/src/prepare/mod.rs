@@ -19,13 +19,13 @@ mod lock;
 pub mod manifest;
 mod progress;
 pub mod select;
-mod signals;
 pub mod stage;
 
 pub use catalog::{DataSet, Scale};
 pub use error::PrepareError;
 
 use crate::jobs::{find_suite, STANDARD_SUITE};
+use crate::runtime::signals;
 use clap::Args;
 use dir::Dir;
 use manifest::Manifest;
@@ -149,7 +149,8 @@ impl fmt::Display for Interrupted {
 }
 
 /// Prepares the data sets of the jobs `args` selects; stops early, leaving
-/// what it wrote resumable, on Ctrl-C, SIGTERM or a hang-up ([`signals`]).
+/// what it wrote resumable, on Ctrl-C, SIGTERM, a hang-up or a user signal
+/// ([`signals`]).
 pub fn run(args: &PrepareArgs) -> Result<Outcome, PrepareError> {
     let interrupt = signals::install().map_err(PrepareError::Signals)?;
     let file = find_suite(&args.jobs)?;

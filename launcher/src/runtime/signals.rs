@@ -1,25 +1,46 @@
-//! The signals that stop a run: Ctrl-C, SIGTERM, a hang-up (an ssh session
-//! or terminal closed) and the two user signals, whose default action would
-//! kill the launcher at once and leave its instances, groups and lock
-//! behind. Each sets a flag the run loop watches, so that instances are
-//! stopped, groups removed and the result lines so far written, as for
-//! Ctrl-C; the run then exits 130.
+//! The signals that stop a run or a `mlb prepare`: Ctrl-C, SIGTERM, a
+//! hang-up (an ssh session or terminal closed) and the two user signals,
+//! whose default action would kill mlb at once and leave its instances,
+//! groups, lock or half-written files behind. Each sets a flag the run loop
+//! (or the writers of `mlb prepare`, between two files) watches, so that
+//! instances are stopped, groups removed and what is owed written, as for
+//! Ctrl-C; mlb then exits 130.
+//!
+//! A handler is installed even where the signal was ignored when mlb
+//! started (a shell starts a background job with SIGINT ignored, so that a
+//! `kill -INT` once did nothing), except a hang-up ignored at the start:
+//! that is `nohup` asking for the run to outlive its terminal.
 //!
 //! SIGPIPE needs no handler: Rust's runtime ignores it, so a write to a
-//! closed pipe fails with `EPIPE`, which the launcher's printing swallows.
+//! closed pipe fails with `EPIPE`, which mlb's printing swallows.
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGUSR1, SIGUSR2};
+use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// The signals that stop a run.
-pub const STOPPING: [i32; 5] = [SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2];
+pub const STOPPING: [Signal; 5] = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP, Signal::SIGUSR1, Signal::SIGUSR2];
 
-/// Installs the handlers; the flag turns true on any of [`STOPPING`].
+/// Installs the handlers; the flag turns true on any of [`STOPPING`] (but a
+/// hang-up ignored at the start, under `nohup`).
 pub fn install() -> std::io::Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     for signal in STOPPING {
-        signal_hook::flag::register(signal, Arc::clone(&flag))?;
+        if signal == Signal::SIGHUP && ignored(signal)? {
+            continue;
+        }
+        signal_hook::flag::register(signal as i32, Arc::clone(&flag))?;
     }
     Ok(flag)
+}
+
+/// Whether `signal` is ignored (its disposition, as inherited).
+fn ignored(signal: Signal) -> std::io::Result<bool> {
+    let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
+    // SAFETY: the disposition is read by setting "ignore" and put back at
+    // once; no handler of Rust code is installed here.
+    let before = unsafe { sigaction(signal, &ignore)? };
+    // SAFETY: as above: the disposition read is restored as it was.
+    unsafe { sigaction(signal, &before)? };
+    Ok(before.handler() == SigHandler::SigIgn)
 }
