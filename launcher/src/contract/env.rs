@@ -10,6 +10,7 @@
 //! The worker reads them back with [`Announced::read`] and
 //! [`visible_devices`].
 
+use super::isolation::{Isolation, RecordedIsolation};
 use super::report::Container;
 use crate::contract::record::Identity;
 use std::path::Path;
@@ -45,7 +46,7 @@ pub const HIP_VISIBLE_DEVICES: &str = "HIP_VISIBLE_DEVICES";
 /// Visible AMD devices (rocm hosts), for the ROCm runtime.
 pub const ROCR_VISIBLE_DEVICES: &str = "ROCR_VISIBLE_DEVICES";
 
-/// Isolation mode: `cgroup-v1`, `cgroup-v2`, `docker`, `none`...
+/// Isolation mode: an [`Isolation`]'s name (`none`, `cgroup-v1`, `cgroup-v2`, `docker`, `slurm`).
 pub const ISOLATION: &str = "MLB_ISOLATION";
 /// Host kind: `ngc`, `rocm`, `powerai`, `cpu`.
 pub const HOST_KIND: &str = "MLB_HOST_KIND";
@@ -113,8 +114,8 @@ pub struct EnvInputs<'a> {
     pub identity: &'a Identity,
     /// CPUs the instance may use.
     pub cpu_count: usize,
-    /// Isolation mode recorded by the worker (`none` for an unconfined instance).
-    pub isolation: &'a str,
+    /// What confines the instance, recorded by the worker.
+    pub isolation: Isolation,
     /// The host kind's name (`MLB_HOST_KIND`).
     pub host_kind: &'a str,
     /// The variables that carry the visible devices on this kind of host.
@@ -136,7 +137,7 @@ pub fn instance_env(i: &EnvInputs, inherited: impl Fn(&str) -> Option<String>) -
             (RUN_ID, id.run_id.to_string()),
             (SUITE_NAME, id.suite.clone()),
             (CPU_COUNT, i.cpu_count.to_string()),
-            (ISOLATION, i.isolation.to_string()),
+            (ISOLATION, i.isolation.name().to_string()),
             (HOST_KIND, i.host_kind.to_string()),
         ]
         .map(|(k, v)| (k.to_string(), v)),
@@ -161,8 +162,8 @@ pub fn cgroup(path: impl Into<String>) -> (String, String) {
 
 /// `MLB_ISOLATION` set to `mode`, for a runtime that isolates the instance
 /// itself (Docker).
-pub fn isolation(mode: &str) -> (String, String) {
-    (ISOLATION.to_string(), mode.to_string())
+pub fn isolation(mode: Isolation) -> (String, String) {
+    (ISOLATION.to_string(), mode.name().to_string())
 }
 
 /// The `MLB_CONTAINER_*` variables of an instance in `container`: those of
@@ -184,8 +185,9 @@ pub fn container_env(container: &Container) -> Vec<(String, String)> {
 /// (an empty variable counts as unset).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Announced {
-    /// `MLB_ISOLATION`.
-    pub isolation: Option<String>,
+    /// `MLB_ISOLATION`, read once: a text that names no [`Isolation`] (a
+    /// worker started by hand) is kept as written, not refused.
+    pub isolation: Option<RecordedIsolation>,
     /// `MLB_HOST_KIND`.
     pub host_kind: Option<String>,
     /// `MLB_CGROUP`.
@@ -206,7 +208,7 @@ impl Announced {
             limits: var(CONTAINER_LIMITS).map(|l| serde_json::from_str(&l).unwrap_or(serde_json::Value::String(l))),
         };
         Announced {
-            isolation: var(ISOLATION),
+            isolation: var(ISOLATION).map(|text| RecordedIsolation::read(&text)),
             host_kind: var(HOST_KIND),
             cgroup: var(CGROUP),
             container: (container != Container::default()).then_some(container),
@@ -269,7 +271,7 @@ mod tests {
                 run: &run,
                 identity: &id,
                 cpu_count: 3,
-                isolation: "cgroup-v2",
+                isolation: Isolation::CgroupV2,
                 host_kind: "rocm",
                 device_vars: &[HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES],
             },
@@ -315,7 +317,7 @@ mod tests {
                 run: &run,
                 identity: &id,
                 cpu_count: 8,
-                isolation: "none",
+                isolation: Isolation::None,
                 host_kind: "ngc",
                 device_vars: &[CUDA_VISIBLE_DEVICES],
             },
@@ -323,7 +325,12 @@ mod tests {
         );
         assert_eq!(
             Announced::read(lookup(&env)),
-            Announced { isolation: Some("none".into()), host_kind: Some("ngc".into()), cgroup: None, container: None }
+            Announced {
+                isolation: Some(Isolation::None.into()),
+                host_kind: Some("ngc".into()),
+                cgroup: None,
+                container: None
+            }
         );
         assert_eq!(visible_devices(lookup(&env)).as_deref(), Some("0,1"));
         env.push(cgroup("/mlb-s-1/slot0"));
@@ -333,10 +340,10 @@ mod tests {
             digest: Some("sha256:2".into()),
             limits: Some(json!({"cpuset_cpus": "4-7", "gpus": ["3"], "memory_bytes": 1u64 << 30})),
         };
-        env.push(isolation("docker"));
+        env.push(isolation(Isolation::Docker));
         env.extend(container_env(&container));
         let announced = Announced::read(lookup(&env));
-        assert_eq!(announced.isolation.as_deref(), Some("docker"));
+        assert_eq!(announced.isolation, Some(RecordedIsolation::Applied(Isolation::Docker)));
         assert_eq!(announced.cgroup.as_deref(), Some("/mlb-s-1/slot0"));
         assert_eq!(announced.container, Some(container));
         // A partial container (Singularity: no limits) and limits that are not JSON.
@@ -346,6 +353,16 @@ mod tests {
         let announced = Announced::read(lookup(&odd));
         assert_eq!(announced.container.unwrap().limits, Some(json!("cpus 4")));
         assert_eq!(announced.isolation, None, "empty is unset");
+    }
+
+    #[test]
+    fn every_isolation_is_read_back_and_another_text_is_kept() {
+        for mode in Isolation::ALL {
+            let announced = Announced::read(lookup(&[isolation(mode)]));
+            assert_eq!(announced.isolation.and_then(|i| i.applied()), Some(mode));
+        }
+        let by_hand = [(ISOLATION.to_string(), "cgroup".to_string())];
+        assert_eq!(Announced::read(lookup(&by_hand)).isolation, Some(RecordedIsolation::Other("cgroup".into())));
     }
 
     #[test]

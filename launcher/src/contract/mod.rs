@@ -8,6 +8,8 @@
 //! - [`line`](mod@line): the worker's stdout protocol (progress, window and report lines);
 //! - [`window`]: the edges of the timed window and the clock they are read on;
 //! - [`exit`]: exit codes and the failure cause each stands for;
+//! - [`isolation`](mod@isolation): what confines an instance, as the environment and the
+//!   report name it;
 //! - [`report`]: the report file, written by the worker (and by the launcher
 //!   for an instance that could not, or to add the telemetry), read by
 //!   `--resume` and `mlb report`;
@@ -27,6 +29,7 @@
 pub mod argv;
 pub mod env;
 pub mod exit;
+pub mod isolation;
 pub mod keys;
 pub mod line;
 pub mod read;

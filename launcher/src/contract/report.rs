@@ -7,6 +7,7 @@
 //! [`record::write_atomic`]. Non-finite numbers become `null`, and read back
 //! as NaN.
 
+use super::isolation::RecordedIsolation;
 use super::keys::Key;
 use super::read;
 use super::telemetry::Telemetry;
@@ -261,8 +262,9 @@ pub struct Provenance {
     pub memory_limit_bytes: Option<u64>,
     /// The instance's cgroup (`null`: none known).
     pub cgroup: Option<String>,
-    /// Isolation mode (`cgroup-v1`, `cgroup-v2`, `docker`, `none`).
-    pub isolation: String,
+    /// What confined the instance (`none`, `cgroup-v1`, `cgroup-v2`,
+    /// `docker`, `slurm`); another text is kept as written.
+    pub isolation: RecordedIsolation,
     /// Host kind (`ngc`, `rocm`, `powerai`, `cpu`; `unknown`).
     pub host_kind: String,
     /// The container the instance ran in (`null`: none).
@@ -431,6 +433,7 @@ pub(crate) mod de {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::isolation::Isolation;
     use crate::contract::record::Cause;
     use serde_json::json;
 
@@ -459,7 +462,7 @@ mod tests {
             provenance: Some(Provenance {
                 cpus: "0-3".into(),
                 cpu_count: 4,
-                isolation: "none".into(),
+                isolation: Isolation::None.into(),
                 host_kind: "cpu".into(),
                 threads: Some(4),
                 heap: Some("keep-freed".into()),
@@ -574,6 +577,30 @@ mod tests {
         assert!(v["provenance"].get("threads").is_none() && v["provenance"]["container"].is_null());
         assert_eq!(v["failure"], json!({"cause": "crash", "message": "killed by signal 6 (SIGABRT)"}));
         assert_eq!(v["completed"], false);
+    }
+
+    #[test]
+    fn a_provenance_names_its_isolation_typed_and_keeps_any_other_text() {
+        let with = |isolation: Value| {
+            let text = json!({"suite": "s", "name": "n", "run_id": 1, "jr_id": "0", "vcd": "0",
+                              "provenance": {"isolation": isolation, "cpus": "0", "cpu_count": 1}});
+            serde_json::from_value::<Report>(text).map(|r| r.provenance.unwrap().isolation)
+        };
+        for isolation in Isolation::ALL {
+            let read = with(json!(isolation.name())).unwrap();
+            assert_eq!(read.applied(), Some(isolation));
+        }
+        // Texts mlb never wrote (by hand, another tool) are read, and written back, as they are.
+        let other = with(json!("cgroup")).unwrap();
+        assert_eq!(other, RecordedIsolation::Other("cgroup".into()));
+        let mut r = completed();
+        r.provenance.as_mut().unwrap().isolation = other;
+        assert_eq!(r.to_value()["provenance"]["isolation"], "cgroup");
+        let none: Report = serde_json::from_value(json!({"suite": "s", "name": "n", "run_id": 1, "jr_id": "0",
+                                                         "vcd": "0", "provenance": {"cpus": "0"}}))
+        .unwrap();
+        assert_eq!(none.provenance.unwrap().isolation.as_str(), "", "no key: empty, as before");
+        assert!(with(json!(["docker"])).is_err(), "not a text: no provenance of mlb's");
     }
 
     #[test]

@@ -11,7 +11,7 @@ const LOW_SPACE: u64 = 1 << 30;
 /// Whether slot groups can be made.
 pub fn cgroups(host: &Host) -> Check {
     match &host.cgroup.reason {
-        None => Check::pass("cgroups", format!("{} at {}", host.cgroup.version.isolation_name(), host.cgroup.mount.display())),
+        None => Check::pass("cgroups", format!("{} at {}", host.cgroup.version.isolation(), host.cgroup.mount.display())),
         Some(why) => Check::not(
             Status::Fail,
             "cgroups",

@@ -40,7 +40,7 @@ pub fn human(host: &Host) -> String {
     };
     out.push_str(&format!(
         "cgroups        {} at {}; {can}\n",
-        host.cgroup.version.isolation_name(),
+        host.cgroup.version.isolation(),
         host.cgroup.mount.display()
     ));
     out

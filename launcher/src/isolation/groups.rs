@@ -6,7 +6,7 @@ use super::error::CgroupError;
 use super::root::CgroupRoot;
 use super::support::{Version, ACCOUNTING, CONTROLLERS};
 use super::v2;
-use super::Slot;
+use super::{Isolation, Slot};
 use crate::linux::cpulist;
 use std::fs::File;
 use std::io::Write;
@@ -169,9 +169,9 @@ impl RunGroups {
         Some(RunGroups { path, slots, parent_dirs, version })
     }
 
-    /// The isolation mode to record (`cgroup-v1`, `cgroup-v2`).
-    pub fn isolation_name(&self) -> &'static str {
-        self.version.isolation_name()
+    /// The isolation the groups give (cgroup v1 or v2).
+    pub fn isolation(&self) -> Isolation {
+        self.version.isolation()
     }
 
     /// The group of slot `index`.

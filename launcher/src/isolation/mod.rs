@@ -13,9 +13,9 @@ pub mod support;
 pub(crate) mod tests;
 mod v2;
 
+pub use crate::contract::isolation::Isolation;
 pub use error::CgroupError;
 pub use groups::{RunGroups, SlotGroup};
-pub use mode::Isolation;
 pub use oom::own_kills as own_oom_kills;
 pub use root::CgroupRoot;
 pub use slot::Slot;

@@ -1,36 +1,10 @@
-//! What confines an instance, decided once per instance and named in its
-//! report (`provenance.isolation`) and its environment (`MLB_ISOLATION`).
+//! Which [`Isolation`] each instance of a run gets. The type itself lives in
+//! [`contract::isolation`](crate::contract::isolation), below the plan,
+//! the worker and the report, which all name it.
 
-use std::fmt;
-
-/// What confines an instance to its slot's CPUs and memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Isolation {
-    /// Nothing: an `all` instance, `--no-cgroups`, or a host without cgroups.
-    None,
-    /// The launcher's cgroup v1 groups.
-    CgroupV1,
-    /// The launcher's cgroup v2 groups.
-    CgroupV2,
-    /// Docker applies the slot's limits to the instance's container.
-    Docker,
-    /// Slurm confines the task that runs the instance.
-    Slurm,
-}
+use crate::contract::isolation::Isolation;
 
 impl Isolation {
-    /// The name reports and `MLB_ISOLATION` carry: `none`, `cgroup-v1`,
-    /// `cgroup-v2`, `docker`, `slurm`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Isolation::None => "none",
-            Isolation::CgroupV1 => "cgroup-v1",
-            Isolation::CgroupV2 => "cgroup-v2",
-            Isolation::Docker => "docker",
-            Isolation::Slurm => "slurm",
-        }
-    }
-
     /// The isolation of one instance in a run isolated by `self`: the
     /// launcher's groups hold slot instances only (an `all` instance is
     /// unconstrained); a container runtime or Slurm wraps every instance.
@@ -42,22 +16,9 @@ impl Isolation {
     }
 }
 
-impl fmt::Display for Isolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::Isolation;
-
-    #[test]
-    fn names_as_reports_write_them() {
-        let all = [Isolation::None, Isolation::CgroupV1, Isolation::CgroupV2, Isolation::Docker, Isolation::Slurm];
-        let names: Vec<String> = all.iter().map(Isolation::to_string).collect();
-        assert_eq!(names, ["none", "cgroup-v1", "cgroup-v2", "docker", "slurm"]);
-    }
 
     #[test]
     fn groups_hold_slot_instances_only_and_a_runtime_wraps_every_instance() {

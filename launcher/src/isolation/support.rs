@@ -33,11 +33,6 @@ impl Version {
             Version::None => Isolation::None,
         }
     }
-
-    /// `cgroup-v1`, `cgroup-v2` or `none`: the name of [`Version::isolation`].
-    pub fn isolation_name(self) -> &'static str {
-        self.isolation().name()
-    }
 }
 
 /// What mlb can do with cgroups on a host.

@@ -164,7 +164,7 @@ impl Fixture {
 fn v1_slots_get_their_cpus_nodes_and_memory_in_both_hierarchies() {
     let fx = Fixture::v1("0-7", &two_slots());
     let groups = RunGroups::create(&fx.root, RUN, &two_slots()).unwrap();
-    assert_eq!(groups.isolation_name(), "cgroup-v1");
+    assert_eq!(groups.isolation(), Isolation::CgroupV1);
     // The parent gets what its children use, or they could not have it.
     assert_eq!(read(fx.dir("cpuset", "mlb-t-1").join("cpuset.cpus")), "0-7");
     assert_eq!(read(fx.dir("cpuset", "mlb-t-1").join("cpuset.mems")), "0-1");
@@ -187,7 +187,7 @@ fn v1_slots_get_their_cpus_nodes_and_memory_in_both_hierarchies() {
 fn v2_enables_the_controllers_down_to_the_run_and_limits_each_slot() {
     let fx = Fixture::v2("0-7", &two_slots());
     let groups = RunGroups::create(&fx.root, RUN, &two_slots()).unwrap();
-    assert_eq!(groups.isolation_name(), "cgroup-v2");
+    assert_eq!(groups.isolation(), Isolation::CgroupV2);
     assert_eq!(read(fx.dir("", "").join("cgroup.subtree_control")), "+cpuset +memory");
     assert_eq!(read(fx.dir("", "mlb-t-1").join("cgroup.subtree_control")), "+cpuset +memory");
     assert_eq!(read(fx.dir("", "mlb-t-1").join("cpuset.cpus")), "", "a v2 parent inherits its CPUs");

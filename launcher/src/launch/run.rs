@@ -354,7 +354,7 @@ fn failure_record(
         cpu_count: cpus.len(),
         memory_limit_bytes: limit,
         cgroup,
-        isolation: instance.isolation.to_string(),
+        isolation: instance.isolation.into(),
         host_kind: ctx.kind.to_string(),
         container,
         ..Provenance::by_launcher()

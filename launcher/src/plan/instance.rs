@@ -235,7 +235,7 @@ fn build(
         run: &ctx.variables,
         identity: &identity,
         cpu_count,
-        isolation: isolation.name(),
+        isolation,
         host_kind: ctx.kind.as_str(),
         device_vars: ctx.kind.device_vars(),
     };

@@ -72,7 +72,7 @@ impl Probes {
         sources_named.insert(
             "slot".to_string(),
             match group {
-                Some(g) => format!("{} {}", g.version().isolation_name(), g.display_path()),
+                Some(g) => format!("{} {}", g.version().isolation(), g.display_path()),
                 None => "none: the instance has no slot group of the launcher's".to_string(),
             },
         );
@@ -104,7 +104,7 @@ impl Probes {
         let source = match ProcessGroup::of(pid, id, Path::new("/"), mount, *version) {
             Ok(group) => {
                 self.slot = Some(group.probe(&self.cpus, Path::new("/")));
-                format!("{} {} (the container's group)", version.isolation_name(), group.path)
+                format!("{} {} (the container's group)", version.isolation(), group.path)
             }
             Err(why) => format!("none: the container's group cannot be read: {why}"),
         };

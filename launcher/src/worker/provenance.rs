@@ -6,6 +6,7 @@
 
 use super::heap::HeapPolicy;
 use crate::contract::env::Announced;
+use crate::contract::isolation::Isolation;
 use crate::contract::{PluginBuild, Provenance, SlurmTask};
 use crate::linux::{cpulist, memory_cgroup};
 
@@ -15,12 +16,14 @@ pub fn collect(plugin: PluginBuild, threads: u32, heap: HeapPolicy) -> Provenanc
     let cpus = cpulist::affinity();
     let (cgroup, memory_limit) = memory_cgroup();
     let told = Announced::read(|name| std::env::var(name).ok());
+    let isolation = told.isolation.unwrap_or(Isolation::None.into());
+    let slurm = isolation.applied() == Some(Isolation::Slurm);
     Provenance {
         cpus: cpulist::format(&cpus),
         cpu_count: cpus.len(),
         memory_limit_bytes: memory_limit,
         cgroup: told.cgroup.or(cgroup),
-        isolation: told.isolation.clone().unwrap_or_else(|| "none".into()),
+        isolation,
         host_kind: told.host_kind.unwrap_or_else(|| "unknown".into()),
         container: told.container,
         threads: Some(threads),
@@ -28,6 +31,6 @@ pub fn collect(plugin: PluginBuild, threads: u32, heap: HeapPolicy) -> Provenanc
         mlb_version: Provenance::MLB_VERSION.into(),
         plugin: Some(plugin),
         written_by: None,
-        slurm: SlurmTask::read(|name| std::env::var(name).ok()).filter(|_| told.isolation.as_deref() == Some("slurm")),
+        slurm: SlurmTask::read(|name| std::env::var(name).ok()).filter(|_| slurm),
     }
 }

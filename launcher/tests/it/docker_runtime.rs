@@ -9,6 +9,7 @@
 use crate::common;
 
 use common::docker::{docker, test_image};
+use mlb::isolation::Isolation;
 use mlb::runtime::docker::{Cancel, ContainerOutcome, Docker, Exit, ImageFacts, LogStream, RUN_LABEL, SESSION_LABEL};
 use mlb::runtime::images::{ImageMap, IMAGE_MLB, IMAGE_PLUGIN_DIR};
 use mlb::runtime::spec::{Bind, ContainerSpec, Labels, Resources};
@@ -142,7 +143,7 @@ fn two_slots_run_with_their_cpuset_and_memory_applied_and_seen() {
         assert_eq!(p["cpus"], r.cpus.clone().unwrap(), "{p}");
         assert_eq!(p["cpu_count"], 1);
         assert_eq!(p["memory_limit_bytes"], r.memory_bytes.unwrap(), "{p}");
-        assert_eq!(p["isolation"], "docker");
+        assert_eq!(p["isolation"], Isolation::Docker.name());
         let c = &p["container"];
         assert_eq!((c["runtime"].as_str(), c["image"].as_str()), (Some("docker"), Some(fx.image.name.as_str())));
         assert_eq!(c["digest"], fx.image.digest.as_str());

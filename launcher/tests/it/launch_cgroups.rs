@@ -7,6 +7,7 @@ use crate::common;
 
 use common::enclosure::Enclosure;
 use common::{reports, spin_dir, text, write};
+use mlb::isolation::Isolation;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -121,7 +122,7 @@ fn two_slots_get_their_own_cpus_and_half_the_memory() {
         let half = usable_memory() / 2 / 4096 * 4096;
         assert_eq!(r["provenance"]["memory_limit_bytes"].as_u64(), Some(half), "half the usable memory");
         let isolation = r["provenance"]["isolation"].as_str().unwrap();
-        assert!(isolation.starts_with("cgroup-v"), "{isolation}");
+        assert!(matches!(isolation.parse(), Ok(Isolation::CgroupV1 | Isolation::CgroupV2)), "{isolation}");
         let group = r["provenance"]["cgroup"].as_str().unwrap();
         assert!(group.starts_with(&format!("/mlb-{}-", b.suite)) && group.ends_with(&format!("/slot{i}")), "{group}");
         assert_eq!(r["seed"], (i as u64 + 1) * 100);
@@ -377,7 +378,7 @@ fn no_cgroups_is_warned_and_recorded() {
     assert!(out.status.success() && stderr.contains("warning: --no-cgroups"), "{stderr}");
     let reps = reports(&b.out());
     assert_eq!(reps.len(), 2);
-    assert!(reps.iter().all(|(_, r)| r["provenance"]["isolation"] == "none"));
+    assert!(reps.iter().all(|(_, r)| r["provenance"]["isolation"] == Isolation::None.name()));
 }
 
 /// A job whose name looks like an option (`-x`) reaches its workers as a

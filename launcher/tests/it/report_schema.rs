@@ -4,6 +4,7 @@
 use crate::common;
 
 use common::{only_report, run_spin, spin_command};
+use mlb::isolation::Isolation;
 use serde_json::{Map, Value};
 
 /// Replaces every value by its JSON type, keeping the key structure.
@@ -55,7 +56,7 @@ fn schema_is_pinned() {
     let (items, avg) = (report["items"].as_f64().unwrap(), report["train"]["avg"].as_f64().unwrap());
     assert!((report["train_item"]["avg"].as_f64().unwrap() - items / avg).abs() < 1e-6 * items / avg);
     assert_eq!(report["jr_id"], "0");
-    assert_eq!(report["provenance"]["isolation"], "none");
+    assert_eq!(report["provenance"]["isolation"], Isolation::None.name());
 }
 
 #[test]
@@ -92,4 +93,31 @@ fn heap_policy_is_recorded_and_the_users_choice_wins() {
     assert_eq!(heap(&[]), "keep-freed");
     assert_eq!(heap(&[("MLB_HEAP", "libc")]), "libc");
     assert_eq!(heap(&[("MALLOC_TRIM_THRESHOLD_", "131072")]), "environment");
+}
+
+#[test]
+fn the_isolation_the_worker_is_told_is_recorded_and_only_slurm_records_the_task() {
+    let provenance = |env: &[(&str, &str)]| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = spin_command(r#"{"repeat": 2, "skip": 1, "number": 1, "size": 0}"#, dir.path(), &[]);
+        cmd.env_remove(mlb::contract::env::ISOLATION);
+        for var in mlb::contract::SlurmTask::VARIABLES {
+            cmd.env_remove(var);
+        }
+        let out = cmd.envs(env.iter().copied()).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        only_report(dir.path()).1["provenance"].clone()
+    };
+    let step = [("SLURM_STEP_ID", "0"), ("SLURMD_NODENAME", "n1")];
+    for isolation in Isolation::ALL {
+        let mut env = vec![(mlb::contract::env::ISOLATION, isolation.name())];
+        env.extend(step);
+        let p = provenance(&env);
+        assert_eq!(p["isolation"], isolation.name(), "{p}");
+        assert_eq!(p.get("slurm").is_some(), isolation == Isolation::Slurm, "{p}");
+    }
+    assert_eq!(provenance(&[])["isolation"], Isolation::None.name(), "unset: none");
+    // A worker started by hand with a text mlb never writes records it as given.
+    let p = provenance(&[(mlb::contract::env::ISOLATION, "cgroup"), step[0]]);
+    assert_eq!((p["isolation"].as_str(), p.get("slurm")), (Some("cgroup"), None), "{p}");
 }

@@ -8,6 +8,7 @@
 use crate::common;
 
 use common::slurm::{self, cluster, in_allocation};
+use mlb::isolation::Isolation;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -79,7 +80,7 @@ fn one_instance_per_node_each_reporting_from_its_node() {
     for (rank, (node, r)) in reps.iter().enumerate() {
         let p = &r["provenance"];
         assert_eq!(r["completed"], true);
-        assert_eq!(p["isolation"], "slurm", "{p}");
+        assert_eq!(p["isolation"], Isolation::Slurm.name(), "{p}");
         assert_eq!(p["slurm"]["node"], node.as_str(), "the report lies in its node's folder: {p}");
         assert_eq!(p["slurm"]["task_id"], rank.to_string().as_str(), "{p}");
         assert_eq!(r["jr_id"], rank.to_string().as_str(), "JOB_ID is the rank");
@@ -372,7 +373,7 @@ fn singularity_tasks_run_apptainer_exec_on_their_node() {
         let p = &r["provenance"];
         assert_eq!(p["container"]["runtime"], "apptainer", "{p}");
         assert_eq!(p["slurm"]["node"], node.as_str(), "{p}");
-        assert_eq!(p["isolation"], "slurm", "{p}");
+        assert_eq!(p["isolation"], Isolation::Slurm.name(), "{p}");
     }
 }
 
@@ -410,7 +411,11 @@ fn two_slots_per_node_and_an_all_job_with_one_task_per_node() {
     assert_eq!(of("whole"), vec![whole("n1", "0"), whole("n2", "1")], "one task per node seeing every slot");
     for (node, r) in reps.iter().filter(|(_, r)| r["name"] == "whole") {
         let p = &r["provenance"];
-        assert_eq!((p["isolation"].as_str(), p["slurm"]["node"].as_str()), (Some("slurm"), Some(node.as_str())), "{p}");
+        assert_eq!(
+            (p["isolation"].as_str(), p["slurm"]["node"].as_str()),
+            (Some(Isolation::Slurm.name()), Some(node.as_str())),
+            "{p}"
+        );
     }
     let cpus: std::collections::BTreeSet<String> = reps
         .iter()

@@ -164,9 +164,7 @@ pub fn container_env(spec: &ContainerSpec, image: &ImageFacts, limits: &Limits) 
         digest: Some(image.digest.clone()),
         limits: Some(serde_json::to_value(limits).expect("limits serialize")),
     };
-    for (key, value) in
-        std::iter::once(vars::isolation(Isolation::Docker.name())).chain(vars::container_env(&container))
-    {
+    for (key, value) in std::iter::once(vars::isolation(Isolation::Docker)).chain(vars::container_env(&container)) {
         set(&mut env, &key, &value);
     }
     env
