@@ -23,6 +23,7 @@ pub mod stage;
 
 pub use catalog::{DataSet, Scale};
 pub use error::PrepareError;
+pub use lock::FILE_NAME as LOCK_FILE;
 
 use crate::jobs::{find_suite, STANDARD_SUITE};
 use crate::runtime::signals;

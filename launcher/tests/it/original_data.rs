@@ -102,9 +102,13 @@ fn every_original_job_finds_the_files_its_script_opens_where_it_opens_them() {
                 folders.insert(folder.to_string());
             }
         }
-        // Nothing else: the sets the scripts read, and only those.
-        let written: std::collections::BTreeSet<String> =
-            std::fs::read_dir(&data).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        // Nothing else: the sets the scripts read, and only those (beside
+        // the lock prepare keeps on the data folder).
+        let written: std::collections::BTreeSet<String> = std::fs::read_dir(&data)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name != mlb::prepare::LOCK_FILE)
+            .collect();
         assert_eq!(written, folders, "{jobs_file}: {stdout}");
 
         // The checks torchvision's MNIST makes: the four names, the idx magic and count.
