@@ -127,6 +127,15 @@ pub enum LaunchError {
         /// The run holding it, as it describes itself.
         holder: String,
     },
+    /// The host lock file is a symbolic link, a folder or another thing
+    /// that is not a regular file: the run would write into what it names.
+    #[error("the host lock {} is {what}, not a regular file; a run writes who it is into its lock file", lock.display())]
+    LockNotAFile {
+        /// The lock file.
+        lock: PathBuf,
+        /// What it is (`a symbolic link`, `a FIFO`).
+        what: &'static str,
+    },
     /// The output folder is full: the run stopped before its next config.
     #[error("no space left in the output folder {}: cannot {what}: {source}; the run stopped with {not_started} job config(s) not started; what was written stays", outdir.display())]
     NoSpace {
@@ -204,6 +213,9 @@ impl Fix for LaunchError {
                 Some("shorten its lists, select fewer jobs (--name/--exclude), or raise --max-configs".into())
             }
             LaunchError::Busy { .. } => Some("pass --wait to start once it has ended, or stop it".into()),
+            LaunchError::LockNotAFile { .. } => {
+                Some("remove it (mlb makes its lock file itself), or point MLB_LOCK at another path".into())
+            }
             LaunchError::NoSpace { outdir, .. } => Some(format!(
                 "free space in {} (or pass another --outdir), then run again with --resume",
                 outdir.display()
@@ -245,6 +257,7 @@ impl Classify for LaunchError {
             | LaunchError::Images(_)
             | LaunchError::Singularity(_)
             | LaunchError::Busy { .. }
+            | LaunchError::LockNotAFile { .. }
             | LaunchError::Preflight { .. }
             | LaunchError::Signals(_) => Kind::Refused,
             LaunchError::Slurm(e) => e.kind(),

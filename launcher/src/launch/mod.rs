@@ -14,6 +14,7 @@ mod logs;
 pub mod progress;
 mod resume;
 mod run;
+mod run_name;
 mod setup;
 mod space;
 pub mod summary;

@@ -8,6 +8,7 @@ use super::error::LaunchError;
 use super::host_lock::{self, Holder, Taken};
 use super::progress::Display;
 use super::resume::Completed;
+use super::run_name;
 use super::setup::{self, plugin_of, Prepared};
 use super::space::Space;
 use super::summary::{self, Summary};
@@ -36,8 +37,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         return Err(LaunchError::FixtureHost);
     }
     let prepared = setup::prepare(args, plugin_dirs)?;
-    let run_name =
-        format!("{}-{}-{}", prepared.file.suite, std::process::id(), chrono::Utc::now().format("%Y%m%d%H%M%S"));
+    let run_name = run_name::new(&prepared.file.suite);
     let choice = Choice::of(args, prepared.host.kind)?;
     if args.dry_run {
         let runtime = choice::runtime(&choice, &prepared, args.timeout, true)?;

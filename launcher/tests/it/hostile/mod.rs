@@ -5,6 +5,7 @@
 mod concurrent;
 mod full_disk;
 mod fuzz;
+mod host_lock;
 mod jobs_input;
 mod logs;
 mod plugin_trust;
