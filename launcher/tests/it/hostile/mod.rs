@@ -10,6 +10,7 @@ mod jobs_input;
 mod logs;
 mod plugin_trust;
 mod prepare_input;
+mod probe;
 mod scene;
 mod signals;
 mod stale_groups;
