@@ -26,11 +26,18 @@ pub struct Killed {
 /// killed included) or [`GONE_WITHIN`] has passed; returns each, in the
 /// order found.
 pub fn kill_marked(key: &str, value: &str) -> Vec<Killed> {
+    kill_marked_outside(key, value, None)
+}
+
+/// As [`kill_marked`], but leaves alone the processes of the process group
+/// `spared` (being killed already, by the caller).
+pub fn kill_marked_outside(key: &str, value: &str, spared: Option<i32>) -> Vec<Killed> {
     let mark = format!("{key}={value}");
     let mut killed: Vec<Killed> = Vec::new();
     let deadline = Instant::now() + GONE_WITHIN;
     loop {
-        let found = marked(mark.as_bytes());
+        let mut found = marked(mark.as_bytes());
+        found.retain(|&pid| spared.is_none() || process_group(pid) != spared);
         if found.is_empty() || Instant::now() >= deadline {
             return killed;
         }
@@ -43,6 +50,12 @@ pub fn kill_marked(key: &str, value: &str) -> Vec<Killed> {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// The process group of `pid` (the fifth field of `/proc/PID/stat`).
+fn process_group(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(") ")?.1.split(' ').nth(2)?.parse().ok()
 }
 
 /// The live processes but this one whose environment holds `mark` (a

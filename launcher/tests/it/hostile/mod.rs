@@ -7,6 +7,7 @@ mod full_disk;
 mod fuzz;
 mod host_lock;
 mod jobs_input;
+mod leftovers;
 mod logs;
 mod plugin_trust;
 mod prepare_input;
