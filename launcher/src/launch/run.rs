@@ -50,7 +50,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     // may well share the node the launchers run on.
     let lock = match prepared.allocation {
         Some(_) => None,
-        None => match take_host(args, &prepared, &run_name, &interrupt)? {
+        None => match take_host(args, &prepared, &run_name, &runtime, &interrupt)? {
             Taken::Held { lock, .. } => Some(lock),
             Taken::Unguarded(_) => None,
             Taken::Interrupted => return Ok(EXIT_INTERRUPTED),
@@ -208,13 +208,14 @@ fn emit(summary: &mut Summary, text: &str, space: &mut Space, display: &Display)
 }
 
 /// Takes the host lock for the run (see [`host_lock`]), waiting for it with
-/// `--wait`; once held, removes the groups the run before left, if it could
-/// not. A lock that cannot be taken (not root) leaves the run unguarded,
-/// with a warning.
+/// `--wait`; once held, removes the groups (and, through `runtime`, the
+/// containers) the run before left, if it could not. A lock that cannot be
+/// taken (not root) leaves the run unguarded, with a warning.
 fn take_host(
     args: &LaunchArgs,
     prepared: &Prepared,
     run_name: &str,
+    runtime: &Runtime,
     interrupt: &AtomicBool,
 ) -> Result<Taken, LaunchError> {
     let path = args.lock.clone().unwrap_or_else(|| PathBuf::from(host_lock::HOST_LOCK));
@@ -225,6 +226,9 @@ fn take_host(
         Taken::Held { previous: Some(previous), .. } => {
             if let Ok(root) = prepared.host.cgroup.root() {
                 remove_left_groups(&root, previous);
+            }
+            if let Some(said) = runtime.backend.remove_left_by(previous.pid) {
+                eprintln!("mlb: {said}");
             }
         }
         _ => {}

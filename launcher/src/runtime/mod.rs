@@ -130,6 +130,13 @@ pub trait Backend: Sync {
     fn close(&self) -> Option<String> {
         None
     }
+
+    /// Removes what the run of launcher pid `launcher`, which held the host
+    /// before and ended without cleaning up (SIGKILL), left in this runtime
+    /// (Docker: its containers, which outlive it); what to say, if anything.
+    fn remove_left_by(&self, _launcher: u32) -> Option<String> {
+        None
+    }
 }
 
 /// What a site is.

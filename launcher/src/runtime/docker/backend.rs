@@ -82,6 +82,16 @@ impl Backend for DockerRuntime {
         &self.traits
     }
 
+    fn remove_left_by(&self, launcher: u32) -> Option<String> {
+        match self.docker.as_ref().ok()?.remove_launched_by(launcher) {
+            Ok(0) => None,
+            Ok(n) => Some(format!(
+                "removed {n} container(s) left by the run of launcher pid {launcher} (ended without removing them)"
+            )),
+            Err(e) => Some(format!("warning: the containers of launcher pid {launcher} stay: {e}")),
+        }
+    }
+
     fn close(&self) -> Option<String> {
         match self.docker.as_ref().ok()?.remove_session() {
             Ok(0) => None,

@@ -115,6 +115,28 @@ impl Docker {
         Ok(ids.len())
     }
 
+    /// Force-removes every container created by a connection of the
+    /// launcher whose pid was `launcher` (its [`SESSION_LABEL`] is
+    /// `PID-NANOS`): the containers of a run killed before it could remove
+    /// them. Returns how many were removed.
+    pub fn remove_launched_by(&self, launcher: u32) -> Result<usize, DockerError> {
+        let filters = HashMap::from([("label".to_string(), vec![SESSION_LABEL.to_string()])]);
+        let options = ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
+        let list = self
+            .block_on(self.client.list_containers(Some(options)))
+            .map_err(|e| DockerError::api("list containers", e))?;
+        let prefix = format!("{launcher}-");
+        let ids: Vec<String> = list
+            .into_iter()
+            .filter(|c| c.labels.as_ref().and_then(|l| l.get(SESSION_LABEL)).is_some_and(|v| v.starts_with(&prefix)))
+            .filter_map(|c| c.id)
+            .collect();
+        for id in &ids {
+            self.block_on(remove(&self.client, id))?;
+        }
+        Ok(ids.len())
+    }
+
     /// Removes every container this connection created: the launcher calls
     /// it on every exit path (end of run, error, Ctrl-C, SIGTERM).
     pub fn remove_session(&self) -> Result<usize, DockerError> {

@@ -3,6 +3,7 @@
 //! refusing it, recording it or surviving it. One module per area.
 
 mod concurrent;
+mod docker;
 mod full_disk;
 mod fuzz;
 mod host_lock;
