@@ -136,6 +136,17 @@ pub enum LaunchError {
         /// What it is (`a symbolic link`, `a FIFO`).
         what: &'static str,
     },
+    /// What starts the instances went away mid-run (the Docker daemon): the
+    /// run stopped before its next config.
+    #[error("{why}; the run stopped with {not_started} job config(s) not started; what was written stays")]
+    RuntimeGone {
+        /// What went away.
+        why: String,
+        /// What to do.
+        fix: String,
+        /// Job configs not started.
+        not_started: usize,
+    },
     /// The output folder is full: the run stopped before its next config.
     #[error("no space left in the output folder {}: cannot {what}: {source}; the run stopped with {not_started} job config(s) not started; what was written stays", outdir.display())]
     NoSpace {
@@ -213,6 +224,7 @@ impl Fix for LaunchError {
                 Some("shorten its lists, select fewer jobs (--name/--exclude), or raise --max-configs".into())
             }
             LaunchError::Busy { .. } => Some("pass --wait to start once it has ended, or stop it".into()),
+            LaunchError::RuntimeGone { fix, .. } => Some(fix.clone()),
             LaunchError::LockNotAFile { .. } => {
                 Some("remove it (mlb makes its lock file itself), or point MLB_LOCK at another path".into())
             }
@@ -241,7 +253,7 @@ impl Classify for LaunchError {
     /// that started things: it failed.
     fn kind(&self) -> Kind {
         match self {
-            LaunchError::NoSpace { .. } => Kind::Failed,
+            LaunchError::NoSpace { .. } | LaunchError::RuntimeGone { .. } => Kind::Failed,
             LaunchError::Jobs(_)
             | LaunchError::UnknownVariable { .. }
             | LaunchError::UnknownPlugin { .. }

@@ -24,7 +24,7 @@ use crate::linux::cpulist;
 use crate::plan::{self, Instance, RunContext, Work};
 use crate::plugins::{manifest, plan::effective_config};
 use crate::runtime::outcome::Outcome;
-use crate::runtime::{signals, Runtime};
+use crate::runtime::{signals, Gone, Runtime};
 use crate::{check, doctor, system, telemetry};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -96,6 +96,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let mut all_passed = true;
     let mut space = Space::default();
     let mut not_started = prepared.configs.len() * args.runs as usize;
+    let mut gone = None;
     'runs: for k in 0..args.runs {
         if k > 0 && !pause(args.pause, &interrupt) {
             break;
@@ -136,7 +137,10 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             let jobs = prepared.file.jobs.len();
             let line = summary::line(config.position, jobs, failed, finished.len(), t0.elapsed().as_secs_f64(), &label);
             emit(&mut summary, &line, &mut space, &display);
-            if space.is_full() {
+            if failed > 0 {
+                gone = runtime.backend.gone();
+            }
+            if space.is_full() || gone.is_some() {
                 break 'runs;
             }
         }
@@ -149,6 +153,9 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     drop(lock);
     if let Some(stopped) = space.stopped(&prepared.outdir, not_started) {
         return Err(stopped);
+    }
+    if let Some(Gone { why, fix }) = gone {
+        return Err(LaunchError::RuntimeGone { why, fix, not_started });
     }
     Ok(if interrupt.load(Ordering::Relaxed) {
         EXIT_INTERRUPTED

@@ -95,6 +95,16 @@ impl Docker {
         }
     }
 
+    /// Whether the daemon still answers (its `/_ping`, within `within`).
+    pub fn answers(&self, within: std::time::Duration) -> Result<(), DockerError> {
+        let unreachable = |source| DockerError::Unreachable { endpoint: self.endpoint.clone(), source };
+        // The timer is made inside the runtime that drives it.
+        match self.block_on(async { tokio::time::timeout(within, self.client.ping()).await }) {
+            Ok(answer) => answer.map(drop).map_err(unreachable),
+            Err(_) => Err(unreachable(bollard::errors::Error::RequestTimeoutError)),
+        }
+    }
+
     /// Ids of the containers (running or not) carrying label `key=value`.
     pub fn containers_labelled(&self, key: &str, value: &str) -> Result<Vec<String>, DockerError> {
         let filters = HashMap::from([("label".to_string(), vec![format!("{key}={value}")])]);
