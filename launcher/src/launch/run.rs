@@ -121,7 +121,8 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             let progress = display.start(&label, instances.len());
             let t0 = Instant::now();
             let template = |i: &Instance, log: Option<&Path>| failure_record(&prepared, config, &ctx, i, log, &record);
-            let finished = supervise::run_instances(&watch, config.index, instances, &template, &progress);
+            let peers = config.group.map(|_| crate::runtime::supervise::PEER_GRACE);
+            let finished = supervise::run_instances(&watch, config.index, instances, peers, &template, &progress);
             progress.finish();
             if finished.iter().any(|f| f.outcome == Outcome::Interrupted) {
                 display.note(&format!("{label}: interrupted, no result line"));
