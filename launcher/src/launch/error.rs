@@ -153,6 +153,26 @@ pub enum LaunchError {
         /// The run holding it, as it describes itself.
         holder: String,
     },
+    /// The host lock file is a symbolic link, a folder or another thing
+    /// that is not a regular file: the run would write into what it names.
+    #[error("the host lock {} is {what}, not a regular file; a run writes who it is into its lock file", lock.display())]
+    LockNotAFile {
+        /// The lock file.
+        lock: PathBuf,
+        /// What it is (`a symbolic link`, `a FIFO`).
+        what: &'static str,
+    },
+    /// What starts the instances went away mid-run (the Docker daemon): the
+    /// run stopped before its next config.
+    #[error("{why}; the run stopped with {not_started} job config(s) not started; what was written stays")]
+    RuntimeGone {
+        /// What went away.
+        why: String,
+        /// What to do.
+        fix: String,
+        /// Job configs not started.
+        not_started: usize,
+    },
     /// The output folder is full: the run stopped before its next config.
     #[error("no space left in the output folder {}: cannot {what}: {source}; the run stopped with {not_started} job config(s) not started; what was written stays", outdir.display())]
     NoSpace {
@@ -250,6 +270,10 @@ impl Fix for LaunchError {
                 Some(format!("lower --uid to at most {largest} (or give fewer --runs)"))
             }
             LaunchError::Busy { .. } => Some("pass --wait to start once it has ended, or stop it".into()),
+            LaunchError::RuntimeGone { fix, .. } => Some(fix.clone()),
+            LaunchError::LockNotAFile { .. } => {
+                Some("remove it (mlb makes its lock file itself), or point MLB_LOCK at another path".into())
+            }
             LaunchError::NoSpace { outdir, .. } => Some(format!(
                 "free space in {} (or pass another --outdir), then run again with --resume",
                 outdir.display()
@@ -275,7 +299,7 @@ impl Classify for LaunchError {
     /// that started things: it failed.
     fn kind(&self) -> Kind {
         match self {
-            LaunchError::NoSpace { .. } => Kind::Failed,
+            LaunchError::NoSpace { .. } | LaunchError::RuntimeGone { .. } => Kind::Failed,
             LaunchError::Jobs(_)
             | LaunchError::UnknownVariable { .. }
             | LaunchError::UnknownPlugin { .. }
@@ -293,6 +317,7 @@ impl Classify for LaunchError {
             | LaunchError::Images(_)
             | LaunchError::Singularity(_)
             | LaunchError::Busy { .. }
+            | LaunchError::LockNotAFile { .. }
             | LaunchError::Preflight { .. }
             | LaunchError::Signals(_) => Kind::Refused,
             LaunchError::Slurm(e) => e.kind(),

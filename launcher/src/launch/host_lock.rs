@@ -6,15 +6,20 @@
 //!
 //! The holder writes who it is into the file: a run refused reads it to name
 //! the run in its way, and the next holder reads it to find the groups of a
-//! run that could not remove them (killed by SIGKILL).
+//! run that could not remove them (killed by SIGKILL). What is read back is
+//! checked first: a run name that is not one mlb makes ([`run_name`]) could
+//! lead that search out of mlb's groups, and is ignored with a warning. The
+//! lock file is opened without following a symbolic link, and refused when
+//! it is not a regular file: the run writes into it.
 
 use super::error::LaunchError;
+use super::run_name;
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -85,6 +90,8 @@ pub enum Taken {
 /// Takes the lock `path` for the run `me`. When another run holds it: with
 /// `wait`, tries again until it is free (saying so through `say` at once,
 /// then every minute) or `interrupt` is set; without, refuses, naming that run.
+/// A lock file that is not a regular file is refused; a run name read back
+/// that mlb does not make is said through `say` and not returned.
 pub fn take(
     path: &Path,
     me: &Holder,
@@ -92,7 +99,7 @@ pub fn take(
     interrupt: &AtomicBool,
     say: &dyn Fn(&str),
 ) -> Result<Taken, LaunchError> {
-    let mut file = match open(path) {
+    let mut file = match open(path)? {
         Ok(f) => f,
         Err(e) => return Ok(Taken::Unguarded(e)),
     };
@@ -101,7 +108,19 @@ pub fn take(
     loop {
         file = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(mut locked) => {
-                let previous = read(&mut locked);
+                let previous = read(&mut locked).filter(|h| {
+                    let valid = run_name::is_valid(&h.run);
+                    if !valid {
+                        say(&format!(
+                            "mlb: warning: the host lock {} names the run {:?}, which is not a run name mlb makes \
+                             (SUITE-PID-YYYYMMDDHHMMSS); its groups are not looked for; fix: remove the lock file if mlb \
+                             did not write it",
+                            path.display(),
+                            h.run
+                        ));
+                    }
+                    valid
+                });
                 write(&mut locked, me).map_err(|source| LaunchError::Io { path: path.to_path_buf(), source })?;
                 return Ok(Taken::Held { lock: HostLock { _file: locked }, previous });
             }
@@ -130,12 +149,41 @@ pub fn take(
     }
 }
 
-/// Opens (creates, with its folder) the lock file.
-fn open(path: &Path) -> std::io::Result<File> {
+/// Opens (creates, with its folder) the lock file, not through a symbolic
+/// link (nor blocking on a FIFO). A file that cannot be opened or made (not
+/// root) is the inner error; one that is not a regular file is refused.
+fn open(path: &Path) -> Result<std::io::Result<File>, LaunchError> {
+    let refused = |what| LaunchError::LockNotAFile { lock: path.to_path_buf(), what };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return Ok(Err(e));
+        }
     }
-    OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o644).open(path)
+    let opened = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o644)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+        .open(path);
+    let file = match opened {
+        Ok(file) => file,
+        Err(e) if e.raw_os_error() == Some(nix::libc::ELOOP) => return Err(refused("a symbolic link")),
+        Err(e) if e.raw_os_error() == Some(nix::libc::EISDIR) => return Err(refused("a folder")),
+        Err(e) => return Ok(Err(e)),
+    };
+    let kind = match file.metadata() {
+        Ok(m) => m.file_type(),
+        Err(e) => return Ok(Err(e)),
+    };
+    // A folder cannot be opened for writing, nor a link without following it.
+    Err(refused(match () {
+        _ if kind.is_file() => return Ok(Ok(file)),
+        _ if kind.is_fifo() => "a FIFO",
+        _ if kind.is_socket() => "a socket",
+        _ => "a device",
+    }))
 }
 
 /// The run the lock file names, if it names one.
@@ -176,9 +224,9 @@ mod tests {
         let path = dir.path().join("sub/launch.lock");
         let quiet = |_: &str| {};
         let never = AtomicBool::new(false);
-        let (first, previous) = held(take(&path, &holder(1, "a-1-x"), false, &never, &quiet).unwrap());
+        let (first, previous) = held(take(&path, &holder(1, "a-1-20250101100000"), false, &never, &quiet).unwrap());
         assert_eq!(previous, None, "a new lock file names nobody");
-        let busy = take(&path, &holder(2, "b-2-x"), false, &never, &quiet).unwrap_err();
+        let busy = take(&path, &holder(2, "b-2-20250101100000"), false, &never, &quiet).unwrap_err();
         assert_eq!(
             crate::fix::one_line(&busy),
             format!(
@@ -189,8 +237,8 @@ mod tests {
             )
         );
         drop(first);
-        let (_second, previous) = held(take(&path, &holder(2, "b-2-x"), false, &never, &quiet).unwrap());
-        assert_eq!(previous, Some(holder(1, "a-1-x")), "the file stays; the lock does not");
+        let (_second, previous) = held(take(&path, &holder(2, "b-2-20250101100000"), false, &never, &quiet).unwrap());
+        assert_eq!(previous, Some(holder(1, "a-1-20250101100000")), "the file stays; the lock does not");
     }
 
     #[test]
@@ -198,7 +246,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("launch.lock");
         let never = AtomicBool::new(false);
-        let _first = held(take(&path, &holder(1, "a-1-x"), false, &never, &|_| {}).unwrap());
+        let _first = held(take(&path, &holder(1, "a-1-20250101100000"), false, &never, &|_| {}).unwrap());
         let said = RefCell::new(Vec::new());
         let interrupt = AtomicBool::new(false);
         let say = |text: &str| {
@@ -206,7 +254,7 @@ mod tests {
             // The interrupt comes while it waits.
             interrupt.store(true, Ordering::Relaxed);
         };
-        let taken = take(&path, &holder(2, "b-2-x"), true, &interrupt, &say).unwrap();
+        let taken = take(&path, &holder(2, "b-2-20250101100000"), true, &interrupt, &say).unwrap();
         assert!(matches!(taken, Taken::Interrupted), "{taken:?}");
         assert_eq!(said.borrow().len(), 1);
         assert!(

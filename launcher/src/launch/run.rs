@@ -8,6 +8,7 @@ use super::error::LaunchError;
 use super::host_lock::{self, Holder, Taken};
 use super::progress::Display;
 use super::resume::Completed;
+use super::run_name;
 use super::setup::{self, plugin_of, Prepared};
 use super::space::Space;
 use super::summary::{self, Summary};
@@ -24,7 +25,7 @@ use crate::linux::cpulist;
 use crate::plan::{self, Instance, RunContext, Work};
 use crate::plugins::{manifest, plan::effective_config};
 use crate::runtime::outcome::Outcome;
-use crate::runtime::{signals, Runtime};
+use crate::runtime::{signals, Gone, Runtime};
 use crate::{check, doctor, system, telemetry};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -37,8 +38,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         return Err(LaunchError::FixtureHost);
     }
     let prepared = setup::prepare(args, plugin_dirs)?;
-    let run_name =
-        format!("{}-{}-{}", prepared.file.suite, std::process::id(), chrono::Utc::now().format("%Y%m%d%H%M%S"));
+    let run_name = run_name::new(&prepared.file.suite);
     let choice = Choice::of(args, prepared.host.kind)?;
     if args.dry_run {
         let runtime = choice::runtime(&choice, &prepared, args.timeout, true)?;
@@ -51,7 +51,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     // may well share the node the launchers run on.
     let lock = match prepared.allocation {
         Some(_) => None,
-        None => match take_host(args, &prepared, &run_name, &interrupt)? {
+        None => match take_host(args, &prepared, &run_name, &runtime, &interrupt)? {
             Taken::Held { lock, .. } => Some(lock),
             Taken::Unguarded(_) => None,
             Taken::Interrupted => return Ok(EXIT_INTERRUPTED),
@@ -97,6 +97,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     let mut all_passed = true;
     let mut space = Space::default();
     let mut not_started = prepared.configs.len() * args.runs as usize;
+    let mut gone = None;
     'runs: for k in 0..args.runs {
         if k > 0 && !pause(args.pause, &interrupt) {
             break;
@@ -121,7 +122,8 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             let progress = display.start(&label, instances.len());
             let t0 = Instant::now();
             let template = |i: &Instance, log: Option<&Path>| failure_record(&prepared, config, &ctx, i, log, &record);
-            let finished = supervise::run_instances(&watch, config.index, instances, &template, &progress);
+            let peers = config.group.map(|_| crate::runtime::supervise::PEER_GRACE);
+            let finished = supervise::run_instances(&watch, config.index, instances, peers, &template, &progress);
             progress.finish();
             if finished.iter().any(|f| f.outcome == Outcome::Interrupted) {
                 display.note(&format!("{label}: interrupted, no result line"));
@@ -137,7 +139,10 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             let jobs = prepared.file.jobs.len();
             let line = summary::line(config.position, jobs, failed, finished.len(), t0.elapsed().as_secs_f64(), &label);
             emit(&mut summary, &line, &mut space, &display);
-            if space.is_full() {
+            if failed > 0 {
+                gone = runtime.backend.gone();
+            }
+            if space.is_full() || gone.is_some() {
                 break 'runs;
             }
         }
@@ -150,6 +155,9 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     drop(lock);
     if let Some(stopped) = space.stopped(&prepared.outdir, not_started) {
         return Err(stopped);
+    }
+    if let Some(Gone { why, fix }) = gone {
+        return Err(LaunchError::RuntimeGone { why, fix, not_started });
     }
     Ok(if interrupt.load(Ordering::Relaxed) {
         EXIT_INTERRUPTED
@@ -209,13 +217,14 @@ fn emit(summary: &mut Summary, text: &str, space: &mut Space, display: &Display)
 }
 
 /// Takes the host lock for the run (see [`host_lock`]), waiting for it with
-/// `--wait`; once held, removes the groups the run before left, if it could
-/// not. A lock that cannot be taken (not root) leaves the run unguarded,
-/// with a warning.
+/// `--wait`; once held, removes the groups (and, through `runtime`, the
+/// containers) the run before left, if it could not. A lock that cannot be
+/// taken (not root) leaves the run unguarded, with a warning.
 fn take_host(
     args: &LaunchArgs,
     prepared: &Prepared,
     run_name: &str,
+    runtime: &Runtime,
     interrupt: &AtomicBool,
 ) -> Result<Taken, LaunchError> {
     let path = args.lock.clone().unwrap_or_else(|| PathBuf::from(host_lock::HOST_LOCK));
@@ -226,6 +235,9 @@ fn take_host(
         Taken::Held { previous: Some(previous), .. } => {
             if let Ok(root) = prepared.host.cgroup.root() {
                 remove_left_groups(&root, previous);
+            }
+            if let Some(said) = runtime.backend.remove_left_by(previous.pid) {
+                eprintln!("mlb: {said}");
             }
         }
         _ => {}

@@ -68,13 +68,15 @@ impl AsMut<Watched> for Live<'_> {
 }
 
 /// Starts every instance of the job's config `config` (1-based) at once
-/// and waits for all of them. `record` gives the failure record of an
+/// and waits for all of them; once one has failed, the others may run
+/// `peers` seconds more (the ranks of one DDP group). `record` gives the failure record of an
 /// instance (without its failure), for a site that supervises instances
 /// where they run, and writes it there.
 pub fn run_instances(
     w: &Watch,
     config: usize,
     instances: Vec<Instance>,
+    peers: Option<f64>,
     record: &dyn Fn(&Instance, Option<&Path>) -> Report,
     progress: &JobProgress,
 ) -> Vec<Finished> {
@@ -112,7 +114,8 @@ pub fn run_instances(
         }
     }
     let not_started = done.len();
-    supervise::watch(&mut live, w.runtime.timeout_here(w.timeout), w.interrupt, &mut |live| {
+    let bounds = supervise::Bounds { each: w.runtime.timeout_here(w.timeout), peers };
+    supervise::watch(&mut live, bounds, w.interrupt, &mut |live| {
         let counters: Vec<&Counter> = live.iter().map(|l| l.counter.as_ref()).collect();
         progress.update(not_started + live.iter().filter(|l| l.watched.has_ended()).count(), &counters);
     });
@@ -241,6 +244,7 @@ mod tests {
     use crate::gpu::DeviceIndex;
     use crate::isolation::Isolation;
     use crate::plan::{Placement, Work};
+    use crate::runtime::supervise::Bounds;
     use crate::runtime::{Backend, ContainerLaunch, End, Host, Launch, RuntimeError, Stream, Traits};
     use std::sync::Mutex;
 
@@ -359,7 +363,7 @@ mod tests {
     /// Runs `scripts` (one worker instance each) under `timeout`, with the interrupt flag as given.
     fn supervise(scripts: Vec<Script>, timeout: Option<f64>, interrupt: bool) -> (Vec<Finished>, Vec<u32>) {
         let instances = (0..scripts.len() as u32).map(|i| instance(i, true)).collect();
-        let (finished, kills, _logs) = play(scripts, instances, None, timeout, interrupt);
+        let (finished, kills, _logs) = play(scripts, instances, None, Bounds { each: timeout, peers: None }, interrupt);
         (finished, kills)
     }
 
@@ -369,9 +373,10 @@ mod tests {
         scripts: Vec<Script>,
         instances: Vec<Instance>,
         groups: Option<&RunGroups>,
-        timeout: Option<f64>,
+        bounds: Bounds,
         interrupt: bool,
     ) -> (Vec<Finished>, Vec<u32>, tempfile::TempDir) {
+        let Bounds { each: timeout, peers } = bounds;
         let logs = tempfile::tempdir().unwrap();
         let kills: Arc<Mutex<Vec<u32>>> = Arc::default();
         let scripted = Scripted { scripts, kills: Arc::clone(&kills), traits: Traits::default() };
@@ -380,7 +385,7 @@ mod tests {
         let watch =
             Watch { runtime: &runtime, groups, timeout, interrupt: &interrupt, logs: logs.path(), telemetry: None };
         let progress = super::super::progress::Display::Plain.start("job", instances.len());
-        let finished = run_instances(&watch, 1, instances, &|i, _| Report::new(&i.identity), &progress);
+        let finished = run_instances(&watch, 1, instances, peers, &|i, _| Report::new(&i.identity), &progress);
         let kills = kills.lock().unwrap().clone();
         (finished, kills, logs)
     }
@@ -428,6 +433,30 @@ mod tests {
         assert_eq!(done[1].outcome.failure_to_record().unwrap().cause, Cause::Timeout);
     }
 
+    /// Runs `scripts` (one worker instance each) as one group whose other
+    /// ranks may run `peers` seconds once one has failed.
+    fn group(scripts: Vec<Script>, peers: f64) -> (Vec<Finished>, Vec<u32>) {
+        let instances = (0..scripts.len() as u32).map(|i| instance(i, true)).collect();
+        let (finished, kills, _logs) = play(scripts, instances, None, Bounds { each: None, peers: Some(peers) }, false);
+        (finished, kills)
+    }
+
+    #[test]
+    fn once_a_rank_of_a_group_failed_the_others_are_killed_past_the_peer_bound_without_a_timeout() {
+        let failed = Script::Exit { code: 3, polls: 0, lines: vec![] };
+        let (done, kills) = group(vec![failed, Script::Hang, Script::Hang], 0.05);
+        assert!(matches!(done[0].outcome, Outcome::Failed { cause: Cause::Error, .. }), "{:?}", done[0].outcome);
+        for f in &done[1..] {
+            assert!(matches!(f.outcome, Outcome::TimedOut { after } if after < 1.0), "{:?}", f.outcome);
+        }
+        assert_eq!(kills, [1, 2]);
+        // A rank that ended well starts no count: the others run to their end.
+        let quick = Script::Exit { code: 0, polls: 0, lines: vec![] };
+        let (done, kills) = group(vec![quick, Script::Exit { code: 0, polls: 30, lines: vec![] }], 0.0);
+        assert!(done.iter().all(|f| f.outcome == Outcome::Ok), "{done:?}");
+        assert!(kills.is_empty(), "{kills:?}");
+    }
+
     #[test]
     fn an_interrupt_kills_every_running_instance() {
         let (done, kills) = supervise(vec![Script::Hang, Script::Hang], Some(60.0), true);
@@ -453,7 +482,8 @@ mod tests {
         let mut confined = instance(0, true);
         confined.placement =
             Placement { slot: Some(slots[0].clone()), cpus: vec![0, 1], devices: vec![DeviceIndex(0)], node: None };
-        let (done, _, _logs) = play(vec![Script::OomInGroup(counter)], vec![confined], Some(&groups), None, false);
+        let (done, _, _logs) =
+            play(vec![Script::OomInGroup(counter)], vec![confined], Some(&groups), Bounds::default(), false);
         assert_eq!(done[0].outcome, Outcome::OomKilled { limit_bytes: Some(slots[0].memory_bytes) });
         assert!(done[0].instance.env.iter().any(|(k, v)| k == "MLB_CGROUP" && v.ends_with("slot0")), "told its group");
         fixture.release();
@@ -463,7 +493,7 @@ mod tests {
     #[test]
     fn a_command_exit_code_is_not_taken_for_a_worker_record() {
         let exit = Script::Exit { code: 3, polls: 0, lines: vec![] };
-        let (done, _, _logs) = play(vec![exit], vec![instance(0, false)], None, None, false);
+        let (done, _, _logs) = play(vec![exit], vec![instance(0, false)], None, Bounds::default(), false);
         assert!(
             matches!(&done[0].outcome, Outcome::Failed { cause: Cause::Exit, recorded: false, .. }),
             "{:?}",

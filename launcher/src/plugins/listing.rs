@@ -16,12 +16,18 @@
 //!
 //! A probe is bounded ([`PROBE_TIMEOUT_ENV`], 20 s by default): a library
 //! still loading then is killed and refused, and mlb says so on stderr.
+//! What a probe started is killed with it, and a library that left a process
+//! running is refused ([`super::probe`]). Ctrl-C (or SIGTERM, SIGHUP) while
+//! probing kills the probes and what they started, then ends mlb with
+//! status 130.
 //!
 //! A library may export several workloads: it then has one entry per
 //! workload, all with the same path.
 
+use super::interrupt::Interrupt;
 use super::loader::{LoadError, PluginMeta};
 use super::manifest;
+use super::probe::{probe, Probed};
 use super::search::SearchPath;
 use super::trust::check_trusted;
 use crate::console::Console;
@@ -30,10 +36,8 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use mlb_plugin::abi::ABI_VERSION;
 use serde::Serialize;
 use std::io::IsTerminal;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Environment variable bounding one probe, in whole seconds.
 pub const PROBE_TIMEOUT_ENV: &str = "MLB_PROBE_TIMEOUT";
@@ -132,19 +136,33 @@ pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
         Mode::Manifest | Mode::Verify => candidates.len(),
     };
     let timeout = probe_timeout(std::env::var(PROBE_TIMEOUT_ENV).ok().as_deref());
-    let probed: Vec<Option<Vec<Status>>> = std::thread::scope(|s| {
+    let interrupt = Interrupt::watch();
+    let probed: Vec<Option<Probed>> = std::thread::scope(|s| {
+        let flag = interrupt.flag;
         let handles: Vec<_> = candidates
             .iter()
             .zip(&known)
             .enumerate()
-            .map(|(i, (p, k))| (k.is_none() && i < needed).then(|| s.spawn(move || probe(mlb, p, timeout))))
+            .map(|(i, (p, k))| (k.is_none() && i < needed).then(|| s.spawn(move || probe(mlb, p, timeout, flag))))
             .collect();
         handles
             .into_iter()
             .map(|h| {
-                h.map(|h| h.join().unwrap_or_else(|_| vec![Status::Refused { reason: "probe thread failed".into() }]))
+                h.map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Probed::Done(vec![Status::Refused { reason: "probe thread failed".into() }])
+                    })
+                })
             })
             .collect()
+    });
+    if probed.iter().any(|p| matches!(p, Some(Probed::Interrupted))) {
+        interrupt.end_mlb();
+    }
+    drop(interrupt);
+    let probed = probed.into_iter().map(|p| match p {
+        Some(Probed::Done(statuses)) => Some(statuses),
+        Some(Probed::Interrupted) | None => None,
     });
     let mut entries: Vec<Entry> = Vec::with_capacity(candidates.len());
     for ((path, known), probed) in candidates.into_iter().zip(known).zip(probed) {
@@ -240,78 +258,6 @@ pub fn refusals(entries: &[Entry]) -> Vec<String> {
             _ => None,
         })
         .collect()
-}
-
-/// Runs `mlb worker --describe path` (trust already checked), for at most
-/// `timeout`: one status per workload the library exports, or why it is
-/// refused.
-fn probe(mlb: &Path, path: &Path, timeout: Duration) -> Vec<Status> {
-    let refused = |reason: String| vec![Status::Refused { reason }];
-    let child = Command::new(mlb)
-        .arg("worker")
-        .arg("--describe")
-        .arg(path)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => return refused(format!("cannot start probe {}: {e}", mlb.display())),
-    };
-    let started = Instant::now();
-    // Past a quarter of the timeout the wait is worth a word.
-    let mut quiet = true;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if started.elapsed() < timeout => {
-                if quiet && started.elapsed() >= timeout / 4 {
-                    quiet = false;
-                    Console::Err.line(&format!(
-                        "mlb: still loading {} to learn which workloads it exports; refused if not done within {} s",
-                        path.display(),
-                        timeout.as_secs()
-                    ));
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                let hung = format!(
-                    "{} did not finish loading within {} s (an initialiser hangs?) and was refused",
-                    path.display(),
-                    timeout.as_secs()
-                );
-                Console::Err.line(&format!("mlb: warning: {hung}"));
-                return refused(format!("{hung}; fix: give it a manifest (build it with mlb-plugin's `export_workload!`), remove it from the plugin folders, or raise {PROBE_TIMEOUT_ENV}"));
-            }
-        }
-    }
-    let out = match child.wait_with_output() {
-        Ok(out) => out,
-        Err(e) => return refused(format!("probe failed: {e}")),
-    };
-    if out.status.success() {
-        // One JSON object per line, one line per workload.
-        let metas: Result<Vec<PluginMeta>, _> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(serde_json::from_str::<PluginMeta>)
-            .collect();
-        return match metas {
-            Ok(metas) if !metas.is_empty() => metas.into_iter().map(|meta| Status::Ok { meta }).collect(),
-            Ok(_) => refused("probe printed no metadata".into()),
-            Err(e) => refused(format!("probe printed no metadata: {e}")),
-        };
-    }
-    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
-    let reason = match out.status.signal() {
-        Some(sig) => format!("{} crashed while loading (signal {sig}) {stderr}", path.display()).trim().to_string(),
-        None => stderr.lines().last().unwrap_or("probe failed without a message").to_string(),
-    };
-    refused(reason)
 }
 
 /// The listing as pretty JSON (an array of entries).

@@ -6,10 +6,12 @@
 
 pub mod accepts;
 mod instance;
+mod interrupt;
 pub mod listing;
 mod loader;
 pub mod manifest;
 pub mod plan;
+mod probe;
 mod search;
 pub mod show;
 mod trust;

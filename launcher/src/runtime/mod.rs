@@ -133,6 +133,29 @@ pub trait Backend: Sync {
     fn close(&self) -> Option<String> {
         None
     }
+
+    /// Removes what the run of launcher pid `launcher`, which held the host
+    /// before and ended without cleaning up (SIGKILL), left in this runtime
+    /// (Docker: its containers, which outlive it); what to say, if anything.
+    fn remove_left_by(&self, _launcher: u32) -> Option<String> {
+        None
+    }
+
+    /// Whether what starts the instances has gone away (Docker: the daemon
+    /// no longer answers), asked once a config had a failure: every config
+    /// after it would fail the same way, so the run stops.
+    fn gone(&self) -> Option<Gone> {
+        None
+    }
+}
+
+/// What starts the instances went away mid-run ([`Backend::gone`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gone {
+    /// What went away, and how it was seen.
+    pub why: String,
+    /// What to do about it.
+    pub fix: String,
 }
 
 /// What a site is.

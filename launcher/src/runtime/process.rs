@@ -3,18 +3,21 @@
 //! anything, in a process group of its own, dying with the launcher.
 //!
 //! When it ends, what it left in its process group is killed; what left the
-//! group (`setsid`) and still holds its output open is killed once a grace
-//! for reading that output has passed.
+//! group (`setsid`, a daemon) is found by the mark every instance carries in
+//! its environment ([`INSTANCE_MARK_ENV`]), killed and named in what the
+//! instance's line says of its end; what still holds its output open is
+//! killed once a grace for reading that output has passed.
 
 use super::holders::{self, Holder};
 use super::{pump, End, Output, Running, RuntimeError, Started, Stream};
 use crate::isolation::SlotGroup;
+use crate::linux::marked::{self, Killed};
 use nix::sys::signal::{kill, killpg, Signal};
 use nix::unistd::Pid;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -23,12 +26,23 @@ use std::time::{Duration, Instant};
 /// was killed, before they are left to end on their own.
 const SETTLE: Duration = Duration::from_millis(500);
 
+/// The variable marking the processes of one instance: `PID-N`, the
+/// launcher and the instance's number in it.
+pub const INSTANCE_MARK_ENV: &str = "MLB_INSTANCE_MARK";
+
+/// The number of the next instance process of this launcher.
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
 /// A running instance process and the threads reading its output.
 pub struct Process {
     child: Child,
     pumps: Vec<JoinHandle<()>>,
     /// Inodes of its stdout and stderr pipes.
     pipes: Vec<u64>,
+    /// The value of its [`INSTANCE_MARK_ENV`].
+    mark: String,
+    /// What it left running outside its process group, killed once it ended.
+    left: Vec<Killed>,
 }
 
 /// Starts `cmd` as an instance (see [`spawn`]); the error names its program.
@@ -42,7 +56,9 @@ pub fn start(cmd: Command, group: Option<&SlotGroup>, output: Arc<dyn Output>) -
 /// Spawns `cmd` as an instance: stdin closed, stdout and stderr read into
 /// `output`, its own process group, moved into `group` between fork and exec.
 fn spawn(mut cmd: Command, group: Option<&SlotGroup>, output: Arc<dyn Output>) -> std::io::Result<Process> {
+    let mark = format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    cmd.env(INSTANCE_MARK_ENV, &mark);
     let fds: Vec<i32> = group.map(|g| g.procs_files().iter().map(|f| f.as_raw_fd()).collect()).unwrap_or_default();
     // SAFETY: the hook runs between fork and exec and only makes
     // async-signal-safe calls (write, prctl) on memory prepared before the fork.
@@ -70,17 +86,36 @@ fn spawn(mut cmd: Command, group: Option<&SlotGroup>, output: Arc<dyn Output>) -
         std::thread::spawn(move || pump(out.as_ref(), Stream::Stdout, stdout)),
         std::thread::spawn(move || pump(output.as_ref(), Stream::Stderr, stderr)),
     ];
-    Ok(Process { child, pumps, pipes })
+    Ok(Process { child, pumps, pipes, mark, left: Vec::new() })
 }
 
 impl Running for Process {
     fn poll(&mut self) -> Option<End> {
         let status = self.child.try_wait().ok()??;
         self.kill(); // whatever it left behind in its process group
+        let group = self.child.id() as i32;
+        self.left = marked::kill_marked_outside(INSTANCE_MARK_ENV, &self.mark, Some(group));
         Some(End::Exit { code: status.code(), signal: status.signal(), oom_killed: false })
     }
 
     fn drain(&mut self, until: Instant, interrupt: &AtomicBool) -> Option<String> {
+        let left = left_running(&self.left);
+        let held = self.drain_output(until, interrupt);
+        match (left, held) {
+            (Some(left), Some(held)) => Some(format!("{left}; {held}")),
+            (left, held) => left.or(held),
+        }
+    }
+
+    fn kill(&mut self) {
+        let _ = killpg(Pid::from_raw(self.child.id() as i32), Signal::SIGKILL);
+    }
+}
+
+impl Process {
+    /// Waits for its output as [`Running::drain`] says: `None` when it was
+    /// read to its end, else what held it open.
+    fn drain_output(&mut self, until: Instant, interrupt: &AtomicBool) -> Option<String> {
         if self.read_to_end(until, Some(interrupt)) {
             return None;
         }
@@ -99,12 +134,6 @@ impl Running for Process {
         (!held.is_empty() || !ended).then(|| held_open(&held))
     }
 
-    fn kill(&mut self) {
-        let _ = killpg(Pid::from_raw(self.child.id() as i32), Signal::SIGKILL);
-    }
-}
-
-impl Process {
     /// Waits until its output is read to the end (true), at most until
     /// `until`, and not past `interrupt` when given.
     fn read_to_end(&mut self, until: Instant, interrupt: Option<&AtomicBool>) -> bool {
@@ -119,6 +148,17 @@ impl Process {
         }
         true
     }
+}
+
+/// What the launcher says of the processes `left` running outside its
+/// process group when the instance ended (killed since); `None` when none.
+fn left_running(left: &[Killed]) -> Option<String> {
+    if left.is_empty() {
+        return None;
+    }
+    let who: Vec<String> = left.iter().map(|k| format!("pid {} ({})", k.pid, k.command)).collect();
+    let s = if left.len() == 1 { "" } else { "es" };
+    Some(format!("it left {} process{s} running after it ended: {}, killed", left.len(), who.join(", ")))
 }
 
 /// What the launcher says of output held open by `held` after the instance ended.

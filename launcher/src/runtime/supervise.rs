@@ -2,7 +2,11 @@
 //! starts and by `mlb slurm task` for its instance on its node: each
 //! instance is killed past `--timeout` or on Ctrl-C/SIGTERM, watched to its
 //! end, its output read to its end, and its end classified once into an
-//! [`Outcome`]. An instance supervised where it ran (a Slurm task) comes
+//! [`Outcome`]. The instances of one group (the ranks of a DDP config) wait
+//! for each other: once one has failed, the others get [`Bounds::peers`]
+//! seconds more ([`PEER_GRACE`] for a DDP config), then are killed as timed
+//! out, so that a rank waiting for a stopped peer does not keep the run
+//! waiting for ever when there is no `--timeout`. An instance supervised where it ran (a Slurm task) comes
 //! back with its outcome classified there ([`End::Supervised`]).
 
 use super::outcome::{classify, Ending, Outcome};
@@ -30,6 +34,21 @@ pub fn timeout(text: &str) -> Result<f64, String> {
         Ok(seconds) if seconds.is_finite() && seconds >= MIN_TIMEOUT_SECONDS => Ok(seconds),
         _ => Err(format!("accepted: a finite number of seconds, at least {MIN_TIMEOUT_SECONDS}")),
     }
+}
+
+/// How long the other ranks of a DDP group may run once one has failed,
+/// in seconds: past the group's own bound on a collective (the workload's
+/// `timeout`, 300 s by default), so that a rank whose peer hangs fails with
+/// its own message first.
+pub const PEER_GRACE: f64 = 360.0;
+
+/// How long instances may run, in seconds (`None`: no limit).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Bounds {
+    /// Each instance, from its start (`--timeout`).
+    pub each: Option<f64>,
+    /// The others, once one instance of the group has failed.
+    pub peers: Option<f64>,
 }
 
 /// One started instance under supervision.
@@ -65,6 +84,15 @@ impl Watched {
     /// Whether it has ended.
     pub fn has_ended(&self) -> bool {
         self.end.is_some()
+    }
+
+    /// Whether it has ended, and not as it should.
+    fn has_failed(&self) -> bool {
+        match &self.end {
+            None | Some(End::Exit { code: Some(0), signal: None, oom_killed: false }) => false,
+            Some(End::Supervised { outcome, .. }) => !outcome.passed(),
+            Some(_) => true,
+        }
     }
 
     /// Looks at it once: takes its end, or kills it (once) on `stop` or
@@ -125,19 +153,24 @@ impl Watched {
 }
 
 /// Supervises `all` until every one has ended: each is killed on
-/// `interrupt` or past `timeout` seconds (`None`: no limit here). `tick`
-/// sees them after every round.
-pub fn watch<T: AsMut<Watched>>(
-    all: &mut [T],
-    timeout: Option<f64>,
-    interrupt: &AtomicBool,
-    tick: &mut dyn FnMut(&[T]),
-) {
+/// `interrupt` or past its [`Bounds`]. `tick` sees them after every round.
+pub fn watch<T: AsMut<Watched>>(all: &mut [T], bounds: Bounds, interrupt: &AtomicBool, tick: &mut dyn FnMut(&[T])) {
+    let mut failed_at: Option<Instant> = None;
     loop {
         let stop = interrupt.load(Ordering::Relaxed);
         let mut running = 0;
         for w in all.iter_mut() {
-            running += usize::from(w.as_mut().look(stop, timeout));
+            let w = w.as_mut();
+            // The group's bound, counted as every bound is, from its start.
+            let group = failed_at.zip(bounds.peers).map(|(at, grace)| (at - w.started).as_secs_f64() + grace);
+            let timeout = match (bounds.each, group) {
+                (Some(each), Some(group)) => Some(each.min(group)),
+                (each, group) => each.or(group),
+            };
+            running += usize::from(w.look(stop, timeout));
+            if failed_at.is_none() && w.has_failed() {
+                failed_at = Some(Instant::now());
+            }
         }
         tick(all);
         if running == 0 {

@@ -8,9 +8,12 @@ use crate::isolation::Isolation;
 use crate::plan::Instance;
 use crate::runtime::container::Wrapping;
 use crate::runtime::spec::ContainerSpec;
-use crate::runtime::{Backend, ContainerLaunch, End, Launch, Output, Running, RuntimeError, Stream, Traits};
+use crate::runtime::{Backend, ContainerLaunch, End, Gone, Launch, Output, Running, RuntimeError, Stream, Traits};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+
+/// How long the daemon may take to answer whether it is still there.
+const PING_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Runs instances in containers of one image.
 pub struct DockerRuntime {
@@ -80,6 +83,25 @@ impl Backend for DockerRuntime {
 
     fn traits(&self) -> &Traits {
         &self.traits
+    }
+
+    fn remove_left_by(&self, launcher: u32) -> Option<String> {
+        match self.docker.as_ref().ok()?.remove_launched_by(launcher) {
+            Ok(0) => None,
+            Ok(n) => Some(format!(
+                "removed {n} container(s) left by the run of launcher pid {launcher} (ended without removing them)"
+            )),
+            Err(e) => Some(format!("warning: the containers of launcher pid {launcher} stay: {e}")),
+        }
+    }
+
+    fn gone(&self) -> Option<Gone> {
+        let docker = self.docker.as_ref().ok()?;
+        let DockerError::Unreachable { source, .. } = docker.answers(PING_WITHIN).err()? else { return None };
+        Some(Gone {
+            why: format!("the Docker daemon at {} stopped answering during the run: {source}", docker.endpoint()),
+            fix: "start the Docker daemon again (`sudo systemctl start docker`), then run again with --resume".into(),
+        })
     }
 
     fn close(&self) -> Option<String> {

@@ -95,6 +95,16 @@ impl Docker {
         }
     }
 
+    /// Whether the daemon still answers (its `/_ping`, within `within`).
+    pub fn answers(&self, within: std::time::Duration) -> Result<(), DockerError> {
+        let unreachable = |source| DockerError::Unreachable { endpoint: self.endpoint.clone(), source };
+        // The timer is made inside the runtime that drives it.
+        match self.block_on(async { tokio::time::timeout(within, self.client.ping()).await }) {
+            Ok(answer) => answer.map(drop).map_err(unreachable),
+            Err(_) => Err(unreachable(bollard::errors::Error::RequestTimeoutError)),
+        }
+    }
+
     /// Ids of the containers (running or not) carrying label `key=value`.
     pub fn containers_labelled(&self, key: &str, value: &str) -> Result<Vec<String>, DockerError> {
         let filters = HashMap::from([("label".to_string(), vec![format!("{key}={value}")])]);
@@ -109,6 +119,28 @@ impl Docker {
     /// it first); returns how many were removed.
     pub fn remove_labelled(&self, key: &str, value: &str) -> Result<usize, DockerError> {
         let ids = self.containers_labelled(key, value)?;
+        for id in &ids {
+            self.block_on(remove(&self.client, id))?;
+        }
+        Ok(ids.len())
+    }
+
+    /// Force-removes every container created by a connection of the
+    /// launcher whose pid was `launcher` (its [`SESSION_LABEL`] is
+    /// `PID-NANOS`): the containers of a run killed before it could remove
+    /// them. Returns how many were removed.
+    pub fn remove_launched_by(&self, launcher: u32) -> Result<usize, DockerError> {
+        let filters = HashMap::from([("label".to_string(), vec![SESSION_LABEL.to_string()])]);
+        let options = ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
+        let list = self
+            .block_on(self.client.list_containers(Some(options)))
+            .map_err(|e| DockerError::api("list containers", e))?;
+        let prefix = format!("{launcher}-");
+        let ids: Vec<String> = list
+            .into_iter()
+            .filter(|c| c.labels.as_ref().and_then(|l| l.get(SESSION_LABEL)).is_some_and(|v| v.starts_with(&prefix)))
+            .filter_map(|c| c.id)
+            .collect();
         for id in &ids {
             self.block_on(remove(&self.client, id))?;
         }

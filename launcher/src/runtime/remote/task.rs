@@ -43,7 +43,8 @@ pub fn run(task: &TaskPlan, pass: &[&str], complete: impl FnOnce(&mut Report)) -
         Err(e) => return (Outcome::not_started(e.to_string()), false),
     };
     let mut watched = [Watched::new(running)];
-    supervise::watch(&mut watched, task.timeout, &interrupt, &mut |_| {});
+    let bounds = supervise::Bounds { each: task.timeout, peers: None };
+    supervise::watch(&mut watched, bounds, &interrupt, &mut |_| {});
     let [mut watched] = watched;
     if let Some(note) = watched.drain(&interrupt) {
         Console::Err.line(&format!("mlb: {note}"));

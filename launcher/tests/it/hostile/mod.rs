@@ -4,10 +4,13 @@
 
 mod closed_stdout;
 mod concurrent;
+mod docker;
 mod file_names;
 mod full_disk;
 mod fuzz;
+mod host_lock;
 mod jobs_input;
+mod leftovers;
 mod logs;
 mod long_lines;
 mod plugin_trust;
@@ -15,6 +18,7 @@ mod prepare_input;
 mod prepare_links;
 mod prepare_locks;
 mod prepare_signals;
+mod probe;
 mod scene;
 mod signals;
 mod silent_exit;

@@ -14,11 +14,13 @@ use std::time::{Duration, Instant};
 /// A `cmd` job (scope `all`: no cgroup) whose script leaves `setsid sleep
 /// 300` behind, holding its stdout, and exits once that process has left
 /// its process group (it writes its pid then); then a job that must run
-/// after it.
+/// after it. The process starts with an environment of its own (`env -i`),
+/// so that the instance's mark cannot find it (hostile/leftovers.rs): only
+/// its hold on the output can.
 fn start_background_job(l: &Launches) -> (Child, KillOnDrop) {
     let script = l.script(
         "bg.sh",
-        "setsid sh -c 'echo $$ > \"$0\"; exec sleep 300' \"$1\" &\n\
+        "setsid env -i PATH=\"$PATH\" sh -c 'echo $$ > \"$0\"; exec sleep 300' \"$1\" &\n\
          while [ ! -s \"$1\" ]; do sleep 0.01; done\necho hi\n",
     );
     let pid_file = l.dir().join("bg.pid");
