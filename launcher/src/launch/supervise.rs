@@ -451,8 +451,9 @@ mod tests {
         }
         assert_eq!(kills, [1, 2]);
         // A rank that ended well starts no count: the others run to their end.
-        let quick = Script::Exit { code: 0, polls: 0, lines: vec![] };
-        let (done, kills) = group(vec![quick, Script::Exit { code: 0, polls: 30, lines: vec![] }], 0.0);
+        let quick = Script::Exit { code: 0, polls: 0, lines: vec!["report: /out/r0.json"] };
+        let slow = Script::Exit { code: 0, polls: 30, lines: vec!["report: /out/r1.json"] };
+        let (done, kills) = group(vec![quick, slow], 0.0);
         assert!(done.iter().all(|f| f.outcome == Outcome::Ok), "{done:?}");
         assert!(kills.is_empty(), "{kills:?}");
     }

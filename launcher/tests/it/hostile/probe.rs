@@ -19,8 +19,9 @@ use std::time::{Duration, Instant};
 /// A folder of plugins mlb trusts (only its owner may write it) holding a
 /// library without a manifest whose constructor forks a copy that starts a
 /// session of its own, writes its pid to `pid_file` and waits for ever with
-/// the probe's stdout and stderr open; with `hang`, the constructor then
-/// never returns either.
+/// the probe's stdout and stderr open; the constructor returns once the pid
+/// is written (else the probe could end, and its copy be killed, before
+/// it is), or with `hang` never.
 fn escaping_library(pid_file: &Path, hang: bool) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -37,6 +38,7 @@ fn escaping_library(pid_file: &Path, hang: bool) -> (tempfile::TempDir, PathBuf)
              rename(\"{tmp}\", \"{file}\");\n\
              for (;;) pause();\n\
            }}\n\
+           while (access(\"{file}\", F_OK) != 0) usleep(1000);\n\
            {hang}\n\
          }}\n\
          int not_a_plugin(void) {{ return 0; }}\n",
