@@ -144,18 +144,28 @@ struct Selection {
     kept: Vec<Entry>,
     multi_gpu: usize,
     other_suites: BTreeSet<String>,
+    /// Entries of other suites kept because their file name matches the
+    /// original's pattern (`baselines_fp16.*` under `--suite baselines`), by suite.
+    by_pattern: BTreeMap<String, usize>,
 }
 
-/// Keeps the entries of `suite` (by their `suite` field, or for reports
-/// without one by a file name starting with `<suite>.` or `<suite>_`) and
-/// drops the multi-GPU benches.
+/// Keeps the entries of `suite` ([`in_suite`]) and drops the multi-GPU benches.
 fn select(entries: Vec<Entry>, suite: Option<&str>) -> Selection {
-    let mut sel = Selection { kept: Vec::with_capacity(entries.len()), multi_gpu: 0, other_suites: BTreeSet::new() };
+    let mut sel = Selection {
+        kept: Vec::with_capacity(entries.len()),
+        multi_gpu: 0,
+        other_suites: BTreeSet::new(),
+        by_pattern: BTreeMap::new(),
+    };
     for entry in entries {
         if let Some(wanted) = suite {
-            if !in_suite(&entry, wanted) {
+            let by_field = entry.suite.as_deref() == Some(wanted);
+            if !by_field && !original_pattern(&entry.file, wanted) {
                 sel.other_suites.insert(entry.suite.as_deref().unwrap_or("(none)").to_string());
                 continue;
+            }
+            if let Some(other) = entry.suite.as_deref().filter(|_| !by_field) {
+                *sel.by_pattern.entry(other.to_string()).or_default() += 1;
             }
         }
         if entry.name.as_deref().is_some_and(is_multi_gpu) {
@@ -167,15 +177,15 @@ fn select(entries: Vec<Entry>, suite: Option<&str>) -> Selection {
     sel
 }
 
-fn in_suite(entry: &Entry, suite: &str) -> bool {
-    match &entry.suite {
-        Some(s) => **s == *suite,
-        None => {
-            entry.file.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.strip_prefix(suite).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('_'))
-            })
-        }
-    }
+/// Whether the original's `--jobs suite` read `file`: its name matches the
+/// glob pattern `<suite>[_.]*.json` (the suite, `_` or `.`, anything, even
+/// nothing, then `.json`), so `baselines_fp16.vae.R0.D0.json` is one of
+/// `baselines` and `baselines.json` is not. An entry is in the suite when
+/// its file matches or its `suite` field is the suite.
+fn original_pattern(file: &Path, suite: &str) -> bool {
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    name.strip_prefix(suite)
+        .is_some_and(|rest| rest.strip_prefix(['_', '.']).is_some_and(|tail| tail.ends_with(".json")))
 }
 
 /// The tables, score and lists of one rule, over judged entries.
@@ -365,12 +375,23 @@ fn notes(report: &Report, sel: &Selection, opts: &Options) -> Vec<String> {
             MULTI_GPU.join(", ")
         ));
     }
+    for (other, n) in &sel.by_pattern {
+        let suite = opts.suite.as_deref().unwrap_or_default();
+        notes.push(format!(
+            "{n} entries of suite `{other}` are read as suite `{suite}`: their file names match the original's \
+             pattern `{suite}[_.]*.json`, as the original read them"
+        ));
+    }
     let null_names = sel.kept.iter().filter(|e| e.name.is_none()).count();
     if null_names > 0 {
         notes.push(format!(
             "{null_names} entries have a null name (the original launcher's failure records without --name): \
-             in no table, but counted in results and failures, as the original counted them"
+             in no table but the per-GPU ones (their row `None`), and counted in results and failures, as the \
+             original counted them"
         ));
+    }
+    if opts.price.is_some_and(|p| p < 0.0) {
+        notes.push("the price is negative: so is RPP = price / Score, as the original printed it".into());
     }
     match &opts.targets {
         None => notes.push(
@@ -479,13 +500,17 @@ mod tests {
             entry("d/x.json", Some("slow"), "vae"),
             entry("d/fast_0.json", None, "wlm"),
             entry("d/faster_0.json", None, "wlm"),
+            entry("d/fast.json", None, "wlm"),
+            entry("d/fast_fp16.vae.R0.D0.json", Some("fast_fp16"), "vae"),
+            entry("d/renamed.json", Some("fast"), "vae"),
             entry("d/fast.dcgan_all.json", Some("fast"), "dcgan_all"),
         ];
         let sel = select(entries, Some("fast"));
         let files: Vec<String> = sel.kept.iter().map(|e| e.file.display().to_string()).collect();
-        assert_eq!(files, ["d/fast.vae.R1.D0.json", "d/fast_0.json"]);
+        assert_eq!(files, ["d/fast.vae.R1.D0.json", "d/fast_0.json", "d/fast_fp16.vae.R0.D0.json", "d/renamed.json"]);
         assert_eq!(sel.multi_gpu, 1);
         assert_eq!(sel.other_suites.into_iter().collect::<Vec<_>>(), ["(none)", "slow"]);
+        assert_eq!(sel.by_pattern.into_iter().collect::<Vec<_>>(), [("fast_fp16".to_string(), 1)]);
     }
 
     #[test]

@@ -49,7 +49,8 @@ pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
     let opts = Options {
         suite: args.suite.clone(),
         targets,
-        price: args.price,
+        // The original's `if args.price`: 0 is no price.
+        price: args.price.filter(|p| *p != 0.0),
         gpu_total: args.gputotal,
         rule: if args.strict { Rule::Strict } else { Rule::Original },
         grouping: args.rows,

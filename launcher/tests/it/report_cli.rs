@@ -222,10 +222,14 @@ fn gpu_model_and_targets_conflict() {
 }
 
 #[test]
-fn price_must_be_positive() {
-    let out = mlb(&["--reports", ".", "--price=-5"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not a positive price"));
+fn price_must_be_a_finite_number() {
+    // 0 and negative prices are the original's (report_compat); NaN and
+    // infinities are refused.
+    for price in ["--price=abc", "--price=nan", "--price=inf"] {
+        let out = mlb(&["--reports", ".", price]);
+        assert_eq!(out.status.code(), Some(2), "{price}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not a price in USD"), "{price}");
+    }
 }
 
 #[test]

@@ -50,7 +50,8 @@ pub struct Unreadable {
     pub reason: String,
 }
 
-/// Reads every `*.json` file under `dir` (any depth), in parallel, keeping
+/// Reads every `*.json` file under `dir` (any depth; hidden files and
+/// folders left out, as the original's glob left them out), in parallel, keeping
 /// the original's order. Errs only when `dir` itself cannot be listed; a bad
 /// file is listed in `unreadable`.
 pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
@@ -126,7 +127,8 @@ fn open_at(folder: &std::fs::File, name: &OsStr) -> std::io::Result<std::fs::Fil
     Ok(unsafe { std::fs::File::from_raw_fd(fd) })
 }
 
-/// Lists the `*.json` files under `dir` as runs with their depth, each
+/// Lists the `*.json` files under `dir` (hidden names left out, as
+/// Python's glob left them out) as runs with their depth, each
 /// folder in the order the file system gives (as Python's glob), sub-folders
 /// where they appear. A link to a folder is followed once: a folder already
 /// listed (`loop -> .`) is not listed again, so no report counts twice and no
@@ -162,6 +164,9 @@ fn walk(
             }
         };
         let name = item.file_name();
+        if hidden(&name) {
+            continue;
+        }
         let json = Path::new(&name).extension().is_some_and(|e| e == "json")
             && !crate::contract::is_run_file(Path::new(&name));
         // The listing's file type needs no `stat`; only a link is followed.
@@ -196,6 +201,13 @@ fn walk(
     if !run.names.is_empty() {
         runs.push(run);
     }
+}
+
+/// Whether a name is hidden (`.ipynb_checkpoints`, `.x.json`): the
+/// original's glob patterns never matched one, at any level, so the walk
+/// leaves hidden files and folders out as it did.
+fn hidden(name: &OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
 }
 
 /// What a folder entry is, for the walk.
