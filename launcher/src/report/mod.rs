@@ -12,6 +12,7 @@ mod energy;
 mod error;
 mod groups;
 mod judge;
+mod page;
 mod per_gpu;
 mod per_node;
 mod relative;
@@ -59,8 +60,7 @@ pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
     let report = build(&args.reports, args.baseline.as_deref(), &opts)?;
     if let Some(path) = &args.html {
         let title = args.title.clone().unwrap_or_else(|| format!("mlb report: {}", args.reports.display()));
-        let page = render::html::page(&report, &title);
-        std::fs::write(path, page).map_err(|source| ReportError::Html { path: path.clone(), source })?;
+        page::write(path, || render::html::page(&report, &title))?;
     }
     Ok(match args.format {
         Format::Table => render::table::render(&report),

@@ -9,6 +9,7 @@ mod jobs_input;
 mod logs;
 mod plugin_trust;
 mod prepare_input;
+mod report_page;
 mod scene;
 mod signals;
 mod stale_groups;
