@@ -5,6 +5,7 @@
 mod concurrent;
 mod full_disk;
 mod fuzz;
+mod input_files;
 mod jobs_input;
 mod logs;
 mod plugin_trust;
