@@ -3,7 +3,9 @@
 //! baseline comparison, warnings and notes.
 
 use super::baseline::{compare, Comparison};
-use super::energy::{energy, flagged, sampled, ConditionFlag, EnergyTables, Sampled};
+use super::energy::{
+    energy, flagged, non_physical, sampled, ConditionFlag, EnergyTables, Sampled, MAX_JOULES_PER_ITEM,
+};
 use super::error::ReportError;
 use super::groups::{groups, GroupRow};
 use super::judge::{judge, Check, Rule};
@@ -273,6 +275,16 @@ pub fn aggregate(
         other_score: other.score,
     };
     report.notes = notes(&report, &sel, opts);
+    let unphysical = non_physical(&judged, &layouts.rows, rule);
+    if !unphysical.is_empty() {
+        let files: Vec<String> = unphysical.iter().map(|f| f.display().to_string()).collect();
+        report.notes.push(format!(
+            "{} instances have a non-physical energy per item (at or below 0, or above {MAX_JOULES_PER_ITEM:e} J): \
+             left out of the energy tables, their throughput counts: {}",
+            files.len(),
+            files.join(", ")
+        ));
+    }
     if let Some((base_dir, base_reading)) = baseline {
         let base_sel = select(base_reading.entries, opts.suite.as_deref());
         let base_checks = judge(&base_sel.kept);

@@ -107,3 +107,27 @@ fn a_baseline_of_another_accelerator_is_refused_without_force() {
     std::fs::remove_file(base.path().join("system.json")).unwrap();
     assert!(mlb(&["--reports", n, "--baseline", b]).status.success(), "no description: compared as before");
 }
+
+#[test]
+fn non_physical_energies_are_left_out_of_the_means_with_a_note() {
+    // -1 J and 1e308 J per item once entered the mean (which became 1e307).
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), 0, "0", block(2.0, 0.0, false));
+    write(dir.path(), 1, "0", block(4.0, 0.0, false));
+    write(dir.path(), 2, "1", block(-1.0, 0.0, false));
+    write(dir.path(), 3, "1", block(1e308, 0.0, false));
+    write(dir.path(), 4, "1", block(0.0, 0.0, false));
+    let d = dir.path().to_str().unwrap();
+    let out = mlb(&["--reports", d, "--rows", "bench", "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &json["energy"]["rows"][0];
+    assert_eq!(row["joules_per_item"]["count"].as_u64(), Some(2), "{row}");
+    assert_eq!(row["joules_per_item"]["mean"].as_f64(), Some(3.0), "{row}");
+    assert_eq!(json["energy"]["per_gpu"].as_array().unwrap().len(), 1, "device 1 has no physical figure");
+    let notes: Vec<&str> = json["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let note = notes.iter().find(|n| n.contains("non-physical")).expect("a note");
+    assert!(note.starts_with("3 instances") && note.contains(".R2.") && note.contains(".R3."), "{note}");
+    // The throughput of those instances still counts.
+    assert_eq!(json["rows"][0]["sample"]["n"].as_u64(), Some(5));
+}
