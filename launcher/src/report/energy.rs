@@ -5,6 +5,7 @@
 //! that throttled for more than 1% of their timed window, ran on a degraded
 //! PCIe link, or whose GPUs reported XID errors in it.
 
+use super::downsample::{downsample, BUCKETS};
 use super::judge::Rule;
 use super::per_gpu::device_order;
 use super::rows::{Judged, Layout};
@@ -192,7 +193,8 @@ pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> 
     out.into_iter()
         .take(TIMELINES)
         .map(|(_, s)| {
-            let timeline = Report::read(&s.file).and_then(|r| r.telemetry).map(|t| t.timeline);
+            // Cut down as it is read: one whole timeline is held at a time.
+            let timeline = Report::read(&s.file).and_then(|r| r.telemetry).map(|t| downsample(t.timeline, BUCKETS));
             Sampled { timeline, ..s }
         })
         .collect()

@@ -8,6 +8,7 @@
 mod aggregate;
 mod args;
 mod baseline;
+mod downsample;
 mod energy;
 mod error;
 mod groups;
