@@ -276,6 +276,28 @@ impl RawEntry {
 /// A value of an odd type where the report reads a field.
 struct Odd;
 
+/// The visitor methods of a field that takes no scalar: a boolean, a
+/// number or a string is read as `$odd`.
+macro_rules! odd_scalars {
+    ($value:ty, $odd:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<$value, E> {
+            Ok($odd)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<$value, E> {
+            Ok($odd)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<$value, E> {
+            Ok($odd)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<$value, E> {
+            Ok($odd)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<$value, E> {
+            Ok($odd)
+        }
+    };
+}
+
 /// Empties a list or an object of odd type, for a visitor that reads it as
 /// [`Odd`].
 fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
@@ -333,21 +355,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Object<T>, A::Error> {
                 drain_seq(seq).map(|()| Object(Err(Odd)))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Object<T>, E> {
-                Ok(Object(Err(Odd)))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Object<T>, E> {
-                Ok(Object(Err(Odd)))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Object<T>, E> {
-                Ok(Object(Err(Odd)))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Object<T>, E> {
-                Ok(Object(Err(Odd)))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Object<T>, E> {
-                Ok(Object(Err(Odd)))
-            }
+            odd_scalars!(Object<T>, Object(Err(Odd)));
         }
         d.deserialize_any(ObjectVisitor(std::marker::PhantomData))
     }
@@ -474,21 +482,7 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for LossScan<TOLERANT> {
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LossScan<T>, A::Error> {
                 drain_map(map).map(|()| LossScan(Err(Odd)))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<LossScan<T>, E> {
-                Ok(LossScan(Err(Odd)))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<LossScan<T>, E> {
-                Ok(LossScan(Err(Odd)))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<LossScan<T>, E> {
-                Ok(LossScan(Err(Odd)))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<LossScan<T>, E> {
-                Ok(LossScan(Err(Odd)))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<LossScan<T>, E> {
-                Ok(LossScan(Err(Odd)))
-            }
+            odd_scalars!(LossScan<T>, LossScan(Err(Odd)));
         }
         d.deserialize_any(ScanVisitor::<TOLERANT>)
     }
