@@ -34,6 +34,8 @@ pub enum Kind {
     Refused,
     /// Something was started and failed. Exit status 1.
     Failed,
+    /// Stopped by Ctrl-C or SIGTERM before it was done. Exit status 130.
+    Interrupted,
 }
 
 impl Kind {
@@ -42,6 +44,7 @@ impl Kind {
         match self {
             Kind::Refused => EXIT_REFUSED,
             Kind::Failed => EXIT_FAILED,
+            Kind::Interrupted => EXIT_INTERRUPTED,
         }
     }
 }

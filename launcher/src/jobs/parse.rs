@@ -21,7 +21,7 @@ pub struct JobsFile {
 /// Reads and validates the jobs file at `path`. `.yaml`/`.yml` files are read
 /// as YAML, anything else as JSON.
 pub fn load(path: &Path) -> Result<JobsFile, JobsError> {
-    let text = std::fs::read_to_string(path).map_err(|source| JobsError::Read { path: path.into(), source })?;
+    let text = crate::reading::read_input(path).map_err(|source| JobsError::Read { path: path.into(), source })?;
     parse(path, &text)
 }
 

@@ -3,11 +3,16 @@
 //! GPU, its throttle reasons ([`reasons`]). The telemetry's sources (the
 //! slot's files, each GPU vendor's reader) all give a [`Reading`]; this
 //! module imports nothing of the crate, so that both build on it.
+//!
+//! [`input`] reads the other kind of source mlb is given, a user's input
+//! file (jobs file, target table, image map), with a bound on its size.
 
 pub mod files;
+pub mod input;
 pub mod reasons;
 
 pub use files::{keyed, number};
+pub use input::{read_input, InputError, INPUT_LIMIT};
 
 /// A running total read at one instant.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -3,7 +3,9 @@
 //! baseline comparison, warnings and notes.
 
 use super::baseline::{compare, Comparison};
-use super::energy::{energy, flagged, sampled, ConditionFlag, EnergyTables, Sampled};
+use super::energy::{
+    energy, flagged, non_physical, sampled, ConditionFlag, EnergyTables, Sampled, MAX_JOULES_PER_ITEM,
+};
 use super::error::ReportError;
 use super::groups::{groups, GroupRow};
 use super::judge::{judge, Check, Rule};
@@ -144,19 +146,26 @@ struct Selection {
     kept: Vec<Entry>,
     multi_gpu: usize,
     other_suites: BTreeSet<String>,
+    /// Entries of other suites kept because their file name matches the
+    /// original's pattern (`baselines_fp16.*` under `--suite baselines`), by suite.
+    by_pattern: BTreeMap<String, usize>,
 }
 
-/// Keeps the entries of `suite` (by their `suite` field, or for reports
-/// without one by a file name starting with `<suite>.` or `<suite>_`) and
-/// drops the multi-GPU benches.
+/// Keeps the entries of `suite` (by their `suite` field, or by the
+/// original's file name pattern: [`original_pattern`]) and drops the
+/// multi-GPU benches.
 fn select(mut entries: Vec<Entry>, suite: Option<&str>) -> Selection {
-    let (mut multi_gpu, mut other_suites) = (0, BTreeSet::new());
+    let (mut multi_gpu, mut other_suites, mut by_pattern) = (0, BTreeSet::new(), BTreeMap::new());
     // In place: the entries are the largest thing `mlb report` holds.
     entries.retain(|entry| {
         if let Some(wanted) = suite {
-            if !in_suite(entry, wanted) {
+            let by_field = entry.suite.as_deref() == Some(wanted);
+            if !by_field && !original_pattern(&entry.file, wanted) {
                 other_suites.insert(entry.suite.as_deref().unwrap_or("(none)").to_string());
                 return false;
+            }
+            if let Some(other) = entry.suite.as_deref().filter(|_| !by_field) {
+                *by_pattern.entry(other.to_string()).or_default() += 1;
             }
         }
         if entry.name.as_deref().is_some_and(is_multi_gpu) {
@@ -165,18 +174,18 @@ fn select(mut entries: Vec<Entry>, suite: Option<&str>) -> Selection {
         }
         true
     });
-    Selection { kept: entries, multi_gpu, other_suites }
+    Selection { kept: entries, multi_gpu, other_suites, by_pattern }
 }
 
-fn in_suite(entry: &Entry, suite: &str) -> bool {
-    match &entry.suite {
-        Some(s) => **s == *suite,
-        None => {
-            entry.file.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.strip_prefix(suite).is_some_and(|rest| rest.starts_with('.') || rest.starts_with('_'))
-            })
-        }
-    }
+/// Whether the original's `--jobs suite` read `file`: its name matches the
+/// glob pattern `<suite>[_.]*.json` (the suite, `_` or `.`, anything, even
+/// nothing, then `.json`), so `baselines_fp16.vae.R0.D0.json` is one of
+/// `baselines` and `baselines.json` is not. An entry is in the suite when
+/// its file matches or its `suite` field is the suite.
+fn original_pattern(file: &Path, suite: &str) -> bool {
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    name.strip_prefix(suite)
+        .is_some_and(|rest| rest.strip_prefix(['_', '.']).is_some_and(|tail| tail.ends_with(".json")))
 }
 
 /// The tables, score and lists of one rule, over judged entries.
@@ -264,6 +273,16 @@ pub fn aggregate(
         other_score: other.score,
     };
     report.notes = notes(&report, &sel, opts);
+    let unphysical = non_physical(&judged, &layouts.rows, rule);
+    if !unphysical.is_empty() {
+        let files: Vec<String> = unphysical.iter().map(|f| f.display().to_string()).collect();
+        report.notes.push(format!(
+            "{} instances have a non-physical energy per item (at or below 0, or above {MAX_JOULES_PER_ITEM:e} J): \
+             left out of the energy tables, their throughput counts: {}",
+            files.len(),
+            files.join(", ")
+        ));
+    }
     if let Some((base_dir, base_reading)) = baseline {
         let base_sel = select(base_reading.entries, opts.suite.as_deref());
         let base_checks = judge(&base_sel.kept);
@@ -370,12 +389,23 @@ fn notes(report: &Report, sel: &Selection, opts: &Options) -> Vec<String> {
             MULTI_GPU.join(", ")
         ));
     }
+    for (other, n) in &sel.by_pattern {
+        let suite = opts.suite.as_deref().unwrap_or_default();
+        notes.push(format!(
+            "{n} entries of suite `{other}` are read as suite `{suite}`: their file names match the original's \
+             pattern `{suite}[_.]*.json`, as the original read them"
+        ));
+    }
     let null_names = sel.kept.iter().filter(|e| e.name.is_none()).count();
     if null_names > 0 {
         notes.push(format!(
             "{null_names} entries have a null name (the original launcher's failure records without --name): \
-             in no table, but counted in results and failures, as the original counted them"
+             in no table but the per-GPU ones (their row `None`), and counted in results and failures, as the \
+             original counted them"
         ));
+    }
+    if opts.price.is_some_and(|p| p < 0.0) {
+        notes.push("the price is negative: so is RPP = price / Score, as the original printed it".into());
     }
     match &opts.targets {
         None => notes.push(
@@ -484,13 +514,17 @@ mod tests {
             entry("d/x.json", Some("slow"), "vae"),
             entry("d/fast_0.json", None, "wlm"),
             entry("d/faster_0.json", None, "wlm"),
+            entry("d/fast.json", None, "wlm"),
+            entry("d/fast_fp16.vae.R0.D0.json", Some("fast_fp16"), "vae"),
+            entry("d/renamed.json", Some("fast"), "vae"),
             entry("d/fast.dcgan_all.json", Some("fast"), "dcgan_all"),
         ];
         let sel = select(entries, Some("fast"));
         let files: Vec<String> = sel.kept.iter().map(|e| e.file.display().to_string()).collect();
-        assert_eq!(files, ["d/fast.vae.R1.D0.json", "d/fast_0.json"]);
+        assert_eq!(files, ["d/fast.vae.R1.D0.json", "d/fast_0.json", "d/fast_fp16.vae.R0.D0.json", "d/renamed.json"]);
         assert_eq!(sel.multi_gpu, 1);
         assert_eq!(sel.other_suites.into_iter().collect::<Vec<_>>(), ["(none)", "slow"]);
+        assert_eq!(sel.by_pattern.into_iter().collect::<Vec<_>>(), [("fast_fp16".to_string(), 1)]);
     }
 
     #[test]

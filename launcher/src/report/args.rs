@@ -5,11 +5,12 @@ use super::targets::GpuModel;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
-/// Parses a price: a positive, finite number.
-fn positive(text: &str) -> Result<f64, String> {
+/// Parses a price: any finite number, as the original took any float (0
+/// means no price, a negative price gives a negative RPP).
+fn finite(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("`{text}` is not a positive price in USD (e.g. 12000)")),
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("`{text}` is not a price in USD (a number, e.g. 12000)")),
     }
 }
 
@@ -33,8 +34,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "DIR")]
     pub reports: PathBuf,
 
-    /// Only reports of this suite (their `suite` field; for the original
-    /// suite's files, a file name starting with `NAME.` or `NAME_`).
+    /// Only reports of this suite: their `suite` field is NAME, or their file
+    /// name matches the original's pattern `NAME[_.]*.json`.
     #[arg(long, value_name = "NAME")]
     pub suite: Option<String>,
 
@@ -46,8 +47,9 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FILE")]
     pub targets: Option<PathBuf>,
 
-    /// Price of the machine in USD: adds RPP = price / Score.
-    #[arg(long, value_name = "USD", value_parser = positive)]
+    /// Price of the machine in USD: adds RPP = price / Score (0: no price,
+    /// as the original; a negative price gives a negative RPP, as the original).
+    #[arg(long, value_name = "USD", value_parser = finite, allow_negative_numbers = true)]
     pub price: Option<f64>,
 
     /// Output format on stdout.

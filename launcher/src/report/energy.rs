@@ -5,6 +5,7 @@
 //! that throttled for more than 1% of their timed window, ran on a degraded
 //! PCIe link, or whose GPUs reported XID errors in it.
 
+use super::downsample::{downsample, BUCKETS};
 use super::judge::Rule;
 use super::per_gpu::device_order;
 use super::rows::{Judged, Layout};
@@ -72,6 +73,17 @@ pub struct Sampled {
     pub timeline: Option<Timeline>,
 }
 
+/// The most joules per item taken as a measure: a kilowatt for eleven days
+/// per item. Above it (1e308), at or below 0 (-1, a counter that did not
+/// move) or not finite, a figure is non-physical: a broken counter or a
+/// damaged report, left out of the energy tables ([`non_physical`]).
+pub const MAX_JOULES_PER_ITEM: f64 = 1e9;
+
+/// Whether `joules` per item can be a measure ([`MAX_JOULES_PER_ITEM`]).
+fn physical(joules: f64) -> bool {
+    joules.is_finite() && joules > 0.0 && joules <= MAX_JOULES_PER_ITEM
+}
+
 /// The most instances whose timelines the HTML report draws.
 pub const TIMELINES: usize = 12;
 
@@ -115,7 +127,7 @@ pub fn energy(entries: &[Judged], layout: &Layout, rule: Rule) -> EnergyTables {
         layout.rows.iter().map(|_| Figures { gpu_energy: true, ..Figures::default() }).collect();
     let mut devices: BTreeMap<(usize, (u64, &str)), Figures> = BTreeMap::new();
     for (row, j, c) in measured(entries, layout, rule) {
-        let Some(joules) = c.joules_per_item else { continue };
+        let Some(joules) = c.joules_per_item.filter(|j| physical(*j)) else { continue };
         for figures in std::iter::once(&mut rows[row]).chain(j.entry.single_device().map(|d| {
             let key = (row, device_order(d));
             devices.entry(key).or_insert_with(|| Figures { gpu_energy: true, ..Figures::default() })
@@ -134,6 +146,15 @@ pub fn energy(entries: &[Judged], layout: &Layout, rule: Rule) -> EnergyTables {
             .collect(),
         per_gpu: devices.iter().map(|((row, (_, d)), f)| f.row(label(*row), Some(d))).collect(),
     }
+}
+
+/// The report files of the instances that count under `rule` whose energy
+/// per item is non-physical, left out of the energy tables.
+pub fn non_physical(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<PathBuf> {
+    measured(entries, layout, rule)
+        .filter(|(_, _, c)| c.joules_per_item.is_some_and(|j| !physical(j)))
+        .map(|(_, j, _)| j.entry.file.to_path_buf())
+        .collect()
 }
 
 /// The instances that count under `rule` whose conditions are flagged
@@ -172,7 +193,8 @@ pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> 
     out.into_iter()
         .take(TIMELINES)
         .map(|(_, s)| {
-            let timeline = Report::read(&s.file).and_then(|r| r.telemetry).map(|t| t.timeline);
+            // Cut down as it is read: one whole timeline is held at a time.
+            let timeline = Report::read(&s.file).and_then(|r| r.telemetry).map(|t| downsample(t.timeline, BUCKETS));
             Sampled { timeline, ..s }
         })
         .collect()

@@ -53,11 +53,18 @@ pub enum ReportError {
         /// Why.
         source: std::io::Error,
     },
+    /// Ctrl-C or SIGTERM came before the HTML page was in place.
+    #[error("interrupted before the HTML report {path} was written: the page there before, if any, is left as it was")]
+    Interrupted {
+        /// The page.
+        path: PathBuf,
+    },
 }
 
 impl Classify for ReportError {
     /// A folder or target table that cannot be used is refused before
-    /// anything is computed; an HTML page that cannot be written fails.
+    /// anything is computed; an HTML page that cannot be written fails; a
+    /// signal during its write interrupts.
     fn kind(&self) -> Kind {
         match self {
             ReportError::Folder { .. }
@@ -65,6 +72,7 @@ impl Classify for ReportError {
             | ReportError::Targets { .. }
             | ReportError::OtherAccelerator { .. } => Kind::Refused,
             ReportError::Html { .. } => Kind::Failed,
+            ReportError::Interrupted { .. } => Kind::Interrupted,
         }
     }
 }
@@ -80,7 +88,7 @@ impl Fix for ReportError {
             ReportError::OtherAccelerator { .. } => {
                 Some("compare runs of one accelerator model, or pass --force to compare anyway".into())
             }
-            ReportError::Html { .. } => None,
+            ReportError::Html { .. } | ReportError::Interrupted { .. } => None,
         }
     }
 }

@@ -8,10 +8,12 @@
 mod aggregate;
 mod args;
 mod baseline;
+mod downsample;
 mod energy;
 mod error;
 mod groups;
 mod judge;
+mod page;
 mod per_gpu;
 mod per_node;
 mod relative;
@@ -49,7 +51,8 @@ pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
     let opts = Options {
         suite: args.suite.clone(),
         targets,
-        price: args.price,
+        // The original's `if args.price`: 0 is no price.
+        price: args.price.filter(|p| *p != 0.0),
         gpu_total: args.gputotal,
         rule: if args.strict { Rule::Strict } else { Rule::Original },
         grouping: args.rows,
@@ -58,8 +61,7 @@ pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
     let report = build(&args.reports, args.baseline.as_deref(), &opts)?;
     if let Some(path) = &args.html {
         let title = args.title.clone().unwrap_or_else(|| format!("mlb report: {}", args.reports.display()));
-        let page = render::html::page(&report, &title);
-        std::fs::write(path, page).map_err(|source| ReportError::Html { path: path.clone(), source })?;
+        page::write(path, || render::html::page(&report, &title))?;
     }
     Ok(match args.format {
         Format::Table => render::table::render(&report),

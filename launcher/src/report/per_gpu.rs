@@ -9,7 +9,7 @@
 
 use super::judge::Rule;
 use super::relative::{table, Flag, Row};
-use super::rows::{Judged, Layout};
+use super::rows::{Judged, Layout, RowKey};
 use crate::contract::read::Entry;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -66,17 +66,25 @@ pub fn per_gpu(entries: &[Judged], layout: &Layout, rule: Rule) -> GpuTables {
     // (node, device order): nodes apart, then ids in numeric order.
     type Key<'a> = (Option<&'a str>, (u64, &'a str));
     let mut values: Vec<BTreeMap<Key, Vec<f64>>> = vec![BTreeMap::new(); layout.rows.len()];
+    // Entries with a null name: the original's row `None`.
+    let mut null_name: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
     let mut names: BTreeMap<Key, Option<&str>> = BTreeMap::new();
     for (j, row) in entries.iter().zip(&layout.of_entry) {
-        let (Some(row), Some(device), Some(v)) = (row, j.entry.single_device(), j.value(rule)) else {
+        let (Some(device), Some(v)) = (j.entry.single_device(), j.value(rule)) else {
             continue;
+        };
+        let slot = match row {
+            Some(row) => &mut values[*row],
+            None if j.entry.name.is_none() => &mut null_name,
+            None => continue,
         };
         let node = j.entry.slurm_node.as_deref().filter(|_| by_node);
         let key = (node, device_order(device));
-        values[*row].entry(key).or_default().push(v);
+        slot.entry(key).or_default().push(v);
         let name = names.entry(key).or_default();
         *name = name.or(j.entry.gpu.as_deref());
     }
+    let keys = with_null_name_row(layout, &mut values, null_name);
     let devices: Vec<Device> = names
         .iter()
         .map(|((node, (_, id)), gpu)| Device {
@@ -86,8 +94,30 @@ pub fn per_gpu(entries: &[Judged], layout: &Layout, rule: Rule) -> GpuTables {
         })
         .collect();
     let columns: Vec<(Key, String)> = names.keys().copied().zip(devices.iter().map(Device::label)).collect();
-    let (rows, flags) = table(layout, &values, &columns);
+    let (rows, flags) = table(&keys, &values, &columns);
     GpuTables { devices, rows, flags }
+}
+
+/// The label of the row of entries with a null name, as the original's
+/// per-GPU tables showed it (pandas printed the `None` key as `None`).
+pub const NULL_NAME_ROW: &str = "None";
+
+/// `layout` with the row [`NULL_NAME_ROW`] (and its values) where the
+/// original sorted it: its key was `name or "_"`, so after the benches
+/// that sort at or before `_` and before the others. Unchanged when no
+/// entry with a null name counts.
+fn with_null_name_row<'a, K>(
+    layout: &Layout<'a>,
+    values: &mut Vec<BTreeMap<K, Vec<f64>>>,
+    null_name: BTreeMap<K, Vec<f64>>,
+) -> Vec<RowKey<'a>> {
+    let mut rows = layout.rows.clone();
+    if !null_name.is_empty() {
+        let at = rows.iter().take_while(|r| r.bench.is_empty() || r.bench <= "_").count();
+        rows.insert(at, RowKey { label: NULL_NAME_ROW.into(), bench: "", args: Vec::new() });
+        values.insert(at, null_name);
+    }
+    rows
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ pub fn per_node(entries: &[Judged], layout: &Layout, rule: Rule) -> NodeTables {
     nodes.sort_unstable();
     nodes.dedup();
     let columns: Vec<(&str, String)> = nodes.iter().map(|n| (*n, n.to_string())).collect();
-    let (rows, stragglers) = table(layout, &values, &columns);
+    let (rows, stragglers) = table(&layout.rows, &values, &columns);
     NodeTables { nodes: nodes.into_iter().map(str::to_string).collect(), rows, stragglers }
 }
 

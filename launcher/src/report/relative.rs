@@ -3,7 +3,7 @@
 //! flag on every column whose mean is below 90% of the best. The per-GPU
 //! tables (docs/report.md, "Algorithm", step 5) and the per-node tables are both made here.
 
-use super::rows::Layout;
+use super::rows::RowKey;
 use super::stats::Sample;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -51,15 +51,15 @@ fn ratio(v: Option<f64>, best: f64) -> Option<f64> {
 }
 
 /// The rows and flags of a table over `columns` (each a key and the name a
-/// flag gives it), from the values of each layout row by column key
+/// flag gives it), from the values of each row of a layout by column key
 /// (`values[row][key]`). Rows without a value are left out.
 pub fn table<K: Ord>(
-    layout: &Layout,
+    layout: &[RowKey],
     values: &[BTreeMap<K, Vec<f64>>],
     columns: &[(K, String)],
 ) -> (Vec<Row>, Vec<Flag>) {
     let (mut rows, mut flags) = (Vec::new(), Vec::new());
-    for (key, by_column) in layout.rows.iter().zip(values) {
+    for (key, by_column) in layout.iter().zip(values) {
         if by_column.is_empty() {
             continue;
         }

@@ -61,7 +61,7 @@ impl Targets {
     /// Reads a target table from a CSV file.
     pub fn from_file(path: &Path) -> Result<Targets, ReportError> {
         let source = path.display().to_string();
-        let text = std::fs::read_to_string(path)
+        let text = crate::reading::read_input(path)
             .map_err(|e| ReportError::Targets { path: source.clone(), message: e.to_string() })?;
         Targets::parse(&source, &text)
     }

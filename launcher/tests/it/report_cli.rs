@@ -222,10 +222,14 @@ fn gpu_model_and_targets_conflict() {
 }
 
 #[test]
-fn price_must_be_positive() {
-    let out = mlb(&["--reports", ".", "--price=-5"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not a positive price"));
+fn price_must_be_a_finite_number() {
+    // 0 and negative prices are the original's (report_compat); NaN and
+    // infinities are refused.
+    for price in ["--price=abc", "--price=nan", "--price=inf"] {
+        let out = mlb(&["--reports", ".", price]);
+        assert_eq!(out.status.code(), Some(2), "{price}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not a price in USD"), "{price}");
+    }
 }
 
 #[test]
@@ -267,4 +271,28 @@ fn data_parallel_groups_show_their_total_and_scaling_efficiency() {
     let table = stdout(&mlb(&["--reports", d]));
     let section = table.split("Data parallel groups").nth(1).expect("the groups' table is shown");
     assert!(section.contains("170.00") && section.contains("85.0%"), "{section}");
+}
+
+#[test]
+fn control_characters_in_argument_values_are_escaped_in_every_text_output() {
+    // An argument value with a newline, a NUL and an escape sequence once
+    // reached the table, Markdown and CSV raw: a forged line, a colour code.
+    let dir = tempfile::tempdir().unwrap();
+    let hostile = "a\nFORGED LINE\u{0}\u{1b}[31mred";
+    for (i, arch) in ["resnet18", hostile].into_iter().enumerate() {
+        let mut record = common::records::record(&run("convnet", i as u64, "0", 200.0 + i as f64));
+        record["arch"] = arch.into();
+        let name = common::records::file_name(&run("convnet", i as u64, "0", 0.0));
+        mlb::contract::record::write_atomic(dir.path(), &name, &record).unwrap();
+    }
+    let d = dir.path().to_str().unwrap();
+    for format in ["table", "markdown", "csv"] {
+        let text = stdout(&mlb(&["--reports", d, "--format", format]));
+        assert!(!text.contains(['\0', '\u{1b}']), "{format}: no NUL nor escape byte: {text:?}");
+        assert!(!text.lines().any(|l| l.trim_start_matches(['│', '|', ' ']).starts_with("FORGED")), "{format}: {text}");
+        assert!(text.contains(r"a\nFORGED LINE\0\u{1b}[31mred"), "{format}: shown escaped: {text}");
+    }
+    // JSON keeps the value itself (JSON escapes it).
+    let json: Value = serde_json::from_str(&stdout(&mlb(&["--reports", d, "--format", "json"]))).unwrap();
+    assert!(json["rows"].as_array().unwrap().iter().any(|r| r["args"]["arch"] == hostile));
 }

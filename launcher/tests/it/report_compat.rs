@@ -20,15 +20,32 @@ use std::process::Command;
 /// The V100 target table as the original shipped it (`target_v100.csv`).
 const V100: &str = include_str!("../../../configs/targets/v100.csv");
 
-/// An entry as Python held it after `json.loads`.
+/// An entry as Python held it after `json.loads`: its fields are read
+/// only where the original reads them (a failed entry's `batch_loss` and
+/// `train_item` never are).
 #[derive(Clone, Debug)]
 struct PyEntry {
     name: Option<String>,
     /// `None` when the key is missing.
     completed: Option<Value>,
-    batch_loss: Vec<f64>,
-    avg: f64,
-    vcd: String,
+    raw: Value,
+}
+
+impl PyEntry {
+    /// `entry['batch_loss']`, as `math.isnan` reads it.
+    fn batch_loss(&self) -> Vec<f64> {
+        self.raw.get("batch_loss").and_then(Value::as_array).map_or(vec![], |l| l.iter().map(py_float).collect())
+    }
+
+    /// `entry['train_item']['avg']`.
+    fn avg(&self) -> f64 {
+        self.raw.get("train_item").map_or(f64::NAN, |t| py_float(&t["avg"]))
+    }
+
+    /// `entry['vcd']`.
+    fn vcd(&self) -> &str {
+        self.raw["vcd"].as_str().unwrap()
+    }
 }
 
 /// Python's `float` of a JSON value whose tokens were quoted by `load`.
@@ -71,19 +88,17 @@ fn read_results(path: &Path) -> Vec<PyEntry> {
         .map(|e| PyEntry {
             name: e["name"].as_str().map(str::to_string),
             completed: e.get("completed").cloned(),
-            batch_loss: e
-                .get("batch_loss")
-                .and_then(Value::as_array)
-                .map_or(vec![], |l| l.iter().map(py_float).collect()),
-            avg: e.get("train_item").map_or(f64::NAN, |t| py_float(&t["avg"])),
-            vcd: e["vcd"].as_str().unwrap().to_string(),
+            raw: e,
         })
         .collect()
 }
 
-/// `fnmatch` of `baselines[_.]*.json` (glob leaves out hidden names).
+/// `fnmatch` of `{jobs}[_.]*.json`: the name, one of `_` and `.`, anything
+/// (even nothing), then `.json` (`baselines.json` does not match; glob
+/// leaves out hidden names).
 fn matches(name: &str) -> bool {
-    name.strip_prefix("baselines").is_some_and(|r| (r.starts_with('_') || r.starts_with('.')) && r.ends_with(".json"))
+    name.strip_prefix("baselines")
+        .is_some_and(|r| (r.starts_with('_') || r.starts_with('.')) && r[1..].ends_with(".json"))
 }
 
 /// Names of `dir` in the order the file system lists them (`os.scandir`).
@@ -160,6 +175,18 @@ struct Original {
     grade: f64,
     /// measure -> bench -> device -> relative value.
     pergpu: BTreeMap<&'static str, BTreeMap<String, BTreeMap<u64, f64>>>,
+    /// The rows of the per-GPU tables in the original's order (`name or
+    /// "_"`; a null name is the row `None`).
+    pergpu_order: Vec<String>,
+}
+
+impl Original {
+    /// What the original printed for RPP with `--price price`: nothing when
+    /// the price is 0 (`if args.price`), `n/a` when the score is 0, else
+    /// `price / grade`, negative for a negative price.
+    fn rpp(&self, price: f64) -> Option<f64> {
+        (price != 0.0 && self.grade > 0.0).then(|| price / self.grade)
+    }
 }
 
 fn original(dir: &Path) -> Original {
@@ -188,7 +215,7 @@ fn original(dir: &Path) -> Original {
     for entries in reports.values_mut() {
         let mut index = 0;
         while index < entries.len() {
-            if entries[index].batch_loss.iter().any(|x| x.is_nan()) {
+            if entries[index].batch_loss().iter().any(|x| x.is_nan()) {
                 entries.remove(index);
                 nfailures += 1;
             }
@@ -207,7 +234,7 @@ fn original(dir: &Path) -> Original {
     let mut global = BTreeMap::new();
     for (name, entries) in &reports {
         let Some(name) = name else { continue };
-        let avgs: Vec<f64> = entries.iter().map(|e| e.avg).collect();
+        let avgs: Vec<f64> = entries.iter().map(PyEntry::avg).collect();
         let (mean, sd) = (nanmean(&avgs), nanstd(&avgs));
         let (target, perf_tgt, sd_tgt) = table.get(name).copied().unwrap_or((f64::NAN, f64::NAN, f64::NAN));
         let perf = mean / target;
@@ -228,14 +255,19 @@ fn original(dir: &Path) -> Original {
     let grade = f64::from(u8::from(bf)) * (2.0 * pm + st + 5.0 * pg);
     // _report_pergpu, for mean, min and max.
     let mut pergpu = BTreeMap::new();
+    let mut pergpu_order: Vec<(String, String)> = Vec::new();
     for (measure, f) in [("mean", nanmean as fn(&[f64]) -> f64), ("min", nanmin), ("max", nanmax)] {
         let mut results: BTreeMap<String, BTreeMap<u64, Vec<f64>>> = BTreeMap::new();
         for (name, entries) in &reports {
             for e in entries {
-                let devices: Vec<u64> = e.vcd.split(',').map(|d| d.trim().parse().unwrap()).collect();
+                let devices: Vec<u64> = e.vcd().split(',').map(|d| d.trim().parse().unwrap()).collect();
                 if let [device] = devices[..] {
                     let key = name.clone().unwrap_or_else(|| "None".into());
-                    results.entry(key).or_default().entry(device).or_default().push(e.avg);
+                    let sort = name.clone().unwrap_or_else(|| "_".into());
+                    if measure == "mean" && !pergpu_order.iter().any(|(_, k)| *k == key) {
+                        pergpu_order.push((sort, key.clone()));
+                    }
+                    results.entry(key).or_default().entry(device).or_default().push(e.avg());
                 }
             }
         }
@@ -247,7 +279,9 @@ fn original(dir: &Path) -> Original {
         }
         pergpu.insert(measure, rel);
     }
-    Original { nreports, nfailures, global, bf, pm, st, pg, grade, pergpu }
+    pergpu_order.sort();
+    let pergpu_order = pergpu_order.into_iter().map(|(_, k)| k).collect();
+    Original { nreports, nfailures, global, bf, pm, st, pg, grade, pergpu, pergpu_order }
 }
 
 fn mlb_json(dir: &Path, extra: &[&str]) -> Value {
@@ -304,6 +338,8 @@ fn compare(dir: &Path) -> (Original, Value) {
         .map(|d| d["id"].as_str().unwrap().parse().unwrap())
         .collect();
     let rows = json["per_gpu"]["rows"].as_array().unwrap();
+    let labels: Vec<&str> = rows.iter().map(|r| r["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, o.pergpu_order, "per-GPU rows, in the original's order");
     for (measure, key) in [("mean", "rel_mean"), ("min", "rel_min"), ("max", "rel_max")] {
         let table = &o.pergpu[measure];
         assert_eq!(rows.len(), table.len(), "{measure}: rows");
@@ -358,4 +394,140 @@ fn a_failing_set_agrees_too() {
     let (o, json) = compare(dir.path());
     assert!(!o.bf && counts.null_names == 40);
     assert_eq!(json["score"]["score"].as_f64(), Some(0.0));
+}
+
+/// Writes `text` at `dir/path`, making its folder.
+fn write(dir: &Path, path: &str, text: &str) {
+    let path = dir.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn hidden_folders_are_left_out_as_the_original_left_them_out() {
+    // A notebook's checkpoint copy of failure records, one folder below and
+    // at the top level: the original's glob never sees them (BF stays 1).
+    let dir = tempfile::tempdir().unwrap();
+    report_gen::write_set(dir.path(), 1_000, 2, 16);
+    let failed = r#"{"completed": false, "name": "vae", "run_id": 0, "suite": "baselines", "vcd": "0"}"#;
+    for k in 0..40 {
+        write(dir.path(), &format!(".ipynb_checkpoints/baselines.vae.R{k}.D0.FAIL-checkpoint.json"), failed);
+        write(dir.path(), &format!("host1/.ipynb_checkpoints/baselines_{k}-checkpoint.json"), failed);
+        write(dir.path(), &format!(".baselines.vae.R{k}.D0.json"), failed);
+    }
+    let (o, json) = compare(dir.path());
+    assert!(o.bf, "{o:?}");
+    // Without --suite the hidden files are left out too.
+    let all = Command::new(env!("CARGO_BIN_EXE_mlb"))
+        .args(["report", "--gpu-model", "V100", "--format", "json", "--reports"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let all: Value = serde_json::from_slice(&all.stdout).unwrap();
+    let files: Vec<&Path> =
+        all["failures"].as_array().unwrap().iter().map(|f| Path::new(f["file"].as_str().unwrap())).collect();
+    let hidden =
+        |f: &Path| f.strip_prefix(dir.path()).unwrap().to_string_lossy().split('/').any(|c| c.starts_with('.'));
+    assert!(!files.is_empty() && !files.iter().any(|f| hidden(f)), "{files:?}");
+    assert_eq!(json["files"], all["files"]);
+}
+
+#[test]
+fn a_suite_named_by_a_prefix_of_another_reads_both_as_the_original() {
+    // `--suite baselines` is the original's `--jobs baselines`: its pattern
+    // `baselines[_.]*.json` takes the files of `baselines_fp16` too, and not
+    // a file named `baselines.json`.
+    let dir = tempfile::tempdir().unwrap();
+    report_gen::write_set(dir.path(), 1_000, 2, 17);
+    for gpu in 0..4 {
+        let text = format!(
+            r#"{{"batch_loss": [0.5], "completed": true, "name": "wlmfp16", "suite": "baselines_fp16", "train_item": {{"avg": {}}}, "vcd": "{gpu}"}}"#,
+            4000.0 + 100.0 * gpu as f64
+        );
+        write(dir.path(), &format!("host2/baselines_fp16.wlmfp16.R0.D{gpu}.json"), &text);
+    }
+    let failed = r#"{"completed": false, "name": "vae", "vcd": "0"}"#;
+    for name in ["baselines.json", "host3/baselines.json", "baselinesX.vae.json"] {
+        write(dir.path(), name, &format!("[{}]", [failed; 30].join(",")));
+    }
+    let (_, json) = compare(dir.path());
+    let failed: Vec<&str> = json["failures"].as_array().unwrap().iter().map(|f| f["file"].as_str().unwrap()).collect();
+    assert!(!failed.iter().any(|f| f.ends_with("/baselines.json")), "`baselines.json` is not read: {failed:?}");
+    let notes = json["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("suite `baselines_fp16`")), "{notes:?}");
+}
+
+#[test]
+fn a_zero_or_negative_price_gives_the_originals_rpp() {
+    // A set whose score is not 0 (the first seed that gives one).
+    let (dir, o) = (18..40)
+        .map(|seed| {
+            let dir = tempfile::tempdir().unwrap();
+            report_gen::write_set(dir.path(), 600, 0, seed);
+            let o = original(dir.path());
+            (dir, o)
+        })
+        .find(|(_, o)| o.grade > 0.0)
+        .unwrap();
+    for price in ["0", "-12000", "12000"] {
+        let json = mlb_json(dir.path(), &["--rows", "bench", "--price", price]);
+        let s = &json["score"];
+        let p: f64 = price.parse().unwrap();
+        match o.rpp(p) {
+            Some(rpp) => agree(&s["rpp"], rpp, &format!("RPP at {price}")),
+            None => assert!(s["rpp"].is_null(), "{price}: {s}"),
+        }
+        // The original printed no price for 0.
+        assert_eq!(s["price"].as_f64(), (p != 0.0).then_some(p), "{price}");
+    }
+    // The table shows the negative RPP as the original printed it.
+    let out = Command::new(env!("CARGO_BIN_EXE_mlb"))
+        .args(["report", "--suite", "baselines", "--gpu-model", "V100", "--price", "-12000", "--reports"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains(&format!("{:.2}", o.rpp(-12000.0).unwrap())), "{text}");
+}
+
+#[test]
+fn completed_entries_with_a_null_name_make_the_per_gpu_row_none() {
+    let dir = tempfile::tempdir().unwrap();
+    report_gen::write_set(dir.path(), 600, 2, 19);
+    for gpu in 0..3 {
+        let text = format!(
+            r#"{{"batch_loss": [0.5], "name": null, "suite": "baselines", "train_item": {{"avg": {}}}, "vcd": "{gpu}"}}"#,
+            100.0 + 50.0 * gpu as f64
+        );
+        write(dir.path(), &format!("host4/baselines.None.R0.D{gpu}.json"), &text);
+    }
+    let (o, json) = compare(dir.path());
+    assert!(o.pergpu_order.contains(&"None".to_string()), "{:?}", o.pergpu_order);
+    // Still in no score table.
+    assert!(json["benches"].as_array().unwrap().iter().all(|b| b["bench"] != "None"));
+}
+
+#[test]
+fn a_failed_entry_with_fields_of_odd_types_is_still_a_failure() {
+    // The original never reads `train_item` nor `batch_loss` of an entry
+    // that did not complete: 30 such failures of about 600 results fail BF.
+    let dir = tempfile::tempdir().unwrap();
+    report_gen::write_set(dir.path(), 600, 0, 20);
+    let odd = [
+        r#"{"completed": false, "name": "vae", "vcd": "0", "train_item": "n/a", "batch_loss": 0.5}"#,
+        r#"{"completed": false, "name": "vae", "vcd": [0], "train_item": {"avg": "fast"}, "batch_loss": ["x", {}]}"#,
+        r#"{"completed": 0, "name": "wlm", "vcd": "1", "train_item": 7, "batch_loss": "lost", "failure": "oom"}"#,
+    ];
+    for k in 0..30 {
+        write(dir.path(), &format!("host1/baselines.odd.R{k}.D0.FAIL.json"), odd[k % 3]);
+    }
+    let (o, json) = compare(dir.path());
+    assert!(!o.bf && json["score"]["bf"] == 0, "{o:?}");
+    assert!(json["unreadable"].as_array().unwrap().is_empty(), "{}", json["unreadable"]);
+    // A completed entry with such a field is still unreadable (the original
+    // stopped on it), with the reason.
+    write(dir.path(), "host1/baselines.bad.json", r#"{"name": "vae", "vcd": "0", "train_item": "n/a"}"#);
+    let json = mlb_json(dir.path(), &[]);
+    let bad = json["unreadable"].as_array().unwrap();
+    assert!(bad.len() == 1 && bad[0]["reason"].as_str().unwrap().contains("train_item"), "{bad:?}");
 }

@@ -107,3 +107,54 @@ fn a_baseline_of_another_accelerator_is_refused_without_force() {
     std::fs::remove_file(base.path().join("system.json")).unwrap();
     assert!(mlb(&["--reports", n, "--baseline", b]).status.success(), "no description: compared as before");
 }
+
+#[test]
+fn non_physical_energies_are_left_out_of_the_means_with_a_note() {
+    // -1 J and 1e308 J per item once entered the mean (which became 1e307).
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), 0, "0", block(2.0, 0.0, false));
+    write(dir.path(), 1, "0", block(4.0, 0.0, false));
+    write(dir.path(), 2, "1", block(-1.0, 0.0, false));
+    write(dir.path(), 3, "1", block(1e308, 0.0, false));
+    write(dir.path(), 4, "1", block(0.0, 0.0, false));
+    let d = dir.path().to_str().unwrap();
+    let out = mlb(&["--reports", d, "--rows", "bench", "--format", "json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &json["energy"]["rows"][0];
+    assert_eq!(row["joules_per_item"]["count"].as_u64(), Some(2), "{row}");
+    assert_eq!(row["joules_per_item"]["mean"].as_f64(), Some(3.0), "{row}");
+    assert_eq!(json["energy"]["per_gpu"].as_array().unwrap().len(), 1, "device 1 has no physical figure");
+    let notes: Vec<&str> = json["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let note = notes.iter().find(|n| n.contains("non-physical")).expect("a note");
+    assert!(note.starts_with("3 instances") && note.contains(".R2.") && note.contains(".R3."), "{note}");
+    // The throughput of those instances still counts.
+    assert_eq!(json["rows"][0]["sample"]["n"].as_u64(), Some(5));
+}
+
+#[test]
+fn a_timeline_of_200000_points_is_drawn_from_a_few_thousand() {
+    // Once every point was drawn: 200,000-point timelines gave a page of
+    // hundreds of MB. Each series is now cut into buckets keeping each
+    // bucket's min and max, so that a one-sample spike stays drawn.
+    let dir = tempfile::tempdir().unwrap();
+    let n = 200_000;
+    let t: Vec<f64> = (0..n).map(|i| i as f64 * 0.01 + 0.005).collect();
+    let power: Vec<f64> = (0..n).map(|i| if i == 123_457 { 987.0 } else { 300.0 + (i % 7) as f64 }).collect();
+    // Throttled in one slice of three over the second half: a shaded span each.
+    let throttled: Vec<f64> = (0..n).map(|i| if i >= n / 2 && i % 3 == 0 { 1.0 } else { 0.0 }).collect();
+    let mut b = block(2.0, 0.0, false);
+    b["timeline"] = json!({"t": t, "gpu0.power_w": power, "gpu0.sm_clock_mhz": vec![1980.0; n],
+        "gpu0.temperature_c": vec![60.0; n], "gpu0.throttled": throttled});
+    write(dir.path(), 0, "0", b);
+    let page = dir.path().join("page.html");
+    let d = dir.path().to_str().unwrap();
+    let out = mlb(&["--reports", d, "--html", page.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let size = std::fs::metadata(&page).unwrap().len();
+    eprintln!("page of a 200,000-slice timeline: {size} bytes");
+    assert!(size < 3 << 20, "a page of {size} bytes");
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The spike sets the power chart's top (987 W, plus the 10% headroom).
+    assert!(html.contains("1.1k") || html.contains("1.0k"), "the spike is still drawn");
+}

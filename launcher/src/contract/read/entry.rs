@@ -117,13 +117,22 @@ pub struct RawEntry {
     losses: Losses,
     conditions: Option<Conditions>,
     args: Vec<(Arc<str>, Value)>,
+    /// The first field of an odd type (a string `train_item`, a scalar
+    /// `batch_loss`), read as missing.
+    odd: Option<&'static str>,
 }
 
 impl RawEntry {
     /// The entry of `file`; errs when it has no `name` key (the original
-    /// could not read it either).
+    /// could not read it either), or when it completed (its `completed`
+    /// is missing or true) and a field it is judged by has an odd type (the
+    /// original stopped on it). A failed entry with such a field stays a
+    /// failure: the original never read those fields of a failed entry.
     pub fn into_entry(self, file: &Arc<Path>) -> Result<Entry, &'static str> {
         let name = self.name.ok_or("an entry has no `name`")?;
+        if let (Some(why), true) = (self.odd, self.completed != Some(false)) {
+            return Err(why);
+        }
         let mut args = self.args;
         args.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(Entry {
@@ -217,16 +226,22 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
                         Key::Name => e.name = Some(map.next_value::<Option<Name>>()?.map(|n| n.0)),
-                        Key::Suite => e.suite = map.next_value::<Option<Text>>()?.map(|t| t.0),
-                        Key::Vcd => e.vcd = map.next_value::<Option<Text>>()?.map(|t| t.0),
-                        Key::Gpu => e.gpu = map.next_value::<Option<Text>>()?.map(|t| t.0),
-                        Key::Hostname => e.hostname = map.next_value::<Option<Text>>()?.map(|t| t.0),
+                        Key::Suite => e.suite = e.text(map.next_value()?, "`suite` is not a string"),
+                        Key::Vcd => e.vcd = e.text(map.next_value()?, "`vcd` is not a string or a number"),
+                        Key::Gpu => e.gpu = e.text(map.next_value()?, "`gpu` is not a string"),
+                        Key::Hostname => e.hostname = e.text(map.next_value()?, "`hostname` is not a string"),
                         Key::Provenance => e.slurm_node = map.next_value::<ProvenanceNode>()?.node(),
                         Key::Telemetry => e.conditions = map.next_value::<RawTelemetry>()?.conditions(),
                         Key::Completed => e.completed = Some(map.next_value::<Shallow>()?.truth()),
-                        Key::Failure => e.failure = map.next_value::<Option<RawFailure>>()?.map(RawFailure::pair),
-                        Key::TrainItem => e.avg = map.next_value::<Option<RawThroughput>>()?.and_then(|t| t.avg.0),
-                        Key::BatchLoss => e.losses = map.next_value::<LossScan<T>>()?.0,
+                        Key::Failure => e.failure = map.next_value::<Object<RawFailure>>()?.pair(),
+                        Key::TrainItem => {
+                            let avg = map.next_value::<Object<RawThroughput>>()?.avg();
+                            e.avg = e.or_odd(avg, "`train_item` is not an object with a numeric `avg`").flatten();
+                        }
+                        Key::BatchLoss => {
+                            let LossScan(losses) = map.next_value::<LossScan<T>>()?;
+                            e.losses = e.or_odd(losses, "`batch_loss` is not a list of numbers").unwrap_or_default();
+                        }
                         // Skipped unread (serde_json's fast path) unless it
                         // may be a config argument.
                         Key::Other(k) if not_config(&k) => {
@@ -244,6 +259,55 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
         }
         d.deserialize_map(EntryVisitor::<TOLERANT>)
     }
+}
+
+impl RawEntry {
+    /// `value`, or `None` after noting `why` when it had an odd type.
+    fn or_odd<V>(&mut self, value: Result<V, Odd>, why: &'static str) -> Option<V> {
+        value.map_err(|Odd| self.odd = self.odd.or(Some(why))).ok()
+    }
+
+    /// A text field: `None` for `null` and (noting `why`) for an odd type.
+    fn text(&mut self, text: Option<Text>, why: &'static str) -> Option<Arc<str>> {
+        self.or_odd(text?.0, why)
+    }
+}
+
+/// A value of an odd type where the report reads a field.
+struct Odd;
+
+/// The visitor methods of a field that takes no scalar: a boolean, a
+/// number or a string is read as `$odd`.
+macro_rules! odd_scalars {
+    ($value:ty, $odd:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<$value, E> {
+            Ok($odd)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<$value, E> {
+            Ok($odd)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<$value, E> {
+            Ok($odd)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<$value, E> {
+            Ok($odd)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<$value, E> {
+            Ok($odd)
+        }
+    };
+}
+
+/// Empties a list or an object of odd type, for a visitor that reads it as
+/// [`Odd`].
+fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
 }
 
 /// `provenance.slurm.node`, read leniently: a provenance of another shape
@@ -264,68 +328,125 @@ struct SlurmNode {
 impl ProvenanceNode {
     fn node(self) -> Option<Arc<str>> {
         match self {
-            ProvenanceNode::Slurm { slurm } => Some(slurm.node.0),
+            ProvenanceNode::Slurm { slurm } => slurm.node.0.ok(),
             ProvenanceNode::Other(_) => None,
         }
     }
 }
 
+/// A field read as an object `T`: `Ok(None)` for `null`, [`Odd`] for any
+/// other type (emptied unread).
+struct Object<T>(Result<Option<T>, Odd>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+            type Value = Object<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Object<T>, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(|t| Object(Ok(Some(t))))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Object<T>, E> {
+                Ok(Object(Ok(None)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Object<T>, A::Error> {
+                drain_seq(seq).map(|()| Object(Err(Odd)))
+            }
+            odd_scalars!(Object<T>, Object(Err(Odd)));
+        }
+        d.deserialize_any(ObjectVisitor(std::marker::PhantomData))
+    }
+}
+
+/// `train_item`, of which only `avg` is read.
 #[derive(Deserialize)]
 struct RawThroughput {
     #[serde(default)]
     avg: Num,
 }
 
-#[derive(Deserialize)]
-struct RawFailure {
-    cause: Option<String>,
-    message: Option<String>,
+impl Object<RawThroughput> {
+    /// `avg` (`None` when missing or `null`); [`Odd`] when `train_item` is
+    /// not an object or its `avg` not a number.
+    fn avg(self) -> Result<Option<f64>, Odd> {
+        self.0.and_then(|t| t.map_or(Ok(None), |t| t.avg.0))
+    }
 }
 
-impl RawFailure {
-    fn pair(self) -> (String, String) {
-        (self.cause.unwrap_or_else(|| "incomplete".into()), self.message.unwrap_or_default())
+/// `failure.cause` and `failure.message` of an mlb failure record. A
+/// `failure` of another shape (the original's entries have none) gives no
+/// details, and a cause or message that is not a string is written as JSON.
+#[derive(Deserialize)]
+struct RawFailure {
+    cause: Option<Shallow>,
+    message: Option<Shallow>,
+}
+
+impl Object<RawFailure> {
+    fn pair(self) -> Option<(String, String)> {
+        let words = |v: Option<Shallow>| match v? {
+            Shallow::Scalar(Value::String(s)) => Some(s),
+            Shallow::Scalar(Value::Null) | Shallow::Container { .. } => None,
+            Shallow::Scalar(other) => Some(other.to_string()),
+        };
+        let f = self.0.ok()??;
+        Some((words(f.cause).unwrap_or_else(|| "incomplete".into()), words(f.message).unwrap_or_default()))
     }
 }
 
 /// A number, a marker of a non-finite token, a boolean (Python's `True` is
-/// 1) or `null` (`None`).
-#[derive(Default)]
-struct Num(Option<f64>);
+/// 1) or `null` (`None`); [`Odd`] for a value of another type.
+struct Num(Result<Option<f64>, Odd>);
+
+impl Default for Num {
+    fn default() -> Self {
+        Num(Ok(None))
+    }
+}
 
 impl<'de> Deserialize<'de> for Num {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct NumVisitor;
-        impl Visitor<'_> for NumVisitor {
+        impl<'de> Visitor<'de> for NumVisitor {
             type Value = Num;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a number, NaN, Infinity or null")
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
-                Ok(Num(Some(v)))
+                Ok(Num(Ok(Some(v))))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
-                Ok(Num(Some(v as f64)))
+                Ok(Num(Ok(Some(v as f64))))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
-                Ok(Num(Some(v as f64)))
+                Ok(Num(Ok(Some(v as f64))))
             }
             fn visit_bool<E: de::Error>(self, v: bool) -> Result<Num, E> {
-                Ok(Num(Some(f64::from(u8::from(v)))))
+                Ok(Num(Ok(Some(f64::from(u8::from(v))))))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Num, E> {
-                Ok(Num(None))
+                Ok(Num(Ok(None)))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
-                marker_value(v).map(|v| Num(Some(v))).ok_or_else(|| E::custom(format!("`{v}` is not a number")))
+                Ok(Num(marker_value(v).map(Some).ok_or(Odd)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Num, A::Error> {
+                drain_seq(seq).map(|()| Num(Err(Odd)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Num, A::Error> {
+                drain_map(map).map(|()| Num(Err(Odd)))
             }
         }
         d.deserialize_any(NumVisitor)
     }
 }
 
-/// `batch_loss`, scanned without keeping the values.
-struct LossScan<const TOLERANT: bool>(Losses);
+/// `batch_loss`, scanned without keeping the values; [`Odd`] when it is not
+/// a list, or (in tolerant text) holds a value that is not a number.
+struct LossScan<const TOLERANT: bool>(Result<Losses, Odd>);
 
 impl<'de, const TOLERANT: bool> Deserialize<'de> for LossScan<TOLERANT> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -341,21 +462,27 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for LossScan<TOLERANT> {
                     while let Some(StrictLoss(null)) = seq.next_element::<StrictLoss>()? {
                         l.null |= null;
                     }
-                    return Ok(LossScan(l));
+                    return Ok(LossScan(Ok(l)));
                 }
+                let mut odd = false;
                 while let Some(Num(v)) = seq.next_element::<Num>()? {
                     match v {
-                        None => l.null = true,
-                        Some(v) if v.is_nan() => l.nan = true,
-                        Some(v) if v.is_infinite() => l.infinite = true,
-                        Some(_) => {}
+                        Err(Odd) => odd = true,
+                        Ok(None) => l.null = true,
+                        Ok(Some(v)) if v.is_nan() => l.nan = true,
+                        Ok(Some(v)) if v.is_infinite() => l.infinite = true,
+                        Ok(Some(_)) => {}
                     }
                 }
-                Ok(LossScan(l))
+                Ok(LossScan(if odd { Err(Odd) } else { Ok(l) }))
             }
             fn visit_unit<E: de::Error>(self) -> Result<LossScan<T>, E> {
-                Ok(LossScan(Losses::default()))
+                Ok(LossScan(Ok(Losses::default())))
             }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LossScan<T>, A::Error> {
+                drain_map(map).map(|()| LossScan(Err(Odd)))
+            }
+            odd_scalars!(LossScan<T>, LossScan(Err(Odd)));
         }
         d.deserialize_any(ScanVisitor::<TOLERANT>)
     }
@@ -385,25 +512,38 @@ impl<'de> Deserialize<'de> for StrictLoss {
     }
 }
 
-/// A text field; very old reports hold `vcd` as a bare number.
-struct Text(Arc<str>);
+/// A text field; very old reports hold `vcd` as a bare number. [`Odd`]
+/// for a value of another type.
+struct Text(Result<Arc<str>, Odd>);
 
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct TextVisitor;
-        impl Visitor<'_> for TextVisitor {
+        impl<'de> Visitor<'de> for TextVisitor {
             type Value = Text;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a string or a number")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
-                Ok(Text(intern(v)))
+                Ok(Text(Ok(intern(v))))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Text, E> {
-                Ok(Text(intern(&v.to_string())))
+                Ok(Text(Ok(intern(&v.to_string()))))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Text, E> {
-                Ok(Text(intern(&v.to_string())))
+                Ok(Text(Ok(intern(&v.to_string()))))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Text, E> {
+                Ok(Text(Err(Odd)))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Text, E> {
+                Ok(Text(Err(Odd)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Text, A::Error> {
+                drain_seq(seq).map(|()| Text(Err(Odd)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Text, A::Error> {
+                drain_map(map).map(|()| Text(Err(Odd)))
             }
         }
         d.deserialize_any(TextVisitor)
@@ -592,5 +732,26 @@ mod tests {
         let strict = strict.unwrap();
         assert_eq!((strict.losses, strict.avg), (Losses { nan: false, infinite: false, null: true }, Some(3.0)));
         assert_eq!(parse::<false>(r#"{"name": "a", "batch_loss": [1.5, 0.2]}"#).unwrap().losses, Losses::default());
+    }
+
+    #[test]
+    fn odd_fields_of_a_failed_entry_are_read_as_missing() {
+        let failed = r#"{"name": "a", "completed": false, "vcd": [0], "train_item": "n/a", "batch_loss": 0.5,
+                         "failure": "oom", "suite": {"x": 1}}"#;
+        for e in [parse::<true>(failed).unwrap(), parse::<false>(failed).unwrap()] {
+            assert_eq!((e.completed, e.vcd, e.avg, e.suite, e.failure), (Some(false), None, None, None, None));
+        }
+        let e = parse::<true>(r#"{"name": "a", "completed": 0, "failure": {"cause": 7, "message": null}}"#).unwrap();
+        assert_eq!(e.failure, Some(("7".into(), String::new())));
+        // A completed entry (or one without `completed`) with such a field is refused, naming it.
+        for (text, field) in [
+            (r#"{"name": "a", "train_item": "n/a"}"#, "`train_item`"),
+            (r#"{"name": "a", "completed": true, "train_item": {"avg": "fast"}}"#, "`train_item`"),
+            (r#"{"name": "a", "batch_loss": {"a": 1}}"#, "`batch_loss`"),
+            (r#"{"name": "a", "vcd": 1.5}"#, "`vcd`"),
+        ] {
+            let err = parse::<true>(text).unwrap_err();
+            assert!(err.contains(field), "{text}: {err}");
+        }
     }
 }

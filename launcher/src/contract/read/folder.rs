@@ -54,7 +54,8 @@ pub struct Unreadable {
     pub reason: String,
 }
 
-/// Reads every `*.json` file under `dir` (any depth), in parallel, keeping
+/// Reads every `*.json` file under `dir` (any depth; hidden files and
+/// folders left out, as the original's glob left them out), in parallel, keeping
 /// the original's order. Errs only when `dir` itself cannot be listed; a bad
 /// file is listed in `unreadable`.
 pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
@@ -121,7 +122,8 @@ impl Reading {
 }
 
 /// One folder's report files and sub-folders, each in the order the file
-/// system lists them (as Python's glob), and what could not be listed.
+/// system lists them (as Python's glob), hidden names left out (as the
+/// glob left them out), and what could not be listed.
 struct Listing {
     /// The folder.
     folder: PathBuf,
@@ -157,6 +159,9 @@ impl Listing {
                 }
             };
             let name = item.file_name();
+            if hidden(&name) {
+                continue;
+            }
             let json = is_report_name(&name);
             let kind = match item.file_type() {
                 Ok(t) if !t.is_symlink() => Kind::of(t),
@@ -250,6 +255,13 @@ fn open_at(folder: &std::fs::File, name: &OsStr) -> std::io::Result<std::fs::Fil
     let fd = openat(Some(folder.as_raw_fd()), name, flags, nix::sys::stat::Mode::empty())?;
     // SAFETY: `fd` was just opened here and is owned by nothing else.
     Ok(unsafe { std::fs::File::from_raw_fd(fd) })
+}
+
+/// Whether a name is hidden (`.ipynb_checkpoints`, `.x.json`): the
+/// original's glob patterns never matched one, at any level, so the walk
+/// leaves hidden files and folders out as it did.
+fn hidden(name: &OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
 }
 
 /// What a folder entry is, for the walk.

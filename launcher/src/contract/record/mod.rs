@@ -13,7 +13,7 @@ pub use failure::{Cause, Failure};
 pub use identity::Identity;
 pub use name::{clean, file_name, timestamp};
 pub use unique_id::unique_id;
-pub use write::{to_strict_json, write_atomic};
+pub use write::{to_strict_json, write_atomic, Staged, SHARED_MODE};
 
 /// Turns a job argument name into a report key: leading dashes dropped,
 /// inner dashes to underscores (`--batch-size` -> `batch_size`).

@@ -14,12 +14,14 @@ fn flag(v: Option<bool>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
-/// Quotes a text field when it holds a comma, a quote or a line break.
+/// A text field: control characters escaped (a line break or a NUL never
+/// reaches the file), quoted when it holds a comma or a quote.
 fn text(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
+    let s = super::visible(s);
+    if s.contains([',', '"']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
-        s.to_string()
+        s.into_owned()
     }
 }
 

@@ -2,9 +2,11 @@
 
 use super::super::Report;
 use super::sections::{sections, Body};
+use super::visible;
 
+/// A cell's text: control characters escaped, `|` too.
 fn escape(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    visible(text).replace('|', "\\|")
 }
 
 fn row<'a>(cells: impl IntoIterator<Item = &'a str>) -> String {

@@ -10,6 +10,9 @@ mod measured;
 pub mod sections;
 pub mod table;
 mod timelines;
+mod visible;
+
+pub use visible::visible;
 
 use super::Report;
 
