@@ -69,22 +69,23 @@ pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
     // One folder below, as the original's first glob: each folder listed by
     // the thread that reads it.
     let below = unseen(std::mem::take(&mut top.folders), &mut seen, &mut reading.unreadable);
+    // A batch is moved into the list while the next one is read.
     let mut deeper = Vec::new();
+    let mut done: Vec<(Listing, Vec<Read>)> = Vec::new();
     for batch in below.chunks(FOLDERS_A_BATCH) {
-        let done: Vec<(Listing, Vec<Read>)> = batch
-            .par_iter()
-            .map(|folder| {
-                let listing = Listing::of(folder, std::fs::read_dir(folder));
-                let read = listing.read();
-                (listing, read)
-            })
-            .collect();
-        for (listing, read) in done {
-            reading.take(listing.names.len(), read);
-            reading.unreadable.extend(listing.unreadable);
-            deeper.extend(listing.folders);
-        }
+        let previous = std::mem::take(&mut done);
+        (done, ()) = rayon::join(
+            || {
+                batch
+                    .par_iter()
+                    .map(|folder| Listing::of(folder, std::fs::read_dir(folder)))
+                    .map(Listing::read_all)
+                    .collect()
+            },
+            || reading.take_folders(previous, &mut deeper),
+        );
     }
+    reading.take_folders(done, &mut deeper);
     // The top level, as the original's second glob.
     let read = top.read();
     reading.take(top.names.len(), read);
@@ -101,7 +102,7 @@ pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
     Ok(reading)
 }
 
-/// Folders read in parallel at a time: only one batch's entries are held
+/// Folders read in parallel at a time: only two batches' entries are held
 /// twice while they move into the list.
 const FOLDERS_A_BATCH: usize = 32;
 
@@ -109,6 +110,15 @@ const FOLDERS_A_BATCH: usize = 32;
 type Read = Result<Found<Entry>, Unreadable>;
 
 impl Reading {
+    /// Takes what reading `folders` gave, in order, and their sub-folders.
+    fn take_folders(&mut self, folders: Vec<(Listing, Vec<Read>)>, deeper: &mut Vec<PathBuf>) {
+        for (listing, read) in folders {
+            self.take(listing.names.len(), read);
+            self.unreadable.extend(listing.unreadable);
+            deeper.extend(listing.folders);
+        }
+    }
+
     /// Counts `files` more files and takes what reading them gave, in order.
     fn take(&mut self, files: usize, read: Vec<Read>) {
         self.files += files;
@@ -177,6 +187,12 @@ impl Listing {
             }
         }
         out
+    }
+
+    /// The listing with what each of its files gave.
+    fn read_all(self) -> (Listing, Vec<Read>) {
+        let read = self.read();
+        (self, read)
     }
 
     /// What each file gave, in order. Each file is opened relative to the
