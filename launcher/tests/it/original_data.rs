@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use common::{mlb, text};
+use common::text;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -56,16 +56,11 @@ fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
-/// `mlb prepare --jobs <fixture> --base BASE`, checked to succeed.
+/// `mlb prepare --jobs <fixture> --base BASE` (with a host lock of the
+/// test's own), checked to succeed.
 fn prepare_original(base: &Path, jobs_file: &str) -> String {
-    let out: Output = Command::new(mlb())
-        .arg("prepare")
-        .arg("--jobs")
-        .arg(fixture(jobs_file))
-        .arg("--base")
-        .arg(base)
-        .output()
-        .unwrap();
+    let jobs = fixture(jobs_file);
+    let out: Output = common::prepare::run(base, &["--jobs", jobs.to_str().unwrap()]);
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{jobs_file}: {stdout}\n{stderr}");
     stdout

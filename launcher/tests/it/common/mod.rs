@@ -41,10 +41,16 @@ pub fn spin_plugin() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let dir = mlb().parent().unwrap().to_path_buf();
-        let lib = dir.join("libmlb_spin.so");
+        // A target folder of its own: spin is a cdylib, whose rlib has no
+        // hash in its name, so built alone into the tests' folder (with
+        // other features of mlb-plugin) it replaced the one the tests link
+        // against, and the next build of the tests failed.
+        let target = dir.parent().unwrap().join("spin-plugin");
+        let profile = if dir.ends_with("release") { "release" } else { "debug" };
+        let lib = target.join(profile).join("libmlb_spin.so");
         let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-        cargo.args(["build", "-p", "spin"]);
-        if dir.ends_with("release") {
+        cargo.args(["build", "-p", "spin", "--target-dir"]).arg(&target);
+        if profile == "release" {
             cargo.arg("--release");
         }
         assert!(cargo.status().expect("run cargo").success(), "building the spin plugin failed");
