@@ -7,7 +7,8 @@
 //!
 //! NCCL (`native/nccl.cpp`) is compiled in when the libtorch has
 //! `libtorch_cuda` and `ProcessGroupNCCL.hpp`, and NCCL's and CUDA's headers
-//! are found: in the `nvidia/*/include` folders PyTorch's CUDA wheels install
+//! (with the CUDA compiler's and CCCL's that the runtime's include) are
+//! found: in the `nvidia/*/include` folders PyTorch's CUDA wheels install
 //! beside `torch/`, else under `CUDA_HOME`, `/usr/local/cuda` or
 //! `/usr/include`. No GPU is needed to build it. Otherwise the plugin says,
 //! when asked for NCCL, that this build has none.
@@ -66,5 +67,8 @@ fn nccl_includes(lib_dir: &Path) -> Option<Vec<PathBuf>> {
     dirs.extend(cuda_home.into_iter().chain([PathBuf::from("/usr/local/cuda")]).map(|home| home.join("include")));
     dirs.retain(|dir| dir.is_dir());
     let found = |file: &str| dirs.iter().chain([&PathBuf::from("/usr/include")]).any(|dir| dir.join(file).exists());
-    (found("nccl.h") && found("cuda_runtime_api.h")).then_some(dirs)
+    // The runtime's headers include the compiler's (`crt/`) and CCCL's
+    // (`nv/target`), which PyTorch's wheels leave out (`scripts/torch-env.sh`
+    // installs them).
+    ["nccl.h", "cuda_runtime.h", "crt/host_config.h", "nv/target"].into_iter().all(found).then_some(dirs)
 }
