@@ -13,10 +13,9 @@
 //! rank trains on its own batch of `batch_size` images, the gradients are
 //! averaged over the ranks, bucket by bucket while the backward pass goes on
 //! (`overlap`, the default) or after it, and rank 0's initial weights are
-//! broadcast first. Their
-//! synthetic batch is the rank's share of one batch drawn image by image
-//! from rank 0's seed, so that N ranks of batch B see the images one rank of
-//! batch N*B sees.
+//! broadcast first. Their synthetic batch is the rank's share of one batch
+//! drawn image by image from rank 0's seed, so that N ranks of batch B see
+//! the images one rank of batch N*B sees.
 //!
 //! `frozen_bn` makes batch norm use its running statistics (as detection
 //! fine-tuning freezes it): a step's gradients then no longer depend on how
