@@ -2,7 +2,9 @@
 # The libtorch build environment of mlb's workload plugins.
 #
 # Creates (once) a Python virtual environment outside the repository with the
-# PyTorch release that tch expects, then prints the variables a build needs.
+# PyTorch release that tch expects (and, for its CUDA build, the CUDA headers
+# NCCL's process group compiles against), then prints the variables a build
+# needs.
 # Installs the system tools the build and tests need when they are missing
 # (python3-venv, g++ for libtch, readelf), with apt-get when run as root.
 # Idempotent: a second call only checks the tools and the installed version.
@@ -56,6 +58,32 @@ if [[ "$(installed_version)" != "$want" ]]; then
         echo "torch-env: expected torch $want in $venv, found '${got:-none}'" >&2
         exit 1
     fi
+fi
+
+# NCCL in mlb's process group (plugins/mlb-torch/build.rs) compiles against
+# CUDA's headers, of which PyTorch's CUDA wheel installs the runtime's but not
+# the compiler's (crt/) nor CCCL's (nv/target): add those two header-only
+# wheels, of the runtime's CUDA version. Nothing for a CPU-only PyTorch.
+cuda_headers() {
+    "$venv/bin/python" - <<'PY' 2>/dev/null || true
+import importlib.metadata as m
+try:
+    cuda = ".".join(m.version("nvidia-cuda-runtime").split(".")[:2])
+except m.PackageNotFoundError:
+    raise SystemExit
+for name in ("nvidia-cuda-cccl", "nvidia-cuda-crt"):
+    try:
+        if m.version(name).startswith(cuda + "."):
+            continue
+    except m.PackageNotFoundError:
+        pass
+    print(f"{name}=={cuda}.*")
+PY
+}
+mapfile -t headers < <(cuda_headers)
+if ((${#headers[@]})); then
+    echo "torch-env: installing CUDA's headers for NCCL: ${headers[*]} (once)" >&2
+    "$venv/bin/python" -m pip install --quiet --no-deps "${headers[@]}" >&2
 fi
 
 libdir="$("$venv/bin/python" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null)"

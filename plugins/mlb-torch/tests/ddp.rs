@@ -7,7 +7,7 @@
 //! `cargo build --release -p mlb -p convnet_ddp` before
 //! `cargo test --release -p mlb-torch --test ddp`.
 
-use mlb_torch::dist::{DataParallel, ProcessGroup, Rendezvous, Source};
+use mlb_torch::dist::{Backend, DataParallel, ProcessGroup, Rendezvous, Source};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -101,17 +101,43 @@ fn max_diff(a: &[(String, Tensor)], b: &[(String, Tensor)]) -> f64 {
 
 #[test]
 fn two_ranks_of_batch_b_end_where_one_rank_of_batch_2b_ends() {
-    if !root_or_skip("the DDP equivalence test") {
-        return;
+    if root_or_skip("the DDP equivalence test") {
+        equivalence("gloo");
     }
+}
+
+/// Panics unless `count` CUDA devices are visible. The NCCL tests are
+/// ignored (`cargo test` counts them as skipped, with the reason "skipped:
+/// no CUDA device"); `-- --ignored` runs them on a GPU host, and there,
+/// without the devices, they fail instead of passing.
+fn require_cuda(count: i64) {
+    let visible = tch::Cuda::device_count();
+    assert!(visible >= count, "this NCCL test needs {count} CUDA devices, {visible} visible");
+}
+
+#[test]
+#[ignore = "skipped: no CUDA device (NCCL); run with `-- --ignored` on a host with 2 GPUs"]
+fn over_nccl_two_ranks_of_batch_b_end_where_one_rank_of_batch_2b_ends() {
+    require_cuda(2);
+    if root_or_skip("the DDP equivalence test over NCCL") {
+        equivalence("nccl");
+    }
+}
+
+/// 2 ranks of batch 4 over `backend` (the all-reduce overlapped with the
+/// backward pass, the default) against 1 rank of batch 8 whose averaging
+/// follows the backward pass (`overlap` off): the same weights after 3 steps.
+fn equivalence(backend: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let save = r#", "save_weights": "$OUTPUT_DIRECTORY/w$JOB_ID.safetensors""#;
+    let save = format!(r#", "save_weights": "$OUTPUT_DIRECTORY/w$JOB_ID.safetensors", "backend": "{backend}""#);
     let (two, one) = (dir.path().join("two"), dir.path().join("one"));
-    let ranks = launch(dir.path(), "convnet_ddp", 2, &config(4, 3, save), &two);
-    let single = launch(dir.path(), "convnet_ddp", 1, &config(8, 3, save), &one);
+    let ranks = launch(dir.path(), "convnet_ddp", 2, &config(4, 3, &save), &two);
+    let after = format!(r#"{save}, "overlap": false"#);
+    let single = launch(dir.path(), "convnet_ddp", 1, &config(8, 3, &after), &one);
 
     for (rank, report) in ranks.iter().enumerate() {
         assert_eq!(report["completed"], true, "{report}");
+        assert_eq!((&report["ddp"]["backend"], &report["ddp"]["overlap"]), (&Value::from(backend), &Value::from(true)));
         assert_eq!(report["ddp"]["rank"], rank as u64);
         assert_eq!(report["ddp"]["world_size"], 2);
         assert_eq!(report["ddp"]["source"], "torchrun", "the launcher set torchrun's variables");
@@ -122,6 +148,7 @@ fn two_ranks_of_batch_b_end_where_one_rank_of_batch_2b_ends() {
     let cpus = |r: &Value| r["provenance"]["cpus"].to_string();
     assert_ne!(cpus(&ranks[0]), cpus(&ranks[1]), "each rank had its slot's CPUs");
     assert_eq!(single[0]["ddp"]["world_size"], 1);
+    assert_eq!(single[0]["ddp"]["overlap"], false);
 
     let w0 = weights(&two.join("w0.safetensors"));
     let (w1, w) = (weights(&two.join("w1.safetensors")), weights(&one.join("w0.safetensors")));
@@ -131,7 +158,7 @@ fn two_ranks_of_batch_b_end_where_one_rank_of_batch_2b_ends() {
     // The comparison can fail: one rank of batch 4 (half the data) ends
     // far from both.
     let half = dir.path().join("half");
-    launch(dir.path(), "convnet_ddp", 1, &config(4, 3, save), &half);
+    launch(dir.path(), "convnet_ddp", 1, &config(4, 3, &save), &half);
     let apart = max_diff(&weights(&half.join("w0.safetensors")), &w);
     assert!(apart > 1e-3, "half the data gives other parameters ({apart})");
 }
@@ -152,14 +179,18 @@ fn half_precision_ranks_keep_the_same_weights() {
     assert_eq!(max_diff(&w0, &w1), 0.0, "averaged half gradients keep the ranks' weights equal");
 }
 
-/// `mlb worker` of convnet_ddp as `rank` of a group of 2 meeting at `port`.
-fn rank(rank: usize, port: u16, config: &str, outdir: &Path) -> Child {
+/// `mlb worker` of convnet_ddp as `rank` of a group of 2 meeting at `port`,
+/// on the CPU, or with `nccl` on CUDA device `rank` over NCCL.
+fn rank(rank: usize, port: u16, config: &str, nccl: bool, outdir: &Path) -> Child {
     std::fs::create_dir_all(outdir).unwrap();
+    let (device, config) =
+        if nccl { ("cuda", config.replacen('{', r#"{"backend": "nccl", "#, 1)) } else { ("cpu", config.to_string()) };
     Command::new(artifact("mlb"))
         .args(["worker", "--plugin"])
         .arg(artifact("libmlb_torch.so"))
-        .args(["--workload", "convnet_ddp", "--config", config, "--threads", "1", "--device", "cpu", "--outdir"])
+        .args(["--workload", "convnet_ddp", "--config", &config, "--threads", "1", "--device", device, "--outdir"])
         .arg(outdir)
+        .env("CUDA_VISIBLE_DEVICES", rank.to_string())
         .envs([
             ("MASTER_ADDR", "127.0.0.1".to_string()),
             ("MASTER_PORT", port.to_string()),
@@ -188,15 +219,16 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// Starts two ranks of convnet_ddp with `timeout`, sends rank 1 `signal`
-/// (`KILL` or `STOP`) once it trains, and waits for rank 0 to end (at most
-/// `2 * timeout`); returns how long that took and rank 0's failure message.
-fn survivor_of(signal: &str, timeout: f64) -> (Duration, String) {
+/// Starts two ranks of convnet_ddp with `timeout` (over NCCL with `nccl`),
+/// sends rank 1 `signal` (`KILL` or `STOP`) once it trains, and waits for
+/// rank 0 to end (at most `2 * timeout`); returns how long that took and
+/// rank 0's failure message.
+fn survivor_of(signal: &str, timeout: f64, nccl: bool) -> (Duration, String) {
     let dir = tempfile::tempdir().unwrap();
     let config = config(2, 100_000, &format!(r#", "timeout": {timeout}"#)).replace(r#", "timeout": 60.0"#, "");
     let port = free_port();
-    let mut survivor = rank(0, port, &config, &dir.path().join("r0"));
-    let mut victim = rank(1, port, &config, &dir.path().join("r1"));
+    let mut survivor = rank(0, port, &config, nccl, &dir.path().join("r0"));
+    let mut victim = rank(1, port, &config, nccl, &dir.path().join("r1"));
     // Mid-run: the victim has spent more CPU time than loading libtorch
     // and building the model take, so it is in its training loop.
     let start = Instant::now();
@@ -239,19 +271,102 @@ fn survivor_of(signal: &str, timeout: f64) -> (Duration, String) {
 
 #[test]
 fn a_killed_rank_fails_the_other_with_a_clear_error_before_the_timeout() {
+    killed_rank(false);
+}
+
+#[test]
+#[ignore = "skipped: no CUDA device (NCCL); run with `-- --ignored` on a host with 2 GPUs"]
+fn over_nccl_a_killed_rank_fails_the_other_with_a_clear_error_before_the_timeout() {
+    require_cuda(2);
+    killed_rank(true);
+}
+
+fn killed_rank(nccl: bool) {
     let timeout = 120.0;
-    let (waited, message) = survivor_of("KILL", timeout);
+    let (waited, message) = survivor_of("KILL", timeout, nccl);
     assert!(waited < Duration::from_secs_f64(timeout / 4.0), "rank 0 failed {waited:?} after the kill: {message}");
 }
 
 #[test]
 fn a_hung_rank_fails_the_other_when_the_timeout_expires() {
+    hung_rank(false);
+}
+
+#[test]
+#[ignore = "skipped: no CUDA device (NCCL); run with `-- --ignored` on a host with 2 GPUs"]
+fn over_nccl_a_hung_rank_fails_the_other_when_the_timeout_expires() {
+    require_cuda(2);
+    hung_rank(true);
+}
+
+fn hung_rank(nccl: bool) {
     let timeout = 6.0;
-    let (waited, message) = survivor_of("STOP", timeout);
+    let (waited, message) = survivor_of("STOP", timeout, nccl);
     assert!(
         waited < Duration::from_secs_f64(timeout + 10.0),
         "rank 0 failed {waited:?} after rank 1 stopped: {message}"
     );
+}
+
+#[test]
+fn nccl_without_its_gpu_fails_at_once_naming_the_fix() {
+    // One past the last visible device (0 on a host without a GPU), as rank
+    // 1 of a group whose store nobody hosts: the device is checked before
+    // the rendezvous, which would wait for the timeout.
+    let device = tch::Cuda::device_count() as usize;
+    let rv = unhosted();
+    let start = Instant::now();
+    let e = ProcessGroup::join(&rv, Duration::from_secs(60), Backend::Nccl { device }).unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(10), "failed after {:?}", start.elapsed());
+    let message = e.to_string();
+    let why = if !mlb_torch::dist::backend::nccl_built() {
+        "has no NCCL"
+    } else if device == 0 {
+        "this host has none visible"
+    } else {
+        "was asked for CUDA device"
+    };
+    for part in ["rank 1 of 2", "joining the process group", why, "fix:"] {
+        assert!(message.contains(part), "{part:?} in: {message}");
+    }
+}
+
+/// Runs `mlb worker` of convnet_ddp alone (a group of one) with `config`
+/// on `device`; returns its exit status, its output and its report.
+fn alone(config: &str, device: &str) -> (std::process::ExitStatus, String, Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut worker = Command::new(artifact("mlb"));
+    worker.args(["worker", "--plugin"]).arg(artifact("libmlb_torch.so"));
+    worker.args(["--workload", "convnet_ddp", "--config", config, "--threads", "1", "--device", device, "--outdir"]);
+    worker.arg(dir.path()).env_remove("LD_LIBRARY_PATH");
+    for var in rendezvous_vars() {
+        worker.env_remove(var);
+    }
+    let run = worker.output().unwrap();
+    let text = String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+    let report = std::fs::read_dir(dir.path()).unwrap().next().unwrap_or_else(|| panic!("a report: {text}")).unwrap();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(report.path()).unwrap()).unwrap();
+    (run.status, text, report)
+}
+
+#[test]
+fn convnet_ddp_told_to_use_nccl_on_the_cpu_fails_naming_the_fix() {
+    let (status, text, report) = alone(&config(2, 3, r#", "backend": "nccl""#), "cpu");
+    assert!(status.code().is_some_and(|c| c != 0), "a failure, not a crash or a success: {text}");
+    assert_eq!(report["completed"], false);
+    let message = report["failure"]["message"].as_str().unwrap_or_default();
+    for part in ["backend", "nccl", "needs the model on a GPU", "fix:"] {
+        assert!(message.contains(part), "{part:?} in: {message}");
+    }
+}
+
+#[test]
+#[ignore = "skipped: no CUDA device (NCCL); run with `-- --ignored` on a GPU host"]
+fn over_nccl_a_group_of_one_trains_on_its_gpu() {
+    require_cuda(1);
+    let (status, text, report) = alone(&config(2, 3, ""), "cuda");
+    assert!(status.success(), "{text}");
+    assert_eq!((&report["completed"], &report["ddp"]["backend"]), (&Value::from(true), &Value::from("nccl")));
 }
 
 /// A Slurm client command (`salloc`) of the two-node test cluster of
@@ -357,7 +472,7 @@ fn in_threads<T: Send>(world: usize, f: impl Fn(ProcessGroup) -> T + Sync) -> Ve
                         local_rank: rank,
                         source: Source::Torchrun,
                     };
-                    f(ProcessGroup::join(&rv, Duration::from_secs(30), None).unwrap())
+                    f(ProcessGroup::join(&rv, Duration::from_secs(30), Backend::Gloo { interface: None }).unwrap())
                 })
             })
             .collect();
@@ -400,6 +515,62 @@ fn gradients_are_averaged_over_the_ranks_bucket_by_bucket() {
 }
 
 #[test]
+fn overlapped_averaging_starts_each_bucket_during_the_backward_pass() {
+    // Three weights of 256, 256 and 32 bytes, bucketed from the last: the
+    // third and the second (288 bytes), then the first.
+    let results = in_threads(2, |group| {
+        let rank = group.rank() as f64;
+        let weight = |n: i64, k: i64, scale: f64| {
+            (Tensor::arange(n * k, (Kind::Float, Device::Cpu)).view([n, k]) * scale / (n * k) as f64)
+                .set_requires_grad(true)
+        };
+        let params = [weight(8, 8, 1.0), weight(8, 8, -0.5), weight(1, 8, 2.0)];
+        let x = Tensor::arange(16, (Kind::Float, Device::Cpu)).view([2, 8]) * (rank + 1.0) / 16.0;
+        let loss = |p: &[Tensor]| x.mm(&p[0].tr()).tanh().mm(&p[1].tr()).tanh().mm(&p[2].tr()).sum(Kind::Float);
+        let mut dp = DataParallel::new(group, 300);
+        dp.overlap(&params).unwrap();
+        let hooks = |dp: &DataParallel| (dp.hooks().unwrap().buckets(), dp.hooks().unwrap().started());
+
+        // The rank's own gradients, from copies the hooks are not on, and
+        // their mean through the group.
+        let copies: Vec<Tensor> = params.iter().map(|p| p.detach().copy().set_requires_grad(true)).collect();
+        loss(&copies).backward();
+        assert_eq!(hooks(&dp), (2, 0), "no hook fires for other tensors");
+        let mean: Vec<Tensor> = copies
+            .iter()
+            .map(|c| {
+                let mut g = c.grad().copy();
+                dp.group().all_reduce_sum(&mut g).unwrap();
+                g / 2.0
+            })
+            .collect();
+
+        loss(&params).backward();
+        assert_eq!(hooks(&dp), (2, 2), "both buckets started before the wait");
+        dp.average_grads(&params).unwrap();
+        let diff = params.iter().zip(&mean).map(|(p, m)| (p.grad() - m).abs().max().double_value(&[]));
+        let diff = diff.fold(0.0, f64::max);
+
+        // A step that does not reach the last weight: its bucket, the first,
+        // waits, and so does the next; both start in the wait.
+        for p in &params {
+            let _ = p.grad().zero_();
+        }
+        ((&params[0] * (rank + 1.0)).sum(Kind::Float) + (&params[1] * (rank + 1.0)).sum(Kind::Float)).backward();
+        let before = hooks(&dp).1;
+        dp.average_grads(&params).unwrap();
+        let means: Vec<f64> = params.iter().map(|p| p.grad().mean(Kind::Double).double_value(&[])).collect();
+        (diff, before, means, hooks(&dp).1)
+    });
+    for (rank, (diff, before, means, after)) in results.into_iter().enumerate() {
+        assert!(diff < 1e-6, "rank {rank}: overlapped means differ by {diff} from the group's");
+        assert_eq!(before, 0, "rank {rank}: a bucket not ready holds back those after it");
+        assert_eq!(means, [1.5, 1.5, 0.0], "rank {rank}: the mean of ranks 1 and 2; zeros for the unused weight");
+        assert_eq!(after, 0, "rank {rank}: ready for the next step");
+    }
+}
+
+#[test]
 fn rank_zeros_parameters_reach_every_rank() {
     let results = in_threads(3, |group| {
         let t = Tensor::full([5], group.rank() as f64 + 1.0, (Kind::Float, Device::Cpu));
@@ -410,18 +581,23 @@ fn rank_zeros_parameters_reach_every_rank() {
     assert_eq!(results, [5.0, 5.0, 5.0]);
 }
 
-#[test]
-fn a_store_nobody_hosts_fails_within_the_timeout() {
-    let rv = Rendezvous {
+/// Rank 1 of a group of 2 whose store (a free port) nobody hosts.
+fn unhosted() -> Rendezvous {
+    Rendezvous {
         master_addr: "127.0.0.1".into(),
         master_port: free_port(),
         rank: 1,
         world: 2,
         local_rank: 1,
         source: Source::Torchrun,
-    };
+    }
+}
+
+#[test]
+fn a_store_nobody_hosts_fails_within_the_timeout() {
+    let rv = unhosted();
     let start = Instant::now();
-    let e = ProcessGroup::join(&rv, Duration::from_secs(3), None).unwrap_err();
+    let e = ProcessGroup::join(&rv, Duration::from_secs(3), Backend::Gloo { interface: None }).unwrap_err();
     let waited = start.elapsed();
     assert!(waited < Duration::from_secs(20), "failed after {waited:?}");
     let message = e.to_string();

@@ -1,8 +1,10 @@
 //! Gradient averaging as `DistributedDataParallel` does it: the tensors are
 //! flattened into buckets of about [`BUCKET_BYTES`], each bucket is one
-//! collective, and the results are copied back.
+//! collective, and the results are copied back; either after the backward
+//! pass, or overlapped with it ([`super::hooks`]).
 
 use super::group::{GroupError, ProcessGroup};
+use super::hooks::GradHooks;
 use std::ops::Range;
 use tch::{Device, Kind, Tensor};
 
@@ -32,6 +34,8 @@ pub fn plan(tensors: &[(usize, Kind, Device)], cap: usize) -> Vec<Range<usize>> 
 /// A process group used for data parallel training.
 #[derive(Debug)]
 pub struct DataParallel {
+    // Declared first: the hooks go before the group.
+    hooks: Option<GradHooks>,
     group: ProcessGroup,
     bucket_bytes: usize,
 }
@@ -39,7 +43,20 @@ pub struct DataParallel {
 impl DataParallel {
     /// Data parallel over `group`, with buckets of at most `bucket_bytes`.
     pub fn new(group: ProcessGroup, bucket_bytes: usize) -> Self {
-        DataParallel { group, bucket_bytes }
+        DataParallel { hooks: None, group, bucket_bytes }
+    }
+
+    /// Overlaps the averaging of `params`' gradients with the backward pass:
+    /// hooks them so that each bucket's all-reduce starts as soon as its
+    /// gradients are ready; [`Self::average_grads`] then waits for them.
+    pub fn overlap(&mut self, params: &[Tensor]) -> Result<(), GroupError> {
+        self.hooks = Some(GradHooks::new(&self.group, params, self.bucket_bytes)?);
+        Ok(())
+    }
+
+    /// The gradient hooks, when the averaging overlaps the backward pass.
+    pub fn hooks(&self) -> Option<&GradHooks> {
+        self.hooks.as_ref()
     }
 
     /// The process group.
@@ -54,8 +71,9 @@ impl DataParallel {
         plan(&shape, self.bucket_bytes)
     }
 
-    /// Runs `collective` on each bucket of `tensors` flattened (on the CPU,
-    /// where Gloo works), then copies each bucket back into its tensors.
+    /// Runs `collective` on each bucket of `tensors` flattened (on the
+    /// group's device: the CPU for Gloo), then copies each bucket back into
+    /// its tensors.
     fn bucketed(
         &self,
         tensors: &[Tensor],
@@ -65,7 +83,7 @@ impl DataParallel {
             for range in self.buckets(tensors) {
                 let part = &tensors[range];
                 let flat: Vec<Tensor> = part.iter().map(|t| t.reshape([-1])).collect();
-                let mut bucket = Tensor::cat(&flat, 0).to_device(Device::Cpu);
+                let mut bucket = Tensor::cat(&flat, 0).to_device(self.group.device());
                 collective(&mut bucket)?;
                 let sizes: Vec<i64> = part.iter().map(|t| t.numel() as i64).collect();
                 let bucket = bucket.to_device(part[0].device());
@@ -79,7 +97,7 @@ impl DataParallel {
 
     /// Rank 0's `seed`, on every rank: what the ranks draw shared data from.
     pub fn root_seed(&self, seed: u64) -> Result<u64, GroupError> {
-        let mut t = Tensor::from_slice(&[seed as i64]);
+        let mut t = Tensor::from_slice(&[seed as i64]).to_device(self.group.device());
         self.group.broadcast(&mut t, 0)?;
         Ok(t.int64_value(&[0]) as u64)
     }
@@ -92,7 +110,12 @@ impl DataParallel {
 
     /// Replaces the gradient of each of `params` by its mean over the ranks;
     /// a parameter without gradient takes part as zeros and keeps none.
+    /// With the gradients hooked ([`Self::overlap`], on these `params`), it
+    /// waits for the all-reduces the backward pass started.
     pub fn average_grads(&self, params: &[Tensor]) -> Result<(), GroupError> {
+        if let Some(hooks) = &self.hooks {
+            return hooks.finish(&self.group);
+        }
         let world = self.group.world() as f64;
         let grads: Vec<Tensor> = params.iter().map(|p| p.grad()).collect();
         let defined: Vec<Tensor> = grads

@@ -1,7 +1,8 @@
 //! c10d's process group, through `native/process_group.cpp`: a `TCPStore`
 //! rendezvous hosted by rank 0 and a Gloo group whose collectives run on
-//! CPU tensors.
+//! CPU tensors, or an NCCL one whose collectives run on the rank's GPU.
 
+use super::backend::Backend;
 use super::rendezvous::Rendezvous;
 use crate::ops::taken_error;
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -17,6 +18,7 @@ extern "C" {
         world: c_int,
         timeout_ms: i64,
         interface: *const c_char,
+        nccl_device: c_int,
         out: *mut *mut c_void,
     ) -> *mut c_char;
     fn mlb_pg_all_reduce_sum(group: *mut c_void, tensor: *mut torch_sys::C_tensor) -> *mut c_char;
@@ -60,12 +62,13 @@ impl GroupError {
     }
 }
 
-/// A Gloo process group this process is a rank of. Leaves it when dropped.
+/// A process group this process is a rank of. Leaves it when dropped.
 #[derive(Debug)]
 pub struct ProcessGroup {
     handle: NonNull<c_void>,
     rendezvous: Rendezvous,
     timeout: Duration,
+    backend: Backend,
 }
 
 // SAFETY: the handle is owned by this value alone; c10d's process group may
@@ -74,14 +77,19 @@ pub struct ProcessGroup {
 unsafe impl Send for ProcessGroup {}
 
 impl ProcessGroup {
-    /// Joins the group `rendezvous` describes; fails (never hangs) when the
-    /// store or the other ranks do not answer within `timeout`, which also
-    /// bounds every collective. `interface` names the network interface
-    /// Gloo binds (`None`: the address this host's name resolves to).
-    pub fn join(rendezvous: &Rendezvous, timeout: Duration, interface: Option<&str>) -> Result<Self, GroupError> {
+    /// Joins the group `rendezvous` describes over `backend`; fails (never
+    /// hangs) when the store or the other ranks do not answer within
+    /// `timeout`, which also bounds every collective. NCCL on a host without
+    /// the backend's GPU (or in a build without NCCL) fails at once, before
+    /// the rendezvous, with a message naming the fix.
+    pub fn join(rendezvous: &Rendezvous, timeout: Duration, backend: Backend) -> Result<Self, GroupError> {
         let error = |message: String| GroupError::new(rendezvous, timeout, message);
         let host = CString::new(rendezvous.master_addr.as_str()).map_err(|e| error(e.to_string()))?;
-        let interface = CString::new(interface.unwrap_or_default()).map_err(|e| error(e.to_string()))?;
+        let (interface, nccl_device) = match &backend {
+            Backend::Gloo { interface } => (interface.as_deref().unwrap_or_default(), -1),
+            Backend::Nccl { device } => ("", c_int::try_from(*device).map_err(|e| error(e.to_string()))?),
+        };
+        let interface = CString::new(interface).map_err(|e| error(e.to_string()))?;
         let mut handle = std::ptr::null_mut();
         // SAFETY: the strings live across the call; the shim catches every C++
         // exception and returns NULL (having set `handle`) or its message.
@@ -93,6 +101,7 @@ impl ProcessGroup {
                 rendezvous.world as c_int,
                 timeout.as_millis().min(i64::MAX as u128) as i64,
                 interface.as_ptr(),
+                nccl_device,
                 &mut handle,
             ))
         };
@@ -100,7 +109,7 @@ impl ProcessGroup {
             return Err(error(message));
         }
         let handle = NonNull::new(handle).ok_or_else(|| error("the shim returned no group".into()))?;
-        Ok(ProcessGroup { handle, rendezvous: rendezvous.clone(), timeout })
+        Ok(ProcessGroup { handle, rendezvous: rendezvous.clone(), timeout, backend })
     }
 
     /// This process's place in the group.
@@ -118,7 +127,24 @@ impl ProcessGroup {
         self.rendezvous.world
     }
 
-    fn check(&self, error: *mut c_char) -> Result<(), GroupError> {
+    /// The backend the collectives run on.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    /// The device the collectives take their tensors on: the CPU for Gloo,
+    /// the rank's GPU for NCCL.
+    pub fn device(&self) -> tch::Device {
+        self.backend.device()
+    }
+
+    /// The shim's handle of the group, for the gradient hooks.
+    pub(super) fn handle(&self) -> *mut c_void {
+        self.handle.as_ptr()
+    }
+
+    /// `Ok`, or the group's error of `message`.
+    pub(super) fn check(&self, error: *mut c_char) -> Result<(), GroupError> {
         // SAFETY: `error` was just returned by a shim function.
         match unsafe { taken_error(error) } {
             None => Ok(()),
@@ -126,13 +152,13 @@ impl ProcessGroup {
         }
     }
 
-    /// Sums the contiguous CPU tensor `t` over the ranks, in place.
+    /// Sums the contiguous tensor `t` (on [`Self::device`]) over the ranks, in place.
     pub fn all_reduce_sum(&self, t: &mut Tensor) -> Result<(), GroupError> {
         // SAFETY: a live group and a live tensor handle for the call.
         self.check(unsafe { mlb_pg_all_reduce_sum(self.handle.as_ptr(), t.as_mut_ptr()) })
     }
 
-    /// Copies rank `root`'s contiguous CPU tensor `t` into every rank's, in place.
+    /// Copies rank `root`'s contiguous tensor `t` (on [`Self::device`]) into every rank's, in place.
     pub fn broadcast(&self, t: &mut Tensor, root: usize) -> Result<(), GroupError> {
         // SAFETY: a live group and a live tensor handle for the call.
         self.check(unsafe { mlb_pg_broadcast(self.handle.as_ptr(), t.as_mut_ptr(), root as c_int) })

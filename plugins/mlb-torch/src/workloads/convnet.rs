@@ -9,12 +9,13 @@
 //! precision with loss scaling and fp32 master weights.
 //!
 //! convnet_ddp / convnet_ddp_fp16 are the same models trained data parallel
-//! over processes ([`crate::dist`]): each rank trains on its own batch of
-//! `batch_size` images, the gradients are averaged over the ranks after each
-//! backward pass, and rank 0's initial weights are broadcast first. Their
-//! synthetic batch is the rank's share of one batch drawn image by image
-//! from rank 0's seed, so that N ranks of batch B see the images one rank of
-//! batch N*B sees.
+//! over processes ([`crate::dist`], NCCL on a GPU, Gloo on the CPU): each
+//! rank trains on its own batch of `batch_size` images, the gradients are
+//! averaged over the ranks, bucket by bucket while the backward pass goes on
+//! (`overlap`, the default) or after it, and rank 0's initial weights are
+//! broadcast first. Their synthetic batch is the rank's share of one batch
+//! drawn image by image from rank 0's seed, so that N ranks of batch B see
+//! the images one rank of batch N*B sees.
 //!
 //! `frozen_bn` makes batch norm use its running statistics (as detection
 //! fine-tuning freezes it): a step's gradients then no longer depend on how
@@ -68,6 +69,8 @@ macro_rules! convnet_args {
                 pub timeout: Option<f64> $(= $timeout)?,
                 pub bucket_mb: Option<f64> $(= $bucket)?,
                 pub interface: Option<String>,
+                pub backend: Option<String>,
+                pub overlap: Option<bool>,
                 pub classes: Option<u64>,
                 pub image_size: Option<u64>,
                 pub half: bool,
@@ -96,7 +99,12 @@ macro_rules! convnet_args {
                     data: DataSource::from_arg(args.data),
                     frozen_bn: args.frozen_bn,
                     save_weights: args.save_weights.map(PathBuf::from),
-                    ddp: if $ddp { Some(dist::Settings::new(args.timeout, args.bucket_mb, args.interface)?) } else { None },
+                    ddp: if $ddp {
+                        let backend = args.backend.as_deref();
+                        Some(dist::Settings::new(args.timeout, args.bucket_mb, args.interface, backend, args.overlap)?)
+                    } else {
+                        None
+                    },
                     arch: args.arch,
                 })
             }
@@ -256,10 +264,10 @@ where
         }
         (false, false) => "ResNet (arch resnet18..resnet152) classification, 224x224 images, 1000 classes, SGD",
         (true, true) => {
-            "convnet_fp16 data parallel over processes: one rank per slot, gradients averaged through c10d (Gloo)"
+            "convnet_fp16 data parallel over processes: one rank per slot, gradients averaged through c10d (NCCL or Gloo)"
         }
         (false, true) => {
-            "convnet data parallel over processes: one rank per slot, gradients averaged through c10d (Gloo)"
+            "convnet data parallel over processes: one rank per slot, gradients averaged through c10d (NCCL or Gloo)"
         }
     };
     type Args = <Self as Variant>::Args;
@@ -276,7 +284,7 @@ where
         }
         let mut vs = nn::VarStore::new(device);
         let model = resnet(&args.arch, &vs.root(), args.classes).ok_or("unknown arch")?;
-        let ddp = args.ddp.as_ref().map(dist::Settings::join).transpose()?;
+        let mut ddp = args.ddp.as_ref().map(|settings| settings.join(device)).transpose()?;
         if let Some(dp) = &ddp {
             let mut named: Vec<_> = vs.variables().into_iter().collect();
             named.sort_by(|a, b| a.0.cmp(&b.0));
@@ -311,6 +319,11 @@ where
             },
         };
         let params = vs.trainable_variables();
+        if let (Some(dp), Some(settings)) = (&mut ddp, &args.ddp) {
+            if settings.overlap {
+                dp.overlap(&params)?;
+            }
+        }
         Ok(Convnet { model, update, input, args, device, ddp, params, vs })
     }
 
