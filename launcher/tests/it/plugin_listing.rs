@@ -138,7 +138,11 @@ fn search_order_is_plugin_dir_then_env_then_binary_folder() {
     let b = second.path().join("libb.so");
     std::fs::copy(common::spin_plugin(), &a).unwrap();
     std::fs::copy(common::spin_plugin(), &b).unwrap();
-    let out = Command::new(common::mlb())
+    // The binary, alone in a folder with one plugin beside it.
+    let (bin, mlb) = common::lone_mlb();
+    let beside = bin.path().join("libc.so");
+    std::fs::copy(common::spin_plugin(), &beside).unwrap();
+    let out = Command::new(&mlb)
         .args(["plugins", "list", "--json", "--plugin-dir"])
         .arg(first.path())
         .env("MLB_PLUGIN_PATH", second.path())
@@ -149,8 +153,8 @@ fn search_order_is_plugin_dir_then_env_then_binary_folder() {
     assert_eq!(paths[0], a.to_str().unwrap());
     assert_eq!(paths[1], b.to_str().unwrap());
     assert_eq!(entries[1]["status"], "shadowed");
-    // The binary's own folder comes last: the built spin is there.
-    assert!(paths[2..].contains(&common::spin_plugin().to_str().unwrap()), "{paths:?}");
+    // The binary's own folder comes last.
+    assert_eq!(paths[2..], [beside.to_str().unwrap()], "{paths:?}");
 }
 
 /// The table fits 100 columns when piped, even with a long path and a
