@@ -36,24 +36,32 @@ pub fn lone_mlb() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// The spin plugin of the same profile, built (or brought up to date: a
-/// stale copy would lack what the plugin ABI gained since) on first use.
+/// stale copy would lack what the plugin ABI gained since) on first use,
+/// beside the `mlb` binary (where the Docker and Apptainer stand-ins take
+/// both from).
+///
+/// It is built in a target folder of its own and copied in: spin is a
+/// cdylib, whose rlib has no hash in its name, so built alone into the
+/// tests' folder (where serde and others have other features) it replaced
+/// the rlib the tests link against, and the next build of the tests failed.
 pub fn spin_plugin() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let dir = mlb().parent().unwrap().to_path_buf();
-        // A target folder of its own: spin is a cdylib, whose rlib has no
-        // hash in its name, so built alone into the tests' folder (with
-        // other features of mlb-plugin) it replaced the one the tests link
-        // against, and the next build of the tests failed.
         let target = dir.parent().unwrap().join("spin-plugin");
         let profile = if dir.ends_with("release") { "release" } else { "debug" };
-        let lib = target.join(profile).join("libmlb_spin.so");
         let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         cargo.args(["build", "-p", "spin", "--target-dir"]).arg(&target);
         if profile == "release" {
             cargo.arg("--release");
         }
         assert!(cargo.status().expect("run cargo").success(), "building the spin plugin failed");
+        // Copied under a name of this process's, then renamed: test
+        // processes running side by side each replace it whole.
+        let lib = dir.join("libmlb_spin.so");
+        let staged = dir.join(format!(".libmlb_spin.so.{}", std::process::id()));
+        std::fs::copy(target.join(profile).join("libmlb_spin.so"), &staged).expect("copy the spin plugin");
+        std::fs::rename(&staged, &lib).expect("put the spin plugin beside mlb");
         lib
     })
     .clone()
