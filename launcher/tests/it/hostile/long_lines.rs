@@ -10,11 +10,12 @@ use std::process::Stdio;
 mod rusage;
 
 /// Bytes of the one long line.
-const LINE: usize = 80 << 20;
+const LINE: usize = 160 << 20;
 
 /// The most the launcher may hold at its peak (resident), bytes: far less
-/// than the line.
-const BOUNDED: u64 = 40 << 20;
+/// than the line (the launcher peaks at 20 to 41 MiB, its allocator's and
+/// the machine's load deciding, without the line).
+const BOUNDED: u64 = 64 << 20;
 
 #[test]
 fn a_line_of_tens_of_megabytes_keeps_the_launcher_small_and_is_cut_in_the_log() {
