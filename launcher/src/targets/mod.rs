@@ -84,12 +84,22 @@ pub fn run_derive(args: &DeriveArgs) -> Result<String, TargetsError> {
     let text = derive::to_csv(&args.gpu_model, dir, &benches, args.perf, &reasons);
     let Some(out) = &args.out else { return Ok(text) };
     write(out, &text)?;
-    Ok(format!("wrote {} ({} benches)\n", out.display(), benches.len()))
+    let mut said = format!("wrote {} ({} benches)\n", out.display(), benches.len());
+    if let Some(model) = crate::report::GpuModel::named(&args.gpu_model) {
+        said.push_str(&format!(
+            "note: `--gpu-model {}` finds the shipped table first; pass --targets {} to use this one\n",
+            model.name(),
+            out.display()
+        ));
+    }
+    Ok(said)
 }
 
-/// Puts `text` at `path` whole or not at all.
+/// Puts `text` at `path` whole or not at all, making its folder if needed
+/// (a first table goes into a target folder that does not exist yet).
 fn write(path: &Path, text: &str) -> Result<(), TargetsError> {
     let failed = |source| TargetsError::Write { path: path.to_path_buf(), source };
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(folder).map_err(failed)?;
     Staged::write(folder, text.as_bytes()).map_err(failed)?.replace(path).map_err(failed)
 }

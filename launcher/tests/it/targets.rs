@@ -122,6 +122,12 @@ fn refused_then_forced(dir: &Path, name: &str, reason: &str) {
     assert!(!out.exists(), "nothing is written");
     let said = ok(&mlb(config.path(), &[&args[..], &["--force"]].concat()));
     assert!(said.starts_with(&format!("wrote {o} (")), "{said}");
+    let shipped = name.eq_ignore_ascii_case("V100");
+    assert_eq!(
+        said.contains(&format!("note: `--gpu-model V100` finds the shipped table first; pass --targets {o}")),
+        shipped,
+        "{said}"
+    );
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("# derived with --force although: ") && text.contains(reason), "{text}");
     use std::os::unix::fs::PermissionsExt;
@@ -170,8 +176,8 @@ fn mixed_gpu_models_are_refused_unless_forced() {
 fn a_derived_table_in_the_user_folder_is_found_by_report_and_list() {
     let (run, config) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     clean(run.path());
+    // The folder is made by the first table written into it.
     let folder = config.path().join("mlb/targets");
-    std::fs::create_dir_all(&folder).unwrap();
     let file = folder.join("h100.csv");
     let (d, f) = (run.path().to_str().unwrap(), file.to_str().unwrap());
     ok(&mlb(config.path(), &["targets", "derive", "--reports", d, "--gpu-model", "H100", "--out", f]));
@@ -208,4 +214,19 @@ fn an_unknown_model_is_refused_with_the_known_ones() {
     )))
     .unwrap();
     assert_eq!(json["targets"].as_str(), Some("configs/targets/v100.csv"));
+}
+
+#[test]
+fn a_table_that_cannot_be_written_fails_and_leaves_nothing() {
+    let (run, config) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    clean(run.path());
+    let blocker = config.path().join("file");
+    std::fs::write(&blocker, "not a folder").unwrap();
+    let out = blocker.join("h100.csv");
+    let (d, o) = (run.path().to_str().unwrap(), out.to_str().unwrap());
+    let failed = mlb(config.path(), &["targets", "derive", "--reports", d, "--gpu-model", "H100", "--out", o]);
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert_eq!(failed.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("cannot write the target table {o}")) && stderr.contains("--out"), "{stderr}");
+    assert_eq!(std::fs::read_dir(config.path()).unwrap().count(), 1, "no temporary file is left");
 }
