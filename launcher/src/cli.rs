@@ -36,6 +36,12 @@ pub enum Command {
     },
     /// Statistics, targets and score of a folder of report files.
     Report(ReportArgs),
+    /// Target tables: derive one from a reference run, list those found.
+    Targets {
+        /// What to do with target tables.
+        #[command(subcommand)]
+        command: crate::targets::TargetsCommand,
+    },
     /// Describes this host: kind, GPUs, usable CPUs and memory, NUMA nodes, cgroups.
     Detect {
         /// Print JSON instead of text.

@@ -32,6 +32,9 @@ pub enum MlbError {
     /// `mlb report`.
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// `mlb targets derive`.
+    #[error(transparent)]
+    Targets(#[from] crate::targets::TargetsError),
     /// `mlb plugins list`: no search path.
     #[error(transparent)]
     Plugins(#[from] SearchError),
@@ -65,6 +68,7 @@ impl Classify for MlbError {
         match self {
             MlbError::Launch(e) => e.kind(),
             MlbError::Report(e) => e.kind(),
+            MlbError::Targets(e) => e.kind(),
             MlbError::Plugins(e) => e.kind(),
             MlbError::NoSuchPlugin(_) => Kind::Refused,
             MlbError::Build(e) => e.kind(),
@@ -85,6 +89,7 @@ impl Fix for MlbError {
             MlbError::Prepare(e) => e.fix(),
             MlbError::NoSuchPlugin(e) => e.fix(),
             MlbError::Report(e) => e.fix(),
+            MlbError::Targets(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
             MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
         }

@@ -27,5 +27,6 @@ pub mod report;
 pub mod runtime;
 pub mod slurm;
 pub mod system;
+pub mod targets;
 pub mod telemetry;
 pub mod worker;

@@ -9,6 +9,7 @@ use mlb::console::Console;
 use mlb::edge::{self, ExitError, MlbError};
 use mlb::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use mlb::slurm::SlurmCommand;
+use mlb::targets::TargetsCommand;
 
 /// mimalloc for everything the binary allocates (not the workloads' own
 /// libraries, which keep theirs): much faster than glibc's malloc when the
@@ -83,6 +84,14 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
         }
         Some(Command::Report(args)) => {
             print_stdout(&mlb::report::run(&args)?)?;
+            Ok(EXIT_OK)
+        }
+        Some(Command::Targets { command: TargetsCommand::Derive(args) }) => {
+            print_stdout(&mlb::targets::run_derive(&args)?)?;
+            Ok(EXIT_OK)
+        }
+        Some(Command::Targets { command: TargetsCommand::List }) => {
+            print_stdout(&mlb::targets::catalog::render(&mlb::targets::Folders::from_env()))?;
             Ok(EXIT_OK)
         }
         Some(Command::Prepare(args)) => {

@@ -1,7 +1,6 @@
 //! `mlb report` options.
 
 use super::rows::Grouping;
-use super::targets::GpuModel;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -39,9 +38,11 @@ pub struct ReportArgs {
     #[arg(long, value_name = "NAME")]
     pub suite: Option<String>,
 
-    /// Compare with the shipped target table of this GPU model.
-    #[arg(long = "gpu-model", value_name = "MODEL", ignore_case = true, conflicts_with = "targets")]
-    pub gpu_model: Option<GpuModel>,
+    /// Compare with the target table of this GPU model (any case): a shipped
+    /// one (V100, RTX, MI50), else `MODEL.csv` in the user's target folder,
+    /// else in the installation's (`mlb targets list` shows them all).
+    #[arg(long = "gpu-model", value_name = "MODEL", conflicts_with = "targets")]
+    pub gpu_model: Option<String>,
 
     /// Compare with this target table (CSV `bench,target,perf_target,sd_target`).
     #[arg(long, value_name = "FILE")]

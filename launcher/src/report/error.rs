@@ -33,6 +33,14 @@ pub enum ReportError {
         /// What is wrong, with the line.
         message: String,
     },
+    /// `--gpu-model NAME` names no shipped table and no file of a target folder.
+    #[error("no target table for GPU model `{name}` (known: {})", known.join(", "))]
+    UnknownModel {
+        /// The name asked for.
+        name: String,
+        /// Every name found, in lookup order.
+        known: Vec<String>,
+    },
     /// `--baseline` of another accelerator model, without `--force`.
     #[error("{reports} ran on `{current}` and the baseline {baseline} on `{base}` (their system.json): their figures are not comparable")]
     OtherAccelerator {
@@ -70,6 +78,7 @@ impl Classify for ReportError {
             ReportError::Folder { .. }
             | ReportError::Empty { .. }
             | ReportError::Targets { .. }
+            | ReportError::UnknownModel { .. }
             | ReportError::OtherAccelerator { .. } => Kind::Refused,
             ReportError::Html { .. } => Kind::Failed,
             ReportError::Interrupted { .. } => Kind::Interrupted,
@@ -85,6 +94,10 @@ impl Fix for ReportError {
                 Some(format!("pass the output folder of a run with --reports DIR{hint}"))
             }
             ReportError::Targets { .. } => Some("write it as CSV lines `bench,target,perf_target,sd_target`".into()),
+            ReportError::UnknownModel { name, .. } => Some(format!(
+                "pass one of the known names, or write `{name}.csv` into your target folder \
+                 (`mlb targets derive --gpu-model {name} --out FILE` derives one from a run; `mlb targets list` shows the folders)"
+            )),
             ReportError::OtherAccelerator { .. } => {
                 Some("compare runs of one accelerator model, or pass --force to compare anyway".into())
             }

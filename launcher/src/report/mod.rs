@@ -43,9 +43,9 @@ use crate::contract::read::{read_folder, FolderError};
 /// Runs `mlb report`: returns what to print on stdout, after writing the
 /// HTML page when asked.
 pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
-    let targets = match (&args.targets, args.gpu_model) {
+    let targets = match (&args.targets, &args.gpu_model) {
         (Some(path), _) => Some(Targets::from_file(path)?),
-        (None, Some(model)) => Some(Targets::shipped(model)),
+        (None, Some(model)) => Some(crate::targets::catalog::find(&crate::targets::Folders::from_env(), model)?),
         (None, None) => None,
     };
     let opts = Options {
@@ -85,7 +85,7 @@ pub fn build(dir: &std::path::Path, baseline: Option<&std::path::Path>, opts: &O
 }
 
 /// A reports folder that cannot be listed, with how to fix it.
-fn folder_error(FolderError { path, source }: FolderError) -> ReportError {
+pub(crate) fn folder_error(FolderError { path, source }: FolderError) -> ReportError {
     ReportError::Folder { path, source }
 }
 

@@ -1,5 +1,6 @@
 //! Target tables (`bench,target,perf_target,sd_target`): the shipped ones for
-//! V100, RTX and MI50 (compiled in), or a CSV file given with `--targets`.
+//! V100, RTX and MI50 (compiled in), or a CSV file (`--targets FILE`, or one
+//! found by name in a target folder: [`crate::targets::catalog`]).
 
 use super::error::ReportError;
 use serde::Serialize;
@@ -7,20 +8,34 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The GPU models mlb ships target tables for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GpuModel {
     /// NVIDIA Tesla V100.
-    #[value(name = "V100")]
     V100,
     /// NVIDIA RTX.
-    #[value(name = "RTX")]
     Rtx,
     /// AMD Radeon Instinct MI50.
-    #[value(name = "MI50")]
     Mi50,
 }
 
 impl GpuModel {
+    /// Every shipped model, in the order `mlb targets list` shows them.
+    pub const ALL: [GpuModel; 3] = [GpuModel::V100, GpuModel::Rtx, GpuModel::Mi50];
+
+    /// The name `--gpu-model` takes (any case).
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuModel::V100 => "V100",
+            GpuModel::Rtx => "RTX",
+            GpuModel::Mi50 => "MI50",
+        }
+    }
+
+    /// The shipped model called `name` (any case).
+    pub fn named(name: &str) -> Option<GpuModel> {
+        GpuModel::ALL.into_iter().find(|m| m.name().eq_ignore_ascii_case(name))
+    }
+
     /// The shipped table (`configs/targets/<model>.csv`) and its name.
     fn table(self) -> (&'static str, &'static str) {
         match self {
@@ -115,6 +130,14 @@ mod tests {
         assert_eq!(v100.get("scaling").unwrap().perf_target, 0.85);
         assert_eq!(Targets::shipped(GpuModel::Rtx).get("atari").unwrap().target, 5.0);
         assert_eq!(Targets::shipped(GpuModel::Mi50).get("toy_lstm").unwrap().target, 0.48);
+    }
+
+    #[test]
+    fn shipped_models_by_name_in_any_case() {
+        assert_eq!(GpuModel::named("v100"), Some(GpuModel::V100));
+        assert_eq!(GpuModel::named("Rtx"), Some(GpuModel::Rtx));
+        assert_eq!(GpuModel::named("MI50"), Some(GpuModel::Mi50));
+        assert_eq!(GpuModel::named("H100"), None);
     }
 
     #[test]
