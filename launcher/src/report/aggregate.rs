@@ -409,7 +409,7 @@ fn notes(report: &Report, sel: &Selection, opts: &Options) -> Vec<String> {
     }
     match &opts.targets {
         None => notes.push(
-            "no target table: pass --gpu-model V100|RTX|MI50 or --targets FILE for perf, passes and the score".into(),
+            "no target table: pass --gpu-model NAME (`mlb targets list`) or --targets FILE for perf, passes and the score".into(),
         ),
         Some(t) => {
             let found: BTreeSet<&str> = report.benches.iter().map(|b| b.bench.as_str()).collect();

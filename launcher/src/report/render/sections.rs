@@ -367,7 +367,7 @@ fn bench_table(report: &Report, rows: &[Row]) -> Body {
 
 fn score(report: &Report) -> Body {
     let Some(s) = &report.score else {
-        return Body::Lines(vec!["no score: pass --gpu-model V100|RTX|MI50 or --targets FILE".into()]);
+        return Body::Lines(vec!["no score: pass --gpu-model NAME (`mlb targets list`) or --targets FILE".into()]);
     };
     let share = s.failures as f64 / s.results as f64;
     let bf_ok = Some(s.bf == 1);
