@@ -100,7 +100,7 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             let none = outcome.sets.is_empty() && outcome.interrupted.is_none();
             print_stdout(if none { "the selected jobs read no data set\n" } else { &lines })?;
             let Some(stopped) = outcome.interrupted else { return Ok(EXIT_OK) };
-            eprintln!("mlb: {stopped}");
+            Console::Err.line(&format!("mlb: {stopped}"));
             Ok(EXIT_INTERRUPTED)
         }
         Some(Command::Worker(args)) => Ok(mlb::worker::main(*args)),

@@ -237,7 +237,7 @@ fn take_host(
                 remove_left_groups(&root, previous);
             }
             if let Some(said) = runtime.backend.remove_left_by(previous.pid) {
-                eprintln!("mlb: {said}");
+                Console::Err.line(&format!("mlb: {said}"));
             }
         }
         _ => {}

@@ -1,17 +1,15 @@
 //! Ctrl-C while plugins are probed. Probing comes before a launch installs
 //! its own handlers, and `mlb plugins list` has none: the signal's default
 //! action would end mlb at once and leave the probes, and what they started,
-//! running. While [`Interrupt`] lives, SIGINT, SIGTERM and SIGHUP only set
-//! its flag, which the probes watch; what the signals did before is put
-//! back when it is dropped.
+//! running. While [`Interrupt`] lives, the signals that stop a run
+//! ([`signals::caught`]) only set its flag, which the probes watch; what
+//! the signals did before is put back when it is dropped.
 
 use crate::console::Console;
 use crate::exit::EXIT_INTERRUPTED;
+use crate::runtime::signals;
 use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// The signals that interrupt probing.
-const SIGNALS: [Signal; 3] = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP];
 
 /// Set by the handler: the probes stop.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -33,7 +31,9 @@ impl Interrupt {
     pub fn watch() -> Interrupt {
         INTERRUPTED.store(false, Ordering::Relaxed);
         let action = SigAction::new(SigHandler::Handler(interrupted), SaFlags::SA_RESTART, SigSet::empty());
-        let before = SIGNALS
+        // Reading a disposition cannot fail but for a bad signal number.
+        let caught = signals::caught().unwrap_or_else(|_| signals::STOPPING.to_vec());
+        let before = caught
             .into_iter()
             // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
             .filter_map(|s| unsafe { sigaction(s, &action) }.ok().map(|old| (s, old)))

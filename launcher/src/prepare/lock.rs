@@ -15,6 +15,7 @@
 //! names its holder for the one refused.
 
 use super::error::PrepareError;
+use crate::console::Console;
 use crate::isolation::support;
 use crate::launch::host_lock::{self, Holder, HostLock, Taken};
 use crate::launch::{remove_left_groups, LaunchError};
@@ -41,7 +42,7 @@ pub fn take(
     interrupt: &AtomicBool,
 ) -> Result<Option<Held>, PrepareError> {
     let me = Holder::this_run(data, &format!("prepare-{}", std::process::id()));
-    let say = |text: &str| eprintln!("{text}");
+    let say = |text: &str| Console::Err.line(text);
     let host = host.map_or_else(|| PathBuf::from(host_lock::HOST_LOCK), Path::to_path_buf);
     let host = match host_lock::take(&host, &me, wait, interrupt, &say).map_err(Box::new)? {
         Taken::Held { lock, previous } => {

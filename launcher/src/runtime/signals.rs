@@ -21,17 +21,25 @@ use std::sync::Arc;
 /// The signals that stop a run.
 pub const STOPPING: [Signal; 5] = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP, Signal::SIGUSR1, Signal::SIGUSR2];
 
-/// Installs the handlers; the flag turns true on any of [`STOPPING`] (but a
-/// hang-up ignored at the start, under `nohup`).
+/// Installs the handlers; the flag turns true on any of [`caught`].
 pub fn install() -> std::io::Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
-    for signal in STOPPING {
-        if signal == Signal::SIGHUP && ignored(signal)? {
-            continue;
-        }
+    for signal in caught()? {
         signal_hook::flag::register(signal as i32, Arc::clone(&flag))?;
     }
     Ok(flag)
+}
+
+/// The signals of [`STOPPING`] mlb catches: all but a hang-up ignored at
+/// the start (`nohup`).
+pub fn caught() -> std::io::Result<Vec<Signal>> {
+    let mut signals = Vec::with_capacity(STOPPING.len());
+    for signal in STOPPING {
+        if signal != Signal::SIGHUP || !ignored(signal)? {
+            signals.push(signal);
+        }
+    }
+    Ok(signals)
 }
 
 /// Whether `signal` is ignored (its disposition, as inherited).
