@@ -53,5 +53,10 @@ pub const VERDICT_FILE: &str = "doctor.json";
 
 /// Whether `path` names one of the [`RUN_FILES`].
 pub fn is_run_file(path: &std::path::Path) -> bool {
-    path.file_name().is_some_and(|n| RUN_FILES.iter().any(|f| n == *f))
+    path.file_name().is_some_and(is_run_file_name)
+}
+
+/// Whether a file named `name` is one of the [`RUN_FILES`].
+pub fn is_run_file_name(name: &std::ffi::OsStr) -> bool {
+    RUN_FILES.iter().any(|f| name == *f)
 }

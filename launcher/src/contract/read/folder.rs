@@ -221,9 +221,7 @@ impl Listing {
 fn is_report_name(name: &OsStr) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let bytes = name.as_bytes();
-    bytes.len() > ".json".len()
-        && bytes.ends_with(b".json")
-        && !crate::contract::RUN_FILES.iter().any(|f| bytes == f.as_bytes())
+    bytes.len() > ".json".len() && bytes.ends_with(b".json") && !crate::contract::is_run_file_name(name)
 }
 
 /// The folders of `folders` not listed yet, in order. A link to a folder is
