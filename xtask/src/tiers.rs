@@ -125,7 +125,10 @@ fn run_one(root: &Path, tier: Tier) -> Result<(), Error> {
                 built
                     .env
                     .cargo()
-                    .args(["test", "--release", "-p", "mlb-torch", "-p", "mlb-torch-build"])
+                    // One test at a time: libtorch's CPU generator is one
+                    // per process, and a seeded test that learns (cart's)
+                    // failed when other tests drew from it meanwhile.
+                    .args(["test", "--release", "-p", "mlb-torch", "-p", "mlb-torch-build", "--", "--test-threads=1"])
                     .current_dir(root),
             )?;
             ensure_nextest(root)?;
