@@ -2,7 +2,8 @@
 //! binary (docs/charts.md): its npm tarball is taken from
 //! `$MLB_ECHARTS_TARBALL` (the offline build) or from a cache outside the
 //! repository (`$MLB_CACHE/npm`, else `~/.cache/mlb/npm`), where `npm pack`
-//! puts it on the first build; its sha512 must match the pinned integrity.
+//! (or, without npm, `curl` from the registry's tarball URL) puts it on the
+//! first build; its sha512 must match the pinned integrity.
 //! The minified script and its licence are written to `OUT_DIR` as one
 //! inline script (the licence in a leading comment), with the
 //! Content-Security-Policy hashes of that script and of `src/charts/boot.js`.
@@ -112,7 +113,7 @@ fn tarball(pin: &Pin) -> Result<Vec<u8>, String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let staging = dir.join(format!(".pack-{}", std::process::id()));
     std::fs::create_dir_all(&staging).map_err(|e| format!("{}: {e}", staging.display()))?;
-    let fetched = npm_pack(pin, &staging);
+    let fetched = fetch(pin, &staging);
     let result = fetched.and_then(|bytes| {
         std::fs::rename(staging.join(pin.file_name()), &cached).map_err(|e| format!("{}: {e}", cached.display()))?;
         Ok(bytes)
@@ -132,36 +133,42 @@ fn cache_dir() -> Result<PathBuf, String> {
     Ok(PathBuf::from(home).join(".cache/mlb"))
 }
 
-/// Fetches the tarball into `dir` with `npm pack` and checks it.
-fn npm_pack(pin: &Pin, dir: &Path) -> Result<Vec<u8>, String> {
-    let missing = || {
-        format!(
-            "npm is needed once to fetch the charting library {} {} (it is vendored into mlb at build time): \
-             install npm (Debian: apt-get install npm), or download {} and set {TARBALL_VAR} to its path \
-             (docs/charts.md)",
-            pin.name,
-            pin.version,
-            pin.url()
-        )
+/// Fetches the tarball into `dir` with `npm pack`, else (no npm) with
+/// `curl` from the registry's URL, and checks it.
+fn fetch(pin: &Pin, dir: &Path) -> Result<Vec<u8>, String> {
+    let spec = format!("{}@{}", pin.name, pin.version);
+    let npm = Command::new("npm").args(["pack", &spec, "--silent", "--pack-destination"]).arg(dir).output();
+    let output = match npm {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut curl = Command::new("curl");
+            curl.args(["-fsSL", "--retry", "2", "-o"]).arg(dir.join(pin.file_name())).arg(pin.url());
+            match curl.output() {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(format!(
+                        "npm (or curl) is needed once to fetch the charting library {} {}, vendored into mlb at \
+                         build time: install npm (Debian: apt-get install npm), or download {} and set \
+                         {TARBALL_VAR} to its path (docs/charts.md)",
+                        pin.name,
+                        pin.version,
+                        pin.url()
+                    ));
+                }
+                other => other.map_err(|e| format!("curl: {e}"))?,
+            }
+        }
+        other => other.map_err(|e| format!("npm: {e}"))?,
     };
-    let output = Command::new("npm")
-        .args(["pack", &format!("{}@{}", pin.name, pin.version), "--silent", "--pack-destination"])
-        .arg(dir)
-        .output()
-        .map_err(|e| if e.kind() == std::io::ErrorKind::NotFound { missing() } else { format!("npm: {e}") })?;
     if !output.status.success() {
         return Err(format!(
-            "npm pack {}@{} failed ({}): {}\nwithout the npm registry, download {} elsewhere and set {TARBALL_VAR} \
+            "fetching {spec} failed ({}): {}\nwithout the npm registry, download {} elsewhere and set {TARBALL_VAR} \
              to its path (docs/charts.md)",
-            pin.name,
-            pin.version,
             output.status,
             String::from_utf8_lossy(&output.stderr).trim(),
             pin.url()
         ));
     }
     let path = dir.join(pin.file_name());
-    let bytes = std::fs::read(&path).map_err(|e| format!("npm pack wrote no {}: {e}", path.display()))?;
+    let bytes = std::fs::read(&path).map_err(|e| format!("{spec} was not written to {}: {e}", path.display()))?;
     if !pin.matches(&bytes) {
         return Err(format!(
             "the registry's {} does not match the pinned integrity {}",
