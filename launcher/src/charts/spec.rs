@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-/// Colour of a plain bar and of a line.
+/// Colour of a plain bar.
 pub const PLAIN: &str = "rgb(67,147,195)";
 /// Colour of a flagged bar (a GPU below 90% of the best) and of shaded spans.
 pub const FLAGGED: &str = "rgb(214,96,77)";
@@ -150,9 +150,9 @@ impl Chart {
     }
 
     /// The names in the legend: every series, when there are several or
-    /// they are dots (whose colour means something).
+    /// they are dots or lines (whose colour stands for a device or source).
     fn legend(&self) -> Option<Vec<&str>> {
-        let shown = self.series.len() > 1 || self.series.iter().any(|s| s.kind == Kind::Dots);
+        let shown = self.series.len() > 1 || self.series.iter().any(|s| s.kind != Kind::Bars);
         shown.then(|| self.series.iter().map(|s| s.name.as_str()).collect())
     }
 
@@ -183,7 +183,6 @@ impl Chart {
                 "nameLocation": "middle",
                 "nameGap": 22,
                 "min": 0,
-                "max": "dataMax",
             }),
         }
     }
@@ -207,9 +206,6 @@ impl Chart {
             };
             option["name"] = json!(s.name);
             option["data"] = json!(data);
-            if s.kind == Kind::Line && self.series.len() == 1 {
-                option["itemStyle"] = json!({"color": PLAIN});
-            }
             if i == 0 {
                 self.marks(&mut option);
             }
@@ -415,7 +411,7 @@ mod tests {
         assert_eq!(option["dataZoom"][1]["type"], "slider");
         assert_eq!(option["series"][0]["markArea"]["data"], json!([[{"xAxis": 2.0}, {"xAxis": 3.0}]]));
         assert_eq!(option["series"][0]["data"], json!([{"value": [0.5, 300.0]}]));
-        assert!(option.get("legend").is_none(), "one line: no legend");
+        assert_eq!(option["legend"]["data"], json!(["gpu0.power_w"]), "a line's legend names its source");
         assert_eq!(chart.to_json()["group"], "t0");
         assert_eq!(chart.to_json()["width"], Value::Null);
     }

@@ -11,7 +11,7 @@ use crate::charts::{Chart, Kind, Point, Series, XAxis};
 use crate::contract::telemetry::Timeline;
 
 /// Size of one timeline chart, in pixels.
-const TIMELINE_CHART: (u32, u32) = (440, 260);
+const TIMELINE_CHART: (u32, u32) = (440, 300);
 
 /// A source of telemetry: how its series are named in a timeline and what
 /// a reader calls it.
