@@ -138,7 +138,7 @@ impl Chart {
     }
 
     /// The height upright labels add below the plot, in pixels: room for
-    /// the longest (up to [`LABEL_WIDTH`]), so that the plot keeps its size.
+    /// the longest (up to `LABEL_WIDTH`), so that the plot keeps its size.
     pub fn label_room(&self) -> u32 {
         match &self.x {
             XAxis::Categories(labels) if self.upright_labels() => {
