@@ -19,9 +19,23 @@ if ! command -v cargo >/dev/null 2>&1; then
     PATH=$CARGO_HOME/bin:$PATH
 fi
 
+# The charting library of the HTML report is vendored at build time from
+# the npm registry (launcher/build.rs, docs/charts.md), with npm or curl. In
+# an image with neither, python3 fetches the pinned tarball by its registry
+# URL, and the build checks it.
+fetched=
+if [ -z "${MLB_ECHARTS_TARBALL:-}" ] && ! command -v npm >/dev/null 2>&1 && ! command -v curl >/dev/null 2>&1; then
+    set -- $(grep -v '^#' launcher/src/charts/library.pin)
+    fetched=/tmp/$1-$2.tgz
+    python3 -c 'import urllib.request,sys; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())' \
+        "https://registry.npmjs.org/$1/-/$1-$2.tgz" > "$fetched"
+    export MLB_ECHARTS_TARBALL=$fetched
+fi
+
 # tch: use the PyTorch installed in this image, whatever its version.
 export LIBTORCH_USE_PYTORCH=1 LIBTORCH_BYPASS_VERSION_CHECK=1
 cargo build --release --workspace
+[ -z "$fetched" ] || rm -f "$fetched"
 
 install -D -m 755 target/release/mlb "$prefix/bin/mlb"
 install -d "$prefix/lib/mlb/plugins"

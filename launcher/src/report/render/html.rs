@@ -1,18 +1,21 @@
 //! The report as one self-contained HTML page: the same sections as the
-//! text output, coloured, with inline SVG charts. No script, no external
-//! file, no network.
+//! text output, coloured, with charts drawn by the vendored charting
+//! library ([`crate::charts`]): hover values, legends, zoomable timelines.
+//! The page carries the library; its Content-Security-Policy forbids any
+//! request, so it works air-gapped and loads nothing.
 
 use super::super::Report;
 use super::sections::{sections, Anchor, Body, Cell, Mark};
 use super::{charts, timelines};
+use crate::charts::embed;
 
 const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222}\
-h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}\
+h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}h3{font-size:15px}\
 table{border-collapse:collapse;font-family:monospace;font-size:13px}\
 td,th{border:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}th{background:#f3f3f3}\
 td:first-child,th:first-child{text-align:left}\
 .pass{color:#080;font-weight:bold}.fail{color:#c00;font-weight:bold}.warn{color:#c60;font-weight:bold}\
-.charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0}";
+.charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0}.absent{color:#666;font-style:italic}";
 
 /// Escapes text for HTML.
 pub fn escape(text: &str) -> String {
@@ -75,28 +78,40 @@ fn body(out: &mut String, body: &Body) {
 fn charts(out: &mut String, anchor: Anchor, report: &Report) {
     match anchor {
         Anchor::Results => {
-            out.push_str("<h3>Spread across runs</h3>\n<div class=\"charts\" id=\"spread\">");
-            out.push_str(&charts::spread(report));
+            out.push_str("<div id=\"spread\">");
+            out.push_str(&embed::mount(&charts::spread(report)));
             out.push_str("</div>\n");
         }
         Anchor::PerGpu => {
-            let per_bench = charts::throughput_per_gpu(report);
-            if per_bench.is_empty() {
+            let per_row = charts::throughput_per_gpu(report);
+            if per_row.is_empty() {
                 return;
             }
             out.push_str("<h3>Throughput per GPU (bar: mean, whisker: min to max of the runs)</h3>\n");
             out.push_str("<div class=\"charts\" id=\"per-gpu\">\n");
-            for (bench, svg) in per_bench {
-                out.push_str(&format!("<figure data-bench=\"{}\">{svg}</figure>\n", escape(&bench)));
+            for (row, chart) in per_row {
+                out.push_str(&format!("<figure data-bench=\"{}\">{}</figure>\n", escape(&row), embed::mount(&chart)));
             }
             out.push_str("</div>\n");
         }
         Anchor::Timelines => {
-            out.push_str("<div class=\"charts\" id=\"timelines\">\n");
-            for sampled in &report.sampled {
-                for (caption, svg) in timelines::charts(sampled) {
-                    out.push_str(&format!("<figure data-timeline=\"{}\">{svg}</figure>\n", escape(&caption)));
+            out.push_str("<div id=\"timelines\">\n");
+            for (i, sampled) in report.sampled.iter().enumerate() {
+                let Some(t) = timelines::timelines(sampled, &format!("timeline-{i}")) else { continue };
+                out.push_str(&format!("<section data-instance=\"{i}\"><h3>{}</h3>\n", escape(&t.title)));
+                if !t.absent.is_empty() {
+                    out.push_str(&format!("<p class=\"absent\">Not measured: {}.</p>\n", escape(&t.absent.join("; "))));
                 }
+                out.push_str("<div class=\"charts\">\n");
+                for chart in &t.charts {
+                    let title = format!("{}: {}", t.title, chart.title);
+                    out.push_str(&format!(
+                        "<figure data-timeline=\"{}\">{}</figure>\n",
+                        escape(&title),
+                        embed::mount(chart)
+                    ));
+                }
+                out.push_str("</div></section>\n");
             }
             out.push_str("</div>\n");
         }
@@ -106,8 +121,9 @@ fn charts(out: &mut String, anchor: Anchor, report: &Report) {
 /// The whole page.
 pub fn page(report: &Report, title: &str) -> String {
     let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t}</title>\
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{csp}<title>{t}</title>\
          <style>{STYLE}</style></head><body>\n<h1>{t}</h1>\n",
+        csp = embed::csp_meta(),
         t = escape(title)
     );
     for section in sections(report) {
@@ -117,56 +133,59 @@ pub fn page(report: &Report, title: &str) -> String {
             charts(&mut out, anchor, report);
         }
     }
+    out.push_str(&embed::scripts());
     out.push_str("</body></html>\n");
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::{aggregate, Options};
-    use crate::contract::read::{Entry, Losses, Reading};
-    use std::path::Path;
-    use std::sync::Arc;
+    use super::super::fixtures::{self, report};
+    use crate::contract::read::Entry;
 
     fn entry(vcd: &str, completed: bool, avg: f64) -> Entry {
-        Entry {
-            file: Arc::from(Path::new("r.json")),
-            name: Some("vae".into()),
-            suite: None,
-            vcd: Some(vcd.into()),
-            gpu: None,
-            slurm_node: None,
-            hostname: None,
-            completed: Some(completed),
-            failure: (!completed).then(|| ("oom".to_string(), "<killed>".to_string())),
-            avg: Some(avg),
-            losses: Losses::default(),
-            conditions: None,
-            args: vec![],
-        }
+        fixtures::entry("vae", vcd, completed, avg)
     }
 
     fn page_of(entries: Vec<Entry>) -> String {
-        let reading = Reading { files: entries.len(), entries, unreadable: vec![] };
-        super::page(&aggregate(Path::new("d"), reading, None, &Options::default()).unwrap(), "t")
+        super::page(&report(entries), "t")
+    }
+
+    /// The page's own markup: what precedes the inlined scripts.
+    fn markup(page: &str) -> &str {
+        page.split(&crate::charts::embed::scripts()).next().unwrap()
+    }
+
+    /// The charts mounted on a page.
+    fn mounts(page: &str) -> usize {
+        markup(page).matches("<div class=\"chart\">").count()
     }
 
     #[test]
     fn pages_without_data_for_charts() {
         let page = page_of(vec![entry("0", false, 0.0)]);
         assert!(page.contains("<h2>Failures</h2>") && page.contains("&lt;killed&gt;"));
-        assert!(!page.contains("chart not drawn"), "an empty spread chart still draws");
-        assert_eq!(page.matches("<svg").count(), 1, "no per-GPU chart without single-GPU runs");
+        assert_eq!(mounts(&page), 1, "the spread chart, empty, and no per-GPU chart without single-GPU runs");
         let page = page_of(vec![entry("0,1", true, 5.0)]);
-        assert!(!page.contains("Relative GPU performance") && !page.contains("chart not drawn"));
+        assert!(!page.contains("Relative GPU performance"));
         // One GPU: no relative tables and no per-GPU charts.
         let page = page_of(vec![entry("0", true, 5.0)]);
-        assert_eq!(page.matches("<svg").count(), 1);
+        assert_eq!(mounts(&page), 1);
         assert!(!page.contains("Relative GPU performance") && page.contains("one GPU (0)"));
         let page = page_of(vec![entry("0", true, 5.0), entry("1", true, 6.0)]);
-        assert_eq!(page.matches("<svg").count(), 2);
+        assert_eq!(mounts(&page), 2);
         assert_eq!(page.matches("<h2>Relative GPU performance").count(), 3);
-        assert!(!page.contains("chart not drawn"));
+    }
+
+    #[test]
+    fn the_page_carries_the_library_and_forbids_every_request() {
+        let page = page_of(vec![entry("0", true, 5.0)]);
+        assert!(page.contains(&crate::charts::embed::csp_meta()), "the policy is the page's first rule");
+        assert!(page.contains(crate::charts::library::SCRIPT) && page.contains(crate::charts::library::BOOT));
+        assert!(page.find("<meta http-equiv").unwrap() < page.find("<title>").unwrap());
+        for outside in ["<script src", "<link", "<iframe", "<img", "url("] {
+            assert!(!markup(&page).contains(outside), "the page must not load anything: found {outside}");
+        }
     }
 
     #[test]

@@ -25,20 +25,31 @@ pub fn system(report: &Report) -> Option<Section> {
         ("memory".into(), s.host_memory_capacity.as_str().into()),
         (
             "accelerators".into(),
-            format!("{} x {} ({})", s.accelerators_per_node, s.accelerator_model_name, s.accelerator_memory_capacity)
-                .into(),
+            match s.accelerator_memory_capacity.trim() {
+                "" => format!("{} x {}", s.accelerators_per_node, s.accelerator_model_name),
+                memory => format!("{} x {} ({memory})", s.accelerators_per_node, s.accelerator_model_name),
+            }
+            .into(),
         ),
         ("os".into(), format!("{} (kernel {})", s.operating_system, s.kernel).into()),
-        (
-            "driver / CUDA or ROCm".into(),
-            format!("{} / {}", s.accelerator_driver_version, s.cuda_or_rocm_version).into(),
-        ),
+        ("driver / CUDA or ROCm".into(), driver(&s.accelerator_driver_version, &s.cuda_or_rocm_version).into()),
         ("software".into(), format!("{}; {}", s.framework, s.other_software_stack).into()),
     ];
     if let Some(c) = &s.container {
         pairs.push(("container".into(), serde_json::to_string(c).unwrap_or_default().into()));
     }
     Some(section("System (system.json)", Body::Pairs(pairs)))
+}
+
+/// The driver and CUDA/ROCm versions, each only when recorded: `570.1 /
+/// 12.8`, `570.1`, `CUDA or ROCm 12.8`, else `not recorded`.
+fn driver(driver: &str, runtime: &str) -> String {
+    match (driver.trim(), runtime.trim()) {
+        ("", "") => "not recorded".into(),
+        (driver, "") => driver.into(),
+        ("", runtime) => format!("not recorded / {runtime}"),
+        (driver, runtime) => format!("{driver} / {runtime}"),
+    }
 }
 
 /// The energy tables and the flagged instances, when there are any.
@@ -105,4 +116,15 @@ pub fn energy_and_conditions(report: &Report) -> Vec<Section> {
 /// A small figure (joules per item) with enough digits.
 fn float(v: Option<f64>) -> Cell {
     v.map_or("-".into(), |v| format!("{v:.4}").into())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_missing_version_is_said_not_drawn_as_a_lone_slash() {
+        assert_eq!(super::driver("570.86", "12.8"), "570.86 / 12.8");
+        assert_eq!(super::driver("6.8.5", ""), "6.8.5");
+        assert_eq!(super::driver("", "12.8"), "not recorded / 12.8");
+        assert_eq!(super::driver(" ", ""), "not recorded");
+    }
 }

@@ -12,6 +12,9 @@ pub mod table;
 mod timelines;
 mod visible;
 
+#[cfg(test)]
+mod fixtures;
+
 pub use visible::visible;
 
 use super::Report;

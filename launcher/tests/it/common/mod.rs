@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod chromium;
 pub mod docker;
 pub mod enclosure;
 pub mod hosts;
