@@ -10,6 +10,7 @@
 mod common;
 mod report_gen;
 
+mod accept_runs;
 mod cli;
 mod docker_runtime;
 mod host_detect;
