@@ -4,13 +4,22 @@
 //! GPU and node, with the measured value, the bound and the margin
 //! (docs/accept.md).
 
+mod apply;
+mod args;
 mod error;
+mod evaluate;
+mod pattern;
+pub mod render;
+mod rules;
 mod verdict;
 
+pub use args::{AcceptArgs, Format};
 pub use error::AcceptError;
+pub use evaluate::evaluate;
 pub use verdict::{Evaluation, Input, Kind, Origin, Outcome, Role, Subject, Verdict};
 
-use std::path::PathBuf;
+use crate::contract::record::Staged;
+use std::path::{Path, PathBuf};
 
 /// What `mlb accept` is asked to judge: the paths and options of its
 /// command line that the verdicts depend on (not how they are printed).
@@ -28,10 +37,25 @@ pub struct Request {
     pub baseline: Option<PathBuf>,
 }
 
-/// Reads the files of `req` and applies its rules: every verdict, and the
-/// files they were computed from. Errs (refused) on a folder that cannot be
-/// read, a rules file or target table that is not valid.
-pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
-    let _ = req;
-    Ok(Evaluation { verdicts: Vec::new(), inputs: Vec::new(), targets: None, rules: "default rules".into() })
+/// Runs `mlb accept`: what to print on stdout and the exit status (0 when
+/// every verdict passed, 1 otherwise). With `--out FILE` the output goes
+/// there, whole or not at all, and stdout gets the summary line.
+pub fn run(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
+    let evaluation = evaluate(&args.request())?;
+    let output = match args.format {
+        Format::Text => render::text::render(&evaluation, &args.reports),
+        Format::Json => render::json(&evaluation),
+        Format::Csv => render::csv::render(&evaluation),
+        Format::Html => render::html::page(&evaluation, &args.reports),
+    };
+    let code = evaluation.exit_code();
+    let Some(path) = &args.out else { return Ok((output, code)) };
+    write(path, &output).map_err(|source| AcceptError::Out { path: path.clone(), source })?;
+    Ok((format!("{}\nwritten to {}\n", render::summary(&evaluation), path.display()), code))
+}
+
+/// Puts `text` at `path` whole: written beside it, then renamed over it.
+fn write(path: &Path, text: &str) -> std::io::Result<()> {
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Staged::write(folder, text.as_bytes())?.replace(path)
 }
