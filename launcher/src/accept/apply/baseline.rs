@@ -12,10 +12,8 @@ use crate::accept::verdict::Verdict;
 /// Each config at least `min` of the baseline's.
 pub fn baseline(rule: &Rule, figures: &Figures, min: f64) -> Vec<Verdict> {
     let report = figures.report;
-    report
-        .rows
-        .iter()
-        .filter(|row| rule.benches.matches(&row.bench))
+    figures
+        .configs(rule)
         .map(|row| {
             let who = subject(&row.label, None, None);
             if row.sample.mean.is_none() {

@@ -8,10 +8,7 @@ use crate::accept::verdict::{Subject, Verdict};
 /// Failed entries of each bench at most `max`.
 pub fn failures(rule: &Rule, figures: &Figures, max: f64) -> Vec<Verdict> {
     figures
-        .report
-        .benches
-        .iter()
-        .filter(|row| rule.benches.matches(&row.bench))
+        .benches(rule)
         .map(|row| {
             let note = format!("{} failed of {} results", row.failures, row.results);
             Measure { measured: row.failures as f64, bound: max, unit: "count" }.at_most(
@@ -28,7 +25,7 @@ pub fn failures(rule: &Rule, figures: &Figures, max: f64) -> Vec<Verdict> {
 /// count too, as in the original's BF.
 pub fn failure_share(rule: &Rule, figures: &Figures, max_percent: f64) -> Verdict {
     let report = figures.report;
-    let rows = report.benches.iter().filter(|row| rule.benches.matches(&row.bench));
+    let rows = figures.benches(rule);
     let (mut results, mut failed) = rows.fold((0, 0), |(r, f), row| (r + row.results, f + row.failures));
     if rule.benches.is_all() {
         let unnamed = report.failures.iter().filter(|f| f.bench.is_none()).count();

@@ -12,7 +12,7 @@ mod telemetry;
 use super::rules::{Check, Rule};
 use super::verdict::{Outcome, Subject, Verdict};
 use crate::contract::read::Conditions;
-use crate::report::Report;
+use crate::report::{Report, Row};
 
 /// One instance of the reports, as the telemetry rules see it.
 #[derive(Clone, Debug)]
@@ -36,6 +36,16 @@ pub struct Figures<'a> {
 }
 
 impl Figures<'_> {
+    /// The per-config rows `rule` reaches.
+    fn configs<'s>(&'s self, rule: &'s Rule) -> impl Iterator<Item = &'s Row> + 's {
+        self.report.rows.iter().filter(|row| rule.benches.matches(&row.bench))
+    }
+
+    /// The per-bench rows (every config pooled) `rule` reaches.
+    fn benches<'s>(&'s self, rule: &'s Rule) -> impl Iterator<Item = &'s Row> + 's {
+        self.report.benches.iter().filter(|row| rule.benches.matches(&row.bench))
+    }
+
     /// The bench of a row label (`convnet[arch=resnet18]` is of `convnet`).
     fn bench_of<'s>(&'s self, label: &'s str) -> Option<&'s str> {
         self.report.rows.iter().find(|r| r.label == label).map(|r| r.bench.as_str())

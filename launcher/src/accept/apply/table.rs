@@ -7,7 +7,7 @@ use super::{subject, Figures, Measure};
 use crate::accept::render::number;
 use crate::accept::rules::Rule;
 use crate::accept::verdict::Verdict;
-use crate::report::{Report, Row, UNIT};
+use crate::report::{Report, UNIT};
 
 /// Why a bench has no target: no table, or none in it for the bench.
 fn no_target(report: &Report, bench: &str) -> String {
@@ -17,14 +17,10 @@ fn no_target(report: &Report, bench: &str) -> String {
     }
 }
 
-/// The bench rows `rule` reaches.
-fn benches<'r>(rule: &'r Rule, report: &'r Report) -> impl Iterator<Item = &'r Row> + 'r {
-    report.benches.iter().filter(|row| rule.benches.matches(&row.bench))
-}
-
 /// Mean throughput / target at least `min`, else the table's `perf_target`.
 pub fn throughput(rule: &Rule, figures: &Figures, min: Option<f64>) -> Vec<Verdict> {
-    benches(rule, figures.report)
+    figures
+        .benches(rule)
         .map(|row| {
             let who = subject(&row.bench, None, None);
             let Some(target) = row.target else {
@@ -43,10 +39,7 @@ pub fn throughput(rule: &Rule, figures: &Figures, min: Option<f64>) -> Vec<Verdi
 /// Mean throughput of each config at least `min` items/s.
 pub fn min_throughput(rule: &Rule, figures: &Figures, min: f64) -> Vec<Verdict> {
     figures
-        .report
-        .rows
-        .iter()
-        .filter(|row| rule.benches.matches(&row.bench))
+        .configs(rule)
         .map(|row| {
             let who = subject(&row.label, None, None);
             match row.sample.mean {
@@ -62,7 +55,8 @@ pub fn min_throughput(rule: &Rule, figures: &Figures, min: f64) -> Vec<Verdict> 
 
 /// sd% at most `max` (percent), else the table's `sd_target`.
 pub fn spread(rule: &Rule, figures: &Figures, max: Option<f64>) -> Vec<Verdict> {
-    benches(rule, figures.report)
+    figures
+        .benches(rule)
         .map(|row| {
             let who = subject(&row.bench, None, None);
             // The bound as a share of the mean, as the table holds it.

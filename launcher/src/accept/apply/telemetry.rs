@@ -76,10 +76,8 @@ pub fn pcie_link(rule: &Rule, figures: &Figures) -> Vec<Verdict> {
 /// Mean energy per item of each config at most `max` joules.
 pub fn energy(rule: &Rule, figures: &Figures, max: f64) -> Vec<Verdict> {
     let report = figures.report;
-    report
-        .rows
-        .iter()
-        .filter(|row| rule.benches.matches(&row.bench))
+    figures
+        .configs(rule)
         .map(|row| {
             let who = subject(&row.label, None, None);
             let found = report.energy.rows.iter().find(|e| e.label == row.label);
