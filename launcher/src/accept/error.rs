@@ -1,0 +1,68 @@
+//! Why `mlb accept` refused or failed.
+
+use crate::exit::{Classify, Kind};
+use crate::fix::Fix;
+use crate::report::ReportError;
+use std::path::PathBuf;
+
+/// Why `mlb accept` gave no verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum AcceptError {
+    /// The reports (or the baseline) or the target table cannot be used.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// The rules file cannot be read.
+    #[error("cannot read the rules file {path}: {source}")]
+    RulesFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The rules file is not valid: a syntax error, an unknown kind or
+    /// bench, a bound that is not a number.
+    #[error("{path}:{line}:{column}: {message}")]
+    Rules {
+        /// The file.
+        path: PathBuf,
+        /// Line of the fault (from 1).
+        line: usize,
+        /// Column of the fault (from 1).
+        column: usize,
+        /// What is wrong.
+        message: String,
+        /// What to write instead.
+        fix: String,
+    },
+    /// The output file (`--out`) cannot be written.
+    #[error("cannot write the verdicts to {path}: {source}")]
+    Out {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl Classify for AcceptError {
+    /// Bad input is refused before any verdict is given; an output file
+    /// that cannot be written fails.
+    fn kind(&self) -> Kind {
+        match self {
+            AcceptError::Report(e) => e.kind(),
+            AcceptError::RulesFile { .. } | AcceptError::Rules { .. } => Kind::Refused,
+            AcceptError::Out { .. } => Kind::Failed,
+        }
+    }
+}
+
+impl Fix for AcceptError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            AcceptError::Report(e) => e.fix(),
+            AcceptError::RulesFile { .. } => Some("pass a readable YAML rules file with --rules FILE".into()),
+            AcceptError::Rules { fix, .. } => Some(fix.clone()),
+            AcceptError::Out { .. } => Some("pass a writable --out FILE".into()),
+        }
+    }
+}
