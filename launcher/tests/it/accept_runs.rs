@@ -107,14 +107,8 @@ fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes(
     let (code, verdicts, said) = accept(&["--reports", path(&run("slowed")), "--rules", path(&per_gpu)]);
     assert_eq!(code, 1, "{said}");
     assert_eq!(failed(&verdicts, "gpu"), ["1"], "only the crowded slot fails:\n{said}");
-    let (code, verdicts, said) = accept(&[
-        "--reports",
-        path(&run("slowed")),
-        "--rules",
-        path(&baseline),
-        "--baseline",
-        path(&run("clean")),
-    ]);
+    let (code, verdicts, said) =
+        accept(&["--reports", path(&run("slowed")), "--rules", path(&baseline), "--baseline", path(&run("clean"))]);
     assert_eq!(code, 1, "{said}");
     assert_eq!(failed(&verdicts, "bench"), ["big", "small"], "both benches fell:\n{said}");
 

@@ -46,10 +46,13 @@ impl Worker {
         self.environ.iter().find_map(|e| e.strip_prefix(name)?.strip_prefix('='))
     }
 
-    /// The CPUs it may run on, as `/proc/PID/status` lists them (`0-3,8`).
-    pub fn cpus(&self) -> Option<String> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid)).ok()?;
-        status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).map(|c| c.trim().to_string())
+    /// The CPUs of its slot: the `cpuset.cpus` of the cgroup v1 cpuset group
+    /// its launcher named in `MLB_CGROUP` (not its affinity, which is the
+    /// whole machine's until the worker has joined its group).
+    pub fn slot_cpus(&self) -> Option<String> {
+        let group = self.var("MLB_CGROUP")?.trim_start_matches('/');
+        let cpus = std::fs::read_to_string(format!("/sys/fs/cgroup/cpuset/{group}/cpuset.cpus")).ok()?;
+        Some(cpus.trim().to_string()).filter(|c| !c.is_empty())
     }
 }
 
@@ -80,11 +83,11 @@ impl Drop for Spinners {
 }
 
 /// Waits (at most a minute) for the first worker of `suite` that `pick`
-/// accepts, and starts busy loops pinned to its CPUs: its slot's CPUs.
+/// accepts, and starts busy loops pinned to its slot's CPUs.
 pub fn crowd_slot(suite: &str, count: usize, pick: impl Fn(&Worker) -> bool) -> Spinners {
     let mut cpus = None;
     wait_until(Duration::from_secs(60), "the instance to slow down starts", || {
-        cpus = Worker::of_suite(suite).iter().find(|w| pick(w)).and_then(Worker::cpus);
+        cpus = Worker::of_suite(suite).iter().find(|w| pick(w)).and_then(Worker::slot_cpus);
         cpus.is_some()
     });
     Spinners::pinned(&cpus.unwrap(), count)
@@ -106,12 +109,7 @@ impl Throttle {
 
     /// A group named after `name` allowing `share` of one CPU, watching for
     /// workers of `suite` that `pick` accepts.
-    pub fn workers(
-        name: &str,
-        share: f64,
-        suite: &str,
-        pick: impl Fn(&Worker) -> bool + Send + 'static,
-    ) -> Throttle {
+    pub fn workers(name: &str, share: f64, suite: &str, pick: impl Fn(&Worker) -> bool + Send + 'static) -> Throttle {
         let group = PathBuf::from(Self::CPU).join(format!("mlb-test-throttle-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&group).expect("make a cgroup v1 cpu group (root, cgroup v1 `cpu` mounted)");
         let period = 100_000.0;
