@@ -44,7 +44,7 @@ pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
     };
     let table_name = targets.as_ref().map(|t| t.source.clone());
     let known = known_benches(&instances, base.as_ref().map(|(_, r)| r), targets.as_ref());
-    rules::check_benches(&rules, || Box::new(known.iter().map(String::as_str)))?;
+    rules::check_benches(&rules, &known)?;
     let opts = Options { targets, suite: req.suite.clone(), grouping: Grouping::Config, ..Options::default() };
     let report = aggregate(&req.reports, reading, base, &opts)?;
     let figures = Figures { report: &report, instances: &instances };

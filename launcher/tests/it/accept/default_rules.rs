@@ -78,8 +78,14 @@ fn the_original_s_folders_have_no_telemetry_or_node_they_are_not_measured() {
         "rules:\n  - kind: per_node\n    min: 0.9\n  - kind: throttled\n    max: 0.01\n  - kind: xid\n  \
          - kind: pcie_link\n  - kind: energy\n    max: 10\n  - kind: per_gpu\n    min: 0.01\n",
     );
-    let (e, code) =
-        evaluation(&["--suite", "baselines", "--rules", r.to_str().unwrap(), "--reports", dir.path().to_str().unwrap()]);
+    let (e, code) = evaluation(&[
+        "--suite",
+        "baselines",
+        "--rules",
+        r.to_str().unwrap(),
+        "--reports",
+        dir.path().to_str().unwrap(),
+    ]);
     assert_eq!(code, 1);
     for kind in ["per_node", "throttled", "xid", "pcie_link", "energy"] {
         let found = super::verdicts(&e, kind);
