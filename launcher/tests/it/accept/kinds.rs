@@ -107,6 +107,14 @@ fn against_a_baseline_the_intervals_decide() {
         [v("fail", "convnet", "", ""), v("pass", "cart", "", ""), v("pass", "vae", "", "")],
         "{e:#}"
     );
+    // By the means, cart's 0.85 falls too.
+    let means = rules(etc.path(), "rules:\n  - kind: baseline\n    min: 0.9\n    compare: means\n");
+    let (e, _) = evaluation(&["--reports", s(run.path()), "--rules", s(&means), "--baseline", s(base.path())]);
+    assert_eq!(
+        verdicts(&e, "baseline"),
+        [v("fail", "cart", "", ""), v("fail", "convnet", "", ""), v("pass", "vae", "", "")],
+        "{e:#}"
+    );
     // Without --baseline: not measured.
     let (e, code) = evaluation(&["--reports", s(run.path()), "--rules", s(&r)]);
     assert_eq!(code, 1);
