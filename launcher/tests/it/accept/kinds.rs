@@ -53,6 +53,8 @@ fn throughput_against_targets_and_an_absolute_minimum() {
     );
     let (e, code) = evaluation(&["--reports", s(run.path()), "--rules", s(&r), "--targets", s(&t)]);
     assert_eq!(code, 1);
+    assert_eq!(e["targets"].as_str(), Some(s(&t)));
+    assert!(e["inputs"].as_array().unwrap().iter().any(|i| i["role"] == "targets" && i["path"] == s(&t)), "{e:#}");
     let through: Vec<_> = verdicts(&e, "throughput");
     // convnet 100/110 = 0.909 >= 0.9; vae 0.5 < 0.9 (the table's), >= 0.4 (the rule's).
     assert!(through.contains(&v("pass", "convnet", "", "")), "{through:?}");
