@@ -165,3 +165,30 @@ fn telemetry_rules_pass_fail_and_are_not_measured_without_telemetry() {
         e["verdicts"].as_array().unwrap().iter().map(|v| v["outcome"].as_str().unwrap()).collect();
     assert!(outcomes.iter().all(|o| *o == "not_measured"), "{e:#}");
 }
+
+/// Marks every report under `dir` as run on Slurm node `node`.
+fn on_slurm_node(dir: &std::path::Path, node: &str) {
+    for file in std::fs::read_dir(dir).unwrap() {
+        let path = file.unwrap().path();
+        let mut report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        report["provenance"]["slurm"] = serde_json::json!({"node": node});
+        std::fs::write(&path, report.to_string()).unwrap();
+    }
+}
+
+#[test]
+fn on_several_slurm_nodes_a_gpu_is_a_node_s_gpu() {
+    let (run, etc) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    slots(run.path(), "convnet", "n1", &[100.0, 100.0]);
+    slots(run.path(), "convnet", "n2", &[100.0, 60.0]);
+    on_slurm_node(&run.path().join("n1"), "n1");
+    on_slurm_node(&run.path().join("n2"), "n2");
+    let r = rules(etc.path(), "rules:\n  - kind: per_gpu\n    min: 0.9\n  - kind: per_node\n    min: 0.9\n");
+    let (e, code) = evaluation(&["--reports", s(run.path()), "--rules", s(&r)]);
+    assert_eq!(code, 1);
+    let gpus = verdicts(&e, "per_gpu");
+    assert_eq!(gpus[0], v("fail", "convnet", "1", "n2"), "{e:#}");
+    assert_eq!(gpus.len(), 4, "{gpus:?}");
+    // n2's mean is 80 of n1's 100.
+    assert_eq!(verdicts(&e, "per_node"), [v("fail", "convnet", "", "n2"), v("pass", "convnet", "", "n1")]);
+}
