@@ -8,6 +8,7 @@ use super::pattern::Benches;
 use super::verdict::{Kind, Origin};
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The failures the original score tolerates: at most 1% of the results
@@ -55,10 +56,12 @@ pub enum Check {
         /// The ratio.
         min: f64,
     },
-    /// At least `min` of the baseline's mean, per config, intervals considered.
+    /// At least `min` of the baseline's mean, per config.
     Baseline {
         /// The ratio.
         min: f64,
+        /// How the two runs are compared.
+        by: Comparison,
     },
     /// Throttled share of the window at most `max`.
     Throttled {
@@ -94,6 +97,16 @@ impl Check {
             Check::Energy { .. } => Kind::Energy,
         }
     }
+}
+
+/// How a `baseline` rule compares a run with its baseline (`compare:`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// The top of the run's 95% interval against `min` times the bottom of
+    /// the baseline's (`intervals`, the default): fails only beyond the noise.
+    Intervals,
+    /// The means (`means`): the contract's figure as it is written.
+    Means,
 }
 
 /// One rule, ready to apply.
@@ -146,10 +159,11 @@ struct RawRule {
     min: Option<Spanned<f64>>,
     max: Option<Spanned<f64>>,
     max_percent: Option<Spanned<f64>>,
+    compare: Option<Spanned<String>>,
 }
 
 /// The fields of a rules file's rule, for the fix of an unknown one.
-const FIELDS: &str = "`id`, `kind`, `bench`, `min`, `max`, `max_percent`";
+const FIELDS: &str = "`id`, `kind`, `bench`, `min`, `max`, `max_percent`, `compare`";
 
 /// Reads the rules file at `path`.
 pub fn read(path: &Path) -> Result<Vec<Rule>, AcceptError> {
@@ -188,6 +202,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Rule>, AcceptError> {
         };
         at(line, column, message, fix)
     })?;
+    if raw.rules.is_empty() {
+        // No rule would accept any run.
+        return Err(at(1, 1, "the rules file lists no rule".into(), "list the rules under `rules:`".into()));
+    }
     raw.rules.into_iter().enumerate().map(|(i, rule)| validate(path, i + 1, rule)).collect()
 }
 
@@ -257,9 +275,9 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
         Kind::Spread | Kind::Failures | Kind::Throttled | Kind::Energy => (false, true),
         Kind::Required | Kind::Xid | Kind::PcieLink => (false, false),
     };
-    let (min_range, min_what) = match kind {
-        Kind::MinThroughput => (ratio, "a throughput above 0 in items/s"),
-        _ => (ratio, "a ratio above 0, e.g. 0.9"),
+    let min_what = match kind {
+        Kind::MinThroughput => "a throughput above 0 in items/s",
+        _ => "a ratio above 0, e.g. 0.9",
     };
     let (max_range, max_what) = match kind {
         Kind::Throttled => ((0.0, 1.0), "a fraction of the window from 0 to 1, e.g. 0.01"),
@@ -267,10 +285,27 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
         Kind::Failures => (any, "a count of failed entries, 0 or more"),
         _ => (ratio, "a number of joules per item above 0"),
     };
-    let min = bound(&raw.min, "min", takes_min, min_range, min_what)?;
+    let min = bound(&raw.min, "min", takes_min, ratio, min_what)?;
     let max = bound(&raw.max, "max", takes_max, max_range, max_what)?;
     let percent =
         bound(&raw.max_percent, "max_percent", kind == Kind::Failures, (0.0, 100.0), "a percentage from 0 to 100")?;
+    let comparison = |raw: &RawRule| match &raw.compare {
+        None => Ok(Comparison::Intervals),
+        Some(c) if kind != Kind::Baseline => Err(refuse(
+            place(c.referenced),
+            format!("a `{kind}` rule takes no `compare`"),
+            "remove `compare` (only `baseline` rules take it)".into(),
+        )),
+        Some(c) => match c.value.as_str() {
+            "intervals" => Ok(Comparison::Intervals),
+            "means" => Ok(Comparison::Means),
+            other => Err(refuse(
+                place(c.referenced),
+                format!("unknown comparison `{other}`"),
+                "write `compare: intervals` or `compare: means`".into(),
+            )),
+        },
+    };
     let origin = place(spanned.referenced);
     let needs = |name: &str, example: &str| {
         refuse(origin, format!("a `{kind}` rule needs `{name}`"), format!("add `{name}: {example}` to the rule"))
@@ -301,12 +336,13 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
         Kind::Required => Check::Required,
         Kind::PerGpu => Check::PerGpu { min: min.ok_or_else(|| needs("min", "0.9"))? },
         Kind::PerNode => Check::PerNode { min: min.ok_or_else(|| needs("min", "0.9"))? },
-        Kind::Baseline => Check::Baseline { min: min.ok_or_else(|| needs("min", "0.9"))? },
+        Kind::Baseline => Check::Baseline { min: min.ok_or_else(|| needs("min", "0.9"))?, by: comparison(&raw)? },
         Kind::Throttled => Check::Throttled { max: max.ok_or_else(|| needs("max", "0.01"))? },
         Kind::Xid => Check::Xid,
         Kind::PcieLink => Check::PcieLink,
         Kind::Energy => Check::Energy { max: max.ok_or_else(|| needs("max", "2.5"))? },
     };
+    comparison(&raw)?;
     if kind == Kind::Required && raw.bench.is_none() {
         return Err(needs("bench", "convnet"));
     }
@@ -326,18 +362,13 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
 
 /// Refuses a rule whose `bench` names no bench of `known` (the target
 /// tables', the reports', the baseline's), at the place of its `bench`.
-pub fn check_benches<'a>(
-    rules: &[Rule],
-    known: impl Fn() -> Box<dyn Iterator<Item = &'a str> + 'a>,
-) -> Result<(), AcceptError> {
+pub fn check_benches(rules: &[Rule], known: &BTreeSet<String>) -> Result<(), AcceptError> {
     for rule in rules {
         let (Some((line, column)), Origin::File { path, .. }) = (rule.bench_at, &rule.origin) else { continue };
-        if known().any(|b| rule.benches.matches(b)) {
+        if known.iter().any(|b| rule.benches.matches(b)) {
             continue;
         }
-        let mut names: Vec<&str> = known().collect();
-        names.sort_unstable();
-        names.dedup();
+        let names: Vec<&str> = known.iter().map(String::as_str).collect();
         let shown = if names.len() > 12 { format!("{}, ...", names[..12].join(", ")) } else { names.join(", ") };
         return Err(AcceptError::Rules {
             path: path.clone(),
@@ -372,6 +403,12 @@ mod tests {
         assert!(rules[1].benches.matches("convnet_fp16") && !rules[1].benches.matches("bert"));
         assert_eq!(rules[1].bench_at, Some((6, 12)));
         assert_eq!(rules[2].check, Check::Failures { max: 0.0 });
+        let means = parse(Path::new("r.yaml"), "rules:\n  - kind: baseline\n    min: 0.9\n    compare: means\n");
+        assert_eq!(means.unwrap()[0].check, Check::Baseline { min: 0.9, by: Comparison::Means });
+        let (line, column, message, _) = refused("rules:\n  - kind: per_gpu\n    min: 0.9\n    compare: means\n");
+        assert_eq!((line, column, message.as_str()), (4, 14, "a `per_gpu` rule takes no `compare`"));
+        let (_, _, message, fix) = refused("rules:\n  - kind: baseline\n    min: 0.9\n    compare: medians\n");
+        assert!(message.contains("`medians`") && fix.contains("compare: means"), "{message}");
     }
 
     #[test]
@@ -398,13 +435,15 @@ mod tests {
         assert!(message.contains("not a count"), "{message}");
         let (_, _, message, _) = refused("");
         assert!(message.contains("empty"), "{message}");
+        let (_, _, message, _) = refused("rules: []\n");
+        assert!(message.contains("lists no rule"), "{message}");
     }
 
     #[test]
     fn a_bench_known_nowhere_is_refused_at_its_place() {
         let rules = parse(Path::new("r.yaml"), "rules:\n  - kind: required\n    bench: convnte\n").unwrap();
-        let known = || Box::new(["convnet", "bert"].into_iter()) as Box<dyn Iterator<Item = &str>>;
-        match check_benches(&rules, known).unwrap_err() {
+        let known: BTreeSet<String> = ["convnet", "bert"].map(String::from).into();
+        match check_benches(&rules, &known).unwrap_err() {
             AcceptError::Rules { line, column, message, fix, .. } => {
                 assert_eq!((line, column), (3, 12));
                 assert!(message.contains("convnte") && fix.contains("bert, convnet"), "{message} / {fix}");
@@ -412,6 +451,6 @@ mod tests {
             other => panic!("{other}"),
         }
         let glob = parse(Path::new("r.yaml"), "rules:\n  - kind: required\n    bench: \"conv*\"\n").unwrap();
-        check_benches(&glob, known).unwrap();
+        check_benches(&glob, &known).unwrap();
     }
 }
