@@ -102,11 +102,13 @@ impl Check {
 /// How a `baseline` rule compares a run with its baseline (`compare:`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Comparison {
-    /// The top of the run's 95% interval against `min` times the bottom of
-    /// the baseline's (`intervals`, the default): fails only beyond the noise.
-    Intervals,
-    /// The means (`means`): the contract's figure as it is written.
+    /// The ratio of the means (`means`, the default): the contract's figure
+    /// as it is written; the note says whether the interval of the ratio
+    /// reaches the bound.
     Means,
+    /// The top of the ratio's 95% interval (`intervals`): fails only beyond
+    /// the noise of either run.
+    Intervals,
 }
 
 /// One rule, ready to apply.
@@ -290,7 +292,7 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
     let percent =
         bound(&raw.max_percent, "max_percent", kind == Kind::Failures, (0.0, 100.0), "a percentage from 0 to 100")?;
     let comparison = |raw: &RawRule| match &raw.compare {
-        None => Ok(Comparison::Intervals),
+        None => Ok(Comparison::Means),
         Some(c) if kind != Kind::Baseline => Err(refuse(
             place(c.referenced),
             format!("a `{kind}` rule takes no `compare`"),

@@ -33,6 +33,10 @@ const PER_GPU: &str = "rules:\n  - kind: per_gpu\n    min: 0.9\n";
 /// Every node at least 0.9 of the best node.
 const PER_NODE: &str = "rules:\n  - kind: per_node\n    min: 0.9\n";
 
+/// Every bench at least its `perf_target` (0.9 in a derived table) of the
+/// target table's throughput.
+const THROUGHPUT: &str = "rules:\n  - kind: throughput\n";
+
 /// Every bench at least 0.9 of the baseline run.
 const BASELINE: &str = "rules:\n  - kind: baseline\n    min: 0.9\n";
 
@@ -111,13 +115,18 @@ fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes(
         accept(&["--reports", path(&run("slowed")), "--rules", path(&baseline), "--baseline", path(&run("clean"))]);
     assert_eq!(code, 1, "{said}");
     assert_eq!(failed(&verdicts, "bench"), ["big", "small"], "both benches fell:\n{said}");
+    let throughput = rules(&l, "throughput.yaml", THROUGHPUT);
+    let (code, verdicts, said) =
+        accept(&["--reports", path(&run("slowed")), "--rules", path(&throughput), "--targets", path(&targets)]);
+    assert_eq!(code, 1, "{said}");
+    assert_eq!(failed(&verdicts, "bench"), ["big", "small"], "both benches fell below the derived targets:\n{said}");
 
     assert_ran(&l.command(&jobs, &run("again"), &slots).output().unwrap(), "the second clean run");
     let again = path(&run("again")).to_string();
     for args in [
         vec!["--reports", &again, "--rules", path(&per_gpu)],
         vec!["--reports", &again, "--rules", path(&baseline), "--baseline", path(&run("clean"))],
-        vec!["--reports", &again, "--targets", path(&targets)],
+        vec!["--reports", &again, "--rules", path(&throughput), "--targets", path(&targets)],
     ] {
         let (code, _, said) = accept(&args);
         assert_eq!(code, 0, "a clean rerun passes {args:?}:\n{said}");
