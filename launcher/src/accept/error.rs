@@ -34,6 +34,10 @@ pub enum AcceptError {
         /// What to write instead.
         fix: String,
     },
+    /// The default rules (the original score's criteria) without a target
+    /// table to hold the throughput to.
+    #[error("the default rules compare each bench with a target table, and none was given")]
+    NoTargets,
     /// The output file (`--out`) cannot be written.
     #[error("cannot write the verdicts to {path}: {source}")]
     Out {
@@ -50,7 +54,7 @@ impl Classify for AcceptError {
     fn kind(&self) -> Kind {
         match self {
             AcceptError::Report(e) => e.kind(),
-            AcceptError::RulesFile { .. } | AcceptError::Rules { .. } => Kind::Refused,
+            AcceptError::RulesFile { .. } | AcceptError::Rules { .. } | AcceptError::NoTargets => Kind::Refused,
             AcceptError::Out { .. } => Kind::Failed,
         }
     }
@@ -62,6 +66,11 @@ impl Fix for AcceptError {
             AcceptError::Report(e) => e.fix(),
             AcceptError::RulesFile { .. } => Some("pass a readable YAML rules file with --rules FILE".into()),
             AcceptError::Rules { fix, .. } => Some(fix.clone()),
+            AcceptError::NoTargets => Some(
+                "pass --targets FILE or --gpu-model NAME (`mlb targets list` shows the tables; `mlb targets derive` \
+                 makes one from a reference run), or rules of your own with --rules FILE"
+                    .into(),
+            ),
             AcceptError::Out { .. } => Some("pass a writable --out FILE".into()),
         }
     }

@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 /// Reads the files of `req` and applies its rules: every verdict (failed
 /// first, then not measured, then passed), and the files they were
 /// computed from. Refused: a folder that cannot be read, a target table or
-/// rules file that is not valid, a rule naming a bench known nowhere.
+/// rules file that is not valid, a rule naming a bench known nowhere, the
+/// default rules without a target table.
 pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
     let mut inputs = Vec::new();
     let rules = match &req.rules {
@@ -33,6 +34,9 @@ pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
     };
     inputs.extend(table_file.map(|path| Input { role: Role::Targets, path }));
     let reading = read_folder(&req.reports).map_err(folder_error)?;
+    if req.rules.is_none() && targets.is_none() {
+        return Err(AcceptError::NoTargets);
+    }
     let keep = |e: &Entry| req.suite.as_deref().is_none_or(|s| in_suite(e, s));
     inputs.extend(files_of(&req.reports, &reading, keep, Role::Report, Role::System));
     let instances = instances(&reading, keep);

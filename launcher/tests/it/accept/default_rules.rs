@@ -61,13 +61,15 @@ fn the_default_rules_say_what_the_original_score_says() {
 }
 
 #[test]
-fn without_a_target_table_the_score_s_criteria_are_not_measured() {
+fn the_default_rules_without_a_target_table_are_refused_naming_the_fix() {
     let dir = tempfile::tempdir().unwrap();
     report_gen::write_set(dir.path(), 300, 0, 34);
     let out = accept(&["--reports", dir.path().to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("no target table: pass --targets FILE or --gpu-model NAME"), "{text}");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(said.contains("compare each bench with a target table"), "{said}");
+    assert!(said.contains("--targets FILE or --gpu-model NAME"), "{said}");
 }
 
 #[test]
