@@ -5,6 +5,7 @@
 //! (docs/accept.md).
 
 mod error;
+pub mod record;
 mod verdict;
 
 pub use error::AcceptError;
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 
 /// What `mlb accept` is asked to judge: the paths and options of its
 /// command line that the verdicts depend on (not how they are printed).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Request {
     /// The run's reports folder.
     pub reports: PathBuf,
