@@ -16,6 +16,14 @@ pub enum RecordError {
     /// `--allowed-signers FILE` cannot be read.
     #[error(transparent)]
     Signers(#[from] SignersError),
+    /// `--record FILE` is inside a reports folder the evaluation reads.
+    #[error("the record {} would be inside the reports folder {}, where it would be read as a report", record.display(), folder.display())]
+    InsideReports {
+        /// The record file.
+        record: PathBuf,
+        /// The folder.
+        folder: PathBuf,
+    },
     /// An input went away between reading and hashing.
     #[error(transparent)]
     Hash(#[from] HashError),
@@ -46,12 +54,13 @@ pub enum RecordError {
 }
 
 impl Classify for RecordError {
-    /// A key, allowed signers or record that cannot be used refuses before
+    /// A key, allowed signers, place or record that cannot be used refuses before
     /// anything is written or checked; writing fails.
     fn kind(&self) -> Kind {
         match self {
             RecordError::Key(_)
             | RecordError::Signers(_)
+            | RecordError::InsideReports { .. }
             | RecordError::Read { .. }
             | RecordError::NotARecord { .. } => Kind::Refused,
             RecordError::Hash(_) | RecordError::Write { .. } => Kind::Failed,
@@ -64,6 +73,9 @@ impl Fix for RecordError {
         match self {
             RecordError::Key(e) => e.fix(),
             RecordError::Signers(e) => e.fix(),
+            RecordError::InsideReports { .. } => {
+                Some("write the record beside the folder, e.g. --record acceptance.json".into())
+            }
             RecordError::Hash(_) => Some("run mlb accept again once the run's files stay put".into()),
             RecordError::Write { .. } => Some("pass a --record FILE in a folder you can write".into()),
             RecordError::Read { .. } | RecordError::NotARecord { .. } => {

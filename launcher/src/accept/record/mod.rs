@@ -51,9 +51,17 @@ pub struct RecordArgs {
 }
 
 impl RecordArgs {
-    /// The key of `--sign`, read before anything is evaluated so that a
-    /// key that cannot sign refuses the command with nothing written.
-    pub fn signing_key(&self) -> Result<Option<SigningKey>, RecordError> {
+    /// Checks, before anything is evaluated, that the record can be
+    /// written where asked for `request` (not inside a folder of reports
+    /// the evaluation reads, where it would be read as one), and reads the
+    /// key of `--sign`, so that a refusal leaves nothing written.
+    pub fn ready(&self, request: &Request) -> Result<Option<SigningKey>, RecordError> {
+        if let Some(path) = &self.record {
+            let folders = std::iter::once(&request.reports).chain(&request.baseline);
+            if let Some(folder) = folders.into_iter().find(|f| paths::inside(path, f)) {
+                return Err(RecordError::InsideReports { record: path.clone(), folder: folder.clone() });
+            }
+        }
         Ok(self.sign.as_deref().map(SigningKey::read).transpose()?)
     }
 }

@@ -63,6 +63,13 @@ impl Place {
     }
 }
 
+/// Whether the file `path` would be in `folder` or one of its sub-folders.
+pub fn inside(path: &Path, folder: &Path) -> bool {
+    let file = locate(path);
+    let folder = folder.canonicalize().unwrap_or_else(|_| locate(folder));
+    file.parent().is_some_and(|p| p.starts_with(&folder))
+}
+
 /// `path` absolute: its folder's real path and its own name; lexically
 /// made absolute where its folder does not exist.
 fn locate(path: &Path) -> PathBuf {
@@ -112,6 +119,18 @@ mod tests {
         assert_eq!(place.relative(&root.join("out")), ".");
         assert_eq!(place.relative(&root.join("runs/linked/b.json")), "../elsewhere/b.json");
         assert!(!place.relative(&root.join("runs")).starts_with('/'));
+    }
+
+    #[test]
+    fn a_file_is_inside_a_folder_at_any_depth_however_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("runs/a")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("runs"), dir.path().join("link")).unwrap();
+        assert!(inside(&dir.path().join("runs/acceptance.json"), &dir.path().join("runs")));
+        assert!(inside(&dir.path().join("link/a/acceptance.json"), &dir.path().join("runs/.")));
+        assert!(inside(&dir.path().join("runs/acceptance.json"), &dir.path().join("link")));
+        assert!(!inside(&dir.path().join("acceptance.json"), &dir.path().join("runs")));
+        assert!(!inside(&dir.path().join("runs2/acceptance.json"), &dir.path().join("runs")));
     }
 
     #[test]

@@ -149,9 +149,11 @@ pub fn check(message: &[u8], armoured: &str, trusted: Option<&AllowedSigners>) -
     let fingerprint = key.fingerprint(HashAlg::Sha256).to_string();
     match key.verify(NAMESPACE, message, &signature) {
         Ok(()) => {}
-        Err(ssh_key::Error::AlgorithmUnsupported { algorithm }) => return SignatureCheck::Bad(format!(
+        Err(ssh_key::Error::AlgorithmUnsupported { algorithm }) => {
+            return SignatureCheck::Bad(format!(
             "made with a {algorithm} key ({fingerprint}), which mlb cannot check: check it with `ssh-keygen -Y verify`"
-        )),
+        ))
+        }
         Err(_) => return SignatureCheck::Bad(format!("does not match the record (key {fingerprint})")),
     }
     let principals = match trusted {
