@@ -10,6 +10,7 @@
 mod common;
 mod report_gen;
 
+mod accept_record;
 mod cli;
 mod docker_runtime;
 mod host_detect;
