@@ -14,11 +14,11 @@ mod signers;
 mod verify;
 
 pub use error::RecordError;
-pub use file::{Record, SCHEMA};
-pub use inputs::Hashed;
-pub use sign::{signature_path, SignatureCheck, SigningKey, NAMESPACE};
-pub use signers::AllowedSigners;
-pub use verify::{verify, Change, Signature, Verification};
+pub use sign::{SigningKey, NAMESPACE};
+
+use file::Record;
+use signers::AllowedSigners;
+use verify::verify;
 
 use crate::accept::{Evaluation, Request};
 use clap::Args;
@@ -57,8 +57,8 @@ impl RecordArgs {
     /// key of `--sign`, so that a refusal leaves nothing written.
     pub fn ready(&self, request: &Request) -> Result<Option<SigningKey>, RecordError> {
         if let Some(path) = &self.record {
-            let folders = std::iter::once(&request.reports).chain(&request.baseline);
-            if let Some(folder) = folders.into_iter().find(|f| paths::inside(path, f)) {
+            let mut folders = std::iter::once(&request.reports).chain(&request.baseline);
+            if let Some(folder) = folders.find(|f| paths::inside(path, f)) {
                 return Err(RecordError::InsideReports { record: path.clone(), folder: folder.clone() });
             }
         }

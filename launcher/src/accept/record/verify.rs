@@ -200,26 +200,14 @@ impl Verification {
     /// and the result.
     pub fn render(&self) -> String {
         let mut out = format!("record: {} (mlb {}, {})\n", self.record.display(), self.written.0, self.written.1);
-        out.push_str(&format!(
-            "inputs: {} unchanged, {} changed, {} added, {} removed\n",
-            self.unchanged_inputs,
-            self.inputs.iter().filter(|c| matches!(c, Change::Changed { .. })).count(),
-            self.inputs.iter().filter(|c| matches!(c, Change::Added(_))).count(),
-            self.inputs.iter().filter(|c| matches!(c, Change::Removed(_))).count(),
-        ));
+        out.push_str(&format!("inputs: {}\n", tally(self.unchanged_inputs, &self.inputs)));
         for change in &self.inputs {
             out.push_str(&input_line(change));
         }
         match &self.not_recomputed {
             Some(why) => out.push_str(&format!("verdicts: not computed again: {why}\n")),
             None => {
-                out.push_str(&format!(
-                    "verdicts: {} unchanged, {} changed, {} added, {} removed\n",
-                    self.unchanged_verdicts,
-                    self.verdicts.iter().filter(|c| matches!(c, Change::Changed { .. })).count(),
-                    self.verdicts.iter().filter(|c| matches!(c, Change::Added(_))).count(),
-                    self.verdicts.iter().filter(|c| matches!(c, Change::Removed(_))).count(),
-                ));
+                out.push_str(&format!("verdicts: {}\n", tally(self.unchanged_verdicts, &self.verdicts)));
                 for change in &self.verdicts {
                     out.push_str(&verdict_line(change));
                 }
@@ -233,6 +221,17 @@ impl Verification {
         });
         out
     }
+}
+
+/// `N unchanged, N changed, N added, N removed`.
+fn tally<T>(unchanged: usize, changes: &[Change<T>]) -> String {
+    let count = |which: fn(&Change<T>) -> bool| changes.iter().filter(|c| which(c)).count();
+    format!(
+        "{unchanged} unchanged, {} changed, {} added, {} removed",
+        count(|c| matches!(c, Change::Changed { .. })),
+        count(|c| matches!(c, Change::Added(_))),
+        count(|c| matches!(c, Change::Removed(_))),
+    )
 }
 
 /// One input's change: `  changed  report  runs/a.json (sha256 1a2b3c4d.. -> ..., N -> M bytes)`.
