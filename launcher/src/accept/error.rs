@@ -34,14 +34,28 @@ pub enum AcceptError {
         /// What to write instead.
         fix: String,
     },
+    /// The acceptance record cannot be written, signed or verified.
+    #[error(transparent)]
+    Record(#[from] super::record::RecordError),
+    /// The output file (`--out`) cannot be written.
+    #[error("cannot write the verdicts to {path}: {source}")]
+    Out {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 impl Classify for AcceptError {
-    /// Everything is refused before any verdict is given.
+    /// Bad input is refused before any verdict is given; an output file
+    /// that cannot be written fails.
     fn kind(&self) -> Kind {
         match self {
             AcceptError::Report(e) => e.kind(),
             AcceptError::RulesFile { .. } | AcceptError::Rules { .. } => Kind::Refused,
+            AcceptError::Record(e) => e.kind(),
+            AcceptError::Out { .. } => Kind::Failed,
         }
     }
 }
@@ -52,6 +66,8 @@ impl Fix for AcceptError {
             AcceptError::Report(e) => e.fix(),
             AcceptError::RulesFile { .. } => Some("pass a readable YAML rules file with --rules FILE".into()),
             AcceptError::Rules { fix, .. } => Some(fix.clone()),
+            AcceptError::Record(e) => e.fix(),
+            AcceptError::Out { .. } => Some("pass a writable --out FILE".into()),
         }
     }
 }

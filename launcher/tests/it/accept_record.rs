@@ -308,6 +308,7 @@ fn a_record_signed_by_hand_with_ssh_keygen_is_checked_by_verify() {
     assert_eq!(verified.status.code(), Some(0), "{}{}", stdout(&verified), stderr(&verified));
     assert!(stdout(&verified).contains("signature: good, by alice@site"), "{}", stdout(&verified));
     // Another namespace (a git commit signature) is no signed record.
+    std::fs::remove_file(dir.join("acceptance.json.sig")).unwrap();
     let signed = ssh_keygen(dir, &["-Y", "sign", "-f", "acceptance_key", "-n", "git", "acceptance.json"], None);
     assert!(signed.status.success(), "{}", stderr(&signed));
     let verified = mlb(dir, &["accept", "--verify", "acceptance.json"]);
@@ -335,6 +336,10 @@ fn keys_that_cannot_sign_and_records_inside_the_reports_are_refused_with_nothing
 
     let out = mlb(dir, &["accept", "--reports", "delivery", "--sign", "locked_key"]);
     assert_eq!(out.status.code(), Some(2), "--sign needs --record: {}", stderr(&out));
+    let out = mlb(dir, &["accept", "--verify", "acceptance.json", "--reports", "delivery"]);
+    assert_eq!(out.status.code(), Some(2), "--verify takes the request from the record: {}", stderr(&out));
+    let out = mlb(dir, &["accept"]);
+    assert_eq!(out.status.code(), Some(2), "--reports or --verify: {}", stderr(&out));
 }
 
 #[test]

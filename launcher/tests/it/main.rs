@@ -7,6 +7,7 @@
 //! sorts the tests into tiers by module path; docs/testing.md says how to run
 //! each tier and what it needs.
 
+mod accept;
 mod common;
 mod report_gen;
 

@@ -41,7 +41,11 @@ pub struct RecordArgs {
     /// Verify the record FILE: hash its inputs and compute its verdicts
     /// again, check FILE.sig; exit 0 when nothing changed, 1 when something
     /// did or the signature is bad.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["record", "sign"])]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["record", "sign", "reports", "rules", "targets", "gpu_model", "baseline", "out"]
+    )]
     pub verify: Option<PathBuf>,
 
     /// With --verify: the keys trusted to sign records, an allowed signers
