@@ -111,9 +111,14 @@ fn rehash(recorded: &[Hashed], place: &Place) -> Vec<Hashed> {
 /// The signature's state: checked when `RECORD.sig` exists; missing when
 /// the record names a signer or `trusted` asks for one.
 fn signature_of(path: &Path, bytes: &[u8], record: &Record, trusted: Option<&AllowedSigners>) -> Signature {
-    let Ok(armoured) = std::fs::read_to_string(signature_path(path)) else {
-        let expected = record.signer.is_some() || trusted.is_some();
-        return if expected { Signature::Missing } else { Signature::Unsigned };
+    let sig_path = signature_path(path);
+    let armoured = match std::fs::read_to_string(&sig_path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let expected = record.signer.is_some() || trusted.is_some();
+            return if expected { Signature::Missing } else { Signature::Unsigned };
+        }
+        Err(e) => return Signature::Checked(SignatureCheck::Bad(format!("cannot read {}: {e}", sig_path.display()))),
     };
     match (check(bytes, &armoured, trusted), &record.signer) {
         (SignatureCheck::Good { key, .. }, Some(signer)) if &key != signer => {
