@@ -42,6 +42,11 @@ pub struct AcceptArgs {
     #[arg(long, value_name = "DIR")]
     pub baseline: Option<PathBuf>,
 
+    /// Only reports of this suite: their `suite` field is NAME, or their file
+    /// name matches the original's pattern `NAME[_.]*.json` (as `mlb report --suite`).
+    #[arg(long, value_name = "NAME")]
+    pub suite: Option<String>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -64,6 +69,7 @@ impl AcceptArgs {
             targets: self.targets.clone(),
             gpu_model: self.gpu_model.clone(),
             baseline: self.baseline.clone(),
+            suite: self.suite.clone(),
         }
     }
 }

@@ -71,3 +71,26 @@ impl Fix for AcceptError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_rules_are_refused_and_an_unwritable_output_fails() {
+        let rules = AcceptError::Rules {
+            path: "r.yaml".into(),
+            line: 3,
+            column: 10,
+            message: "the bound `x` is not a number".into(),
+            fix: "write the bound as a number".into(),
+        };
+        assert_eq!(
+            (rules.kind(), rules.to_string().as_str()),
+            (Kind::Refused, "r.yaml:3:10: the bound `x` is not a number")
+        );
+        assert_eq!(rules.fix().as_deref(), Some("write the bound as a number"));
+        let out = AcceptError::Out { path: "v.txt".into(), source: std::io::ErrorKind::PermissionDenied.into() };
+        assert_eq!(out.kind(), Kind::Failed);
+    }
+}

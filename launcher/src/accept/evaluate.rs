@@ -7,9 +7,9 @@ use super::error::AcceptError;
 use super::rules::{self, Rule};
 use super::verdict::{Evaluation, Input, Role};
 use super::Request;
-use crate::contract::read::{read_folder, Reading};
+use crate::contract::read::{read_folder, Entry, Reading};
 use crate::contract::{SYSTEM_FILE, VERDICT_FILE};
-use crate::report::{aggregate, folder_error, same_accelerator, GpuModel, Grouping, Options, Targets};
+use crate::report::{aggregate, folder_error, in_suite, same_accelerator, GpuModel, Grouping, Options, Targets};
 use crate::targets::catalog::{self, Origin as TableOrigin};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -30,21 +30,22 @@ pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
     let (targets, table_file) = table(req)?;
     inputs.extend(table_file.map(|path| Input { role: Role::Targets, path }));
     let reading = read_folder(&req.reports).map_err(folder_error)?;
-    inputs.extend(files_of(&req.reports, &reading, Role::Report, Role::System));
-    let instances = instances(&reading);
+    let keep = |e: &Entry| req.suite.as_deref().is_none_or(|s| in_suite(e, s));
+    inputs.extend(files_of(&req.reports, &reading, keep, Role::Report, Role::System));
+    let instances = instances(&reading, keep);
     let base = match &req.baseline {
         Some(dir) => {
             same_accelerator(&req.reports, dir, false)?;
             let reading = read_folder(dir).map_err(folder_error)?;
-            inputs.extend(files_of(dir, &reading, Role::BaselineReport, Role::BaselineSystem));
+            inputs.extend(files_of(dir, &reading, keep, Role::BaselineReport, Role::BaselineSystem));
             Some((dir.as_path(), reading))
         }
         None => None,
     };
     let table_name = targets.as_ref().map(|t| t.source.clone());
     let known = known_benches(&instances, base.as_ref().map(|(_, r)| r), targets.as_ref());
-    rules::check_benches(&rules, || Box::new(known.iter().map(String::as_str)))?;
-    let opts = Options { targets, grouping: Grouping::Config, ..Options::default() };
+    rules::check_benches(&rules, &known)?;
+    let opts = Options { targets, suite: req.suite.clone(), grouping: Grouping::Config, ..Options::default() };
     let report = aggregate(&req.reports, reading, base, &opts)?;
     let figures = Figures { report: &report, instances: &instances };
     let mut verdicts: Vec<_> = rules.iter().flat_map(|rule: &Rule| apply(rule, &figures)).collect();
@@ -80,10 +81,11 @@ fn table(req: &Request) -> Result<(Option<Targets>, Option<PathBuf>), AcceptErro
     }
 }
 
-/// The report files of `reading` (each once) with `role`, and the run's
-/// `system.json` (`system`) and `doctor.json` beside them in `dir`.
-fn files_of(dir: &Path, reading: &Reading, role: Role, system: Role) -> Vec<Input> {
-    let files: BTreeSet<&Path> = reading.entries.iter().map(|e| &*e.file).collect();
+/// The report files of the entries of `reading` to `keep` (each once) with
+/// `role`, and the run's `system.json` (`system`) and `doctor.json` beside
+/// them in `dir`.
+fn files_of(dir: &Path, reading: &Reading, keep: impl Fn(&Entry) -> bool, role: Role, system: Role) -> Vec<Input> {
+    let files: BTreeSet<&Path> = reading.entries.iter().filter(|e| keep(e)).map(|e| &*e.file).collect();
     let mut out: Vec<Input> = files.into_iter().map(|f| Input { role, path: f.to_path_buf() }).collect();
     let doctor = (role == Role::Report).then_some((VERDICT_FILE, Role::Doctor));
     for (name, role) in std::iter::once((SYSTEM_FILE, system)).chain(doctor) {
@@ -95,11 +97,12 @@ fn files_of(dir: &Path, reading: &Reading, role: Role, system: Role) -> Vec<Inpu
     out
 }
 
-/// Every named entry as an instance for the telemetry rules.
-fn instances(reading: &Reading) -> Vec<Instance> {
+/// Every named entry to `keep` as an instance for the telemetry rules.
+fn instances(reading: &Reading, keep: impl Fn(&Entry) -> bool) -> Vec<Instance> {
     reading
         .entries
         .iter()
+        .filter(|e| keep(e))
         .filter_map(|e| {
             Some(Instance {
                 bench: e.name.as_deref()?.to_string(),

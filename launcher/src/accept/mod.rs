@@ -36,6 +36,8 @@ pub struct Request {
     pub gpu_model: Option<String>,
     /// The baseline run's reports folder (`--baseline DIR`).
     pub baseline: Option<PathBuf>,
+    /// Only the reports of this suite (`--suite NAME`, as `mlb report` selects them).
+    pub suite: Option<String>,
 }
 
 /// Runs `mlb accept`: what to print on stdout and the exit status (0 when

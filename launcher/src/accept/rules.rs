@@ -8,6 +8,7 @@ use super::pattern::Benches;
 use super::verdict::{Kind, Origin};
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The failures the original score tolerates: at most 1% of the results
@@ -257,9 +258,9 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
         Kind::Spread | Kind::Failures | Kind::Throttled | Kind::Energy => (false, true),
         Kind::Required | Kind::Xid | Kind::PcieLink => (false, false),
     };
-    let (min_range, min_what) = match kind {
-        Kind::MinThroughput => (ratio, "a throughput above 0 in items/s"),
-        _ => (ratio, "a ratio above 0, e.g. 0.9"),
+    let min_what = match kind {
+        Kind::MinThroughput => "a throughput above 0 in items/s",
+        _ => "a ratio above 0, e.g. 0.9",
     };
     let (max_range, max_what) = match kind {
         Kind::Throttled => ((0.0, 1.0), "a fraction of the window from 0 to 1, e.g. 0.01"),
@@ -267,7 +268,7 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
         Kind::Failures => (any, "a count of failed entries, 0 or more"),
         _ => (ratio, "a number of joules per item above 0"),
     };
-    let min = bound(&raw.min, "min", takes_min, min_range, min_what)?;
+    let min = bound(&raw.min, "min", takes_min, ratio, min_what)?;
     let max = bound(&raw.max, "max", takes_max, max_range, max_what)?;
     let percent =
         bound(&raw.max_percent, "max_percent", kind == Kind::Failures, (0.0, 100.0), "a percentage from 0 to 100")?;
@@ -326,18 +327,13 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
 
 /// Refuses a rule whose `bench` names no bench of `known` (the target
 /// tables', the reports', the baseline's), at the place of its `bench`.
-pub fn check_benches<'a>(
-    rules: &[Rule],
-    known: impl Fn() -> Box<dyn Iterator<Item = &'a str> + 'a>,
-) -> Result<(), AcceptError> {
+pub fn check_benches(rules: &[Rule], known: &BTreeSet<String>) -> Result<(), AcceptError> {
     for rule in rules {
         let (Some((line, column)), Origin::File { path, .. }) = (rule.bench_at, &rule.origin) else { continue };
-        if known().any(|b| rule.benches.matches(b)) {
+        if known.iter().any(|b| rule.benches.matches(b)) {
             continue;
         }
-        let mut names: Vec<&str> = known().collect();
-        names.sort_unstable();
-        names.dedup();
+        let names: Vec<&str> = known.iter().map(String::as_str).collect();
         let shown = if names.len() > 12 { format!("{}, ...", names[..12].join(", ")) } else { names.join(", ") };
         return Err(AcceptError::Rules {
             path: path.clone(),
@@ -403,8 +399,8 @@ mod tests {
     #[test]
     fn a_bench_known_nowhere_is_refused_at_its_place() {
         let rules = parse(Path::new("r.yaml"), "rules:\n  - kind: required\n    bench: convnte\n").unwrap();
-        let known = || Box::new(["convnet", "bert"].into_iter()) as Box<dyn Iterator<Item = &str>>;
-        match check_benches(&rules, known).unwrap_err() {
+        let known: BTreeSet<String> = ["convnet", "bert"].map(String::from).into();
+        match check_benches(&rules, &known).unwrap_err() {
             AcceptError::Rules { line, column, message, fix, .. } => {
                 assert_eq!((line, column), (3, 12));
                 assert!(message.contains("convnte") && fix.contains("bert, convnet"), "{message} / {fix}");
@@ -412,6 +408,6 @@ mod tests {
             other => panic!("{other}"),
         }
         let glob = parse(Path::new("r.yaml"), "rules:\n  - kind: required\n    bench: \"conv*\"\n").unwrap();
-        check_benches(&glob, known).unwrap();
+        check_benches(&glob, &known).unwrap();
     }
 }

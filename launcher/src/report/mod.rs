@@ -23,7 +23,7 @@ mod score;
 mod stats;
 mod targets;
 
-pub use aggregate::{aggregate, BaselineReport, FailureRow, Options, Report, Run, UNIT};
+pub use aggregate::{aggregate, in_suite, BaselineReport, FailureRow, Options, Report, Run, UNIT};
 pub use args::{Format, ReportArgs};
 pub use baseline::{Comparison, Verdict};
 pub use energy::{ConditionFlag, EnergyRow, EnergyTables, Sampled};

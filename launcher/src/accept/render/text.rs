@@ -11,7 +11,7 @@ pub const WIDTH: usize = 100;
 
 /// Columns: outcome, rule, subject, measured, bound, margin, unit.
 const COLUMNS: [(&str, usize); 7] =
-    [("outcome", 12), ("rule", 12), ("subject", 32), ("measured", 9), ("bound", 9), ("margin", 9), ("unit", 7)];
+    [("outcome", 12), ("rule", 14), ("subject", 30), ("measured", 9), ("bound", 9), ("margin", 9), ("unit", 7)];
 
 /// The view of `evaluation`, of reports folder `reports`.
 pub fn render(evaluation: &Evaluation, reports: &std::path::Path) -> String {

@@ -9,10 +9,11 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::process::Command;
 
-/// The per-bench (perf_pass, sd_pass) and BF of `mlb report` on `dir`.
+/// Per bench whether `mlb report` gives it perf_pass and sd_pass, and BF,
+/// on `dir` (the original's suite, as tests/it/report_compat.rs reads it).
 fn score(dir: &std::path::Path) -> (BTreeMap<String, bool>, bool) {
     let out = Command::new(env!("CARGO_BIN_EXE_mlb"))
-        .args(["report", "--gpu-model", "V100", "--format", "json", "--reports"])
+        .args(["report", "--suite", "baselines", "--gpu-model", "V100", "--format", "json", "--reports"])
         .arg(dir)
         .output()
         .unwrap();
@@ -29,7 +30,7 @@ fn score(dir: &std::path::Path) -> (BTreeMap<String, bool>, bool) {
 
 /// Per bench, whether every default verdict on it passed; and the failures verdict.
 fn accepted(dir: &std::path::Path) -> (BTreeMap<String, bool>, bool, i32) {
-    let (e, code) = evaluation(&["--gpu-model", "V100", "--reports", dir.to_str().unwrap()]);
+    let (e, code) = evaluation(&["--suite", "baselines", "--gpu-model", "V100", "--reports", dir.to_str().unwrap()]);
     let mut benches: BTreeMap<String, bool> = BTreeMap::new();
     let mut bf = None;
     for v in e["verdicts"].as_array().unwrap() {
@@ -66,4 +67,31 @@ fn without_a_target_table_the_score_s_criteria_are_not_measured() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("no target table: pass --targets FILE or --gpu-model NAME"), "{text}");
+}
+
+#[test]
+fn the_original_s_folders_have_no_telemetry_or_node_they_are_not_measured() {
+    let (dir, etc) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    report_gen::write_set(dir.path(), 600, 0, 35);
+    let r = super::rules(
+        etc.path(),
+        "rules:\n  - kind: per_node\n    min: 0.9\n  - kind: throttled\n    max: 0.01\n  - kind: xid\n  \
+         - kind: pcie_link\n  - kind: energy\n    max: 10\n  - kind: per_gpu\n    min: 0.01\n",
+    );
+    let (e, code) = evaluation(&[
+        "--suite",
+        "baselines",
+        "--rules",
+        r.to_str().unwrap(),
+        "--reports",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    for kind in ["per_node", "throttled", "xid", "pcie_link", "energy"] {
+        let found = super::verdicts(&e, kind);
+        assert!(!found.is_empty() && found.iter().all(|v| v.0 == "not_measured"), "{kind}: {found:?}");
+    }
+    // The per-GPU figures are in the original's reports (their `vcd`).
+    let gpus = super::verdicts(&e, "per_gpu");
+    assert!(!gpus.is_empty() && gpus.iter().all(|v| v.0 == "pass"), "{gpus:?}");
 }
