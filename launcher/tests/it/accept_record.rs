@@ -450,3 +450,22 @@ fn the_procurement_walk_through_of_the_docs() {
         assert!(checked.status.success(), "{record}: {}", stderr(&checked));
     }
 }
+
+#[test]
+fn the_suite_asked_for_is_recorded_and_verified_with() {
+    let site = site();
+    let dir = site.path();
+    // Reports of another suite in the same folder, with a slow GPU.
+    for gpu in 0..3u64 {
+        let vcd = gpu.to_string();
+        let speed = if gpu == 2 { 100.0 } else { 200.0 };
+        let r = Run { suite: "other", bench: "convnet", run: gpu, vcd: &vcd, items_per_sec: speed, gpu: Some(H100) };
+        write_report(&dir.join("delivery"), &r);
+    }
+    let out = mlb(dir, &[&accept_args("acceptance.json")[..], &["--suite", "fast"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let record: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("acceptance.json")).unwrap()).unwrap();
+    assert_eq!(record["request"]["suite"], "fast");
+    let verified = mlb(dir, &["accept", "--verify", "acceptance.json"]);
+    assert_eq!(verified.status.code(), Some(0), "{}{}", stdout(&verified), stderr(&verified));
+}

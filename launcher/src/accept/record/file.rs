@@ -128,6 +128,7 @@ fn map_paths(request: &Request, f: impl Fn(&Path) -> PathBuf) -> Request {
         targets: request.targets.as_deref().map(&f),
         gpu_model: request.gpu_model.clone(),
         baseline: request.baseline.as_deref().map(&f),
+        suite: request.suite.clone(),
     }
 }
 

@@ -44,7 +44,7 @@ pub struct RecordArgs {
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["record", "sign", "reports", "rules", "targets", "gpu_model", "baseline", "out"]
+        conflicts_with_all = ["record", "sign", "reports", "rules", "targets", "gpu_model", "baseline", "suite", "out"]
     )]
     pub verify: Option<PathBuf>,
 
