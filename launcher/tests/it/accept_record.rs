@@ -333,6 +333,20 @@ fn keys_that_cannot_sign_and_records_inside_the_reports_are_refused_with_nothing
     assert!(err.contains("fix: ") && err.contains("ssh-keygen -Y sign -f locked_key -n mlb-acceptance FILE"), "{err}");
     assert!(!dir.join("acceptance.json").exists() && !dir.join("acceptance.json.sig").exists());
 
+    let made = ssh_keygen(dir, &["-q", "-t", "ecdsa", "-N", "", "-C", "", "-f", "ecdsa_key"], None);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let out = mlb(dir, &[&accept_args("acceptance.json")[..], &["--sign", "ecdsa_key"]].concat());
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "the signing key ecdsa_key is not an ed25519 key (ecdsa-sha2-nistp256); mlb signs with ed25519 keys"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("ssh-keygen -t ed25519"), "{}", stderr(&out));
+    assert!(!dir.join("acceptance.json").exists());
+
     let out = mlb(dir, &accept_args("delivery/acceptance.json"));
     assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
     assert!(stderr(&out).contains("would be inside the reports folder delivery"), "{}", stderr(&out));

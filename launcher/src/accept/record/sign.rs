@@ -56,7 +56,7 @@ pub enum KeyError {
         path: PathBuf,
     },
     /// The key is not an ed25519 key.
-    #[error("the signing key {} is a {algorithm} key; mlb signs with ed25519 keys", path.display())]
+    #[error("the signing key {} is not an ed25519 key ({algorithm}); mlb signs with ed25519 keys", path.display())]
     Algorithm {
         /// The key file.
         path: PathBuf,
@@ -91,8 +91,12 @@ impl SigningKey {
     /// and a key of another algorithm than ed25519.
     pub fn read(path: &Path) -> Result<SigningKey, KeyError> {
         let text = std::fs::read(path).map_err(|source| KeyError::Read { path: path.to_path_buf(), source })?;
-        let key = PrivateKey::from_openssh(&text)
-            .map_err(|e| KeyError::NotPrivate { path: path.to_path_buf(), reason: e.to_string() })?;
+        let key = PrivateKey::from_openssh(&text).map_err(|e| match e {
+            ssh_key::Error::AlgorithmUnknown => {
+                KeyError::Algorithm { path: path.to_path_buf(), algorithm: "a kind mlb does not read".into() }
+            }
+            e => KeyError::NotPrivate { path: path.to_path_buf(), reason: e.to_string() },
+        })?;
         if key.is_encrypted() {
             return Err(KeyError::Encrypted { path: path.to_path_buf() });
         }
