@@ -44,6 +44,19 @@ fn ssh_keygen(dir: &Path, args: &[&str], stdin: Option<&Path>) -> Output {
     command.output().expect("ssh-keygen runs (it is OpenSSH's client: apt-get install openssh-client)")
 }
 
+/// `ssh-keygen -Y verify` of `record` and `record.sig` in `dir`, as
+/// `alice@site` of `allowed_signers`, in mlb's namespace.
+fn ssh_keygen_verify(dir: &Path, record: &str) -> Output {
+    let sig = format!("{record}.sig");
+    let args = ["-Y", "verify", "-f", "allowed_signers", "-I", "alice@site", "-n", "mlb-acceptance", "-s", &sig];
+    ssh_keygen(dir, &args, Some(Path::new(record)))
+}
+
+/// The record `name` in `dir`, parsed.
+fn read_record(dir: &Path, name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap()
+}
+
 /// A new ed25519 key `name` in `dir` (no passphrase) and an allowed signers
 /// file `allowed_signers` naming it `alice@site` for mlb's namespace.
 fn key(dir: &Path, name: &str) {
@@ -171,7 +184,7 @@ fn a_failed_acceptance_is_recorded_and_the_exit_status_is_the_verdicts() {
     run(&dir.join("delivery"), 1.0, 0.7);
     let out = mlb(dir, &accept_args("acceptance.json"));
     assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
-    let record: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("acceptance.json")).unwrap()).unwrap();
+    let record = read_record(dir, "acceptance.json");
     assert_eq!(record["accepted"], false);
     let failed: Vec<&Value> =
         record["verdicts"].as_array().unwrap().iter().filter(|v| v["outcome"] == "fail").collect();
@@ -253,28 +266,10 @@ fn a_signed_record_is_accepted_by_ssh_keygen_and_verify_and_a_tampered_one_by_ne
     assert!(stdout(&out).contains("signature: acceptance.json.sig (key SHA256:"), "{}", stdout(&out));
     let sig = std::fs::read_to_string(dir.join("acceptance.json.sig")).unwrap();
     assert!(sig.starts_with("-----BEGIN SSH SIGNATURE-----\n"), "{sig}");
-    let record: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("acceptance.json")).unwrap()).unwrap();
+    let record = read_record(dir, "acceptance.json");
     assert!(record["signer"].as_str().unwrap().starts_with("SHA256:"), "{record}");
 
-    let ssh_verify = |dir: &Path| {
-        ssh_keygen(
-            dir,
-            &[
-                "-Y",
-                "verify",
-                "-f",
-                "allowed_signers",
-                "-I",
-                "alice@site",
-                "-n",
-                "mlb-acceptance",
-                "-s",
-                "acceptance.json.sig",
-            ],
-            Some(Path::new("acceptance.json")),
-        )
-    };
-    let checked = ssh_verify(dir);
+    let checked = ssh_keygen_verify(dir, "acceptance.json");
     assert!(checked.status.success(), "ssh-keygen refused: {}{}", stdout(&checked), stderr(&checked));
     assert!(stdout(&checked).contains("Good \"mlb-acceptance\" signature for alice@site"), "{}", stdout(&checked));
     let verified = mlb(dir, &["accept", "--verify", "acceptance.json", "--allowed-signers", "allowed_signers"]);
@@ -286,7 +281,7 @@ fn a_signed_record_is_accepted_by_ssh_keygen_and_verify_and_a_tampered_one_by_ne
     // The record tampered with: its date moved by a digit.
     let text = std::fs::read_to_string(dir.join("acceptance.json")).unwrap();
     std::fs::write(dir.join("acceptance.json"), text.replacen("\"written\": \"", "\"written\": \"1", 1)).unwrap();
-    assert!(!ssh_verify(dir).status.success(), "ssh-keygen accepted a tampered record");
+    assert!(!ssh_keygen_verify(dir, "acceptance.json").status.success(), "ssh-keygen accepted a tampered record");
     let verified = mlb(dir, &["accept", "--verify", "acceptance.json", "--allowed-signers", "allowed_signers"]);
     assert_eq!(verified.status.code(), Some(1), "{}{}", stdout(&verified), stderr(&verified));
     assert!(stdout(&verified).contains("signature: BAD: does not match the record"), "{}", stdout(&verified));
@@ -398,20 +393,9 @@ fn the_procurement_walk_through_of_the_docs() {
     )
     .unwrap();
     run(&dir.join("delivery"), 0.97, 1.0);
-    let delivery = [
-        "accept",
-        "--reports",
-        "delivery",
-        "--rules",
-        "delivery.yaml",
-        "--targets",
-        "targets/H100.csv",
-        "--record",
-        "delivery-acceptance.json",
-        "--sign",
-        "acceptance_key",
-    ];
-    let out = mlb(dir, &delivery);
+    let delivery = "accept --reports delivery --rules delivery.yaml --targets targets/H100.csv \
+                    --record delivery-acceptance.json --sign acceptance_key";
+    let out = mlb(dir, &delivery.split_whitespace().collect::<Vec<_>>());
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     // 4. Two years later, against the installation run at 90%: a slower
     // run fails, and the record names the baseline's files.
@@ -421,23 +405,11 @@ fn the_procurement_walk_through_of_the_docs() {
     )
     .unwrap();
     run(&dir.join("revalidation-2028"), 0.6, 1.0);
-    let revalidation = [
-        "accept",
-        "--reports",
-        "revalidation-2028",
-        "--rules",
-        "revalidation.yaml",
-        "--baseline",
-        "delivery",
-        "--record",
-        "revalidation-2028-acceptance.json",
-        "--sign",
-        "acceptance_key",
-    ];
-    let out = mlb(dir, &revalidation);
+    let revalidation = "accept --reports revalidation-2028 --rules revalidation.yaml --baseline delivery \
+                        --record revalidation-2028-acceptance.json --sign acceptance_key";
+    let out = mlb(dir, &revalidation.split_whitespace().collect::<Vec<_>>());
     assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
-    let record: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("revalidation-2028-acceptance.json")).unwrap()).unwrap();
+    let record = read_record(dir, "revalidation-2028-acceptance.json");
     let roles: Vec<&str> = record["inputs"].as_array().unwrap().iter().map(|i| i["role"].as_str().unwrap()).collect();
     assert_eq!(roles.iter().filter(|r| **r == "baseline_report").count(), 6, "{roles:?}");
     assert!(record["verdicts"].as_array().unwrap().iter().any(|v| v["kind"] == "baseline" && v["outcome"] == "fail"));
@@ -445,22 +417,7 @@ fn the_procurement_walk_through_of_the_docs() {
     for record in ["delivery-acceptance.json", "revalidation-2028-acceptance.json"] {
         let verified = mlb(dir, &["accept", "--verify", record, "--allowed-signers", "allowed_signers"]);
         assert_eq!(verified.status.code(), Some(0), "{record}: {}{}", stdout(&verified), stderr(&verified));
-        let checked = ssh_keygen(
-            dir,
-            &[
-                "-Y",
-                "verify",
-                "-f",
-                "allowed_signers",
-                "-I",
-                "alice@site",
-                "-n",
-                "mlb-acceptance",
-                "-s",
-                &format!("{record}.sig"),
-            ],
-            Some(Path::new(record)),
-        );
+        let checked = ssh_keygen_verify(dir, record);
         assert!(checked.status.success(), "{record}: {}", stderr(&checked));
     }
 }
@@ -478,7 +435,7 @@ fn the_suite_asked_for_is_recorded_and_verified_with() {
     }
     let out = mlb(dir, &[&accept_args("acceptance.json")[..], &["--suite", "fast"]].concat());
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
-    let record: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("acceptance.json")).unwrap()).unwrap();
+    let record = read_record(dir, "acceptance.json");
     assert_eq!(record["request"]["suite"], "fast");
     let verified = mlb(dir, &["accept", "--verify", "acceptance.json"]);
     assert_eq!(verified.status.code(), Some(0), "{}{}", stdout(&verified), stderr(&verified));
