@@ -342,6 +342,16 @@ fn keys_that_cannot_sign_and_records_inside_the_reports_are_refused_with_nothing
     assert!(stderr(&out).contains("ssh-keygen -t ed25519"), "{}", stderr(&out));
     assert!(!dir.join("acceptance.json").exists());
 
+    let rules = std::fs::read(dir.join("delivery.yaml")).unwrap();
+    let out = mlb(dir, &accept_args("./delivery.yaml"));
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("the record ./delivery.yaml would replace the input delivery.yaml"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(dir.join("delivery.yaml")).unwrap(), rules);
+
     let out = mlb(dir, &accept_args("delivery/acceptance.json"));
     assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
     assert!(stderr(&out).contains("would be inside the reports folder delivery"), "{}", stderr(&out));

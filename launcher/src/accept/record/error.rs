@@ -24,6 +24,14 @@ pub enum RecordError {
         /// The folder.
         folder: PathBuf,
     },
+    /// `--record FILE` names the rules file or the target table.
+    #[error("the record {} would replace the input {}", record.display(), input.display())]
+    OverInput {
+        /// The record file.
+        record: PathBuf,
+        /// The input it names.
+        input: PathBuf,
+    },
     /// An input went away between reading and hashing.
     #[error(transparent)]
     Hash(#[from] HashError),
@@ -61,6 +69,7 @@ impl Classify for RecordError {
             RecordError::Key(_)
             | RecordError::Signers(_)
             | RecordError::InsideReports { .. }
+            | RecordError::OverInput { .. }
             | RecordError::Read { .. }
             | RecordError::NotARecord { .. } => Kind::Refused,
             RecordError::Hash(_) | RecordError::Write { .. } => Kind::Failed,
@@ -73,6 +82,7 @@ impl Fix for RecordError {
         match self {
             RecordError::Key(e) => e.fix(),
             RecordError::Signers(e) => e.fix(),
+            RecordError::OverInput { .. } => Some("pass another --record FILE, e.g. acceptance.json".into()),
             RecordError::InsideReports { .. } => {
                 Some("write the record beside the folder, e.g. --record acceptance.json".into())
             }

@@ -57,13 +57,18 @@ pub struct RecordArgs {
 impl RecordArgs {
     /// Checks, before anything is evaluated, that the record can be
     /// written where asked for `request` (not inside a folder of reports
-    /// the evaluation reads, where it would be read as one), and reads the
+    /// the evaluation reads, where it would be read as one, nor over its
+    /// rules file or target table), and reads the
     /// key of `--sign`, so that a refusal leaves nothing written.
     pub fn ready(&self, request: &Request) -> Result<Option<SigningKey>, RecordError> {
         if let Some(path) = &self.record {
             let mut folders = std::iter::once(&request.reports).chain(&request.baseline);
             if let Some(folder) = folders.find(|f| paths::inside(path, f)) {
                 return Err(RecordError::InsideReports { record: path.clone(), folder: folder.clone() });
+            }
+            let mut files = request.rules.iter().chain(&request.targets);
+            if let Some(input) = files.find(|f| paths::same(path, f)) {
+                return Err(RecordError::OverInput { record: path.clone(), input: input.clone() });
             }
         }
         Ok(self.sign.as_deref().map(SigningKey::read).transpose()?)

@@ -70,6 +70,11 @@ pub fn inside(path: &Path, folder: &Path) -> bool {
     file.parent().is_some_and(|p| p.starts_with(&folder))
 }
 
+/// Whether `a` and `b` name the same file.
+pub fn same(a: &Path, b: &Path) -> bool {
+    locate(a) == locate(b)
+}
+
 /// `path` absolute: its folder's real path and its own name; lexically
 /// made absolute where its folder does not exist.
 fn locate(path: &Path) -> PathBuf {
@@ -131,6 +136,8 @@ mod tests {
         assert!(inside(&dir.path().join("runs/acceptance.json"), &dir.path().join("link")));
         assert!(!inside(&dir.path().join("acceptance.json"), &dir.path().join("runs")));
         assert!(!inside(&dir.path().join("runs2/acceptance.json"), &dir.path().join("runs")));
+        assert!(same(&dir.path().join("link/a/../rules.yaml"), &dir.path().join("runs/rules.yaml")));
+        assert!(!same(&dir.path().join("runs/rules.yaml"), &dir.path().join("rules.yaml")));
     }
 
     #[test]
