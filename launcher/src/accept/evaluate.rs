@@ -27,7 +27,10 @@ pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
         }
         None => rules::defaults(),
     };
-    let (targets, table_file) = table(req)?;
+    let (targets, table_name, table_file) = match table(req)? {
+        Some((targets, name, file)) => (Some(targets), Some(name), file),
+        None => (None, None, None),
+    };
     inputs.extend(table_file.map(|path| Input { role: Role::Targets, path }));
     let reading = read_folder(&req.reports).map_err(folder_error)?;
     let keep = |e: &Entry| req.suite.as_deref().is_none_or(|s| in_suite(e, s));
@@ -42,7 +45,6 @@ pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
         }
         None => None,
     };
-    let table_name = targets.as_ref().map(|t| t.source.clone());
     let known = known_benches(&instances, base.as_ref().map(|(_, r)| r), targets.as_ref());
     rules::check_benches(&rules, &known)?;
     let opts = Options { targets, suite: req.suite.clone(), grouping: Grouping::Config, ..Options::default() };
@@ -60,25 +62,26 @@ pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
     })
 }
 
-/// The target table of `req`, and its file when it is one (a built-in
-/// table is no file).
-fn table(req: &Request) -> Result<(Option<Targets>, Option<PathBuf>), AcceptError> {
+/// The target table of `req`: the table, its name for the record (the
+/// file's path, or `built-in MODEL`) and its file (a built-in table is no
+/// file); none without `--targets` or `--gpu-model`.
+fn table(req: &Request) -> Result<Option<(Targets, String, Option<PathBuf>)>, AcceptError> {
     if let Some(path) = &req.targets {
-        return Ok((Some(Targets::from_file(path)?), Some(path.clone())));
+        return Ok(Some((Targets::from_file(path)?, path.display().to_string(), Some(path.clone()))));
     }
-    let Some(model) = &req.gpu_model else { return Ok((None, None)) };
+    let Some(model) = &req.gpu_model else { return Ok(None) };
     let folders = crate::targets::Folders::from_env();
     let found = catalog::candidates(&folders).into_iter().find(|c| c.name.eq_ignore_ascii_case(model));
-    match found {
-        Some(candidate) => {
-            let file = match &candidate.origin {
-                TableOrigin::BuiltIn => None,
-                TableOrigin::User(path) | TableOrigin::Installation(path) => Some(path.clone()),
-            };
-            Ok((Some(candidate.read()?), file))
-        }
-        None => Ok((Some(catalog::find(&folders, model)?), None)),
-    }
+    let Some(candidate) = found else {
+        // `find` refuses the unknown name with the names it knows.
+        let targets = catalog::find(&folders, model)?;
+        return Ok(Some((targets, model.clone(), None)));
+    };
+    let (name, file) = match &candidate.origin {
+        TableOrigin::BuiltIn => (format!("built-in {}", candidate.name), None),
+        TableOrigin::User(path) | TableOrigin::Installation(path) => (path.display().to_string(), Some(path.clone())),
+    };
+    Ok(Some((candidate.read()?, name, file)))
 }
 
 /// The report files of the entries of `reading` to `keep` (each once) with

@@ -56,10 +56,12 @@ pub enum Check {
         /// The ratio.
         min: f64,
     },
-    /// At least `min` of the baseline's mean, per config, intervals considered.
+    /// At least `min` of the baseline's mean, per config.
     Baseline {
         /// The ratio.
         min: f64,
+        /// How the two runs are compared.
+        by: Comparison,
     },
     /// Throttled share of the window at most `max`.
     Throttled {
@@ -95,6 +97,16 @@ impl Check {
             Check::Energy { .. } => Kind::Energy,
         }
     }
+}
+
+/// How a `baseline` rule compares a run with its baseline (`compare:`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// The top of the run's 95% interval against `min` times the bottom of
+    /// the baseline's (`intervals`, the default): fails only beyond the noise.
+    Intervals,
+    /// The means (`means`): the contract's figure as it is written.
+    Means,
 }
 
 /// One rule, ready to apply.
@@ -147,10 +159,11 @@ struct RawRule {
     min: Option<Spanned<f64>>,
     max: Option<Spanned<f64>>,
     max_percent: Option<Spanned<f64>>,
+    compare: Option<Spanned<String>>,
 }
 
 /// The fields of a rules file's rule, for the fix of an unknown one.
-const FIELDS: &str = "`id`, `kind`, `bench`, `min`, `max`, `max_percent`";
+const FIELDS: &str = "`id`, `kind`, `bench`, `min`, `max`, `max_percent`, `compare`";
 
 /// Reads the rules file at `path`.
 pub fn read(path: &Path) -> Result<Vec<Rule>, AcceptError> {
@@ -272,6 +285,23 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
     let max = bound(&raw.max, "max", takes_max, max_range, max_what)?;
     let percent =
         bound(&raw.max_percent, "max_percent", kind == Kind::Failures, (0.0, 100.0), "a percentage from 0 to 100")?;
+    let comparison = |raw: &RawRule| match &raw.compare {
+        None => Ok(Comparison::Intervals),
+        Some(c) if kind != Kind::Baseline => Err(refuse(
+            place(c.referenced),
+            format!("a `{kind}` rule takes no `compare`"),
+            "remove `compare` (only `baseline` rules take it)".into(),
+        )),
+        Some(c) => match c.value.as_str() {
+            "intervals" => Ok(Comparison::Intervals),
+            "means" => Ok(Comparison::Means),
+            other => Err(refuse(
+                place(c.referenced),
+                format!("unknown comparison `{other}`"),
+                "write `compare: intervals` or `compare: means`".into(),
+            )),
+        },
+    };
     let origin = place(spanned.referenced);
     let needs = |name: &str, example: &str| {
         refuse(origin, format!("a `{kind}` rule needs `{name}`"), format!("add `{name}: {example}` to the rule"))
@@ -302,12 +332,13 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
         Kind::Required => Check::Required,
         Kind::PerGpu => Check::PerGpu { min: min.ok_or_else(|| needs("min", "0.9"))? },
         Kind::PerNode => Check::PerNode { min: min.ok_or_else(|| needs("min", "0.9"))? },
-        Kind::Baseline => Check::Baseline { min: min.ok_or_else(|| needs("min", "0.9"))? },
+        Kind::Baseline => Check::Baseline { min: min.ok_or_else(|| needs("min", "0.9"))?, by: comparison(&raw)? },
         Kind::Throttled => Check::Throttled { max: max.ok_or_else(|| needs("max", "0.01"))? },
         Kind::Xid => Check::Xid,
         Kind::PcieLink => Check::PcieLink,
         Kind::Energy => Check::Energy { max: max.ok_or_else(|| needs("max", "2.5"))? },
     };
+    comparison(&raw)?;
     if kind == Kind::Required && raw.bench.is_none() {
         return Err(needs("bench", "convnet"));
     }
@@ -368,6 +399,12 @@ mod tests {
         assert!(rules[1].benches.matches("convnet_fp16") && !rules[1].benches.matches("bert"));
         assert_eq!(rules[1].bench_at, Some((6, 12)));
         assert_eq!(rules[2].check, Check::Failures { max: 0.0 });
+        let means = parse(Path::new("r.yaml"), "rules:\n  - kind: baseline\n    min: 0.9\n    compare: means\n");
+        assert_eq!(means.unwrap()[0].check, Check::Baseline { min: 0.9, by: Comparison::Means });
+        let (line, column, message, _) = refused("rules:\n  - kind: per_gpu\n    min: 0.9\n    compare: means\n");
+        assert_eq!((line, column, message.as_str()), (4, 14, "a `per_gpu` rule takes no `compare`"));
+        let (_, _, message, fix) = refused("rules:\n  - kind: baseline\n    min: 0.9\n    compare: medians\n");
+        assert!(message.contains("`medians`") && fix.contains("compare: means"), "{message}");
     }
 
     #[test]

@@ -1,16 +1,17 @@
-//! At least a share of a baseline run, per config, the 95% confidence
-//! intervals taken into account: a config fails when even the upper end of
-//! its interval is below `min` times the lower end of the baseline's, that
-//! is, when it is slower than `min` of the baseline beyond the noise of
-//! either run. With fewer than two runs on a side (no interval), the means
-//! are compared, and the note says so.
+//! At least a share of a baseline run, per config. By default the 95%
+//! confidence intervals are taken into account: a config fails when even
+//! the upper end of its interval is below `min` times the lower end of the
+//! baseline's, that is, when it is slower than `min` of the baseline beyond
+//! the noise of either run. With fewer than two runs on a side (no
+//! interval), or `compare: means`, the means are compared, and the note
+//! says so.
 
 use super::{subject, Figures, Measure};
-use crate::accept::rules::Rule;
+use crate::accept::rules::{Comparison, Rule};
 use crate::accept::verdict::Verdict;
 
 /// Each config at least `min` of the baseline's.
-pub fn baseline(rule: &Rule, figures: &Figures, min: f64) -> Vec<Verdict> {
+pub fn baseline(rule: &Rule, figures: &Figures, min: f64, by: Comparison) -> Vec<Verdict> {
     let report = figures.report;
     figures
         .configs(rule)
@@ -27,7 +28,9 @@ pub fn baseline(rule: &Rule, figures: &Figures, min: f64) -> Vec<Verdict> {
                 return Measure::missing(rule, who, "ratio", note);
             };
             let means = cmp.ratio;
-            let (measured, note) = match (cmp.current.ci95, cmp.baseline.ci95) {
+            let intervals = (cmp.current.ci95, cmp.baseline.ci95);
+            let (measured, note) = match intervals {
+                _ if by == Comparison::Means => (means, "means".to_string()),
                 (Some((_, hi)), Some((base_lo, _))) => (
                     hi / base_lo,
                     format!(

@@ -63,7 +63,7 @@ pub fn apply(rule: &Rule, figures: &Figures) -> Vec<Verdict> {
         Check::Required => vec![counts::required(rule, figures)],
         Check::PerGpu { min } => relative::per_gpu(rule, figures, min),
         Check::PerNode { min } => relative::per_node(rule, figures, min),
-        Check::Baseline { min } => baseline::baseline(rule, figures, min),
+        Check::Baseline { min, by } => baseline::baseline(rule, figures, min, by),
         Check::Throttled { max } => telemetry::throttled(rule, figures, max),
         Check::Xid => telemetry::xid(rule, figures),
         Check::PcieLink => telemetry::pcie_link(rule, figures),

@@ -31,6 +31,7 @@ fn score(dir: &std::path::Path) -> (BTreeMap<String, bool>, bool) {
 /// Per bench, whether every default verdict on it passed; and the failures verdict.
 fn accepted(dir: &std::path::Path) -> (BTreeMap<String, bool>, bool, i32) {
     let (e, code) = evaluation(&["--suite", "baselines", "--gpu-model", "V100", "--reports", dir.to_str().unwrap()]);
+    assert_eq!((e["rules"].as_str(), e["targets"].as_str()), (Some("default rules"), Some("built-in V100")));
     let mut benches: BTreeMap<String, bool> = BTreeMap::new();
     let mut bf = None;
     for v in e["verdicts"].as_array().unwrap() {

@@ -53,6 +53,8 @@ fn throughput_against_targets_and_an_absolute_minimum() {
     );
     let (e, code) = evaluation(&["--reports", s(run.path()), "--rules", s(&r), "--targets", s(&t)]);
     assert_eq!(code, 1);
+    assert_eq!(e["targets"].as_str(), Some(s(&t)));
+    assert!(e["inputs"].as_array().unwrap().iter().any(|i| i["role"] == "targets" && i["path"] == s(&t)), "{e:#}");
     let through: Vec<_> = verdicts(&e, "throughput");
     // convnet 100/110 = 0.909 >= 0.9; vae 0.5 < 0.9 (the table's), >= 0.4 (the rule's).
     assert!(through.contains(&v("pass", "convnet", "", "")), "{through:?}");
@@ -107,6 +109,14 @@ fn against_a_baseline_the_intervals_decide() {
         [v("fail", "convnet", "", ""), v("pass", "cart", "", ""), v("pass", "vae", "", "")],
         "{e:#}"
     );
+    // By the means, cart's 0.85 falls too.
+    let means = rules(etc.path(), "rules:\n  - kind: baseline\n    min: 0.9\n    compare: means\n");
+    let (e, _) = evaluation(&["--reports", s(run.path()), "--rules", s(&means), "--baseline", s(base.path())]);
+    assert_eq!(
+        verdicts(&e, "baseline"),
+        [v("fail", "cart", "", ""), v("fail", "convnet", "", ""), v("pass", "vae", "", "")],
+        "{e:#}"
+    );
     // Without --baseline: not measured.
     let (e, code) = evaluation(&["--reports", s(run.path()), "--rules", s(&r)]);
     assert_eq!(code, 1);
@@ -154,4 +164,31 @@ fn telemetry_rules_pass_fail_and_are_not_measured_without_telemetry() {
     let outcomes: Vec<&str> =
         e["verdicts"].as_array().unwrap().iter().map(|v| v["outcome"].as_str().unwrap()).collect();
     assert!(outcomes.iter().all(|o| *o == "not_measured"), "{e:#}");
+}
+
+/// Marks every report under `dir` as run on Slurm node `node`.
+fn on_slurm_node(dir: &std::path::Path, node: &str) {
+    for file in std::fs::read_dir(dir).unwrap() {
+        let path = file.unwrap().path();
+        let mut report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        report["provenance"]["slurm"] = serde_json::json!({"node": node});
+        std::fs::write(&path, report.to_string()).unwrap();
+    }
+}
+
+#[test]
+fn on_several_slurm_nodes_a_gpu_is_a_node_s_gpu() {
+    let (run, etc) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    slots(run.path(), "convnet", "n1", &[100.0, 100.0]);
+    slots(run.path(), "convnet", "n2", &[100.0, 60.0]);
+    on_slurm_node(&run.path().join("n1"), "n1");
+    on_slurm_node(&run.path().join("n2"), "n2");
+    let r = rules(etc.path(), "rules:\n  - kind: per_gpu\n    min: 0.9\n  - kind: per_node\n    min: 0.9\n");
+    let (e, code) = evaluation(&["--reports", s(run.path()), "--rules", s(&r)]);
+    assert_eq!(code, 1);
+    let gpus = verdicts(&e, "per_gpu");
+    assert_eq!(gpus[0], v("fail", "convnet", "1", "n2"), "{e:#}");
+    assert_eq!(gpus.len(), 4, "{gpus:?}");
+    // n2's mean is 80 of n1's 100.
+    assert_eq!(verdicts(&e, "per_node"), [v("fail", "convnet", "", "n2"), v("pass", "convnet", "", "n1")]);
 }
