@@ -202,6 +202,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Rule>, AcceptError> {
         };
         at(line, column, message, fix)
     })?;
+    if raw.rules.is_empty() {
+        // No rule would accept any run.
+        return Err(at(1, 1, "the rules file lists no rule".into(), "list the rules under `rules:`".into()));
+    }
     raw.rules.into_iter().enumerate().map(|(i, rule)| validate(path, i + 1, rule)).collect()
 }
 
@@ -431,6 +435,8 @@ mod tests {
         assert!(message.contains("not a count"), "{message}");
         let (_, _, message, _) = refused("");
         assert!(message.contains("empty"), "{message}");
+        let (_, _, message, _) = refused("rules: []\n");
+        assert!(message.contains("lists no rule"), "{message}");
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub use groups::GroupRow;
 pub use judge::{judge, Check, Rule};
 pub use per_gpu::{device_order, Device, GpuTables};
 pub use per_node::NodeTables;
-pub use relative::{Cell, Row as RelativeRow, FLAG_BELOW};
+pub use relative::{Row as RelativeRow, FLAG_BELOW};
 pub use rows::{Grouping, Row};
 pub use score::{Score, MAX_FAILURE_SHARE, MULTI_GPU};
 pub use stats::{geometric_mean, t_quantile, Sample};
