@@ -21,8 +21,8 @@ pub enum Format {
 #[derive(Debug, Args)]
 pub struct AcceptArgs {
     /// Folder of the run's report files (read with its sub-folders).
-    #[arg(long, value_name = "DIR")]
-    pub reports: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "verify")]
+    pub reports: Option<PathBuf>,
 
     /// YAML rules file (docs/accept.md); without it, the default rules: the
     /// original score's pass criteria.
@@ -54,13 +54,17 @@ pub struct AcceptArgs {
     /// Write the output to FILE instead of stdout (stdout then gets the summary line).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+
+    /// The acceptance record: --record, --sign, --verify, --allowed-signers.
+    #[command(flatten)]
+    pub record: super::record::RecordArgs,
 }
 
 impl AcceptArgs {
     /// What the verdicts depend on.
     pub fn request(&self) -> Request {
         Request {
-            reports: self.reports.clone(),
+            reports: self.reports.clone().unwrap_or_default(),
             rules: self.rules.clone(),
             targets: self.targets.clone(),
             gpu_model: self.gpu_model.clone(),

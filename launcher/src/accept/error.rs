@@ -38,6 +38,9 @@ pub enum AcceptError {
     /// table to hold the throughput to.
     #[error("the default rules compare each bench with a target table, and none was given")]
     NoTargets,
+    /// The acceptance record cannot be written, signed or verified.
+    #[error(transparent)]
+    Record(#[from] super::record::RecordError),
     /// The output file (`--out`) cannot be written.
     #[error("cannot write the verdicts to {path}: {source}")]
     Out {
@@ -55,6 +58,7 @@ impl Classify for AcceptError {
         match self {
             AcceptError::Report(e) => e.kind(),
             AcceptError::RulesFile { .. } | AcceptError::Rules { .. } | AcceptError::NoTargets => Kind::Refused,
+            AcceptError::Record(e) => e.kind(),
             AcceptError::Out { .. } => Kind::Failed,
         }
     }
@@ -71,6 +75,7 @@ impl Fix for AcceptError {
                  makes one from a reference run), or rules of your own with --rules FILE"
                     .into(),
             ),
+            AcceptError::Record(e) => e.fix(),
             AcceptError::Out { .. } => Some("pass a writable --out FILE".into()),
         }
     }

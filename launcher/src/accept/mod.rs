@@ -9,6 +9,7 @@ mod args;
 mod error;
 mod evaluate;
 mod pattern;
+pub mod record;
 pub mod render;
 mod rules;
 mod verdict;
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 /// What `mlb accept` is asked to judge: the paths and options of its
 /// command line that the verdicts depend on (not how they are printed).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Request {
     /// The run's reports folder.
     pub reports: PathBuf,
@@ -43,17 +44,31 @@ pub struct Request {
 /// every verdict passed, 1 otherwise). With `--out FILE` the output goes
 /// there, whole or not at all, and stdout gets the summary line.
 pub fn run(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
-    let evaluation = evaluate(&args.request())?;
-    let output = match args.format {
-        Format::Text => render::text::render(&evaluation, &args.reports),
+    if let Some(record) = &args.record.verify {
+        return Ok(record::run_verify(record, args.record.allowed_signers.as_deref())?);
+    }
+    let request = args.request();
+    let key = args.record.ready(&request)?;
+    let evaluation = evaluate(&request)?;
+    let mut output = match args.format {
+        Format::Text => render::text::render(&evaluation, &request.reports),
         Format::Json => render::json(&evaluation),
         Format::Csv => render::csv::render(&evaluation),
-        Format::Html => render::html::page(&evaluation, &args.reports),
+        Format::Html => render::html::page(&evaluation, &request.reports),
     };
     let code = evaluation.exit_code();
-    let Some(path) = &args.out else { return Ok((output, code)) };
+    let recorded = match &args.record.record {
+        Some(path) => record::write(path, &request, &evaluation, key.as_ref())?,
+        None => String::new(),
+    };
+    let Some(path) = &args.out else {
+        if args.format == Format::Text {
+            output.push_str(&recorded);
+        }
+        return Ok((output, code));
+    };
     write(path, &output).map_err(|source| AcceptError::Out { path: path.clone(), source })?;
-    Ok((format!("{}\nwritten to {}\n", render::summary(&evaluation), path.display()), code))
+    Ok((format!("{}\nwritten to {}\n{recorded}", render::summary(&evaluation), path.display()), code))
 }
 
 /// Puts `text` at `path` whole: written beside it, then renamed over it.

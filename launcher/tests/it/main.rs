@@ -12,6 +12,7 @@ mod common;
 mod report_gen;
 
 mod accept_runs;
+mod accept_record;
 mod cli;
 mod docker_runtime;
 mod host_detect;
