@@ -36,6 +36,9 @@ pub enum Command {
     },
     /// Statistics, targets and score of a folder of report files.
     Report(ReportArgs),
+    /// Verdicts on a run: rules (a YAML file, or the original score's pass
+    /// criteria) per bench, GPU and node. Exit status 1 when one fails.
+    Accept(crate::accept::AcceptArgs),
     /// Target tables: derive one from a reference run, list those found.
     Targets {
         /// What to do with target tables.

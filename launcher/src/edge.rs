@@ -32,6 +32,9 @@ pub enum MlbError {
     /// `mlb report`.
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// `mlb accept`.
+    #[error(transparent)]
+    Accept(#[from] crate::accept::AcceptError),
     /// `mlb targets derive`.
     #[error(transparent)]
     Targets(#[from] crate::targets::TargetsError),
@@ -69,6 +72,7 @@ impl Classify for MlbError {
             MlbError::Launch(e) => e.kind(),
             MlbError::Report(e) => e.kind(),
             MlbError::Targets(e) => e.kind(),
+            MlbError::Accept(e) => e.kind(),
             MlbError::Plugins(e) => e.kind(),
             MlbError::NoSuchPlugin(_) => Kind::Refused,
             MlbError::Build(e) => e.kind(),
@@ -90,6 +94,7 @@ impl Fix for MlbError {
             MlbError::NoSuchPlugin(e) => e.fix(),
             MlbError::Report(e) => e.fix(),
             MlbError::Targets(e) => e.fix(),
+            MlbError::Accept(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
             MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
         }

@@ -5,6 +5,7 @@
 //! (see the `mlb-plugin` crate) that one `mlb worker` process per slot loads,
 //! times and reports on.
 
+pub mod accept;
 pub mod charts;
 pub mod check;
 pub mod cli;

@@ -86,6 +86,11 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             print_stdout(&mlb::report::run(&args)?)?;
             Ok(EXIT_OK)
         }
+        Some(Command::Accept(args)) => {
+            let (text, code) = mlb::accept::run(&args)?;
+            print_stdout(&text)?;
+            Ok(code)
+        }
         Some(Command::Targets { command: TargetsCommand::Derive(args) }) => {
             print_stdout(&mlb::targets::run_derive(&args)?)?;
             Ok(EXIT_OK)

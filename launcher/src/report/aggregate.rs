@@ -159,12 +159,11 @@ fn select(mut entries: Vec<Entry>, suite: Option<&str>) -> Selection {
     // In place: the entries are the largest thing `mlb report` holds.
     entries.retain(|entry| {
         if let Some(wanted) = suite {
-            let by_field = entry.suite.as_deref() == Some(wanted);
-            if !by_field && !original_pattern(&entry.file, wanted) {
+            if !in_suite(entry, wanted) {
                 other_suites.insert(entry.suite.as_deref().unwrap_or("(none)").to_string());
                 return false;
             }
-            if let Some(other) = entry.suite.as_deref().filter(|_| !by_field) {
+            if let Some(other) = entry.suite.as_deref().filter(|s| *s != wanted) {
                 *by_pattern.entry(other.to_string()).or_default() += 1;
             }
         }
@@ -175,6 +174,12 @@ fn select(mut entries: Vec<Entry>, suite: Option<&str>) -> Selection {
         true
     });
     Selection { kept: entries, multi_gpu, other_suites, by_pattern }
+}
+
+/// Whether `entry` is of `suite`: by its `suite` field, or by its file
+/// name as the original read it ([`original_pattern`]).
+pub fn in_suite(entry: &Entry, suite: &str) -> bool {
+    entry.suite.as_deref() == Some(suite) || original_pattern(&entry.file, suite)
 }
 
 /// Whether the original's `--jobs suite` read `file`: its name matches the

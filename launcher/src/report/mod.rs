@@ -23,18 +23,18 @@ mod score;
 mod stats;
 mod targets;
 
-pub use aggregate::{aggregate, BaselineReport, FailureRow, Options, Report, Run, UNIT};
+pub use aggregate::{aggregate, in_suite, BaselineReport, FailureRow, Options, Report, Run, UNIT};
 pub use args::{Format, ReportArgs};
 pub use baseline::{Comparison, Verdict};
 pub use energy::{ConditionFlag, EnergyRow, EnergyTables, Sampled};
 pub use error::ReportError;
 pub use groups::GroupRow;
 pub use judge::{judge, Check, Rule};
-pub use per_gpu::{Device, GpuTables};
+pub use per_gpu::{device_order, Device, GpuTables};
 pub use per_node::NodeTables;
-pub use relative::FLAG_BELOW;
+pub use relative::{Row as RelativeRow, FLAG_BELOW};
 pub use rows::{Grouping, Row};
-pub use score::{Score, MULTI_GPU};
+pub use score::{Score, MAX_FAILURE_SHARE, MULTI_GPU};
 pub use stats::{geometric_mean, t_quantile, Sample};
 pub use targets::{GpuModel, Target, Targets};
 
@@ -92,7 +92,11 @@ pub(crate) fn folder_error(FolderError { path, source }: FolderError) -> ReportE
 /// Refuses to compare `dir` with a `baseline` whose `system.json` names
 /// another accelerator model, unless `force`. Folders without a
 /// description (the original's) are compared as they are.
-fn same_accelerator(dir: &std::path::Path, baseline: &std::path::Path, force: bool) -> Result<(), ReportError> {
+pub(crate) fn same_accelerator(
+    dir: &std::path::Path,
+    baseline: &std::path::Path,
+    force: bool,
+) -> Result<(), ReportError> {
     let model = |d: &std::path::Path| crate::system::read(d).map(|s| s.accelerator_model_name);
     match (model(dir), model(baseline)) {
         (Some(current), Some(base)) if current != base && !force => Err(ReportError::OtherAccelerator {

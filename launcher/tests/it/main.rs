@@ -7,9 +7,12 @@
 //! sorts the tests into tiers by module path; docs/testing.md says how to run
 //! each tier and what it needs.
 
+mod accept;
 mod common;
 mod report_gen;
 
+mod accept_runs;
+mod accept_record;
 mod cli;
 mod docker_runtime;
 mod host_detect;

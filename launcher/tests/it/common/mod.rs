@@ -11,6 +11,7 @@ pub mod hosts;
 pub mod launcher;
 pub mod prepare;
 pub mod records;
+pub mod slowdown;
 pub mod slurm;
 pub mod standin;
 

@@ -1,0 +1,48 @@
+//! One CSV line per verdict, figures at full precision.
+
+use super::super::verdict::{Evaluation, Verdict};
+
+/// The header line.
+const HEADER: &str = "outcome,rule,kind,origin,bench,gpu,node,measured,bound,margin,unit,note";
+
+/// A text field: control characters escaped, quoted when it holds a comma or a quote.
+fn text(s: &str) -> String {
+    let s = crate::report::render::visible(s);
+    if s.contains([',', '"']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.into_owned()
+    }
+}
+
+fn figure(v: Option<f64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+fn line(v: &Verdict) -> String {
+    let outcome = serde_json::to_value(v.outcome).expect("serialises");
+    let kind = v.kind.name();
+    let s = &v.subject;
+    let opt = |o: &Option<String>| o.as_deref().map(text).unwrap_or_default();
+    [
+        outcome.as_str().unwrap_or_default().to_string(),
+        text(&v.rule),
+        kind.to_string(),
+        text(&v.origin.to_string()),
+        opt(&s.bench),
+        opt(&s.gpu),
+        opt(&s.node),
+        figure(v.measured),
+        figure(v.bound),
+        figure(v.margin),
+        text(&v.unit),
+        text(&v.note),
+    ]
+    .join(",")
+}
+
+/// The verdicts as CSV.
+pub fn render(evaluation: &Evaluation) -> String {
+    std::iter::once(HEADER.to_string()).chain(evaluation.verdicts.iter().map(line)).collect::<Vec<_>>().join("\n")
+        + "\n"
+}

@@ -1,0 +1,63 @@
+//! The text view within 100 columns, and the JSON, CSV and HTML formats.
+
+use super::{accept, rules, slots, stdout};
+
+#[test]
+fn the_text_view_fits_100_columns_failed_lines_first() {
+    let (run, etc) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let long = "a_bench_with_a_name_much_longer_than_any_column_of_the_view_would_hold";
+    slots(run.path(), long, "a-node-with-a-rather-long-host-name.example.org", &[100.0, 60.0]);
+    slots(run.path(), "convnet", "a-node-with-a-rather-long-host-name.example.org", &[100.0, 100.0]);
+    let r = rules(
+        etc.path(),
+        "rules:\n  - id: every-gpu-within-ten-percent-of-the-best\n    kind: per_gpu\n    min: 0.9\n",
+    );
+    let out = accept(&["--reports", run.path().to_str().unwrap(), "--rules", r.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "{} columns: {line}", line.chars().count());
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines.iter().position(|l| l.starts_with("outcome")).unwrap();
+    assert!(lines[header + 1].starts_with("FAIL"), "{text}");
+    assert!(lines[header + 2].starts_with("  at ") && lines[header + 2].contains("rules.yaml:2:5"), "{text}");
+    assert!(text.contains("FAIL: 1 failed, 0 not measured (no pass), 3 passed"), "{text}");
+}
+
+#[test]
+fn json_csv_and_html_and_out() {
+    let (run, etc) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    slots(run.path(), "convnet", "n1", &[100.0, 100.0]);
+    let r = rules(etc.path(), "rules:\n  - kind: per_gpu\n    min: 0.9\n");
+    let args = |format: &str| {
+        let out =
+            accept(&["--reports", run.path().to_str().unwrap(), "--rules", r.to_str().unwrap(), "--format", format]);
+        assert_eq!(out.status.code(), Some(0));
+        stdout(&out)
+    };
+    let csv = args("csv");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "outcome,rule,kind,origin,bench,gpu,node,measured,bound,margin,unit,note");
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[1].starts_with("pass,per_gpu#1,per_gpu,") && lines[1].contains(",convnet,0,,1,0.9,"), "{csv}");
+    let html = args("html");
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("PASS: all 2 verdicts passed"), "{html}");
+    let json: serde_json::Value = serde_json::from_str(&args("json")).unwrap();
+    assert_eq!(json["verdicts"].as_array().unwrap().len(), 2);
+    assert_eq!(json["rules"], r.to_str().unwrap());
+    let file = etc.path().join("verdicts.html");
+    let out = accept(&[
+        "--reports",
+        run.path().to_str().unwrap(),
+        "--rules",
+        r.to_str().unwrap(),
+        "--format",
+        "html",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), html);
+    assert!(stdout(&out).starts_with("PASS: all 2 verdicts passed\nwritten to "), "{}", stdout(&out));
+}

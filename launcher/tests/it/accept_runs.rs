@@ -1,0 +1,164 @@
+//! `mlb accept` on real runs (docs/accept.md): spin in real cgroup slots
+//! with one slot crowded by busy processes pinned to its CPUs, and on the
+//! two-node Slurm test cluster with one node's instances capped by a CPU
+//! quota. A clean run gives the targets and the baseline; the slowed run
+//! fails the per-GPU (per-node) rule naming the slot (node) and the
+//! baseline rule naming the benches that fell; a second clean run passes.
+//! (The two Slurm test nodes share this machine's CPUs: what one node loses
+//! the other gains, so a bench's mean does not fall there and the baseline
+//! rule is tested on the slots only.)
+//!
+//! These tests measure speed, so they run one at a time with nothing else
+//! of the test suite beside them: they are in the `slurm` group (one test
+//! at a time, a tier of its own; `.config/nextest.toml`).
+
+use crate::common;
+
+use common::launcher::{output_of, root_or_skip, Launches};
+use common::slowdown::{crowd_slot, Throttle};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Two benches of spin, each long enough (about 3 s on one CPU) that a
+/// slowed slot's throughput is measured over many steps.
+const JOBS: &str = r#"[
+  {"name": "big", "plugin": "spin", "args": {"repeat": 30, "number": 5, "size": 160}, "cgroup": "student"},
+  {"name": "small", "plugin": "spin", "args": {"repeat": 30, "number": 5, "size": 96}, "cgroup": "student"}
+]"#;
+
+/// Every GPU (slot) at least 0.9 of the best of its bench.
+const PER_GPU: &str = "rules:\n  - kind: per_gpu\n    min: 0.9\n";
+
+/// Every node at least 0.9 of the best node.
+const PER_NODE: &str = "rules:\n  - kind: per_node\n    min: 0.9\n";
+
+/// Every bench at least its `perf_target` (0.9 in a derived table) of the
+/// target table's throughput.
+const THROUGHPUT: &str = "rules:\n  - kind: throughput\n";
+
+/// Every bench at least 0.9 of the baseline run.
+const BASELINE: &str = "rules:\n  - kind: baseline\n    min: 0.9\n";
+
+/// `mlb accept --format json ARGS`: the exit status and the verdicts.
+fn accept(args: &[&str]) -> (i32, Vec<Value>, String) {
+    let out = Command::new(common::mlb()).arg("accept").args(["--format", "json"]).args(args).output().unwrap();
+    let (stdout, stderr) = common::text(&out);
+    let record: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+    let verdicts = record["verdicts"].as_array().cloned().unwrap_or_default();
+    (out.status.code().unwrap(), verdicts, format!("{stdout}\n{stderr}"))
+}
+
+/// The failed verdicts' subjects' `field` values (GPU, node or bench).
+fn failed(verdicts: &[Value], field: &str) -> Vec<String> {
+    let mut names: Vec<String> = verdicts
+        .iter()
+        .filter(|v| v["outcome"] == "fail")
+        .filter_map(|v| v["subject"][field].as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn assert_ran(out: &Output, what: &str) {
+    let (stdout, stderr) = common::text(out);
+    assert!(out.status.success(), "{what} failed:\n{stdout}\n{stderr}");
+}
+
+/// A rules file `name` in the test's folder.
+fn rules(l: &Launches, name: &str, text: &str) -> PathBuf {
+    common::write(l.dir(), name, text)
+}
+
+#[test]
+fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes() {
+    if !root_or_skip("an acceptance test on real cgroup slots") {
+        return;
+    }
+    let l = Launches::new("accept");
+    let jobs = l.jobs(JOBS);
+    let run = |name: &str| l.dir().join(name);
+    let slots = ["--devices", "2"];
+
+    assert_ran(&l.command(&jobs, &run("clean"), &slots).output().unwrap(), "the clean run");
+    let targets = l.dir().join("targets.csv");
+    let derive = common::run(&[
+        "targets",
+        "derive",
+        "--reports",
+        path(&run("clean")),
+        "--gpu-model",
+        "slotbox",
+        "--out",
+        path(&targets),
+    ]);
+    assert_ran(&derive, "mlb targets derive");
+
+    // Slot 1 (device 1) shares its CPUs with three busy loops.
+    let child = l.command(&jobs, &run("slowed"), &slots).spawn().unwrap();
+    let crowd = crowd_slot(&l.suite, 3, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));
+    let slowed = output_of(child);
+    drop(crowd);
+    assert_ran(&slowed, "the slowed run");
+
+    let per_gpu = rules(&l, "per-gpu.yaml", PER_GPU);
+    let baseline = rules(&l, "baseline.yaml", BASELINE);
+    let (code, verdicts, said) = accept(&["--reports", path(&run("slowed")), "--rules", path(&per_gpu)]);
+    assert_eq!(code, 1, "{said}");
+    assert_eq!(failed(&verdicts, "gpu"), ["1"], "only the crowded slot fails:\n{said}");
+    let (code, verdicts, said) =
+        accept(&["--reports", path(&run("slowed")), "--rules", path(&baseline), "--baseline", path(&run("clean"))]);
+    assert_eq!(code, 1, "{said}");
+    assert_eq!(failed(&verdicts, "bench"), ["big", "small"], "both benches fell:\n{said}");
+    let throughput = rules(&l, "throughput.yaml", THROUGHPUT);
+    let (code, verdicts, said) =
+        accept(&["--reports", path(&run("slowed")), "--rules", path(&throughput), "--targets", path(&targets)]);
+    assert_eq!(code, 1, "{said}");
+    assert_eq!(failed(&verdicts, "bench"), ["big", "small"], "both benches fell below the derived targets:\n{said}");
+
+    assert_ran(&l.command(&jobs, &run("again"), &slots).output().unwrap(), "the second clean run");
+    let again = path(&run("again")).to_string();
+    for args in [
+        vec!["--reports", &again, "--rules", path(&per_gpu)],
+        vec!["--reports", &again, "--rules", path(&baseline), "--baseline", path(&run("clean"))],
+        vec!["--reports", &again, "--rules", path(&throughput), "--targets", path(&targets)],
+    ] {
+        let (code, _, said) = accept(&args);
+        assert_eq!(code, 0, "a clean rerun passes {args:?}:\n{said}");
+    }
+}
+
+#[test]
+fn a_throttled_slurm_node_is_named_by_the_per_node_rule() {
+    let _cluster = common::slurm::cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let spin = common::spin_dir();
+    let suite = format!("nodes{}", std::process::id());
+    let jobs = common::write(dir.path(), &format!("{suite}.json"), JOBS);
+    let launch = |out: &Path| {
+        let mlb = ["--plugin-dir", path(spin.path()), "--slurm", "--jobs", path(&jobs), "--outdir", path(out)];
+        common::slurm::in_allocation(&["-N2", "--ntasks-per-node=1"], &mlb)
+    };
+    let run = |name: &str| dir.path().join(name);
+
+    assert_ran(&launch(&run("clean")).output().unwrap(), "the clean run");
+    // Node n2's instances get a fifth of one CPU.
+    let throttle = Throttle::workers("n2", 0.2, &suite, |w| w.var("SLURMD_NODENAME") == Some("n2"));
+    let slowed = launch(&run("slowed")).output().unwrap();
+    drop(throttle);
+    assert_ran(&slowed, "the throttled run");
+
+    let per_node = common::write(dir.path(), "per-node.yaml", PER_NODE);
+    let (code, verdicts, said) = accept(&["--reports", path(&run("slowed")), "--rules", path(&per_node)]);
+    assert_eq!(code, 1, "{said}");
+    assert_eq!(failed(&verdicts, "node"), ["n2"], "only the throttled node fails:\n{said}");
+
+    assert_ran(&launch(&run("again")).output().unwrap(), "the second clean run");
+    let (code, _, said) = accept(&["--reports", path(&run("again")), "--rules", path(&per_node)]);
+    assert_eq!(code, 0, "{said}");
+}
