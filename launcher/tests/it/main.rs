@@ -11,8 +11,8 @@ mod accept;
 mod common;
 mod report_gen;
 
-mod accept_runs;
 mod accept_record;
+mod accept_runs;
 mod cli;
 mod docker_runtime;
 mod host_detect;
