@@ -75,7 +75,7 @@ fn spread_failures_and_required_benches() {
                                                    // One failed instance of vae: its report rewritten as not completed.
     let one = Instance { bench: "vae", run: 90, vcd: "0", host: "n1", items_per_sec: 1.0, telemetry: None };
     let file = one.write(run.path());
-    let mut record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let mut record: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     record["completed"] = false.into();
     std::fs::write(&file, record.to_string()).unwrap();
     let r = rules(
@@ -177,7 +177,7 @@ fn telemetry_rules_pass_fail_and_are_not_measured_without_telemetry() {
 fn on_slurm_node(dir: &std::path::Path, node: &str) {
     for file in std::fs::read_dir(dir).unwrap() {
         let path = file.unwrap().path();
-        let mut report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let mut report: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         report["provenance"]["slurm"] = serde_json::json!({"node": node});
         std::fs::write(&path, report.to_string()).unwrap();
     }
