@@ -7,4 +7,5 @@ mod backend;
 mod faults;
 mod full_disk;
 mod import;
+mod launch;
 mod password;
