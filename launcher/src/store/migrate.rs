@@ -1,7 +1,8 @@
-//! The store's schema and its versions: one folder of migrations per
-//! backend (`launcher/migrations/sqlite`, `launcher/migrations/postgres`:
-//! the same tables, in each backend's types), applied by sqlx's migrator and
-//! recorded in its `_sqlx_migrations` table.
+//! The store's schema and its versions: migrations in `launcher/migrations/`,
+//! portable SQL where both backends read the same text, else one file per
+//! backend (`sqlite/`, `postgres/`: the same tables in each backend's
+//! types), applied by sqlx's migrator and recorded in its
+//! `_sqlx_migrations` table.
 //!
 //! Opening a store made by a newer mlb (a schema version past the last one
 //! here) is refused, naming both versions; an older store is migrated, an
@@ -29,8 +30,8 @@ const STEPS: [Step; 2] = [
     (
         2,
         "query indexes",
-        include_str!("../../migrations/sqlite/0002_query_indexes.sql"),
-        include_str!("../../migrations/postgres/0002_query_indexes.sql"),
+        include_str!("../../migrations/0002_query_indexes.sql"),
+        include_str!("../../migrations/0002_query_indexes.sql"),
     ),
 ];
 

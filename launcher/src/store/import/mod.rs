@@ -21,7 +21,7 @@ pub mod scan;
 pub mod system;
 pub mod write;
 
-use super::{Store, StoreError};
+use super::{Backend, Store, StoreError};
 use crate::contract::read::Unreadable;
 use rayon::prelude::*;
 use scan::RunFolder;
@@ -130,20 +130,25 @@ pub fn import(store: &Store, dirs: &[PathBuf], labels: &Labels) -> Result<Import
 }
 
 impl Store {
-    /// Which of `hashes` are stored.
+    /// Which of `hashes` are stored. A batch's answer comes back as one
+    /// text (the hashes joined by commas): a row each would cost more than
+    /// the lookup.
     fn known_hashes<'a>(&self, hashes: impl Iterator<Item = &'a str>) -> Result<HashSet<String>, StoreError> {
         let hashes: Vec<&str> = hashes.collect();
+        let joined = match self.backend() {
+            Backend::Sqlite => "group_concat(DISTINCT report_hash)",
+            Backend::Postgres => "string_agg(DISTINCT report_hash, ',')",
+        };
         let mut known = HashSet::new();
         for batch in hashes.chunks(HASHES_A_STATEMENT) {
             let list = self.backend().placeholders(1, batch.len());
-            let sql = format!("SELECT DISTINCT report_hash FROM instances WHERE report_hash IN {list}");
+            let sql = format!("SELECT {joined} FROM instances WHERE report_hash IN {list}");
             let query = batch.iter().fold(sqlx::query(&sql), |q, h| q.bind(*h));
-            let rows = self
-                .block_on(query.fetch_all(self.pool()))
+            let found: Option<String> = self
+                .block_on(query.fetch_one(self.pool()))
+                .and_then(|row| row.try_get(0))
                 .map_err(|e| StoreError::query(self.location(), "looking up the reports stored", &e))?;
-            for row in rows {
-                known.insert(row.try_get(0).map_err(|e| StoreError::query(self.location(), "reading a hash", &e))?);
-            }
+            known.extend(found.iter().flat_map(|f| f.split(',')).map(str::to_string));
         }
         Ok(known)
     }
