@@ -74,6 +74,12 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::slurm::SlurmCommand,
     },
+    /// The results store: import runs into it (`mlb db import`).
+    Db {
+        /// What to do with the store.
+        #[command(subcommand)]
+        command: crate::store::command::DbCommand,
+    },
     /// Generates the data sets the jobs read into `$BASE/data`, in their real formats.
     Prepare(crate::prepare::PrepareArgs),
     /// Runs one instance of one workload (started by the launcher).

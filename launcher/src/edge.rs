@@ -53,6 +53,9 @@ pub enum MlbError {
     /// `mlb prepare` (boxed: its errors carry paths and settings).
     #[error(transparent)]
     Prepare(Box<crate::prepare::PrepareError>),
+    /// `mlb db ...`: the results store.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     /// The result could not be printed.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
@@ -78,6 +81,7 @@ impl Classify for MlbError {
             MlbError::Build(e) => e.kind(),
             MlbError::Slurm(e) => e.kind(),
             MlbError::Prepare(e) => e.kind(),
+            MlbError::Store(e) => e.kind(),
             MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
         }
     }
@@ -95,6 +99,7 @@ impl Fix for MlbError {
             MlbError::Report(e) => e.fix(),
             MlbError::Targets(e) => e.fix(),
             MlbError::Accept(e) => e.fix(),
+            MlbError::Store(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
             MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
         }

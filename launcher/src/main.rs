@@ -99,6 +99,10 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             print_stdout(&mlb::targets::catalog::render(&mlb::targets::Folders::from_env()))?;
             Ok(EXIT_OK)
         }
+        Some(Command::Db { command }) => {
+            print_stdout(&mlb::store::command::run(&command)?)?;
+            Ok(EXIT_OK)
+        }
         Some(Command::Prepare(args)) => {
             let outcome = mlb::prepare::run(&args)?;
             let lines: String = outcome.sets.iter().map(|p| format!("{p}\n")).collect();

@@ -1,0 +1,201 @@
+//! The results store (`mlb db`): every run imported into one database,
+//! embedded SQLite by default, a site's PostgreSQL server when many hosts
+//! and people share one. docs/results.md describes the schema.
+//!
+//! - [`location`]: where a store is (`--db URL`, `MLB_DB`, the default file),
+//!   and its password kept out of every message;
+//! - [`migrate`]: the schema's versions, one migration folder per backend;
+//! - [`import`]: `mlb db import`, reports into the store;
+//! - [`after_run`]: `mlb --jobs FILE --db`, the run imported when it ends;
+//! - [`command`]: the `mlb db` subcommands;
+//! - [`error`]: what can go wrong, with the fix.
+//!
+//! One query layer serves both backends: sqlx's `Any` driver, with `$N`
+//! placeholders (which both read) and bound parameters only: bench,
+//! system and tag names are data, never SQL. Times are stored as RFC 3339
+//! text in UTC, flags as integers 0 and 1, so that every column reads back
+//! as the same type from either backend.
+
+pub mod after_run;
+pub mod command;
+pub mod error;
+pub mod import;
+pub mod location;
+pub mod migrate;
+
+pub use error::StoreError;
+pub use location::Location;
+pub use migrate::{MLB_VERSION, SCHEMA_VERSION};
+
+use sqlx::any::{AnyArguments, AnyPoolOptions};
+use sqlx::query::Query;
+use sqlx::Executor;
+use sqlx::{Any, AnyPool};
+use std::future::Future;
+use std::time::Duration;
+
+/// Which database a store is kept in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// An SQLite file.
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+impl Backend {
+    /// The placeholders of `rows` rows of `columns` values each, for a
+    /// multi-row `VALUES` list (or, one row, an `IN` list): `($1, $2), ($3,
+    /// $4)` on PostgreSQL, `(?, ?), (?, ?)` on SQLite. Use these for long
+    /// lists: sqlx's SQLite driver looks each `$N` up by name, which takes
+    /// time in the square of the parameters.
+    pub fn placeholders(self, rows: usize, columns: usize) -> String {
+        let mut sql = String::with_capacity(rows * columns * 6);
+        for r in 0..rows {
+            sql.push_str(if r == 0 { "(" } else { ", (" });
+            for c in 0..columns {
+                if c > 0 {
+                    sql.push_str(", ");
+                }
+                match self {
+                    Backend::Sqlite => sql.push('?'),
+                    Backend::Postgres => {
+                        sql.push('$');
+                        sql.push_str(&(r * columns + c + 1).to_string());
+                    }
+                }
+            }
+            sql.push(')');
+        }
+        sql
+    }
+}
+
+/// An open store at the current schema version. Its methods block: it runs
+/// its own single-threaded async runtime (so it must not be used from
+/// inside another's task).
+pub struct Store {
+    location: Location,
+    backend: Backend,
+    pool: AnyPool,
+    runtime: tokio::runtime::Runtime,
+}
+
+/// How long a statement waits for another writer of an SQLite store
+/// (another import) before it fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long opening a store (or waiting for a connection) may take: a
+/// server that does not answer is an error, not a hang.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Connections to a store: a few, since SQLite writes one at a time.
+const CONNECTIONS: u32 = 4;
+
+impl Store {
+    /// Opens the store at `location`, making it when it does not exist (an
+    /// SQLite file: its folder too), and migrates it to
+    /// [`SCHEMA_VERSION`] (see [`migrate`]).
+    pub fn open(location: &Location) -> Result<Store, StoreError> {
+        let store = Store::connect(location)?;
+        store.migrate_to(SCHEMA_VERSION)?;
+        Ok(store)
+    }
+
+    /// Connects to the store at `location`, as it is.
+    fn connect(location: &Location) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = match location {
+            Location::Sqlite(path) => {
+                if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(folder)
+                        .map_err(|source| StoreError::Folder { path: folder.to_path_buf(), source })?;
+                }
+                Backend::Sqlite
+            }
+            Location::Postgres(_) => Backend::Postgres,
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::Connect { location: location.clone(), reason: e.to_string() })?;
+        let options = AnyPoolOptions::new()
+            .max_connections(CONNECTIONS)
+            .acquire_timeout(CONNECT_TIMEOUT)
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL: readers do not wait for an import; NORMAL: a
+                        // commit survives a killed process (not a power cut
+                        // before the next checkpoint, which costs no consistency);
+                        // a page cache of 64 MiB, for the indexes an import
+                        // adds to stay in memory.
+                        let pragmas = format!(
+                            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
+                             PRAGMA busy_timeout = {}; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
+                            BUSY_TIMEOUT.as_millis()
+                        );
+                        conn.execute(pragmas.as_str()).await?;
+                    }
+                    Ok(())
+                })
+            });
+        let pool = runtime
+            .block_on(options.connect(&location.connect_url()))
+            .map_err(|e| StoreError::connect(location, &e))?;
+        Ok(Store { location: location.clone(), backend, pool, runtime })
+    }
+
+    /// Where the store is.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// Which database it is kept in.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The connections, for queries run through [`Store::block_on`].
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// Runs `work` (queries on [`Store::pool`]) to its end.
+    pub fn block_on<F: Future>(&self, work: F) -> F::Output {
+        self.runtime.block_on(work)
+    }
+}
+
+/// Binds `value`, a number or NULL, to `query`. Bind every optional float
+/// through this: sqlx 0.8's `Any` driver declares a NULL `f64` to
+/// PostgreSQL as `real` (its `real` and `double precision` are swapped for
+/// NULLs), so that a statement first run with a NULL there then refuses a
+/// number ("incorrect binary data format"). A NULL `f32` is declared as
+/// `double precision`, as the numbers are.
+pub fn bind_f64<'q>(query: Query<'q, Any, AnyArguments<'q>>, value: Option<f64>) -> Query<'q, Any, AnyArguments<'q>> {
+    match value {
+        Some(v) => query.bind(v),
+        None => query.bind(None::<f32>),
+    }
+}
+
+impl Drop for Store {
+    /// Closes the connections, so that an SQLite store's write-ahead log is
+    /// folded back into the file.
+    fn drop(&mut self) {
+        self.runtime.block_on(self.pool.close());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_number_every_value_on_postgres_only() {
+        assert_eq!(Backend::Postgres.placeholders(2, 3), "($1, $2, $3), ($4, $5, $6)");
+        assert_eq!(Backend::Sqlite.placeholders(2, 2), "(?, ?), (?, ?)");
+        assert_eq!(Backend::Postgres.placeholders(1, 1), "($1)");
+    }
+}

@@ -1,0 +1,11 @@
+//! The results store (`mlb db import`, `mlb --db`): the same test bodies on
+//! SQLite (the unit tier) and on a real PostgreSQL server (the postgres
+//! tier, scripts/setup-postgres.sh), and the faults: a killed import, two
+//! imports at once, a full disk (root tier), hostile names, a password.
+
+mod backend;
+mod faults;
+mod full_disk;
+mod import;
+mod launch;
+mod password;
