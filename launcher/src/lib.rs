@@ -26,6 +26,7 @@ pub mod reading;
 pub mod report;
 pub mod runtime;
 pub mod slurm;
+pub mod store;
 pub mod system;
 pub mod targets;
 pub mod telemetry;

@@ -1,0 +1,15 @@
+//! Queries of the results store: runs and systems, the comparison of
+//! systems bench by bench, one system's history, a run against its history
+//! (regressions) and exports (docs/results.md, "Queries", "Regressions",
+//! "Export"). The figures are computed by pure functions over what the store
+//! returns; the SQL binds every name as a parameter.
+
+pub mod bencher;
+pub mod history;
+pub mod matrix;
+pub mod regression;
+pub mod render;
+pub mod svg;
+pub mod welch;
+
+pub use matrix::{Figure, Matrix, Metric};
