@@ -1,1 +1,134 @@
+//! The results store (`mlb db`): every run imported into one database,
+//! embedded SQLite by default, a site's PostgreSQL server when many hosts
+//! and people share one. docs/results.md describes the schema.
+//!
+//! - [`location`]: where a store is (`--db URL`, `MLB_DB`, the default file),
+//!   and its password kept out of every message;
+//! - [`migrate`]: the schema's versions, one migration folder per backend;
+//! - [`error`]: what can go wrong, with the fix;
+//! - [`query`]: runs, systems, comparisons, history, regressions' past runs and exports.
+//!
+//! One query layer serves both backends: sqlx's `Any` driver, with `$N`
+//! placeholders (which both read) and bound parameters only: bench,
+//! system and tag names are data, never SQL. Times are stored as RFC 3339
+//! text in UTC, flags as integers 0 and 1, so that every column reads back
+//! as the same type from either backend.
+
+pub mod error;
+pub mod location;
+pub mod migrate;
 pub mod query;
+
+pub use error::StoreError;
+pub use location::Location;
+pub use migrate::{MLB_VERSION, SCHEMA_VERSION};
+
+use sqlx::any::AnyPoolOptions;
+use sqlx::AnyPool;
+use sqlx::Executor;
+use std::future::Future;
+use std::time::Duration;
+
+/// Which database a store is kept in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// An SQLite file.
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+/// An open store at the current schema version. Its methods block: it runs
+/// its own single-threaded async runtime (so it must not be used from
+/// inside another's task).
+pub struct Store {
+    location: Location,
+    backend: Backend,
+    pool: AnyPool,
+    runtime: tokio::runtime::Runtime,
+}
+
+/// How long a statement waits for another writer of an SQLite store
+/// (another import) before it fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Connections to a store: a few, since SQLite writes one at a time.
+const CONNECTIONS: u32 = 4;
+
+impl Store {
+    /// Opens the store at `location`, making it when it does not exist (an
+    /// SQLite file: its folder too), and migrates it to
+    /// [`SCHEMA_VERSION`] (see [`migrate`]).
+    pub fn open(location: &Location) -> Result<Store, StoreError> {
+        let store = Store::connect(location)?;
+        store.migrate_to(SCHEMA_VERSION)?;
+        Ok(store)
+    }
+
+    /// Connects to the store at `location`, as it is.
+    fn connect(location: &Location) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = match location {
+            Location::Sqlite(path) => {
+                if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(folder)
+                        .map_err(|source| StoreError::Folder { path: folder.to_path_buf(), source })?;
+                }
+                Backend::Sqlite
+            }
+            Location::Postgres(_) => Backend::Postgres,
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::Connect { location: location.clone(), reason: e.to_string() })?;
+        let options = AnyPoolOptions::new().max_connections(CONNECTIONS).after_connect(move |conn, _| {
+            Box::pin(async move {
+                if backend == Backend::Sqlite {
+                    // WAL: readers do not wait for an import; NORMAL: a
+                    // commit survives a killed process (not a power cut
+                    // before the next checkpoint, which costs no consistency).
+                    let pragmas = format!(
+                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
+                         PRAGMA busy_timeout = {};",
+                        BUSY_TIMEOUT.as_millis()
+                    );
+                    conn.execute(pragmas.as_str()).await?;
+                }
+                Ok(())
+            })
+        });
+        let pool = runtime
+            .block_on(options.connect(&location.connect_url()))
+            .map_err(|e| StoreError::connect(location, &e))?;
+        Ok(Store { location: location.clone(), backend, pool, runtime })
+    }
+
+    /// Where the store is.
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// Which database it is kept in.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The connections, for queries run through [`Store::block_on`].
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// Runs `work` (queries on [`Store::pool`]) to its end.
+    pub fn block_on<F: Future>(&self, work: F) -> F::Output {
+        self.runtime.block_on(work)
+    }
+}
+
+impl Drop for Store {
+    /// Closes the connections, so that an SQLite store's write-ahead log is
+    /// folded back into the file.
+    fn drop(&mut self) {
+        self.runtime.block_on(self.pool.close());
+    }
+}
