@@ -76,6 +76,8 @@ pub enum Command {
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]
     Worker(Box<WorkerArgs>),
+    /// The results store: the runs kept, compared across systems and over time.
+    Db(crate::store::query::command::DbArgs),
     /// Container images mlb runs instances in.
     Containers {
         /// What to do with container images.

@@ -83,7 +83,11 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_OK)
         }
         Some(Command::Report(args)) => {
-            print_stdout(&mlb::report::run(&args)?)?;
+            let text = match &args.db {
+                Some(db) => mlb::store::query::regressions::report(&args, db)?,
+                None => mlb::report::run(&args)?,
+            };
+            print_stdout(&text)?;
             Ok(EXIT_OK)
         }
         Some(Command::Targets { command: TargetsCommand::Derive(args) }) => {
@@ -106,6 +110,10 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
         Some(Command::Worker(args)) => Ok(mlb::worker::main(*args)),
         Some(Command::Slurm { command: SlurmCommand::Submit(args) }) => Ok(mlb::slurm::submit::main(&args)?),
         Some(Command::Slurm { command: SlurmCommand::Task { plan } }) => Ok(mlb::slurm::task::main(&plan)),
+        Some(Command::Db(args)) => {
+            print_stdout(&mlb::store::query::command::run(&args)?)?;
+            Ok(EXIT_OK)
+        }
         Some(Command::Containers { command: ContainersCommand::Build(args) }) => {
             let image = mlb::runtime::build_cmd::run(&args, &mut |line| Console::Out.line(line))?;
             print_stdout(&format!("built {} ({})\n", image.name, image.id))?;

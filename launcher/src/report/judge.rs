@@ -36,6 +36,10 @@ pub enum Check {
 }
 
 impl Check {
+    /// Every check, in the order they are tried.
+    pub const ALL: [Check; 5] =
+        [Check::Incomplete, Check::NanLoss, Check::SkippedNanLoss, Check::InfiniteLoss, Check::NoThroughput];
+
     /// Whether the original fails an entry for this.
     pub fn original(self) -> bool {
         matches!(self, Check::Incomplete | Check::NanLoss)

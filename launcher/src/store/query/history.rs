@@ -1,8 +1,16 @@
 //! `mlb db history`: one metric of a system over time, a series per bench
 //! (or config), each point a run with its id (docs/results.md, "Queries").
 
+use super::args::HistoryArgs;
+use super::compare::known;
+use super::error::QueryError;
+use super::figures::{counts, mean_energy};
+use super::filters::restrict;
 use super::matrix::Metric;
+use super::sql::Sql;
+use crate::store::Store;
 use serde::Serialize;
+use sqlx::Row;
 
 /// One run's figure for one bench.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -67,6 +75,43 @@ pub fn history(system: &str, metric: Metric, mut points: Vec<(String, Point)>) -
     }
     let unit = if metric == Metric::Score { "x first run" } else { metric.unit() };
     History { system: system.to_string(), metric, unit, series }
+}
+
+/// The history `args` ask for, from `store`: per run of the system and
+/// bench, the instances that count and their mean (joules per item left
+/// out where they cannot be a measure, as `mlb report` leaves them out).
+pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
+    let system = args.filters.system.as_ref().ok_or(QueryError::NoSystem)?;
+    known(store, std::slice::from_ref(system))?;
+    let energy = args.metric == Metric::EnergyPerItem;
+    let mut sql = Sql::new("SELECT i.bench, r.id, r.run_ids, r.started_at, COUNT(*), ");
+    if energy {
+        mean_energy(&mut sql);
+    } else {
+        sql.push("AVG(i.items_per_s)");
+    }
+    sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id JOIN systems s ON s.id = r.system_id");
+    sql.push(" WHERE 1 = 1");
+    counts(&mut sql, args.rule());
+    if let Some(bench) = &args.bench {
+        sql.push(" AND (i.bench = ").text(bench).push(" OR i.config = ").text(bench).push(")");
+    }
+    restrict(&mut sql, &args.filters);
+    sql.push(" GROUP BY i.bench, r.id, r.run_ids, r.started_at");
+    let rows = sql.rows(store, "reading the history", |row| {
+        let started: Option<String> = row.try_get(3)?;
+        let value: Option<f64> = row.try_get(5)?;
+        Ok((row.try_get::<String, _>(0)?, row.try_get(1)?, row.try_get(2)?, started, row.try_get::<i64, _>(4)?, value))
+    })?;
+    let points = rows
+        .into_iter()
+        .filter_map(|(bench, run, run_ids, started, n, value)| {
+            let started = started.unwrap_or_default();
+            let at = chrono::DateTime::parse_from_rfc3339(&started).map_or(0, |t| t.timestamp());
+            Some((bench, Point { run, run_ids, started, at, n: n as usize, value: value? }))
+        })
+        .collect();
+    Ok(history(system, args.metric, points))
 }
 
 #[cfg(test)]

@@ -4,12 +4,22 @@
 //! "Export"). The figures are computed by pure functions over what the store
 //! returns; the SQL binds every name as a parameter.
 
+pub mod args;
 pub mod bencher;
+pub mod command;
+pub mod compare;
+pub mod error;
+pub mod export;
+mod figures;
+mod filters;
 pub mod history;
 pub mod matrix;
-pub mod regression;
+pub mod regressions;
 pub mod render;
+pub mod runs;
+mod sql;
 pub mod svg;
-pub mod welch;
+pub mod systems;
 
+pub use error::QueryError;
 pub use matrix::{Figure, Matrix, Metric};

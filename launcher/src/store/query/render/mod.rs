@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod history;
+pub mod list;
 mod table;
 
 use clap::ValueEnum;

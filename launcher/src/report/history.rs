@@ -1,6 +1,8 @@
-//! This run against its own history: per config, the change of the mean
-//! items/s against the last runs of the same system and config, Welch's
-//! p-value, and a regression flag (docs/results.md, "Regressions").
+//! This run against its own history (`mlb report --db`): per row, the
+//! change of the mean items/s against the last runs of the same system and
+//! config in the results store, Welch's p-value, and a regression flag
+//! (docs/results.md, "Regressions"). The store fills [`Regressions`]; the
+//! report prints it.
 
 use super::welch::{p_value, Moments};
 use serde::Serialize;
@@ -14,17 +16,48 @@ pub const DROP_THRESHOLD: f64 = 0.05;
 /// A drop is significant when Welch's p-value is below this.
 pub const SIGNIFICANCE: f64 = 0.05;
 
-/// One config of this run against its history.
+/// The report's rows against their history.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Regressions {
+    /// The store (its password written as `***`).
+    pub store: String,
+    /// The system's name in the store.
+    pub system: String,
+    /// Runs compared with, at most (`--history K`).
+    pub history_runs: usize,
+    /// A drop larger than this share is a regression, when significant.
+    pub threshold: f64,
+    /// The significance level of Welch's test.
+    pub significance: f64,
+    /// One judgement per row of the report with a history.
+    pub rows: Vec<Judgement>,
+}
+
+impl Regressions {
+    /// An empty comparison of `system`'s rows in `store` with `history_runs` runs.
+    pub fn new(store: String, system: String, history_runs: usize) -> Regressions {
+        Regressions {
+            store,
+            system,
+            history_runs,
+            threshold: DROP_THRESHOLD,
+            significance: SIGNIFICANCE,
+            rows: Vec::new(),
+        }
+    }
+}
+
+/// One row of this run against its history.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Judgement {
-    /// The config (its row label in `mlb report`).
+    /// The row's label in the report (a config, or a bench with `--rows bench`).
     pub config: String,
     /// This run's instances.
     pub current: Moments,
     /// The instances of the runs compared with, pooled.
     pub history: Moments,
-    /// The runs compared with (at most `--history K`), newest first.
-    pub runs: Vec<String>,
+    /// The store's ids of the runs compared with (at most `--history K`), newest first.
+    pub runs: Vec<i64>,
     /// Change of the mean, in percent of the history's mean (negative: slower).
     pub change_percent: Option<f64>,
     /// Welch's two-sided p-value (none with fewer than two values on a side).
@@ -35,7 +68,7 @@ pub struct Judgement {
 
 /// Judges `current` (this run's items/s of a config) against `history`
 /// (the same config's items/s in the runs `runs`).
-pub fn judge(config: &str, current: &[f64], history: &[f64], runs: Vec<String>) -> Judgement {
+pub fn judge(config: &str, current: &[f64], history: &[f64], runs: Vec<i64>) -> Judgement {
     let (now, before) = (Moments::of(current), Moments::of(history));
     let change = now.mean.zip(before.mean.filter(|m| *m != 0.0)).map(|(n, b)| (n - b) / b);
     let p = p_value(&now, &before);
