@@ -11,7 +11,8 @@
 
 use clap::Parser;
 use mlb::cli::{Cli, Command};
-use mlb::store::query::command::{DbArgs, DbCommand};
+use mlb::store::command::DbCommand;
+use mlb::store::query::command::QueryCommand;
 use mlb::store::{Location, Store};
 use std::path::Path;
 use std::time::Instant;
@@ -51,11 +52,11 @@ fn write_system(dir: &Path, s: usize) {
     }
 }
 
-/// The `mlb db` command line `args`, parsed.
-fn db_args(args: &[&str]) -> DbArgs {
+/// The `mlb db` query `args`, parsed.
+fn db_args(args: &[&str]) -> QueryCommand {
     let cli = Cli::try_parse_from([&["mlb", "db"], args].concat()).unwrap();
     match cli.command {
-        Some(Command::Db(db)) => db,
+        Some(Command::Db { command: DbCommand::Query(query) }) => query,
         _ => unreachable!("mlb db"),
     }
 }
@@ -115,12 +116,12 @@ fn main() {
     let mut ok = true;
     for (what, args) in &queries {
         let parsed = db_args(args);
-        let query_ms = time(|| match &parsed.command {
-            DbCommand::Compare(c) => {
+        let query_ms = time(|| match &parsed {
+            QueryCommand::Compare(c) => {
                 let m = mlb::store::query::compare::compare(&store, c).unwrap();
                 assert_eq!(m.rows.len(), BENCHES);
             }
-            DbCommand::History(h) => {
+            QueryCommand::History(h) => {
                 let found = mlb::store::query::history::fetch(&store, h).unwrap();
                 assert_eq!(found.series[0].points.len(), RUNS_PER_SYSTEM);
             }

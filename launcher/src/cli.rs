@@ -71,13 +71,17 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::slurm::SlurmCommand,
     },
+    /// The results store: import runs, list them, compare systems, follow one over time, export.
+    Db {
+        /// What to do with the store.
+        #[command(subcommand)]
+        command: crate::store::command::DbCommand,
+    },
     /// Generates the data sets the jobs read into `$BASE/data`, in their real formats.
     Prepare(crate::prepare::PrepareArgs),
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]
     Worker(Box<WorkerArgs>),
-    /// The results store: the runs kept, compared across systems and over time.
-    Db(crate::store::query::command::DbArgs),
     /// Container images mlb runs instances in.
     Containers {
         /// What to do with container images.

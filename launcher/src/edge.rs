@@ -50,6 +50,9 @@ pub enum MlbError {
     /// `mlb prepare` (boxed: its errors carry paths and settings).
     #[error(transparent)]
     Prepare(Box<crate::prepare::PrepareError>),
+    /// `mlb db ...`: the results store.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     /// `mlb db` queries.
     #[error(transparent)]
     Query(#[from] crate::store::query::QueryError),
@@ -77,6 +80,7 @@ impl Classify for MlbError {
             MlbError::Build(e) => e.kind(),
             MlbError::Slurm(e) => e.kind(),
             MlbError::Prepare(e) => e.kind(),
+            MlbError::Store(e) => e.kind(),
             MlbError::Query(e) => e.kind(),
             MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
         }
@@ -94,6 +98,7 @@ impl Fix for MlbError {
             MlbError::NoSuchPlugin(e) => e.fix(),
             MlbError::Report(e) => e.fix(),
             MlbError::Targets(e) => e.fix(),
+            MlbError::Store(e) => e.fix(),
             MlbError::Query(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
             MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,

@@ -98,6 +98,10 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             print_stdout(&mlb::targets::catalog::render(&mlb::targets::Folders::from_env()))?;
             Ok(EXIT_OK)
         }
+        Some(Command::Db { command }) => {
+            print_stdout(&mlb::store::command::run(&command)?)?;
+            Ok(EXIT_OK)
+        }
         Some(Command::Prepare(args)) => {
             let outcome = mlb::prepare::run(&args)?;
             let lines: String = outcome.sets.iter().map(|p| format!("{p}\n")).collect();
@@ -110,10 +114,6 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
         Some(Command::Worker(args)) => Ok(mlb::worker::main(*args)),
         Some(Command::Slurm { command: SlurmCommand::Submit(args) }) => Ok(mlb::slurm::submit::main(&args)?),
         Some(Command::Slurm { command: SlurmCommand::Task { plan } }) => Ok(mlb::slurm::task::main(&plan)),
-        Some(Command::Db(args)) => {
-            print_stdout(&mlb::store::query::command::run(&args)?)?;
-            Ok(EXIT_OK)
-        }
         Some(Command::Containers { command: ContainersCommand::Build(args) }) => {
             let image = mlb::runtime::build_cmd::run(&args, &mut |line| Console::Out.line(line))?;
             print_stdout(&format!("built {} ({})\n", image.name, image.id))?;

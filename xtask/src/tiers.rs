@@ -20,6 +20,8 @@ pub enum Tier {
     Unit,
     /// Real cgroups, tmpfs mounts and full disks: needs root.
     Root,
+    /// The results store on a real PostgreSQL server (scripts/setup-postgres.sh).
+    Postgres,
     /// Containers: needs a Docker daemon (scripts/setup-docker.sh) and root.
     Docker,
     /// The two-node Slurm test cluster (scripts/setup-slurm.sh).
@@ -35,8 +37,17 @@ pub enum Tier {
 }
 
 /// Every tier, in the order a full run takes them.
-const ALL: [Tier; 8] =
-    [Tier::Lint, Tier::Unit, Tier::Root, Tier::Docker, Tier::Slurm, Tier::Browser, Tier::Torch, Tier::Smoke];
+const ALL: [Tier; 9] = [
+    Tier::Lint,
+    Tier::Unit,
+    Tier::Root,
+    Tier::Postgres,
+    Tier::Docker,
+    Tier::Slurm,
+    Tier::Browser,
+    Tier::Torch,
+    Tier::Smoke,
+];
 
 impl Tier {
     fn name(self) -> &'static str {
@@ -44,6 +55,7 @@ impl Tier {
             Tier::Lint => "lint",
             Tier::Unit => "unit",
             Tier::Root => "root",
+            Tier::Postgres => "postgres",
             Tier::Docker => "docker",
             Tier::Slurm => "slurm",
             Tier::Browser => "browser",
@@ -56,7 +68,7 @@ impl Tier {
     fn group(self) -> Option<&'static str> {
         match self {
             Tier::Unit => Some("@global"),
-            Tier::Root | Tier::Docker | Tier::Slurm | Tier::Browser => Some(self.name()),
+            Tier::Root | Tier::Postgres | Tier::Docker | Tier::Slurm | Tier::Browser => Some(self.name()),
             Tier::Lint | Tier::Torch | Tier::Smoke => None,
         }
     }
@@ -64,6 +76,7 @@ impl Tier {
     /// The script that installs or starts what the tier needs (idempotent).
     fn setup(self) -> Option<&'static str> {
         match self {
+            Tier::Postgres => Some("scripts/setup-postgres.sh"),
             Tier::Docker => Some("scripts/setup-docker.sh"),
             Tier::Slurm => Some("scripts/setup-slurm.sh"),
             Tier::Browser => Some("scripts/setup-chromium.sh"),

@@ -1,6 +1,7 @@
 -- The results store, version 1: systems, runs, instances, their metrics in
 -- a long table, and the labels of runs. docs/results.md describes each column.
--- Times are RFC 3339 text in UTC (`2026-11-24T13:30:48Z`): they sort as they read.
+-- Times are RFC 3339 text in UTC, to the microsecond (`2026-11-24T13:30:48.000000Z`):
+-- they sort as they read.
 -- Flags are integers 0 and 1.
 
 -- What the store says of itself: `mlb_version` (the mlb that last migrated

@@ -27,6 +27,13 @@ pub enum StoreError {
         /// Why.
         source: std::io::Error,
     },
+    /// A folder to import cannot be listed.
+    #[error(transparent)]
+    Reports {
+        /// Which, and why.
+        #[from]
+        source: crate::contract::read::FolderError,
+    },
     /// The store cannot be opened or reached.
     #[error("cannot open the store {location}: {reason}")]
     Connect {
@@ -138,6 +145,7 @@ impl Classify for StoreError {
             StoreError::BadUrl { .. }
             | StoreError::NoHome
             | StoreError::Folder { .. }
+            | StoreError::Reports { .. }
             | StoreError::Connect { .. }
             | StoreError::Newer { .. }
             | StoreError::Backup { .. }
@@ -153,6 +161,7 @@ impl Fix for StoreError {
             StoreError::BadUrl { .. } => "pass --db sqlite:PATH or --db postgres://USER@HOST/DB".into(),
             StoreError::NoHome => "set HOME or XDG_DATA_HOME, or pass --db (or MLB_DB)".into(),
             StoreError::Folder { .. } => "pass --db with a store in a folder you can write".into(),
+            StoreError::Reports { .. } => "pass a folder of report files you can read".into(),
             StoreError::Connect { location: Location::Postgres(_), .. } => {
                 "check the server is up, the user, the password (PGPASSWORD or ~/.pgpass keeps it out of \
                  the URL) and the database in the URL"

@@ -117,7 +117,8 @@ pub(super) fn passwords(url: &str) -> Vec<String> {
             params
                 .split('&')
                 .filter_map(|p| p.split_once('='))
-                .filter_map(|(key, value)| key.eq_ignore_ascii_case("password").then(|| value.to_string())),
+                .filter(|(key, _)| key.eq_ignore_ascii_case("password"))
+                .map(|(_, value)| value.to_string()),
         );
     }
     let decoded: Vec<String> = found.iter().map(|p| percent_decode(p)).collect();

@@ -14,7 +14,9 @@
 //! text in UTC, flags as integers 0 and 1, so that every column reads back
 //! as the same type from either backend.
 
+pub mod command;
 pub mod error;
+pub mod import;
 pub mod location;
 pub mod migrate;
 pub mod query;
@@ -23,9 +25,10 @@ pub use error::StoreError;
 pub use location::Location;
 pub use migrate::{MLB_VERSION, SCHEMA_VERSION};
 
-use sqlx::any::AnyPoolOptions;
-use sqlx::AnyPool;
+use sqlx::any::{AnyArguments, AnyPoolOptions};
+use sqlx::query::Query;
 use sqlx::Executor;
+use sqlx::{Any, AnyPool};
 use std::future::Future;
 use std::time::Duration;
 
@@ -51,6 +54,10 @@ pub struct Store {
 /// How long a statement waits for another writer of an SQLite store
 /// (another import) before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long opening a store (or waiting for a connection) may take: a
+/// server that does not answer is an error, not a hang.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Connections to a store: a few, since SQLite writes one at a time.
 const CONNECTIONS: u32 = 4;
@@ -82,22 +89,25 @@ impl Store {
             .enable_all()
             .build()
             .map_err(|e| StoreError::Connect { location: location.clone(), reason: e.to_string() })?;
-        let options = AnyPoolOptions::new().max_connections(CONNECTIONS).after_connect(move |conn, _| {
-            Box::pin(async move {
-                if backend == Backend::Sqlite {
-                    // WAL: readers do not wait for an import; NORMAL: a
-                    // commit survives a killed process (not a power cut
-                    // before the next checkpoint, which costs no consistency).
-                    let pragmas = format!(
-                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
+        let options = AnyPoolOptions::new()
+            .max_connections(CONNECTIONS)
+            .acquire_timeout(CONNECT_TIMEOUT)
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL: readers do not wait for an import; NORMAL: a
+                        // commit survives a killed process (not a power cut
+                        // before the next checkpoint, which costs no consistency).
+                        let pragmas = format!(
+                            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
                          PRAGMA busy_timeout = {};",
-                        BUSY_TIMEOUT.as_millis()
-                    );
-                    conn.execute(pragmas.as_str()).await?;
-                }
-                Ok(())
-            })
-        });
+                            BUSY_TIMEOUT.as_millis()
+                        );
+                        conn.execute(pragmas.as_str()).await?;
+                    }
+                    Ok(())
+                })
+            });
         let pool = runtime
             .block_on(options.connect(&location.connect_url()))
             .map_err(|e| StoreError::connect(location, &e))?;
@@ -122,6 +132,19 @@ impl Store {
     /// Runs `work` (queries on [`Store::pool`]) to its end.
     pub fn block_on<F: Future>(&self, work: F) -> F::Output {
         self.runtime.block_on(work)
+    }
+}
+
+/// Binds `value`, a number or NULL, to `query`. Bind every optional float
+/// through this: sqlx 0.8's `Any` driver declares a NULL `f64` to
+/// PostgreSQL as `real` (its `real` and `double precision` are swapped for
+/// NULLs), so that a statement first run with a NULL there then refuses a
+/// number ("incorrect binary data format"). A NULL `f32` is declared as
+/// `double precision`, as the numbers are.
+pub fn bind_f64<'q>(query: Query<'q, Any, AnyArguments<'q>>, value: Option<f64>) -> Query<'q, Any, AnyArguments<'q>> {
+    match value {
+        Some(v) => query.bind(v),
+        None => query.bind(None::<f32>),
     }
 }
 

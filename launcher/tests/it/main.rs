@@ -30,6 +30,7 @@ mod report_schema;
 mod report_telemetry;
 mod singularity_standin;
 mod slurm_cluster;
+mod store;
 mod targets;
 mod telemetry_amdsmi;
 mod telemetry_nvml;

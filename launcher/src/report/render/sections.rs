@@ -301,6 +301,10 @@ fn history(report: &Report, h: &Regressions) -> Section {
         h.threshold * 100.0,
         h.significance
     );
+    if h.rows.is_empty() {
+        let line = format!("no earlier run of {} in the store holds these configs", h.system);
+        return section(title, Body::Lines(vec![line]));
+    }
     section(title, Body::Table { headers: headers.to_vec(), rows })
 }
 

@@ -3,6 +3,7 @@
 use super::matrix::Metric;
 use super::render::Format;
 use crate::report::Rule;
+use crate::store::command::DbArg;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -68,6 +69,9 @@ fn moment(text: &str, end: bool) -> Result<String, String> {
 /// `mlb db runs` and `mlb db systems`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
+    /// The store.
+    #[command(flatten)]
+    pub store: DbArg,
     /// Which runs.
     #[command(flatten)]
     pub filters: Filters,
@@ -79,6 +83,9 @@ pub struct ListArgs {
 /// `mlb db compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
+    /// The store.
+    #[command(flatten)]
+    pub store: DbArg,
     /// The systems, as columns in this order (comma-separated names).
     #[arg(long, value_name = "A,B,C", value_delimiter = ',', required = true)]
     pub systems: Vec<String>,
@@ -136,6 +143,9 @@ fn price(text: &str) -> Result<(String, f64), String> {
 /// `mlb db history`.
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
+    /// The store.
+    #[command(flatten)]
+    pub store: DbArg,
     /// Which runs (`--system` is required).
     #[command(flatten)]
     pub filters: Filters,
@@ -168,6 +178,9 @@ pub enum ExportFormat {
 /// `mlb db export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
+    /// The store.
+    #[command(flatten)]
+    pub store: DbArg,
     /// What to write.
     #[arg(long, value_enum)]
     pub format: ExportFormat,

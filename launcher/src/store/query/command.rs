@@ -4,24 +4,12 @@
 use super::args::{CompareArgs, ExportArgs, HistoryArgs, ListArgs};
 use super::error::QueryError;
 use super::render;
-use crate::store::{Location, Store};
-use clap::{Args, Subcommand};
-
-/// `mlb db ...`: the store and what to do with it.
-#[derive(Debug, Args)]
-pub struct DbArgs {
-    /// The store: `sqlite:PATH` or `postgres://USER@HOST/DB` (default: `MLB_DB`,
-    /// else `$XDG_DATA_HOME/mlb/results.db`).
-    #[arg(long, global = true, value_name = "URL")]
-    pub db: Option<String>,
-    /// What to do.
-    #[command(subcommand)]
-    pub command: DbCommand,
-}
+use crate::store::Store;
+use clap::Subcommand;
 
 /// The queries of `mlb db`.
 #[derive(Debug, Subcommand)]
-pub enum DbCommand {
+pub enum QueryCommand {
     /// The runs stored, oldest first, with their system, ids and tags.
     Runs(ListArgs),
     /// The systems stored, with their runs.
@@ -35,18 +23,30 @@ pub enum DbCommand {
     Export(ExportArgs),
 }
 
+impl QueryCommand {
+    /// The store the query reads.
+    fn store(&self) -> &crate::store::command::DbArg {
+        match self {
+            QueryCommand::Runs(a) | QueryCommand::Systems(a) => &a.store,
+            QueryCommand::Compare(a) => &a.store,
+            QueryCommand::History(a) => &a.store,
+            QueryCommand::Export(a) => &a.store,
+        }
+    }
+}
+
 /// Runs `mlb db ...`: returns what to print, after writing the chart when asked.
-pub fn run(args: &DbArgs) -> Result<String, QueryError> {
-    let store = Store::open(&Location::from_env(args.db.as_deref())?)?;
-    match &args.command {
-        DbCommand::Runs(list) => Ok(render::list::runs(&super::runs::runs(&store, &list.filters)?, list.format)),
-        DbCommand::Systems(list) => {
+pub fn run(command: &QueryCommand) -> Result<String, QueryError> {
+    let store = Store::open(&command.store().location()?)?;
+    match command {
+        QueryCommand::Runs(list) => Ok(render::list::runs(&super::runs::runs(&store, &list.filters)?, list.format)),
+        QueryCommand::Systems(list) => {
             Ok(render::list::systems(&super::systems::systems(&store, &list.filters)?, list.format))
         }
-        DbCommand::Compare(compare) => {
+        QueryCommand::Compare(compare) => {
             Ok(render::compare::render(&super::compare::compare(&store, compare)?, compare.format))
         }
-        DbCommand::History(history) => {
+        QueryCommand::History(history) => {
             let found = super::history::fetch(&store, history)?;
             if let Some(path) = &history.svg {
                 let chart = super::svg::chart(&found)?;
@@ -54,6 +54,6 @@ pub fn run(args: &DbArgs) -> Result<String, QueryError> {
             }
             Ok(render::history::render(&found, history.format))
         }
-        DbCommand::Export(export) => super::export::export(&store, export),
+        QueryCommand::Export(export) => super::export::export(&store, export),
     }
 }

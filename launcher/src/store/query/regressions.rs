@@ -5,8 +5,10 @@
 use super::error::QueryError;
 use super::figures::counts;
 use super::sql::Sql;
+use crate::contract::read::{read_folder, Entry};
 use crate::report::history::{judge, Regressions};
-use crate::report::{Report, ReportArgs, Row as ReportRow, Rule};
+use crate::report::{ReportArgs, Row as ReportRow, Rule};
+use crate::store::import::system::SystemRow;
 use crate::store::{Location, Store};
 use serde_json::{Map, Value};
 use sqlx::Row;
@@ -20,7 +22,7 @@ pub fn report(args: &ReportArgs, db: &str) -> Result<String, QueryError> {
     let store = Store::open(&location)?;
     let system = match &args.system {
         Some(name) => name.clone(),
-        None => default_system(&report),
+        None => default_system(&args.reports)?,
     };
     let rule = if args.strict { Rule::Strict } else { Rule::Original };
     let mut found = Regressions::new(location.to_string(), system, args.history);
@@ -37,9 +39,11 @@ pub fn report(args: &ReportArgs, db: &str) -> Result<String, QueryError> {
     Ok(crate::report::show(args, &report)?)
 }
 
-/// The name `mlb db import` gives the run's system: its `system.json`'s host name.
-fn default_system(report: &Report) -> String {
-    report.system.as_ref().map(|s| s.system_name.clone()).unwrap_or_default()
+/// The name `mlb db import` gives the system of the reports in `dir`.
+fn default_system(dir: &Path) -> Result<String, QueryError> {
+    let reading = read_folder(dir).map_err(crate::store::StoreError::from)?;
+    let entries: Vec<&Entry> = reading.entries.iter().collect();
+    Ok(SystemRow::of(dir, &entries, None).name)
 }
 
 /// Whether an instance's stored `config` (its arguments, a JSON object)

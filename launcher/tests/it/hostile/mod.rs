@@ -6,7 +6,7 @@ mod closed_stdout;
 mod concurrent;
 mod docker;
 mod file_names;
-mod full_disk;
+pub(crate) mod full_disk;
 mod fuzz;
 mod host_lock;
 mod input_files;

@@ -1,0 +1,194 @@
+//! `mlb db import DIR...`: mlb's run folders and the original suite's
+//! report folders, at any depth, into the store.
+//!
+//! - [`scan`]: the report files under a folder, judged as `mlb report`
+//!   judges the folder, hashed, grouped by run folder;
+//! - [`extract`]: what is kept of a report beyond `mlb report`'s view;
+//! - [`system`]: which system a run folder is of;
+//! - [`rows`]: a run folder's rows;
+//! - [`write`]: one run folder written in one transaction.
+//!
+//! Idempotent: a report file whose content hash is stored is skipped, so
+//! importing a folder again adds only what is new, and a run folder cut
+//! short (a killed import, a full disk) left nothing and is written whole
+//! by the next import. Two imports at once both land, with no duplicate:
+//! each report's row is unique by (hash, entry) and the second writer of a
+//! row leaves it as it is.
+
+pub mod extract;
+pub mod rows;
+pub mod scan;
+pub mod system;
+pub mod write;
+
+use super::{Store, StoreError};
+use crate::contract::read::Unreadable;
+use rayon::prelude::*;
+use scan::RunFolder;
+use sqlx::Row;
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How what is imported is labelled.
+#[derive(Clone, Debug, Default)]
+pub struct Labels {
+    /// The system name (`--system NAME`) instead of the host's.
+    pub system: Option<String>,
+    /// `--tag KEY=VALUE` labels of every run imported.
+    pub tags: Vec<(String, String)>,
+    /// sha256 (hex) of the jobs file, when mlb imports the run it launched.
+    pub jobs_hash: Option<String>,
+}
+
+/// What an import did.
+#[derive(Debug, Default)]
+pub struct Imported {
+    /// Run folders with new reports, written.
+    pub runs: usize,
+    /// Instances written.
+    pub instances: usize,
+    /// Report files already stored (or met twice), skipped.
+    pub skipped_files: usize,
+    /// Files and folders left out, and why.
+    pub unreadable: Vec<Unreadable>,
+}
+
+impl Imported {
+    /// What it did, for a person: one line, then the files left out.
+    pub fn render(&self, store: &Store) -> String {
+        let mut out = format!(
+            "imported {} report{} of {} run folder{} into {}; {} report file{} already stored\n",
+            self.instances,
+            plural(self.instances),
+            self.runs,
+            plural(self.runs),
+            store.location(),
+            self.skipped_files,
+            plural(self.skipped_files),
+        );
+        for bad in &self.unreadable {
+            out.push_str(&format!("left out {}: {}\n", bad.path.display(), bad.reason));
+        }
+        out
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Run folders read and written at a time: the next batch is read while
+/// one is written.
+const FOLDERS_A_BATCH: usize = 16;
+
+/// Hashes looked up a statement.
+const HASHES_A_STATEMENT: usize = 1000;
+
+/// Imports every report under each of `dirs` into `store`.
+pub fn import(store: &Store, dirs: &[PathBuf], labels: &Labels) -> Result<Imported, StoreError> {
+    let mut imported = Imported::default();
+    for dir in dirs {
+        let found = scan::scan(dir).map_err(|source| StoreError::Reports { source })?;
+        imported.unreadable.extend(found.unreadable);
+        let mut stored =
+            store.known_hashes(found.folders.iter().flat_map(|f| f.files.iter().map(|r| r.hash.as_str())))?;
+        let mut folders = Vec::new();
+        for folder in found.folders {
+            // The system is of every report of the folder, stored or not.
+            let system = rows::system_of(&folder, labels);
+            // A file met twice (copies under two folders) counts once.
+            let (new, old): (Vec<_>, Vec<_>) = folder.files.into_iter().partition(|f| stored.insert(f.hash.clone()));
+            imported.skipped_files += old.len();
+            if !new.is_empty() {
+                folders.push((RunFolder { path: folder.path, files: new }, system));
+            }
+        }
+        let now = rows::now();
+        let build = |batch: &[(RunFolder, system::SystemRow)]| -> Vec<write::NewRun<'_>> {
+            batch.par_iter().map(|(folder, system)| rows::new_run(folder, system.clone(), labels, &now)).collect()
+        };
+        let mut batches = folders.chunks(FOLDERS_A_BATCH);
+        let mut ready = batches.next().map(build).unwrap_or_default();
+        loop {
+            let next = batches.next();
+            let (built, written) = rayon::join(|| next.map(build), || store.write_runs(&ready));
+            let (runs, instances) = written?;
+            imported.runs += runs;
+            imported.instances += instances;
+            match built {
+                Some(b) => ready = b,
+                None => break,
+            }
+        }
+    }
+    Ok(imported)
+}
+
+impl Store {
+    /// Which of `hashes` are stored.
+    fn known_hashes<'a>(&self, hashes: impl Iterator<Item = &'a str>) -> Result<HashSet<String>, StoreError> {
+        let hashes: Vec<&str> = hashes.collect();
+        let mut known = HashSet::new();
+        for batch in hashes.chunks(HASHES_A_STATEMENT) {
+            let list: Vec<String> = (1..=batch.len()).map(|i| format!("${i}")).collect();
+            let sql = format!("SELECT DISTINCT report_hash FROM instances WHERE report_hash IN ({})", list.join(", "));
+            let query = batch.iter().fold(sqlx::query(&sql), |q, h| q.bind(*h));
+            let rows = self
+                .block_on(query.fetch_all(self.pool()))
+                .map_err(|e| StoreError::query(self.location(), "looking up the reports stored", &e))?;
+            for row in rows {
+                known.insert(row.try_get(0).map_err(|e| StoreError::query(self.location(), "reading a hash", &e))?);
+            }
+        }
+        Ok(known)
+    }
+
+    /// Writes each of `runs` in its own transaction, retried when another
+    /// writer held the store; returns the runs with new instances and the
+    /// instances written.
+    fn write_runs(&self, runs: &[write::NewRun<'_>]) -> Result<(usize, usize), StoreError> {
+        let (mut written, mut instances) = (0, 0);
+        for run in runs {
+            let what = || format!("importing the run folder {}", run.folder);
+            let mut tries = 0;
+            let new = loop {
+                let done = self.block_on(async {
+                    let mut conn = self.pool().acquire().await?;
+                    write::write_run(&mut conn, run).await
+                });
+                match done {
+                    Err(e) if contended(&e) && tries < RETRIES => {
+                        tries += 1;
+                        std::thread::sleep(Duration::from_millis(20 * tries));
+                    }
+                    done => break done.map_err(|e| StoreError::query(self.location(), what(), &e))?,
+                }
+            };
+            written += usize::from(new > 0);
+            instances += new;
+        }
+        Ok((written, instances))
+    }
+}
+
+/// Times a run folder is written again after another writer got in its way.
+const RETRIES: u64 = 10;
+
+/// Whether `error` is another writer's doing, worth a retry: SQLite's busy
+/// or locked store (5, 6, 517: a snapshot gone stale), PostgreSQL's
+/// serialization failure or deadlock (40001, 40P01) or a unique row added
+/// meanwhile (23505).
+fn contended(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Database(e) => {
+            matches!(e.code().as_deref(), Some("5" | "6" | "517" | "40001" | "40P01" | "23505"))
+        }
+        sqlx::Error::PoolTimedOut => true,
+        _ => false,
+    }
+}

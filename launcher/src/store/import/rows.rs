@@ -1,0 +1,141 @@
+//! A run folder's rows: its system, its run, and an instance row (with its
+//! metrics) for each entry of its new report files.
+
+use super::extract::{entries_of, Extra};
+use super::scan::{ReportFile, RunFolder};
+use super::system::SystemRow;
+use super::write::{InstanceRow, NewRun};
+use super::Labels;
+use crate::contract::read::Entry;
+use crate::report::Check;
+use chrono::{DateTime, NaiveDateTime, Utc};
+use std::collections::BTreeSet;
+
+/// The store's form of a time: RFC 3339 in UTC, to the microsecond.
+const TIME: &str = "%Y-%m-%dT%H:%M:%S%.6fZ";
+
+/// Now, in the store's form.
+pub fn now() -> String {
+    Utc::now().format(TIME).to_string()
+}
+
+/// `text` in the store's form of a time: RFC 3339 (any offset), mlb's
+/// `start_time` (`2026-11-24 13:30:48.123456`, UTC) or a report file
+/// name's stamp (`20261124-133048-123456`).
+pub fn normalise_time(text: &str) -> Option<String> {
+    let utc = DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc).naive_utc())
+        .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f"))
+        .or_else(|_| NaiveDateTime::parse_from_str(text, "%Y%m%d-%H%M%S-%6f"))
+        .ok()?;
+    Some(utc.format(TIME).to_string())
+}
+
+/// The stamp of a report file's name (`suite.name.R0.D0.20261124-133048-123456.json`).
+fn stamp_of(file: &std::path::Path) -> Option<String> {
+    let stem = file.file_stem()?.to_str()?;
+    normalise_time(stem.rsplit('.').next()?)
+}
+
+/// The system of `folder`, from all its reports, named as `labels` say.
+pub fn system_of(folder: &RunFolder, labels: &Labels) -> SystemRow {
+    let entries: Vec<&Entry> = folder.files.iter().flat_map(|f| f.entries.iter().map(|e| &e.0)).collect();
+    SystemRow::of(&folder.path, &entries, labels.system.as_deref())
+}
+
+/// The rows of `folder`'s report files (all new), of `system`, labelled by
+/// `labels`, imported at `now`. Reads each file again for what the light
+/// view leaves out.
+pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, now: &str) -> NewRun<'a> {
+    let entries: Vec<&Entry> = folder.files.iter().flat_map(|f| f.entries.iter().map(|e| &e.0)).collect();
+    let mut instances = Vec::with_capacity(entries.len());
+    let mut extras_all = Vec::with_capacity(entries.len());
+    for file in &folder.files {
+        let extras = extras_of(file);
+        let relative = file.path.strip_prefix(&folder.path).unwrap_or(&file.path).to_string_lossy().into_owned();
+        for (i, ((entry, check), extra)) in file.entries.iter().zip(&extras).enumerate() {
+            instances.push(instance(file, &relative, i, entry, *check, extra));
+        }
+        extras_all.extend(extras);
+    }
+    let first = |get: fn(&Extra) -> &Option<String>| extras_all.iter().find_map(|e| get(e).clone());
+    let joined = |items: BTreeSet<&str>| items.into_iter().collect::<Vec<_>>().join(",");
+    NewRun {
+        system,
+        folder: folder.path.to_string_lossy().into_owned(),
+        run_ids: joined(extras_all.iter().filter_map(|e| e.run_id.as_deref()).collect()),
+        started_at: instances.iter().filter_map(|i| i.started_at.clone()).min(),
+        imported_at: now.to_string(),
+        mlb_version: first(|e| &e.mlb_version),
+        jobs_hash: labels.jobs_hash.clone(),
+        image_digest: first(|e| &e.image_digest),
+        runtime: first(|e| &e.runtime),
+        nodes: joined(entries.iter().filter_map(|e| e.node()).collect()),
+        isolation: first(|e| &e.isolation),
+        tags: &labels.tags,
+        instances,
+    }
+}
+
+/// What each entry of `file` adds; empty ones when the file cannot be
+/// read again as it was (changed since).
+fn extras_of(file: &ReportFile) -> Vec<Extra> {
+    let read = std::fs::read_to_string(&file.path).ok().and_then(|text| entries_of(&text));
+    match read {
+        Some(extras) if extras.len() == file.entries.len() => extras,
+        _ => vec![Extra::default(); file.entries.len()],
+    }
+}
+
+/// The row of the `index`th entry of `file`.
+fn instance(
+    file: &ReportFile,
+    relative: &str,
+    index: usize,
+    entry: &Entry,
+    check: Option<Check>,
+    extra: &Extra,
+) -> InstanceRow {
+    let text = |v: &Option<std::sync::Arc<str>>| v.as_deref().map(str::to_string);
+    let config: serde_json::Map<String, serde_json::Value> =
+        entry.args.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let conditions = entry.conditions.unwrap_or_default();
+    let failed = entry.completed == Some(false) || entry.failure.is_some();
+    InstanceRow {
+        report_hash: file.hash.clone(),
+        entry: index as i64,
+        file: relative.to_string(),
+        bench: entry.bench_label().to_string(),
+        suite: text(&entry.suite),
+        config: serde_json::Value::Object(config).to_string(),
+        device: text(&entry.vcd),
+        gpu: text(&entry.gpu),
+        node: entry.node().map(str::to_string),
+        outcome: if failed { "failed" } else { "completed" },
+        failure_cause: entry.failure.as_ref().map(|f| f.0.clone()),
+        failure_message: entry.failure.as_ref().map(|f| f.1.clone()),
+        fails_check: check.and_then(|c| serde_json::to_value(c).ok()?.as_str().map(str::to_string)),
+        started_at: extra.started_at.as_deref().and_then(normalise_time).or_else(|| stamp_of(&file.path)),
+        items_per_s: entry.avg.filter(|v| v.is_finite()),
+        loss: extra.loss,
+        joules_per_item: conditions.joules_per_item.filter(|v| v.is_finite()),
+        gpu_energy: i64::from(conditions.gpu_energy),
+        flagged: i64::from(entry.conditions.is_some_and(|c| c.flagged())),
+        metrics: extra.metrics.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_in_every_form_read_the_same_way() {
+        let want = Some("2026-11-24T13:30:48.123456Z".to_string());
+        assert_eq!(normalise_time("2026-11-24 13:30:48.123456"), want);
+        assert_eq!(normalise_time("2026-11-24T14:30:48.123456+01:00"), want);
+        assert_eq!(normalise_time("20261124-133048-123456"), want);
+        assert_eq!(stamp_of(std::path::Path::new("/r/s.vae.R0.D1.20261124-133048-123456.json")), want);
+        assert_eq!(normalise_time("yesterday"), None);
+    }
+}
