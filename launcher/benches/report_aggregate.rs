@@ -29,32 +29,12 @@ mod rusage;
 use mlb::contract::read::read_folder;
 use mlb::report::{aggregate, GpuModel, Options, Targets};
 use nix::libc;
-use report_gen::{Original, Rng};
+use report_gen::write_campaign;
 use rusage::wait_with_usage;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// The benches of a run, each on every GPU.
-const BENCHES: [&str; 16] = [
-    "atari",
-    "cart",
-    "convnet",
-    "convnet_fp16",
-    "dcgan",
-    "fast_style",
-    "loader",
-    "recom",
-    "reso",
-    "ssd",
-    "toy_lstm",
-    "toy_reg",
-    "translator",
-    "vae",
-    "wlm",
-    "wlmfp16",
-];
-const GPUS: usize = 8;
 /// Runs of `mlb report` (and of the in-process breakdown) per size.
 const MLB_RUNS: usize = 5;
 /// Runs of the original tool per size (ten times slower).
@@ -73,7 +53,7 @@ fn main() {
     );
     for files in sizes {
         let dir = tempfile::tempdir().expect("temporary folder");
-        let bytes = write_original_set(dir.path(), files);
+        let bytes = write_campaign(dir.path(), files);
         println!("{files} report files in the original's format, {:.1} MB:", bytes as f64 / 1e6);
         let reports = dir.path().to_string_lossy().into_owned();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mlb"));
@@ -109,43 +89,6 @@ fn compare(name: &str, other: &Measured, mlb: &Measured) {
 /// The variable naming the original suite's own `mlbench-report` (a command
 /// that runs it), timed beside the transcription when set.
 const ORIGINAL_TOOL: &str = "MLB_ORIGINAL_REPORT";
-
-/// Writes `files` reports as the original wrote them: run after run, each
-/// bench on each GPU, in a folder per run one level down; a few failed
-/// (a NaN loss), as in a real run. Returns the bytes written.
-fn write_original_set(dir: &Path, files: usize) -> usize {
-    let mut rng = Rng::new(7);
-    let mut bytes = 0;
-    for i in 0..files {
-        let (run, bench, gpu) = (i / (BENCHES.len() * GPUS), BENCHES[(i / GPUS) % BENCHES.len()], i % GPUS);
-        let target = report_gen::BENCHES.iter().find(|(n, _)| *n == bench).map_or(100.0, |(_, t)| *t);
-        let mut losses: Vec<String> =
-            (0..5).map(|k| format!("{:.6}", 2.0 / (k as f64 + 1.5) + rng.unit() * 0.01)).collect();
-        if rng.unit() < 0.002 {
-            losses[rng.below(5)] = "NaN".into();
-        }
-        let avg = format!("{:?}", target * (0.9 + 0.2 * rng.unit()));
-        let arch = (bench == "convnet").then_some("resnet18");
-        let entry = Original {
-            name: Some(bench),
-            vcd: gpu,
-            run: run as u64,
-            avg: Some(avg),
-            losses,
-            arch,
-            completed_key: true,
-        };
-        let folder = dir.join(format!("run{run}"));
-        if i % (BENCHES.len() * GPUS) == 0 {
-            std::fs::create_dir_all(&folder).expect("run folder");
-        }
-        let text = entry.text();
-        bytes += text.len();
-        let name = format!("baselines.{bench}.R{run}.D{gpu}.20200101-000000-{i:06}.json");
-        std::fs::write(folder.join(name), text).expect("report file");
-    }
-    bytes
-}
 
 /// Wall time, CPU time and peak resident memory of a command, each the
 /// median of its runs.

@@ -101,6 +101,13 @@ pub struct LaunchArgs {
     #[arg(long = "strict-preflight")]
     pub strict_preflight: bool,
 
+    /// Import the run into the results store when it ends: `--db` alone for
+    /// the default store (`MLB_DB`, else `$XDG_DATA_HOME/mlb/results.db`), or
+    /// `--db URL` (`sqlite:PATH`, `postgres://...`). A failure to import is
+    /// a warning: the exit status stays the run's.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    pub db: Option<String>,
+
     /// Telemetry samples per second of every instance (0 to 1000; 0: none).
     #[arg(long = "sample-hz", value_name = "HZ", default_value = "10", allow_negative_numbers = true, value_parser = sample_hz)]
     pub sample_hz: f64,

@@ -153,6 +153,9 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     }
     drop(groups);
     drop(lock);
+    if let Some(db) = &args.db {
+        store_run(db, &prepared.outdir, args.jobs.as_deref(), &display);
+    }
     if let Some(stopped) = space.stopped(&prepared.outdir, not_started) {
         return Err(stopped);
     }
@@ -166,6 +169,15 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     } else {
         EXIT_FAILED
     })
+}
+
+/// Imports the run's reports into the store `--db` names (`mlb --db`):
+/// says what was imported, or warns why not; the run's verdict stays its own.
+fn store_run(db: &str, outdir: &Path, jobs: Option<&Path>, display: &Display) {
+    match crate::store::after_run::import_run(db, outdir, jobs) {
+        Ok(said) => display.note(said.trim_end()),
+        Err(e) => display.note(&format!("mlb: warning: the run was not stored: {}", crate::fix::one_line(&e))),
+    }
 }
 
 /// Runs `mlb doctor`'s checks for this run, and the container's (the

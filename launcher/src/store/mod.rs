@@ -5,8 +5,11 @@
 //! - [`location`]: where a store is (`--db URL`, `MLB_DB`, the default file),
 //!   and its password kept out of every message;
 //! - [`migrate`]: the schema's versions, one migration folder per backend;
-//! - [`error`]: what can go wrong, with the fix;
-//! - [`query`]: runs, systems, comparisons, history, regressions' past runs and exports.
+//! - [`import`]: `mlb db import`, reports into the store;
+//! - [`after_run`]: `mlb --jobs FILE --db`, the run imported when it ends;
+//! - [`command`]: the `mlb db` subcommands;
+//! - [`query`]: runs, systems, comparisons, history, regressions' past runs and exports;
+//! - [`error`]: what can go wrong, with the fix.
 //!
 //! One query layer serves both backends: sqlx's `Any` driver, with `$N`
 //! placeholders (which both read) and bound parameters only: bench,
@@ -14,6 +17,7 @@
 //! text in UTC, flags as integers 0 and 1, so that every column reads back
 //! as the same type from either backend.
 
+pub mod after_run;
 pub mod command;
 pub mod error;
 pub mod import;
@@ -39,6 +43,34 @@ pub enum Backend {
     Sqlite,
     /// A PostgreSQL server.
     Postgres,
+}
+
+impl Backend {
+    /// The placeholders of `rows` rows of `columns` values each, for a
+    /// multi-row `VALUES` list (or, one row, an `IN` list): `($1, $2), ($3,
+    /// $4)` on PostgreSQL, `(?, ?), (?, ?)` on SQLite. Use these for long
+    /// lists: sqlx's SQLite driver looks each `$N` up by name, which takes
+    /// time in the square of the parameters.
+    pub fn placeholders(self, rows: usize, columns: usize) -> String {
+        let mut sql = String::with_capacity(rows * columns * 6);
+        for r in 0..rows {
+            sql.push_str(if r == 0 { "(" } else { ", (" });
+            for c in 0..columns {
+                if c > 0 {
+                    sql.push_str(", ");
+                }
+                match self {
+                    Backend::Sqlite => sql.push('?'),
+                    Backend::Postgres => {
+                        sql.push('$');
+                        sql.push_str(&(r * columns + c + 1).to_string());
+                    }
+                }
+            }
+            sql.push(')');
+        }
+        sql
+    }
 }
 
 /// An open store at the current schema version. Its methods block: it runs
@@ -153,5 +185,17 @@ impl Drop for Store {
     /// folded back into the file.
     fn drop(&mut self) {
         self.runtime.block_on(self.pool.close());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_number_every_value_on_postgres_only() {
+        assert_eq!(Backend::Postgres.placeholders(2, 3), "($1, $2, $3), ($4, $5, $6)");
+        assert_eq!(Backend::Sqlite.placeholders(2, 2), "(?, ?), (?, ?)");
+        assert_eq!(Backend::Postgres.placeholders(1, 1), "($1)");
     }
 }

@@ -135,8 +135,8 @@ impl Store {
         let hashes: Vec<&str> = hashes.collect();
         let mut known = HashSet::new();
         for batch in hashes.chunks(HASHES_A_STATEMENT) {
-            let list: Vec<String> = (1..=batch.len()).map(|i| format!("${i}")).collect();
-            let sql = format!("SELECT DISTINCT report_hash FROM instances WHERE report_hash IN ({})", list.join(", "));
+            let list = self.backend().placeholders(1, batch.len());
+            let sql = format!("SELECT DISTINCT report_hash FROM instances WHERE report_hash IN {list}");
             let query = batch.iter().fold(sqlx::query(&sql), |q, h| q.bind(*h));
             let rows = self
                 .block_on(query.fetch_all(self.pool()))
@@ -159,7 +159,7 @@ impl Store {
             let new = loop {
                 let done = self.block_on(async {
                     let mut conn = self.pool().acquire().await?;
-                    write::write_run(&mut conn, run).await
+                    write::write_run(&mut conn, self.backend(), run).await
                 });
                 match done {
                     Err(e) if contended(&e) && tries < RETRIES => {

@@ -5,7 +5,7 @@
 
 use super::extract::Metric;
 use super::system::SystemRow;
-use crate::store::bind_f64;
+use crate::store::{bind_f64, Backend};
 use sqlx::any::AnyArguments;
 use sqlx::query::Query;
 use sqlx::{Any, AnyConnection, Row};
@@ -76,9 +76,9 @@ const METRICS_A_STATEMENT: usize = 5000;
 const INSTANCE_COLUMNS: &str = "run_id, report_hash, entry, file, bench, suite, config, device, gpu, node, outcome, \
      failure_cause, failure_message, fails_check, started_at, items_per_s, loss, joules_per_item, gpu_energy, flagged";
 
-/// Writes `run` on `conn` inside a transaction; returns how many of its
+/// Writes `run` on `conn` (of `backend`) inside a transaction; returns how many of its
 /// instances were new. Nothing is written when it fails.
-pub async fn write_run(conn: &mut AnyConnection, run: &NewRun<'_>) -> Result<usize, sqlx::Error> {
+pub async fn write_run(conn: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -> Result<usize, sqlx::Error> {
     use sqlx::Connection;
     let mut tx = conn.begin().await?;
     let system_id = system_id(&mut tx, &run.system).await?;
@@ -99,7 +99,7 @@ pub async fn write_run(conn: &mut AnyConnection, run: &NewRun<'_>) -> Result<usi
         let sql = format!(
             "INSERT INTO instances ({INSTANCE_COLUMNS}) VALUES {} \
              ON CONFLICT (report_hash, entry) DO NOTHING RETURNING id, report_hash, entry",
-            placeholders(batch.len(), 20)
+            backend.placeholders(batch.len(), 20)
         );
         let mut query = sqlx::query(&sql);
         for row in batch {
@@ -116,8 +116,10 @@ pub async fn write_run(conn: &mut AnyConnection, run: &NewRun<'_>) -> Result<usi
         .flat_map(|(id, row)| row.metrics.iter().map(move |m| (id, m)))
         .collect();
     for batch in metrics.chunks(METRICS_A_STATEMENT) {
-        let sql =
-            format!("INSERT INTO metrics (instance_id, name, value, unit) VALUES {}", placeholders(batch.len(), 4));
+        let sql = format!(
+            "INSERT INTO metrics (instance_id, name, value, unit) VALUES {}",
+            backend.placeholders(batch.len(), 4)
+        );
         let mut query = sqlx::query(&sql);
         for (id, (name, value, unit)) in batch {
             query = query.bind(*id).bind(name.as_str()).bind(*value).bind(unit.as_str());
@@ -207,32 +209,4 @@ fn bind_instance<'q>(
         .bind(row.started_at.as_deref());
     let query = [row.items_per_s, row.loss, row.joules_per_item].into_iter().fold(query, bind_f64);
     query.bind(row.gpu_energy).bind(row.flagged)
-}
-
-/// `($1, $2), ($3, $4)` for `rows` rows of `columns` values.
-fn placeholders(rows: usize, columns: usize) -> String {
-    let mut sql = String::with_capacity(rows * columns * 6);
-    for r in 0..rows {
-        sql.push_str(if r == 0 { "(" } else { ", (" });
-        for c in 0..columns {
-            if c > 0 {
-                sql.push_str(", ");
-            }
-            sql.push('$');
-            sql.push_str(&(r * columns + c + 1).to_string());
-        }
-        sql.push(')');
-    }
-    sql
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn placeholders_number_every_value() {
-        assert_eq!(placeholders(2, 3), "($1, $2, $3), ($4, $5, $6)");
-        assert_eq!(placeholders(1, 1), "($1)");
-    }
 }

@@ -240,3 +240,60 @@ fn entry<'a>(
     }
     Original { name: Some(name), vcd: gpu, run, avg: Some(avg), losses, arch, completed_key: rng.unit() < 0.9 }
 }
+
+/// The benches of a run of [`write_campaign`], each on every GPU.
+pub const CAMPAIGN: [&str; 16] = [
+    "atari",
+    "cart",
+    "convnet",
+    "convnet_fp16",
+    "dcgan",
+    "fast_style",
+    "loader",
+    "recom",
+    "reso",
+    "ssd",
+    "toy_lstm",
+    "toy_reg",
+    "translator",
+    "vae",
+    "wlm",
+    "wlmfp16",
+];
+
+/// Writes `files` reports as the original wrote them: run after run, each
+/// bench on each GPU, in a folder per run one level down; a few failed
+/// (a NaN loss), as in a real run. Returns the bytes written.
+pub fn write_campaign(dir: &Path, files: usize) -> usize {
+    let mut rng = Rng::new(7);
+    let mut bytes = 0;
+    for i in 0..files {
+        let (run, bench, gpu) = (i / (CAMPAIGN.len() * GPUS), CAMPAIGN[(i / GPUS) % CAMPAIGN.len()], i % GPUS);
+        let target = BENCHES.iter().find(|(n, _)| *n == bench).map_or(100.0, |(_, t)| *t);
+        let mut losses: Vec<String> =
+            (0..5).map(|k| format!("{:.6}", 2.0 / (k as f64 + 1.5) + rng.unit() * 0.01)).collect();
+        if rng.unit() < 0.002 {
+            losses[rng.below(5)] = "NaN".into();
+        }
+        let avg = format!("{:?}", target * (0.9 + 0.2 * rng.unit()));
+        let arch = (bench == "convnet").then_some("resnet18");
+        let entry = Original {
+            name: Some(bench),
+            vcd: gpu,
+            run: run as u64,
+            avg: Some(avg),
+            losses,
+            arch,
+            completed_key: true,
+        };
+        let folder = dir.join(format!("run{run}"));
+        if i % (CAMPAIGN.len() * GPUS) == 0 {
+            std::fs::create_dir_all(&folder).expect("run folder");
+        }
+        let text = entry.text();
+        bytes += text.len();
+        let name = format!("baselines.{bench}.R{run}.D{gpu}.20200101-000000-{i:06}.json");
+        std::fs::write(folder.join(name), text).expect("report file");
+    }
+    bytes
+}

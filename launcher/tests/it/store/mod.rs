@@ -8,5 +8,6 @@ mod backend;
 mod faults;
 mod full_disk;
 mod import;
+mod launch;
 mod password;
 mod queries;
