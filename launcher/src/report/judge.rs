@@ -82,6 +82,15 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// mlb's stricter rule when `strict` (`--strict`), else the original's.
+    pub fn strict_if(strict: bool) -> Rule {
+        if strict {
+            Rule::Strict
+        } else {
+            Rule::Original
+        }
+    }
+
     /// Whether an entry with `check` fails under this rule.
     pub fn fails(self, check: Option<Check>) -> bool {
         match (self, check) {

@@ -61,7 +61,7 @@ pub fn report(args: &ReportArgs) -> Result<Report, ReportError> {
         // The original's `if args.price`: 0 is no price.
         price: args.price.filter(|p| *p != 0.0),
         gpu_total: args.gputotal,
-        rule: if args.strict { Rule::Strict } else { Rule::Original },
+        rule: Rule::strict_if(args.strict),
         grouping: args.rows,
         force: args.force,
     };

@@ -2,7 +2,6 @@
 
 use super::matrix::Metric;
 use super::render::Format;
-use crate::report::Rule;
 use crate::store::command::DbArg;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -107,28 +106,6 @@ pub struct CompareArgs {
     /// Output format (`csv`: rows benches, columns systems).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-}
-
-impl CompareArgs {
-    /// Which checks decide the instances that count.
-    pub fn rule(&self) -> Rule {
-        if self.strict {
-            Rule::Strict
-        } else {
-            Rule::Original
-        }
-    }
-}
-
-impl HistoryArgs {
-    /// Which checks decide the instances that count.
-    pub fn rule(&self) -> Rule {
-        if self.strict {
-            Rule::Strict
-        } else {
-            Rule::Original
-        }
-    }
 }
 
 /// Parses `NAME=USD`: a positive finite price.

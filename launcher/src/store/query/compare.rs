@@ -7,6 +7,7 @@ use super::figures::{counts, mean_energy};
 use super::filters::restrict_runs;
 use super::matrix::{matrix, Figure, Matrix};
 use super::sql::Sql;
+use crate::report::Rule;
 use crate::store::Store;
 use sqlx::Row;
 use std::collections::BTreeMap;
@@ -51,7 +52,7 @@ fn figures(store: &Store, args: &CompareArgs) -> Result<Vec<Figure>, QueryError>
         sql.push(if k == 0 { "" } else { ", " }).text(system);
     }
     sql.push(")");
-    counts(&mut sql, args.rule());
+    counts(&mut sql, Rule::strict_if(args.strict));
     restrict_runs(&mut sql, &args.filters);
     sql.push(" GROUP BY s.name, i.bench");
     Ok(sql.rows(store, "comparing systems", |row| {

@@ -8,6 +8,7 @@ use super::figures::{counts, mean_energy};
 use super::filters::restrict;
 use super::matrix::Metric;
 use super::sql::Sql;
+use crate::report::Rule;
 use crate::store::Store;
 use serde::Serialize;
 use sqlx::Row;
@@ -92,7 +93,7 @@ pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
     }
     sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id JOIN systems s ON s.id = r.system_id");
     sql.push(" WHERE 1 = 1");
-    counts(&mut sql, args.rule());
+    counts(&mut sql, Rule::strict_if(args.strict));
     if let Some(bench) = &args.bench {
         sql.push(" AND (i.bench = ").text(bench).push(" OR i.config = ").text(bench).push(")");
     }

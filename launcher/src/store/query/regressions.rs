@@ -24,7 +24,7 @@ pub fn report(args: &ReportArgs, db: &str) -> Result<String, QueryError> {
         Some(name) => name.clone(),
         None => default_system(&args.reports)?,
     };
-    let rule = if args.strict { Rule::Strict } else { Rule::Original };
+    let rule = Rule::strict_if(args.strict);
     let mut found = Regressions::new(location.to_string(), system, args.history);
     for row in &report.rows {
         let current: Vec<f64> = report.runs.iter().filter(|r| r.label == row.label).map(|r| r.value).collect();

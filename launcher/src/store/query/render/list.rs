@@ -1,7 +1,7 @@
 //! `mlb db runs` and `mlb db systems` printed: a line per run or system.
 
 use super::super::runs::RunRow;
-use super::super::systems::SystemRow;
+use super::super::systems::SystemListing;
 use super::{csv_text, json, table, Format};
 
 /// A table of `headers` and `rows` in `format` (JSON is the caller's).
@@ -44,13 +44,14 @@ pub fn runs(runs: &[RunRow], format: Format) -> String {
 }
 
 /// The systems in `format`.
-pub fn systems(systems: &[SystemRow], format: Format) -> String {
+pub fn systems(systems: &[SystemListing], format: Format) -> String {
     if format == Format::Json {
         return json(&systems);
     }
     let rows = systems
         .iter()
-        .map(|s| {
+        .map(|listing| {
+            let s = &listing.system;
             vec![
                 s.name.clone(),
                 s.host.clone(),
@@ -58,9 +59,9 @@ pub fn systems(systems: &[SystemRow], format: Format) -> String {
                 s.gpu_count.to_string(),
                 s.driver.clone(),
                 s.cpu.clone(),
-                s.runs.to_string(),
-                s.first.clone().unwrap_or_default(),
-                s.last.clone().unwrap_or_default(),
+                listing.runs.to_string(),
+                listing.first.clone().unwrap_or_default(),
+                listing.last.clone().unwrap_or_default(),
             ]
         })
         .collect();
