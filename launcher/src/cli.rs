@@ -74,7 +74,7 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::slurm::SlurmCommand,
     },
-    /// The results store: import runs into it (`mlb db import`).
+    /// The results store: import runs, list them, compare systems, follow one over time, export.
     Db {
         /// What to do with the store.
         #[command(subcommand)]

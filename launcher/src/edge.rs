@@ -56,6 +56,9 @@ pub enum MlbError {
     /// `mlb db ...`: the results store.
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    /// `mlb db` queries.
+    #[error(transparent)]
+    Query(#[from] crate::store::query::QueryError),
     /// The result could not be printed.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
@@ -82,6 +85,7 @@ impl Classify for MlbError {
             MlbError::Slurm(e) => e.kind(),
             MlbError::Prepare(e) => e.kind(),
             MlbError::Store(e) => e.kind(),
+            MlbError::Query(e) => e.kind(),
             MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
         }
     }
@@ -100,6 +104,7 @@ impl Fix for MlbError {
             MlbError::Targets(e) => e.fix(),
             MlbError::Accept(e) => e.fix(),
             MlbError::Store(e) => e.fix(),
+            MlbError::Query(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
             MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
         }

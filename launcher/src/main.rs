@@ -83,7 +83,11 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_OK)
         }
         Some(Command::Report(args)) => {
-            print_stdout(&mlb::report::run(&args)?)?;
+            let text = match &args.db {
+                Some(db) => mlb::store::query::regressions::report(&args, db)?,
+                None => mlb::report::run(&args)?,
+            };
+            print_stdout(&text)?;
             Ok(EXIT_OK)
         }
         Some(Command::Accept(args)) => {

@@ -134,6 +134,9 @@ pub struct Report {
     pub groups: Vec<GroupRow>,
     /// Comparison with a baseline.
     pub baseline: Option<BaselineReport>,
+    /// This run against its history in the results store (`--db`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regressions: Option<super::history::Regressions>,
     /// Things the reader should know (missing targets, left-out entries...).
     pub notes: Vec<String>,
     /// Counted runs with a finite throughput (for charts; not serialised).
@@ -270,6 +273,7 @@ pub fn aggregate(
         sampled: sampled(&judged, &layouts.rows, rule),
         groups: groups(&judged, rule),
         baseline: None,
+        regressions: None,
         notes: Vec::new(),
         runs: runs(&judged, &layouts.rows, rule),
         rows: mine.rows,

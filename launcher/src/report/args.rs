@@ -13,6 +13,14 @@ fn finite(text: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses a number of runs: at least 1.
+fn runs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(k) if k > 0 => Ok(k),
+        _ => Err(format!("`{text}` is not a number of runs (1 or more)")),
+    }
+}
+
 /// How the report is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -85,6 +93,23 @@ pub struct ReportArgs {
     /// as in the original, with a warning).
     #[arg(long)]
     pub strict: bool,
+
+    /// Compare each row with its history in the results store: `--db` alone
+    /// for the default store (`MLB_DB`, else `$XDG_DATA_HOME/mlb/results.db`),
+    /// or `--db sqlite:PATH` / `--db postgres://...`.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
+    pub db: Option<String>,
+
+    /// With `--db`: compare with at most this many earlier runs of the same
+    /// system and config.
+    #[arg(long = "history", value_name = "K", default_value_t = super::history::HISTORY_RUNS, requires = "db",
+          value_parser = runs)]
+    pub history: usize,
+
+    /// With `--db`: the system's name in the store (default: the name `mlb db
+    /// import` gives the folder: system.json's host name, else the reports').
+    #[arg(long, value_name = "NAME", requires = "db")]
+    pub system: Option<String>,
 
     /// Rows of the results, per-GPU and baseline tables: one per config
     /// (`convnet[arch=resnet18]`), or one per bench with every config pooled

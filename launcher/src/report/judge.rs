@@ -36,6 +36,10 @@ pub enum Check {
 }
 
 impl Check {
+    /// Every check, in the order they are tried.
+    pub const ALL: [Check; 5] =
+        [Check::Incomplete, Check::NanLoss, Check::SkippedNanLoss, Check::InfiniteLoss, Check::NoThroughput];
+
     /// Whether the original fails an entry for this.
     pub fn original(self) -> bool {
         matches!(self, Check::Incomplete | Check::NanLoss)
@@ -78,6 +82,15 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// mlb's stricter rule when `strict` (`--strict`), else the original's.
+    pub fn strict_if(strict: bool) -> Rule {
+        if strict {
+            Rule::Strict
+        } else {
+            Rule::Original
+        }
+    }
+
     /// Whether an entry with `check` fails under this rule.
     pub fn fails(self, check: Option<Check>) -> bool {
         match (self, check) {

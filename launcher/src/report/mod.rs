@@ -12,6 +12,7 @@ mod downsample;
 mod energy;
 mod error;
 mod groups;
+pub mod history;
 mod judge;
 mod page;
 mod per_gpu;
@@ -22,11 +23,12 @@ mod rows;
 mod score;
 mod stats;
 mod targets;
+pub mod welch;
 
 pub use aggregate::{aggregate, in_suite, BaselineReport, FailureRow, Options, Report, Run, UNIT};
 pub use args::{Format, ReportArgs};
 pub use baseline::{Comparison, Verdict};
-pub use energy::{ConditionFlag, EnergyRow, EnergyTables, Sampled};
+pub use energy::{ConditionFlag, EnergyRow, EnergyTables, Sampled, MAX_JOULES_PER_ITEM};
 pub use error::ReportError;
 pub use groups::GroupRow;
 pub use judge::{judge, Check, Rule};
@@ -43,6 +45,11 @@ use crate::contract::read::{read_folder, FolderError};
 /// Runs `mlb report`: returns what to print on stdout, after writing the
 /// HTML page when asked.
 pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
+    show(args, &report(args)?)
+}
+
+/// The report `args` ask for, before it is printed.
+pub fn report(args: &ReportArgs) -> Result<Report, ReportError> {
     let targets = match (&args.targets, &args.gpu_model) {
         (Some(path), _) => Some(Targets::from_file(path)?),
         (None, Some(model)) => Some(crate::targets::catalog::find(&crate::targets::Folders::from_env(), model)?),
@@ -54,20 +61,25 @@ pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
         // The original's `if args.price`: 0 is no price.
         price: args.price.filter(|p| *p != 0.0),
         gpu_total: args.gputotal,
-        rule: if args.strict { Rule::Strict } else { Rule::Original },
+        rule: Rule::strict_if(args.strict),
         grouping: args.rows,
         force: args.force,
     };
-    let report = build(&args.reports, args.baseline.as_deref(), &opts)?;
+    build(&args.reports, args.baseline.as_deref(), &opts)
+}
+
+/// Writes the HTML page of `report` when `args` ask for one; returns what to
+/// print on stdout.
+pub fn show(args: &ReportArgs, report: &Report) -> Result<String, ReportError> {
     if let Some(path) = &args.html {
         let title = args.title.clone().unwrap_or_else(|| format!("mlb report: {}", args.reports.display()));
-        page::write(path, || render::html::page(&report, &title))?;
+        page::write(path, || render::html::page(report, &title))?;
     }
     Ok(match args.format {
-        Format::Table => render::table::render(&report),
-        Format::Json => render::json(&report),
-        Format::Csv => render::csv::render(&report),
-        Format::Markdown => render::markdown::render(&report),
+        Format::Table => render::table::render(report),
+        Format::Json => render::json(report),
+        Format::Csv => render::csv::render(report),
+        Format::Markdown => render::markdown::render(report),
     })
 }
 

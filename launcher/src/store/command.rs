@@ -13,6 +13,9 @@ pub enum DbCommand {
     /// A report already stored (by content hash) is skipped; each run folder
     /// is written in one transaction.
     Import(ImportArgs),
+    /// The queries: runs, systems, compare, history, export.
+    #[command(flatten)]
+    Query(super::query::command::QueryCommand),
 }
 
 /// Where the store is: `--db URL`, else `MLB_DB`, else the default file.
@@ -56,8 +59,9 @@ fn parse_tag(text: &str) -> Result<(String, String), String> {
 }
 
 /// Runs `command`; returns what to print.
-pub fn run(command: &DbCommand) -> Result<String, StoreError> {
+pub fn run(command: &DbCommand) -> Result<String, super::query::QueryError> {
     match command {
+        DbCommand::Query(query) => super::query::command::run(query),
         DbCommand::Import(args) => {
             let store = Store::open(&args.store.location()?)?;
             let labels = Labels { system: args.system.clone(), tags: args.tags.clone(), jobs_hash: None };

@@ -8,6 +8,7 @@
 //! - [`import`]: `mlb db import`, reports into the store;
 //! - [`after_run`]: `mlb --jobs FILE --db`, the run imported when it ends;
 //! - [`command`]: the `mlb db` subcommands;
+//! - [`query`]: runs, systems, comparisons, history, regressions' past runs and exports;
 //! - [`error`]: what can go wrong, with the fix.
 //!
 //! One query layer serves both backends: sqlx's `Any` driver, with `$N`
@@ -22,6 +23,7 @@ pub mod error;
 pub mod import;
 pub mod location;
 pub mod migrate;
+pub mod query;
 
 pub use error::StoreError;
 pub use location::Location;

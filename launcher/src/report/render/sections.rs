@@ -2,6 +2,7 @@
 //! sections holding a table, label/value pairs or lines, with cells marked
 //! pass, fail or warn.
 
+use super::super::history::Regressions;
 use super::super::relative::{Cell as RelCell, Flag, Row as RelRow, FLAG_BELOW};
 use super::super::{FailureRow, Grouping, Report, Row, Rule, Verdict};
 use super::measured;
@@ -231,6 +232,9 @@ pub fn sections(report: &Report) -> Vec<Section> {
         let body = Body::Table { headers: headers.to_vec(), rows: rows.collect() };
         out.push(section(format!("Baseline: {}", base.reports.display()), body));
     }
+    if let Some(regressions) = &report.regressions {
+        out.push(history(report, regressions));
+    }
     if !report.failures.is_empty() {
         out.push(section("Failures", entries(&report.failures, "cause", true)));
     }
@@ -254,6 +258,54 @@ pub fn sections(report: &Report) -> Vec<Section> {
         out.push(section("Notes", Body::Lines(report.notes.clone())));
     }
     out
+}
+
+/// Each row against the last runs of its system and config in the store:
+/// means, change, Welch's p-value and the regression flag.
+fn history(report: &Report, h: &Regressions) -> Section {
+    let rows = h
+        .rows
+        .iter()
+        .map(|j| {
+            let flag =
+                if j.regression { Cell { text: "REGRESSION".into(), mark: Some(Mark::Fail) } } else { "-".into() };
+            vec![
+                j.config.as_str().into(),
+                num(j.current.mean),
+                j.current.n.to_string().into(),
+                num(j.history.mean),
+                j.history.n.to_string().into(),
+                j.runs.len().to_string().into(),
+                j.change_percent.map_or("-".into(), |c| format!("{c:+.1}%").into()),
+                j.p_value.map_or("-".into(), |p| format!("{p:.3}").into()),
+                flag,
+            ]
+        })
+        .collect();
+    let headers = [
+        row_kind(report).to_string(),
+        unit(report, "mean"),
+        "n".into(),
+        unit(report, "history mean"),
+        "history n".into(),
+        "runs".into(),
+        "change".into(),
+        "p (Welch)".into(),
+        "regression".into(),
+    ];
+    let title = format!(
+        "History: {} in {}, against its last {} runs (a regression: over {:.0}% slower, p < {})",
+        h.system,
+        h.store,
+        h.history_runs,
+        h.threshold * 100.0,
+        h.significance
+    );
+    if h.rows.is_empty() {
+        let line = format!("no earlier run of {} in the store holds these configs", h.system);
+        return section(title, Body::Lines(vec![line]));
+    }
+    section(title, Body::Table { headers: headers.to_vec(), rows })
 }
 
 /// Failed or disputed entries: file, bench, vcd, cause, message.

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// A system's row.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct SystemRow {
     /// The name queries go by.
     pub name: String,

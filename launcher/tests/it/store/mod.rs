@@ -1,7 +1,8 @@
 //! The results store (`mlb db import`, `mlb --db`): the same test bodies on
 //! SQLite (the unit tier) and on a real PostgreSQL server (the postgres
 //! tier, scripts/setup-postgres.sh), and the faults: a killed import, two
-//! imports at once, a full disk (root tier), hostile names, a password.
+//! imports at once, a full disk (root tier), hostile names, a password;
+//! the queries (`mlb db runs|systems|compare|history|export`, `mlb report --db`).
 
 mod backend;
 mod faults;
@@ -9,3 +10,4 @@ mod full_disk;
 mod import;
 mod launch;
 mod password;
+mod queries;

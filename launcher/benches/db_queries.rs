@@ -1,0 +1,154 @@
+//! How fast the store answers: `mlb db compare` of 5 systems and `mlb db
+//! history` of one, on an SQLite store of 1,000 runs (200 per system, 100
+//! reports each: 20 benches on 5 devices) holding about a million metric
+//! rows, filled by `mlb db import`. Each query is timed in this process
+//! (the store open, as `mlb db` holds it) and as the whole command (the
+//! real binary: start, open, query, print). Medians of [`RUNS`] runs, in
+//! milliseconds, of the wall time and of the CPU time the query costs (on a
+//! machine shared with other work the wall time grows, the CPU time does
+//! not); the bench fails when the query's CPU median is over [`LIMIT_MS`].
+//!
+//! Run with `cargo bench -p mlb --bench db_queries`. With `DB_QUERIES_STORE=FILE`
+//! the store is kept in `FILE`, and a store already there is timed as it is.
+
+use clap::Parser;
+use mlb::cli::{Cli, Command};
+use mlb::store::command::DbCommand;
+use mlb::store::query::command::QueryCommand;
+use mlb::store::{Location, Store};
+use nix::sys::resource::{getrusage, UsageWho};
+use std::path::Path;
+use std::time::Instant;
+
+const SYSTEMS: [&str; 5] = ["sysA", "sysB", "sysC", "sysD", "sysE"];
+const RUNS_PER_SYSTEM: usize = 200;
+const BENCHES: usize = 20;
+const DEVICES: usize = 5;
+const RUNS: usize = 11;
+/// Most a query may take (its median), in milliseconds.
+const LIMIT_MS: f64 = 100.0;
+
+/// Writes the runs of system `s` under `dir`: one folder per run.
+fn write_system(dir: &Path, s: usize) {
+    for run in 0..RUNS_PER_SYSTEM {
+        let folder = dir.join(format!("run{run:03}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let (day, hour) = (1 + run % 28, run / 28);
+        for b in 0..BENCHES {
+            for d in 0..DEVICES {
+                let items =
+                    100.0 * (b + 1) as f64 * (1.0 + 0.1 * s as f64) * (1.0 + 0.001 * ((run * 7 + d) % 11) as f64);
+                let t = 320.0 / items;
+                let report = serde_json::json!({
+                    "name": format!("bench{b:02}"), "suite": "baselines", "run_id": run, "vcd": d.to_string(),
+                    "completed": true, "hostname": SYSTEMS[s], "gpu": "Model X",
+                    "start_time": format!("2026-{:02}-{day:02} {hour:02}:00:{:02}.000000", 1 + run % 12, d),
+                    "batch_size": 64,
+                    "train": {"avg": t, "min": t * 0.9, "max": t * 1.1, "sd": t * 0.01, "count": 20, "unit": "s"},
+                    "train_item": {"avg": items, "min": items * 0.9, "max": items * 1.1, "unit": "items/sec"},
+                    "batch_loss": [2.0, 1.0],
+                });
+                let name = format!("baselines.bench{b:02}.R{run}.D{d}.20260101-000000-{:06}.json", b * DEVICES + d);
+                std::fs::write(folder.join(name), report.to_string()).unwrap();
+            }
+        }
+    }
+}
+
+/// The `mlb db` query `args`, parsed.
+fn db_args(args: &[&str]) -> QueryCommand {
+    let cli = Cli::try_parse_from([&["mlb", "db"], args].concat()).unwrap();
+    match cli.command {
+        Some(Command::Db { command: DbCommand::Query(query) }) => query,
+        _ => unreachable!("mlb db"),
+    }
+}
+
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// CPU time (user and system) this process has used, in ms: SQLite runs
+/// on sqlx's worker thread, so the whole process counts.
+fn cpu_ms() -> f64 {
+    let usage = getrusage(UsageWho::RUSAGE_SELF).unwrap();
+    let ms = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 * 1e3 + t.tv_usec() as f64 / 1e3;
+    ms(usage.user_time()) + ms(usage.system_time())
+}
+
+/// Medians of the wall and the CPU ms of `work`, run [`RUNS`] times.
+fn time(mut work: impl FnMut()) -> (f64, f64) {
+    let (wall, cpu): (Vec<f64>, Vec<f64>) = (0..RUNS)
+        .map(|_| {
+            let (t0, c0) = (Instant::now(), cpu_ms());
+            work();
+            (t0.elapsed().as_secs_f64() * 1e3, cpu_ms() - c0)
+        })
+        .unzip();
+    (median(wall), median(cpu))
+}
+
+fn main() {
+    let mlb = env!("CARGO_BIN_EXE_mlb");
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::env::var_os("DB_QUERIES_STORE").map_or_else(|| dir.path().join("results.db"), Into::into);
+    let url = format!("sqlite:{}", file.display());
+    let t0 = Instant::now();
+    let filled = file.exists();
+    for (s, name) in SYSTEMS.iter().enumerate().filter(|_| !filled) {
+        let folder = dir.path().join(name);
+        write_system(&folder, s);
+        let out = std::process::Command::new(mlb)
+            .args(["db", "import", "--db", &url, "--system", name])
+            .arg(&folder)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "import: {}", String::from_utf8_lossy(&out.stderr));
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
+    let store = Store::open(&Location::parse(&url).unwrap()).unwrap();
+    let count = |table: &str| -> i64 {
+        use sqlx::Row;
+        let sql = format!("SELECT COUNT(*) FROM {table}");
+        store.block_on(sqlx::query(&sql).fetch_one(store.pool())).unwrap().get(0)
+    };
+    println!(
+        "store: {} runs, {} instances, {} metric rows (written in {:.1} s)",
+        count("runs"),
+        count("instances"),
+        count("metrics"),
+        t0.elapsed().as_secs_f64()
+    );
+    let queries: [(&str, Vec<&str>); 3] = [
+        ("compare of 5 systems", vec!["compare", "--db", &url, "--systems", "sysA,sysB,sysC,sysD,sysE"]),
+        ("history of 1 system", vec!["history", "--db", &url, "--system", "sysC"]),
+        ("history of 1 bench", vec!["history", "--db", &url, "--system", "sysC", "--bench", "bench07"]),
+    ];
+    let mut ok = true;
+    for (what, args) in &queries {
+        let parsed = db_args(args);
+        let (query_ms, query_cpu) = time(|| match &parsed {
+            QueryCommand::Compare(c) => {
+                let m = mlb::store::query::compare::compare(&store, c).unwrap();
+                assert_eq!(m.rows.len(), BENCHES);
+            }
+            QueryCommand::History(h) => {
+                let found = mlb::store::query::history::fetch(&store, h).unwrap();
+                assert_eq!(found.series[0].points.len(), RUNS_PER_SYSTEM);
+            }
+            _ => unreachable!(),
+        });
+        let (command_ms, _) = time(|| {
+            let out = std::process::Command::new(mlb).arg("db").args(args).output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        });
+        let fine = query_cpu <= LIMIT_MS;
+        ok &= fine;
+        println!(
+            "{what:<22} query {query_ms:>6.1} ms, CPU {query_cpu:>6.1} ms (limit {LIMIT_MS} ms) {}; whole command {command_ms:>6.1} ms",
+            if fine { "ok" } else { "TOO SLOW" }
+        );
+    }
+    assert!(ok, "a query of the store took more than {LIMIT_MS} ms");
+}

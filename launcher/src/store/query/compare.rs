@@ -1,0 +1,67 @@
+//! `mlb db compare`: the per-bench figures of each system from the store,
+//! then the matrix ([`super::matrix`]).
+
+use super::args::CompareArgs;
+use super::error::QueryError;
+use super::figures::{counts, mean_energy};
+use super::filters::restrict_runs;
+use super::matrix::{matrix, Figure, Matrix};
+use super::sql::Sql;
+use crate::report::Rule;
+use crate::store::Store;
+use sqlx::Row;
+use std::collections::BTreeMap;
+
+/// The names of the systems of `store`, sorted.
+pub fn system_names(store: &Store) -> Result<Vec<String>, QueryError> {
+    let sql = Sql::new("SELECT DISTINCT name FROM systems ORDER BY name");
+    Ok(sql.rows(store, "listing systems", |row| row.try_get(0))?)
+}
+
+/// Refuses a name of `names` that the store does not know.
+pub fn known(store: &Store, names: &[String]) -> Result<(), QueryError> {
+    let known = system_names(store)?;
+    match names.iter().find(|n| !known.contains(n)) {
+        Some(name) => Err(QueryError::UnknownSystem { name: name.clone(), known }),
+        None => Ok(()),
+    }
+}
+
+/// The comparison `args` ask for.
+pub fn compare(store: &Store, args: &CompareArgs) -> Result<Matrix, QueryError> {
+    known(store, &args.systems)?;
+    let reference = args.reference.clone().unwrap_or_else(|| args.systems[0].clone());
+    let not_compared = |name: &String| !args.systems.contains(name);
+    if let Some(name) = std::iter::once(&reference).chain(args.price.iter().map(|(n, _)| n)).find(|n| not_compared(n)) {
+        return Err(QueryError::NotCompared { name: name.clone(), systems: args.systems.clone() });
+    }
+    let figures = figures(store, args)?;
+    let prices: BTreeMap<String, f64> = args.price.iter().cloned().collect();
+    Ok(matrix(&figures, &args.systems, &reference, args.metric, &prices))
+}
+
+/// Per system and bench: the instances that count, their mean items/s and
+/// mean joules per item (figures that cannot be a measure left out, as
+/// `mlb report` leaves them out).
+fn figures(store: &Store, args: &CompareArgs) -> Result<Vec<Figure>, QueryError> {
+    let mut sql = Sql::new("SELECT s.name, i.bench, COUNT(*), AVG(i.items_per_s), ");
+    mean_energy(&mut sql);
+    sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id ");
+    sql.push("JOIN systems s ON s.id = r.system_id WHERE s.name IN (");
+    for (k, system) in args.systems.iter().enumerate() {
+        sql.push(if k == 0 { "" } else { ", " }).text(system);
+    }
+    sql.push(")");
+    counts(&mut sql, Rule::strict_if(args.strict));
+    restrict_runs(&mut sql, &args.filters);
+    sql.push(" GROUP BY s.name, i.bench");
+    Ok(sql.rows(store, "comparing systems", |row| {
+        Ok(Figure {
+            system: row.try_get(0)?,
+            bench: row.try_get(1)?,
+            n: row.try_get::<i64, _>(2)? as usize,
+            items_per_s: row.try_get(3)?,
+            joules_per_item: row.try_get(4)?,
+        })
+    })?)
+}

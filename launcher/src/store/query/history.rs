@@ -1,0 +1,143 @@
+//! `mlb db history`: one metric of a system over time, a series per bench
+//! (or config), each point a run with its id (docs/results.md, "Queries").
+
+use super::args::HistoryArgs;
+use super::compare::known;
+use super::error::QueryError;
+use super::figures::{counts, mean_energy};
+use super::filters::restrict;
+use super::matrix::Metric;
+use super::sql::Sql;
+use crate::report::Rule;
+use crate::store::Store;
+use serde::Serialize;
+use sqlx::Row;
+
+/// One run's figure for one bench.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Point {
+    /// The run's id in the store.
+    pub run: i64,
+    /// The run's ids as mlb wrote them (`run_id` of its reports), if any.
+    pub run_ids: String,
+    /// When the run started (RFC 3339, UTC).
+    pub started: String,
+    /// `started` in seconds since the epoch (the x axis of the chart).
+    pub at: i64,
+    /// Instances that count.
+    pub n: usize,
+    /// The metric's value: mean items/s or joules per item, or with
+    /// `score` the items/s over the series' first run's.
+    pub value: f64,
+}
+
+/// One bench's points, oldest first.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Series {
+    /// The bench (or config).
+    pub label: String,
+    /// Its points, in the order the runs started (then by run id).
+    pub points: Vec<Point>,
+}
+
+/// The history of one system.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct History {
+    /// The system.
+    pub system: String,
+    /// What the points show.
+    pub metric: Metric,
+    /// The unit of the values.
+    pub unit: &'static str,
+    /// One series per bench, sorted by label.
+    pub series: Vec<Series>,
+}
+
+/// The history of `system` from its points (any order; `value` holds the
+/// mean items/s, or joules per item for [`Metric::EnergyPerItem`]):
+/// sorted, grouped by label, and with [`Metric::Score`] divided by each
+/// series' first value.
+pub fn history(system: &str, metric: Metric, mut points: Vec<(String, Point)>) -> History {
+    points.sort_by(|(la, a), (lb, b)| la.cmp(lb).then(a.at.cmp(&b.at)).then(a.run.cmp(&b.run)));
+    let mut series: Vec<Series> = Vec::new();
+    for (label, point) in points {
+        match series.last_mut() {
+            Some(s) if s.label == label => s.points.push(point),
+            _ => series.push(Series { label, points: vec![point] }),
+        }
+    }
+    if metric == Metric::Score {
+        for s in &mut series {
+            let first = s.points[0].value;
+            for p in &mut s.points {
+                p.value /= first;
+            }
+        }
+    }
+    let unit = if metric == Metric::Score { "x first run" } else { metric.unit() };
+    History { system: system.to_string(), metric, unit, series }
+}
+
+/// The history `args` ask for, from `store`: per run of the system and
+/// bench, the instances that count and their mean (joules per item left
+/// out where they cannot be a measure, as `mlb report` leaves them out).
+pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
+    let system = args.filters.system.as_ref().ok_or(QueryError::NoSystem)?;
+    known(store, std::slice::from_ref(system))?;
+    let energy = args.metric == Metric::EnergyPerItem;
+    let mut sql = Sql::new("SELECT i.bench, r.id, r.run_ids, r.started_at, COUNT(*), ");
+    if energy {
+        mean_energy(&mut sql);
+    } else {
+        sql.push("AVG(i.items_per_s)");
+    }
+    sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id JOIN systems s ON s.id = r.system_id");
+    sql.push(" WHERE 1 = 1");
+    counts(&mut sql, Rule::strict_if(args.strict));
+    if let Some(bench) = &args.bench {
+        sql.push(" AND (i.bench = ").text(bench).push(" OR i.config = ").text(bench).push(")");
+    }
+    restrict(&mut sql, &args.filters);
+    sql.push(" GROUP BY i.bench, r.id, r.run_ids, r.started_at");
+    let rows = sql.rows(store, "reading the history", |row| {
+        let started: Option<String> = row.try_get(3)?;
+        let value: Option<f64> = row.try_get(5)?;
+        Ok((row.try_get::<String, _>(0)?, row.try_get(1)?, row.try_get(2)?, started, row.try_get::<i64, _>(4)?, value))
+    })?;
+    let points = rows
+        .into_iter()
+        .filter_map(|(bench, run, run_ids, started, n, value)| {
+            let started = started.unwrap_or_default();
+            let at = chrono::DateTime::parse_from_rfc3339(&started).map_or(0, |t| t.timestamp());
+            Some((bench, Point { run, run_ids, started, at, n: n as usize, value: value? }))
+        })
+        .collect();
+    Ok(history(system, args.metric, points))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(run: i64, at: i64, value: f64) -> Point {
+        Point { run, run_ids: run.to_string(), started: at.to_string(), at, n: 8, value }
+    }
+
+    #[test]
+    fn points_come_oldest_first_in_one_series_per_bench() {
+        let points = vec![
+            ("wlm".to_string(), point(3, 300, 30.0)),
+            ("vae".to_string(), point(2, 200, 20.0)),
+            ("vae".to_string(), point(1, 100, 10.0)),
+            ("vae".to_string(), point(4, 100, 40.0)),
+        ];
+        let h = history("A", Metric::ItemsPerSecond, points.clone());
+        assert_eq!(h.series.len(), 2);
+        assert_eq!(h.series[0].label, "vae");
+        assert_eq!(h.series[0].points.iter().map(|p| p.run).collect::<Vec<_>>(), [1, 4, 2]);
+        assert_eq!(h.series[1].points[0].value, 30.0);
+        let score = history("A", Metric::Score, points);
+        assert_eq!(score.series[0].points.iter().map(|p| p.value).collect::<Vec<_>>(), [1.0, 4.0, 2.0]);
+        assert_eq!(score.unit, "x first run");
+    }
+}

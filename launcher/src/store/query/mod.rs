@@ -1,0 +1,25 @@
+//! Queries of the results store: runs and systems, the comparison of
+//! systems bench by bench, one system's history, a run against its history
+//! (regressions) and exports (docs/results.md, "Queries", "Regressions",
+//! "Export"). The figures are computed by pure functions over what the store
+//! returns; the SQL binds every name as a parameter.
+
+pub mod args;
+pub mod bencher;
+pub mod command;
+pub mod compare;
+pub mod error;
+pub mod export;
+mod figures;
+mod filters;
+pub mod history;
+pub mod matrix;
+pub mod regressions;
+pub mod render;
+pub mod runs;
+mod sql;
+pub mod svg;
+pub mod systems;
+
+pub use error::QueryError;
+pub use matrix::{Figure, Matrix, Metric};

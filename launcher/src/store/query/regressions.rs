@@ -1,0 +1,92 @@
+//! `mlb report --reports DIR --db`: each row of the report against the last
+//! runs of the same system and config in the store
+//! ([`crate::report::history`]: change, Welch's p-value, regression flag).
+
+use super::error::QueryError;
+use super::figures::counts;
+use super::sql::Sql;
+use crate::contract::read::{read_folder, Entry};
+use crate::report::history::{judge, Regressions};
+use crate::report::{ReportArgs, Row as ReportRow, Rule};
+use crate::store::import::system::SystemRow;
+use crate::store::{Location, Store};
+use serde_json::{Map, Value};
+use sqlx::Row;
+use std::path::{Path, PathBuf};
+
+/// Runs `mlb report` with `--db URL` (`""`: the default store): the report,
+/// with its rows judged against their history; returns what to print.
+pub fn report(args: &ReportArgs, db: &str) -> Result<String, QueryError> {
+    let mut report = crate::report::report(args)?;
+    let location = Location::from_env(Some(db))?;
+    let store = Store::open(&location)?;
+    let system = match &args.system {
+        Some(name) => name.clone(),
+        None => default_system(&args.reports)?,
+    };
+    let rule = Rule::strict_if(args.strict);
+    let mut found = Regressions::new(location.to_string(), system, args.history);
+    for row in &report.rows {
+        let current: Vec<f64> = report.runs.iter().filter(|r| r.label == row.label).map(|r| r.value).collect();
+        let past = past_runs(&store, &found.system, row, rule, &report.reports, args.history)?;
+        if past.is_empty() {
+            continue;
+        }
+        let (runs, values): (Vec<i64>, Vec<Vec<f64>>) = past.into_iter().unzip();
+        found.rows.push(judge(&row.label, &current, &values.concat(), runs));
+    }
+    report.regressions = Some(found);
+    Ok(crate::report::show(args, &report)?)
+}
+
+/// The name `mlb db import` gives the system of the reports in `dir`.
+fn default_system(dir: &Path) -> Result<String, QueryError> {
+    let reading = read_folder(dir).map_err(crate::store::StoreError::from)?;
+    let entries: Vec<&Entry> = reading.entries.iter().collect();
+    Ok(SystemRow::of(dir, &entries, None).name)
+}
+
+/// Whether an instance's stored `config` (its arguments, a JSON object)
+/// holds the values that name `row` (the arguments that vary in the report).
+fn same_config(config: &str, row: &ReportRow) -> bool {
+    let stored: Map<String, Value> = serde_json::from_str(config).unwrap_or_default();
+    row.args.iter().all(|(k, v)| stored.get(k) == Some(v))
+}
+
+/// The items/s of the instances that count of the last `k` runs of `system`
+/// holding `row`'s config, newest first, by run; runs imported from the
+/// reports folder itself (or below it) are left out.
+fn past_runs(
+    store: &Store,
+    system: &str,
+    row: &ReportRow,
+    rule: Rule,
+    reports: &Path,
+    k: usize,
+) -> Result<Vec<(i64, Vec<f64>)>, QueryError> {
+    let mut sql = Sql::new(
+        "SELECT r.id, r.folder, i.config, i.items_per_s FROM instances i JOIN runs r ON r.id = i.run_id \
+         JOIN systems s ON s.id = r.system_id WHERE s.name = ",
+    );
+    sql.text(system).push(" AND i.bench = ").text(&row.bench).push(" AND i.items_per_s IS NOT NULL");
+    counts(&mut sql, rule);
+    sql.push(" ORDER BY r.started_at DESC, r.id DESC");
+    let rows = sql.rows(store, "reading the history of the report's rows", |r| {
+        Ok((r.try_get::<i64, _>(0)?, r.try_get::<String, _>(1)?, r.try_get::<String, _>(2)?, r.try_get::<f64, _>(3)?))
+    })?;
+    let here = std::path::absolute(reports).unwrap_or_else(|_| reports.to_path_buf());
+    let mut runs: Vec<(i64, Vec<f64>)> = Vec::new();
+    for (run, folder, config, value) in rows {
+        if PathBuf::from(&folder).starts_with(&here) || !same_config(&config, row) {
+            continue;
+        }
+        if runs.last().is_some_and(|(last, _)| *last == run) {
+            runs.last_mut().expect("a last run").1.push(value);
+        } else if runs.len() == k {
+            break;
+        } else {
+            runs.push((run, vec![value]));
+        }
+    }
+    Ok(runs)
+}

@@ -1,0 +1,83 @@
+//! `mlb db history` printed: one line per bench and run, oldest first.
+
+use super::super::history::History;
+use super::{csv_number, csv_text, json, short, table, Format};
+
+/// `history` in `format`.
+pub fn render(history: &History, format: Format) -> String {
+    match format {
+        Format::Json => json(history),
+        Format::Csv => csv(history),
+        Format::Text => tables(history, table::text),
+        Format::Markdown => tables(history, table::markdown),
+    }
+}
+
+fn csv(h: &History) -> String {
+    let mut out = String::from("bench,started,run,run_ids,n,value\n");
+    for s in &h.series {
+        for p in &s.points {
+            let cells = [
+                csv_text(&s.label),
+                csv_text(&p.started),
+                p.run.to_string(),
+                csv_text(&p.run_ids),
+                p.n.to_string(),
+                csv_number(Some(p.value)),
+            ];
+            out.push_str(&(cells.join(",") + "\n"));
+        }
+    }
+    out
+}
+
+fn tables(h: &History, draw: fn(&[String], &[Vec<String>]) -> String) -> String {
+    let headers: Vec<String> =
+        ["bench", "started", "run", "run ids", "n"].iter().map(|s| s.to_string()).chain([h.unit.to_string()]).collect();
+    let rows: Vec<Vec<String>> = h
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.points.iter().map(|p| {
+                vec![
+                    s.label.clone(),
+                    p.started.clone(),
+                    p.run.to_string(),
+                    p.run_ids.clone(),
+                    p.n.to_string(),
+                    short(Some(p.value)),
+                ]
+            })
+        })
+        .collect();
+    format!("{} over time\n\n{}", h.system, draw(&headers, &rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::query::history::{history, Point};
+    use crate::store::query::Metric;
+
+    #[test]
+    fn one_line_per_run_and_bench_oldest_first() {
+        let p = |run: i64, at: i64, value: f64| Point {
+            run,
+            run_ids: format!("{run}"),
+            started: format!("2026-01-0{run}T00:00:00Z"),
+            at,
+            n: 2,
+            value,
+        };
+        let h =
+            history("A", Metric::ItemsPerSecond, vec![("vae".into(), p(2, 20, 2.5)), ("vae".into(), p(1, 10, 1.5))]);
+        let csv = render(&h, Format::Csv);
+        assert_eq!(
+            csv,
+            "bench,started,run,run_ids,n,value\nvae,2026-01-01T00:00:00Z,1,1,2,1.5\nvae,2026-01-02T00:00:00Z,2,2,2,2.5\n"
+        );
+        let md = render(&h, Format::Markdown);
+        assert!(md.contains("| bench | started | run | run ids | n | items/s |"), "{md}");
+        assert!(md.find("2026-01-01").unwrap() < md.find("2026-01-02").unwrap());
+    }
+}

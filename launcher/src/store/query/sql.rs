@@ -1,0 +1,88 @@
+//! A statement built from fixed SQL text and bound values: each value is
+//! written as a `$N` placeholder (read by both SQLite and PostgreSQL) and
+//! bound in order, so that no name a user gives ever becomes SQL.
+
+use crate::store::{Store, StoreError};
+use sqlx::any::{AnyArguments, AnyRow};
+use sqlx::query::Query;
+use sqlx::Any;
+
+/// A value bound to a placeholder.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bind {
+    /// Text: a name, a tag, a time.
+    Text(String),
+    /// An integer: an id, a count.
+    Int(i64),
+    /// A number: a bound of a figure.
+    Real(f64),
+}
+
+/// SQL text with its bound values.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sql {
+    /// The text, with `$1`, `$2`... where the values go.
+    pub text: String,
+    /// The values, in placeholder order.
+    pub binds: Vec<Bind>,
+}
+
+impl Sql {
+    /// Starts a statement with fixed `text`.
+    pub fn new(text: &str) -> Sql {
+        Sql { text: text.to_string(), binds: Vec::new() }
+    }
+
+    /// Appends fixed SQL text.
+    pub fn push(&mut self, text: &str) -> &mut Sql {
+        self.text.push_str(text);
+        self
+    }
+
+    /// Appends a placeholder for `value`.
+    pub fn bind(&mut self, value: Bind) -> &mut Sql {
+        self.binds.push(value);
+        self.text.push_str(&format!("${}", self.binds.len()));
+        self
+    }
+
+    /// Appends a placeholder for the text `value`.
+    pub fn text(&mut self, value: &str) -> &mut Sql {
+        self.bind(Bind::Text(value.to_string()))
+    }
+
+    /// The statement, ready to run.
+    pub fn query(&self) -> Query<'_, Any, AnyArguments<'_>> {
+        self.binds.iter().fold(sqlx::query(&self.text), |q, b| match b {
+            Bind::Text(t) => q.bind(t.as_str()),
+            Bind::Int(i) => q.bind(*i),
+            Bind::Real(v) => q.bind(*v),
+        })
+    }
+
+    /// Runs the statement on `store` and reads each row with `read`;
+    /// `what` names the work in an error (`"listing runs"`).
+    pub fn rows<T>(
+        &self,
+        store: &Store,
+        what: &str,
+        read: impl Fn(&AnyRow) -> Result<T, sqlx::Error>,
+    ) -> Result<Vec<T>, StoreError> {
+        let fail = |e: sqlx::Error| StoreError::query(store.location(), what, &e);
+        let rows = store.block_on(self.query().fetch_all(store.pool())).map_err(fail)?;
+        rows.iter().map(|row| read(row).map_err(fail)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_become_numbered_placeholders() {
+        let mut sql = Sql::new("SELECT 1 WHERE a = ");
+        sql.text("x'; DROP TABLE runs; --").push(" AND b = ").bind(Bind::Int(3));
+        assert_eq!(sql.text, "SELECT 1 WHERE a = $1 AND b = $2");
+        assert_eq!(sql.binds, [Bind::Text("x'; DROP TABLE runs; --".into()), Bind::Int(3)]);
+    }
+}
