@@ -1,7 +1,9 @@
 //! The process group of a `"group": "ddp"` config: where its rank 0 listens
 //! and what each instance is told, as torchrun tells its processes.
 
+use rand::Rng;
 use std::net::{Ipv4Addr, TcpListener};
+use std::ops::Range;
 
 /// Rank 0's store address (torchrun's `MASTER_ADDR`, as in the original suite).
 pub const MASTER_ADDR: &str = "MASTER_ADDR";
@@ -27,14 +29,12 @@ pub struct Meeting {
 
 impl Meeting {
     /// A meeting of `world` ranks on `first_node` (`None`: this host, on
-    /// the loopback address), at a port free on this host now (as torchrun
-    /// picks one; a multi-node run's rank 0 is on the first node, usually
-    /// the one mlb runs on). Falls back to torchrun's 29500 when no port
-    /// can be bound.
+    /// the loopback address), at a port free on this host now (a multi-node
+    /// run's rank 0 is on the first node, usually the one mlb runs on).
+    /// Falls back to torchrun's 29500 when no port can be bound.
     pub fn new(first_node: Option<&str>, world: usize) -> Self {
         let addr = first_node.map_or_else(|| Ipv4Addr::LOCALHOST.to_string(), str::to_string);
-        let port =
-            TcpListener::bind((Ipv4Addr::UNSPECIFIED, 0)).and_then(|l| l.local_addr()).map_or(29500, |a| a.port());
+        let port = free_port(&below_ephemeral(&ephemeral_range())).unwrap_or(29500);
         Meeting { addr, port, world }
     }
 
@@ -53,9 +53,53 @@ impl Meeting {
     }
 }
 
+/// The kernel's range of ephemeral ports (`ip_local_port_range`), from
+/// which it gives every outgoing connection its local port; Linux's default
+/// when the file cannot be read.
+fn ephemeral_range() -> Range<u16> {
+    let text = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").unwrap_or_default();
+    let mut ends = text.split_whitespace().filter_map(|n| n.parse::<u16>().ok());
+    match (ends.next(), ends.next()) {
+        (Some(low), Some(high)) if low <= high => low..high.saturating_add(1),
+        _ => 32768..61000,
+    }
+}
+
+/// Where a store port is drawn from: below the ephemeral range. A port the
+/// kernel hands out (bind to port 0) is free when it is picked, but an
+/// outgoing connection of this host (srun's, slurmd's, another rank's) may
+/// take it as its local port before rank 0 listens on it, and rank 0 then
+/// fails with "address already in use"; torchrun's 29500 is below the
+/// range for the same reason.
+fn below_ephemeral(ephemeral: &Range<u16>) -> Range<u16> {
+    let top = ephemeral.start.clamp(1025, 32768);
+    top.saturating_sub(12_000).max(1024)..top
+}
+
+/// A port of `range` that can be bound on every address now: up to 64
+/// random tries, so that two runs planned at once rarely pick the same.
+fn free_port(range: &Range<u16>) -> Option<u16> {
+    let mut rng = rand::rng();
+    (0..64).map(|_| rng.random_range(range.clone())).find(|&p| TcpListener::bind((Ipv4Addr::UNSPECIFIED, p)).is_ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn store_ports_are_drawn_below_the_ephemeral_ports_and_are_free() {
+        assert_eq!(below_ephemeral(&(32768..61000)), 20768..32768);
+        assert_eq!(below_ephemeral(&(1024..65535)), 1024..1025);
+        let ephemeral = ephemeral_range();
+        for _ in 0..20 {
+            let port = Meeting::new(None, 2).port;
+            assert!(!ephemeral.contains(&port) || port == 29500, "{port} is ephemeral ({ephemeral:?})");
+        }
+        let busy = TcpListener::bind((Ipv4Addr::UNSPECIFIED, 0)).unwrap();
+        let taken = busy.local_addr().unwrap().port();
+        assert_eq!(free_port(&(taken..taken + 1)), None, "a port in use is never picked");
+    }
 
     #[test]
     fn ranks_are_told_torchruns_variables() {
