@@ -18,7 +18,7 @@ use common::launcher::{output_of, root_or_skip, Launches};
 use common::slowdown::{crowd_slot, Throttle};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Two benches of spin, each long enough (about 3 s on one CPU) that a
 /// slowed slot's throughput is measured over many steps.
@@ -40,13 +40,11 @@ const THROUGHPUT: &str = "rules:\n  - kind: throughput\n";
 /// Every bench at least 0.9 of the baseline run.
 const BASELINE: &str = "rules:\n  - kind: baseline\n    min: 0.9\n";
 
-/// `mlb accept --format json ARGS`: the exit status and the verdicts.
+/// `mlb accept --format json ARGS` as the accept tests run it: the exit
+/// status, the verdicts, and the whole evaluation for messages.
 fn accept(args: &[&str]) -> (i32, Vec<Value>, String) {
-    let out = Command::new(common::mlb()).arg("accept").args(["--format", "json"]).args(args).output().unwrap();
-    let (stdout, stderr) = common::text(&out);
-    let record: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
-    let verdicts = record["verdicts"].as_array().cloned().unwrap_or_default();
-    (out.status.code().unwrap(), verdicts, format!("{stdout}\n{stderr}"))
+    let (evaluation, code) = crate::accept::evaluation(args);
+    (code, evaluation["verdicts"].as_array().cloned().unwrap_or_default(), format!("{evaluation:#}"))
 }
 
 /// The failed verdicts' subjects' `field` values (GPU, node or bench).

@@ -72,16 +72,7 @@ impl Bench {
 
     /// Processes whose command line names this test's suite.
     fn leftover_processes(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for e in std::fs::read_dir("/proc").unwrap().flatten() {
-            if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
-                let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-                if cmd.contains("worker") && cmd.contains(&format!("--suite={} ", self.suite)) {
-                    out.push(cmd);
-                }
-            }
-        }
-        out
+        common::slowdown::Worker::of_suite(&self.suite).into_iter().map(|w| w.cmdline).collect()
     }
 }
 

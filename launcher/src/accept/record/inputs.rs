@@ -6,8 +6,6 @@ use super::paths::Place;
 use crate::accept::{Input, Role};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-use std::io::Read;
 use std::path::Path;
 
 /// One input as the record lists it.
@@ -33,21 +31,11 @@ pub struct HashError {
     pub source: std::io::Error,
 }
 
-/// SHA-256 (lower-case hex) and size of the file at `path`.
+/// SHA-256 (lower-case hex) and size of the file at `path`, hashed as
+/// `mlb prepare` hashes its files.
 pub fn digest(path: &Path) -> std::io::Result<(String, u64)> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 64 * 1024];
-    let mut size = 0u64;
-    loop {
-        let read = file.read(&mut buffer)?;
-        if read == 0 {
-            break;
-        }
-        hasher.update(&buffer[..read]);
-        size += read as u64;
-    }
-    Ok((format!("{:x}", hasher.finalize()), size))
+    let (size, sha256) = crate::prepare::manifest::hash(std::fs::File::open(path)?)?;
+    Ok((sha256, size))
 }
 
 /// Every input of `inputs` hashed (in parallel), named relative to

@@ -6,7 +6,6 @@
 use crate::contract::read::{read_folder, Entry, FolderError, Unreadable};
 use crate::report::{judge, Check};
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -77,9 +76,9 @@ pub fn scan(dir: &Path) -> Result<Scan, FolderError> {
     Ok(Scan { folders, unreadable })
 }
 
-/// sha256 (hex) of the file at `path`.
+/// sha256 (hex) of the file at `path`, hashed as `mlb prepare` hashes its files.
 pub fn hash_file(path: &Path) -> std::io::Result<String> {
-    Ok(crate::prepare::manifest::hex(&Sha256::digest(std::fs::read(path)?)))
+    crate::prepare::manifest::hash(std::fs::File::open(path)?).map(|(_, sha256)| sha256)
 }
 
 #[cfg(test)]
