@@ -28,6 +28,7 @@ pub mod reading;
 pub mod report;
 pub mod runtime;
 pub mod slurm;
+pub mod serve;
 pub mod store;
 pub mod system;
 pub mod targets;

@@ -9,7 +9,8 @@ use super::sections::{sections, Anchor, Body, Cell, Mark};
 use super::{charts, timelines};
 use crate::charts::embed;
 
-const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222}\
+/// The report's style sheet (the pages of `mlb serve` start from it too).
+pub const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222}\
 h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}h3{font-size:15px}\
 table{border-collapse:collapse;font-family:monospace;font-size:13px}\
 td,th{border:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}th{background:#f3f3f3}\
@@ -118,6 +119,20 @@ fn charts(out: &mut String, anchor: Anchor, report: &Report) {
     }
 }
 
+/// The report's sections and charts, without the page around them (the
+/// run page of `mlb serve` frames the same content).
+pub fn content(report: &Report) -> String {
+    let mut out = String::new();
+    for section in sections(report) {
+        out.push_str(&format!("<h2>{}</h2>\n", escape(&section.title)));
+        body(&mut out, &section.body);
+        if let Some(anchor) = section.anchor {
+            charts(&mut out, anchor, report);
+        }
+    }
+    out
+}
+
 /// The whole page.
 pub fn page(report: &Report, title: &str) -> String {
     let mut out = format!(
@@ -126,13 +141,7 @@ pub fn page(report: &Report, title: &str) -> String {
         csp = embed::csp_meta(),
         t = escape(title)
     );
-    for section in sections(report) {
-        out.push_str(&format!("<h2>{}</h2>\n", escape(&section.title)));
-        body(&mut out, &section.body);
-        if let Some(anchor) = section.anchor {
-            charts(&mut out, anchor, report);
-        }
-    }
+    out.push_str(&content(report));
     out.push_str(&embed::scripts());
     out.push_str("</body></html>\n");
     out

@@ -1,0 +1,3 @@
+//! `mlb serve`.
+
+pub mod pages;
