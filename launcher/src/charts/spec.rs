@@ -33,6 +33,9 @@ pub enum XAxis {
     Categories(Vec<String>),
     /// Seconds: a point's `x` is a time; the axis zooms.
     Seconds,
+    /// Dates: a point's `x` is milliseconds since the epoch; the axis
+    /// zooms.
+    Dates,
 }
 
 /// How a series is drawn.
@@ -44,6 +47,9 @@ pub enum Kind {
     Bars,
     /// A line through the points.
     Line,
+    /// A larger dot per point in the flagged colour, above the other
+    /// series: the points flagged on them (regressions).
+    Flags,
 }
 
 /// One point of a series.
@@ -184,6 +190,7 @@ impl Chart {
                 "nameGap": 22,
                 "min": 0,
             }),
+            XAxis::Dates => json!({"type": "time", "axisLabel": {"hideOverlap": true}}),
         }
     }
 
@@ -197,12 +204,20 @@ impl Chart {
 
     fn series_options(&self) -> Vec<Value> {
         let mut out = Vec::new();
+        // Several bar series stand side by side in the library's colours.
+        let grouped = self.series.iter().filter(|s| s.kind == Kind::Bars).count() > 1;
         for (i, s) in self.series.iter().enumerate() {
             let data: Vec<Value> = s.points.iter().map(|p| point(s.kind, p)).collect();
             let mut option = match s.kind {
                 Kind::Dots => json!({"type": "scatter", "symbolSize": 7, "itemStyle": {"opacity": 0.85}}),
+                Kind::Bars if grouped => json!({"type": "bar", "barMaxWidth": 40}),
                 Kind::Bars => json!({"type": "bar", "barWidth": "60%", "itemStyle": {"color": PLAIN}}),
-                Kind::Line => json!({"type": "line", "showSymbol": false, "lineStyle": {"width": 2}}),
+                // A point with its own hover text is drawn, to be hovered.
+                Kind::Line => {
+                    let dots = s.points.iter().any(|p| p.tip.is_some());
+                    json!({"type": "line", "showSymbol": dots, "lineStyle": {"width": 2}})
+                }
+                Kind::Flags => json!({"type": "scatter", "symbolSize": 12, "z": 5, "itemStyle": {"color": FLAGGED}}),
             };
             option["name"] = json!(s.name);
             option["data"] = json!(data);
@@ -246,7 +261,7 @@ impl Chart {
     /// The library's option for this chart.
     pub fn option(&self) -> Value {
         let legend = self.legend();
-        let zoom = self.x == XAxis::Seconds;
+        let zoom = matches!(self.x, XAxis::Seconds | XAxis::Dates);
         let top = 40 + if self.note.is_some() { 18 } else { 0 } + if legend.is_some() { 24 } else { 0 };
         let mut option = json!({
             "animation": false,
@@ -301,7 +316,7 @@ impl Chart {
 fn point(kind: Kind, p: &Point) -> Value {
     let value = match kind {
         Kind::Bars => json!(p.y),
-        Kind::Dots | Kind::Line => json!([p.x, p.y]),
+        Kind::Dots | Kind::Line | Kind::Flags => json!([p.x, p.y]),
     };
     let mut item = json!({"value": value});
     if let Some(tip) = &p.tip {
@@ -394,6 +409,40 @@ mod tests {
         assert_eq!(series[1]["renderItem"], "whiskers");
         assert_eq!(series[1]["data"], json!([[0.0, 9.0, 11.0], [1.0, 7.0, 8.0]]));
         assert_eq!(chart.to_json()["width"], 380);
+    }
+
+    #[test]
+    fn several_bar_series_stand_side_by_side_in_their_own_colours() {
+        let mut chart = Chart::new("compare", XAxis::Categories(vec!["vae".into(), "wlm".into()]), 300);
+        for system in ["a", "b"] {
+            let points = vec![Point::at(0.0, 1.0), Point::at(1.0, 2.0)];
+            chart.series.push(Series { name: system.into(), kind: Kind::Bars, points });
+        }
+        let option = chart.option();
+        assert_eq!(option["legend"]["data"], json!(["a", "b"]));
+        for s in option["series"].as_array().unwrap() {
+            assert!(s.get("barWidth").is_none() && s.get("itemStyle").is_none(), "{s}");
+        }
+    }
+
+    #[test]
+    fn dates_zoom_and_flagged_points_are_drawn_above_in_the_flagged_colour() {
+        let mut chart = Chart::new("history", XAxis::Dates, 300);
+        let day = 86_400_000.0;
+        let points = vec![Point::at(0.0, 10.0), Point::at(day, 8.0)];
+        chart.series.push(Series { name: "vae".into(), kind: Kind::Line, points });
+        chart.series.push(Series {
+            name: "regression".into(),
+            kind: Kind::Flags,
+            points: vec![Point { tip: Some("slower".into()), ..Point::at(day, 8.0) }],
+        });
+        let option = chart.option();
+        assert_eq!(option["xAxis"]["type"], "time");
+        assert_eq!(option["dataZoom"][1]["type"], "slider");
+        assert_eq!(option["series"][0]["showSymbol"], false, "no point of the line has its own hover text");
+        assert_eq!(option["series"][1]["itemStyle"]["color"], FLAGGED);
+        assert_eq!(option["series"][1]["data"], json!([{"value": [day, 8.0], "tip": "slower"}]));
+        assert_eq!(option["legend"]["data"], json!(["vae", "regression"]));
     }
 
     #[test]

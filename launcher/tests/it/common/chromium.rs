@@ -38,8 +38,11 @@ pub struct Browser {
     answers: Receiver<Value>,
     session: String,
     next_id: u64,
-    /// What the console and the page reported (level, text), in order.
+    /// What the console and the page reported (level, text), in order;
+    /// a request that failed or was answered 4xx/5xx is an `error`.
     pub messages: Vec<(String, String)>,
+    /// The URL of every request the page made, in order.
+    pub requests: Vec<String>,
     _profile: tempfile::TempDir,
 }
 
@@ -88,13 +91,14 @@ impl Browser {
             session: String::new(),
             next_id: 0,
             messages: Vec::new(),
+            requests: Vec::new(),
             _profile: profile,
         };
         let target = browser.call("Target.createTarget", json!({"url": "about:blank"}));
         let target = target["targetId"].as_str().unwrap().to_string();
         let attached = browser.call("Target.attachToTarget", json!({"targetId": target, "flatten": true}));
         browser.session = attached["sessionId"].as_str().unwrap().to_string();
-        for domain in ["Page.enable", "Runtime.enable", "Log.enable"] {
+        for domain in ["Page.enable", "Runtime.enable", "Log.enable", "Network.enable"] {
             browser.call(domain, json!({}));
         }
         let metrics = json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false});
@@ -150,19 +154,41 @@ impl Browser {
                 let entry = &params["entry"];
                 self.messages.push((entry["level"].as_str().unwrap_or("?").into(), entry["text"].to_string()));
             }
+            Some("Network.requestWillBeSent") => {
+                self.requests.push(params["request"]["url"].as_str().unwrap_or("?").into());
+            }
+            Some("Network.loadingFailed") => {
+                let text = format!("request {} failed: {}", params["requestId"], params["errorText"]);
+                self.messages.push(("error".into(), text));
+            }
+            Some("Network.responseReceived") if params["response"]["status"].as_u64().is_some_and(|s| s >= 400) => {
+                let response = &params["response"];
+                self.messages.push(("error".into(), format!("{} answered {}", response["url"], response["status"])));
+            }
             _ => {}
         }
     }
 
     /// Loads `page` and waits until `ready` (a script expression) is true.
     pub fn open(&mut self, page: &Path, ready: &str) {
-        self.call("Page.navigate", json!({"url": format!("file://{}", page.display())}));
+        self.goto(&format!("file://{}", page.display()), ready);
+    }
+
+    /// Loads `url` and waits until `ready` (a script expression) is true.
+    pub fn goto(&mut self, url: &str, ready: &str) {
+        self.call("Page.navigate", json!({"url": url}));
+        self.wait(url, ready);
+    }
+
+    /// Waits until the page's document is loaded and `ready` is true (after
+    /// a navigation the page itself started: a form sent, a link followed).
+    pub fn wait(&mut self, what: &str, ready: &str) {
         let deadline = Instant::now() + ANSWER_WITHIN;
         // The old document may still be there, or none yet.
         let probe = format!("(() => {{ try {{ return document.readyState === 'complete' && ({ready}) }} catch (e) {{ return false }} }})()");
         while self.eval(&probe) != json!(true) {
-            assert!(Instant::now() < deadline, "{} not ready ({ready}) within {ANSWER_WITHIN:?}", page.display());
-            std::thread::sleep(Duration::from_millis(100));
+            assert!(Instant::now() < deadline, "{what} not ready ({ready}) within {ANSWER_WITHIN:?}");
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
