@@ -2,6 +2,7 @@
 //! section heading with a link to the same figures as CSV from the API.
 
 use crate::report::render::html::escape;
+use crate::store::query::render::short;
 
 /// A table cell, as HTML.
 pub struct Cell {
@@ -15,9 +16,10 @@ impl Cell {
         Cell { html: escape(text), class: "text" }
     }
 
-    /// A figure with `digits` decimals, or `-` when there is none.
-    pub fn number(value: Option<f64>, digits: usize) -> Cell {
-        Cell { html: value.map_or_else(|| "-".into(), |v| format!("{v:.digits$}")), class: "" }
+    /// A figure as `mlb db` prints it for a person (about four significant
+    /// digits), or `-` when there is none.
+    pub fn figure(value: Option<f64>) -> Cell {
+        Cell { html: short(value), class: "" }
     }
 
     /// A count.
@@ -90,11 +92,11 @@ mod tests {
         let html = table(
             "t",
             &["system", "items/s"],
-            [vec![Cell::link("/runs?system=a&b", "<a>"), Cell::number(Some(2.0 / 3.0), 2).marked("fail")]],
+            [vec![Cell::link("/runs?system=a&b", "<a>"), Cell::figure(Some(2.0 / 3.0)).marked("fail")]],
         );
         assert!(html.contains("<td class=\"text\"><a href=\"/runs?system=a&amp;b\">&lt;a&gt;</a></td>"), "{html}");
-        assert!(html.contains("<td class=\"fail\">0.67</td>"));
-        assert!(table("t", &["x"], [vec![Cell::number(None, 2)]]).contains("<td>-</td>"));
+        assert!(html.contains("<td class=\"fail\">0.6667</td>"));
+        assert!(table("t", &["x"], [vec![Cell::figure(None)]]).contains("<td>-</td>"));
     }
 
     #[test]

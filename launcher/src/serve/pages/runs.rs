@@ -1,0 +1,87 @@
+//! The runs page: a filter form (system, bench, dates, a tag, outcome)
+//! whose URL is the list's permalink, the runs it selects, each linked to
+//! its page, and links to the neighbouring pages of the list.
+
+use super::form::{form, Field, Input};
+use super::layout::empty;
+use super::query::with;
+use super::table::{heading, table, Cell};
+use crate::report::render::html::escape;
+use crate::store::query::runs::RunRow;
+
+const OUTCOMES: [(&str, &str); 3] = [("", "any"), ("completed", "completed"), ("failed", "failed")];
+
+/// What the page was asked, as its URL holds it.
+pub struct Asked<'a> {
+    /// `system`.
+    pub system: &'a str,
+    /// `bench`.
+    pub bench: &'a str,
+    /// `since`.
+    pub since: &'a str,
+    /// `until`.
+    pub until: &'a str,
+    /// `tag`: `KEY=VALUE`.
+    pub tag: &'a str,
+    /// `outcome`.
+    pub outcome: &'a str,
+}
+
+fn filters(asked: &Asked) -> String {
+    let fields = [
+        Field { label: "System", name: "system", value: asked.system, input: Input::Text("any") },
+        Field { label: "Bench", name: "bench", value: asked.bench, input: Input::Text("any") },
+        Field { label: "Since", name: "since", value: asked.since, input: Input::Date },
+        Field { label: "Until", name: "until", value: asked.until, input: Input::Date },
+        Field { label: "Tag", name: "tag", value: asked.tag, input: Input::Text("KEY=VALUE") },
+        Field { label: "Outcome", name: "outcome", value: asked.outcome, input: Input::Choice(&OUTCOMES) },
+    ];
+    form("/runs", &fields)
+}
+
+/// Which page of the list this is, and whether there is a next one.
+pub struct Paging {
+    /// This page, from 1.
+    pub page: u64,
+    /// Whether runs follow this page.
+    pub more: bool,
+}
+
+fn pager(paging: &Paging, query: &str) -> String {
+    let mut links = Vec::new();
+    if paging.page > 1 {
+        links.push(format!("<a href=\"/runs?{}\">previous</a>", escape(&with(query, "page", &(paging.page - 1).to_string()))));
+    }
+    links.push(format!("page {}", paging.page));
+    if paging.more {
+        links.push(format!("<a href=\"/runs?{}\">next</a>", escape(&with(query, "page", &(paging.page + 1).to_string()))));
+    }
+    format!("<p class=\"pager\">{}</p>\n", links.join(""))
+}
+
+/// The page's content: the form, then the runs (or why there are none).
+pub fn content(asked: &Asked, runs: &[RunRow], paging: &Paging, query: &str) -> String {
+    let mut out = filters(asked);
+    if runs.is_empty() {
+        let why = if query.is_empty() { "The store holds no run yet: import runs with mlb db import." } else { "No run matches the filter." };
+        out.push_str(&empty(why));
+        return out;
+    }
+    out.push_str(&heading("Runs, newest first", "/runs", query));
+    let rows = runs.iter().map(|r| {
+        let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        vec![
+            Cell::link(&format!("/runs/{}", r.id), &r.id.to_string()),
+            Cell::link(&format!("/runs?system={}", super::query::encode(&r.system)), &r.system),
+            Cell::text(r.started.as_deref().unwrap_or("-")),
+            Cell::text(&r.run_ids),
+            Cell::count(r.instances),
+            Cell::text(r.mlb_version.as_deref().unwrap_or("-")),
+            Cell::text(&tags.join(", ")),
+        ]
+    });
+    let headers = ["run", "system", "started", "run ids", "instances", "mlb", "tags"];
+    out.push_str(&table("runs", &headers, rows));
+    out.push_str(&pager(paging, query));
+    out
+}

@@ -1,0 +1,56 @@
+//! The systems page: every system of the store, what it is (host, GPUs,
+//! driver, runtimes, CPU, and its whole `system.json` on demand), how many
+//! runs it has and its last run, linked.
+
+use super::layout::empty;
+use super::query::encode;
+use super::table::{heading, table, Cell};
+use crate::report::render::html::escape;
+use crate::store::query::systems::SystemListing;
+
+/// A blank value of the store (an identity the reports did not give) reads
+/// as `-`, never as an empty cell or a separator.
+fn or_dash(text: &str) -> &str {
+    if text.trim().is_empty() { "-" } else { text }
+}
+
+/// The page's content: the systems' table, then each description.
+pub fn content(systems: &[SystemListing], query: &str) -> String {
+    if systems.is_empty() {
+        return empty("The store holds no system yet: import runs with mlb db import.");
+    }
+    let mut out = heading("Systems", "/systems", query);
+    let rows = systems.iter().map(|l| {
+        let s = &l.system;
+        let gpus = if s.gpu_count > 0 { format!("{} x {}", s.gpu_count, or_dash(&s.gpu_model)) } else { or_dash(&s.gpu_model).to_string() };
+        vec![
+            Cell::link(&format!("/runs?system={}", encode(&s.name)), &s.name),
+            Cell::text(or_dash(&s.host)),
+            Cell::text(&gpus),
+            Cell::text(or_dash(&s.driver)),
+            Cell::text(or_dash(&s.runtime_versions)),
+            Cell::text(or_dash(&s.cpu)),
+            Cell::count(l.runs),
+            Cell::text(l.last.as_deref().unwrap_or("-")),
+        ]
+    });
+    let headers = ["system", "host", "GPUs", "driver", "runtimes", "CPU", "runs", "last run"];
+    out.push_str(&table("systems", &headers, rows));
+    let described: Vec<&SystemListing> = systems.iter().filter(|l| l.system.description.is_some()).collect();
+    if !described.is_empty() {
+        out.push_str("<h2>Descriptions</h2>\n");
+    }
+    for l in described {
+        let text = l.system.description.as_deref().unwrap_or_default();
+        let pretty = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| serde_json::to_string_pretty(&v).ok())
+            .unwrap_or_else(|| text.to_string());
+        out.push_str(&format!(
+            "<details><summary>{} (system.json)</summary><pre class=\"log\">{}</pre></details>\n",
+            escape(&l.system.name),
+            escape(&pretty)
+        ));
+    }
+    out
+}
