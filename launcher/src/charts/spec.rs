@@ -190,7 +190,12 @@ impl Chart {
                 "nameGap": 22,
                 "min": 0,
             }),
-            XAxis::Dates => json!({"type": "time", "axisLabel": {"hideOverlap": true}}),
+            XAxis::Dates => json!({
+                "type": "time",
+                "axisLabel": {"hideOverlap": true, "formatter": {
+                    "year": "{yyyy}", "month": "{MMM} {yyyy}", "day": "{MMM} {d}", "hour": "{HH}:{mm}", "minute": "{HH}:{mm}",
+                }},
+            }),
         }
     }
 

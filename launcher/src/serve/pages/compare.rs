@@ -5,7 +5,7 @@
 //! per system for each bench, the reference's level dashed.
 
 use super::form::{form, Field, Input};
-use super::layout::empty;
+use super::layout::{empty, EMPTY_STORE};
 use super::table::{heading, table, Cell};
 use crate::charts::{embed, Chart, Kind, Point, Series, XAxis};
 use crate::report::render::html::escape;
@@ -51,7 +51,10 @@ fn cell(metric: Metric, c: Option<&crate::store::query::matrix::Cell>) -> Cell {
     match c {
         None => Cell::figure(None),
         Some(c) if metric == Metric::Score => Cell::figure(c.value),
-        Some(c) => Cell::text(&format!("{} ({}x)", short(c.value), short(c.normalised))),
+        Some(c) => match c.normalised {
+            Some(times) => Cell::text(&format!("{} ({}x)", short(c.value), short(Some(times)))),
+            None => Cell::figure(c.value),
+        },
     }
 }
 
@@ -79,7 +82,7 @@ pub fn content(asked: &Asked, known: &[String], matrix: Option<&Matrix>, query: 
     let mut out = pickers(asked, known);
     let Some(m) = matrix else {
         if known.is_empty() {
-            out.push_str(&empty("The store holds no system yet: import runs with mlb db import."));
+            out.push_str(&empty(EMPTY_STORE));
         } else {
             out.push_str(&empty("Pick the systems to compare: their names, separated by commas."));
         }

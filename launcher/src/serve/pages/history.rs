@@ -4,8 +4,8 @@
 //! table, each run linked to its page.
 
 use super::form::{form, Field, Input};
-use super::layout::empty;
-use super::table::{heading, table, Cell};
+use super::layout::{empty, EMPTY_STORE};
+use super::table::{heading, table, when, Cell};
 use crate::charts::{embed, Chart, Kind, Point, Series, XAxis};
 use crate::store::query::history::History;
 use crate::store::query::render::short;
@@ -60,7 +60,7 @@ fn chart(h: &History, regression: Regression) -> Chart {
             let tip = format!(
                 "{}\n{}: {} {}\nrun {} ({} instances)",
                 series.label,
-                p.started,
+                when(&p.started),
                 short(Some(p.value)),
                 h.unit,
                 p.run,
@@ -84,7 +84,7 @@ pub fn content(asked: &Asked, known: &[String], history: Option<&History>, regre
     let mut out = pickers(asked, known);
     let Some(h) = history else {
         let why = if known.is_empty() {
-            "The store holds no system yet: import runs with mlb db import."
+            EMPTY_STORE
         } else {
             "Pick a system to see its history."
         };
@@ -107,14 +107,14 @@ pub fn content(asked: &Asked, known: &[String], history: Option<&History>, regre
             rows.push(vec![
                 Cell::text(&series.label),
                 Cell::link(&format!("/runs/{}", p.run), &p.run.to_string()),
-                Cell::text(&p.started),
+                Cell::time(Some(&p.started)),
                 Cell::count(p.n),
                 Cell::figure(Some(p.value)),
                 verdict,
             ]);
         }
     }
-    let headers = ["config", "run", "started", "n", h.unit, ""];
+    let headers = ["config", "run", "started", "n", h.unit, "verdict"];
     out.push_str(&table("points", &headers, rows));
     out
 }

@@ -87,6 +87,9 @@ pub fn page(frame: &Frame, content: &str) -> String {
     )
 }
 
+/// What every page says on a store without a run.
+pub const EMPTY_STORE: &str = "The store holds no run yet: import runs with mlb db import.";
+
 /// A plain statement that there is nothing to show, and why.
 pub fn empty(message: &str) -> String {
     format!("<p class=\"empty\">{}</p>\n", escape(message))

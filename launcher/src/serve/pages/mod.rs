@@ -16,3 +16,4 @@ mod query;
 mod runs;
 mod systems;
 mod run;
+pub mod routes;

@@ -5,7 +5,7 @@
 //! tails of the logs of its failed instances.
 
 use super::layout::empty;
-use super::table::{heading, table, Cell};
+use super::table::{heading, table, when, Cell};
 use crate::report::render::html::{self, escape};
 use crate::report::Report;
 use crate::store::query::runs::RunRow;
@@ -22,7 +22,7 @@ fn about(run: &RunRow) -> String {
     let tags: Vec<String> = run.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let pairs = [
         ("system", run.system.as_str()),
-        ("started", run.started.as_deref().unwrap_or("-")),
+        ("started", &run.started.as_deref().map_or_else(|| "-".into(), when)),
         ("run ids", run.run_ids.as_str()),
         ("instances", &run.instances.to_string()),
         ("folder", run.folder.as_str()),

@@ -3,7 +3,7 @@
 //! its page, and links to the neighbouring pages of the list.
 
 use super::form::{form, Field, Input};
-use super::layout::empty;
+use super::layout::{empty, EMPTY_STORE};
 use super::query::with;
 use super::table::{heading, table, Cell};
 use crate::report::render::html::escape;
@@ -63,7 +63,7 @@ fn pager(paging: &Paging, query: &str) -> String {
 pub fn content(asked: &Asked, runs: &[RunRow], paging: &Paging, query: &str) -> String {
     let mut out = filters(asked);
     if runs.is_empty() {
-        let why = if query.is_empty() { "The store holds no run yet: import runs with mlb db import." } else { "No run matches the filter." };
+        let why = if query.is_empty() { EMPTY_STORE } else { "No run matches the filter." };
         out.push_str(&empty(why));
         return out;
     }
@@ -73,7 +73,7 @@ pub fn content(asked: &Asked, runs: &[RunRow], paging: &Paging, query: &str) -> 
         vec![
             Cell::link(&format!("/runs/{}", r.id), &r.id.to_string()),
             Cell::link(&format!("/runs?system={}", super::query::encode(&r.system)), &r.system),
-            Cell::text(r.started.as_deref().unwrap_or("-")),
+            Cell::time(r.started.as_deref()),
             Cell::text(&r.run_ids),
             Cell::count(r.instances),
             Cell::text(r.mlb_version.as_deref().unwrap_or("-")),

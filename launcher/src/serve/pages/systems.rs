@@ -2,7 +2,7 @@
 //! driver, runtimes, CPU, and its whole `system.json` on demand), how many
 //! runs it has and its last run, linked.
 
-use super::layout::empty;
+use super::layout::{empty, EMPTY_STORE};
 use super::query::encode;
 use super::table::{heading, table, Cell};
 use crate::report::render::html::escape;
@@ -17,9 +17,9 @@ fn or_dash(text: &str) -> &str {
 /// The page's content: the systems' table, then each description.
 pub fn content(systems: &[SystemListing], query: &str) -> String {
     if systems.is_empty() {
-        return empty("The store holds no system yet: import runs with mlb db import.");
+        return empty(EMPTY_STORE);
     }
-    let mut out = heading("Systems", "/systems", query);
+    let mut out = heading(&format!("{} systems", systems.len()), "/systems", query);
     let rows = systems.iter().map(|l| {
         let s = &l.system;
         let gpus = if s.gpu_count > 0 { format!("{} x {}", s.gpu_count, or_dash(&s.gpu_model)) } else { or_dash(&s.gpu_model).to_string() };
@@ -31,7 +31,7 @@ pub fn content(systems: &[SystemListing], query: &str) -> String {
             Cell::text(or_dash(&s.runtime_versions)),
             Cell::text(or_dash(&s.cpu)),
             Cell::count(l.runs),
-            Cell::text(l.last.as_deref().unwrap_or("-")),
+            Cell::time(l.last.as_deref()),
         ]
     });
     let headers = ["system", "host", "GPUs", "driver", "runtimes", "CPU", "runs", "last run"];

@@ -27,6 +27,12 @@ impl Cell {
         Cell { html: n.to_string(), class: "" }
     }
 
+    /// A time of the store (RFC 3339, UTC) to the minute, as a person
+    /// reads it (`2026-01-02 10:00 UTC`); `-` when there is none.
+    pub fn time(text: Option<&str>) -> Cell {
+        Cell::text(&text.map_or_else(|| "-".into(), when))
+    }
+
     /// A link to `href` reading `text`.
     pub fn link(href: &str, text: &str) -> Cell {
         Cell { html: format!("<a href=\"{}\">{}</a>", escape(href), escape(text)), class: "text" }
@@ -37,6 +43,13 @@ impl Cell {
     pub fn marked(self, class: &'static str) -> Cell {
         Cell { class, ..self }
     }
+}
+
+/// A time of the store (RFC 3339) to the minute, in UTC; text that is no
+/// such time as it is.
+pub fn when(text: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map_or_else(|_| text.to_string(), |t| t.with_timezone(&chrono::Utc).format("%Y-%m-%d %H:%M UTC").to_string())
 }
 
 /// A table: a header row of `headers`, then `rows`; `id` names it for
@@ -97,6 +110,9 @@ mod tests {
         assert!(html.contains("<td class=\"text\"><a href=\"/runs?system=a&amp;b\">&lt;a&gt;</a></td>"), "{html}");
         assert!(html.contains("<td class=\"fail\">0.6667</td>"));
         assert!(table("t", &["x"], [vec![Cell::figure(None)]]).contains("<td>-</td>"));
+        assert_eq!(when("2026-01-02T10:00:59.000000Z"), "2026-01-02 10:00 UTC");
+        assert_eq!(when("2026-01-02T12:00:00+02:00"), "2026-01-02 10:00 UTC");
+        assert_eq!(when("yesterday"), "yesterday");
     }
 
     #[test]

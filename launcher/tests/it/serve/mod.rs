@@ -1,0 +1,2 @@
+mod pages;
+mod pages_store;

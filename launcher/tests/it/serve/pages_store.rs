@@ -1,0 +1,134 @@
+//! The known store of the pages' tests and `mlb serve` on it: report files
+//! written as the worker writes them, imported with `mlb db import`, and
+//! the real server started on a free local port.
+
+use crate::common::records::{file_name, record, Run};
+use mlb::contract::record::write_atomic;
+use serde_json::{json, Value};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The benches of the known store and their items/s on `alpha` (GPU 0).
+pub const BENCHES: [(&str, f64); 2] = [("convnet", 200.0), ("vae", 7400.0)];
+/// How many times faster `beta` is than `alpha`.
+pub const BETA_SPEED: f64 = 1.5;
+/// The days (January 2026) of `alpha`'s runs; its last run is 20% slower.
+pub const ALPHA_DAYS: [u32; 6] = [1, 2, 3, 4, 5, 6];
+/// The days of `beta`'s runs.
+pub const BETA_DAYS: [u32; 2] = [3, 4];
+/// The names of the 25 benches of the system `wide`, long enough not to
+/// fit side by side in the compare chart.
+pub fn wide_benches() -> Vec<String> {
+    (0..25).map(|i| format!("resnet50-bs{}-fp16-{i:02}", 64 << (i % 3))).collect()
+}
+
+/// The items/s of `bench` on `system`'s run of `day`, on device `vcd`:
+/// four devices a hair apart, `alpha`'s last run 20% slower.
+pub fn items(system: &str, base: f64, day: u32, vcd: usize) -> f64 {
+    let speed = if system == "beta" { BETA_SPEED } else { 1.0 };
+    let slow = if system == "alpha" && day == *ALPHA_DAYS.last().unwrap() { 0.8 } else { 1.0 };
+    base * speed * slow * (1.0 + 0.004 * vcd as f64 + 0.002 * f64::from(day % 3))
+}
+
+/// The telemetry of an instance on one GPU: 60 half-second slices.
+fn telemetry() -> Value {
+    let t: Vec<f64> = (0..60).map(|i| f64::from(i) * 0.5 + 0.25).collect();
+    let power: Vec<f64> = (0..60).map(|i| 290.0 + f64::from(i % 4)).collect();
+    let clock: Vec<f64> = (0..60).map(|_| 1530.0).collect();
+    json!({"sample_hz": 10.0, "samples": 300, "window_seconds": 30.0, "items": 3000,
+        "energy": {"joules": 9000.0, "joules_per_item": 3.0, "source": "gpu"},
+        "gpus": [{"device": "0", "throttled_fraction": 0.0, "degraded_link": false}],
+        "slot": {"cpu_throttled_fraction": null}, "throttled": false, "degraded_link": false,
+        "timeline": {"t": t, "gpu0.power_w": power, "gpu0.sm_clock_mhz": clock}})
+}
+
+/// Writes one run folder of `system` started on `day`: each bench on four
+/// GPUs; `alpha`'s first run has telemetry on GPU 0 and a failed vae.
+fn write_run(dir: &Path, system: &str, day: u32, benches: &[(String, f64)]) {
+    for (bench, base) in benches {
+        for vcd in 0..4 {
+            let device = vcd.to_string();
+            let r = Run { suite: "fast", bench, run: u64::from(day), vcd: &device, items_per_sec: items(system, *base, day, vcd), gpu: Some("Model X") };
+            let mut report = record(&r);
+            report["start_time"] = json!(format!("2026-01-{day:02}T10:00:0{vcd}.000000+00:00"));
+            report["hostname"] = json!(format!("{system}-host"));
+            if system == "alpha" && day == ALPHA_DAYS[0] && vcd == 0 && bench == "convnet" {
+                report["telemetry"] = telemetry();
+            }
+            if system == "alpha" && day == ALPHA_DAYS[0] && vcd == 3 && bench == "vae" {
+                report["completed"] = json!(false);
+            }
+            write_atomic(dir, &file_name(&r), &report).unwrap();
+        }
+    }
+}
+
+/// Fills the store at `url` with the known runs: `alpha` (6 runs, the last
+/// one slower), `beta` (2 runs, 1.5 times as fast) and `wide` (one run of
+/// 25 benches), each run imported with a tag `site=lab`, `wide`'s with
+/// `site=far`.
+pub fn fill(url: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let known: Vec<(String, f64)> = BENCHES.iter().map(|(b, v)| (b.to_string(), *v)).collect();
+    let wide: Vec<(String, f64)> = wide_benches().into_iter().enumerate().map(|(i, b)| (b, 100.0 + i as f64)).collect();
+    let runs = ALPHA_DAYS.iter().map(|d| ("alpha", *d, &known, "lab"))
+        .chain(BETA_DAYS.iter().map(|d| ("beta", *d, &known, "lab")))
+        .chain([("wide", 7, &wide, "far")]);
+    for (system, day, benches, site) in runs {
+        let folder = dir.path().join(format!("{system}-{day}"));
+        write_run(&folder, system, day, benches);
+        let out = Command::new(crate::common::mlb())
+            .args(["db", "import", "--db", url, "--system", system, "--tag", &format!("site={site}")])
+            .arg(&folder)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "import: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+/// The pages served on a store, on a free port of 127.0.0.1; stopped when dropped.
+pub struct Served {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+}
+
+impl Served {
+    /// Serves the pages of the store at `url` and waits until they answer.
+    pub fn start(url: &str) -> Served {
+        use mlb::serve::pages::routes::{router, Pages};
+        let store = mlb::store::Store::open(&mlb::store::Location::parse(url).unwrap()).unwrap();
+        let pages = std::sync::Arc::new(Pages { store, name: url.to_string() });
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let bind = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                axum::serve(listener, router(pages)).with_graceful_shutdown(async { let _ = stopped.await; }).await.unwrap();
+            });
+        });
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(bind).is_err() {
+            assert!(Instant::now() < deadline, "not listening on {bind} within 30 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Served { stop: Some(stop), thread: Some(thread), base: format!("http://{bind}") }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
