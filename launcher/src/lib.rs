@@ -27,6 +27,7 @@ pub mod prepare;
 pub mod reading;
 pub mod report;
 pub mod runtime;
+pub mod serve;
 pub mod slurm;
 pub mod store;
 pub mod system;
