@@ -59,6 +59,9 @@ pub enum MlbError {
     /// `mlb db` queries.
     #[error(transparent)]
     Query(#[from] crate::store::query::QueryError),
+    /// `mlb serve`.
+    #[error(transparent)]
+    Serve(#[from] crate::serve::ServeError),
     /// The result could not be printed.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
@@ -86,6 +89,7 @@ impl Classify for MlbError {
             MlbError::Prepare(e) => e.kind(),
             MlbError::Store(e) => e.kind(),
             MlbError::Query(e) => e.kind(),
+            MlbError::Serve(e) => e.kind(),
             MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
         }
     }
@@ -105,6 +109,7 @@ impl Fix for MlbError {
             MlbError::Accept(e) => e.fix(),
             MlbError::Store(e) => e.fix(),
             MlbError::Query(e) => e.fix(),
+            MlbError::Serve(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
             MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
         }

@@ -107,6 +107,10 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             print_stdout(&mlb::store::command::run(&command)?)?;
             Ok(EXIT_OK)
         }
+        Some(Command::Serve(args)) => {
+            mlb::serve::run(&args)?;
+            Ok(EXIT_OK)
+        }
         Some(Command::Prepare(args)) => {
             let outcome = mlb::prepare::run(&args)?;
             let lines: String = outcome.sets.iter().map(|p| format!("{p}\n")).collect();

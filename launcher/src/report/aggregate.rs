@@ -13,6 +13,7 @@ use super::per_gpu::{per_gpu, GpuTables};
 use super::per_node::{per_node, NodeTables};
 use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
+use super::source::{Disk, Source};
 use super::targets::Targets;
 use crate::contract::read::Entry;
 use crate::contract::read::{Reading, Unreadable};
@@ -241,6 +242,17 @@ pub fn aggregate(
     baseline: Option<(&Path, Reading)>,
     opts: &Options,
 ) -> Result<Report, ReportError> {
+    aggregate_from(dir, reading, baseline, opts, &Disk)
+}
+
+/// [`aggregate`], reading the system description and the timelines from `source`.
+pub fn aggregate_from(
+    dir: &Path,
+    reading: Reading,
+    baseline: Option<(&Path, Reading)>,
+    opts: &Options,
+    source: &dyn Source,
+) -> Result<Report, ReportError> {
     let sel = select(reading.entries, opts.suite.as_deref());
     if sel.kept.is_empty() {
         return Err(empty(dir, reading.files, &reading.unreadable, &sel, opts));
@@ -269,8 +281,8 @@ pub fn aggregate(
         per_node: per_node(&judged, &layouts.rows, rule),
         energy: energy(&judged, &layouts.rows, rule),
         conditions: flagged(&judged, &layouts.rows, rule),
-        system: crate::system::read(dir),
-        sampled: sampled(&judged, &layouts.rows, rule),
+        system: source.system(dir),
+        sampled: sampled(&judged, &layouts.rows, rule, source),
         groups: groups(&judged, rule),
         baseline: None,
         regressions: None,

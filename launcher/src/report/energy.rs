@@ -9,10 +9,10 @@ use super::downsample::{downsample, BUCKETS};
 use super::judge::Rule;
 use super::per_gpu::device_order;
 use super::rows::{Judged, Layout};
+use super::source::Source;
 use super::stats::Sample;
 use crate::contract::read::Conditions;
 use crate::contract::telemetry::Timeline;
-use crate::contract::Report;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -177,7 +177,7 @@ pub fn flagged(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Condition
 
 /// The instances that count under `rule` and have telemetry, the flagged
 /// ones first, then by file; at most [`TIMELINES`], each with its timeline.
-pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> {
+pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule, source: &dyn Source) -> Vec<Sampled> {
     let mut out: Vec<(bool, Sampled)> = measured(entries, layout, rule)
         .map(|(row, j, c)| {
             let sampled = Sampled {
@@ -194,7 +194,7 @@ pub fn sampled(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Sampled> 
         .take(TIMELINES)
         .map(|(_, s)| {
             // Cut down as it is read: one whole timeline is held at a time.
-            let timeline = Report::read(&s.file).and_then(|r| r.telemetry).map(|t| downsample(t.timeline, BUCKETS));
+            let timeline = source.report(&s.file).and_then(|r| r.telemetry).map(|t| downsample(t.timeline, BUCKETS));
             Sampled { timeline, ..s }
         })
         .collect()
@@ -251,6 +251,6 @@ mod tests {
         let rows = layout(&entries, Grouping::Bench);
         assert_eq!(energy(&entries, &rows, Rule::Original), EnergyTables::default());
         assert!(flagged(&entries, &rows, Rule::Original).is_empty());
-        assert!(sampled(&entries, &rows, Rule::Original).is_empty());
+        assert!(sampled(&entries, &rows, Rule::Original, &super::super::source::Disk).is_empty());
     }
 }

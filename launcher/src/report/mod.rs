@@ -21,11 +21,12 @@ mod relative;
 pub mod render;
 mod rows;
 mod score;
+pub mod source;
 mod stats;
 mod targets;
 pub mod welch;
 
-pub use aggregate::{aggregate, in_suite, BaselineReport, FailureRow, Options, Report, Run, UNIT};
+pub use aggregate::{aggregate, aggregate_from, in_suite, BaselineReport, FailureRow, Options, Report, Run, UNIT};
 pub use args::{Format, ReportArgs};
 pub use baseline::{Comparison, Verdict};
 pub use energy::{ConditionFlag, EnergyRow, EnergyTables, Sampled, MAX_JOULES_PER_ITEM};

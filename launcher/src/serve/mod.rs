@@ -1,3 +1,52 @@
-//! `mlb serve`.
+//! `mlb serve`: a read-only web server over the results store
+//! (docs/serve.md).
+//!
+//! - [`args`]: the command line;
+//! - [`data`]: each page's data, one function per page (the API's and the
+//!   pages' one source);
+//! - [`api`]: the JSON and CSV API under `/api/`;
+//! - [`pages`]: the HTML pages, rendered from the same data;
+//! - [`auth`]: the token, when the server listens beyond this host;
+//! - [`headers`]: the security headers of every answer;
+//! - [`server`]: the routes, limits and the listening loop;
+//! - [`error`]: why it did not start, with the fix.
 
+pub mod api;
+pub mod args;
+pub mod auth;
+pub mod data;
+pub mod error;
+pub mod headers;
 pub mod pages;
+pub mod server;
+
+pub use args::ServeArgs;
+pub use error::ServeError;
+
+use std::sync::Arc;
+
+/// Runs `mlb serve` until Ctrl-C or SIGTERM.
+pub fn run(args: &ServeArgs) -> Result<(), ServeError> {
+    let token = match &args.token_file {
+        Some(path) => Some(auth::Token::read(path)?),
+        None if !args.bind.ip().is_loopback() => return Err(ServeError::NeedsToken { addr: args.bind }),
+        None => None,
+    };
+    let reader = Arc::new(data::Reader::open(&args.store.location()?, crate::targets::Folders::from_env())?);
+    let location = reader.store().location().to_string();
+    // Held here so that the store is closed after the runtime is left (its
+    // closing blocks, which a task of the runtime may not).
+    let _store = Arc::clone(&reader);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| ServeError::Bind { addr: args.bind, source })?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.bind)
+            .await
+            .map_err(|source| ServeError::Bind { addr: args.bind, source })?;
+        let addr = listener.local_addr().unwrap_or(args.bind);
+        crate::console::Console::Err.line(&format!("mlb serve: http://{addr}/ over the store {location} (read-only)"));
+        server::serve(listener, server::app(reader, token), server::interrupted()).await
+    })
+}

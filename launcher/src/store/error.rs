@@ -59,6 +59,16 @@ pub enum StoreError {
         /// This mlb's version.
         this_mlb: &'static str,
     },
+    /// A store opened read-only (`mlb serve`) is not at this mlb's schema version.
+    #[error("the store {location} has schema version {found}; this mlb reads it at version {current} only")]
+    NotCurrent {
+        /// The store.
+        location: Location,
+        /// Its schema version (0: no store there).
+        found: i64,
+        /// This mlb's schema version.
+        current: i64,
+    },
     /// The copy of an SQLite store taken before migrating it failed.
     #[error("cannot back up the store to {} before migrating it: {reason}", path.display())]
     Backup {
@@ -148,6 +158,7 @@ impl Classify for StoreError {
             | StoreError::Reports { .. }
             | StoreError::Connect { .. }
             | StoreError::Newer { .. }
+            | StoreError::NotCurrent { .. }
             | StoreError::Backup { .. }
             | StoreError::Migrate { .. } => Kind::Refused,
             StoreError::Full { .. } | StoreError::Query { .. } => Kind::Failed,
@@ -169,6 +180,15 @@ impl Fix for StoreError {
             }
             StoreError::Connect { .. } => "check the file is an mlb store you can read and write".into(),
             StoreError::Newer { .. } => "use an mlb at least as new as the one that wrote the store".into(),
+            StoreError::NotCurrent { found: 0, .. } => {
+                "import runs into it first (`mlb db import DIR --db URL`), or pass --db with an existing store".into()
+            }
+            StoreError::NotCurrent { found, current, .. } if found > current => {
+                "use an mlb at least as new as the one that wrote the store".into()
+            }
+            StoreError::NotCurrent { .. } => {
+                "migrate it by opening it once to write: `mlb db runs --db URL` (as a user who may write it)".into()
+            }
             StoreError::Backup { .. } => "free space beside the store, then run again".into(),
             StoreError::Migrate { .. } => "restore the backup beside the store and report the error".into(),
             StoreError::Full { .. } => "free space on the store's disk (or pass --db elsewhere), then run again".into(),

@@ -69,12 +69,16 @@ impl Location {
         }
     }
 
-    /// The URL sqlx connects to.
-    pub(super) fn connect_url(&self) -> String {
+    /// The URL sqlx connects to with `access`.
+    pub(super) fn connect_url(&self, access: super::Access) -> String {
         match self {
             Location::Sqlite(path) => {
                 let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-                format!("sqlite://{}?mode=rwc", percent_encode(&path))
+                let mode = match access {
+                    super::Access::ReadWrite => "rwc",
+                    super::Access::ReadOnly => "ro",
+                };
+                format!("sqlite://{}?mode={mode}", percent_encode(&path))
             }
             Location::Postgres(url) => url.clone(),
         }
@@ -232,7 +236,9 @@ mod tests {
 
     #[test]
     fn odd_file_names_reach_the_driver_escaped() {
-        let url = Location::Sqlite(PathBuf::from("/a b/x?y#z%.db")).connect_url();
+        let url = Location::Sqlite(PathBuf::from("/a b/x?y#z%.db")).connect_url(crate::store::Access::ReadWrite);
         assert_eq!(url, "sqlite:///a%20b/x%3Fy%23z%25.db?mode=rwc");
+        let url = Location::Sqlite(PathBuf::from("/r.db")).connect_url(crate::store::Access::ReadOnly);
+        assert_eq!(url, "sqlite:///r.db?mode=ro");
     }
 }

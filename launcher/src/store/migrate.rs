@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 type Step = (i64, &'static str, &'static str, &'static str);
 
 /// Every migration, in order.
-const STEPS: [Step; 2] = [
+const STEPS: [Step; 3] = [
     (
         1,
         "schema",
@@ -32,6 +32,12 @@ const STEPS: [Step; 2] = [
         "query indexes",
         include_str!("../../migrations/0002_query_indexes.sql"),
         include_str!("../../migrations/0002_query_indexes.sql"),
+    ),
+    (
+        3,
+        "run data",
+        include_str!("../../migrations/sqlite/0003_run_data.sql"),
+        include_str!("../../migrations/postgres/0003_run_data.sql"),
     ),
 ];
 
@@ -172,7 +178,7 @@ mod tests {
     fn an_older_store_is_backed_up_then_migrated() {
         let dir = tempfile::tempdir().unwrap();
         let (location, file) = file_store(dir.path());
-        let old = Store::connect(&location).unwrap();
+        let old = Store::connect(&location, crate::store::Access::ReadWrite).unwrap();
         old.migrate_to(1).unwrap();
         let insert = "INSERT INTO store_info (key, value) VALUES ('marker', 'kept')";
         old.block_on(sqlx::query(insert).execute(old.pool())).unwrap();
@@ -181,7 +187,7 @@ mod tests {
         assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
         let backup = backup_path(&file, 1);
         assert_eq!(backup, dir.path().join("results.db.schema-1.bak"));
-        let copy = Store::connect(&Location::Sqlite(backup)).unwrap();
+        let copy = Store::connect(&Location::Sqlite(backup), crate::store::Access::ReadWrite).unwrap();
         assert_eq!(copy.schema_version().unwrap(), 1, "the copy is of the store before");
         let marker = sqlx::query("SELECT value FROM store_info WHERE key = 'marker'");
         let row = copy.block_on(marker.fetch_one(copy.pool())).unwrap();

@@ -83,6 +83,15 @@ pub struct Store {
     runtime: tokio::runtime::Runtime,
 }
 
+/// Whether a store is opened to write or only to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Imports and queries: made when missing, migrated.
+    ReadWrite,
+    /// `mlb serve`: nothing written, nothing made.
+    ReadOnly,
+}
+
 /// How long a statement waits for another writer of an SQLite store
 /// (another import) before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -99,15 +108,30 @@ impl Store {
     /// SQLite file: its folder too), and migrates it to
     /// [`SCHEMA_VERSION`] (see [`migrate`]).
     pub fn open(location: &Location) -> Result<Store, StoreError> {
-        let store = Store::connect(location)?;
+        let store = Store::connect(location, Access::ReadWrite)?;
         store.migrate_to(SCHEMA_VERSION)?;
         Ok(store)
     }
 
+    /// Opens the store at `location` for reading only (`mlb serve`): an
+    /// SQLite file opened `mode=ro` (readers still see what an import
+    /// commits meanwhile), a PostgreSQL session whose transactions are
+    /// read-only. Refuses a store that does not exist or is not at
+    /// [`SCHEMA_VERSION`] (an older one must be migrated by a writer first).
+    pub fn open_read_only(location: &Location) -> Result<Store, StoreError> {
+        let store = Store::connect(location, Access::ReadOnly)?;
+        let found = store.schema_version()?;
+        if found != SCHEMA_VERSION {
+            return Err(StoreError::NotCurrent { location: location.clone(), found, current: SCHEMA_VERSION });
+        }
+        Ok(store)
+    }
+
     /// Connects to the store at `location`, as it is.
-    fn connect(location: &Location) -> Result<Store, StoreError> {
+    fn connect(location: &Location, access: Access) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let backend = match location {
+            Location::Sqlite(_) if access == Access::ReadOnly => Backend::Sqlite,
             Location::Sqlite(path) => {
                 if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
                     std::fs::create_dir_all(folder)
@@ -126,6 +150,23 @@ impl Store {
             .acquire_timeout(CONNECT_TIMEOUT)
             .after_connect(move |conn, _| {
                 Box::pin(async move {
+                    match (backend, access) {
+                        // No journal mode set (that writes): a store is
+                        // in WAL mode from its first writer on.
+                        (Backend::Sqlite, Access::ReadOnly) => {
+                            let pragmas = format!(
+                                "PRAGMA query_only = ON; PRAGMA busy_timeout = {}; PRAGMA cache_size = -65536;",
+                                BUSY_TIMEOUT.as_millis()
+                            );
+                            conn.execute(pragmas.as_str()).await?;
+                            return Ok(());
+                        }
+                        (Backend::Postgres, Access::ReadOnly) => {
+                            conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY").await?;
+                            return Ok(());
+                        }
+                        _ => {}
+                    }
                     if backend == Backend::Sqlite {
                         // WAL: readers do not wait for an import; NORMAL: a
                         // commit survives a killed process (not a power cut
@@ -143,7 +184,7 @@ impl Store {
                 })
             });
         let pool = runtime
-            .block_on(options.connect(&location.connect_url()))
+            .block_on(options.connect(&location.connect_url(access)))
             .map_err(|e| StoreError::connect(location, &e))?;
         Ok(Store { location: location.clone(), backend, pool, runtime })
     }

@@ -315,10 +315,24 @@ fn read_entries(file: std::io::Result<std::fs::File>, path: &Path) -> Result<Fou
     BUFFER.with_borrow_mut(|buf| {
         let len = file.and_then(|f| read_into(f, buf)).map_err(|e| bad(e.to_string()))?;
         let text = std::str::from_utf8(&buf[..len]).map_err(|e| bad(format!("not UTF-8 text: {e}")))?;
-        let raws = parse(text).map_err(bad)?;
-        let file: Arc<Path> = Arc::from(path);
-        raws.try_map(|i, raw| raw.into_entry(&file).map_err(|why| bad(format!("entry {}: {why}", i + 1))))
+        found_in(text, path)
     })
+}
+
+/// The entries of `text`, the content of the report file `path` as read
+/// before (the results store keeps it), as [`read_file`] reads them.
+pub fn read_text(path: &Path, text: &str) -> Result<Vec<Entry>, Unreadable> {
+    let mut entries = Vec::new();
+    found_in(text, path)?.move_into(&mut entries);
+    Ok(entries)
+}
+
+/// The entries of `text`, read from the file `path`.
+fn found_in(text: &str, path: &Path) -> Result<Found<Entry>, Unreadable> {
+    let bad = |reason: String| Unreadable { path: path.to_path_buf(), reason };
+    let raws = parse(text).map_err(bad)?;
+    let file: Arc<Path> = Arc::from(path);
+    raws.try_map(|i, raw| raw.into_entry(&file).map_err(|why| bad(format!("entry {}: {why}", i + 1))))
 }
 
 /// What one file holds: one report (most files: no list allocated for it,

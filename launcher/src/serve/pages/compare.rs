@@ -77,16 +77,24 @@ fn chart(m: &Matrix) -> Chart {
     chart
 }
 
+/// What the page shows under its pickers: the matrix, or why there is none.
+pub enum Shown<'a> {
+    /// Nothing was asked yet.
+    Nothing,
+    /// The matrix asked for.
+    Matrix(&'a Matrix),
+    /// Why the query has no matrix (a system the store does not hold...).
+    Refused(&'a str),
+}
+
 /// The page's content: the pickers, then the matrix (or why there is none).
-pub fn content(asked: &Asked, known: &[String], matrix: Option<&Matrix>, query: &str) -> String {
+pub fn content(asked: &Asked, known: &[String], shown: Shown, query: &str) -> String {
     let mut out = pickers(asked, known);
-    let Some(m) = matrix else {
-        if known.is_empty() {
-            out.push_str(&empty(EMPTY_STORE));
-        } else {
-            out.push_str(&empty("Pick the systems to compare: their names, separated by commas."));
-        }
-        return out;
+    let m = match shown {
+        _ if known.is_empty() => return out + &empty(EMPTY_STORE),
+        Shown::Nothing => return out + &empty("Pick the systems to compare: their names, separated by commas."),
+        Shown::Refused(why) => return out + &empty(why),
+        Shown::Matrix(m) => m,
     };
     if m.rows.is_empty() {
         out.push_str(&empty("None of these systems has a run of the benches asked."));

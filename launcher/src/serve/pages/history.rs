@@ -7,6 +7,7 @@ use super::form::{form, Field, Input};
 use super::layout::{empty, EMPTY_STORE};
 use super::table::{heading, table, when, Cell};
 use crate::charts::{embed, Chart, Kind, Point, Series, XAxis};
+use crate::serve::data::history::HistoryPage;
 use crate::store::query::history::History;
 use crate::store::query::render::short;
 
@@ -43,11 +44,8 @@ fn pickers(asked: &Asked, known: &[String]) -> String {
     form("/history", &fields)
 }
 
-/// Whether a point is a regression, and why (its hover text).
-pub type Regression<'a> = &'a dyn Fn(usize, usize) -> Option<String>;
-
 /// The chart: a line per series, then the regressions as red dots.
-fn chart(h: &History, regression: Regression) -> Chart {
+fn chart(h: &History, regression: &dyn Fn(usize, usize) -> Option<String>) -> Chart {
     let mut chart = Chart::new(format!("{} of {} over time", h.unit, h.system), XAxis::Dates, CHART_HEIGHT);
     chart.y_name = h.unit.to_string();
     chart.unit = h.unit.to_string();
@@ -79,18 +77,35 @@ fn chart(h: &History, regression: Regression) -> Chart {
     chart
 }
 
+/// What the page shows under its pickers.
+pub enum Shown<'a> {
+    /// No system was asked yet.
+    Nothing,
+    /// The history asked for.
+    History(&'a HistoryPage),
+    /// Why the query has no history.
+    Refused(&'a str),
+}
+
 /// The page's content: the pickers, the chart and the points.
-pub fn content(asked: &Asked, known: &[String], history: Option<&History>, regression: Regression, query: &str) -> String {
+pub fn content(asked: &Asked, known: &[String], shown: Shown, query: &str) -> String {
     let mut out = pickers(asked, known);
-    let Some(h) = history else {
-        let why = if known.is_empty() {
-            EMPTY_STORE
-        } else {
-            "Pick a system to see its history."
-        };
-        out.push_str(&empty(why));
-        return out;
+    let page = match shown {
+        _ if known.is_empty() => return out + &empty(EMPTY_STORE),
+        Shown::Nothing => return out + &empty("Pick a system to see its history."),
+        Shown::Refused(why) => return out + &empty(why),
+        Shown::History(page) => page,
     };
+    let h = &page.history;
+    // A point is a regression when the data marks its run in its series.
+    let regression = |s: usize, i: usize| {
+        let (label, run) = (&h.series[s].label, h.series[s].points[i].run);
+        page.regressions
+            .iter()
+            .find(|r| r.label == *label && r.run == run)
+            .map(|r| format!("{:+.1}% from the runs before", r.change_percent))
+    };
+    let regression: &dyn Fn(usize, usize) -> Option<String> = &regression;
     if h.series.iter().all(|s| s.points.is_empty()) {
         out.push_str(&empty("No run of this system matches the filter."));
         return out;

@@ -1,13 +1,19 @@
 //! The pages' routes: `/` (to the systems), `/systems`, `/runs`,
 //! `/runs/{id}`, `/compare`, `/history`, and the compiled-in scripts under
-//! `/assets/`. Each page takes the same query string as its API answer
-//! under `/api/`, so that a page's URL is the permalink of its filters.
+//! `/assets/`. Each page reads the same query string as its API answer
+//! under `/api/` with the same data function, so that a page's URL is the
+//! permalink of its filters and its figures are the API's.
 
 use super::layout::{page, Frame, Section};
 use super::{assets, compare, history, run, runs, systems};
-use crate::charts::embed;
-use crate::store::query::args::{Filters, RunFilters};
-use crate::store::Store;
+use crate::serve::api::data_error;
+use crate::serve::data::compare::{compare as compare_data, CompareQuery};
+use crate::serve::data::history::{history as history_data, HistoryQuery};
+use crate::serve::data::run::{run as run_data, RunQuery};
+use crate::serve::data::runs::{runs as runs_data, RunsQuery};
+use crate::serve::data::systems::{systems as systems_data, SystemsQuery};
+use crate::serve::data::{DataError, Reader};
+use crate::store::query::compare::system_names;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -15,18 +21,8 @@ use axum::routing::get;
 use axum::Router;
 use std::sync::Arc;
 
-/// What the pages read: the store, and its name for the footer.
-pub struct Pages {
-    /// The store, opened read-only.
-    pub store: Store,
-    /// Its name as a reader may see it (no password).
-    pub name: String,
-}
-
-type Shared = State<Arc<Pages>>;
-
-/// The pages' router.
-pub fn router(pages: Arc<Pages>) -> Router {
+/// The pages' routes, over `reader`.
+pub fn routes(reader: Arc<Reader>) -> Router {
     Router::new()
         .route("/", get(|| async { Redirect::to(Section::Systems.path()) }))
         .route("/systems", get(systems_page))
@@ -35,15 +31,50 @@ pub fn router(pages: Arc<Pages>) -> Router {
         .route("/compare", get(compare_page))
         .route("/history", get(history_page))
         .route("/assets/{name}", get(asset))
-        .with_state(pages)
+        .with_state(reader)
 }
 
-/// A page: HTML under the charts' Content-Security-Policy.
-fn html(pages: &Pages, title: &str, section: Section, content: &str) -> Response {
-    let frame = Frame { title, section, store: &pages.name };
-    let policy = embed::content_security_policy();
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CONTENT_SECURITY_POLICY, policy.as_str())], page(&frame, content))
-        .into_response()
+/// A page drawn: its status, title, part of the dashboard and content.
+struct Drawn {
+    status: StatusCode,
+    title: String,
+    section: Section,
+    content: String,
+}
+
+impl Drawn {
+    fn ok(title: impl Into<String>, section: Section, content: String) -> Drawn {
+        Drawn { status: StatusCode::OK, title: title.into(), section, content }
+    }
+}
+
+/// What a reader is told of `error`, and its status: the request's fault
+/// (400), what the store does not hold (404), the store's failure (500,
+/// its text only in the server's log).
+fn told(error: &DataError) -> (StatusCode, String) {
+    let status = data_error(error).status();
+    let text = if error.is_store() { "The server failed to answer; its log says why.".into() } else { error.to_string() };
+    (status, text)
+}
+
+/// Draws a page on a blocking thread (the store's calls block) and frames it.
+async fn draw(reader: Arc<Reader>, work: impl FnOnce(&Reader) -> Drawn + Send + 'static) -> Response {
+    let shared = Arc::clone(&reader);
+    let drawn = tokio::task::spawn_blocking(move || work(&shared)).await.unwrap_or_else(|e| Drawn {
+        status: StatusCode::INTERNAL_SERVER_ERROR,
+        title: "Error".into(),
+        section: Section::Systems,
+        content: super::layout::empty(&format!("The page could not be drawn: {e}")),
+    });
+    let name = reader.store().location().to_string();
+    let frame = Frame { title: &drawn.title, section: drawn.section, store: &name };
+    (drawn.status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], page(&frame, &drawn.content)).into_response()
+}
+
+/// A page whose query cannot be answered: the message, in the frame.
+fn refused(error: &DataError, section: Section) -> Drawn {
+    let (status, text) = told(error);
+    Drawn { status, title: section.name().into(), section, content: super::layout::empty(&text) }
 }
 
 async fn asset(Path(name): Path<String>) -> Response {
@@ -60,119 +91,115 @@ async fn asset(Path(name): Path<String>) -> Response {
     }
 }
 
-/// The query's parameters, in order.
-fn params(query: &Option<String>) -> Vec<(String, String)> {
-    form_urlencoded::parse(query.as_deref().unwrap_or("").as_bytes()).into_owned().collect()
+/// The query's parameters as sent (the forms show them back as typed).
+fn sent(query: &str) -> Vec<(String, String)> {
+    form_urlencoded::parse(query.as_bytes()).into_owned().collect()
 }
 
-fn param<'a>(params: &'a [(String, String)], name: &str) -> &'a str {
-    params.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
+fn value<'a>(sent: &'a [(String, String)], name: &str) -> &'a str {
+    sent.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
 }
 
-fn some(text: &str) -> Option<String> {
-    (!text.is_empty()).then(|| text.to_string())
+/// The systems the store holds, for the pickers.
+fn known(reader: &Reader) -> Result<Vec<String>, DataError> {
+    Ok(system_names(reader.store())?)
 }
 
-fn filters(p: &[(String, String)]) -> Filters {
-    let tags = p.iter().filter(|(k, v)| k == "tag" && !v.is_empty()).filter_map(|(_, v)| v.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    Filters {
-        system: some(param(p, "system")),
-        runs: RunFilters { tags, since: some(param(p, "since")), until: some(param(p, "until")), config: some(param(p, "bench")) },
-    }
+async fn systems_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
+    let query = query.unwrap_or_default();
+    draw(reader, move |r| match SystemsQuery::parse(&query).and_then(|q| systems_data(r, &q)) {
+        Ok(data) => Drawn::ok("Systems", Section::Systems, systems::content(&data, &query)),
+        Err(e) => refused(&e, Section::Systems),
+    })
+    .await
 }
 
-async fn systems_page(State(pages): Shared, RawQuery(query): RawQuery) -> Response {
-    tokio::task::block_in_place(|| systems_page_now(&pages, query))
+async fn runs_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
+    let query = query.unwrap_or_default();
+    draw(reader, move |r| {
+        let p = sent(&query);
+        let asked = runs::Asked {
+            system: value(&p, "system"),
+            bench: value(&p, "bench"),
+            since: value(&p, "since"),
+            until: value(&p, "until"),
+            tag: value(&p, "tag"),
+            outcome: value(&p, "outcome"),
+        };
+        match RunsQuery::parse(&query).and_then(|q| runs_data(r, &q)) {
+            Ok(data) => Drawn::ok("Runs", Section::Runs, runs::content(&asked, Ok(&data), &query)),
+            Err(e) if e.is_store() => refused(&e, Section::Runs),
+            Err(e) => {
+                let (status, why) = told(&e);
+                Drawn { status, ..Drawn::ok("Runs", Section::Runs, runs::content(&asked, Err(&why), &query)) }
+            }
+        }
+    })
+    .await
 }
 
-fn systems_page_now(pages: &Arc<Pages>, query: Option<String>) -> Response {
-    let pages = pages.clone();
-    let found = crate::store::query::systems::systems(&pages.store, &Filters::default()).unwrap_or_default();
-    html(&pages, "Systems", Section::Systems, &systems::content(&found, query.as_deref().unwrap_or("")))
+async fn run_page(State(reader): State<Arc<Reader>>, Path(id): Path<String>, RawQuery(query): RawQuery) -> Response {
+    let query = query.unwrap_or_default();
+    draw(reader, move |r| match RunQuery::parse(&id, &query).and_then(|q| run_data(r, &q)) {
+        Ok(data) => Drawn::ok(run::title(&data), Section::Runs, run::content(&data)),
+        Err(e) => refused(&e, Section::Runs),
+    })
+    .await
 }
 
-async fn runs_page(State(pages): Shared, RawQuery(query): RawQuery) -> Response {
-    tokio::task::block_in_place(|| runs_page_now(&pages, query))
+async fn compare_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
+    let query = query.unwrap_or_default();
+    draw(reader, move |r| {
+        let p = sent(&query);
+        let asked = compare::Asked {
+            systems: value(&p, "systems"),
+            benches: value(&p, "benches"),
+            metric: value(&p, "metric"),
+            reference: value(&p, "reference"),
+        };
+        let known = match known(r) {
+            Ok(k) => k,
+            Err(e) => return refused(&e, Section::Compare),
+        };
+        let done = (!asked.systems.is_empty()).then(|| CompareQuery::parse(&query).and_then(|q| compare_data(r, &q)));
+        let (status, content) = match &done {
+            None => (StatusCode::OK, compare::content(&asked, &known, compare::Shown::Nothing, &query)),
+            Some(Ok(m)) => (StatusCode::OK, compare::content(&asked, &known, compare::Shown::Matrix(m), &query)),
+            Some(Err(e)) => {
+                let (status, why) = told(e);
+                (status, compare::content(&asked, &known, compare::Shown::Refused(&why), &query))
+            }
+        };
+        Drawn { status, ..Drawn::ok("Compare", Section::Compare, content) }
+    })
+    .await
 }
 
-fn runs_page_now(pages: &Arc<Pages>, query: Option<String>) -> Response {
-    let pages = pages.clone();
-    let p = params(&query);
-    let mut found = crate::store::query::runs::runs(&pages.store, &filters(&p)).unwrap_or_default();
-    found.reverse();
-    let asked = runs::Asked {
-        system: param(&p, "system"),
-        bench: param(&p, "bench"),
-        since: param(&p, "since"),
-        until: param(&p, "until"),
-        tag: param(&p, "tag"),
-        outcome: param(&p, "outcome"),
-    };
-    let paging = runs::Paging { page: param(&p, "page").parse().unwrap_or(1), more: false };
-    html(&pages, "Runs", Section::Runs, &runs::content(&asked, &found, &paging, query.as_deref().unwrap_or("")))
-}
-
-async fn run_page(State(pages): Shared, Path(id): Path<i64>) -> Response {
-    tokio::task::block_in_place(|| run_page_now(&pages, id))
-}
-
-fn run_page_now(pages: &Arc<Pages>, id: i64) -> Response {
-    let found = crate::store::query::runs::runs(&pages.store, &Filters::default()).unwrap_or_default();
-    let Some(row) = found.into_iter().find(|r| r.id == id) else {
-        return (StatusCode::NOT_FOUND, "no such run").into_response();
-    };
-    let opts = crate::report::Options {
-        suite: None, targets: None, price: None, gpu_total: None, rule: Default::default(), grouping: Default::default(), force: false,
-    };
-    let report = crate::report::build(std::path::Path::new(&row.folder), None, &opts).ok();
-    let title = format!("Run {id} of {}", row.system);
-    html(&pages, &title, Section::Runs, &run::content(&row, report.as_ref(), &[]))
-}
-
-fn parse_db<T>(args: &[&str], pick: impl Fn(crate::store::query::command::QueryCommand) -> Option<T>) -> Option<T> {
-    use clap::Parser;
-    let cli = crate::cli::Cli::try_parse_from([&["mlb", "db"], args].concat()).ok()?;
-    match cli.command {
-        Some(crate::cli::Command::Db { command: crate::store::command::DbCommand::Query(q) }) => pick(q),
-        _ => None,
-    }
-}
-
-async fn compare_page(State(pages): Shared, RawQuery(query): RawQuery) -> Response {
-    tokio::task::block_in_place(|| compare_page_now(&pages, query))
-}
-
-fn compare_page_now(pages: &Arc<Pages>, query: Option<String>) -> Response {
-    let pages = pages.clone();
-    let p = params(&query);
-    let asked = compare::Asked { systems: param(&p, "systems"), benches: param(&p, "benches"), metric: param(&p, "metric"), reference: param(&p, "reference") };
-    let known = crate::store::query::compare::system_names(&pages.store).unwrap_or_default();
-    let mut args = vec!["compare", "--systems", asked.systems];
-    if !asked.metric.is_empty() { args.extend(["--metric", asked.metric]); }
-    if !asked.reference.is_empty() { args.extend(["--reference", asked.reference]); }
-    let matrix = if asked.systems.is_empty() { None } else {
-        parse_db(&args, |q| match q { crate::store::query::command::QueryCommand::Compare(c) => Some(c), _ => None })
-            .and_then(|c| crate::store::query::compare::compare(&pages.store, &c).ok())
-    };
-    html(&pages, "Compare", Section::Compare, &compare::content(&asked, &known, matrix.as_ref(), query.as_deref().unwrap_or("")))
-}
-
-async fn history_page(State(pages): Shared, RawQuery(query): RawQuery) -> Response {
-    tokio::task::block_in_place(|| history_page_now(&pages, query))
-}
-
-fn history_page_now(pages: &Arc<Pages>, query: Option<String>) -> Response {
-    let pages = pages.clone();
-    let p = params(&query);
-    let asked = history::Asked { system: param(&p, "system"), bench: param(&p, "bench"), config: param(&p, "config"), metric: param(&p, "metric"), last: param(&p, "last") };
-    let known = crate::store::query::compare::system_names(&pages.store).unwrap_or_default();
-    let mut args = vec!["history", "--system", asked.system];
-    if !asked.metric.is_empty() { args.extend(["--metric", asked.metric]); }
-    if !asked.bench.is_empty() { args.extend(["--bench", asked.bench]); }
-    let found = if asked.system.is_empty() { None } else {
-        parse_db(&args, |q| match q { crate::store::query::command::QueryCommand::History(h) => Some(h), _ => None })
-            .and_then(|h| crate::store::query::history::fetch(&pages.store, &h).ok())
-    };
-    let no_regression = |_: usize, _: usize| None;
-    html(&pages, "History", Section::History, &history::content(&asked, &known, found.as_ref(), &no_regression, query.as_deref().unwrap_or("")))
+async fn history_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
+    let query = query.unwrap_or_default();
+    draw(reader, move |r| {
+        let p = sent(&query);
+        let asked = history::Asked {
+            system: value(&p, "system"),
+            bench: value(&p, "bench"),
+            config: value(&p, "config"),
+            metric: value(&p, "metric"),
+            last: value(&p, "last"),
+        };
+        let known = match known(r) {
+            Ok(k) => k,
+            Err(e) => return refused(&e, Section::History),
+        };
+        let done = (!asked.system.is_empty()).then(|| HistoryQuery::parse(&query).and_then(|q| history_data(r, &q)));
+        let (status, content) = match &done {
+            None => (StatusCode::OK, history::content(&asked, &known, history::Shown::Nothing, &query)),
+            Some(Ok(h)) => (StatusCode::OK, history::content(&asked, &known, history::Shown::History(h), &query)),
+            Some(Err(e)) => {
+                let (status, why) = told(e);
+                (status, history::content(&asked, &known, history::Shown::Refused(&why), &query))
+            }
+        };
+        Drawn { status, ..Drawn::ok("History", Section::History, content) }
+    })
+    .await
 }

@@ -1,56 +1,99 @@
 //! A run's page: what the run is (system, start, folder, versions, tags),
 //! then what `mlb report` shows for it (the same sections and charts as
 //! the HTML report: tables, score, per-GPU and per-node tables,
-//! stragglers, telemetry timelines, energy, acceptance verdicts), then the
-//! tails of the logs of its failed instances.
+//! stragglers, telemetry timelines, energy), the verdicts of `mlb accept`
+//! when the run had them, what the store could not show and why, and the
+//! ends of the logs of its failed instances.
 
 use super::layout::empty;
 use super::table::{heading, table, when, Cell};
 use crate::report::render::html::{self, escape};
-use crate::report::Report;
-use crate::store::query::runs::RunRow;
+use crate::serve::data::run::RunPage;
+use serde_json::Value;
 
-/// The last lines of one failed instance's log.
-pub struct Tail<'a> {
-    /// Which instance and log (`vae on GPU 3: stderr`).
-    pub what: &'a str,
-    /// The tail, as stored.
-    pub text: &'a str,
+fn about(page: &RunPage) -> String {
+    let run = &page.run.run;
+    let tags: Vec<String> = run.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut rows = vec![
+        vec![Cell::text("system"), Cell::link(&format!("/runs?system={}", super::query::encode(&run.system)), &run.system)],
+        vec![Cell::text("GPU model"), Cell::text(&page.gpu_model)],
+        vec![Cell::text("started"), Cell::time(run.started.as_deref())],
+        vec![Cell::text("run ids"), Cell::text(&run.run_ids)],
+        vec![Cell::text("instances"), Cell::count(run.instances)],
+    ];
+    let failed = Cell::count(page.run.failed);
+    rows.push(vec![Cell::text("failed"), if page.run.failed > 0 { failed.marked("fail") } else { failed }]);
+    rows.extend([
+        vec![Cell::text("folder"), Cell::text(&run.folder)],
+        vec![Cell::text("mlb"), Cell::text(run.mlb_version.as_deref().unwrap_or("-"))],
+        vec![Cell::text("image"), Cell::text(run.image_digest.as_deref().unwrap_or("-"))],
+        vec![Cell::text("tags"), Cell::text(&tags.join(", "))],
+    ]);
+    table("run", &["", ""], rows)
 }
 
-fn about(run: &RunRow) -> String {
-    let tags: Vec<String> = run.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let pairs = [
-        ("system", run.system.as_str()),
-        ("started", &run.started.as_deref().map_or_else(|| "-".into(), when)),
-        ("run ids", run.run_ids.as_str()),
-        ("instances", &run.instances.to_string()),
-        ("folder", run.folder.as_str()),
-        ("mlb", run.mlb_version.as_deref().unwrap_or("-")),
-        ("image", run.image_digest.as_deref().unwrap_or("-")),
-        ("tags", &tags.join(", ")),
-    ]
-    .map(|(k, v)| vec![Cell::text(k), Cell::text(v)]);
-    table("run", &["", ""], pairs)
+/// The verdicts of an `acceptance.json` (`mlb accept`'s record), a row
+/// each: rule, what it judged, the figure against its bound, the outcome.
+fn acceptance(record: &Value) -> String {
+    let verdicts = record["verdicts"].as_array().or(record["evaluation"]["verdicts"].as_array());
+    let Some(verdicts) = verdicts else {
+        let text = serde_json::to_string_pretty(record).unwrap_or_default();
+        return format!("<pre class=\"log\">{}</pre>\n", escape(&text));
+    };
+    let text = |v: &Value| v.as_str().map_or_else(|| if v.is_null() { "-".into() } else { v.to_string() }, str::to_string);
+    let rows = verdicts.iter().map(|v| {
+        let subject: Vec<String> =
+            ["bench", "gpu", "node"].iter().filter_map(|k| v["subject"][k].as_str().map(|s| format!("{k} {s}"))).collect();
+        let outcome = text(&v["outcome"]);
+        let mark = match outcome.as_str() {
+            "pass" => "pass",
+            "fail" => "fail",
+            _ => "warn",
+        };
+        vec![
+            Cell::text(&text(&v["rule"])),
+            Cell::text(&subject.join(", ")),
+            Cell::figure(v["measured"].as_f64()),
+            Cell::figure(v["bound"].as_f64()),
+            Cell::text(&text(&v["unit"])),
+            Cell::text(&outcome).marked(mark),
+            Cell::text(&text(&v["note"])),
+        ]
+    });
+    table("acceptance", &["rule", "of", "measured", "bound", "unit", "outcome", "note"], rows)
 }
 
 /// The page's content.
-pub fn content(run: &RunRow, report: Option<&Report>, tails: &[Tail]) -> String {
-    let mut out = about(run);
-    match report {
+pub fn content(page: &RunPage) -> String {
+    let mut out = about(page);
+    for note in &page.notes {
+        out.push_str(&format!("<p class=\"lead\">{}</p>\n", escape(note)));
+    }
+    match &page.report {
         Some(report) => {
-            out.push_str(&heading("Report", &format!("/runs/{}", run.id), ""));
+            out.push_str(&heading("Report", &format!("/runs/{}", page.run.run.id), ""));
             out.push_str(&html::content(report));
         }
-        None => out.push_str(&empty(
-            "The store holds this run's figures but not its reports: import its folder again with mlb db import to see them here.",
-        )),
+        None => out.push_str(&empty("No report of this run can be shown (see above).")),
     }
-    if !tails.is_empty() {
+    if let Some(record) = &page.acceptance {
+        out.push_str("<h2>Acceptance (mlb accept)</h2>\n");
+        out.push_str(&acceptance(record));
+    }
+    if !page.log_tails.is_empty() {
         out.push_str("<h2>Logs of the failed instances (last lines)</h2>\n");
     }
-    for tail in tails {
-        out.push_str(&format!("<h3>{}</h3>\n<pre class=\"log\">{}</pre>\n", escape(tail.what), escape(tail.text)));
+    for tail in &page.log_tails {
+        let device = tail.device.as_deref().map(|d| format!(" on device {d}")).unwrap_or_default();
+        let what = format!("{}{device}: {} ({})", tail.bench, tail.log, tail.file);
+        out.push_str(&format!("<h3>{}</h3>\n<pre class=\"log\">{}</pre>\n", escape(&what), escape(&tail.tail)));
     }
     out
+}
+
+/// A run's title: its id and system, and when it started.
+pub fn title(page: &RunPage) -> String {
+    let run = &page.run.run;
+    let started = run.started.as_deref().map(|s| format!(", {}", when(s))).unwrap_or_default();
+    format!("Run {} of {}{started}", run.id, run.system)
 }

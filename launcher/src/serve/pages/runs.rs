@@ -7,7 +7,7 @@ use super::layout::{empty, EMPTY_STORE};
 use super::query::with;
 use super::table::{heading, table, Cell};
 use crate::report::render::html::escape;
-use crate::store::query::runs::RunRow;
+use crate::serve::data::runs::Runs;
 
 const OUTCOMES: [(&str, &str); 3] = [("", "any"), ("completed", "completed"), ("failed", "failed")];
 
@@ -39,36 +39,38 @@ fn filters(asked: &Asked) -> String {
     form("/runs", &fields)
 }
 
-/// Which page of the list this is, and whether there is a next one.
-pub struct Paging {
-    /// This page, from 1.
-    pub page: u64,
-    /// Whether runs follow this page.
-    pub more: bool,
-}
-
-fn pager(paging: &Paging, query: &str) -> String {
-    let mut links = Vec::new();
-    if paging.page > 1 {
-        links.push(format!("<a href=\"/runs?{}\">previous</a>", escape(&with(query, "page", &(paging.page - 1).to_string()))));
+/// Links to the neighbouring pages of the list, which keep its filters.
+fn pager(runs: &Runs, query: &str) -> String {
+    let link = |page: usize, text: &str| {
+        format!("<a href=\"/runs?{}\">{text}</a>", escape(&with(query, "page", &page.to_string())))
+    };
+    let mut parts = Vec::new();
+    if runs.page > 1 {
+        parts.push(link(runs.page - 1, "previous"));
     }
-    links.push(format!("page {}", paging.page));
-    if paging.more {
-        links.push(format!("<a href=\"/runs?{}\">next</a>", escape(&with(query, "page", &(paging.page + 1).to_string()))));
+    parts.push(format!("page {} of {} ({} runs)", runs.page, runs.pages, runs.total));
+    if runs.page < runs.pages {
+        parts.push(link(runs.page + 1, "next"));
     }
-    format!("<p class=\"pager\">{}</p>\n", links.join(""))
+    format!("<p class=\"pager\">{}</p>\n", parts.join(""))
 }
 
 /// The page's content: the form, then the runs (or why there are none).
-pub fn content(asked: &Asked, runs: &[RunRow], paging: &Paging, query: &str) -> String {
+pub fn content(asked: &Asked, data: Result<&Runs, &str>, query: &str) -> String {
     let mut out = filters(asked);
-    if runs.is_empty() {
+    let data = match data {
+        Ok(data) => data,
+        Err(why) => return out + &empty(why),
+    };
+    if data.runs.is_empty() {
         let why = if query.is_empty() { EMPTY_STORE } else { "No run matches the filter." };
         out.push_str(&empty(why));
         return out;
     }
     out.push_str(&heading("Runs, newest first", "/runs", query));
-    let rows = runs.iter().map(|r| {
+    let rows = data.runs.iter().map(|e| {
+        let r = &e.run;
+        let failed = if e.failed > 0 { Cell::count(e.failed).marked("fail") } else { Cell::count(0) };
         let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
         vec![
             Cell::link(&format!("/runs/{}", r.id), &r.id.to_string()),
@@ -76,12 +78,13 @@ pub fn content(asked: &Asked, runs: &[RunRow], paging: &Paging, query: &str) -> 
             Cell::time(r.started.as_deref()),
             Cell::text(&r.run_ids),
             Cell::count(r.instances),
+            failed,
             Cell::text(r.mlb_version.as_deref().unwrap_or("-")),
             Cell::text(&tags.join(", ")),
         ]
     });
-    let headers = ["run", "system", "started", "run ids", "instances", "mlb", "tags"];
+    let headers = ["run", "system", "started", "run ids", "instances", "failed", "mlb", "tags"];
     out.push_str(&table("runs", &headers, rows));
-    out.push_str(&pager(paging, query));
+    out.push_str(&pager(data, query));
     out
 }

@@ -4,9 +4,9 @@
 
 use super::layout::{empty, EMPTY_STORE};
 use super::query::encode;
-use super::table::{heading, table, Cell};
+use super::table::{heading, table, when, Cell};
 use crate::report::render::html::escape;
-use crate::store::query::systems::SystemListing;
+use crate::serve::data::systems::{SystemEntry, Systems};
 
 /// A blank value of the store (an identity the reports did not give) reads
 /// as `-`, never as an empty cell or a separator.
@@ -15,13 +15,18 @@ fn or_dash(text: &str) -> &str {
 }
 
 /// The page's content: the systems' table, then each description.
-pub fn content(systems: &[SystemListing], query: &str) -> String {
+pub fn content(data: &Systems, query: &str) -> String {
+    let systems = &data.systems;
     if systems.is_empty() {
         return empty(EMPTY_STORE);
     }
     let mut out = heading(&format!("{} systems", systems.len()), "/systems", query);
-    let rows = systems.iter().map(|l| {
-        let s = &l.system;
+    let rows = systems.iter().map(|e| {
+        let (l, s) = (&e.listing, &e.listing.system);
+        let last = match &e.last_run {
+            Some(r) => Cell::link(&format!("/runs/{}", r.id), &r.started.as_deref().map_or_else(|| format!("run {}", r.id), when)),
+            None => Cell::text("-"),
+        };
         let gpus = if s.gpu_count > 0 { format!("{} x {}", s.gpu_count, or_dash(&s.gpu_model)) } else { or_dash(&s.gpu_model).to_string() };
         vec![
             Cell::link(&format!("/runs?system={}", encode(&s.name)), &s.name),
@@ -31,24 +36,20 @@ pub fn content(systems: &[SystemListing], query: &str) -> String {
             Cell::text(or_dash(&s.runtime_versions)),
             Cell::text(or_dash(&s.cpu)),
             Cell::count(l.runs),
-            Cell::time(l.last.as_deref()),
+            last,
         ]
     });
     let headers = ["system", "host", "GPUs", "driver", "runtimes", "CPU", "runs", "last run"];
     out.push_str(&table("systems", &headers, rows));
-    let described: Vec<&SystemListing> = systems.iter().filter(|l| l.system.description.is_some()).collect();
+    let described: Vec<&SystemEntry> = systems.iter().filter(|e| e.described.is_some()).collect();
     if !described.is_empty() {
         out.push_str("<h2>Descriptions</h2>\n");
     }
-    for l in described {
-        let text = l.system.description.as_deref().unwrap_or_default();
-        let pretty = serde_json::from_str::<serde_json::Value>(text)
-            .ok()
-            .and_then(|v| serde_json::to_string_pretty(&v).ok())
-            .unwrap_or_else(|| text.to_string());
+    for e in described {
+        let pretty = e.described.as_ref().and_then(|v| serde_json::to_string_pretty(v).ok()).unwrap_or_default();
         out.push_str(&format!(
             "<details><summary>{} (system.json)</summary><pre class=\"log\">{}</pre></details>\n",
-            escape(&l.system.name),
+            escape(&e.listing.system.name),
             escape(&pretty)
         ));
     }

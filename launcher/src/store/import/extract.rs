@@ -27,6 +27,8 @@ pub struct Extra {
     pub image_digest: Option<String>,
     /// `provenance.container.runtime`.
     pub runtime: Option<String>,
+    /// `log`: the instance's output log, in a launcher's record.
+    pub log: Option<String>,
 }
 
 /// The objects of a report whose numbers are kept, and the unit of each
@@ -85,6 +87,7 @@ pub fn extra(report: &Value) -> Extra {
         isolation: text("/provenance/isolation"),
         image_digest: text("/provenance/container/digest"),
         runtime: text("/provenance/container/runtime"),
+        log: text("/log"),
     }
 }
 

@@ -6,9 +6,11 @@
 //! - [`extract`]: what is kept of a report beyond `mlb report`'s view;
 //! - [`system`]: which system a run folder is of;
 //! - [`rows`]: a run folder's rows;
+//! - [`kept`]: what is kept beyond the figures (report texts, log tails, documents);
 //! - [`write`]: one run folder written in one transaction.
 //!
-//! Idempotent: a report file whose content hash is stored is skipped, so
+//! Idempotent: a report file whose content hash is stored (with its text:
+//! a file imported before the store kept texts is read again, to add them) is skipped, so
 //! importing a folder again adds only what is new, and a run folder cut
 //! short (a killed import, a full disk) left nothing and is written whole
 //! by the next import. Two imports at once both land, with no duplicate:
@@ -16,6 +18,7 @@
 //! row leaves it as it is.
 
 pub mod extract;
+pub mod kept;
 pub mod rows;
 pub mod scan;
 pub mod system;
@@ -142,7 +145,7 @@ impl Store {
         let mut known = HashSet::new();
         for batch in hashes.chunks(HASHES_A_STATEMENT) {
             let list = self.backend().placeholders(1, batch.len());
-            let sql = format!("SELECT {joined} FROM instances WHERE report_hash IN {list}");
+            let sql = format!("SELECT {joined} FROM report_texts WHERE report_hash IN {list}");
             let query = batch.iter().fold(sqlx::query(&sql), |q, h| q.bind(*h));
             let found: Option<String> = self
                 .block_on(query.fetch_one(self.pool()))

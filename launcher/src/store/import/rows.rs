@@ -2,6 +2,7 @@
 //! metrics) for each entry of its new report files.
 
 use super::extract::{entries_of, Extra};
+use super::kept::{self, LogTail, StoredText};
 use super::scan::{ReportFile, RunFolder};
 use super::system::SystemRow;
 use super::write::{InstanceRow, NewRun};
@@ -50,11 +51,26 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
     let entries: Vec<&Entry> = folder.files.iter().flat_map(|f| f.entries.iter().map(|e| &e.0)).collect();
     let mut instances = Vec::with_capacity(entries.len());
     let mut extras_all = Vec::with_capacity(entries.len());
+    let (mut texts, mut log_tails) = (Vec::with_capacity(folder.files.len()), Vec::new());
     for file in &folder.files {
-        let extras = extras_of(file);
+        let (extras, text) = extras_of(file);
         let relative = file.path.strip_prefix(&folder.path).unwrap_or(&file.path).to_string_lossy().into_owned();
         for (i, ((entry, check), extra)) in file.entries.iter().zip(&extras).enumerate() {
-            instances.push(instance(file, &relative, i, entry, *check, extra));
+            let row = instance(file, &relative, i, entry, *check, extra);
+            if let (true, Some(log)) = (row.outcome == "failed", &extra.log) {
+                if let Some(tail) = kept::log_tail(&folder.path, log) {
+                    log_tails.push(LogTail {
+                        report_hash: file.hash.clone(),
+                        entry: row.entry,
+                        log: log.clone(),
+                        tail,
+                    });
+                }
+            }
+            instances.push(row);
+        }
+        if let Some(text) = text {
+            texts.push(StoredText { report_hash: file.hash.clone(), file: relative, body: kept::deflate(&text) });
         }
         extras_all.extend(extras);
     }
@@ -74,16 +90,20 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
         isolation: first(|e| &e.isolation),
         tags: &labels.tags,
         instances,
+        texts,
+        log_tails,
+        documents: kept::documents(&folder.path),
     }
 }
 
-/// What each entry of `file` adds; empty ones when the file cannot be
-/// read again as it was (changed since).
-fn extras_of(file: &ReportFile) -> Vec<Extra> {
-    let read = std::fs::read_to_string(&file.path).ok().and_then(|text| entries_of(&text));
-    match read {
-        Some(extras) if extras.len() == file.entries.len() => extras,
-        _ => vec![Extra::default(); file.entries.len()],
+/// What each entry of `file` adds, and the file's text to keep; empty
+/// extras and no text when the file cannot be read again as it was
+/// (changed since).
+fn extras_of(file: &ReportFile) -> (Vec<Extra>, Option<String>) {
+    let text = std::fs::read_to_string(&file.path).ok();
+    match text.as_deref().and_then(entries_of) {
+        Some(extras) if extras.len() == file.entries.len() => (extras, text),
+        _ => (vec![Extra::default(); file.entries.len()], None),
     }
 }
 

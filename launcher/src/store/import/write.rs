@@ -4,6 +4,7 @@
 //! meanwhile by another import (same file hash and entry) is left as it is.
 
 use super::extract::Metric;
+use super::kept::{LogTail, StoredText};
 use super::system::SystemRow;
 use crate::store::{bind_f64, Backend};
 use sqlx::any::AnyArguments;
@@ -40,6 +41,12 @@ pub struct NewRun<'a> {
     pub tags: &'a [(String, String)],
     /// Its new instances.
     pub instances: Vec<InstanceRow>,
+    /// Its new report files' texts.
+    pub texts: Vec<StoredText>,
+    /// The ends of its failed instances' logs.
+    pub log_tails: Vec<LogTail>,
+    /// The documents beside its reports, by name.
+    pub documents: Vec<(String, String)>,
 }
 
 /// An instance's row and its metrics.
@@ -126,8 +133,57 @@ pub async fn write_run(conn: &mut AnyConnection, backend: Backend, run: &NewRun<
         }
         query.execute(&mut *tx).await?;
     }
+    write_kept(&mut tx, backend, run_id, run).await?;
     tx.commit().await?;
     Ok(ids.len())
+}
+
+/// Report texts a statement (4 values each; the bodies are the bulk).
+const TEXTS_A_STATEMENT: usize = 200;
+
+/// Writes what `run` (the run `run_id`) keeps beyond its figures: its
+/// report texts and log tails (a row stored meanwhile left as it is) and
+/// its documents (the newest read replaces the one stored).
+async fn write_kept(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    run_id: i64,
+    run: &NewRun<'_>,
+) -> Result<(), sqlx::Error> {
+    for batch in run.texts.chunks(TEXTS_A_STATEMENT) {
+        let sql = format!(
+            "INSERT INTO report_texts (report_hash, run_id, file, body) VALUES {} ON CONFLICT (report_hash) DO NOTHING",
+            backend.placeholders(batch.len(), 4)
+        );
+        let query = batch.iter().fold(sqlx::query(&sql), |q, t| {
+            q.bind(t.report_hash.as_str()).bind(run_id).bind(t.file.as_str()).bind(t.body.as_slice())
+        });
+        query.execute(&mut *conn).await?;
+    }
+    for tail in &run.log_tails {
+        sqlx::query(
+            "INSERT INTO log_tails (report_hash, entry, log, tail) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (report_hash, entry) DO NOTHING",
+        )
+        .bind(tail.report_hash.as_str())
+        .bind(tail.entry)
+        .bind(tail.log.as_str())
+        .bind(tail.tail.as_str())
+        .execute(&mut *conn)
+        .await?;
+    }
+    for (name, body) in &run.documents {
+        sqlx::query(
+            "INSERT INTO run_documents (run_id, name, body) VALUES ($1, $2, $3) \
+             ON CONFLICT (run_id, name) DO UPDATE SET body = excluded.body",
+        )
+        .bind(run_id)
+        .bind(name.as_str())
+        .bind(body.as_str())
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
 }
 
 /// The id of `system`'s row, added when new.

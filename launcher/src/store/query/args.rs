@@ -32,10 +32,13 @@ pub struct RunFilters {
     /// Only runs holding this bench or config (`convnet`, `convnet[arch=resnet18]`).
     #[arg(long, value_name = "NAME")]
     pub config: Option<String>,
+    /// Only the run of this id (`mlb serve`'s run page).
+    #[arg(skip)]
+    pub run: Option<i64>,
 }
 
 /// Parses `KEY=VALUE`.
-fn tag(text: &str) -> Result<(String, String), String> {
+pub fn tag(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
         _ => Err(format!("`{text}` is not KEY=VALUE")),
@@ -43,12 +46,12 @@ fn tag(text: &str) -> Result<(String, String), String> {
 }
 
 /// A day (`2026-01-31`, its first second) or an RFC 3339 time, as an RFC 3339 UTC time.
-fn day_or_time(text: &str) -> Result<String, String> {
+pub fn day_or_time(text: &str) -> Result<String, String> {
     moment(text, false)
 }
 
 /// A day (`2026-01-31`, the first second of the next day) or an RFC 3339 time.
-fn end_of_day_or_time(text: &str) -> Result<String, String> {
+pub fn end_of_day_or_time(text: &str) -> Result<String, String> {
     moment(text, true)
 }
 
@@ -97,6 +100,9 @@ pub struct CompareArgs {
     /// Prices of the systems in dollars, for items/s per dollar (`A=12000,B=30000`).
     #[arg(long, value_name = "NAME=USD", value_delimiter = ',', value_parser = price)]
     pub price: Vec<(String, f64)>,
+    /// Only the benches whose name matches this pattern (`*`: any text, `?`: one character).
+    #[arg(long, value_name = "GLOB", value_parser = super::glob::Glob::parse)]
+    pub benches: Option<super::glob::Glob>,
     /// Which runs of each system.
     #[command(flatten)]
     pub filters: RunFilters,

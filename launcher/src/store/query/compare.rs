@@ -35,7 +35,10 @@ pub fn compare(store: &Store, args: &CompareArgs) -> Result<Matrix, QueryError> 
     if let Some(name) = std::iter::once(&reference).chain(args.price.iter().map(|(n, _)| n)).find(|n| not_compared(n)) {
         return Err(QueryError::NotCompared { name: name.clone(), systems: args.systems.clone() });
     }
-    let figures = figures(store, args)?;
+    let mut figures = figures(store, args)?;
+    if let Some(glob) = &args.benches {
+        figures.retain(|f| glob.matches(&f.bench));
+    }
     let prices: BTreeMap<String, f64> = args.price.iter().cloned().collect();
     Ok(matrix(&figures, &args.systems, &reference, args.metric, &prices))
 }

@@ -16,6 +16,9 @@ pub fn restrict(sql: &mut Sql, f: &Filters) {
 /// Appends ` AND ...` for each filter of `f` to `sql`, whose `FROM` names
 /// the run `r`.
 pub fn restrict_runs(sql: &mut Sql, f: &RunFilters) {
+    if let Some(run) = f.run {
+        sql.push(" AND r.id = ").bind(super::sql::Bind::Int(run));
+    }
     for (key, value) in &f.tags {
         sql.push(" AND EXISTS (SELECT 1 FROM tags t WHERE t.run_id = r.id AND t.key = ").text(key);
         sql.push(" AND t.value = ").text(value).push(")");
@@ -46,6 +49,7 @@ mod tests {
                 since: Some("2026-01-01T00:00:00Z".into()),
                 until: None,
                 config: Some("vae".into()),
+                run: None,
             },
         };
         let mut sql = Sql::new("WHERE 1 = 1");

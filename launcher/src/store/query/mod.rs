@@ -12,6 +12,7 @@ pub mod error;
 pub mod export;
 mod figures;
 mod filters;
+pub mod glob;
 pub mod history;
 pub mod matrix;
 pub mod regressions;

@@ -11,6 +11,7 @@
 use super::pages_store::{self, Served, ALPHA_DAYS, BENCHES, BETA_DAYS, BETA_SPEED};
 use crate::common::chromium::Browser;
 use serde_json::{json, Value};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 /// Width of the browser window and of the screenshots, in pixels.
@@ -55,14 +56,16 @@ fn cells(browser: &mut Browser, id: &str) -> Vec<Vec<String>> {
     serde_json::from_value(rows).unwrap()
 }
 
-/// The API's JSON answer for `path` (fetched by the page itself).
-fn api(browser: &mut Browser, path: &str) -> Value {
-    browser.eval(&format!("fetch({path:?}).then(r => r.json())"))
-}
-
-/// A text fetched by the page (a CSV link's target).
-fn fetched(browser: &mut Browser, href: &str) -> String {
-    browser.eval(&format!("fetch({href:?}).then(r => r.text())")).as_str().unwrap().to_string()
+/// The body of the server's answer to `GET path` (status 200).
+fn get(served: &Served, path: &str) -> String {
+    let host = served.base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{path}: {head}");
+    body.to_string()
 }
 
 #[test]
@@ -98,7 +101,7 @@ fn every_page_loads_cleanly_and_shows_the_stores_figures() {
     assert_eq!(matrix.len(), BENCHES.len());
     for row in &matrix {
         let normalised: f64 = row[2].split('(').nth(1).unwrap().trim_end_matches("x)").parse().unwrap();
-        assert!((normalised - BETA_SPEED).abs() < 0.05, "beta is 1.5 times as fast: {row:?}");
+        assert!((normalised - BETA_SPEED).abs() < 0.06, "beta is 1.5 times as fast: {row:?}");
     }
     let bars = browser.eval(
         "echarts.getInstanceByDom(document.querySelector('div.chart')).getOption().series.map(s => [s.name, s.data.length])",
@@ -146,8 +149,8 @@ fn a_tables_csv_download_holds_the_apis_figures() {
     let mut browser = Browser::start(WIDTH, 1000);
     visit(&mut browser, &served, "/compare?systems=alpha,beta&metric=items/s", "compare");
     let href = browser.eval("document.querySelector('h2 a.csv').getAttribute('href')").as_str().unwrap().to_string();
-    let csv = fetched(&mut browser, &href);
-    let json = api(&mut browser, "/api/compare?systems=alpha,beta&metric=items/s");
+    let csv = get(&served, &href);
+    let json: Value = serde_json::from_str(&get(&served, "/api/compare?systems=alpha,beta&metric=items/s")).unwrap();
     let rows = json["rows"].as_array().or(json["matrix"]["rows"].as_array()).unwrap().clone();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], "bench,alpha,beta");
@@ -206,6 +209,7 @@ fn chart_labels_never_overlap() {
 fn an_empty_store_says_so_on_every_page() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite:{}", dir.path().join("results.db").display());
+    pages_store::fill_none(&url);
     let served = Served::start(&url);
     let mut browser = Browser::start(WIDTH, 1000);
     for path in ["/systems", "/runs", "/compare", "/history"] {

@@ -7,7 +7,7 @@ use mlb::contract::record::write_atomic;
 use serde_json::{json, Value};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The benches of the known store and their items/s on `alpha` (GPU 0).
@@ -88,47 +88,45 @@ pub fn fill(url: &str) {
     }
 }
 
-/// The pages served on a store, on a free port of 127.0.0.1; stopped when dropped.
+/// Makes an empty store at `url` (`mlb db import` of an empty folder).
+pub fn fill_none(url: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(crate::common::mlb()).args(["db", "import", "--db", url]).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "import: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// `mlb serve` on a store, on a free port of 127.0.0.1; stopped when dropped.
 pub struct Served {
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    child: Child,
     /// `http://127.0.0.1:PORT`.
     pub base: String,
 }
 
 impl Served {
-    /// Serves the pages of the store at `url` and waits until they answer.
+    /// Starts `mlb serve --db URL` and waits until it accepts connections.
     pub fn start(url: &str) -> Served {
-        use mlb::serve::pages::routes::{router, Pages};
-        let store = mlb::store::Store::open(&mlb::store::Location::parse(url).unwrap()).unwrap();
-        let pages = std::sync::Arc::new(Pages { store, name: url.to_string() });
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let bind = listener.local_addr().unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                axum::serve(listener, router(pages)).with_graceful_shutdown(async { let _ = stopped.await; }).await.unwrap();
-            });
-        });
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let bind = format!("127.0.0.1:{port}");
+        let child = Command::new(crate::common::mlb())
+            .args(["serve", "--db", url, "--bind", &bind])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut served = Served { child, base: format!("http://{bind}") };
         let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(bind).is_err() {
-            assert!(Instant::now() < deadline, "not listening on {bind} within 30 s");
+        while TcpStream::connect(&bind).is_err() {
+            assert!(served.child.try_wait().unwrap().is_none(), "mlb serve ended before it listened on {bind}");
+            assert!(Instant::now() < deadline, "mlb serve did not listen on {bind} within 30 s");
             std::thread::sleep(Duration::from_millis(50));
         }
-        Served { stop: Some(stop), thread: Some(thread), base: format!("http://{bind}") }
+        served
     }
 }
 
 impl Drop for Served {
     fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

@@ -1,0 +1,25 @@
+//! `mlb serve [--db URL] [--bind ADDR] [--token-file F]`.
+
+use crate::store::command::DbArg;
+use clap::Args;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// The address served when `--bind` is not given: this host only.
+pub const DEFAULT_BIND: &str = "127.0.0.1:8537";
+
+/// `mlb serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The store.
+    #[command(flatten)]
+    pub store: DbArg,
+    /// The address and port to listen on (any address but a loopback one
+    /// needs --token-file).
+    #[arg(long, value_name = "ADDR:PORT", default_value = DEFAULT_BIND)]
+    pub bind: SocketAddr,
+    /// A file holding the token a request must carry (`Authorization:
+    /// Bearer TOKEN`, or the cookie set by opening a page with `?token=TOKEN`).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+}

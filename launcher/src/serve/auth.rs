@@ -1,0 +1,125 @@
+//! The token a request must carry when the server has one: in an
+//! `Authorization: Bearer` header, or in the cookie a login sets (opening
+//! any page with `?token=TOKEN` sets an HttpOnly, SameSite=Strict cookie
+//! and redirects to the page without the token). Compared in constant time.
+
+use super::error::ServeError;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::path::Path;
+use std::sync::Arc;
+use subtle::ConstantTimeEq;
+
+/// The shortest token taken.
+pub const MIN_TOKEN_LEN: usize = 16;
+
+/// The cookie that carries the token.
+pub const COOKIE: &str = "mlb_token";
+
+/// The server's token.
+#[derive(Clone)]
+pub struct Token(Arc<[u8]>);
+
+impl std::fmt::Debug for Token {
+    /// Never the token itself.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(***)")
+    }
+}
+
+impl Token {
+    /// The token in `path` (spaces and the line end at either end left out).
+    pub fn read(path: &Path) -> Result<Token, ServeError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ServeError::TokenFile { path: path.to_path_buf(), source })?;
+        let token = text.trim();
+        if token.len() < MIN_TOKEN_LEN {
+            return Err(ServeError::ShortToken { path: path.to_path_buf(), len: token.len(), min: MIN_TOKEN_LEN });
+        }
+        Ok(Token(Arc::from(token.as_bytes())))
+    }
+
+    /// Whether `given` is the token, in time that does not depend on where they differ.
+    pub fn accepts(&self, given: &str) -> bool {
+        bool::from(self.0.as_ref().ct_eq(given.as_bytes()))
+    }
+
+    /// Whether `request` carries the token in its header or cookie.
+    fn carried_by(&self, request: &Request) -> bool {
+        let headers = request.headers();
+        let bearer = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .is_some_and(|t| self.accepts(t.trim()));
+        let cookie = headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .filter_map(|pair| pair.trim().split_once('='))
+            .any(|(name, value)| name == COOKIE && self.accepts(value));
+        bearer || cookie
+    }
+}
+
+/// Lets a request through when the server has no token or the request
+/// carries it; logs in a request with `?token=TOKEN`; answers 401 otherwise.
+pub async fn check(State(token): State<Option<Token>>, request: Request, next: Next) -> Response {
+    let Some(token) = token else { return next.run(request).await };
+    if token.carried_by(&request) {
+        return next.run(request).await;
+    }
+    if let Some(response) = login(&token, &request) {
+        return response;
+    }
+    super::api::error_response(
+        StatusCode::UNAUTHORIZED,
+        "this server needs its token: send `Authorization: Bearer TOKEN`, or open the page once with ?token=TOKEN",
+    )
+}
+
+/// With `?token=` the token: a redirect to the same address without it,
+/// setting the cookie.
+fn login(token: &Token, request: &Request) -> Option<Response> {
+    let uri = request.uri();
+    let query = uri.query()?;
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+    let given = pairs.iter().find(|(k, _)| k == "token")?;
+    if !token.accepts(&given.1) {
+        return None;
+    }
+    let rest: Vec<&(String, String)> = pairs.iter().filter(|(k, _)| k != "token").collect();
+    let mut target = uri.path().to_string();
+    if !rest.is_empty() {
+        target.push('?');
+        target.push_str(&form_urlencoded::Serializer::new(String::new()).extend_pairs(rest).finish());
+    }
+    let cookie = format!("{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/", String::from_utf8_lossy(&token.0));
+    let mut response = (StatusCode::SEE_OTHER, Body::empty()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::LOCATION, HeaderValue::from_str(&target).ok()?);
+    headers.insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).ok()?);
+    Some(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_is_read_trimmed_and_a_short_one_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("token");
+        std::fs::write(&file, "0123456789abcdef0123\n").unwrap();
+        let token = Token::read(&file).unwrap();
+        assert!(token.accepts("0123456789abcdef0123"));
+        assert!(!token.accepts("0123456789abcdef012") && !token.accepts(""));
+        assert_eq!(format!("{token:?}"), "Token(***)");
+        std::fs::write(&file, "short").unwrap();
+        assert!(matches!(Token::read(&file), Err(ServeError::ShortToken { len: 5, .. })));
+    }
+}

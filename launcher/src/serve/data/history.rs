@@ -1,0 +1,162 @@
+//! `GET /api/history?system=&bench=&config=&metric=&last=K`: one system's
+//! figures over time as `mlb db history` reads them, a series per bench,
+//! the points that regressed marked.
+
+use super::params::Params;
+use super::{DataError, Page, Reader};
+use crate::report::history::{DROP_THRESHOLD, HISTORY_RUNS};
+use crate::store::command::DbArg;
+use crate::store::query::args::{Filters, HistoryArgs, RunFilters};
+use crate::store::query::history::{fetch, History};
+use crate::store::query::matrix::Metric;
+use crate::store::query::render::{csv_number, csv_text, Format};
+use serde::Serialize;
+
+/// The most points of a series a page shows.
+pub const MAX_LAST: i64 = 10_000;
+
+/// The history page's query.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryQuery {
+    /// The system (required).
+    pub system: String,
+    /// Only this bench (or config).
+    pub bench: Option<String>,
+    /// Only runs holding this bench or config.
+    pub config: Option<String>,
+    /// What the points show.
+    pub metric: Metric,
+    /// Only the last K points of each series.
+    pub last: Option<usize>,
+}
+
+impl HistoryQuery {
+    /// The page's parameters.
+    pub const PARAMS: [&'static str; 5] = ["system", "bench", "config", "metric", "last"];
+
+    /// Reads the query string.
+    pub fn parse(query: &str) -> Result<HistoryQuery, DataError> {
+        let p = Params::parse(query, &Self::PARAMS)?;
+        let system = p.name("system")?.ok_or_else(|| DataError::bad("system", "", "pass system=NAME"))?;
+        Ok(HistoryQuery {
+            system,
+            bench: p.name("bench")?,
+            config: p.name("config")?,
+            metric: p.metric("metric")?.unwrap_or(Metric::ItemsPerSecond),
+            last: p.number("last", 1..=MAX_LAST)?.map(|k| k as usize),
+        })
+    }
+}
+
+/// A point that regressed: more than [`DROP_THRESHOLD`] worse than the
+/// mean of the [`HISTORY_RUNS`] points before it in its series.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Regression {
+    /// The series (bench or config).
+    pub label: String,
+    /// The run of the point.
+    pub run: i64,
+    /// Change from the mean of the points before, in percent (negative: worse).
+    pub change_percent: f64,
+}
+
+/// The history page.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HistoryPage {
+    /// The series, as `mlb db history --format json` gives them.
+    #[serde(flatten)]
+    pub history: History,
+    /// The points that regressed.
+    pub regressions: Vec<Regression>,
+}
+
+/// The history `query` asks for.
+pub fn history(reader: &Reader, query: &HistoryQuery) -> Result<HistoryPage, DataError> {
+    let args = HistoryArgs {
+        store: DbArg { db: None },
+        filters: Filters {
+            system: Some(query.system.clone()),
+            runs: RunFilters { config: query.config.clone(), ..RunFilters::default() },
+        },
+        bench: query.bench.clone(),
+        metric: query.metric,
+        strict: false,
+        svg: None,
+        format: Format::Json,
+    };
+    let mut history = fetch(reader.store(), &args)?;
+    if let Some(k) = query.last {
+        for series in &mut history.series {
+            let cut = series.points.len().saturating_sub(k);
+            series.points.drain(..cut);
+        }
+    }
+    let regressions = regressions(&history);
+    Ok(HistoryPage { history, regressions })
+}
+
+/// The points of `history` that regressed. Lower is better for joules
+/// per item, higher for the others.
+pub fn regressions(history: &History) -> Vec<Regression> {
+    let lower_is_better = history.metric == Metric::EnergyPerItem;
+    let mut found = Vec::new();
+    for series in &history.series {
+        for (k, point) in series.points.iter().enumerate().skip(1) {
+            let before = &series.points[k.saturating_sub(HISTORY_RUNS)..k];
+            let mean = before.iter().map(|p| p.value).sum::<f64>() / before.len() as f64;
+            if mean == 0.0 || !mean.is_finite() {
+                continue;
+            }
+            let change = (point.value - mean) / mean;
+            let worse = if lower_is_better { change } else { -change };
+            if worse > DROP_THRESHOLD {
+                found.push(Regression { label: series.label.clone(), run: point.run, change_percent: change * 100.0 });
+            }
+        }
+    }
+    found
+}
+
+impl Page for HistoryPage {
+    /// `mlb db history --format csv`'s columns, then whether the point regressed.
+    fn csv(&self) -> String {
+        let mut out = String::from("bench,started,run,run_ids,n,value,regression\n");
+        for s in &self.history.series {
+            for p in &s.points {
+                let regressed = self.regressions.iter().any(|r| r.label == s.label && r.run == p.run);
+                let cells = [
+                    csv_text(&s.label),
+                    csv_text(&p.started),
+                    p.run.to_string(),
+                    csv_text(&p.run_ids),
+                    p.n.to_string(),
+                    csv_number(Some(p.value)),
+                    regressed.to_string(),
+                ];
+                out.push_str(&(cells.join(",") + "\n"));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::query::history::{history, Point};
+
+    fn point(run: i64, value: f64) -> (String, Point) {
+        ("vae".into(), Point { run, run_ids: run.to_string(), started: String::new(), at: run, n: 4, value })
+    }
+
+    #[test]
+    fn a_drop_past_the_threshold_is_marked_and_energy_counts_a_rise() {
+        let points = vec![point(1, 100.0), point(2, 101.0), point(3, 99.0), point(4, 90.0), point(5, 100.0)];
+        let speed = history("A", Metric::ItemsPerSecond, points.clone());
+        let marked: Vec<i64> = regressions(&speed).iter().map(|r| r.run).collect();
+        assert_eq!(marked, [4]);
+        let energy = history("A", Metric::EnergyPerItem, points);
+        let marked: Vec<i64> = regressions(&energy).iter().map(|r| r.run).collect();
+        assert_eq!(marked, Vec::<i64>::new(), "a lower energy per item is better");
+    }
+}

@@ -1,0 +1,168 @@
+//! The data of each page of `mlb serve`: one function per page, taking the
+//! read-only store ([`Reader`]) and the page's query (a typed, checked
+//! struct read from the URL's query string, the page's permalink) and
+//! returning a `Serialize` struct. The API writes it as JSON or CSV
+//! ([`Page::csv`]); the HTML pages render the same struct, so that a
+//! page's figures and the API's cannot differ.
+//!
+//! - [`systems`]: every system, its description and its last run;
+//! - [`runs`]: the filtered list of runs, a page at a time;
+//! - [`run`]: one run as `mlb report` shows it, and its failed instances' log tails;
+//! - [`compare`]: the matrix of `mlb db compare`;
+//! - [`history`]: the series of `mlb db history`, regressions marked;
+//! - [`params`]: the query string, read and checked.
+
+pub mod compare;
+pub mod history;
+pub mod params;
+pub mod run;
+pub mod runs;
+pub mod systems;
+
+use crate::report::Targets;
+use crate::store::query::QueryError;
+use crate::store::{Location, Store, StoreError};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// A page's data: JSON as it serialises, and CSV.
+pub trait Page: serde::Serialize {
+    /// The rows a person wants in a spreadsheet, with a header line
+    /// (docs/serve.md names the columns of each page).
+    fn csv(&self) -> String;
+}
+
+/// The store, opened read-only, and the installed target tables by GPU
+/// model (read once each).
+pub struct Reader {
+    store: Store,
+    folders: crate::targets::Folders,
+    targets: Mutex<HashMap<String, Option<Targets>>>,
+}
+
+impl Reader {
+    /// Opens the store at `location` read-only ([`Store::open_read_only`]);
+    /// target tables are looked up in `folders`.
+    pub fn open(location: &Location, folders: crate::targets::Folders) -> Result<Reader, StoreError> {
+        Ok(Reader { store: Store::open_read_only(location)?, folders, targets: Mutex::default() })
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The installed target table of the GPU model `model` (as `mlb report
+    /// --gpu-model` finds it), if there is one.
+    pub fn targets(&self, model: &str) -> Option<Targets> {
+        let mut known = self.targets.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .entry(model.to_string())
+            .or_insert_with(|| crate::targets::catalog::find(&self.folders, model).ok())
+            .clone()
+    }
+}
+
+/// Why a page has no data: the query is wrong (400), what it names is not
+/// in the store (404), or the store failed (500).
+#[derive(Debug, thiserror::Error)]
+pub enum DataError {
+    /// The query string is longer than the server reads.
+    #[error("the query string is longer than {limit} bytes; pass fewer or shorter parameters")]
+    TooLong {
+        /// The most bytes read.
+        limit: usize,
+    },
+    /// The query string holds too many parameters.
+    #[error("the query string has more than {limit} parameters; pass fewer")]
+    TooMany {
+        /// The most parameters read.
+        limit: usize,
+    },
+    /// A parameter the page does not take.
+    #[error("this page takes no parameter `{name}`; pass only {}", known.join(", "))]
+    Unknown {
+        /// The parameter.
+        name: String,
+        /// The page's parameters.
+        known: Vec<String>,
+    },
+    /// A parameter's value is out of bounds or unreadable.
+    #[error("the parameter `{name}` {}: {fix}", if value.is_empty() { "is given twice".to_string() } else { format!("cannot be `{value}`") })]
+    Bad {
+        /// The parameter.
+        name: String,
+        /// Its value (control characters escaped, cut short); empty when given twice.
+        value: String,
+        /// What to pass instead.
+        fix: String,
+    },
+    /// The run asked for is not in the store.
+    #[error("no run {id} in the store; pass the id of a run the runs page lists")]
+    NoRun {
+        /// The id asked for.
+        id: i64,
+    },
+    /// A system asked for is not in the store, or not compared.
+    #[error("{0}")]
+    Refused(String),
+    /// The store failed (the server's log has the whole error).
+    #[error("the store failed; the server's log says why")]
+    Store(#[source] StoreError),
+}
+
+impl DataError {
+    /// A bad `value` of the parameter `name`, and what to pass instead.
+    pub fn bad(name: &str, value: &str, fix: &str) -> DataError {
+        let mut value = visible(value);
+        if value.chars().count() > 60 {
+            value = value.chars().take(60).collect::<String>() + "...";
+        }
+        DataError::Bad { name: visible(name), value, fix: fix.to_string() }
+    }
+
+    /// Whether it is the store's failure rather than the request's.
+    pub fn is_store(&self) -> bool {
+        matches!(self, DataError::Store(_))
+    }
+
+    /// Whether what the request names is not in the store.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, DataError::NoRun { .. })
+    }
+}
+
+impl From<StoreError> for DataError {
+    fn from(error: StoreError) -> DataError {
+        DataError::Store(error)
+    }
+}
+
+impl From<QueryError> for DataError {
+    fn from(error: QueryError) -> DataError {
+        use crate::fix::Fix;
+        match error {
+            QueryError::Store(e) => DataError::Store(e),
+            other => {
+                let fix = other.fix().map(|f| format!("; {f}")).unwrap_or_default();
+                DataError::Refused(format!("{other}{fix}"))
+            }
+        }
+    }
+}
+
+/// `text` with its control characters escaped.
+pub fn visible(text: &str) -> String {
+    crate::report::render::visible(text).into_owned()
+}
+
+/// The CSV `csv` (a header line, then a line per item) with more columns:
+/// `header` appended to its header, `cells` (one per line, in order) to its lines.
+pub fn with_columns(csv: &str, header: &str, cells: impl Iterator<Item = String>) -> String {
+    let mut lines = csv.lines();
+    let mut out = format!("{},{header}\n", lines.next().unwrap_or_default());
+    for (line, more) in lines.zip(cells) {
+        out.push_str(&format!("{line},{more}\n"));
+    }
+    out
+}

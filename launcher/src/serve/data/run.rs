@@ -1,0 +1,233 @@
+//! `GET /api/runs/{id}`: one run as `mlb report` shows it (its tables,
+//! score against the installed target table of its GPU model, per-GPU and
+//! per-node tables, stragglers, telemetry timelines, energy, acceptance
+//! verdicts), built by the report's own aggregation from the report texts
+//! the store keeps, and the ends of its failed instances' logs. Nothing is
+//! read from the run's folder: a run imported before the store kept its
+//! texts shows what the store has and says what is missing.
+
+use super::params::Params;
+use super::runs::RunEntry;
+use super::{DataError, Page, Reader};
+use crate::contract::read::{read_text, Reading, Unreadable};
+use crate::contract::report::Report as ReportFile;
+use crate::contract::telemetry::Timeline;
+use crate::report::source::Source;
+use crate::report::{aggregate_from, Options, Report};
+use crate::store::import::kept::inflate;
+use crate::store::query::args::{Filters, RunFilters};
+use crate::store::query::runs::runs as listed;
+use crate::store::StoreError;
+use crate::system::SystemDesc;
+use serde::Serialize;
+use sqlx::Row;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The run page's query: the run's id (the path's last segment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunQuery {
+    /// The run's id in the store.
+    pub id: i64,
+}
+
+impl RunQuery {
+    /// Reads the run's id (digits only) and the query string (no parameter
+    /// but the common ones).
+    pub fn parse(id: &str, query: &str) -> Result<RunQuery, DataError> {
+        Params::parse(query, &[])?;
+        let number = id.parse::<i64>().ok().filter(|n| *n > 0 && id.bytes().all(|b| b.is_ascii_digit()));
+        let id = number.ok_or_else(|| DataError::bad("id", id, "pass the number of a run the runs page lists"))?;
+        Ok(RunQuery { id })
+    }
+}
+
+/// A telemetry timeline the page draws.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimelineView {
+    /// The row of the instance.
+    pub label: String,
+    /// Its device(s).
+    pub device: Option<String>,
+    /// Its report file.
+    pub file: PathBuf,
+    /// Its timeline, cut down to the report's buckets.
+    pub timeline: Option<Timeline>,
+}
+
+/// The end of a failed instance's log.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LogTailView {
+    /// The instance's report file, relative to the run's folder.
+    pub file: String,
+    /// Its place in the file.
+    pub entry: i64,
+    /// Its bench.
+    pub bench: String,
+    /// Its device(s).
+    pub device: Option<String>,
+    /// The log, as its record names it.
+    pub log: String,
+    /// The log's last 16 KiB.
+    pub tail: String,
+}
+
+/// The run page.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunPage {
+    /// The run as the runs page lists it.
+    pub run: RunEntry,
+    /// Its system's GPU model, whose target table scores it.
+    pub gpu_model: String,
+    /// What `mlb report --format json` gives for it (none when the store
+    /// keeps no report text of it, or none counts).
+    pub report: Option<Report>,
+    /// The telemetry timelines of the report's chosen instances.
+    pub timelines: Vec<TimelineView>,
+    /// Its failed instances' log tails.
+    pub log_tails: Vec<LogTailView>,
+    /// The run folder's `acceptance.json` (the verdicts of `mlb accept`), when it had one.
+    pub acceptance: Option<serde_json::Value>,
+    /// What the page cannot show, and why (a sentence with the fix each).
+    pub notes: Vec<String>,
+}
+
+/// The run `query` names.
+pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
+    let store = reader.store();
+    let failing = |what: &'static str| move |e: sqlx::Error| StoreError::query(store.location(), what, &e);
+    let filters = Filters { system: None, runs: RunFilters { run: Some(query.id), ..RunFilters::default() } };
+    let row = listed(store, &filters)?.pop().ok_or(DataError::NoRun { id: query.id })?;
+    let fetch = |sql: &'static str, what: &'static str| {
+        store.block_on(sqlx::query(sql).bind(query.id).fetch_all(store.pool())).map_err(failing(what))
+    };
+    let system = fetch(
+        "SELECT s.gpu_model, s.description FROM runs r JOIN systems s ON s.id = r.system_id WHERE r.id = $1",
+        "reading the run's system",
+    )?;
+    let (gpu_model, description): (String, Option<String>) = system
+        .first()
+        .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?)))
+        .transpose()
+        .map_err(failing("reading the run's system"))?
+        .unwrap_or_default();
+    let failed = fetch("SELECT COUNT(*) FROM instances WHERE run_id = $1 AND outcome = 'failed'", "counting failures")?
+        .first()
+        .and_then(|r| r.try_get::<i64, _>(0).ok())
+        .unwrap_or(0);
+    let mut notes = Vec::new();
+    let texts = fetch("SELECT file, body FROM report_texts WHERE run_id = $1 ORDER BY file", "reading the reports")?;
+    let folder = PathBuf::from(&row.folder);
+    let mut stored = Stored { system: description.and_then(|d| serde_json::from_str(&d).ok()), texts: HashMap::new() };
+    for text in &texts {
+        let (file, body): (String, Vec<u8>) = (
+            text.try_get(0).map_err(failing("reading the reports"))?,
+            text.try_get(1).map_err(failing("reading the reports"))?,
+        );
+        match inflate(&body) {
+            Some(t) => {
+                stored.texts.insert(folder.join(&file), t);
+            }
+            None => notes.push(format!("the stored text of {file} is damaged; re-import the run's folder")),
+        }
+    }
+    let report = if stored.texts.is_empty() {
+        notes.push(
+            "the store keeps no report file of this run (it was imported by an older mlb): re-import its folder \
+             with `mlb db import FOLDER` to see its tables, timelines and logs"
+                .into(),
+        );
+        None
+    } else {
+        let targets = reader.targets(&gpu_model);
+        if targets.is_none() {
+            notes.push(format!("no target table is installed for the GPU model `{gpu_model}`: no score"));
+        }
+        let opts = Options { targets, ..Options::default() };
+        match aggregate_from(&folder, stored.reading(), None, &opts, &stored) {
+            Ok(report) => Some(report),
+            Err(e) => {
+                notes.push(e.to_string());
+                None
+            }
+        }
+    };
+    let timelines = report
+        .iter()
+        .flat_map(|r| &r.sampled)
+        .map(|s| TimelineView {
+            label: s.label.clone(),
+            device: s.device.clone(),
+            file: s.file.clone(),
+            timeline: s.timeline.clone(),
+        })
+        .collect();
+    let tails = fetch(
+        "SELECT i.file, i.entry, i.bench, i.device, t.log, t.tail FROM log_tails t JOIN instances i \
+         ON i.report_hash = t.report_hash AND i.entry = t.entry WHERE i.run_id = $1 ORDER BY i.file, i.entry",
+        "reading the log tails",
+    )?;
+    let log_tails = tails
+        .iter()
+        .map(|r| {
+            Ok(LogTailView {
+                file: r.try_get(0)?,
+                entry: r.try_get(1)?,
+                bench: r.try_get(2)?,
+                device: r.try_get(3)?,
+                log: r.try_get(4)?,
+                tail: r.try_get(5)?,
+            })
+        })
+        .collect::<Result<_, sqlx::Error>>()
+        .map_err(failing("reading the log tails"))?;
+    let acceptance = fetch(
+        "SELECT body FROM run_documents WHERE run_id = $1 AND name = 'acceptance.json'",
+        "reading the acceptance record",
+    )?
+    .first()
+    .and_then(|r| r.try_get::<String, _>(0).ok())
+    .map(|text| serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)));
+    Ok(RunPage { run: RunEntry { run: row, failed }, gpu_model, report, timelines, log_tails, acceptance, notes })
+}
+
+/// A run's report texts and system description as the store keeps them.
+struct Stored {
+    system: Option<SystemDesc>,
+    /// Each report file's text, by its path in the run's folder.
+    texts: HashMap<PathBuf, String>,
+}
+
+impl Stored {
+    /// The entries of the texts, as `mlb report` reads the folder (files
+    /// in name order).
+    fn reading(&self) -> Reading {
+        let mut files: Vec<(&PathBuf, &String)> = self.texts.iter().collect();
+        files.sort();
+        let mut reading = Reading { files: files.len(), ..Reading::default() };
+        for (path, text) in files {
+            match read_text(path, text) {
+                Ok(entries) => reading.entries.extend(entries),
+                Err(Unreadable { path, reason }) => reading.unreadable.push(Unreadable { path, reason }),
+            }
+        }
+        reading
+    }
+}
+
+impl Source for Stored {
+    fn system(&self, _dir: &Path) -> Option<SystemDesc> {
+        self.system.clone()
+    }
+
+    fn report(&self, file: &Path) -> Option<ReportFile> {
+        crate::contract::read::from_text(self.texts.get(file)?).ok()
+    }
+}
+
+impl Page for RunPage {
+    /// `mlb report --format csv` of the run (empty when there is no report).
+    fn csv(&self) -> String {
+        self.report.as_ref().map(crate::report::render::csv::render).unwrap_or_default()
+    }
+}

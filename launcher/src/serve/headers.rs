@@ -1,0 +1,31 @@
+//! The headers of every answer: a Content-Security-Policy that lets only
+//! the pages' own hashed scripts run and nothing load from elsewhere (the
+//! charts' policy, [`crate::charts::embed`]), no framing, no sniffing, no
+//! referrer, no caching.
+
+use axum::extract::Request;
+use axum::http::{header, HeaderValue};
+use axum::middleware::Next;
+use axum::response::Response;
+
+/// The Content-Security-Policy of every answer.
+pub fn content_security_policy() -> String {
+    format!(
+        "{}; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        crate::charts::embed::content_security_policy()
+    )
+}
+
+/// Adds the headers to the answer of `request`.
+pub async fn add(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    if let Ok(csp) = HeaderValue::from_str(&content_security_policy()) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, csp);
+    }
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}

@@ -1,0 +1,109 @@
+//! What the store keeps of a run folder beyond its figures, for `mlb serve`
+//! to show a run as `mlb report` shows it without reading a file outside
+//! the store: each report file's text (deflated), the end of each failed
+//! instance's log, and the documents beside the reports (`acceptance.json`).
+
+use flate2::read::ZlibDecoder;
+use flate2::write::ZlibEncoder;
+use flate2::Compression;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// How much of the end of a failed instance's log is kept.
+pub const LOG_TAIL_BYTES: u64 = 16 * 1024;
+
+/// The documents of a run folder kept beside its reports, by file name.
+pub const DOCUMENTS: [&str; 1] = ["acceptance.json"];
+
+/// The most a stored report text may inflate to: a report is a few
+/// kilobytes to a few megabytes (telemetry timelines); a body that would
+/// grow past this is not one the import wrote.
+pub const MAX_TEXT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// A report file's text as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredText {
+    /// sha256 (hex) of the file's bytes.
+    pub report_hash: String,
+    /// The file, relative to the run's folder.
+    pub file: String,
+    /// Its text, deflated ([`deflate`]).
+    pub body: Vec<u8>,
+}
+
+/// The end of a failed instance's log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogTail {
+    /// The instance's report file hash.
+    pub report_hash: String,
+    /// The instance's place in its file.
+    pub entry: i64,
+    /// The log as the record names it.
+    pub log: String,
+    /// Its last [`LOG_TAIL_BYTES`], as UTF-8 (invalid bytes replaced).
+    pub tail: String,
+}
+
+/// `text` deflated (zlib, fast level: the import's time goes to reading).
+pub fn deflate(text: &str) -> Vec<u8> {
+    let mut encoder = ZlibEncoder::new(Vec::with_capacity(text.len() / 4), Compression::fast());
+    encoder.write_all(text.as_bytes()).expect("writing to memory");
+    encoder.finish().expect("writing to memory")
+}
+
+/// The text of a stored body; `None` when it is not one [`deflate`] wrote
+/// (damaged, or past [`MAX_TEXT_BYTES`]).
+pub fn inflate(body: &[u8]) -> Option<String> {
+    let mut text = String::new();
+    let mut limited = ZlibDecoder::new(body).take(MAX_TEXT_BYTES + 1);
+    limited.read_to_string(&mut text).ok()?;
+    (text.len() as u64 <= MAX_TEXT_BYTES).then_some(text)
+}
+
+/// The last [`LOG_TAIL_BYTES`] of the log `log` (relative: to `folder`);
+/// `None` when it cannot be read.
+pub fn log_tail(folder: &Path, log: &str) -> Option<String> {
+    let path = folder.join(log);
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(LOG_TAIL_BYTES))).ok()?;
+    let mut bytes = Vec::new();
+    file.take(LOG_TAIL_BYTES).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The documents of [`DOCUMENTS`] in `folder`, by name, as read.
+pub fn documents(folder: &Path) -> Vec<(String, String)> {
+    DOCUMENTS
+        .iter()
+        .filter_map(|name| Some((name.to_string(), std::fs::read_to_string(folder.join(name)).ok()?)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_comes_back_as_it_went_in_and_a_damaged_body_is_none() {
+        let text = "{\"name\": \"vae\", \"train_item\": {\"avg\": 1.5}}".repeat(100);
+        let body = deflate(&text);
+        assert!(body.len() < text.len() / 4, "{} bytes", body.len());
+        assert_eq!(inflate(&body).as_deref(), Some(text.as_str()));
+        assert_eq!(inflate(b"not deflated"), None);
+    }
+
+    #[test]
+    fn only_the_end_of_a_long_log_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = "a".repeat(LOG_TAIL_BYTES as usize) + "the end\n";
+        std::fs::create_dir(dir.path().join("logs")).unwrap();
+        std::fs::write(dir.path().join("logs/x.log"), &log).unwrap();
+        let tail = log_tail(dir.path(), "logs/x.log").unwrap();
+        assert_eq!(tail.len() as u64, LOG_TAIL_BYTES);
+        assert!(tail.ends_with("the end\n"));
+        assert_eq!(log_tail(dir.path(), "logs/missing.log"), None);
+        std::fs::write(dir.path().join("acceptance.json"), "{}").unwrap();
+        assert_eq!(documents(dir.path()), [("acceptance.json".to_string(), "{}".to_string())]);
+    }
+}
