@@ -6,7 +6,7 @@
 //! ends of the logs of its failed instances.
 
 use super::layout::empty;
-use super::table::{heading, table, when, Cell};
+use super::table::{csv_link, table, when, Cell};
 use crate::report::render::html::{self, escape};
 use crate::serve::data::run::RunPage;
 use serde_json::Value;
@@ -71,8 +71,14 @@ pub fn content(page: &RunPage) -> String {
     }
     match &page.report {
         Some(report) => {
-            out.push_str(&heading("Report", &format!("/runs/{}", page.run.run.id), ""));
-            out.push_str(&html::content(report));
+            // The results table's heading links its CSV (the API's answer).
+            let report = html::content(report);
+            let link = csv_link(&format!("/runs/{}", page.run.run.id), "");
+            let at = report.find("<h2>Results").and_then(|i| report[i..].find("</h2>").map(|j| i + j));
+            match at {
+                Some(at) => out.push_str(&format!("{}{link}{}", &report[..at], &report[at..])),
+                None => out.push_str(&report),
+            }
         }
         None => out.push_str(&empty("No report of this run can be shown (see above).")),
     }

@@ -76,11 +76,12 @@ pub fn table(id: &str, headers: &[&str], rows: impl IntoIterator<Item = Vec<Cell
 /// page's own path, `/runs`) and `query` (the page's query string, its
 /// filters) as CSV.
 pub fn heading(title: &str, path: &str, query: &str) -> String {
-    format!(
-        "<h2>{} <a class=\"csv\" href=\"{}\" download>CSV</a></h2>\n",
-        escape(title),
-        escape(&csv_href(path, query))
-    )
+    format!("<h2>{}{}</h2>\n", escape(title), csv_link(path, query))
+}
+
+/// The "CSV" link of [`heading`], alone.
+pub fn csv_link(path: &str, query: &str) -> String {
+    format!(" <a class=\"csv\" href=\"{}\" download>CSV</a>", escape(&csv_href(path, query)))
 }
 
 /// The API's CSV address of a page: `/api` + its path, its query without

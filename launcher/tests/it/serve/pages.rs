@@ -95,6 +95,11 @@ fn every_page_loads_cleanly_and_shows_the_stores_figures() {
     assert!(charts >= 3, "the spread chart, the per-GPU charts and the timelines: {charts}");
     let timelines = browser.eval("[...document.querySelectorAll('#timelines figure')].map(f => f.dataset.timeline)");
     assert_eq!(timelines, json!(["convnet on GPU 0: power (W)", "convnet on GPU 0: clock (MHz)"]));
+    let verdicts = cells(&mut browser, "acceptance");
+    let outcomes: Vec<(&str, &str)> = verdicts.iter().map(|r| (r[0].as_str(), r[5].as_str())).collect();
+    assert_eq!(outcomes, [("throughput", "pass"), ("completed", "fail")]);
+    let log = browser.eval("document.querySelector('pre.log').innerText");
+    assert!(log.as_str().unwrap().trim_end().ends_with(pages_store::FAILED_LOG_END), "{log}");
 
     visit(&mut browser, &served, "/compare?systems=alpha,beta", "compare");
     let matrix = cells(&mut browser, "matrix");

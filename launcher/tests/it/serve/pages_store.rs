@@ -44,8 +44,22 @@ fn telemetry() -> Value {
         "timeline": {"t": t, "gpu0.power_w": power, "gpu0.sm_clock_mhz": clock}})
 }
 
+/// The last line of the log of `alpha`'s failed vae instance.
+pub const FAILED_LOG_END: &str = "RuntimeError: CUDA error: an illegal memory access was encountered";
+
+/// The verdict of `mlb accept` kept beside `alpha`'s first run.
+fn acceptance() -> Value {
+    json!({"schema": 1, "mlb_version": "0.1.0", "written": "2026-01-01T12:00:00Z", "request": {}, "inputs": [],
+        "accepted": false, "verdicts": [
+            {"rule": "throughput", "kind": "throughput", "origin": "default", "subject": {"bench": "convnet", "gpu": "0"},
+             "measured": 201.6, "bound": 190.0, "margin": 0.06, "unit": "items/s", "outcome": "pass", "note": ""},
+            {"rule": "completed", "kind": "completed", "origin": "default", "subject": {"bench": "vae"},
+             "measured": null, "bound": null, "margin": null, "unit": "", "outcome": "fail", "note": "1 instance failed"}]})
+}
+
 /// Writes one run folder of `system` started on `day`: each bench on four
-/// GPUs; `alpha`'s first run has telemetry on GPU 0 and a failed vae.
+/// GPUs; `alpha`'s first run has telemetry on GPU 0, a failed vae with its
+/// log, and the verdicts of `mlb accept`.
 fn write_run(dir: &Path, system: &str, day: u32, benches: &[(String, f64)]) {
     for (bench, base) in benches {
         for vcd in 0..4 {
@@ -59,6 +73,10 @@ fn write_run(dir: &Path, system: &str, day: u32, benches: &[(String, f64)]) {
             }
             if system == "alpha" && day == ALPHA_DAYS[0] && vcd == 3 && bench == "vae" {
                 report["completed"] = json!(false);
+                report["log"] = json!("logs/vae.D3.log");
+                std::fs::create_dir_all(dir.join("logs")).unwrap();
+                std::fs::write(dir.join("logs/vae.D3.log"), format!("step 1\nstep 2\n{FAILED_LOG_END}\n")).unwrap();
+                std::fs::write(dir.join("acceptance.json"), acceptance().to_string()).unwrap();
             }
             write_atomic(dir, &file_name(&r), &report).unwrap();
         }
