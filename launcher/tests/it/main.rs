@@ -31,6 +31,7 @@ mod report_html;
 mod report_original;
 mod report_schema;
 mod report_telemetry;
+mod serve;
 mod singularity_standin;
 mod slurm_cluster;
 mod store;

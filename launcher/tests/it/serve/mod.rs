@@ -1,0 +1,7 @@
+//! `mlb serve`: the JSON and CSV API against `mlb db` on a known store
+//! (imported from generated reports), and its safety: the token, the
+//! read-only store, hostile requests, 200 requests at once, a clean stop.
+
+mod api;
+mod safety;
+pub mod server;
