@@ -13,7 +13,9 @@
 # tests connect as the role `mlb` (password `mlb`, allowed to make databases)
 # through the URL in MLB_TEST_POSTGRES, by default
 #   postgres://mlb:mlb@127.0.0.1:55432/mlb
-# and make a database of their own for each test.
+# and make a database of their own for each test. The role `mlb_reader`
+# (password `mlb_reader`) may only read, every table of every database (the
+# predefined role pg_read_all_data): `mlb serve`'s tests read through it.
 set -euo pipefail
 
 dir=${MLB_POSTGRES_DIR:-/run/mlb-postgres}
@@ -53,7 +55,20 @@ case "${1:-start}" in
     *) echo "usage: $0 [start|stop|status]" >&2; exit 2 ;;
 esac
 
+# The read-only role, made when missing (a server started by an older
+# version of this script has none).
+reader() {
+    as_postgres "$(bin)/psql" -q -h "$dir" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 <<'SQL'
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'mlb_reader') THEN
+        CREATE ROLE mlb_reader LOGIN PASSWORD 'mlb_reader' IN ROLE pg_read_all_data;
+    END IF;
+END $$;
+SQL
+}
+
 if answers; then
+    if [ "$(id -u)" = 0 ]; then reader; fi
     say "the server is running on 127.0.0.1:$port"
     exit 0
 fi
@@ -85,6 +100,7 @@ as_postgres "$b/psql" -q -h "$dir" -p "$port" -U postgres -d postgres -v ON_ERRO
 CREATE ROLE mlb LOGIN CREATEDB PASSWORD 'mlb';
 CREATE DATABASE mlb OWNER mlb;
 SQL
+reader
 
 if answers; then
     say "the server is running on 127.0.0.1:$port (postgres://mlb:mlb@127.0.0.1:$port/mlb)"

@@ -231,3 +231,26 @@ impl Page for RunPage {
         self.report.as_ref().map(crate::report::render::csv::render).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_text_is_read_as_the_report_file_it_was() {
+        let text = r#"{"name": "vae", "suite": "s", "vcd": "0", "run_id": 0, "jr_id": 0, "completed": true,
+            "telemetry": {"sample_hz": 1.0, "samples": 3, "window_seconds": 3.0, "items": 300,
+            "energy": {"joules": 600.0, "joules_per_item": 2.0, "source": "gpu"},
+            "gpus": [{"device": "0", "throttled_fraction": 0.0, "degraded_link": false}],
+            "slot": {"cpu_throttled_fraction": null}, "throttled": false, "degraded_link": false,
+            "timeline": {"t": [0.5], "gpu0.power_w": [100.0]}},
+            "hostname": "host-a", "gpu": "Model X", "start_time": "2026-01-03T10:00:00Z", "batch_size": 64,
+            "train_item": {"avg": 80.0, "min": 79.0, "max": 81.0, "range": 2.0, "unit": "items/sec"}, "batch_loss": [1.0, 0.5]}"#;
+        let path = PathBuf::from("/run/a.json");
+        let stored = Stored { system: None, texts: HashMap::from([(path.clone(), text.to_string())]) };
+        let report = stored.report(&path).expect("a report");
+        assert_eq!(report.telemetry.expect("its telemetry").timeline.t, [0.5]);
+        assert_eq!(stored.reading().entries.len(), 1);
+        assert!(stored.report(Path::new("/run/other.json")).is_none());
+    }
+}

@@ -8,10 +8,10 @@
 //! `MLB_KEEP_SERVE_PAGES=DIR` keeps a 1400-pixel-wide screenshot of each
 //! page in DIR (`scripts/serve-screenshots.sh`).
 
-use super::pages_store::{self, Served, ALPHA_DAYS, BENCHES, BETA_DAYS, BETA_SPEED};
+use super::pages_store::{self, ALPHA_DAYS, BENCHES, BETA_DAYS, BETA_SPEED};
+use super::server::Server;
 use crate::common::chromium::Browser;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
 use std::path::PathBuf;
 
 /// Width of the browser window and of the screenshots, in pixels.
@@ -30,11 +30,12 @@ fn known_store() -> (tempfile::TempDir, String) {
 /// Opens `path` of the server, waits until it is ready, checks that it
 /// made no request elsewhere and that nothing failed, and keeps a
 /// screenshot as `name` when `MLB_KEEP_SERVE_PAGES` is set.
-fn visit(browser: &mut Browser, served: &Served, path: &str, name: &str) {
+fn visit(browser: &mut Browser, server: &Server, path: &str, name: &str) {
     let first = browser.requests.len();
-    browser.goto(&format!("{}{path}", served.base), READY);
+    let base = format!("http://{}", server.addr);
+    browser.goto(&format!("{base}{path}"), READY);
     let elsewhere: Vec<&String> =
-        browser.requests[first..].iter().filter(|u| !u.starts_with(&served.base) && !u.starts_with("data:")).collect();
+        browser.requests[first..].iter().filter(|u| !u.starts_with(&base) && !u.starts_with("data:")).collect();
     assert!(elsewhere.is_empty(), "{path} asked other addresses: {elsewhere:?}");
     let problems = browser.problems();
     assert!(problems.is_empty(), "{path}: {problems:?}");
@@ -56,27 +57,16 @@ fn cells(browser: &mut Browser, id: &str) -> Vec<Vec<String>> {
     serde_json::from_value(rows).unwrap()
 }
 
-/// The body of the server's answer to `GET path` (status 200).
-fn get(served: &Served, path: &str) -> String {
-    let host = served.base.trim_start_matches("http://");
-    let mut stream = std::net::TcpStream::connect(host).unwrap();
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{path}: {head}");
-    body.to_string()
-}
 
 #[test]
 fn every_page_loads_cleanly_and_shows_the_stores_figures() {
     let (_dir, url) = known_store();
-    let served = Served::start(&url);
+    let server = Server::start(&url, &[]);
     let mut browser = Browser::start(WIDTH, 1000);
 
-    visit(&mut browser, &served, "/", "home");
+    visit(&mut browser, &server, "/", "home");
     assert_eq!(browser.eval("location.pathname"), "/systems", "/ leads to the systems");
-    visit(&mut browser, &served, "/systems", "systems");
+    visit(&mut browser, &server, "/systems", "systems");
     let systems = cells(&mut browser, "systems");
     let names: Vec<&str> = systems.iter().map(|r| r[0].as_str()).collect();
     assert_eq!(names, ["alpha", "beta", "wide"]);
@@ -84,13 +74,13 @@ fn every_page_loads_cleanly_and_shows_the_stores_figures() {
     let footer = browser.eval("document.querySelector('footer').innerText");
     assert!(footer.as_str().unwrap().contains("mlb "), "{footer}");
 
-    visit(&mut browser, &served, "/runs", "runs");
+    visit(&mut browser, &server, "/runs", "runs");
     let runs = cells(&mut browser, "runs");
     assert_eq!(runs.len(), ALPHA_DAYS.len() + BETA_DAYS.len() + 1, "{runs:?}");
 
     // The first run of alpha: its report with the telemetry of one instance.
     let id = runs.iter().filter(|r| r[1] == "alpha").map(|r| r[0].parse::<i64>().unwrap()).min().unwrap();
-    visit(&mut browser, &served, &format!("/runs/{id}"), "run");
+    visit(&mut browser, &server, &format!("/runs/{id}"), "run");
     let charts = browser.eval("document.documentElement.dataset.charts").as_str().unwrap().parse::<u32>().unwrap();
     assert!(charts >= 3, "the spread chart, the per-GPU charts and the timelines: {charts}");
     let timelines = browser.eval("[...document.querySelectorAll('#timelines figure')].map(f => f.dataset.timeline)");
@@ -101,7 +91,7 @@ fn every_page_loads_cleanly_and_shows_the_stores_figures() {
     let log = browser.eval("document.querySelector('pre.log').innerText");
     assert!(log.as_str().unwrap().trim_end().ends_with(pages_store::FAILED_LOG_END), "{log}");
 
-    visit(&mut browser, &served, "/compare?systems=alpha,beta", "compare");
+    visit(&mut browser, &server, "/compare?systems=alpha,beta", "compare");
     let matrix = cells(&mut browser, "matrix");
     assert_eq!(matrix.len(), BENCHES.len());
     for row in &matrix {
@@ -113,7 +103,7 @@ fn every_page_loads_cleanly_and_shows_the_stores_figures() {
     );
     assert_eq!(bars, json!([["alpha", 2], ["beta", 2]]));
 
-    visit(&mut browser, &served, "/history?system=alpha", "history");
+    visit(&mut browser, &server, "/history?system=alpha", "history");
     let points = cells(&mut browser, "points");
     assert_eq!(points.len(), ALPHA_DAYS.len() * BENCHES.len());
     let flagged: Vec<&Vec<String>> = points.iter().filter(|r| r[5].starts_with("regression")).collect();
@@ -125,9 +115,9 @@ fn every_page_loads_cleanly_and_shows_the_stores_figures() {
 #[test]
 fn a_filter_sent_changes_the_url_and_the_list() {
     let (_dir, url) = known_store();
-    let served = Served::start(&url);
+    let server = Server::start(&url, &[]);
     let mut browser = Browser::start(WIDTH, 1000);
-    visit(&mut browser, &served, "/runs", "runs");
+    visit(&mut browser, &server, "/runs", "runs");
     browser.eval(
         "(() => { const f = document.querySelector('form.filters'); f.elements.system.value = 'beta';
            f.querySelector('button').click(); })()",
@@ -140,22 +130,24 @@ fn a_filter_sent_changes_the_url_and_the_list() {
     assert_eq!(browser.eval("document.querySelector('form.filters').elements.system.value"), "beta", "the form shows its filter");
     // The permalink: the same URL opened anew shows the same list.
     let permalink = browser.eval("location.pathname + location.search").as_str().unwrap().to_string();
-    visit(&mut browser, &served, &permalink, "runs-beta");
+    visit(&mut browser, &server, &permalink, "runs-beta");
     assert_eq!(cells(&mut browser, "runs"), runs);
     // A filter no run passes says so.
-    visit(&mut browser, &served, "/runs?tag=site%3Dnowhere", "runs-none");
+    visit(&mut browser, &server, "/runs?tag=site%3Dnowhere", "runs-none");
     assert_eq!(browser.eval("document.querySelector('p.empty').innerText"), "No run matches the filter.");
 }
 
 #[test]
 fn a_tables_csv_download_holds_the_apis_figures() {
     let (_dir, url) = known_store();
-    let served = Served::start(&url);
+    let server = Server::start(&url, &[]);
     let mut browser = Browser::start(WIDTH, 1000);
-    visit(&mut browser, &served, "/compare?systems=alpha,beta&metric=items/s", "compare");
+    visit(&mut browser, &server, "/compare?systems=alpha,beta&metric=items/s", "compare");
     let href = browser.eval("document.querySelector('h2 a.csv').getAttribute('href')").as_str().unwrap().to_string();
-    let csv = get(&served, &href);
-    let json: Value = serde_json::from_str(&get(&served, "/api/compare?systems=alpha,beta&metric=items/s")).unwrap();
+    let csv = server.get(&href, &[]);
+    assert_eq!(csv.status, 200, "{href}: {}", csv.body);
+    let csv = csv.body;
+    let json = server.json("/api/compare?systems=alpha,beta&metric=items/s");
     let rows = json["rows"].as_array().or(json["matrix"]["rows"].as_array()).unwrap().clone();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], "bench,alpha,beta");
@@ -194,12 +186,12 @@ fn label_boxes(browser: &mut Browser) -> Vec<Value> {
 #[test]
 fn chart_labels_never_overlap() {
     let (_dir, url) = known_store();
-    let served = Served::start(&url);
+    let server = Server::start(&url, &[]);
     let mut browser = Browser::start(WIDTH, 1000);
     // 27 benches on the compare chart (25 of wide, 2 of alpha), and the
     // dates of the history chart.
     for (path, name) in [("/compare?systems=alpha,wide", "compare-27-benches"), ("/history?system=alpha", "history")] {
-        visit(&mut browser, &served, path, name);
+        visit(&mut browser, &server, path, name);
         let boxes = label_boxes(&mut browser);
         assert!(boxes.len() > 10, "{path}: labels drawn: {boxes:?}");
         for (i, a) in boxes.iter().enumerate() {
@@ -215,10 +207,10 @@ fn an_empty_store_says_so_on_every_page() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite:{}", dir.path().join("results.db").display());
     pages_store::fill_none(&url);
-    let served = Served::start(&url);
+    let server = Server::start(&url, &[]);
     let mut browser = Browser::start(WIDTH, 1000);
     for path in ["/systems", "/runs", "/compare", "/history"] {
-        visit(&mut browser, &served, path, &format!("empty{}", path.replace('/', "-")));
+        visit(&mut browser, &server, path, &format!("empty{}", path.replace('/', "-")));
         let said = browser.eval("document.querySelector('p.empty').innerText");
         assert_eq!(said, "The store holds no run yet: import runs with mlb db import.", "{path}");
         assert_eq!(browser.eval("document.querySelectorAll('table, div.chart').length"), 0, "{path}: no empty frame");

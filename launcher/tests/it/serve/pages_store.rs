@@ -1,14 +1,12 @@
-//! The known store of the pages' tests and `mlb serve` on it: report files
-//! written as the worker writes them, imported with `mlb db import`, and
-//! the real server started on a free local port.
+//! The known store of the pages' tests: report files written as the
+//! worker writes them (telemetry, a failed instance's log, the verdicts of
+//! `mlb accept`), imported with `mlb db import`.
 
 use crate::common::records::{file_name, record, Run};
 use mlb::contract::record::write_atomic;
 use serde_json::{json, Value};
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 /// The benches of the known store and their items/s on `alpha` (GPU 0).
 pub const BENCHES: [(&str, f64); 2] = [("convnet", 200.0), ("vae", 7400.0)];
@@ -111,40 +109,4 @@ pub fn fill_none(url: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(crate::common::mlb()).args(["db", "import", "--db", url]).arg(dir.path()).output().unwrap();
     assert!(out.status.success(), "import: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// `mlb serve` on a store, on a free port of 127.0.0.1; stopped when dropped.
-pub struct Served {
-    child: Child,
-    /// `http://127.0.0.1:PORT`.
-    pub base: String,
-}
-
-impl Served {
-    /// Starts `mlb serve --db URL` and waits until it accepts connections.
-    pub fn start(url: &str) -> Served {
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let bind = format!("127.0.0.1:{port}");
-        let child = Command::new(crate::common::mlb())
-            .args(["serve", "--db", url, "--bind", &bind])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut served = Served { child, base: format!("http://{bind}") };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(&bind).is_err() {
-            assert!(served.child.try_wait().unwrap().is_none(), "mlb serve ended before it listened on {bind}");
-            assert!(Instant::now() < deadline, "mlb serve did not listen on {bind} within 30 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        served
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }

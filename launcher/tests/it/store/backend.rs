@@ -78,6 +78,14 @@ impl Drop for TestStore {
     }
 }
 
+/// The URL of `store` (on the test server) as the role `mlb_reader`, which
+/// may only read (scripts/setup-postgres.sh).
+pub fn read_only_role(store: &TestStore) -> String {
+    let (scheme, rest) = store.url.split_once("://").expect("a server URL");
+    let host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    format!("{scheme}://mlb_reader:mlb_reader@{host}")
+}
+
 /// Runs `sql` on the test server's own database.
 fn admin(sql: &str) {
     use sqlx::Connection;

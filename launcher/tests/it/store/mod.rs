@@ -4,7 +4,7 @@
 //! imports at once, a full disk (root tier), hostile names, a password;
 //! the queries (`mlb db runs|systems|compare|history|export`, `mlb report --db`).
 
-mod backend;
+pub(crate) mod backend;
 mod faults;
 mod full_disk;
 mod import;
