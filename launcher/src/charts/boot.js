@@ -1,6 +1,6 @@
 /* mlb charts: draws every chart of the page with the vendored ECharts.
  * Each chart is a <div class="chart"> holding a <script type="application/json">
- * with {width, height, group, unit, option}: the ECharts option, plain JSON,
+ * with {renderer, width, height, group, unit, option}: the ECharts option, plain JSON,
  * which this script completes with the functions JSON cannot hold. */
 (function () {
   "use strict";
@@ -55,7 +55,7 @@
     var spec = JSON.parse(source.textContent);
     holder.style.width = spec.width ? spec.width + "px" : "100%";
     holder.style.height = spec.height + "px";
-    var chart = echarts.init(holder, null, { renderer: "svg" });
+    var chart = echarts.init(holder, null, { renderer: spec.renderer || "svg" });
     chart.setOption(complete(spec));
     if (spec.group) chart.group = spec.group;
     return chart;

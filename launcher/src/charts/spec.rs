@@ -22,6 +22,10 @@ const BESIDE_PLOT: f64 = 80.0;
 /// and the gap kept between two labels, in pixels.
 const CHAR_WIDTH: f64 = 7.0;
 const LABEL_GAP: f64 = 10.0;
+/// Points beyond which a chart is painted on a canvas rather than drawn
+/// as SVG elements (thousands of hoverable dots, as a history of 20
+/// benches over 200 runs, take seconds to lay out as SVG).
+const SVG_POINTS: usize = 1000;
 /// Longest an axis label is drawn, in pixels; longer ones end in "…" (the
 /// hover shows the whole name).
 const LABEL_WIDTH: u32 = 150;
@@ -305,9 +309,12 @@ impl Chart {
     }
 
     /// What the page hands the drawing script: size (the height with the
-    /// room of upright labels), group, unit, option.
+    /// room of upright labels), group, unit, renderer (SVG, whose labels
+    /// are elements of the page, or a canvas for a dense chart), option.
     pub fn to_json(&self) -> Value {
+        let points: usize = self.series.iter().map(|s| s.points.len()).sum();
         json!({
+            "renderer": if points > SVG_POINTS { "canvas" } else { "svg" },
             "width": self.width,
             "height": self.height + self.label_room(),
             "group": self.group,
@@ -468,5 +475,8 @@ mod tests {
         assert_eq!(option["legend"]["data"], json!(["gpu0.power_w"]), "a line's legend names its source");
         assert_eq!(chart.to_json()["group"], "t0");
         assert_eq!(chart.to_json()["width"], Value::Null);
+        assert_eq!(chart.to_json()["renderer"], "svg");
+        chart.series[0].points = (0..=SVG_POINTS).map(|i| Point::at(i as f64, 1.0)).collect();
+        assert_eq!(chart.to_json()["renderer"], "canvas", "a dense chart is painted");
     }
 }

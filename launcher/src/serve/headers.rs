@@ -1,7 +1,7 @@
 //! The headers of every answer: a Content-Security-Policy that lets only
 //! the pages' own hashed scripts run and nothing load from elsewhere (the
 //! charts' policy, [`crate::charts::embed`]), no framing, no sniffing, no
-//! referrer, no caching.
+//! referrer, no caching (but of the pages' scripts, named by their hash).
 
 use axum::extract::Request;
 use axum::http::{header, HeaderValue};
@@ -26,6 +26,8 @@ pub async fn add(request: Request, next: Next) -> Response {
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    // The compiled-in scripts, named by their hash, say themselves that
+    // they may be kept.
+    headers.entry(header::CACHE_CONTROL).or_insert(HeaderValue::from_static("no-store"));
     response
 }

@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use common::chromium::Browser;
+use common::chromium::{overlap, Browser};
 use common::records::{file_name, record, write_report, Run};
 use mlb::contract::record::write_atomic;
 use serde_json::{json, Value};
@@ -233,15 +233,6 @@ fn charts_render_in_headless_chromium() {
     let slow = pixels.iter().filter(|p| near(**p, SLOW_BAR)).count();
     assert!(bar > 12 * 400, "plain bars not drawn: {bar} pixels");
     assert!(slow > 4 * 400, "flagged bars not drawn: {slow} pixels");
-}
-
-/// Whether two boxes `{left, right, top, bottom}` share any pixel.
-fn overlap(a: &Value, b: &Value) -> bool {
-    let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
-    f(a, "left") < f(b, "right")
-        && f(b, "left") < f(a, "right")
-        && f(a, "top") < f(b, "bottom")
-        && f(b, "top") < f(a, "bottom")
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! per system for each bench, the reference's level dashed.
 
 use super::form::{form, Field, Input};
-use super::layout::{empty, EMPTY_STORE};
+use super::layout::{empty, Shown, EMPTY_STORE};
 use super::table::{heading, table, Cell};
 use crate::charts::{embed, Chart, Kind, Point, Series, XAxis};
 use crate::report::render::html::escape;
@@ -41,8 +41,12 @@ fn pickers(asked: &Asked, known: &[String]) -> String {
         Field { label: "Metric", name: "metric", value: asked.metric, input: Input::Choice(&METRICS) },
         Field { label: "Reference", name: "reference", value: asked.reference, input: Input::Choice(&references) },
     ];
-    let names: Vec<String> = known.iter().map(|s| escape(s)).collect();
-    format!("{}<p class=\"lead\">Systems in the store: {}.</p>\n", form("/compare", &fields), names.join(", "))
+    let mut out = form("/compare", &fields);
+    if !known.is_empty() {
+        let names: Vec<String> = known.iter().map(|s| escape(s)).collect();
+        out.push_str(&format!("<p class=\"lead\">Systems in the store: {}.</p>\n", names.join(", ")));
+    }
+    out
 }
 
 /// A cell of the matrix: the value and, unless it is the score itself,
@@ -61,7 +65,8 @@ fn cell(metric: Metric, c: Option<&crate::store::query::matrix::Cell>) -> Cell {
 /// The bar chart: per bench, each system's normalised figure.
 fn chart(m: &Matrix) -> Chart {
     let benches: Vec<String> = m.rows.iter().map(|r| r.bench.clone()).collect();
-    let mut chart = Chart::new(format!("{} normalised to {}", m.unit, m.reference), XAxis::Categories(benches), CHART_HEIGHT);
+    let mut chart =
+        Chart::new(format!("{} normalised to {}", m.unit, m.reference), XAxis::Categories(benches), CHART_HEIGHT);
     chart.y_name = format!("x {}", m.reference);
     chart.unit = "x".into();
     chart.reference = Some(1.0);
@@ -77,24 +82,14 @@ fn chart(m: &Matrix) -> Chart {
     chart
 }
 
-/// What the page shows under its pickers: the matrix, or why there is none.
-pub enum Shown<'a> {
-    /// Nothing was asked yet.
-    Nothing,
-    /// The matrix asked for.
-    Matrix(&'a Matrix),
-    /// Why the query has no matrix (a system the store does not hold...).
-    Refused(&'a str),
-}
-
 /// The page's content: the pickers, then the matrix (or why there is none).
-pub fn content(asked: &Asked, known: &[String], shown: Shown, query: &str) -> String {
+pub fn content(asked: &Asked, known: &[String], shown: Shown<Matrix>, query: &str) -> String {
     let mut out = pickers(asked, known);
     let m = match shown {
         _ if known.is_empty() => return out + &empty(EMPTY_STORE),
         Shown::Nothing => return out + &empty("Pick the systems to compare: their names, separated by commas."),
         Shown::Refused(why) => return out + &empty(why),
-        Shown::Matrix(m) => m,
+        Shown::Data(m) => m,
     };
     if m.rows.is_empty() {
         out.push_str(&empty("None of these systems has a run of the benches asked."));

@@ -1,10 +1,10 @@
 //! The history page: a metric of one system over time, a line per config
 //! (or bench) with a dot per run, the runs judged regressions marked in
-//! red (and named in the legend), zoomable on time; and the points as a
-//! table, each run linked to its page.
+//! red (and named in the legend), zoomable on time; and a row per config:
+//! its runs, its last run linked, and its regressions.
 
 use super::form::{form, Field, Input};
-use super::layout::{empty, EMPTY_STORE};
+use super::layout::{empty, Shown, EMPTY_STORE};
 use super::table::{heading, table, when, Cell};
 use crate::charts::{embed, Chart, Kind, Point, Series, XAxis};
 use crate::serve::data::history::HistoryPage;
@@ -77,24 +77,14 @@ fn chart(h: &History, regression: &dyn Fn(usize, usize) -> Option<String>) -> Ch
     chart
 }
 
-/// What the page shows under its pickers.
-pub enum Shown<'a> {
-    /// No system was asked yet.
-    Nothing,
-    /// The history asked for.
-    History(&'a HistoryPage),
-    /// Why the query has no history.
-    Refused(&'a str),
-}
-
 /// The page's content: the pickers, the chart and the points.
-pub fn content(asked: &Asked, known: &[String], shown: Shown, query: &str) -> String {
+pub fn content(asked: &Asked, known: &[String], shown: Shown<HistoryPage>, query: &str) -> String {
     let mut out = pickers(asked, known);
     let page = match shown {
         _ if known.is_empty() => return out + &empty(EMPTY_STORE),
         Shown::Nothing => return out + &empty("Pick a system to see its history."),
         Shown::Refused(why) => return out + &empty(why),
-        Shown::History(page) => page,
+        Shown::Data(page) => page,
     };
     let h = &page.history;
     // A point is a regression when the data marks its run in its series.
@@ -111,25 +101,31 @@ pub fn content(asked: &Asked, known: &[String], shown: Shown, query: &str) -> St
         return out;
     }
     out.push_str(&embed::mount(&chart(h, regression)));
-    out.push_str(&heading(&format!("{} of {}, per run", h.unit, h.system), "/history", query));
+    // A row per series (the points themselves are the CSV's: a table of
+    // thousands of rows would take the browser seconds to lay out).
+    out.push_str(&heading(&format!("{} of {}, per config (every run: CSV)", h.unit, h.system), "/history", query));
     let mut rows = Vec::new();
     for (s, series) in h.series.iter().enumerate() {
-        for (i, p) in series.points.iter().enumerate() {
-            let verdict = match regression(s, i) {
-                Some(why) => Cell::text(&format!("regression: {why}")).marked("regression"),
-                None => Cell::text(""),
-            };
-            rows.push(vec![
-                Cell::text(&series.label),
-                Cell::link(&format!("/runs/{}", p.run), &p.run.to_string()),
-                Cell::time(Some(&p.started)),
-                Cell::count(p.n),
-                Cell::figure(Some(p.value)),
-                verdict,
-            ]);
-        }
+        let (Some(first), Some(last)) = (series.points.first(), series.points.last()) else { continue };
+        let flagged: Vec<String> = (0..series.points.len())
+            .filter_map(|i| regression(s, i).map(|why| format!("run {}: {why}", series.points[i].run)))
+            .collect();
+        let verdict = match flagged.is_empty() {
+            true => Cell::text("none"),
+            false => Cell::text(&flagged.join("; ")).marked("regression"),
+        };
+        rows.push(vec![
+            Cell::text(&series.label),
+            Cell::count(series.points.len()),
+            Cell::time(Some(&first.started)),
+            Cell::link(&format!("/runs/{}", last.run), &last.run.to_string()),
+            Cell::time(Some(&last.started)),
+            Cell::figure(Some(last.value)),
+            verdict,
+        ]);
     }
-    let headers = ["config", "run", "started", "n", h.unit, "verdict"];
-    out.push_str(&table("points", &headers, rows));
+    let last = format!("last {}", h.unit);
+    let headers = ["config", "runs", "first", "last run", "started", &last, "regressions"];
+    out.push_str(&table("series", &headers, rows));
     out
 }

@@ -87,6 +87,16 @@ pub fn page(frame: &Frame, content: &str) -> String {
     )
 }
 
+/// What a page with pickers shows under them.
+pub enum Shown<'a, T> {
+    /// Nothing was asked yet.
+    Nothing,
+    /// The data asked for.
+    Data(&'a T),
+    /// Why the query has no data (a system the store does not hold...).
+    Refused(&'a str),
+}
+
 /// What every page says on a store without a run.
 pub const EMPTY_STORE: &str = "The store holds no run yet: import runs with mlb db import.";
 

@@ -7,13 +7,13 @@
 //! compiled-in assets allowed by their hashes.
 
 pub mod assets;
-mod form;
-pub mod layout;
-mod table;
 mod compare;
+mod form;
 mod history;
+pub mod layout;
 mod query;
+pub mod routes;
+mod run;
 mod runs;
 mod systems;
-mod run;
-pub mod routes;
+mod table;

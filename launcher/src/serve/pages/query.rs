@@ -17,8 +17,11 @@ pub fn encode(text: &str) -> String {
 /// `query` with `name` set to `value` (its other parameters as they are).
 pub fn with(query: &str, name: &str, value: &str) -> String {
     let prefix = format!("{name}=");
-    let mut kept: Vec<String> =
-        query.split('&').filter(|p| !p.is_empty() && !p.starts_with(&prefix) && *p != name).map(str::to_string).collect();
+    let mut kept: Vec<String> = query
+        .split('&')
+        .filter(|p| !p.is_empty() && !p.starts_with(&prefix) && *p != name)
+        .map(str::to_string)
+        .collect();
     kept.push(format!("{name}={}", encode(value)));
     kept.join("&")
 }

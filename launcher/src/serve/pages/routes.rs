@@ -4,7 +4,7 @@
 //! under `/api/` with the same data function, so that a page's URL is the
 //! permalink of its filters and its figures are the API's.
 
-use super::layout::{page, Frame, Section};
+use super::layout::{page, Frame, Section, Shown};
 use super::{assets, compare, history, run, runs, systems};
 use crate::serve::api::data_error;
 use crate::serve::data::compare::{compare as compare_data, CompareQuery};
@@ -53,7 +53,8 @@ impl Drawn {
 /// its text only in the server's log).
 fn told(error: &DataError) -> (StatusCode, String) {
     let status = data_error(error).status();
-    let text = if error.is_store() { "The server failed to answer; its log says why.".into() } else { error.to_string() };
+    let text =
+        if error.is_store() { "The server failed to answer; its log says why.".into() } else { error.to_string() };
     (status, text)
 }
 
@@ -147,6 +148,31 @@ async fn run_page(State(reader): State<Arc<Reader>>, Path(id): Path<String>, Raw
     .await
 }
 
+/// A page with pickers: `asked` when its query names what to show, then
+/// `fetch` gives the data; `render` draws the pickers (which list the
+/// systems the store holds) and the data or why there is none.
+fn picked<T>(
+    r: &Reader,
+    section: Section,
+    asked: bool,
+    fetch: impl FnOnce() -> Result<T, DataError>,
+    render: impl FnOnce(&[String], Shown<T>) -> String,
+) -> Drawn {
+    let known = match known(r) {
+        Ok(k) => k,
+        Err(e) => return refused(&e, section),
+    };
+    let (status, content) = match asked.then(fetch) {
+        None => (StatusCode::OK, render(&known, Shown::Nothing)),
+        Some(Ok(data)) => (StatusCode::OK, render(&known, Shown::Data(&data))),
+        Some(Err(e)) => {
+            let (status, why) = told(&e);
+            (status, render(&known, Shown::Refused(&why)))
+        }
+    };
+    Drawn { status, ..Drawn::ok(section.name(), section, content) }
+}
+
 async fn compare_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
     let query = query.unwrap_or_default();
     draw(reader, move |r| {
@@ -157,20 +183,9 @@ async fn compare_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQue
             metric: value(&p, "metric"),
             reference: value(&p, "reference"),
         };
-        let known = match known(r) {
-            Ok(k) => k,
-            Err(e) => return refused(&e, Section::Compare),
-        };
-        let done = (!asked.systems.is_empty()).then(|| CompareQuery::parse(&query).and_then(|q| compare_data(r, &q)));
-        let (status, content) = match &done {
-            None => (StatusCode::OK, compare::content(&asked, &known, compare::Shown::Nothing, &query)),
-            Some(Ok(m)) => (StatusCode::OK, compare::content(&asked, &known, compare::Shown::Matrix(m), &query)),
-            Some(Err(e)) => {
-                let (status, why) = told(e);
-                (status, compare::content(&asked, &known, compare::Shown::Refused(&why), &query))
-            }
-        };
-        Drawn { status, ..Drawn::ok("Compare", Section::Compare, content) }
+        let fetch = || CompareQuery::parse(&query).and_then(|q| compare_data(r, &q));
+        let render = |known: &[String], shown: Shown<_>| compare::content(&asked, known, shown, &query);
+        picked(r, Section::Compare, !asked.systems.is_empty(), fetch, render)
     })
     .await
 }
@@ -186,20 +201,9 @@ async fn history_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQue
             metric: value(&p, "metric"),
             last: value(&p, "last"),
         };
-        let known = match known(r) {
-            Ok(k) => k,
-            Err(e) => return refused(&e, Section::History),
-        };
-        let done = (!asked.system.is_empty()).then(|| HistoryQuery::parse(&query).and_then(|q| history_data(r, &q)));
-        let (status, content) = match &done {
-            None => (StatusCode::OK, history::content(&asked, &known, history::Shown::Nothing, &query)),
-            Some(Ok(h)) => (StatusCode::OK, history::content(&asked, &known, history::Shown::History(h), &query)),
-            Some(Err(e)) => {
-                let (status, why) = told(e);
-                (status, history::content(&asked, &known, history::Shown::Refused(&why), &query))
-            }
-        };
-        Drawn { status, ..Drawn::ok("History", Section::History, content) }
+        let fetch = || HistoryQuery::parse(&query).and_then(|q| history_data(r, &q));
+        let render = |known: &[String], shown: Shown<_>| history::content(&asked, known, shown, &query);
+        picked(r, Section::History, !asked.system.is_empty(), fetch, render)
     })
     .await
 }

@@ -15,7 +15,10 @@ fn about(page: &RunPage) -> String {
     let run = &page.run.run;
     let tags: Vec<String> = run.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let mut rows = vec![
-        vec![Cell::text("system"), Cell::link(&format!("/runs?system={}", super::query::encode(&run.system)), &run.system)],
+        vec![
+            Cell::text("system"),
+            Cell::link(&format!("/runs?system={}", super::query::encode(&run.system)), &run.system),
+        ],
         vec![Cell::text("GPU model"), Cell::text(&page.gpu_model)],
         vec![Cell::text("started"), Cell::time(run.started.as_deref())],
         vec![Cell::text("run ids"), Cell::text(&run.run_ids)],
@@ -40,10 +43,13 @@ fn acceptance(record: &Value) -> String {
         let text = serde_json::to_string_pretty(record).unwrap_or_default();
         return format!("<pre class=\"log\">{}</pre>\n", escape(&text));
     };
-    let text = |v: &Value| v.as_str().map_or_else(|| if v.is_null() { "-".into() } else { v.to_string() }, str::to_string);
+    let text =
+        |v: &Value| v.as_str().map_or_else(|| if v.is_null() { "-".into() } else { v.to_string() }, str::to_string);
     let rows = verdicts.iter().map(|v| {
-        let subject: Vec<String> =
-            ["bench", "gpu", "node"].iter().filter_map(|k| v["subject"][k].as_str().map(|s| format!("{k} {s}"))).collect();
+        let subject: Vec<String> = ["bench", "gpu", "node"]
+            .iter()
+            .filter_map(|k| v["subject"][k].as_str().map(|s| format!("{k} {s}")))
+            .collect();
         let outcome = text(&v["outcome"]);
         let mark = match outcome.as_str() {
             "pass" => "pass",

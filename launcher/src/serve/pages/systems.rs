@@ -11,7 +11,11 @@ use crate::serve::data::systems::{SystemEntry, Systems};
 /// A blank value of the store (an identity the reports did not give) reads
 /// as `-`, never as an empty cell or a separator.
 fn or_dash(text: &str) -> &str {
-    if text.trim().is_empty() { "-" } else { text }
+    if text.trim().is_empty() {
+        "-"
+    } else {
+        text
+    }
 }
 
 /// The page's content: the systems' table, then each description.
@@ -24,10 +28,17 @@ pub fn content(data: &Systems, query: &str) -> String {
     let rows = systems.iter().map(|e| {
         let (l, s) = (&e.listing, &e.listing.system);
         let last = match &e.last_run {
-            Some(r) => Cell::link(&format!("/runs/{}", r.id), &r.started.as_deref().map_or_else(|| format!("run {}", r.id), when)),
+            Some(r) => Cell::link(
+                &format!("/runs/{}", r.id),
+                &r.started.as_deref().map_or_else(|| format!("run {}", r.id), when),
+            ),
             None => Cell::text("-"),
         };
-        let gpus = if s.gpu_count > 0 { format!("{} x {}", s.gpu_count, or_dash(&s.gpu_model)) } else { or_dash(&s.gpu_model).to_string() };
+        let gpus = if s.gpu_count > 0 {
+            format!("{} x {}", s.gpu_count, or_dash(&s.gpu_model))
+        } else {
+            or_dash(&s.gpu_model).to_string()
+        };
         vec![
             Cell::link(&format!("/runs?system={}", encode(&s.name)), &s.name),
             Cell::text(or_dash(&s.host)),

@@ -234,6 +234,16 @@ impl Drop for Browser {
     }
 }
 
+/// Whether two boxes `{left, right, top, bottom}` (an element's box on the
+/// page) share any pixel.
+pub fn overlap(a: &Value, b: &Value) -> bool {
+    let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
+    f(a, "left") < f(b, "right")
+        && f(b, "left") < f(a, "right")
+        && f(a, "top") < f(b, "bottom")
+        && f(b, "top") < f(a, "bottom")
+}
+
 /// A thread that reads NUL-ended messages from `fd` into a channel.
 fn reader(fd: OwnedFd) -> Receiver<Value> {
     let (send, receive) = channel();

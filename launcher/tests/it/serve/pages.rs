@@ -10,7 +10,7 @@
 
 use super::pages_store::{self, ALPHA_DAYS, BENCHES, BETA_DAYS, BETA_SPEED};
 use super::server::Server;
-use crate::common::chromium::Browser;
+use crate::common::chromium::{overlap, Browser};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -56,7 +56,6 @@ fn cells(browser: &mut Browser, id: &str) -> Vec<Vec<String>> {
     ));
     serde_json::from_value(rows).unwrap()
 }
-
 
 #[test]
 fn every_page_loads_cleanly_and_shows_the_stores_figures() {
@@ -104,11 +103,16 @@ fn every_page_loads_cleanly_and_shows_the_stores_figures() {
     assert_eq!(bars, json!([["alpha", 2], ["beta", 2]]));
 
     visit(&mut browser, &server, "/history?system=alpha", "history");
-    let points = cells(&mut browser, "points");
-    assert_eq!(points.len(), ALPHA_DAYS.len() * BENCHES.len());
-    let flagged: Vec<&Vec<String>> = points.iter().filter(|r| r[5].starts_with("regression")).collect();
-    assert_eq!(flagged.len(), BENCHES.len(), "the last, slower run of each bench: {points:?}");
-    let legend = browser.eval("echarts.getInstanceByDom(document.querySelector('div.chart')).getOption().legend[0].data");
+    let series = cells(&mut browser, "series");
+    assert_eq!(series.len(), BENCHES.len());
+    let last_run = series[0][3].clone();
+    for row in &series {
+        assert_eq!(row[1], ALPHA_DAYS.len().to_string(), "{row:?}");
+        let flagged = format!("run {last_run}: -20.");
+        assert!(row[6].starts_with(&flagged), "the last, slower run is a regression: {row:?}");
+    }
+    let legend =
+        browser.eval("echarts.getInstanceByDom(document.querySelector('div.chart')).getOption().legend[0].data");
     assert_eq!(legend, json!(["convnet", "vae", "regression"]));
 }
 
@@ -123,11 +127,18 @@ fn a_filter_sent_changes_the_url_and_the_list() {
            f.querySelector('button').click(); })()",
     );
     browser.wait("the filtered runs", "location.search.includes('system=beta')");
-    assert_eq!(browser.eval("location.pathname + location.search").as_str().unwrap().split('&').next(), Some("/runs?system=beta"));
+    assert_eq!(
+        browser.eval("location.pathname + location.search").as_str().unwrap().split('&').next(),
+        Some("/runs?system=beta")
+    );
     let runs = cells(&mut browser, "runs");
     assert_eq!(runs.len(), BETA_DAYS.len());
     assert!(runs.iter().all(|r| r[1] == "beta"), "{runs:?}");
-    assert_eq!(browser.eval("document.querySelector('form.filters').elements.system.value"), "beta", "the form shows its filter");
+    assert_eq!(
+        browser.eval("document.querySelector('form.filters').elements.system.value"),
+        "beta",
+        "the form shows its filter"
+    );
     // The permalink: the same URL opened anew shows the same list.
     let permalink = browser.eval("location.pathname + location.search").as_str().unwrap().to_string();
     visit(&mut browser, &server, &permalink, "runs-beta");
@@ -164,12 +175,6 @@ fn a_tables_csv_download_holds_the_apis_figures() {
         let value = row["cells"][0]["value"].as_f64().unwrap();
         assert_eq!(shown[1].split(' ').next().unwrap(), mlb::store::query::render::short(Some(value)));
     }
-}
-
-/// Whether two boxes `{left, right, top, bottom}` share any pixel.
-fn overlap(a: &Value, b: &Value) -> bool {
-    let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
-    f(a, "left") < f(b, "right") && f(b, "left") < f(a, "right") && f(a, "top") < f(b, "bottom") && f(b, "top") < f(a, "bottom")
 }
 
 /// The boxes of the text drawn in the first chart of the page.

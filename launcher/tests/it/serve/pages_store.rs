@@ -62,7 +62,14 @@ fn write_run(dir: &Path, system: &str, day: u32, benches: &[(String, f64)]) {
     for (bench, base) in benches {
         for vcd in 0..4 {
             let device = vcd.to_string();
-            let r = Run { suite: "fast", bench, run: u64::from(day), vcd: &device, items_per_sec: items(system, *base, day, vcd), gpu: Some("Model X") };
+            let r = Run {
+                suite: "fast",
+                bench,
+                run: u64::from(day),
+                vcd: &device,
+                items_per_sec: items(system, *base, day, vcd),
+                gpu: Some("Model X"),
+            };
             let mut report = record(&r);
             report["start_time"] = json!(format!("2026-01-{day:02}T10:00:0{vcd}.000000+00:00"));
             report["hostname"] = json!(format!("{system}-host"));
@@ -89,7 +96,9 @@ pub fn fill(url: &str) {
     let dir = tempfile::tempdir().unwrap();
     let known: Vec<(String, f64)> = BENCHES.iter().map(|(b, v)| (b.to_string(), *v)).collect();
     let wide: Vec<(String, f64)> = wide_benches().into_iter().enumerate().map(|(i, b)| (b, 100.0 + i as f64)).collect();
-    let runs = ALPHA_DAYS.iter().map(|d| ("alpha", *d, &known, "lab"))
+    let runs = ALPHA_DAYS
+        .iter()
+        .map(|d| ("alpha", *d, &known, "lab"))
         .chain(BETA_DAYS.iter().map(|d| ("beta", *d, &known, "lab")))
         .chain([("wide", 7, &wide, "far")]);
     for (system, day, benches, site) in runs {

@@ -1,0 +1,101 @@
+//! How fast the pages of `mlb serve` are ready in a browser: each page
+//! loaded in headless Chromium (the browser tests' DevTools harness) from
+//! the real server over the store of 1,000 runs of the `db_queries` bench
+//! (`common/store_runs.rs`), ready when its load event has ended, which
+//! comes after its charts are drawn (the drawing script runs before it).
+//! Each page is timed from the navigation's start to the end of its load
+//! event (the browser's own navigation timing), median of [`RUNS`] loads;
+//! the bench fails when a page's median is over [`LIMIT_MS`].
+//!
+//! Run with `cargo bench -p mlb --bench serve_pages` (needs Chromium:
+//! scripts/setup-chromium.sh). With `SERVE_PAGES_STORE=FILE` the store is
+//! kept in `FILE`, and a store already there is timed as it is.
+
+#[path = "../tests/it/common/chromium.rs"]
+#[allow(dead_code)]
+mod chromium;
+#[path = "common/store_runs.rs"]
+mod store_runs;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// Loads of each page.
+const RUNS: usize = 7;
+/// Most a page may take to be ready (its median), in milliseconds.
+const LIMIT_MS: f64 = 1000.0;
+/// Width of the browser window, in pixels.
+const WIDTH: u32 = 1400;
+
+fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn main() {
+    let mlb = env!("CARGO_BIN_EXE_mlb");
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::env::var_os("SERVE_PAGES_STORE").map_or_else(|| dir.path().join("results.db"), Into::into);
+    let url = format!("sqlite:{}", file.display());
+    if !file.exists() {
+        let t0 = Instant::now();
+        store_runs::fill(mlb, &url, dir.path());
+        println!("store of 1,000 runs written in {:.1} s", t0.elapsed().as_secs_f64());
+    }
+    let mut server = Command::new(mlb)
+        .args(["serve", "--db", &url, "--bind", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(server.stderr.take().unwrap()).read_line(&mut first).unwrap();
+    let base = first.split_whitespace().find(|w| w.starts_with("http://")).expect("mlb serve says where it listens");
+    let base = base.trim_end_matches('/').to_string();
+    // A run of 100 instances in the middle of the store.
+    let pages = [
+        "/systems".to_string(),
+        "/runs".into(),
+        "/runs?system=sysC&page=2".into(),
+        format!("/runs/{}", store_runs::RUNS_PER_SYSTEM * 2 + 100),
+        "/compare?systems=sysA,sysB,sysC,sysD,sysE".into(),
+        "/history?system=sysC".into(),
+        "/history?system=sysC&bench=bench07".into(),
+    ];
+    let mut browser = chromium::Browser::start(WIDTH, 1000);
+    let mut ok = true;
+    println!(
+        "page ready (navigation start to the end of the load event; the answer: to its last byte; \
+         drawing: the charts, on DOMContentLoaded), medians of {RUNS} loads:"
+    );
+    for page in &pages {
+        let url = format!("{base}{page}");
+        let loads: Vec<[f64; 3]> = (0..RUNS)
+            .map(|_| {
+                browser.goto(&url, "document.documentElement.dataset.charts !== undefined");
+                browser.wait(page, "performance.getEntriesByType('navigation')[0].loadEventEnd > 0");
+                let at = browser.eval(
+                    "(() => { const n = performance.getEntriesByType('navigation')[0]; \
+                     return [n.loadEventEnd - n.startTime, n.responseEnd - n.startTime, \
+                       n.domContentLoadedEventEnd - n.domContentLoadedEventStart]; })()",
+                );
+                [0, 1, 2].map(|i| at[i].as_f64().unwrap())
+            })
+            .collect();
+        let [ms, served, drawn] = [0, 1, 2].map(|i| median(loads.iter().map(|l| l[i]).collect()));
+        let charts = browser.eval("document.documentElement.dataset.charts");
+        let charts = charts.as_str().unwrap_or("?");
+        let problems = browser.problems();
+        assert!(problems.is_empty(), "{page}: {problems:?}");
+        let fine = ms <= LIMIT_MS;
+        ok &= fine;
+        let verdict = if fine { "ok" } else { "TOO SLOW" };
+        println!(
+            "{page:<42} {ms:>7.1} ms; the answer {served:>6.1} ms, drawing {charts} charts {drawn:>6.1} ms: {verdict}"
+        );
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(ok, "a page took more than {LIMIT_MS} ms to be ready");
+}
