@@ -17,43 +17,14 @@ use mlb::store::command::DbCommand;
 use mlb::store::query::command::QueryCommand;
 use mlb::store::{Location, Store};
 use nix::sys::resource::{getrusage, UsageWho};
-use std::path::Path;
+use runs_store::{fill, median, BENCHES, RUNS_PER_SYSTEM};
 use std::time::Instant;
 
-const SYSTEMS: [&str; 5] = ["sysA", "sysB", "sysC", "sysD", "sysE"];
-const RUNS_PER_SYSTEM: usize = 200;
-const BENCHES: usize = 20;
-const DEVICES: usize = 5;
+mod runs_store;
+
 const RUNS: usize = 11;
 /// Most a query may take (its median), in milliseconds.
 const LIMIT_MS: f64 = 100.0;
-
-/// Writes the runs of system `s` under `dir`: one folder per run.
-fn write_system(dir: &Path, s: usize) {
-    for run in 0..RUNS_PER_SYSTEM {
-        let folder = dir.join(format!("run{run:03}"));
-        std::fs::create_dir_all(&folder).unwrap();
-        let (day, hour) = (1 + run % 28, run / 28);
-        for b in 0..BENCHES {
-            for d in 0..DEVICES {
-                let items =
-                    100.0 * (b + 1) as f64 * (1.0 + 0.1 * s as f64) * (1.0 + 0.001 * ((run * 7 + d) % 11) as f64);
-                let t = 320.0 / items;
-                let report = serde_json::json!({
-                    "name": format!("bench{b:02}"), "suite": "baselines", "run_id": run, "vcd": d.to_string(),
-                    "completed": true, "hostname": SYSTEMS[s], "gpu": "Model X",
-                    "start_time": format!("2026-{:02}-{day:02} {hour:02}:00:{:02}.000000", 1 + run % 12, d),
-                    "batch_size": 64,
-                    "train": {"avg": t, "min": t * 0.9, "max": t * 1.1, "sd": t * 0.01, "count": 20, "unit": "s"},
-                    "train_item": {"avg": items, "min": items * 0.9, "max": items * 1.1, "unit": "items/sec"},
-                    "batch_loss": [2.0, 1.0],
-                });
-                let name = format!("baselines.bench{b:02}.R{run}.D{d}.20260101-000000-{:06}.json", b * DEVICES + d);
-                std::fs::write(folder.join(name), report.to_string()).unwrap();
-            }
-        }
-    }
-}
 
 /// The `mlb db` query `args`, parsed.
 fn db_args(args: &[&str]) -> QueryCommand {
@@ -62,11 +33,6 @@ fn db_args(args: &[&str]) -> QueryCommand {
         Some(Command::Db { command: DbCommand::Query(query) }) => query,
         _ => unreachable!("mlb db"),
     }
-}
-
-fn median(mut times: Vec<f64>) -> f64 {
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
 }
 
 /// CPU time (user and system) this process has used, in ms: SQLite runs
@@ -92,21 +58,7 @@ fn time(mut work: impl FnMut()) -> (f64, f64) {
 fn main() {
     let mlb = env!("CARGO_BIN_EXE_mlb");
     let dir = tempfile::tempdir().unwrap();
-    let file = std::env::var_os("DB_QUERIES_STORE").map_or_else(|| dir.path().join("results.db"), Into::into);
-    let url = format!("sqlite:{}", file.display());
-    let t0 = Instant::now();
-    let filled = file.exists();
-    for (s, name) in SYSTEMS.iter().enumerate().filter(|_| !filled) {
-        let folder = dir.path().join(name);
-        write_system(&folder, s);
-        let out = std::process::Command::new(mlb)
-            .args(["db", "import", "--db", &url, "--system", name])
-            .arg(&folder)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "import: {}", String::from_utf8_lossy(&out.stderr));
-        std::fs::remove_dir_all(&folder).unwrap();
-    }
+    let (url, seconds) = fill(mlb, dir.path(), std::env::var_os("DB_QUERIES_STORE").map(Into::into));
     let store = Store::open(&Location::parse(&url).unwrap()).unwrap();
     let count = |table: &str| -> i64 {
         use sqlx::Row;
@@ -118,7 +70,7 @@ fn main() {
         count("runs"),
         count("instances"),
         count("metrics"),
-        t0.elapsed().as_secs_f64()
+        seconds
     );
     let queries: [(&str, Vec<&str>); 3] = [
         ("compare of 5 systems", vec!["compare", "--db", &url, "--systems", "sysA,sysB,sysC,sysD,sysE"]),
