@@ -17,11 +17,10 @@ use mlb::store::command::DbCommand;
 use mlb::store::query::command::QueryCommand;
 use mlb::store::{Location, Store};
 use nix::sys::resource::{getrusage, UsageWho};
+use runs_store::{fill, median, BENCHES, RUNS_PER_SYSTEM};
 use std::time::Instant;
 
-#[path = "common/store_runs.rs"]
-mod store_runs;
-use store_runs::{fill, BENCHES, RUNS_PER_SYSTEM};
+mod runs_store;
 
 const RUNS: usize = 11;
 /// Most a query may take (its median), in milliseconds.
@@ -34,11 +33,6 @@ fn db_args(args: &[&str]) -> QueryCommand {
         Some(Command::Db { command: DbCommand::Query(query) }) => query,
         _ => unreachable!("mlb db"),
     }
-}
-
-fn median(mut times: Vec<f64>) -> f64 {
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
 }
 
 /// CPU time (user and system) this process has used, in ms: SQLite runs
@@ -64,13 +58,7 @@ fn time(mut work: impl FnMut()) -> (f64, f64) {
 fn main() {
     let mlb = env!("CARGO_BIN_EXE_mlb");
     let dir = tempfile::tempdir().unwrap();
-    let file = std::env::var_os("DB_QUERIES_STORE").map_or_else(|| dir.path().join("results.db"), Into::into);
-    let url = format!("sqlite:{}", file.display());
-    let t0 = Instant::now();
-    let filled = file.exists();
-    if !filled {
-        fill(mlb, &url, dir.path());
-    }
+    let (url, seconds) = fill(mlb, dir.path(), std::env::var_os("DB_QUERIES_STORE").map(Into::into));
     let store = Store::open(&Location::parse(&url).unwrap()).unwrap();
     let count = |table: &str| -> i64 {
         use sqlx::Row;
@@ -82,7 +70,7 @@ fn main() {
         count("runs"),
         count("instances"),
         count("metrics"),
-        t0.elapsed().as_secs_f64()
+        seconds
     );
     let queries: [(&str, Vec<&str>); 3] = [
         ("compare of 5 systems", vec!["compare", "--db", &url, "--systems", "sysA,sysB,sysC,sysD,sysE"]),

@@ -1,7 +1,7 @@
 //! How fast the pages of `mlb serve` are ready in a browser: each page
 //! loaded in headless Chromium (the browser tests' DevTools harness) from
 //! the real server over the store of 1,000 runs of the `db_queries` bench
-//! (`common/store_runs.rs`), ready when its load event has ended, which
+//! (`runs_store`), ready when its load event has ended, which
 //! comes after its charts are drawn (the drawing script runs before it).
 //! Each page is timed from the navigation's start to the end of its load
 //! event (the browser's own navigation timing), median of [`RUNS`] loads;
@@ -14,12 +14,11 @@
 #[path = "../tests/it/common/chromium.rs"]
 #[allow(dead_code)]
 mod chromium;
-#[path = "common/store_runs.rs"]
-mod store_runs;
+mod runs_store;
 
+use runs_store::{fill, median, RUNS_PER_SYSTEM};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 /// Loads of each page.
 const RUNS: usize = 7;
@@ -28,21 +27,11 @@ const LIMIT_MS: f64 = 1000.0;
 /// Width of the browser window, in pixels.
 const WIDTH: u32 = 1400;
 
-fn median(mut times: Vec<f64>) -> f64 {
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
-}
-
 fn main() {
     let mlb = env!("CARGO_BIN_EXE_mlb");
     let dir = tempfile::tempdir().unwrap();
-    let file = std::env::var_os("SERVE_PAGES_STORE").map_or_else(|| dir.path().join("results.db"), Into::into);
-    let url = format!("sqlite:{}", file.display());
-    if !file.exists() {
-        let t0 = Instant::now();
-        store_runs::fill(mlb, &url, dir.path());
-        println!("store of 1,000 runs written in {:.1} s", t0.elapsed().as_secs_f64());
-    }
+    let (url, seconds) = fill(mlb, dir.path(), std::env::var_os("SERVE_PAGES_STORE").map(Into::into));
+    println!("store of 1,000 runs ready in {seconds:.1} s");
     let mut server = Command::new(mlb)
         .args(["serve", "--db", &url, "--bind", "127.0.0.1:0"])
         .stdout(Stdio::null())
@@ -58,7 +47,7 @@ fn main() {
         "/systems".to_string(),
         "/runs".into(),
         "/runs?system=sysC&page=2".into(),
-        format!("/runs/{}", store_runs::RUNS_PER_SYSTEM * 2 + 100),
+        format!("/runs/{}", RUNS_PER_SYSTEM * 2 + 100),
         "/compare?systems=sysA,sysB,sysC,sysD,sysE".into(),
         "/history?system=sysC".into(),
         "/history?system=sysC&bench=bench07".into(),

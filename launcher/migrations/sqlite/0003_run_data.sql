@@ -32,3 +32,8 @@ CREATE TABLE run_documents (
     body TEXT NOT NULL,
     PRIMARY KEY (run_id, name)
 );
+
+-- The figures of `mlb db compare` and `history` (and `mlb serve`'s compare
+-- and history pages) read these columns of every instance of the systems
+-- asked for: from this index alone, not from the wide rows.
+CREATE INDEX instances_figures ON instances (run_id, bench, fails_check, items_per_s, joules_per_item);

@@ -9,7 +9,7 @@ use crate::store::command::DbArg;
 use crate::store::query::args::{Filters, HistoryArgs, RunFilters};
 use crate::store::query::history::{fetch, History};
 use crate::store::query::matrix::Metric;
-use crate::store::query::render::{csv_number, csv_text, Format};
+use crate::store::query::render::{history::render, Format};
 use serde::Serialize;
 
 /// The most points of a series a page shows.
@@ -120,23 +120,10 @@ pub fn regressions(history: &History) -> Vec<Regression> {
 impl Page for HistoryPage {
     /// `mlb db history --format csv`'s columns, then whether the point regressed.
     fn csv(&self) -> String {
-        let mut out = String::from("bench,started,run,run_ids,n,value,regression\n");
-        for s in &self.history.series {
-            for p in &s.points {
-                let regressed = self.regressions.iter().any(|r| r.label == s.label && r.run == p.run);
-                let cells = [
-                    csv_text(&s.label),
-                    csv_text(&p.started),
-                    p.run.to_string(),
-                    csv_text(&p.run_ids),
-                    p.n.to_string(),
-                    csv_number(Some(p.value)),
-                    regressed.to_string(),
-                ];
-                out.push_str(&(cells.join(",") + "\n"));
-            }
-        }
-        out
+        let marks = self.history.series.iter().flat_map(|s| {
+            s.points.iter().map(|p| self.regressions.iter().any(|r| r.label == s.label && r.run == p.run).to_string())
+        });
+        super::with_columns(&render(&self.history, Format::Csv), "regression", marks)
     }
 }
 

@@ -1,17 +1,13 @@
-//! The store of 1,000 runs the store's and the server's benches time: 5
-//! systems of 200 runs, each run 100 reports (20 benches on 5 devices),
-//! about a million metric rows, filled by `mlb db import`. Included by
-//! those benches (`#[path]`, not through `common`).
+//! The store the query benches time (db_queries, serve_api): 1,000 runs,
+//! 200 for each of 5 systems, 100 reports a run (20 benches on 5 devices),
+//! about a million metric rows, filled by `mlb db import`.
 
 use std::path::Path;
+use std::time::Instant;
 
-/// The systems.
 pub const SYSTEMS: [&str; 5] = ["sysA", "sysB", "sysC", "sysD", "sysE"];
-/// Runs of each system.
 pub const RUNS_PER_SYSTEM: usize = 200;
-/// Benches of each run.
 pub const BENCHES: usize = 20;
-/// Devices each bench ran on.
 pub const DEVICES: usize = 5;
 
 /// Writes the runs of system `s` under `dir`: one folder per run.
@@ -41,18 +37,30 @@ pub fn write_system(dir: &Path, s: usize) {
     }
 }
 
-/// Fills the store at `url` with every system's runs, written under
-/// `dir` and imported by the `mlb` binary `mlb`, one system at a time.
-pub fn fill(mlb: &str, url: &str, dir: &Path) {
-    for (s, name) in SYSTEMS.iter().enumerate() {
+/// The store in `file` (`None`: a new one in `dir`), filled with every
+/// system's runs unless it is there already; returns its URL and the
+/// seconds the filling took.
+pub fn fill(mlb: &str, dir: &Path, file: Option<std::path::PathBuf>) -> (String, f64) {
+    let file = file.unwrap_or_else(|| dir.join("results.db"));
+    let url = format!("sqlite:{}", file.display());
+    let t0 = Instant::now();
+    let filled = file.exists();
+    for (s, name) in SYSTEMS.iter().enumerate().filter(|_| !filled) {
         let folder = dir.join(name);
         write_system(&folder, s);
         let out = std::process::Command::new(mlb)
-            .args(["db", "import", "--db", url, "--system", name])
+            .args(["db", "import", "--db", &url, "--system", name])
             .arg(&folder)
             .output()
             .unwrap();
         assert!(out.status.success(), "import: {}", String::from_utf8_lossy(&out.stderr));
         std::fs::remove_dir_all(&folder).unwrap();
     }
+    (url, t0.elapsed().as_secs_f64())
+}
+
+/// The median of `times`.
+pub fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
 }
