@@ -156,25 +156,6 @@ fn series(browser: &mut Browser, selector: &str) -> Value {
     ))
 }
 
-/// Moves the mouse over `[x, y]` of the first series of the chart under
-/// `selector` and returns the text its hover box then shows.
-fn hover_text(browser: &mut Browser, selector: &str, x: f64, y: f64) -> String {
-    let at = browser.eval(&format!(
-        "(() => {{ const d = document.querySelector({selector:?}); d.scrollIntoView({{block: 'center'}});
-           const p = echarts.getInstanceByDom(d).convertToPixel({{seriesIndex: 0}}, [{x}, {y}]);
-           const r = d.getBoundingClientRect(); return [r.left + p[0], r.top + p[1]]; }})()"
-    ));
-    browser.hover(at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
-    // The hover box appears after the library's next frame.
-    browser.eval(&format!(
-        "new Promise(done => setTimeout(() => {{ const tip = document.querySelector({selector:?})
-           .querySelector('.chart-tip'); done(tip && getComputedStyle(tip).display !== 'none' ? tip.innerText : '') }}, 300))"
-    ))
-    .as_str()
-    .unwrap()
-    .to_string()
-}
-
 /// Pixels of `png` (RGB rows).
 fn decode(png: &[u8]) -> Vec<[u8; 3]> {
     let mut reader = png::Decoder::new(std::io::Cursor::new(png)).read_info().unwrap();
@@ -206,7 +187,7 @@ fn charts_render_in_headless_chromium() {
     assert_eq!(bars, json!([[["mean", 4]], [["mean", 4]], [["mean", 4]], [["mean", 4]]]));
     // Hovering GPU 3's bar of the vae chart shows its mean and range.
     let vae = "#per-gpu figure[data-bench=vae] div.chart";
-    let tip = hover_text(&mut browser, vae, 3.0, 2000.0);
+    let tip = browser.chart_hover(vae, 3.0, 2000.0);
     assert!(tip.starts_with("GPU 3: mean 5860.80 items/s"), "hover: {tip:?}");
     assert!(tip.contains("items/s") && tip.contains("runs from"), "hover: {tip:?}");
     // The throttled instance's timelines: a chart per quantity, the GPU and
@@ -223,7 +204,7 @@ fn charts_render_in_headless_chromium() {
     assert_eq!(shaded, json!([[[20, 30]], [[20, 30]], [[20, 30]]]), "the slices merge into one span");
     let absent = browser.eval("document.querySelector('#timelines .absent').innerText");
     assert_eq!(absent, "Not measured: host CPU clock and busy CPUs.");
-    let tip = hover_text(&mut browser, "#timelines div.chart", 10.25, 297.0);
+    let tip = browser.chart_hover("#timelines div.chart", 10.25, 297.0);
     assert!(tip.contains("GPU 3") && tip.contains("CPU package") && tip.contains(" W"), "hover: {tip:?}");
     let problems = browser.problems();
     assert!(problems.is_empty(), "console: {problems:?}");
@@ -278,7 +259,7 @@ fn a_host_without_gpu_telemetry_shows_only_what_was_measured_and_names_the_rest(
     let lines = series(&mut browser, "#timelines div.chart");
     assert_eq!(lines, json!([[["host CPUs", 60]], [["host CPUs", 60]]]));
     // Hover: the clock at a time; zoom: the slider, and both charts follow.
-    let tip = hover_text(&mut browser, "#timelines figure div.chart", 15.25, 2960.0);
+    let tip = browser.chart_hover("#timelines figure div.chart", 15.25, 2960.0);
     assert!(tip.contains("host CPUs") && tip.contains("MHz"), "hover: {tip:?}");
     let zoomed = browser.eval(
         "(() => { const [a, b] = [...document.querySelectorAll('#timelines div.chart')].map(echarts.getInstanceByDom);

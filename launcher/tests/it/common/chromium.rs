@@ -207,6 +207,26 @@ impl Browser {
         self.call("Input.dispatchMouseEvent", json!({"type": "mouseMoved", "x": x, "y": y}));
     }
 
+    /// Moves the mouse over `[x, y]` of the first series of the chart (drawn
+    /// by the vendored ECharts) under `selector` and returns the text its
+    /// hover box then shows.
+    pub fn chart_hover(&mut self, selector: &str, x: f64, y: f64) -> String {
+        let at = self.eval(&format!(
+            "(() => {{ const d = document.querySelector({selector:?}); d.scrollIntoView({{block: 'center'}});
+               const p = echarts.getInstanceByDom(d).convertToPixel({{seriesIndex: 0}}, [{x}, {y}]);
+               const r = d.getBoundingClientRect(); return [r.left + p[0], r.top + p[1]]; }})()"
+        ));
+        self.hover(at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+        // The hover box appears after the library's next frame.
+        self.eval(&format!(
+            "new Promise(done => setTimeout(() => {{ const tip = document.querySelector({selector:?})
+               .querySelector('.chart-tip'); done(tip && getComputedStyle(tip).display !== 'none' ? tip.innerText : '') }}, 300))"
+        ))
+        .as_str()
+        .unwrap()
+        .to_string()
+    }
+
     /// A PNG of the whole page, `width` pixels wide.
     pub fn screenshot(&mut self, width: u32) -> Vec<u8> {
         let height = self.eval("document.documentElement.scrollHeight").as_u64().unwrap();

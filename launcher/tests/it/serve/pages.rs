@@ -97,6 +97,8 @@ fn every_page_loads_cleanly_and_shows_the_stores_figures() {
         let normalised: f64 = row[2].split('(').nth(1).unwrap().trim_end_matches("x)").parse().unwrap();
         assert!((normalised - BETA_SPEED).abs() < 0.06, "beta is 1.5 times as fast: {row:?}");
     }
+    let tip = browser.chart_hover("div.chart", 1.0, 1.5);
+    assert!(tip.contains("beta") && tip.contains("x"), "the bars' hover names the systems and figures: {tip:?}");
     let bars = browser.eval(
         "echarts.getInstanceByDom(document.querySelector('div.chart')).getOption().series.map(s => [s.name, s.data.length])",
     );
@@ -111,6 +113,11 @@ fn every_page_loads_cleanly_and_shows_the_stores_figures() {
         let flagged = format!("run {last_run}: -20.");
         assert!(row[6].starts_with(&flagged), "the last, slower run is a regression: {row:?}");
     }
+    // Hovering a run's dot tells its bench, day, figure and run.
+    let at = browser
+        .eval("echarts.getInstanceByDom(document.querySelector('div.chart')).getOption().series[0].data[2].value");
+    let tip = browser.chart_hover("div.chart", at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+    assert!(tip.starts_with("convnet\n2026-01-03 10:00 UTC: ") && tip.contains("items/s\nrun "), "hover: {tip:?}");
     let legend =
         browser.eval("echarts.getInstanceByDom(document.querySelector('div.chart')).getOption().legend[0].data");
     assert_eq!(legend, json!(["convnet", "vae", "regression"]));
