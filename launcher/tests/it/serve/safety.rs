@@ -179,6 +179,25 @@ fn a_store_that_is_not_there_is_refused_with_the_fix() {
     assert!(!dir.path().join("none.db").exists(), "nothing is made");
 }
 
+#[test]
+fn a_store_of_an_older_schema_is_refused_with_the_fix_and_not_migrated() {
+    let store = TestStore::new(Kind::Sqlite);
+    let _runs = known_store(&store);
+    // As a store an mlb of schema version 2 left.
+    let version = store.count("SELECT MAX(version) FROM _sqlx_migrations");
+    let opened = store.open();
+    let sql = format!("DELETE FROM _sqlx_migrations WHERE version = {version}");
+    opened.block_on(sqlx::query(&sql).execute(opened.pool())).unwrap();
+    drop(opened);
+    let out = Command::new(crate::common::mlb()).args(["serve", "--db", &store.url]).output().unwrap();
+    let (_, stderr) = crate::common::text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("schema version {}", version - 1)) && stderr.contains("mlb db runs"), "{stderr}");
+    // Not migrated: a migration first copies the file beside it.
+    let file = store.url.strip_prefix("sqlite:").unwrap();
+    assert!(!std::path::Path::new(&format!("{file}.schema-{}.bak", version - 1)).exists());
+}
+
 /// The store opened as `mlb serve` opens it refuses every write; on
 /// PostgreSQL a role granted only SELECT reads it as well.
 fn the_store_cannot_be_written_through_the_server(kind: Kind) {
