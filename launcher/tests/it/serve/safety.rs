@@ -9,7 +9,7 @@ use mlb::serve::data::Reader;
 use mlb::store::Location;
 use std::process::Command;
 
-on_both!(the_store_cannot_be_written_through_the_server,);
+on_both!(the_store_cannot_be_written_through_the_server, two_hundred_requests_at_once_are_all_answered,);
 
 /// A token file in `dir`.
 fn token_file(dir: &std::path::Path, token: &str) -> String {
@@ -134,9 +134,9 @@ fn every_answer_carries_the_security_headers() {
     }
 }
 
-#[test]
-fn two_hundred_requests_at_once_are_all_answered() {
-    let store = TestStore::new(Kind::Sqlite);
+/// 200 requests sent at once each get the answer a lone request gets.
+fn two_hundred_requests_at_once_are_all_answered(kind: Kind) {
+    let store = TestStore::new(kind);
     let _runs = known_store(&store);
     let server = Server::start(&store.url, &[]);
     let paths = ["/api/systems", "/api/runs", "/api/compare?systems=A,B", "/api/history?system=A"];
