@@ -68,6 +68,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Burn-in: gemm then membw on every slot at once for a duration, then a
+    /// verdict per slot (TFLOPS and bandwidth against the best slot,
+    /// throttling, XID and ECC errors) in `OUTDIR/burn.json`. Exit status 1
+    /// when a slot failed.
+    Burn(crate::burn::BurnArgs),
     /// Slurm: submit a run as a batch job (`mlb slurm submit`).
     Slurm {
         /// What to do with Slurm.

@@ -35,6 +35,9 @@ pub enum MlbError {
     /// `mlb accept`.
     #[error(transparent)]
     Accept(#[from] crate::accept::AcceptError),
+    /// `mlb burn`.
+    #[error(transparent)]
+    Burn(#[from] crate::burn::BurnError),
     /// `mlb targets derive`.
     #[error(transparent)]
     Targets(#[from] crate::targets::TargetsError),
@@ -79,6 +82,7 @@ impl Classify for MlbError {
             MlbError::Report(e) => e.kind(),
             MlbError::Targets(e) => e.kind(),
             MlbError::Accept(e) => e.kind(),
+            MlbError::Burn(e) => e.kind(),
             MlbError::Plugins(e) => e.kind(),
             MlbError::NoSuchPlugin(_) => Kind::Refused,
             MlbError::Build(e) => e.kind(),
@@ -103,6 +107,7 @@ impl Fix for MlbError {
             MlbError::Report(e) => e.fix(),
             MlbError::Targets(e) => e.fix(),
             MlbError::Accept(e) => e.fix(),
+            MlbError::Burn(e) => e.fix(),
             MlbError::Store(e) => e.fix(),
             MlbError::Query(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),

@@ -90,6 +90,11 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             print_stdout(&text)?;
             Ok(EXIT_OK)
         }
+        Some(Command::Burn(args)) => {
+            let (text, code) = mlb::burn::run(&args, &cli.plugin_dir)?;
+            print_stdout(&text)?;
+            Ok(code)
+        }
         Some(Command::Accept(args)) => {
             let (text, code) = mlb::accept::run(&args)?;
             print_stdout(&text)?;

@@ -56,4 +56,6 @@ mlb_plugin::export_workloads!(
     TorchPlugin<DistributedConvnet<false>>,
     TorchPlugin<DistributedConvnet<true>>,
     TorchPlugin<DcganAll>,
+    TorchPlugin<Gemm>,
+    TorchPlugin<Membw>,
 );
