@@ -67,6 +67,24 @@ pub struct BurnArgs {
 pub const STEP_SECONDS: f64 = 1.0;
 
 impl BurnArgs {
+    /// A burn of `duration` into `outdir` with the defaults (`mlb doctor --deep`).
+    pub fn short(outdir: PathBuf, duration: Duration, devices: Option<usize>) -> BurnArgs {
+        BurnArgs {
+            duration,
+            precision: "bf16".into(),
+            tolerance: 0.9,
+            max_throttled: 0.05,
+            outdir,
+            devices,
+            slurm: false,
+            drain: false,
+            no_cgroups: false,
+            wait: false,
+            json: false,
+            lock: None,
+        }
+    }
+
     /// The launch of `jobs`, the burn's jobs file: its slots and isolation.
     pub fn launch(&self, jobs: PathBuf) -> LaunchArgs {
         LaunchArgs {

@@ -26,6 +26,12 @@ pub enum BurnError {
         /// Why.
         source: std::io::Error,
     },
+    /// The launch left no report to judge.
+    #[error("the burn left no report in {}", path.display())]
+    NoReports {
+        /// The output folder.
+        path: PathBuf,
+    },
     /// A report of the burn could not be read.
     #[error(transparent)]
     Reading(#[from] Unreadable),
@@ -36,7 +42,7 @@ impl Classify for BurnError {
         match self {
             BurnError::Launch(e) => e.kind(),
             BurnError::Used { .. } => Kind::Refused,
-            BurnError::Write { .. } | BurnError::Reading(_) => Kind::Failed,
+            BurnError::Write { .. } | BurnError::NoReports { .. } | BurnError::Reading(_) => Kind::Failed,
         }
     }
 }
@@ -47,6 +53,9 @@ impl Fix for BurnError {
             BurnError::Launch(e) => e.fix(),
             BurnError::Used { .. } => Some("pass a new --outdir, or empty this one".into()),
             BurnError::Write { .. } => Some("pass a writable --outdir".into()),
+            BurnError::NoReports { .. } => {
+                Some("see the launch's log above and the logs folder beside the reports".into())
+            }
             BurnError::Reading(_) => None,
         }
     }

@@ -8,6 +8,7 @@
 //! drains them ([`drain`]).
 
 mod args;
+pub mod deep;
 pub mod drain;
 mod error;
 pub mod jobs;
@@ -72,6 +73,9 @@ impl Burn {
     /// Judges the reports of `outdir` under `args`' bounds.
     pub fn judge(args: &BurnArgs, outdir: &Path) -> Result<Burn, BurnError> {
         let measured = reading::read(outdir)?;
+        if measured.is_empty() {
+            return Err(BurnError::NoReports { path: outdir.to_path_buf() });
+        }
         let bounds = Bounds { tolerance: args.tolerance, max_throttled: args.max_throttled };
         let verdicts = verdict::judge(&measured, bounds);
         let failed: Vec<Failed> = verdict::failed(&verdicts)
@@ -103,25 +107,32 @@ impl Burn {
     }
 }
 
-/// Runs `mlb burn`: the text to print and the exit status (0 every slot
-/// passed, 1 one failed, 130 interrupted).
-pub fn run(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), BurnError> {
+/// Burns every slot and judges them, writing `OUTDIR/burn.json`; `None`
+/// when the launch was interrupted.
+pub fn burn(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<Option<Burn>, BurnError> {
     let outdir = &args.outdir;
-    if !reading::read(outdir).map(|m| m.is_empty()).unwrap_or(true) {
+    if reading::files(outdir).is_ok_and(|f| !f.is_empty()) {
         return Err(BurnError::Used { path: outdir.clone() });
     }
     let folder = tempfile::tempdir().map_err(|source| BurnError::Write { path: std::env::temp_dir(), source })?;
     let jobs = folder.path().join(format!("{}.json", jobs::SUITE));
     std::fs::write(&jobs, jobs::jobs(args)).map_err(|source| BurnError::Write { path: jobs.clone(), source })?;
-    let code = crate::launch::run(&args.launch(jobs), plugin_dirs)?;
-    if code == EXIT_INTERRUPTED {
-        return Ok((String::new(), code));
+    if crate::launch::run(&args.launch(jobs), plugin_dirs)? == EXIT_INTERRUPTED {
+        return Ok(None);
     }
     let burn = Burn::judge(args, outdir)?;
     let file = outdir.join(FILE);
     let text = serde_json::to_string_pretty(&burn).expect("serialises") + "\n";
-    std::fs::write(&file, &text).map_err(|source| BurnError::Write { path: file.clone(), source })?;
-    let mut out = if args.json { text } else { render::table(&burn) };
+    std::fs::write(&file, text).map_err(|source| BurnError::Write { path: file.clone(), source })?;
+    Ok(Some(burn))
+}
+
+/// Runs `mlb burn`: the text to print and the exit status (0 every slot
+/// passed, 1 one failed, 130 interrupted).
+pub fn run(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), BurnError> {
+    let Some(burn) = burn(args, plugin_dirs)? else { return Ok((String::new(), EXIT_INTERRUPTED)) };
+    let mut out =
+        if args.json { serde_json::to_string_pretty(&burn).expect("serialises") + "\n" } else { render::table(&burn) };
     if args.drain {
         for d in &burn.drain {
             match drain::drain(&d.node, &d.reason) {
@@ -130,6 +141,6 @@ pub fn run(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), Bu
             }
         }
     }
-    out.push_str(&format!("verdicts: {}\n", file.display()));
+    out.push_str(&format!("verdicts: {}\n", args.outdir.join(FILE).display()));
     Ok((out, if burn.any_failed() { EXIT_FAILED } else { EXIT_OK }))
 }

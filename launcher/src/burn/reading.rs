@@ -3,6 +3,7 @@
 //! (throttling, XID and uncorrected ECC errors of its telemetry block).
 
 use crate::contract::is_run_file;
+use crate::slurm::PLAN_DIR;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -69,17 +70,34 @@ pub struct Unreadable {
     pub reason: String,
 }
 
-/// Every report in `dir` (not its run files nor [`FILE`]), sorted by file name.
+/// The report files of `dir` and its node folders (`mlb --slurm` writes a
+/// folder per node), not the run files, [`FILE`] nor the Slurm step plans,
+/// sorted by path.
+pub fn files(dir: &Path) -> Result<Vec<PathBuf>, Unreadable> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let listing =
+            std::fs::read_dir(&folder).map_err(|e| Unreadable { path: folder.clone(), reason: e.to_string() })?;
+        for path in listing.filter_map(|e| e.ok().map(|e| e.path())) {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if name.starts_with('.') || (folder == dir && name == PLAN_DIR) {
+                continue;
+            } else if path.is_dir() {
+                folders.push(path);
+            } else if name.ends_with(".json") && name != FILE && !is_run_file(&path) {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Every report of [`files`].
 pub fn read(dir: &Path) -> Result<Vec<Measured>, Unreadable> {
     let unreadable = |path: &Path, reason: String| Unreadable { path: path.to_path_buf(), reason };
-    let listing = std::fs::read_dir(dir).map_err(|e| unreadable(dir, e.to_string()))?;
-    let mut files: Vec<PathBuf> = listing
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json") && !is_run_file(p))
-        .filter(|p| p.file_name().is_some_and(|n| n != FILE))
-        .collect();
-    files.sort();
-    files
+    files(dir)?
         .iter()
         .map(|path| {
             let text = std::fs::read_to_string(path).map_err(|e| unreadable(path, e.to_string()))?;
@@ -147,6 +165,25 @@ mod tests {
         assert_eq!((m.figure, m.precision.as_deref()), (Some(612.5), Some("bf16")));
         assert_eq!((m.throttled, m.xid, m.ecc_uncorrected), (Some(0.3), 1.0, 2.0));
         assert_eq!(m.failure, None);
+    }
+
+    #[test]
+    fn reports_of_node_folders_are_read_and_run_files_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = |node: &str| {
+            json!({"name": "gemm", "vcd": "0", "completed": true, "tflops": 1.0,
+            "provenance": {"slurm": {"node": node}}})
+        };
+        for node in ["n1", "n2"] {
+            std::fs::create_dir(dir.path().join(node)).unwrap();
+            std::fs::write(dir.path().join(node).join("burn.gemm.R0.D0.json"), report(node).to_string()).unwrap();
+            std::fs::write(dir.path().join(node).join("system.json"), "{}").unwrap();
+        }
+        std::fs::create_dir(dir.path().join(PLAN_DIR)).unwrap();
+        std::fs::write(dir.path().join(PLAN_DIR).join("burn.gemm.R0.step0.json"), "{}").unwrap();
+        std::fs::write(dir.path().join(FILE), "{}").unwrap();
+        let labels: Vec<String> = read(dir.path()).unwrap().iter().map(|m| m.slot.label()).collect();
+        assert_eq!(labels, ["n1/0", "n2/0"]);
     }
 
     #[test]

@@ -3,12 +3,13 @@
 //! (`a = b + 3 c`, 3 arrays moved), each waited for and timed; a step
 //! repeats it for `step_seconds` (see the module [`super`]). Item: a copy
 //! and triad. Reports `copy_gbs`, `triad_gbs` and `bandwidth_gbs` (the
-//! triad's), in 10^9 bytes per second, over the steps after the first.
+//! triad's), in 10^9 bytes per second: the median of the steps' after the
+//! first.
 //!
 //! `elements: 0` picks 2^28 on a GPU (three arrays of 1 GiB) and 2^24 on the
 //! CPU (three of 64 MiB: past the last-level caches of today's CPUs).
 
-use super::TimedSteps;
+use super::{median_past_first, TimedSteps};
 use crate::data::DataSource;
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::Step;
@@ -34,7 +35,7 @@ pub struct Settings {
     steps: f64,
 }
 
-/// Bytes moved and time spent by one kernel, over the timed steps.
+/// Bytes moved and time spent by one kernel in a step.
 #[derive(Debug, Default, Clone, Copy)]
 struct Moved {
     bytes: f64,
@@ -76,10 +77,8 @@ pub struct Membw {
     elements: i64,
     arrays: Arrays,
     steps: TimedSteps,
-    /// Steps done (the first is the warm-up, left out of the figures).
-    done: u64,
-    copy: Moved,
-    triad: Moved,
+    /// The copy's and the triad's GB/s of each step.
+    rates: Vec<(f64, f64)>,
     data: DataSource,
 }
 
@@ -108,9 +107,7 @@ impl TorchWorkload for Membw {
             elements,
             arrays,
             steps: TimedSteps::new(settings.steps)?,
-            done: 0,
-            copy: Moved::default(),
-            triad: Moved::default(),
+            rates: Vec::new(),
             data: DataSource::Synthetic { requested: None },
         })
     }
@@ -140,15 +137,8 @@ impl TorchWorkload for Membw {
         if let Some(e) = failed {
             return Err(e.into());
         }
-        self.done += 1;
-        if self.done <= 2 {
-            // The first step alone, until a second replaces the warm-up.
-            (self.copy, self.triad) = (copy, triad);
-        } else {
-            for (total, this) in [(&mut self.copy, copy), (&mut self.triad, triad)] {
-                total.bytes += this.bytes;
-                total.time += this.time;
-            }
+        if let (Some(copy), Some(triad)) = (copy.gbs(), triad.gbs()) {
+            self.rates.push((copy, triad));
         }
         Ok(Step::items(units))
     }
@@ -159,7 +149,9 @@ impl TorchWorkload for Membw {
 
     fn report(&self, out: &mut Map<String, Value>) {
         out.insert("elements".into(), self.elements.into());
-        if let (Some(copy), Some(triad)) = (self.copy.gbs(), self.triad.gbs()) {
+        let copy = median_past_first(&self.rates.iter().map(|r| r.0).collect::<Vec<_>>());
+        let triad = median_past_first(&self.rates.iter().map(|r| r.1).collect::<Vec<_>>());
+        if let (Some(copy), Some(triad)) = (copy, triad) {
             out.insert("copy_gbs".into(), copy.into());
             out.insert("triad_gbs".into(), triad.into());
             out.insert("bandwidth_gbs".into(), triad.into());

@@ -55,14 +55,20 @@ impl TimedSteps {
     /// The median units per second of the steps after the first (of every
     /// step when there is only one); `None` before any step.
     pub fn median_rate(&self) -> Option<f64> {
-        let mut rates: Vec<f64> = match self.rates.len() {
-            0 => return None,
-            1 => self.rates.clone(),
-            _ => self.rates[1..].to_vec(),
-        };
-        rates.sort_by(f64::total_cmp);
-        let mid = rates.len() / 2;
-        Some(if rates.len() % 2 == 1 { rates[mid] } else { (rates[mid - 1] + rates[mid]) / 2.0 })
+        median_past_first(&self.rates)
+    }
+}
+
+/// The median of `rates` past the first (a warm-up step's), or the first
+/// alone; `None` for none.
+pub fn median_past_first(rates: &[f64]) -> Option<f64> {
+    let mut rates: Vec<f64> = rates.get(1..).filter(|r| !r.is_empty()).unwrap_or(rates).to_vec();
+    rates.sort_by(f64::total_cmp);
+    let mid = rates.len() / 2;
+    match rates.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(rates[mid]),
+        _ => Some((rates[mid - 1] + rates[mid]) / 2.0),
     }
 }
 
@@ -86,6 +92,7 @@ mod tests {
         let mut steps = TimedSteps::new(1.0).unwrap();
         steps.rates = vec![1.0, 10.0, 30.0, 20.0];
         assert_eq!(steps.median_rate(), Some(20.0));
+        assert_eq!((median_past_first(&[4.0]), median_past_first(&[])), (Some(4.0), None));
         assert!(TimedSteps::new(0.0).is_err() && TimedSteps::new(f64::NAN).is_err());
     }
 }
