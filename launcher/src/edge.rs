@@ -35,9 +35,9 @@ pub enum MlbError {
     /// `mlb accept`.
     #[error(transparent)]
     Accept(#[from] crate::accept::AcceptError),
-    /// `mlb burn`.
+    /// `mlb burn` (boxed: it holds a launch's errors and its own).
     #[error(transparent)]
-    Burn(#[from] crate::burn::BurnError),
+    Burn(Box<crate::burn::BurnError>),
     /// `mlb targets derive`.
     #[error(transparent)]
     Targets(#[from] crate::targets::TargetsError),
@@ -113,6 +113,12 @@ impl Fix for MlbError {
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
             MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
         }
+    }
+}
+
+impl From<crate::burn::BurnError> for MlbError {
+    fn from(error: crate::burn::BurnError) -> Self {
+        MlbError::Burn(Box::new(error))
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The file a burn writes its verdicts to, beside its reports.
-pub const FILE: &str = "burn.json";
+pub const FILE: &str = crate::contract::BURN_FILE;
 
 /// One slot: its Slurm node (under `--slurm`), its device id (`vcd`) and
 /// the GPU's name when the report holds one.
@@ -71,7 +71,7 @@ pub struct Unreadable {
 }
 
 /// The report files of `dir` and its node folders (`mlb --slurm` writes a
-/// folder per node), not the run files, [`FILE`] nor the Slurm step plans,
+/// folder per node), not the run files (among them [`FILE`]) nor the Slurm step plans,
 /// sorted by path.
 pub fn files(dir: &Path) -> Result<Vec<PathBuf>, Unreadable> {
     let mut files = Vec::new();
@@ -85,7 +85,7 @@ pub fn files(dir: &Path) -> Result<Vec<PathBuf>, Unreadable> {
                 continue;
             } else if path.is_dir() {
                 folders.push(path);
-            } else if name.ends_with(".json") && name != FILE && !is_run_file(&path) {
+            } else if name.ends_with(".json") && !is_run_file(&path) {
                 files.push(path);
             }
         }
