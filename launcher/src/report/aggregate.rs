@@ -9,6 +9,7 @@ use super::energy::{
 use super::error::ReportError;
 use super::groups::{groups, GroupRow};
 use super::judge::{judge, Check, Rule};
+use super::mfu::{mfu, MfuTables};
 use super::per_gpu::{per_gpu, GpuTables};
 use super::per_node::{per_node, NodeTables};
 use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
@@ -122,6 +123,10 @@ pub struct Report {
     pub per_node: NodeTables,
     /// Energy per item and items per watt, from the instances' telemetry.
     pub energy: EnergyTables,
+    /// Achieved TFLOPS and MFU of the entries that state their FLOPs per
+    /// item; left out of the JSON when none does.
+    #[serde(skip_serializing_if = "MfuTables::is_empty")]
+    pub mfu: MfuTables,
     /// Instances that throttled for more than 1% of their window or ran on
     /// a degraded link.
     pub conditions: Vec<ConditionFlag>,
@@ -268,6 +273,7 @@ pub fn aggregate(
         per_gpu: per_gpu(&judged, &layouts.rows, rule),
         per_node: per_node(&judged, &layouts.rows, rule),
         energy: energy(&judged, &layouts.rows, rule),
+        mfu: mfu(&judged, &layouts.rows, rule),
         conditions: flagged(&judged, &layouts.rows, rule),
         system: crate::system::read(dir),
         sampled: sampled(&judged, &layouts.rows, rule),
@@ -512,6 +518,8 @@ mod tests {
             avg: Some(1.0),
             losses: Losses::default(),
             conditions: None,
+            flops_per_item: None,
+            probe_peak: None,
             args: vec![],
         }
     }

@@ -199,6 +199,7 @@ pub fn sections(report: &Report) -> Vec<Section> {
         let title = format!("Stragglers: nodes below {:.0}% of the best node", FLAG_BELOW * 100.0);
         out.push(section(title, flags(report, "node", &node.stragglers)));
     }
+    out.extend(measured::mfu(report));
     out.extend(measured::energy_and_conditions(report));
     if !report.groups.is_empty() {
         out.push(section("Data parallel groups (total throughput, scaling against one rank)", groups(report)));
