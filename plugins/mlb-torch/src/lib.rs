@@ -4,7 +4,8 @@
 //!
 //! - [`runtime`]: threads, device and seeds of an instance; [`device`]: device
 //!   requests and GPU names.
-//! - [`amp`]: half precision with loss scaling and fp32 master weights;
+//! - [`precision`]: the `precision` argument (fp32, bf16 and fp16 autocast);
+//!   [`amp`]: half precision with loss scaling and fp32 master weights;
 //!   [`grad`]: gradient clipping without host syncs; [`ops`]: libtorch
 //!   operations tch does not bind; [`dist`]: multi-process data parallelism
 //!   (c10d's process group).
@@ -22,6 +23,7 @@ pub mod metrics;
 pub mod ops;
 pub mod parallel;
 pub mod plugin;
+pub mod precision;
 pub mod runtime;
 pub mod synth;
 pub mod weights;
