@@ -11,6 +11,8 @@
 //!   (c10d's process group).
 //! - [`data`]: loaders of the real formats (MNIST idx, image folders, word
 //!   corpora) and [`synth`]: synthetic data of the same shapes.
+//! - [`flops`]: training FLOPs per item by formula; [`probe`]: a CPU's
+//!   measured peak; [`schedule`]: warm-up and cosine learning rates.
 //! - [`plugin`]: [`TorchWorkload`], the adaptor to the plugin SDK.
 //! - [`workloads`]: the suite's models, one module each.
 
@@ -18,13 +20,16 @@ pub mod amp;
 pub mod data;
 pub mod device;
 pub mod dist;
+pub mod flops;
 pub mod grad;
 pub mod metrics;
 pub mod ops;
 pub mod parallel;
 pub mod plugin;
 pub mod precision;
+pub mod probe;
 pub mod runtime;
+pub mod schedule;
 pub mod synth;
 pub mod weights;
 pub mod workloads;
@@ -58,4 +63,5 @@ mlb_plugin::export_workloads!(
     TorchPlugin<DistributedConvnet<false>>,
     TorchPlugin<DistributedConvnet<true>>,
     TorchPlugin<DcganAll>,
+    TorchPlugin<Vit>,
 );

@@ -17,6 +17,7 @@ pub mod toy_lstm;
 pub mod toy_reg;
 pub mod translator;
 pub mod vae;
+pub mod vit;
 pub mod wlm;
 
 pub use atari::Atari;
@@ -34,4 +35,5 @@ pub use toy_lstm::ToyLstm;
 pub use toy_reg::ToyReg;
 pub use translator::Translator;
 pub use vae::Vae;
+pub use vit::Vit;
 pub use wlm::Wlm;
