@@ -58,4 +58,5 @@ mlb_plugin::export_workloads!(
     TorchPlugin<DistributedConvnet<false>>,
     TorchPlugin<DistributedConvnet<true>>,
     TorchPlugin<DcganAll>,
+    TorchPlugin<Gpt>,
 );
