@@ -12,7 +12,7 @@
 //! - [`data`]: loaders of the real formats (MNIST idx, image folders, word
 //!   corpora) and [`synth`]: synthetic data of the same shapes.
 //! - [`flops`]: training FLOPs per item by formula; [`probe`]: a CPU's
-//!   measured peak; [`schedule`]: warm-up and cosine learning rates.
+//!   measured peak.
 //! - [`plugin`]: [`TorchWorkload`], the adaptor to the plugin SDK.
 //! - [`workloads`]: the suite's models, one module each.
 
@@ -29,7 +29,6 @@ pub mod plugin;
 pub mod precision;
 pub mod probe;
 pub mod runtime;
-pub mod schedule;
 pub mod synth;
 pub mod weights;
 pub mod workloads;
@@ -63,5 +62,6 @@ mlb_plugin::export_workloads!(
     TorchPlugin<DistributedConvnet<false>>,
     TorchPlugin<DistributedConvnet<true>>,
     TorchPlugin<DcganAll>,
+    TorchPlugin<Gpt>,
     TorchPlugin<Vit>,
 );

@@ -22,8 +22,8 @@ use crate::data::DataSource;
 use crate::dist::{self, DataParallel};
 use crate::flops::Flops;
 use crate::precision::{MixedPrecision, Precision};
-use crate::schedule::WarmupCosine;
 use crate::workloads::convnet::rank_share;
+use crate::workloads::gpt::schedule::Schedule;
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::Step;
 use model::{Shape, Vit as Model, SIZES};
@@ -65,7 +65,7 @@ pub struct Settings {
     shape: Shape,
     batch: i64,
     precision: Precision,
-    schedule: WarmupCosine,
+    schedule: Schedule,
     weight_decay: f64,
     workers: usize,
     data: DataSource,
@@ -148,7 +148,7 @@ impl TorchWorkload for Vit {
             shape,
             batch: args.batch_size as i64,
             precision: Precision::parse(&args.precision)?,
-            schedule: WarmupCosine { lr: args.lr, warmup: args.warmup, decay: args.decay, floor: 0.1 },
+            schedule: Schedule { peak: args.lr, warmup: args.warmup, decay: args.decay },
             weight_decay: args.weight_decay,
             workers: args.workers,
             data: DataSource::from_arg(args.data),
@@ -171,7 +171,7 @@ impl TorchWorkload for Vit {
             }
         }
         let adamw = nn::AdamW { wd: args.weight_decay, ..Default::default() };
-        let opt = adamw.build(&vs, args.schedule.at(0))?;
+        let opt = adamw.build(&vs, args.schedule.lr(0))?;
         let (size, classes) = (args.shape.image, args.shape.classes);
         let input = match args.data.path() {
             Some(_) => {
@@ -224,7 +224,7 @@ impl TorchWorkload for Vit {
         let grads = crate::grad::grads(&self.params);
         if self.mixed.unscale(&grads) {
             crate::grad::clip_grad_norm(&grads, 1.0);
-            self.opt.set_lr(self.args.schedule.at(self.step));
+            self.opt.set_lr(self.args.schedule.lr(self.step));
             self.opt.step();
         }
         self.step += 1;
