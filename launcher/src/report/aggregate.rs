@@ -12,6 +12,7 @@ use super::judge::{judge, Check, Rule};
 use super::mfu::{mfu, MfuTables};
 use super::per_gpu::{per_gpu, GpuTables};
 use super::per_node::{per_node, NodeTables};
+use super::profile::{self, ProfileScore};
 use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
 use super::targets::Targets;
@@ -106,11 +107,17 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// The score's table: one row per bench, every config pooled, as the original.
     pub benches: Vec<Row>,
-    /// Score; none without targets.
+    /// Score; none without targets, and for the reports of a score profile's
+    /// suites ([`profile_score`](Self::profile_score)).
     pub score: Option<Score>,
     /// The score under the other rule (the original's with `--strict`, the
     /// stricter one without); none without targets.
     pub other_score: Option<Score>,
+    /// The score of the profile whose suites the reports are of (the modern
+    /// suite's: docs/targets.md, "Score profiles"); left out of the JSON
+    /// for other reports.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile_score: Option<ProfileScore>,
     /// Failed entries.
     pub failures: Vec<FailureRow>,
     /// Entries the original counts and mlb's stricter check fails.
@@ -254,8 +261,14 @@ pub fn aggregate(
     let judged: Vec<Judged> = sel.kept.iter().zip(checks).map(|(entry, check)| Judged { entry, check }).collect();
     let rule = opts.rule;
     let layouts = Layouts::of(&judged, opts.grouping);
-    let mine = figures(&judged, &layouts, opts, rule);
-    let other = figures(&judged, &layouts, opts, rule.other());
+    let mut mine = figures(&judged, &layouts, opts, rule);
+    let mut other = figures(&judged, &layouts, opts, rule.other());
+    let profile = profile::for_suites(sel.kept.iter().map(|e| e.suite.as_deref()));
+    let profile_score = profile.map(|p| {
+        // The original score never sees the profile's benches.
+        (mine.score, other.score) = (None, None);
+        p.score(&mine.benches, &mfu(&judged, &layouts.benches, rule), judged.len(), mine.failures)
+    });
     let failures = listed(&judged, |j| rule.fails(j.check));
     let stricter = listed(&judged, |j| j.disputed());
     let mut report = Report {
@@ -286,6 +299,7 @@ pub fn aggregate(
         benches: mine.benches,
         score: mine.score,
         other_score: other.score,
+        profile_score,
     };
     report.notes = notes(&report, &sel, opts);
     let unphysical = non_physical(&judged, &layouts.rows, rule);

@@ -94,6 +94,30 @@ pub fn mfu(report: &Report) -> Vec<Section> {
     out
 }
 
+/// A score profile's score: per bench its weight, perf and MFU, then the
+/// score and the weighted MFU.
+pub fn profile(p: &super::super::ProfileScore) -> Body {
+    let mut lines: Vec<String> = p
+        .benches
+        .iter()
+        .map(|b| {
+            let perf = b.perf.map_or("-".into(), |v| format!("{v:.3}"));
+            let mfu = b.mfu.map_or("-".into(), |v| format!("{:.1}%", v * 100.0));
+            format!("{}: weight {}, perf {perf}, MFU {mfu}", b.bench, b.weight)
+        })
+        .collect();
+    lines.push(format!("BF (failures <= 1%): {}", p.bf));
+    lines.push(match p.score {
+        Some(s) => format!("Score = BF x weighted geometric mean of perf: {s:.3}"),
+        None => "no score: pass --gpu-model NAME or --targets FILE with targets for these benches".into(),
+    });
+    lines.push(match p.mfu {
+        Some(m) => format!("weighted MFU: {:.1}%", m * 100.0),
+        None => "weighted MFU: - (no bench states FLOPs with a known peak)".into(),
+    });
+    Body::Lines(lines)
+}
+
 /// The energy tables and the flagged instances, when there are any.
 pub fn energy_and_conditions(report: &Report) -> Vec<Section> {
     let mut out = Vec::new();

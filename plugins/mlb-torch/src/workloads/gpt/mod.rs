@@ -155,7 +155,7 @@ pub struct Gpt {
 
 /// Whether the environment names a process group to join (the launcher's
 /// `"group": "ddp"`, torchrun, or a Slurm step of several tasks).
-fn in_group() -> mlb_plugin::Result<bool> {
+pub(crate) fn in_group() -> mlb_plugin::Result<bool> {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let rendezvous = Rendezvous::from_env(var)?;
     Ok(match rendezvous.source {

@@ -7,9 +7,10 @@
 //! Data: the prepared ImageNet tree through convnet's loader (random resized
 //! crop, flip, normalise, on `workers` threads), else one synthetic batch of
 //! random images generated on the device (the report's `data` says
-//! `synthetic`). `ddp: true` trains data parallel over processes as
-//! convnet_ddp does (one rank per slot of a `"group": "ddp"` job, gradients
-//! averaged through c10d).
+//! `synthetic`). Under `"group": "ddp"` (the launcher's rendezvous
+//! variables set, as gpt reads them) it trains data parallel over processes
+//! as convnet_ddp does: one rank per slot, gradients averaged through c10d,
+//! the synthetic batch the rank's share of one batch drawn from rank 0's seed.
 //!
 //! The report states the training FLOPs per image ([`model::Shape::flops`])
 //! and, on a CPU, the peak the probe measured ([`crate::probe`]).
@@ -23,7 +24,7 @@ use crate::dist::{self, DataParallel};
 use crate::flops::Flops;
 use crate::precision::{MixedPrecision, Precision};
 use crate::workloads::convnet::rank_share;
-use crate::workloads::gpt::schedule::Schedule;
+use crate::workloads::gpt::{in_group, schedule::Schedule};
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::Step;
 use model::{Shape, Vit as Model, SIZES};
@@ -50,7 +51,6 @@ mlb_plugin::workload_args! {
         pub classes: u64 = 1000,
         pub workers: usize = 8,
         pub data: Option<String>,
-        pub ddp: bool,
         pub timeout: Option<f64>,
         pub bucket_mb: Option<f64>,
         pub interface: Option<String>,
@@ -69,8 +69,8 @@ pub struct Settings {
     weight_decay: f64,
     workers: usize,
     data: DataSource,
-    /// The process group settings (`ddp: true`).
-    ddp: Option<dist::Settings>,
+    /// How a rank joins and uses its group, when it runs in one.
+    ddp: dist::Settings,
 }
 
 /// The shape `args` name: the named size, with `layers`, `heads`, `width`
@@ -138,12 +138,8 @@ impl TorchWorkload for Vit {
 
     fn parse(args: Args) -> mlb_plugin::Result<Settings> {
         let shape = shape(&args)?;
-        let ddp = if args.ddp {
-            let backend = args.backend.as_deref();
-            Some(dist::Settings::new(args.timeout, args.bucket_mb, args.interface, backend, args.overlap)?)
-        } else {
-            None
-        };
+        let backend = args.backend.as_deref();
+        let ddp = dist::Settings::new(args.timeout, args.bucket_mb, args.interface, backend, args.overlap)?;
         Ok(Settings {
             shape,
             batch: args.batch_size as i64,
@@ -160,13 +156,13 @@ impl TorchWorkload for Vit {
         let device = rt.device();
         let vs = nn::VarStore::new(device);
         let model = Model::new(&vs.root(), args.shape);
-        let mut ddp = args.ddp.as_ref().map(|settings| settings.join(device)).transpose()?;
+        let mut ddp = if in_group()? { Some(args.ddp.join(device)?) } else { None };
         let params = vs.trainable_variables();
         if let Some(dp) = &mut ddp {
             let mut named: Vec<_> = vs.variables().into_iter().collect();
             named.sort_by(|a, b| a.0.cmp(&b.0));
             dp.broadcast(&named.into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
-            if args.ddp.as_ref().is_some_and(|s| s.overlap) {
+            if args.ddp.overlap {
                 dp.overlap(&params)?;
             }
         }
@@ -250,10 +246,10 @@ impl TorchWorkload for Vit {
         if let Some((correct, n)) = &self.last_batch {
             out.insert("last_batch_accuracy".into(), (correct.int64_value(&[]) as f64 / *n as f64).into());
         }
-        if let (Some(dp), Some(settings)) = (&self.ddp, &self.args.ddp) {
+        if let Some(dp) = &self.ddp {
             // A config key of `mlb report`: it sets groups of each size apart.
             out.insert("world_size".into(), dp.group().world().into());
-            out.insert("ddp".into(), dist::settings::report(dp, settings));
+            out.insert("ddp".into(), dist::settings::report(dp, &self.args.ddp));
         }
     }
 }
