@@ -21,6 +21,11 @@ pub struct BurnArgs {
     #[arg(long, value_name = "RATIO", default_value = "0.9", value_parser = ratio)]
     pub tolerance: f64,
 
+    /// A GPU fails below this share of the dense peak TFLOPS of its model in
+    /// the precision (the peak table of `mlb report`'s MFU).
+    #[arg(long = "min-peak", value_name = "RATIO", default_value = "0.5", value_parser = ratio)]
+    pub min_peak: f64,
+
     /// A slot fails when a GPU, or its CPU quota, throttled more than this
     /// share of its window.
     #[arg(long = "max-throttled", value_name = "RATIO", default_value = "0.05", value_parser = ratio)]
@@ -74,6 +79,7 @@ impl BurnArgs {
             precision: "bf16".into(),
             tolerance: 0.9,
             max_throttled: 0.05,
+            min_peak: 0.5,
             outdir,
             devices,
             slurm: false,

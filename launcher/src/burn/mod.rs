@@ -37,6 +37,8 @@ pub struct Burn {
     pub tolerance: f64,
     /// The largest share of a window spent throttled.
     pub max_throttled: f64,
+    /// The least share of the model's peak TFLOPS.
+    pub min_peak: f64,
     /// Every slot's verdicts.
     pub verdicts: Vec<Verdict>,
     /// Failed slots, each with its reasons joined.
@@ -76,7 +78,7 @@ impl Burn {
         if measured.is_empty() {
             return Err(BurnError::NoReports { path: outdir.to_path_buf() });
         }
-        let bounds = Bounds { tolerance: args.tolerance, max_throttled: args.max_throttled };
+        let bounds = Bounds { tolerance: args.tolerance, max_throttled: args.max_throttled, min_peak: args.min_peak };
         let verdicts = verdict::judge(&measured, bounds);
         let failed: Vec<Failed> = verdict::failed(&verdicts)
             .into_iter()
@@ -95,6 +97,7 @@ impl Burn {
             precision: args.precision.clone(),
             tolerance: args.tolerance,
             max_throttled: args.max_throttled,
+            min_peak: args.min_peak,
             verdicts,
             failed,
             drain,

@@ -8,7 +8,7 @@ use crate::store::query::render::table;
 
 /// The table, a line per failed slot's reasons, the drain commands.
 pub fn table(burn: &Burn) -> String {
-    let headers = ["slot", "gpu", "gemm TFLOPS", "membw GB/s", "throttled", "verdict"].map(String::from);
+    let headers = ["slot", "gpu", "gemm TFLOPS", "of peak", "membw GB/s", "throttled", "verdict"].map(String::from);
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut slots: Vec<&super::reading::Slot> = burn.verdicts.iter().map(|v| &v.slot).collect();
     slots.dedup();
@@ -21,14 +21,15 @@ pub fn table(burn: &Burn) -> String {
             Some(Verdict { value: Some(v), .. }) => format!("{v:.digits$}"),
             _ => "-".into(),
         };
-        let throttled = of(Check::Throttled).and_then(|v| v.value).map_or("-".into(), |t| format!("{:.0}%", 100.0 * t));
+        let share = |check: Check| of(check).and_then(|v| v.value).map_or("-".into(), |s| format!("{:.0}%", 100.0 * s));
         let failed = burn.failed.iter().find(|f| f.slot == slot.label());
         rows.push(vec![
             slot.label(),
             slot.gpu.clone().unwrap_or_else(|| "cpu".into()),
             figure(Check::Tflops, 3),
+            share(Check::Peak),
             figure(Check::Bandwidth, 1),
-            throttled,
+            share(Check::Throttled),
             failed.map_or("pass".into(), |_| Outcome::Fail.to_string()),
         ]);
     }

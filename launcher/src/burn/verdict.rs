@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `completed` | an instance of the slot failed or left no report |
 //! | `tflops` | gemm's TFLOPS below `tolerance` of the best slot of the same model |
+//! | `peak` | gemm's TFLOPS below `min_peak` of the dense peak of the GPU's model in its precision (the peak table, [`crate::gpu::peak`]); not measured for a model or precision the table lacks, and no verdict on a CPU slot |
 //! | `bandwidth` | membw's bandwidth below `tolerance` of the best slot of the same model |
 //! | `throttled` | a GPU or the slot's CPU quota throttled more than `max_throttled` of a window |
 //! | `xid` | a GPU reported an XID error inside a window |
@@ -16,6 +17,7 @@
 use super::jobs::{GEMM, MEMBW};
 use super::reading::{Measured, Slot};
 use crate::accept::Outcome;
+use crate::contract::precision::Precision;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,6 +29,8 @@ pub enum Check {
     Completed,
     /// gemm's TFLOPS against the best slot.
     Tflops,
+    /// gemm's TFLOPS against the peak of the GPU's model.
+    Peak,
     /// membw's bandwidth against the best slot.
     Bandwidth,
     /// Throttling within the bound.
@@ -51,7 +55,7 @@ pub struct Verdict {
     /// The bound it was held to (for `tflops` and `bandwidth`: the best
     /// slot's figure times the tolerance).
     pub bound: Option<f64>,
-    /// For a failure: why, in words.
+    /// For a failure (or a check not measured): why, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -63,6 +67,8 @@ pub struct Bounds {
     pub tolerance: f64,
     /// The largest share of a window spent throttled.
     pub max_throttled: f64,
+    /// The least share of the model's peak TFLOPS.
+    pub min_peak: f64,
 }
 
 /// Every slot's verdicts, slots in order, checks in [`Check`]'s order.
@@ -111,6 +117,9 @@ pub fn judge(measured: &[Measured], bounds: Bounds) -> Vec<Verdict> {
             };
             verdicts.push(verdict(check, m.figure, bound, failed));
         }
+        if let Some(v) = of(slot, GEMM).filter(|m| m.failure.is_none()).and_then(|m| peak(m, bounds)) {
+            verdicts.push(verdict(Check::Peak, v.value, v.bound, v.reason).with_outcome(v.outcome));
+        }
         let throttled = runs.iter().filter_map(|m| m.throttled).reduce(f64::max);
         let failed = throttled
             .filter(|t| *t > bounds.max_throttled)
@@ -124,6 +133,51 @@ pub fn judge(measured: &[Measured], bounds: Bounds) -> Vec<Verdict> {
         verdicts.push(verdict(Check::Ecc, Some(ecc), Some(0.0), failed));
     }
     verdicts
+}
+
+/// What the peak check found: its outcome, the share of the peak, the bound
+/// and the reason.
+struct PeakShare {
+    outcome: Outcome,
+    value: Option<f64>,
+    bound: Option<f64>,
+    reason: Option<String>,
+}
+
+/// gemm's TFLOPS as a share of the peak of its GPU's model in its
+/// precision; `None` on a CPU slot.
+fn peak(m: &Measured, bounds: Bounds) -> Option<PeakShare> {
+    let gpu = m.slot.gpu.as_deref()?;
+    let precision = m.precision.as_deref().and_then(|p| p.parse::<Precision>().ok());
+    let Some(peak) = precision.and_then(|p| crate::gpu::peak::peak(gpu, p)) else {
+        let precision = m.precision.as_deref().unwrap_or("an unknown precision");
+        let reason = format!("the peak table has no figure for {gpu} in {precision}");
+        return Some(PeakShare {
+            outcome: Outcome::NotMeasured,
+            value: None,
+            bound: Some(bounds.min_peak),
+            reason: Some(reason),
+        });
+    };
+    let share = m.figure.map(|t| t / peak.tflops);
+    let reason = share.filter(|s| *s < bounds.min_peak).map(|s| {
+        format!(
+            "gemm {:.1} TFLOPS, {:.0}% of the {} peak of {:.1} (at least {:.0}%)",
+            m.figure.unwrap_or_default(),
+            100.0 * s,
+            peak.model,
+            peak.tflops,
+            100.0 * bounds.min_peak
+        )
+    });
+    let outcome = if reason.is_some() { Outcome::Fail } else { Outcome::Pass };
+    Some(PeakShare { outcome, value: share, bound: Some(bounds.min_peak), reason })
+}
+
+impl Verdict {
+    fn with_outcome(self, outcome: Outcome) -> Verdict {
+        Verdict { outcome, ..self }
+    }
 }
 
 /// The failed slots, each with its reasons in order.
@@ -143,7 +197,7 @@ pub fn failed(verdicts: &[Verdict]) -> Vec<(&Slot, Vec<&str>)> {
 mod tests {
     use super::*;
 
-    const BOUNDS: Bounds = Bounds { tolerance: 0.9, max_throttled: 0.05 };
+    const BOUNDS: Bounds = Bounds { tolerance: 0.9, max_throttled: 0.05, min_peak: 0.5 };
 
     fn run(id: &str, bench: &str, figure: f64) -> Measured {
         Measured {
@@ -194,6 +248,24 @@ mod tests {
         let verdicts = judge(&measured, BOUNDS);
         let completed = verdicts.iter().find(|v| v.slot.id == "1" && v.check == Check::Completed).unwrap();
         assert_eq!(completed.reason.as_deref(), Some("membw failed (error: out of memory)"));
+    }
+
+    #[test]
+    fn a_gpu_is_held_to_the_peak_of_its_model_and_an_unknown_model_is_not_measured() {
+        let gpu = |id: &str, name: &str, tflops: f64| {
+            let mut m = run(id, GEMM, tflops);
+            (m.slot.gpu, m.precision) = (Some(name.into()), Some("bf16".into()));
+            m
+        };
+        let h100 = crate::gpu::peak::peak("NVIDIA H100 80GB HBM3", Precision::Bf16).unwrap().tflops;
+        let measured = [gpu("0", "NVIDIA H100 80GB HBM3", 0.4 * h100), gpu("1", "Mystery GPU", 10.0)];
+        let verdicts = judge(&measured, BOUNDS);
+        let peak: Vec<(String, Outcome)> =
+            verdicts.iter().filter(|v| v.check == Check::Peak).map(|v| (v.slot.label(), v.outcome)).collect();
+        assert_eq!(peak, [("0".to_string(), Outcome::Fail), ("1".to_string(), Outcome::NotMeasured)]);
+        let failed = verdicts.iter().find(|v| v.check == Check::Peak && v.outcome == Outcome::Fail).unwrap();
+        assert!(failed.reason.as_deref().unwrap().contains("40% of the H100 SXM peak"), "{failed:?}");
+        assert!(judge(&[run("0", GEMM, 1.0)], BOUNDS).iter().all(|v| v.check != Check::Peak), "no peak on a CPU");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! - [`line`](mod@line): the worker's stdout protocol (progress, window and report lines);
 //! - [`window`]: the edges of the timed window and the clock they are read on;
 //! - [`exit`]: exit codes and the failure cause each stands for;
+//! - [`precision`]: the precision a report says it trained in;
 //! - [`isolation`](mod@isolation): what confines an instance, as the environment and the
 //!   report name it;
 //! - [`report`]: the report file, written by the worker (and by the launcher
@@ -32,6 +33,7 @@ pub mod exit;
 pub mod isolation;
 pub mod keys;
 pub mod line;
+pub mod precision;
 pub mod read;
 pub mod record;
 pub mod report;
