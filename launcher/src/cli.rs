@@ -58,16 +58,15 @@ pub enum Command {
         root: Option<PathBuf>,
     },
     /// Is this host fit to measure on? Checks GPUs (idle, persistence, clocks,
-    /// power limits, PCIe links), cgroups and free disk space; writes the
-    /// verdict to `OUTDIR/doctor.json`. Exit status 1 when a check failed.
-    Doctor {
-        /// Folder for the verdict (default: `./output`).
-        #[arg(long, value_name = "DIR", default_value = "output")]
-        outdir: PathBuf,
-        /// Print the verdict as JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    /// power limits, PCIe links), cgroups and free disk space; with `--diag`
+    /// the vendors' diagnostics, with `--deep` those and a short burn; writes
+    /// the verdict to `OUTDIR/doctor.json`. Exit status 1 when a check failed.
+    Doctor(crate::burn::deep::DoctorArgs),
+    /// Burn-in: gemm then membw on every slot at once for a duration, then a
+    /// verdict per slot (TFLOPS and bandwidth against the best slot,
+    /// throttling, XID and ECC errors) in `OUTDIR/burn.json`. Exit status 1
+    /// when a slot failed.
+    Burn(crate::burn::BurnArgs),
     /// Slurm: submit a run as a batch job (`mlb slurm submit`).
     Slurm {
         /// What to do with Slurm.

@@ -35,6 +35,9 @@ pub enum MlbError {
     /// `mlb accept`.
     #[error(transparent)]
     Accept(#[from] crate::accept::AcceptError),
+    /// `mlb burn` (boxed: it holds a launch's errors and its own).
+    #[error(transparent)]
+    Burn(Box<crate::burn::BurnError>),
     /// `mlb targets derive`.
     #[error(transparent)]
     Targets(#[from] crate::targets::TargetsError),
@@ -82,6 +85,7 @@ impl Classify for MlbError {
             MlbError::Report(e) => e.kind(),
             MlbError::Targets(e) => e.kind(),
             MlbError::Accept(e) => e.kind(),
+            MlbError::Burn(e) => e.kind(),
             MlbError::Plugins(e) => e.kind(),
             MlbError::NoSuchPlugin(_) => Kind::Refused,
             MlbError::Build(e) => e.kind(),
@@ -107,12 +111,19 @@ impl Fix for MlbError {
             MlbError::Report(e) => e.fix(),
             MlbError::Targets(e) => e.fix(),
             MlbError::Accept(e) => e.fix(),
+            MlbError::Burn(e) => e.fix(),
             MlbError::Store(e) => e.fix(),
             MlbError::Query(e) => e.fix(),
             MlbError::Serve(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
             MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
         }
+    }
+}
+
+impl From<crate::burn::BurnError> for MlbError {
+    fn from(error: crate::burn::BurnError) -> Self {
+        MlbError::Burn(Box::new(error))
     }
 }
 

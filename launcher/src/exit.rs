@@ -8,7 +8,7 @@
 //! | status of `mlb` | meaning |
 //! |---|---|
 //! | 0 ([`EXIT_OK`]) | done; for a launch: every instance passed |
-//! | 1 ([`EXIT_FAILED`]) | failed; for a launch: an instance failed, or the output folder filled up, or the Docker daemon went away; for `mlb accept`: a verdict failed or was not measured, or (`--verify`) the record's files, verdicts or signature changed |
+//! | 1 ([`EXIT_FAILED`]) | failed; for a launch: an instance failed, or the output folder filled up, or the Docker daemon went away; for `mlb burn`: a check of a slot failed; for `mlb doctor`: a check failed; for `mlb accept`: a verdict failed or was not measured, or (`--verify`) the record's files, verdicts or signature changed |
 //! | 2 ([`EXIT_REFUSED`]) | refused before anything started (bad arguments, jobs file, rules file, missing plugin, image or daemon, another run holding the host) |
 //! | 130 ([`EXIT_INTERRUPTED`]) | interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2) |
 //!

@@ -6,6 +6,7 @@
 //! times and reports on.
 
 pub mod accept;
+pub mod burn;
 pub mod charts;
 pub mod check;
 pub mod cli;

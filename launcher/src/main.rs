@@ -7,7 +7,7 @@ use clap::Parser;
 use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
 use mlb::console::Console;
 use mlb::edge::{self, ExitError, MlbError};
-use mlb::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
+use mlb::exit::{EXIT_INTERRUPTED, EXIT_OK};
 use mlb::slurm::SlurmCommand;
 use mlb::targets::TargetsCommand;
 
@@ -52,19 +52,10 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             }
             Ok(EXIT_OK)
         }
-        Some(Command::Doctor { outdir, json }) => {
-            let host = mlb::host::detect(&mlb::host::Probe::this_host());
-            let verdict = mlb::doctor::examine(&host, &outdir, &[]);
-            let file = verdict
-                .write(&outdir)
-                .map_err(|source| MlbError::Verdict { path: outdir.join(mlb::doctor::FILE), source })?;
-            let text = if json {
-                format!("{}\n", serde_json::to_string_pretty(&verdict).expect("serialises"))
-            } else {
-                verdict.render()
-            };
-            print_stdout(&format!("{text}verdict: {}\n", file.display()))?;
-            Ok(if verdict.failed().next().is_some() { EXIT_FAILED } else { EXIT_OK })
+        Some(Command::Doctor(args)) => {
+            let (text, code) = mlb::burn::deep::doctor(&args, &cli.plugin_dir)?;
+            print_stdout(&text)?;
+            Ok(code)
         }
         Some(Command::Plugins { command: PluginsCommand::List { json, verify } }) => {
             let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
@@ -89,6 +80,11 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             };
             print_stdout(&text)?;
             Ok(EXIT_OK)
+        }
+        Some(Command::Burn(args)) => {
+            let (text, code) = mlb::burn::run(&args, &cli.plugin_dir)?;
+            print_stdout(&text)?;
+            Ok(code)
         }
         Some(Command::Accept(args)) => {
             let (text, code) = mlb::accept::run(&args)?;

@@ -71,9 +71,13 @@ key_lists! {
         "cuda",
         "data",
         "dataset_dir",
+        "flops_formula",
+        "flops_per_item",
         "gpu",
         "ngpu",
         "no_cuda",
+        "peak_source",
+        "peak_tflops",
         "report",
         "seed",
     ];

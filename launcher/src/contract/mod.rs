@@ -8,6 +8,7 @@
 //! - [`line`](mod@line): the worker's stdout protocol (progress, window and report lines);
 //! - [`window`]: the edges of the timed window and the clock they are read on;
 //! - [`exit`]: exit codes and the failure cause each stands for;
+//! - [`precision`]: the precision a report says it trained in;
 //! - [`isolation`](mod@isolation): what confines an instance, as the environment and the
 //!   report name it;
 //! - [`report`]: the report file, written by the worker (and by the launcher
@@ -32,6 +33,7 @@ pub mod exit;
 pub mod isolation;
 pub mod keys;
 pub mod line;
+pub mod precision;
 pub mod read;
 pub mod record;
 pub mod report;
@@ -44,12 +46,16 @@ pub use report::{Container, PluginBuild, Provenance, Report, SlurmTask};
 pub use window::Edge;
 
 /// The files a run writes beside its reports that are no report: the system
-/// description (`system.json`) and the pre-flight verdict (`doctor.json`).
-pub const RUN_FILES: [&str; 2] = [SYSTEM_FILE, VERDICT_FILE];
+/// description (`system.json`), the pre-flight verdict (`doctor.json`) and
+/// a burn's verdicts (`burn.json`).
+pub const RUN_FILES: [&str; 3] = [SYSTEM_FILE, VERDICT_FILE, BURN_FILE];
 /// The run's system description, beside its reports.
 pub const SYSTEM_FILE: &str = "system.json";
 /// The run's pre-flight verdict, beside its reports.
 pub const VERDICT_FILE: &str = "doctor.json";
+
+/// A burn's verdicts, beside its reports (`mlb burn`).
+pub const BURN_FILE: &str = "burn.json";
 
 /// Whether `path` names one of the [`RUN_FILES`].
 pub fn is_run_file(path: &std::path::Path) -> bool {

@@ -12,6 +12,10 @@ pub const FILE: &str = crate::contract::VERDICT_FILE;
 pub struct Verdict {
     /// In the order they ran.
     pub checks: Vec<Check>,
+    /// The vendors' diagnostics run (`mlb doctor --diag`), every test's
+    /// result as reported.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<super::diag::Diagnostic>,
 }
 
 impl Verdict {

@@ -4,6 +4,7 @@
 //! folder (`doctor.json`).
 
 pub mod check;
+pub mod diag;
 mod host;
 
 pub use check::{Verdict, FILE};
@@ -21,5 +22,5 @@ pub fn examine(host: &Host, outdir: &Path, data: &[&Path]) -> Verdict {
         Some(vendor) => vendor.ops().checks(&host.gpus),
         None => vec![Check::pass("gpus", "no GPU: nothing to check")],
     });
-    Verdict { checks }
+    Verdict { checks, diagnostics: Vec::new() }
 }

@@ -16,6 +16,7 @@
 pub mod amd;
 mod device;
 pub mod nvidia;
+pub mod peak;
 mod reader;
 
 pub use device::{device_list, DeviceIndex};

@@ -5,7 +5,8 @@
 //! Installed suites are looked up, in order, in `share/mlb/configs/` beside
 //! the binary's folder (the installed layout: `bin/mlb`,
 //! `lib/mlb/plugins/`, `share/mlb/configs/`), in `configs/` beside the
-//! binary, and among the suites built into mlb (`baselines`, `smoke`).
+//! binary, and among the suites built into mlb (`baselines`, `smoke`, and the modern
+//! suite `modern` with its CPU smoke test `modern-smoke`).
 
 use super::error::JobsError;
 use super::parse::{self, JobsFile};
@@ -15,9 +16,11 @@ use std::path::{Path, PathBuf};
 pub const STANDARD: &str = "baselines";
 
 /// The suites built into the binary: name and jobs file text.
-const BUILT_IN: [(&str, &str); 2] = [
+const BUILT_IN: [(&str, &str); 4] = [
     ("baselines", include_str!("../../../configs/baselines.json")),
     ("smoke", include_str!("../../../configs/smoke.json")),
+    ("modern", include_str!("../../../configs/modern.json")),
+    ("modern-smoke", include_str!("../../../configs/modern-smoke.json")),
 ];
 
 /// The name a built-in suite's file goes by in messages.
@@ -106,6 +109,14 @@ mod tests {
         assert!(built_in.jobs.len() > 10, "the whole standard suite");
         assert!(built_in.path.starts_with(BUILT_IN_FOLDER));
         assert_eq!(resolve(Path::new("smoke.json"), &exe).unwrap().suite, "smoke");
+        for modern in ["modern", "modern-smoke"] {
+            let suite = resolve(Path::new(modern), &exe).unwrap();
+            assert_eq!(suite.suite, modern);
+            assert_eq!(
+                suite.jobs.iter().map(|j| j.name.as_str()).collect::<Vec<_>>(),
+                ["gpt_124m", "gpt_350m", "vit_b16"]
+            );
+        }
     }
 
     #[test]
@@ -122,7 +133,7 @@ mod tests {
         let err = resolve(Path::new("nope"), &exe).unwrap_err();
         assert_eq!(
             crate::fix::one_line(&err),
-            "no jobs file and no installed suite named `nope`; installed suites: baselines, site, smoke; fix: give the path of a jobs file, or one of those names"
+            "no jobs file and no installed suite named `nope`; installed suites: baselines, modern, modern-smoke, site, smoke; fix: give the path of a jobs file, or one of those names"
         );
         // A path is read as a path: its error names the file.
         let err = resolve(Path::new("./nope.json"), &exe).unwrap_err();

@@ -9,8 +9,10 @@ use super::energy::{
 use super::error::ReportError;
 use super::groups::{groups, GroupRow};
 use super::judge::{judge, Check, Rule};
+use super::mfu::{mfu, MfuTables};
 use super::per_gpu::{per_gpu, GpuTables};
 use super::per_node::{per_node, NodeTables};
+use super::profile::{self, ProfileScore};
 use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
 use super::source::{Disk, Source};
@@ -106,11 +108,17 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// The score's table: one row per bench, every config pooled, as the original.
     pub benches: Vec<Row>,
-    /// Score; none without targets.
+    /// Score; none without targets, and for the reports of a score profile's
+    /// suites ([`profile_score`](Self::profile_score)).
     pub score: Option<Score>,
     /// The score under the other rule (the original's with `--strict`, the
     /// stricter one without); none without targets.
     pub other_score: Option<Score>,
+    /// The score of the profile whose suites the reports are of (the modern
+    /// suite's: docs/targets.md, "Score profiles"); left out of the JSON
+    /// for other reports.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile_score: Option<ProfileScore>,
     /// Failed entries.
     pub failures: Vec<FailureRow>,
     /// Entries the original counts and mlb's stricter check fails.
@@ -123,6 +131,10 @@ pub struct Report {
     pub per_node: NodeTables,
     /// Energy per item and items per watt, from the instances' telemetry.
     pub energy: EnergyTables,
+    /// Achieved TFLOPS and MFU of the entries that state their FLOPs per
+    /// item; left out of the JSON when none does.
+    #[serde(skip_serializing_if = "MfuTables::is_empty")]
+    pub mfu: MfuTables,
     /// Instances that throttled for more than 1% of their window or ran on
     /// a degraded link.
     pub conditions: Vec<ConditionFlag>,
@@ -261,8 +273,14 @@ pub fn aggregate_from(
     let judged: Vec<Judged> = sel.kept.iter().zip(checks).map(|(entry, check)| Judged { entry, check }).collect();
     let rule = opts.rule;
     let layouts = Layouts::of(&judged, opts.grouping);
-    let mine = figures(&judged, &layouts, opts, rule);
-    let other = figures(&judged, &layouts, opts, rule.other());
+    let mut mine = figures(&judged, &layouts, opts, rule);
+    let mut other = figures(&judged, &layouts, opts, rule.other());
+    let profile = profile::for_suites(sel.kept.iter().map(|e| e.suite.as_deref()));
+    let profile_score = profile.map(|p| {
+        // The original score never sees the profile's benches.
+        (mine.score, other.score) = (None, None);
+        p.score(&mine.benches, &mfu(&judged, &layouts.benches, rule), judged.len(), mine.failures)
+    });
     let failures = listed(&judged, |j| rule.fails(j.check));
     let stricter = listed(&judged, |j| j.disputed());
     let mut report = Report {
@@ -280,6 +298,7 @@ pub fn aggregate_from(
         per_gpu: per_gpu(&judged, &layouts.rows, rule),
         per_node: per_node(&judged, &layouts.rows, rule),
         energy: energy(&judged, &layouts.rows, rule),
+        mfu: mfu(&judged, &layouts.rows, rule),
         conditions: flagged(&judged, &layouts.rows, rule),
         system: source.system(dir),
         sampled: sampled(&judged, &layouts.rows, rule, source),
@@ -292,6 +311,7 @@ pub fn aggregate_from(
         benches: mine.benches,
         score: mine.score,
         other_score: other.score,
+        profile_score,
     };
     report.notes = notes(&report, &sel, opts);
     let unphysical = non_physical(&judged, &layouts.rows, rule);
@@ -524,6 +544,8 @@ mod tests {
             avg: Some(1.0),
             losses: Losses::default(),
             conditions: None,
+            flops_per_item: None,
+            probe_peak: None,
             args: vec![],
         }
     }

@@ -178,6 +178,8 @@ mod tests {
             avg,
             losses: Losses { nan, infinite, null: false },
             conditions: None,
+            flops_per_item: None,
+            probe_peak: None,
             args: vec![],
         }
     }

@@ -1,6 +1,6 @@
 //! `mlb report`: reads a folder of report files (mlb's and the original
 //! suite's, through [`crate::contract::read`]), computes the per-bench statistics, the score against a target
-//! table (docs/report.md, "Algorithm"), per-GPU and per-node tables, data parallel groups, an
+//! table (docs/report.md, "Algorithm"), per-GPU and per-node tables, the MFU of workloads that state their FLOPs, data parallel groups, an
 //! optional comparison with a baseline,
 //! and prints them as a table, JSON, CSV or Markdown, with an optional HTML
 //! page with charts.
@@ -14,9 +14,11 @@ mod error;
 mod groups;
 pub mod history;
 mod judge;
+mod mfu;
 mod page;
 mod per_gpu;
 mod per_node;
+mod profile;
 mod relative;
 pub mod render;
 mod rows;
@@ -33,8 +35,10 @@ pub use energy::{ConditionFlag, EnergyRow, EnergyTables, Sampled, MAX_JOULES_PER
 pub use error::ReportError;
 pub use groups::GroupRow;
 pub use judge::{judge, Check, Rule};
+pub use mfu::{MfuRow, MfuTables, PeakSource};
 pub use per_gpu::{device_order, Device, GpuTables};
 pub use per_node::NodeTables;
+pub use profile::{ProfileBench, ProfileScore};
 pub use relative::{Row as RelativeRow, FLAG_BELOW};
 pub use rows::{Grouping, Row};
 pub use score::{Score, MAX_FAILURE_SHARE, MULTI_GPU};

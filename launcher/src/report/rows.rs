@@ -284,6 +284,8 @@ mod tests {
             avg: Some(avg),
             losses: Losses::default(),
             conditions: None,
+            flops_per_item: None,
+            probe_peak: None,
             args: args.as_object().unwrap().iter().map(|(k, v)| (k.as_str().into(), v.clone())).collect(),
         }
     }

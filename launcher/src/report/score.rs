@@ -90,6 +90,8 @@ pub(super) mod tests {
             avg: Some(v),
             losses: Losses::default(),
             conditions: None,
+            flops_per_item: None,
+            probe_peak: None,
             args: vec![],
         }
     }

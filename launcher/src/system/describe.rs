@@ -53,6 +53,10 @@ pub struct SystemDesc {
     pub other_software_stack: String,
     /// The container image and digest, when the run uses one.
     pub container: Option<Container>,
+    /// The vendors' diagnostics `mlb doctor --diag` ran, every test's result
+    /// as reported.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<crate::doctor::diag::Diagnostic>,
 }
 
 /// Describes `host` (read under `root`, `/` on a real host) for a run
@@ -97,6 +101,7 @@ pub fn describe(host: &Host, root: &Path, nodes: usize, container: Option<Contai
         framework: "libtorch (tch)".into(),
         other_software_stack: format!("mlb {}", env!("CARGO_PKG_VERSION")),
         container,
+        diagnostics: Vec::new(),
     }
 }
 

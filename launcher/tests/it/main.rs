@@ -13,6 +13,7 @@ mod report_gen;
 
 mod accept_record;
 mod accept_runs;
+mod burn_runs;
 mod cli;
 mod docker_runtime;
 mod host_detect;

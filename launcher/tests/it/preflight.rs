@@ -72,3 +72,63 @@ fn doctor_writes_its_verdict() {
     let failed = checks.iter().any(|c| c["status"] == "fail");
     assert_eq!(out.status.code(), Some(if failed { 1 } else { 0 }), "{stdout}\n{stderr}");
 }
+
+/// A stand-in for NVIDIA's `dcgmi` (this host has no DCGM): a script on
+/// `PATH` printing what `dcgmi diag -r 1 -j` prints, with the GPU Memory
+/// test failed on GPU 1, and exiting 0 as the real one can with a failed test.
+const DCGMI_STANDIN: &str = r#"#!/bin/sh
+[ "$1 $2 $3 $4" = "diag -r 1 -j" ] || { echo "stand-in dcgmi: unexpected arguments: $*" >&2; exit 9; }
+cat <<'JSON'
+{"DCGM GPU Diagnostic": {"test_categories": [
+  {"category": "Deployment", "tests": [{"name": "Denylist", "results": [{"status": "Pass"}]}]},
+  {"category": "Hardware", "tests": [{"name": "GPU Memory", "results": [
+    {"gpu_id": "0", "status": "Pass"},
+    {"gpu_id": "1", "status": "Fail", "warnings": [{"warning": "Pending page retirements", "error_id": 36}]}]}]},
+  {"category": "Integration", "tests": [{"name": "PCIe", "results": [{"gpu_id": "0", "status": "Skip"}]}]}
+]}, "version": "3.3.5"}
+JSON
+exit 0
+"#;
+
+#[test]
+fn a_failed_test_of_a_standin_dcgmi_fails_the_doctor_by_name_though_dcgmi_exits_0() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let dcgmi = common::write(&bin, "dcgmi", DCGMI_STANDIN);
+    std::fs::set_permissions(&dcgmi, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let out_dir = dir.path().join("out");
+    let out = std::process::Command::new(common::mlb())
+        .args(["doctor", "--diag", "--outdir", out_dir.to_str().unwrap()])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("FAIL  dcgmi GPU Memory gpu1: Fail: Pending page retirements"), "{stdout}");
+    let verdict = json(&out_dir.join("doctor.json"));
+    let failed: Vec<&str> = verdict["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail" && c["name"].as_str().unwrap().starts_with("dcgmi"))
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["dcgmi GPU Memory gpu1"], "{verdict:#}");
+    // Every test's own result is kept, in doctor.json and in system.json.
+    for file in ["doctor.json", "system.json"] {
+        let kept = json(&out_dir.join(file));
+        let diagnostic = &kept["diagnostics"][0];
+        assert_eq!((&diagnostic["tool"], &diagnostic["exit_status"]), (&"dcgmi".into(), &0.into()), "{file}");
+        let tests: Vec<(String, String)> = diagnostic["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t["name"].as_str().unwrap().to_string(), t["status"].as_str().unwrap().to_string()))
+            .collect();
+        let want = [("Denylist", "Pass"), ("GPU Memory", "Pass"), ("GPU Memory", "Fail"), ("PCIe", "Skip")];
+        assert_eq!(tests, want.map(|(n, s)| (n.to_string(), s.to_string())), "{file}");
+    }
+}

@@ -257,5 +257,5 @@ fn usage_lines_run_the_standard_suite_by_name_or_by_default() {
     let unknown = mlb_run(&["--jobs", "nosuch"]);
     let (_, stderr) = text(&unknown);
     assert_eq!(unknown.status.code(), Some(2));
-    assert!(stderr.contains("installed suites: baselines, smoke"), "{stderr}");
+    assert!(stderr.contains("installed suites: baselines, modern, modern-smoke, smoke"), "{stderr}");
 }

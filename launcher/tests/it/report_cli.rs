@@ -296,3 +296,72 @@ fn control_characters_in_argument_values_are_escaped_in_every_text_output() {
     let json: Value = serde_json::from_str(&stdout(&mlb(&["--reports", d, "--format", "json"]))).unwrap();
     assert!(json["rows"].as_array().unwrap().iter().any(|r| r["args"]["arch"] == hostile));
 }
+
+#[test]
+fn mfu_per_config_and_gpu_in_every_format_and_nothing_new_without_flops() {
+    let dir = tempfile::tempdir().unwrap();
+    // gpt on two H100s (bf16, table peak 989.5) and vit on a CPU (probe peak).
+    let reports = [
+        ("a", "gpt_124m", "0", r#""gpu": "NVIDIA H100 80GB HBM3", "precision": "bf16""#, 1000.0, "null"),
+        ("b", "gpt_124m", "1", r#""gpu": "NVIDIA H100 80GB HBM3", "precision": "bf16""#, 3000.0, "null"),
+        ("c", "vit_b16", "0", r#""precision": "fp32", "peak_source": "probe""#, 10.0, "0.5"),
+    ];
+    for (file, name, vcd, extra, avg, probe) in reports {
+        let text = format!(
+            r#"{{"name": "{name}", "suite": "modern", "vcd": "{vcd}", "completed": true, "batch_size": 8, {extra},
+                "flops_per_item": 1e11, "flops_formula": "6N", "peak_tflops": {probe},
+                "train_item": {{"avg": {avg}}}, "batch_loss": [2.0, 1.9]}}"#
+        );
+        std::fs::write(dir.path().join(format!("modern.{name}.{file}.json")), text).unwrap();
+    }
+    let d = dir.path().to_str().unwrap();
+    let json: Value = serde_json::from_str(&stdout(&mlb(&["--reports", d, "--format", "json"]))).unwrap();
+    let rows = json["mfu"]["rows"].as_array().unwrap();
+    let gpt = rows.iter().find(|r| r["label"] == "gpt_124m").unwrap();
+    // 2000 items/s x 1e11 FLOPs = 200 TFLOPS of 989.5.
+    assert!(close(&gpt["achieved_tflops"]["mean"], 200.0) && close(&gpt["peak_tflops"], 989.5), "{gpt}");
+    assert!(close(&gpt["mfu"]["mean"], 200.0 / 989.5) && gpt["peak_of"] == "H100 SXM (peak table)", "{gpt}");
+    let vit = rows.iter().find(|r| r["label"] == "vit_b16").unwrap();
+    assert!(
+        close(&vit["achieved_tflops"]["mean"], 1.0) && close(&vit["mfu"]["mean"], 2.0) && vit["peak_of"] == "probe"
+    );
+    assert_eq!(json["mfu"]["per_gpu"].as_array().unwrap().len(), 3);
+    assert!(json["mfu"]["sources"][0]["source"].as_str().unwrap().contains("datasheet"));
+    let table = stdout(&mlb(&["--reports", d]));
+    let section = table.split("Model FLOPs utilisation").nth(1).expect("the MFU table is shown");
+    assert!(section.contains("H100 SXM (peak table)") && section.contains("20.2%"), "{section}");
+    assert!(table.contains("MFU per GPU") && table.contains("Peak table sources"), "{table}");
+    assert!(stdout(&mlb(&["--reports", d, "--format", "markdown"])).contains("| gpt_124m | bf16 |"));
+    let csv = stdout(&mlb(&["--reports", d, "--format", "csv"]));
+    assert!(csv.lines().next().unwrap().ends_with("precision,flops_per_item,achieved_tflops,peak_tflops,peak_of,mfu"));
+    assert!(
+        csv.lines().any(|l| l.starts_with("gpt_124m,") && l.contains(",bf16,100000000000,200,989.5,H100 SXM")),
+        "{csv}"
+    );
+    assert!(stdout(&mlb(&["--reports", d, "--html", &format!("{d}/r.html")])).contains("Model FLOPs"));
+    assert!(std::fs::read_to_string(dir.path().join("r.html")).unwrap().contains("MFU per GPU"));
+
+    // The modern suite's reports are scored by its profile, not the original score.
+    let targets = dir.path().join("t.csv");
+    std::fs::write(&targets, "bench,target,perf_target,sd_target\ngpt_124m,1000,0.5,0.1\nvit_b16,20,0.5,0.1\n")
+        .unwrap();
+    let t = targets.to_str().unwrap();
+    let json: Value =
+        serde_json::from_str(&stdout(&mlb(&["--reports", d, "--targets", t, "--format", "json"]))).unwrap();
+    let p = &json["profile_score"];
+    assert!(json["score"].is_null() && p["profile"] == "modern", "{json}");
+    // gpt_124m: perf 2000/1000 = 2 (weight 0.4); vit_b16: 10/20 = 0.5 (0.3).
+    assert!(close(&p["score"], (0.4 / 0.7 * 2f64.ln() + 0.3 / 0.7 * 0.5f64.ln()).exp()), "{p}");
+    assert!(close(&p["mfu"], (0.4 * 200.0 / 989.5 + 0.3 * 2.0) / 0.7), "{p}");
+    let table = stdout(&mlb(&["--reports", d, "--targets", t]));
+    assert!(table.contains("Score (profile modern") && table.contains("gpt_124m: weight 0.4, perf 2.000"), "{table}");
+
+    // Reports without FLOPs: no MFU key, column or section.
+    let old = tempfile::tempdir().unwrap();
+    fixture(old.path());
+    let o = old.path().to_str().unwrap();
+    let json: Value = serde_json::from_str(&stdout(&mlb(&["--reports", o, "--format", "json"]))).unwrap();
+    assert!(json.get("mfu").is_none());
+    assert!(!stdout(&mlb(&["--reports", o, "--format", "csv"])).contains("mfu"));
+    assert!(!stdout(&mlb(&["--reports", o])).contains("FLOPs"));
+}

@@ -5,6 +5,10 @@
 //! to fp16 rounding. The loss is multiplied by a scale before the backward pass
 //! so that small gradients do not underflow, and the gradients are divided by
 //! it again (in fp32) before the update.
+//!
+//! [`GradScaler`] is the loss scaling alone, for models whose weights stay in
+//! float32 and whose forward pass runs under fp16 autocast
+//! ([`crate::precision`]).
 
 use tch::{Kind, Tensor};
 
@@ -72,6 +76,61 @@ impl LossScale {
                 true
             }
         }
+    }
+}
+
+/// Loss scaling for a float32 model trained under fp16 autocast, as
+/// PyTorch's `GradScaler` does: the loss is multiplied by the scale before
+/// the backward pass, the gradients divided by it after.
+#[derive(Debug)]
+pub struct GradScaler {
+    scale: LossScale,
+    skipped: u64,
+}
+
+impl GradScaler {
+    /// Scales by `scale`.
+    pub fn new(scale: LossScale) -> Self {
+        GradScaler { scale, skipped: 0 }
+    }
+
+    /// `loss` times the scale, in float32.
+    pub fn scaled(&self, loss: &Tensor) -> Tensor {
+        loss.to_kind(Kind::Float) * self.scale.value()
+    }
+
+    /// Divides `grads` by the scale in place. Returns false when the step
+    /// must be skipped (dynamic scaling found a non-finite gradient; the
+    /// scale has been lowered).
+    pub fn unscale(&mut self, grads: &[Tensor]) -> bool {
+        let inv = 1.0 / self.scale.value();
+        let finite = tch::no_grad(|| {
+            for g in grads {
+                let _ = g.shallow_clone().g_mul_scalar_(inv);
+            }
+            match self.scale {
+                LossScale::Static(_) => true,
+                LossScale::Dynamic { .. } => {
+                    let flags: Vec<Tensor> = grads.iter().map(|g| g.isfinite().all()).collect();
+                    flags.is_empty() || Tensor::stack(&flags, 0).all().int64_value(&[]) != 0
+                }
+            }
+        });
+        let apply = self.scale.update(finite);
+        if !apply {
+            self.skipped += 1;
+        }
+        apply
+    }
+
+    /// The current loss scale.
+    pub fn scale(&self) -> f64 {
+        self.scale.value()
+    }
+
+    /// Steps skipped because of overflowing gradients.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
     }
 }
 

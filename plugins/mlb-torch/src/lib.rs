@@ -4,12 +4,15 @@
 //!
 //! - [`runtime`]: threads, device and seeds of an instance; [`device`]: device
 //!   requests and GPU names.
-//! - [`amp`]: half precision with loss scaling and fp32 master weights;
+//! - [`precision`]: the `precision` argument (fp32, bf16 and fp16 autocast);
+//!   [`amp`]: half precision with loss scaling and fp32 master weights;
 //!   [`grad`]: gradient clipping without host syncs; [`ops`]: libtorch
 //!   operations tch does not bind; [`dist`]: multi-process data parallelism
 //!   (c10d's process group).
 //! - [`data`]: loaders of the real formats (MNIST idx, image folders, word
 //!   corpora) and [`synth`]: synthetic data of the same shapes.
+//! - [`flops`]: training FLOPs per item by formula; [`probe`]: a CPU's
+//!   measured peak.
 //! - [`plugin`]: [`TorchWorkload`], the adaptor to the plugin SDK.
 //! - [`workloads`]: the suite's models, one module each.
 
@@ -17,11 +20,14 @@ pub mod amp;
 pub mod data;
 pub mod device;
 pub mod dist;
+pub mod flops;
 pub mod grad;
 pub mod metrics;
 pub mod ops;
 pub mod parallel;
 pub mod plugin;
+pub mod precision;
+pub mod probe;
 pub mod runtime;
 pub mod synth;
 pub mod weights;
@@ -56,4 +62,8 @@ mlb_plugin::export_workloads!(
     TorchPlugin<DistributedConvnet<false>>,
     TorchPlugin<DistributedConvnet<true>>,
     TorchPlugin<DcganAll>,
+    TorchPlugin<Gpt>,
+    TorchPlugin<Vit>,
+    TorchPlugin<Gemm>,
+    TorchPlugin<Membw>,
 );

@@ -6,6 +6,15 @@ use tch::{TchError, Tensor};
 extern "C" {
     fn mlb_leaky_relu_(tensor: *mut torch_sys::C_tensor, negative_slope: c_double) -> *mut c_char;
     fn mlb_free_error(message: *mut c_char);
+    fn mlb_set_allow_tf32(allow: bool);
+}
+
+/// Lets cuBLAS compute float32 matrix products in TF32 (PyTorch's
+/// `torch.backends.cuda.matmul.allow_tf32`), for the whole process. No effect
+/// on the CPU.
+pub fn set_allow_tf32(allow: bool) {
+    // SAFETY: sets one flag of libtorch's global context; no pointers.
+    unsafe { mlb_set_allow_tf32(allow) }
 }
 
 /// LeakyReLU of slope `negative_slope` applied to `x` in place (PyTorch's

@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::{assert_learns, train};
-use mlb_torch::workloads::{Convnet, Dcgan, Reso, ToyLstm, ToyReg, Vae, Wlm};
+use common::{assert_learns, colour_classes, train};
+use mlb_torch::workloads::{Convnet, Dcgan, Reso, ToyLstm, ToyReg, Vae, Vit, Wlm};
 
 #[test]
 fn toy_reg_learns() {
@@ -76,4 +76,42 @@ fn wlmfp16_learns_with_master_weights() {
     assert_learns("wlmfp16", &losses, 5);
     assert_eq!(report["vocab"], 208, "the vocabulary is padded to a multiple of 8");
     assert_eq!(report["precision"], "float16");
+}
+
+/// A two-layer ViT on 32x32 images cut in 8x8 patches.
+fn tiny_vit(extra: &str) -> String {
+    format!(
+        r#"{{"size": "tiny", "layers": 2, "heads": 4, "width": 64, "image_size": 32, "patch": 8, "classes": 3,
+            "batch_size": 12, "lr": 0.002, "warmup": 5, "decay": 40, "workers": 2, "seed": 6{extra}}}"#
+    )
+}
+
+#[test]
+fn vit_learns_a_small_prepared_set_above_chance() {
+    let root = tempfile::tempdir().unwrap();
+    colour_classes(root.path(), 3, 8);
+    let data = format!(r#", "data": "{}""#, root.path().display());
+    let (losses, report) = train::<Vit>(&tiny_vit(&data), 40);
+    assert_learns("vit", &losses, 5);
+    // Chance is 1/3: the last batch of 12 is mostly right.
+    let accuracy = report["last_batch_accuracy"].as_f64().unwrap();
+    assert!(accuracy >= 0.75, "accuracy {accuracy}, losses {losses:?}");
+    assert_eq!((&report["precision"], &report["model"]["tokens"]), (&"float32".into(), &17.into()));
+    assert_eq!(report["data"], root.path().display().to_string());
+}
+
+#[test]
+fn vit_trains_in_bf16_and_fp16_and_states_its_flops_and_the_cpu_peak() {
+    for (precision, dtype) in [("bf16", "bfloat16"), ("fp16", "float16")] {
+        let (losses, report) = train::<Vit>(&tiny_vit(&format!(r#", "precision": "{precision}""#)), 12);
+        assert_learns(&format!("vit {precision}"), &losses, 3);
+        assert_eq!((&report["precision"], &report["data"]), (&dtype.into(), &"synthetic".into()));
+        // 6 x 12 L d^2 x T + 12 L d T^2 + patch embedding + head.
+        let (l, d, t) = (2.0, 64.0, 17.0);
+        let expected = 6.0 * 12.0 * l * d * d * t + 12.0 * l * d * t * t + 6.0 * 192.0 * d * 16.0 + 6.0 * d * 3.0;
+        assert_eq!(report["flops_per_item"].as_f64(), Some(expected));
+        assert!(report["flops_formula"].as_str().unwrap().contains("T=17"));
+        assert_eq!(report["peak_source"], "probe");
+        assert!(report["peak_tflops"].as_f64().is_some_and(|p| p > 0.0));
+    }
 }

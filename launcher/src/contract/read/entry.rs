@@ -4,7 +4,8 @@
 //! Only the fields the report needs are read, in one pass over each object
 //! (no intermediate `Value`): `name`, `suite`, `vcd`, `gpu`, `completed`,
 //! `failure`, `train_item.avg`, `batch_loss`, the node (`provenance.slurm.node`,
-//! else `hostname`), the conditions of its `telemetry`, and the scalar
+//! else `hostname`), the conditions of its `telemetry`, the FLOPs figures
+//! of its MFU (`flops_per_item`, `peak_tflops`), and the scalar
 //! arguments of the config. Numbers may be the original's `NaN`/`Infinity` tokens (read
 //! through [`text`](super::text)'s markers) or `null`.
 
@@ -53,6 +54,11 @@ pub struct Entry {
     pub losses: Losses,
     /// What its `telemetry` block says of its conditions, when it has one.
     pub conditions: Option<Conditions>,
+    /// `flops_per_item`: the training FLOPs of one item, when the workload
+    /// states them (docs/workloads.md, "FLOPs and MFU").
+    pub flops_per_item: Option<f64>,
+    /// `peak_tflops`: the peak the workload measured itself (the CPU probe).
+    pub probe_peak: Option<f64>,
     /// The config's scalar arguments ([`ReportKey::splits_configs`]), sorted by key.
     pub args: Vec<(Arc<str>, Value)>,
 }
@@ -116,6 +122,8 @@ pub struct RawEntry {
     avg: Option<f64>,
     losses: Losses,
     conditions: Option<Conditions>,
+    flops_per_item: Option<f64>,
+    probe_peak: Option<f64>,
     args: Vec<(Arc<str>, Value)>,
     /// The first field of an odd type (a string `train_item`, a scalar
     /// `batch_loss`), read as missing.
@@ -148,6 +156,8 @@ impl RawEntry {
             avg: self.avg,
             losses: self.losses,
             conditions: self.conditions,
+            flops_per_item: self.flops_per_item,
+            probe_peak: self.probe_peak,
             args,
         })
     }
@@ -166,6 +176,8 @@ enum Key<'a> {
     Failure,
     TrainItem,
     BatchLoss,
+    FlopsPerItem,
+    PeakTflops,
     Other(std::borrow::Cow<'a, str>),
 }
 
@@ -202,6 +214,8 @@ impl Key<'_> {
             "failure" => Key::Failure,
             "train_item" => Key::TrainItem,
             "batch_loss" => Key::BatchLoss,
+            "flops_per_item" => Key::FlopsPerItem,
+            "peak_tflops" => Key::PeakTflops,
             _ => return None,
         })
     }
@@ -242,6 +256,10 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
                             let LossScan(losses) = map.next_value::<LossScan<T>>()?;
                             e.losses = e.or_odd(losses, "`batch_loss` is not a list of numbers").unwrap_or_default();
                         }
+                        // Figures of the MFU only: one of another type is
+                        // left out, and the entry judged as it is.
+                        Key::FlopsPerItem => e.flops_per_item = map.next_value::<Num>()?.positive(),
+                        Key::PeakTflops => e.probe_peak = map.next_value::<Num>()?.positive(),
                         // Skipped unread (serde_json's fast path) unless it
                         // may be a config argument.
                         Key::Other(k) if not_config(&k) => {
@@ -404,6 +422,13 @@ struct Num(Result<Option<f64>, Odd>);
 impl Default for Num {
     fn default() -> Self {
         Num(Ok(None))
+    }
+}
+
+impl Num {
+    /// The number when it is finite and above 0.
+    fn positive(self) -> Option<f64> {
+        self.0.ok().flatten().filter(|v| v.is_finite() && *v > 0.0)
     }
 }
 
@@ -680,6 +705,19 @@ mod tests {
         let args: Vec<&str> = e.args.iter().map(|(k, _)| &**k).collect();
         assert_eq!(args, ["arch", "batch_size", "lr", "nothing"], "scalars only, metadata left out, sorted");
         assert_eq!(e.args[3].1, Value::Null);
+    }
+
+    #[test]
+    fn flops_figures_read_and_stay_out_of_the_config() {
+        let e = entry(json!({"name": "gpt", "precision": "bf16", "flops_per_item": 7.5e8,
+            "flops_formula": "6N + 12 L T d", "peak_tflops": 1.25, "peak_source": "probe"}));
+        assert_eq!((e.flops_per_item, e.probe_peak), (Some(7.5e8), Some(1.25)));
+        assert_eq!(e.args, vec![(intern("precision"), json!("bf16"))]);
+        // Odd figures are left out; the entry is judged as it is.
+        let odd = entry(json!({"name": "gpt", "flops_per_item": "many", "peak_tflops": -1, "completed": true}));
+        assert_eq!((odd.flops_per_item, odd.probe_peak, odd.completed), (None, None, Some(true)));
+        let none = entry(json!({"name": "vae"}));
+        assert_eq!((none.flops_per_item, none.probe_peak), (None, None));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The results table as CSV, at full precision (empty cells where a figure
 //! does not exist): one line per config, its varying arguments as columns
-//! (or one line per bench with `--rows bench`).
+//! (or one line per bench with `--rows bench`). When some entry states its
+//! FLOPs per item, each line also holds its MFU figures.
 
 use super::super::{Grouping, Report};
 use serde_json::Value;
@@ -45,6 +46,10 @@ pub fn render(report: &Report) -> String {
         "n,failures,stricter,mean,sd,sd_share,ci95_low,ci95_high,min,max,target,perf_target,sd_target,perf,perf_pass,sd_pass"
             .into(),
     );
+    let mfu = !report.mfu.is_empty();
+    if mfu {
+        header.push("precision,flops_per_item,achieved_tflops,peak_tflops,peak_of,mfu".into());
+    }
     if report.baseline.is_some() {
         header.push("baseline_mean,ratio,verdict".into());
     }
@@ -76,6 +81,19 @@ pub fn render(report: &Report) -> String {
             flag(r.perf_pass),
             flag(r.sd_pass),
         ]);
+        if mfu {
+            match report.mfu.rows.iter().find(|m| m.label == r.label) {
+                Some(m) => cells.extend([
+                    text(&m.precision),
+                    m.flops_per_item.to_string(),
+                    field(m.achieved_tflops.mean),
+                    field(m.peak_tflops),
+                    text(&m.peak_of),
+                    field(m.mfu.mean),
+                ]),
+                None => cells.extend(std::iter::repeat_n(String::new(), 6)),
+            }
+        }
         if let Some(base) = &report.baseline {
             match base.comparisons.iter().find(|c| c.label == r.label) {
                 Some(c) => cells.extend([field(c.baseline.mean), c.ratio.to_string(), text(c.verdict.label())]),

@@ -21,6 +21,8 @@ pub fn entry(name: &str, vcd: &str, completed: bool, avg: f64) -> Entry {
         avg: Some(avg),
         losses: Losses::default(),
         conditions: None,
+        flops_per_item: None,
+        probe_peak: None,
         args: vec![],
     }
 }

@@ -1,6 +1,7 @@
 //! The sections about how the figures were measured: the system the run
-//! describes (`system.json`), the energy tables, and the instances whose
-//! conditions (throttling, a degraded link) make their figure doubtful.
+//! describes (`system.json`), the MFU tables, the energy tables, and the
+//! instances whose conditions (throttling, a degraded link) make their
+//! figure doubtful.
 
 use super::super::Report;
 use super::sections::{num, pct, row_kind, section, table, Anchor, Body, Cell, Mark, Section};
@@ -50,6 +51,71 @@ fn driver(driver: &str, runtime: &str) -> String {
         ("", runtime) => format!("not recorded / {runtime}"),
         (driver, runtime) => format!("{driver} / {runtime}"),
     }
+}
+
+/// The MFU tables (achieved TFLOPS, peak and its source, MFU) and the
+/// sources of the peak table's figures, when some entry states its FLOPs.
+pub fn mfu(report: &Report) -> Vec<Section> {
+    let m = &report.mfu;
+    if m.is_empty() {
+        return Vec::new();
+    }
+    let headers = |device: bool| {
+        let mut h = vec![row_kind(report)];
+        h.extend(device.then_some("device"));
+        h.extend(["precision", "GFLOPs/item", "n", "TFLOPS (mean)", "peak TFLOPS", "peak of", "MFU (mean)"]);
+        h
+    };
+    let cells = |r: &super::super::MfuRow| {
+        let mut c: Vec<Cell> = vec![r.label.as_str().into()];
+        c.extend(r.device.as_deref().map(Cell::from));
+        c.extend([
+            r.precision.as_str().into(),
+            format!("{:.3}", r.flops_per_item / 1e9).into(),
+            r.achieved_tflops.count.to_string().into(),
+            float(r.achieved_tflops.mean),
+            num(r.peak_tflops),
+            r.peak_of.as_str().into(),
+            pct(r.mfu.mean),
+        ]);
+        c
+    };
+    let mut out = vec![section(
+        "Model FLOPs utilisation (achieved TFLOPS = items/s x FLOPs per item; MFU = achieved / peak)",
+        table(&headers(false), m.rows.iter().map(cells).collect()),
+    )];
+    if m.per_gpu.len() > 1 {
+        out.push(section("MFU per GPU", table(&headers(true), m.per_gpu.iter().map(cells).collect())));
+    }
+    if !m.sources.is_empty() {
+        let lines = m.sources.iter().map(|s| format!("{}: {}", s.model, s.source)).collect();
+        out.push(section("Peak table sources (dense, no sparsity)", Body::Lines(lines)));
+    }
+    out
+}
+
+/// A score profile's score: per bench its weight, perf and MFU, then the
+/// score and the weighted MFU.
+pub fn profile(p: &super::super::ProfileScore) -> Body {
+    let mut lines: Vec<String> = p
+        .benches
+        .iter()
+        .map(|b| {
+            let perf = b.perf.map_or("-".into(), |v| format!("{v:.3}"));
+            let mfu = b.mfu.map_or("-".into(), |v| format!("{:.1}%", v * 100.0));
+            format!("{}: weight {}, perf {perf}, MFU {mfu}", b.bench, b.weight)
+        })
+        .collect();
+    lines.push(format!("BF (failures <= 1%): {}", p.bf));
+    lines.push(match p.score {
+        Some(s) => format!("Score = BF x weighted geometric mean of perf: {s:.3}"),
+        None => "no score: pass --gpu-model NAME or --targets FILE with targets for these benches".into(),
+    });
+    lines.push(match p.mfu {
+        Some(m) => format!("weighted MFU: {:.1}%", m * 100.0),
+        None => "weighted MFU: - (no bench states FLOPs with a known peak)".into(),
+    });
+    Body::Lines(lines)
 }
 
 /// The energy tables and the flagged instances, when there are any.

@@ -168,7 +168,10 @@ pub fn sections(report: &Report) -> Vec<Section> {
         let title = "Score table (one row per bench, its configs pooled, as the original)";
         out.push(section(title, bench_table(report, &report.benches)));
     }
-    out.push(section("Score", score(report)));
+    match &report.profile_score {
+        Some(p) => out.push(section(format!("Score (profile {}, docs/targets.md)", p.profile), measured::profile(p))),
+        None => out.push(section("Score", score(report))),
+    }
     let gpu = &report.per_gpu;
     if gpu.devices.len() > 1 {
         let headers: Vec<String> = gpu
@@ -199,6 +202,7 @@ pub fn sections(report: &Report) -> Vec<Section> {
         let title = format!("Stragglers: nodes below {:.0}% of the best node", FLAG_BELOW * 100.0);
         out.push(section(title, flags(report, "node", &node.stragglers)));
     }
+    out.extend(measured::mfu(report));
     out.extend(measured::energy_and_conditions(report));
     if !report.groups.is_empty() {
         out.push(section("Data parallel groups (total throughput, scaling against one rank)", groups(report)));

@@ -17,6 +17,9 @@
 //! drawn image by image from rank 0's seed, so that N ranks of batch B see
 //! the images one rank of batch N*B sees.
 //!
+//! The report states the training FLOPs per image ([`crate::flops::resnet`])
+//! and, on a CPU, the peak the probe measured ([`crate::probe`]).
+//!
 //! `frozen_bn` makes batch norm use its running statistics (as detection
 //! fine-tuning freezes it): a step's gradients then no longer depend on how
 //! the batch is split over ranks.
@@ -26,6 +29,7 @@ use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
 use crate::dist::{self, DataParallel};
+use crate::flops::{self, Flops};
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::{Step, WorkloadArgs};
 use std::path::PathBuf;
@@ -198,12 +202,16 @@ pub struct Convnet<const HALF: bool, const DDP: bool = false> {
     /// The trainable variables, whose gradients the group averages.
     params: Vec<Tensor>,
     vs: nn::VarStore,
+    /// Training FLOPs per image.
+    flops: Flops,
+    /// The CPU's measured peak (on a CPU).
+    peak: Option<f64>,
 }
 
 /// Images `rank * batch .. (rank + 1) * batch` of a batch of `batch *
 /// world` random images and labels drawn one image at a time from `seed`,
 /// so that the images do not depend on how the batch is split.
-fn rank_share(
+pub(crate) fn rank_share(
     seed: u64,
     (rank, world): (usize, usize),
     batch: i64,
@@ -324,7 +332,9 @@ where
                 dp.overlap(&params)?;
             }
         }
-        Ok(Convnet { model, update, input, args, device, ddp, params, vs })
+        let flops = flops::resnet(&args.arch, args.size).ok_or("unknown arch")?;
+        let peak = crate::probe::on_cpu(device, kind);
+        Ok(Convnet { model, update, input, args, device, ddp, params, vs, flops, peak })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -362,6 +372,10 @@ where
         if let Update::Half(master) = &self.update {
             out.insert("loss_scale".into(), master.scale().into());
             out.insert("skipped_steps".into(), master.skipped().into());
+        }
+        self.flops.report(out);
+        if let Some(peak) = self.peak {
+            crate::probe::report(peak, out);
         }
         if self.args.frozen_bn {
             out.insert("batch_norm".into(), "frozen (running statistics)".into());

@@ -74,3 +74,23 @@ pub fn image_classes(root: &Path, classes: usize, per_class: usize) {
         write_jpegs(&root.join(format!("n{c:08}")), per_class, 96, 72, c as u64);
     }
 }
+
+/// A learnable ImageNet-style folder: `classes` (at most 3) sub-folders of
+/// `per_class` noisy JPEGs whose strongest colour channel is the class's.
+pub fn colour_classes(root: &Path, classes: usize, per_class: usize) {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for c in 0..classes {
+        let dir = root.join(format!("n{c:08}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for i in 0..per_class {
+            let picture = image::RgbImage::from_fn(48, 40, |_, _| {
+                image::Rgb(std::array::from_fn(|ch| {
+                    let base = if ch == c { 200 } else { 60 };
+                    (base + rng.random_range(0..50u32)) as u8
+                }))
+            });
+            picture.save(dir.join(format!("img{i:03}.JPEG"))).unwrap();
+        }
+    }
+}

@@ -5,7 +5,7 @@
 pub mod compare;
 pub mod history;
 pub mod list;
-mod table;
+pub mod table;
 
 use clap::ValueEnum;
 use serde::Serialize;

@@ -1,0 +1,176 @@
+//! The command line of `mlb burn`.
+
+use crate::launch::LaunchArgs;
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// `mlb burn` options.
+#[derive(Debug, Clone, Args)]
+pub struct BurnArgs {
+    /// How long each stress workload runs on every slot, in seconds (`90`),
+    /// or with a unit (`90s`, `5m`, `1h`). gemm runs for it, then membw.
+    #[arg(long, value_name = "D", default_value = "60", value_parser = duration)]
+    pub duration: Duration,
+
+    /// Precision of gemm's products: fp32, tf32 (CUDA), bf16, fp16, fp8.
+    #[arg(long, value_name = "P", default_value = "bf16", value_parser = ["fp32", "tf32", "bf16", "fp16", "fp8"])]
+    pub precision: String,
+
+    /// A slot fails below this share of the best slot's TFLOPS and bandwidth.
+    #[arg(long, value_name = "RATIO", default_value = "0.9", value_parser = ratio)]
+    pub tolerance: f64,
+
+    /// A GPU fails below this share of the dense peak TFLOPS of its model in
+    /// the precision (the peak table of `mlb report`'s MFU).
+    #[arg(long = "min-peak", value_name = "RATIO", default_value = "0.5", value_parser = ratio)]
+    pub min_peak: f64,
+
+    /// A slot fails when a GPU, or its CPU quota, throttled more than this
+    /// share of its window.
+    #[arg(long = "max-throttled", value_name = "RATIO", default_value = "0.05", value_parser = ratio)]
+    pub max_throttled: f64,
+
+    /// Folder of the reports and of `burn.json` (default: `./burn`); it must
+    /// hold no report yet.
+    #[arg(long, value_name = "DIR", default_value = "burn")]
+    pub outdir: PathBuf,
+
+    /// Number of slots on a host without GPU (default 1); on a GPU host, the first N GPUs.
+    #[arg(long, value_name = "N")]
+    pub devices: Option<usize>,
+
+    /// Burn every node of the Slurm allocation this runs in at once (one job
+    /// step per workload, one task per slot on every node).
+    #[arg(long)]
+    pub slurm: bool,
+
+    /// With `--slurm`: run the printed `scontrol update ... state=drain`
+    /// command for each failed node.
+    #[arg(long, requires = "slurm")]
+    pub drain: bool,
+
+    /// Run without cgroups: instances are not confined to their slot.
+    #[arg(long = "no-cgroups")]
+    pub no_cgroups: bool,
+
+    /// When another mlb run holds this host, wait for it to end instead of refusing.
+    #[arg(long)]
+    pub wait: bool,
+
+    /// Print the verdicts as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Take this lock file instead of the host's (tests running side by side).
+    #[arg(long = "lock", env = "MLB_LOCK", value_name = "FILE", hide = true)]
+    pub lock: Option<PathBuf>,
+}
+
+/// Seconds a step of the stress workloads lasts when the duration allows
+/// two of them at least.
+pub const STEP_SECONDS: f64 = 1.0;
+
+impl BurnArgs {
+    /// A burn of `duration` into `outdir` with the defaults (`mlb doctor --deep`).
+    pub fn short(outdir: PathBuf, duration: Duration, devices: Option<usize>) -> BurnArgs {
+        BurnArgs {
+            duration,
+            precision: "bf16".into(),
+            tolerance: 0.9,
+            max_throttled: 0.05,
+            min_peak: 0.5,
+            outdir,
+            devices,
+            slurm: false,
+            drain: false,
+            no_cgroups: false,
+            wait: false,
+            json: false,
+            lock: None,
+        }
+    }
+
+    /// The launch of `jobs`, the burn's jobs file: its slots and isolation.
+    pub fn launch(&self, jobs: PathBuf) -> LaunchArgs {
+        LaunchArgs {
+            jobs: Some(jobs),
+            outdir: Some(self.outdir.clone()),
+            devices: self.devices,
+            slurm: self.slurm,
+            no_cgroups: self.no_cgroups,
+            wait: self.wait,
+            lock: self.lock.clone(),
+            runs: 1,
+            max_configs: 10_000,
+            sample_hz: 10.0,
+            pause: Duration::ZERO,
+            ..LaunchArgs::default()
+        }
+    }
+
+    /// The steps of each workload and their length: `duration` in steps of
+    /// [`STEP_SECONDS`], or in two steps when it is shorter than two (the
+    /// first step is the warm-up).
+    pub fn steps(&self) -> (u64, f64) {
+        let total = self.duration.as_secs_f64();
+        let steps = (total / STEP_SECONDS).round().max(2.0);
+        (steps as u64, total / steps)
+    }
+}
+
+/// `--duration`: seconds, or a number with `s`, `m` or `h`; above zero and
+/// at most a day.
+fn duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((at, _)) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let scale = match unit {
+        "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        other => return Err(format!("unknown unit `{other}`: use s, m or h (`90`, `90s`, `5m`)")),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n > 0.0 && n * scale <= 86_400.0 => Ok(Duration::from_secs_f64(n * scale)),
+        _ => Err(format!("`{text}` is not a duration above 0 and at most a day (`90`, `90s`, `5m`)")),
+    }
+}
+
+/// A ratio between 0 and 1.
+fn ratio(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
+        _ => Err(format!("`{text}` is not a ratio from 0 to 1")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_units_and_refuse_nonsense() {
+        assert_eq!(duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(duration("1.5m"), Ok(Duration::from_secs(90)));
+        assert_eq!(duration("1h"), Ok(Duration::from_secs(3600)));
+        for bad in ["0", "-3", "2d", "nan", "25h", ""] {
+            assert!(duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_short_burn_still_has_a_step_after_the_warm_up() {
+        #[derive(clap::Parser)]
+        struct Line {
+            #[command(flatten)]
+            burn: BurnArgs,
+        }
+        let args = |d: &str| <Line as clap::Parser>::parse_from(["burn", "--duration", d]).burn;
+        assert_eq!(args("1m").steps(), (60, 1.0));
+        assert_eq!(args("1").steps(), (2, 0.5));
+        assert_eq!(args("90").launch("j.json".into()).runs, 1);
+    }
+}

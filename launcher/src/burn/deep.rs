@@ -1,0 +1,99 @@
+//! `mlb doctor` with load: the doctor's checks, then with `--diag` the
+//! vendors' diagnostics ([`crate::doctor::diag`]), and with `--deep` those
+//! and a short burn, whose failed slots become failed checks. Everything
+//! goes into `doctor.json`; the diagnostics also into `system.json`. It
+//! lives here, above the launcher, since a burn is a launch.
+
+use super::{BurnArgs, BurnError};
+use crate::check::{Check, Status};
+use crate::doctor::{self, diag, Verdict};
+use crate::edge::MlbError;
+use crate::exit::{EXIT_FAILED, EXIT_OK};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `mlb doctor` options.
+#[derive(Debug, Clone, Args)]
+pub struct DoctorArgs {
+    /// Folder for the verdict (default: `./output`).
+    #[arg(long, value_name = "DIR", default_value = "output")]
+    pub outdir: PathBuf,
+    /// Print the verdict as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also run the vendors' diagnostics that are installed (`dcgmi diag`),
+    /// keeping every test's result.
+    #[arg(long)]
+    pub diag: bool,
+    /// The level of the vendors' diagnostics (`dcgmi diag -r LEVEL`: 1 quick,
+    /// 2 medium, 3 long, 4 extended).
+    #[arg(long = "diag-level", value_name = "LEVEL", default_value = "1", value_parser = clap::value_parser!(u8).range(1..=4))]
+    pub diag_level: u8,
+    /// `--diag` and a short burn of every slot (`mlb burn`, its reports in
+    /// `OUTDIR/burn`): a slot that fails the burn fails the doctor.
+    #[arg(long)]
+    pub deep: bool,
+    /// Seconds of each workload of the `--deep` burn.
+    #[arg(long = "burn-seconds", value_name = "S", default_value = "10", requires = "deep")]
+    pub burn_seconds: u64,
+    /// Slots of the `--deep` burn (as `mlb burn --devices`).
+    #[arg(long, value_name = "N", requires = "deep")]
+    pub devices: Option<usize>,
+}
+
+/// Runs `mlb doctor`: the text to print and the exit status (1 when a check failed).
+pub fn doctor(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), MlbError> {
+    let host = crate::host::detect(&crate::host::Probe::this_host());
+    let mut verdict = doctor::examine(&host, &args.outdir, &[]);
+    if args.diag || args.deep {
+        verdict.diagnostics = diag::run_all(args.diag_level);
+        if verdict.diagnostics.is_empty() {
+            verdict.checks.push(Check::pass("diagnostics", "no vendor diagnostic installed (dcgmi)"));
+        }
+        verdict.checks.extend(verdict.diagnostics.iter().flat_map(diag::Diagnostic::checks));
+        let mut system = crate::system::describe(&host, Path::new("/"), 1, None);
+        system.diagnostics = verdict.diagnostics.clone();
+        crate::system::write(&args.outdir, &system)
+            .map_err(|source| MlbError::Verdict { path: args.outdir.join(crate::system::FILE), source })?;
+    }
+    if args.deep {
+        verdict.checks.extend(burn_checks(args, plugin_dirs)?);
+    }
+    let file = verdict
+        .write(&args.outdir)
+        .map_err(|source| MlbError::Verdict { path: args.outdir.join(doctor::FILE), source })?;
+    let text = if args.json {
+        format!("{}\n", serde_json::to_string_pretty(&verdict).expect("serialises"))
+    } else {
+        verdict.render()
+    };
+    let code = if failed(&verdict) { EXIT_FAILED } else { EXIT_OK };
+    Ok((format!("{text}verdict: {}\n", file.display()), code))
+}
+
+fn failed(verdict: &Verdict) -> bool {
+    verdict.failed().next().is_some()
+}
+
+/// A short burn of every slot into `OUTDIR/burn`: a check per failed slot,
+/// or one passed check.
+fn burn_checks(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<Vec<Check>, BurnError> {
+    let burn_args =
+        BurnArgs::short(args.outdir.join("burn"), Duration::from_secs(args.burn_seconds.max(1)), args.devices);
+    let Some(burn) = super::burn(&burn_args, plugin_dirs)? else {
+        return Ok(vec![Check::not(Status::Fail, "burn", "interrupted", "run mlb doctor --deep again")]);
+    };
+    let file = burn_args.outdir.join(super::FILE);
+    let fix =
+        format!("see {} and burn the slot again (`mlb burn`); a GPU that fails again needs service", file.display());
+    if burn.failed.is_empty() {
+        let mut slots: Vec<String> = burn.verdicts.iter().map(|v| v.slot.label()).collect();
+        slots.dedup();
+        let found = format!("every slot passed ({} slot(s), {} s per workload)", slots.len(), args.burn_seconds);
+        return Ok(vec![Check::pass("burn", found)]);
+    }
+    let check =
+        |f: &super::Failed| Check::not(Status::Fail, format!("burn slot {}", f.slot), f.reason.clone(), fix.clone());
+    Ok(burn.failed.iter().map(check).collect())
+}

@@ -1,0 +1,149 @@
+//! `mlb burn`: puts load on every slot at once and names the bad ones
+//! (docs/burn.md). The stress workloads of the libtorch plugin, gemm then
+//! membw ([`jobs`]), run through the launcher as any jobs file does (cgroup
+//! slots, telemetry, Slurm steps under `--slurm`); then each slot's reports
+//! ([`reading`]) are judged ([`verdict`]): its TFLOPS and bandwidth against
+//! the best slot, throttling, XID and ECC errors. The verdicts go to
+//! `OUTDIR/burn.json` and a table; failed Slurm nodes get the command that
+//! drains them ([`drain`]).
+
+mod args;
+pub mod deep;
+pub mod drain;
+mod error;
+pub mod jobs;
+pub mod reading;
+mod render;
+pub mod verdict;
+
+pub use args::BurnArgs;
+pub use error::BurnError;
+pub use reading::FILE;
+
+use crate::accept::Outcome;
+use crate::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use verdict::{Bounds, Verdict};
+
+/// What `burn.json` holds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Burn {
+    /// Seconds each workload ran on every slot.
+    pub duration_s: f64,
+    /// gemm's precision.
+    pub precision: String,
+    /// The least share of the best slot's figures.
+    pub tolerance: f64,
+    /// The largest share of a window spent throttled.
+    pub max_throttled: f64,
+    /// The least share of the model's peak TFLOPS.
+    pub min_peak: f64,
+    /// Every slot's verdicts.
+    pub verdicts: Vec<Verdict>,
+    /// Failed slots, each with its reasons joined.
+    pub failed: Vec<Failed>,
+    /// Under `--slurm`: the failed nodes and the commands that drain them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drain: Vec<Drain>,
+}
+
+/// A failed node to drain.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Drain {
+    /// The Slurm node.
+    pub node: String,
+    /// The reason given to Slurm: its first failed slot and why.
+    pub reason: String,
+    /// The `scontrol update ... state=drain` command.
+    pub command: String,
+}
+
+/// A failed slot and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Failed {
+    /// `id`, or `node/id` across nodes.
+    pub slot: String,
+    /// The Slurm node, across nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// Its failed checks' reasons, joined by `; `.
+    pub reason: String,
+}
+
+impl Burn {
+    /// Judges the reports of `outdir` under `args`' bounds.
+    pub fn judge(args: &BurnArgs, outdir: &Path) -> Result<Burn, BurnError> {
+        let measured = reading::read(outdir)?;
+        if measured.is_empty() {
+            return Err(BurnError::NoReports { path: outdir.to_path_buf() });
+        }
+        let bounds = Bounds { tolerance: args.tolerance, max_throttled: args.max_throttled, min_peak: args.min_peak };
+        let verdicts = verdict::judge(&measured, bounds);
+        let failed: Vec<Failed> = verdict::failed(&verdicts)
+            .into_iter()
+            .map(|(slot, reasons)| Failed { slot: slot.label(), node: slot.node.clone(), reason: reasons.join("; ") })
+            .collect();
+        let mut drain: Vec<Drain> = Vec::new();
+        for f in &failed {
+            if let Some(node) = f.node.as_deref().filter(|n| !drain.iter().any(|d| d.node == *n)) {
+                let reason = format!("slot {}: {}", f.slot, f.reason);
+                let command = drain::command(node, &reason);
+                drain.push(Drain { node: node.to_string(), reason, command });
+            }
+        }
+        Ok(Burn {
+            duration_s: args.duration.as_secs_f64(),
+            precision: args.precision.clone(),
+            tolerance: args.tolerance,
+            max_throttled: args.max_throttled,
+            min_peak: args.min_peak,
+            verdicts,
+            failed,
+            drain,
+        })
+    }
+
+    /// Whether a check of some slot failed.
+    pub fn any_failed(&self) -> bool {
+        self.verdicts.iter().any(|v| v.outcome == Outcome::Fail)
+    }
+}
+
+/// Burns every slot and judges them, writing `OUTDIR/burn.json`; `None`
+/// when the launch was interrupted.
+pub fn burn(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<Option<Burn>, BurnError> {
+    let outdir = &args.outdir;
+    if reading::files(outdir).is_ok_and(|f| !f.is_empty()) {
+        return Err(BurnError::Used { path: outdir.clone() });
+    }
+    let folder = tempfile::tempdir().map_err(|source| BurnError::Write { path: std::env::temp_dir(), source })?;
+    let jobs = folder.path().join(format!("{}.json", jobs::SUITE));
+    std::fs::write(&jobs, jobs::jobs(args)).map_err(|source| BurnError::Write { path: jobs.clone(), source })?;
+    if crate::launch::run(&args.launch(jobs), plugin_dirs)? == EXIT_INTERRUPTED {
+        return Ok(None);
+    }
+    let burn = Burn::judge(args, outdir)?;
+    let file = outdir.join(FILE);
+    let text = serde_json::to_string_pretty(&burn).expect("serialises") + "\n";
+    std::fs::write(&file, text).map_err(|source| BurnError::Write { path: file.clone(), source })?;
+    Ok(Some(burn))
+}
+
+/// Runs `mlb burn`: the text to print and the exit status (0 every slot
+/// passed, 1 one failed, 130 interrupted).
+pub fn run(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), BurnError> {
+    let Some(burn) = burn(args, plugin_dirs)? else { return Ok((String::new(), EXIT_INTERRUPTED)) };
+    let mut out =
+        if args.json { serde_json::to_string_pretty(&burn).expect("serialises") + "\n" } else { render::table(&burn) };
+    if args.drain {
+        for d in &burn.drain {
+            match drain::drain(&d.node, &d.reason) {
+                Ok(()) => out.push_str(&format!("drained {}\n", d.node)),
+                Err(why) => out.push_str(&format!("could not drain {}: {why}\n", d.node)),
+            }
+        }
+    }
+    out.push_str(&format!("verdicts: {}\n", args.outdir.join(FILE).display()));
+    Ok((out, if burn.any_failed() { EXIT_FAILED } else { EXIT_OK }))
+}

@@ -1,0 +1,115 @@
+//! NVIDIA DCGM's diagnostics: `dcgmi diag -r LEVEL -j` and its JSON, whose
+//! `test_categories[].tests[].results[]` hold each test's status per GPU
+//! (`gpu_id` / `gpu_ids` in DCGM 3, `entity_id` in DCGM 4), with `info`
+//! and `warnings`.
+
+use super::{Diagnostic, TestResult};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+/// The tool's name on `PATH`.
+pub const TOOL: &str = "dcgmi";
+
+/// Runs `tool diag -r LEVEL -j` and reads every test's result.
+pub fn run(tool: &Path, level: u8) -> Diagnostic {
+    let command = format!("{} diag -r {level} -j", tool.display());
+    let mut diagnostic = Diagnostic { tool: TOOL.into(), command, exit_status: None, tests: Vec::new(), error: None };
+    match Command::new(tool).args(["diag", "-r", &level.to_string(), "-j"]).output() {
+        Err(e) => diagnostic.error = Some(format!("cannot run it: {e}")),
+        Ok(out) => {
+            diagnostic.exit_status = out.status.code();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            match serde_json::from_str::<Value>(&stdout) {
+                Ok(json) => diagnostic.tests = tests(&json),
+                Err(e) => diagnostic.error = Some(format!("its output is not JSON ({e})")),
+            }
+            if diagnostic.tests.is_empty() {
+                let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+                let said = if stderr.is_empty() { stdout.trim().chars().take(500).collect() } else { stderr };
+                diagnostic.error = Some(diagnostic.error.map_or(said.clone(), |e| format!("{e}; {said}")));
+            }
+        }
+    }
+    diagnostic
+}
+
+/// Every result of every test of `dcgmi diag -j`'s output.
+pub fn tests(output: &Value) -> Vec<TestResult> {
+    let root = output.get("DCGM GPU Diagnostic").unwrap_or(output);
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    let mut found = Vec::new();
+    for category in root["test_categories"].as_array().into_iter().flatten() {
+        let category_name = text(&category["category"]).unwrap_or_default();
+        for test in category["tests"].as_array().into_iter().flatten() {
+            let name = text(&test["name"]).unwrap_or_else(|| "unnamed test".into());
+            for result in test["results"].as_array().into_iter().flatten() {
+                let gpu = ["gpu_id", "gpu_ids", "entity_id"].iter().find_map(|k| text(&result[*k]));
+                let warnings = result["warnings"].as_array().into_iter().flatten();
+                let mut info: Vec<String> = text(&result["info"]).into_iter().collect();
+                info.extend(warnings.filter_map(|w| text(&w["warning"]).or_else(|| text(w))));
+                found.push(TestResult {
+                    category: category_name.clone(),
+                    name: name.clone(),
+                    gpu,
+                    status: text(&result["status"]).unwrap_or_else(|| "unknown".into()),
+                    info: info.join("; "),
+                });
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Status;
+    use serde_json::json;
+
+    #[test]
+    fn every_result_is_kept_and_a_failed_test_fails_by_name() {
+        let output = json!({"DCGM GPU Diagnostic": {"test_categories": [
+            {"category": "Deployment", "tests": [{"name": "Denylist", "results": [{"status": "Pass"}]}]},
+            {"category": "Hardware", "tests": [{"name": "GPU Memory", "results": [
+                {"gpu_id": "0", "status": "Pass"},
+                {"gpu_id": "1", "status": "Fail", "warnings": [{"warning": "DBE errors", "error_id": 12}]}
+            ]}]},
+            {"category": "Integration", "tests": [{"name": "PCIe", "results": [{"entity_id": 0, "status": "Skip"}]}]}
+        ]}, "version": "3.3.5"});
+        let found = tests(&output);
+        assert_eq!(found.len(), 4);
+        let diagnostic = Diagnostic {
+            tool: TOOL.into(),
+            command: "dcgmi diag -r 1 -j".into(),
+            exit_status: Some(0),
+            tests: found,
+            error: None,
+        };
+        let checks = diagnostic.checks();
+        let failed: Vec<&str> = checks.iter().filter(|c| c.status == Status::Fail).map(|c| c.name.as_str()).collect();
+        assert_eq!(failed, ["dcgmi GPU Memory gpu1"]);
+        assert!(checks[2].found.contains("DBE errors"), "{:?}", checks[2]);
+        assert!(checks[2].fix.contains("test `GPU Memory`"));
+        assert_eq!(checks[3].status, Status::Pass, "a skipped test is no failure");
+    }
+
+    #[test]
+    fn a_tool_that_gave_no_result_fails() {
+        let diagnostic = Diagnostic {
+            tool: TOOL.into(),
+            command: "dcgmi diag -r 1 -j".into(),
+            exit_status: Some(226),
+            tests: tests(&json!({"error": "host engine not running"})),
+            error: Some("Error: unable to connect to host engine".into()),
+        };
+        let checks = diagnostic.checks();
+        assert_eq!(checks.len(), 1);
+        assert_eq!(checks[0].status, Status::Fail);
+        assert!(checks[0].found.contains("unable to connect"), "{}", checks[0].found);
+    }
+}

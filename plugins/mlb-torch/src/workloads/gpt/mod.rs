@@ -1,0 +1,272 @@
+//! gpt: a decoder-only language model in the Llama style (RMSNorm, rotary
+//! positions, SwiGLU MLP, causal attention through libtorch's fused
+//! `scaled_dot_product_attention`, tied or untied embeddings), trained with
+//! AdamW, linear warm-up and cosine decay, gradient clipping and gradient
+//! accumulation, in fp32, bf16 or fp16 ([`crate::precision`]). Item: a
+//! sequence of `seq_len` tokens.
+//!
+//! Sizes by name (`tiny`, `124m`, `350m`, `1.3b`: [`shape::SIZES`]) or by
+//! `layers`, `heads` and `width`. Data: the token ids `mlb prepare` stores
+//! beside a prepared wikitext ([`data`]), else Zipf-distributed synthetic
+//! tokens over `vocab`. The report states the FLOPs of one sequence
+//! ([`shape::Shape::flops_per_sequence`]).
+//!
+//! Under `"group": "ddp"` (the launcher's rendezvous variables set) the
+//! ranks form a c10d group ([`crate::dist`]): rank 0's initial weights are
+//! broadcast, each rank takes its share of the sequences of one batch
+//! drawn from rank 0's seed ([`data`]), and the gradients are
+//! averaged after the backward pass of the step's last micro-batch
+//! (overlapped with it when `accumulate` is 1 and `overlap` on).
+//!
+//! Activation checkpointing (`checkpoint`) is not available: libtorch's C++
+//! API has no checkpoint function (`torch.utils.checkpoint` is Python) and
+//! tch cannot define an autograd function that re-runs the forward pass in
+//! the backward one; `checkpoint: true` is refused with that reason.
+
+pub mod attention;
+pub mod block;
+pub mod data;
+pub mod model;
+pub mod rope;
+pub mod schedule;
+pub mod shape;
+
+use crate::data::DataSource;
+use crate::dist::{self, DataParallel, Rendezvous, Source};
+use crate::grad::{clip_grad_norm, grads};
+use crate::precision::{MixedPrecision, Precision};
+use crate::{Runtime, TorchWorkload};
+use data::Tokens;
+use mlb_plugin::Step;
+use model::Model;
+use schedule::Schedule;
+use shape::{Shape, SIZES, SYNTHETIC_VOCAB};
+use tch::nn::{self, OptimizerConfig};
+use tch::{Device, Tensor};
+
+mlb_plugin::workload_args! {
+    /// The arguments of gpt.
+    pub struct Args {
+        repeat = 10, number = 5;
+        pub size: String = "124m",
+        pub batch_size: u64 = 8,
+        pub precision: String = "bf16",
+        pub lr: f64 = 6e-4,
+        pub warmup: u64 = 100,
+        pub decay_steps: u64 = 5000,
+        pub weight_decay: f64 = 0.1,
+        pub clip: f64 = 1.0,
+        pub accumulate: u64 = 1,
+        pub tied: bool = true,
+        pub checkpoint: bool,
+        pub layers: Option<u64>,
+        pub heads: Option<u64>,
+        pub width: Option<u64>,
+        pub seq_len: Option<u64>,
+        pub vocab: Option<u64>,
+        pub timeout: Option<f64>,
+        pub bucket_mb: Option<f64>,
+        pub interface: Option<String>,
+        pub backend: Option<String>,
+        pub overlap: Option<bool>,
+        pub data: Option<String>,
+    }
+}
+
+/// Settings of gpt: its arguments checked and converted.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The shape; `vocab` is replaced by the data's when data is given.
+    shape: Shape,
+    size: String,
+    batch: i64,
+    precision: Precision,
+    schedule: Schedule,
+    weight_decay: f64,
+    clip: f64,
+    accumulate: u64,
+    data: DataSource,
+    ddp: dist::Settings,
+}
+
+impl TryFrom<Args> for Settings {
+    type Error = mlb_plugin::Error;
+
+    fn try_from(args: Args) -> mlb_plugin::Result<Settings> {
+        let names = || SIZES.iter().map(|s| s.name).collect::<Vec<_>>().join(", ");
+        let Some(size) = SIZES.iter().find(|s| s.name == args.size) else {
+            return Err(format!("argument `size` must be one of {}, got {:?}", names(), args.size).into());
+        };
+        if args.checkpoint {
+            return Err("argument `checkpoint`: activation checkpointing is not available in mlb's gpt \
+                        (libtorch's C++ API has no checkpoint function); remove it or set it to false"
+                .into());
+        }
+        let pick = |v: Option<u64>, default: i64| v.map_or(default, |v| v as i64);
+        let shape = Shape {
+            layers: pick(args.layers, size.layers),
+            heads: pick(args.heads, size.heads),
+            width: pick(args.width, size.width),
+            seq_len: pick(args.seq_len, size.seq_len),
+            vocab: pick(args.vocab, SYNTHETIC_VOCAB),
+            tied: args.tied,
+        };
+        if shape.layers < 1 || shape.heads < 1 || shape.seq_len < 1 || shape.vocab < 2 {
+            return Err("gpt needs layers, heads and seq_len >= 1 and vocab >= 2".into());
+        }
+        if shape.width % shape.heads != 0 || shape.head_dim() % 2 != 0 {
+            let (w, h) = (shape.width, shape.heads);
+            return Err(
+                format!("`width` ({w}) must be a multiple of `heads` ({h}) with an even quotient (RoPE)").into()
+            );
+        }
+        if args.batch_size == 0 || args.accumulate == 0 {
+            return Err("gpt needs batch_size >= 1 and accumulate >= 1".into());
+        }
+        let backend = args.backend.as_deref();
+        Ok(Settings {
+            shape,
+            size: if args.layers.or(args.heads).or(args.width).is_some() { "custom".into() } else { args.size },
+            batch: args.batch_size as i64,
+            precision: Precision::parse(&args.precision)?,
+            schedule: Schedule { peak: args.lr, warmup: args.warmup, decay: args.decay_steps },
+            weight_decay: args.weight_decay,
+            clip: args.clip,
+            accumulate: args.accumulate,
+            data: DataSource::from_arg(args.data),
+            ddp: dist::Settings::new(args.timeout, args.bucket_mb, args.interface, backend, args.overlap)?,
+        })
+    }
+}
+
+/// The gpt workload.
+pub struct Gpt {
+    model: Model,
+    opt: nn::Optimizer,
+    mixed: MixedPrecision,
+    tokens: Tokens,
+    params: Vec<Tensor>,
+    ddp: Option<DataParallel>,
+    step: u64,
+    device: Device,
+    args: Settings,
+    _vs: nn::VarStore,
+}
+
+/// Whether the environment names a process group to join (the launcher's
+/// `"group": "ddp"`, torchrun, or a Slurm step of several tasks).
+pub(crate) fn in_group() -> mlb_plugin::Result<bool> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let rendezvous = Rendezvous::from_env(var)?;
+    Ok(match rendezvous.source {
+        Source::Alone => false,
+        Source::Slurm => rendezvous.world > 1,
+        Source::Torchrun => true,
+    })
+}
+
+impl Gpt {
+    /// The shape the model was built with (the data's vocabulary).
+    pub fn shape(&self) -> &Shape {
+        &self.args.shape
+    }
+}
+
+impl TorchWorkload for Gpt {
+    const NAME: &'static str = "gpt";
+    const DESCRIPTION: &'static str = "decoder-only transformer LM (Llama style: RMSNorm, RoPE, SwiGLU, fused causal \
+                                       attention), AdamW with warm-up and cosine decay, fp32/bf16/fp16";
+    type Args = Args;
+    type Settings = Settings;
+
+    fn parse(args: Args) -> mlb_plugin::Result<Settings> {
+        args.try_into()
+    }
+
+    fn build(mut args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
+        let device = rt.device();
+        let mut ddp = if in_group()? { Some(args.ddp.join(device)?) } else { None };
+        let (share, seed) = match &ddp {
+            Some(dp) => ((dp.group().rank(), dp.group().world()), dp.root_seed(rt.seed())?),
+            None => ((0, 1), rt.seed()),
+        };
+        let tokens = match args.data.path() {
+            Some(dir) => Tokens::load(dir, seed, share)?,
+            None => Tokens::synthetic(args.shape.vocab, seed, share),
+        };
+        // The same initial weights on every rank before rank 0's broadcast.
+        tch::manual_seed(seed as i64);
+        args.shape.vocab = tokens.vocab();
+        if tokens.len() < args.shape.seq_len + 1 {
+            return Err(format!("the data has {} tokens, fewer than seq_len + 1", tokens.len()).into());
+        }
+        let vs = nn::VarStore::new(device);
+        let model = Model::new(&vs.root(), &args.shape);
+        if let Some(dp) = &ddp {
+            let mut named: Vec<_> = vs.variables().into_iter().collect();
+            named.sort_by(|a, b| a.0.cmp(&b.0));
+            dp.broadcast(&named.into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
+        }
+        let mut opt = nn::adamw(0.9, 0.95, args.weight_decay).build(&vs, args.schedule.lr(0))?;
+        // Group 1 (the norms' weights) gets no weight decay.
+        opt.set_weight_decay_group(1, 0.0);
+        let params = vs.trainable_variables();
+        if let Some(dp) = &mut ddp {
+            if args.ddp.overlap && args.accumulate == 1 {
+                dp.overlap(&params)?;
+            }
+        }
+        let mixed = MixedPrecision::new(args.precision, device);
+        Ok(Gpt { model, opt, mixed, tokens, params, ddp, step: 0, device, args, _vs: vs })
+    }
+
+    fn step(&mut self) -> mlb_plugin::Result<Step> {
+        let (batch, seq_len, accumulate) = (self.args.batch, self.args.shape.seq_len, self.args.accumulate);
+        self.opt.set_lr(self.args.schedule.lr(self.step));
+        self.opt.zero_grad();
+        let mut total = Tensor::zeros([], (tch::Kind::Float, self.device));
+        for _ in 0..accumulate {
+            let (input, target) = self.tokens.batch(batch, seq_len, self.device);
+            let loss = self.mixed.forward(|| self.model.loss(&input, &target)) / accumulate as f64;
+            self.mixed.backward(&loss);
+            total += loss.detach();
+        }
+        if let Some(dp) = &self.ddp {
+            dp.average_grads(&self.params)?;
+        }
+        let grads = grads(&self.params);
+        if self.mixed.unscale(&grads) {
+            clip_grad_norm(&grads, self.args.clip);
+            self.opt.step();
+        }
+        self.step += 1;
+        Ok(Step::with_loss((batch as u64) * accumulate, total.double_value(&[])))
+    }
+
+    fn data(&self) -> &DataSource {
+        &self.args.data
+    }
+
+    fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
+        let shape = &self.args.shape;
+        self.mixed.report(out);
+        out.insert("size".into(), self.args.size.clone().into());
+        out.insert(
+            "shape".into(),
+            serde_json::json!({
+                "layers": shape.layers, "heads": shape.heads, "width": shape.width, "ffn": shape.ffn(),
+                "seq_len": shape.seq_len, "vocab": shape.vocab, "tied": shape.tied,
+            }),
+        );
+        out.insert("params".into(), shape.params().into());
+        out.insert("tokens_per_item".into(), shape.seq_len.into());
+        out.insert("flops_per_item".into(), shape.flops_per_sequence().into());
+        out.insert("flops_formula".into(), shape::FLOPS_FORMULA.into());
+        out.insert("accumulate".into(), self.args.accumulate.into());
+        out.insert("activation_checkpointing".into(), false.into());
+        if let Some(dp) = &self.ddp {
+            out.insert("world_size".into(), dp.group().world().into());
+            out.insert("ddp".into(), dist::settings::report(dp, &self.args.ddp));
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! gemm: matrix product throughput. Each unit of work is one product of two
+//! `size x size` matrices of the chosen precision (`2 size^3` flops), waited
+//! for on the device; a step repeats it for `step_seconds` (see the module
+//! [`super`]). Item: a product. Reports `tflops`, `precision` and `size`.
+//!
+//! | precision | what multiplies |
+//! |---|---|
+//! | `fp32` | float32, TF32 off |
+//! | `tf32` | float32 with cuBLAS's TF32 on (CUDA only) |
+//! | `bf16`, `fp16` | bfloat16, float16 |
+//! | `fp8` | float8 e4m3 through `_scaled_mm` (unit scales, bfloat16 out), where libtorch has it for the device |
+//!
+//! `size: 0` picks 8192 on a GPU and 1024 on the CPU (three matrices of
+//! 8192^2 float32 hold 768 MiB: a small share of any data-centre GPU; 1024
+//! keeps a CPU slot's product near a tenth of a second).
+
+use super::TimedSteps;
+use crate::data::DataSource;
+use crate::{Runtime, TorchWorkload};
+use mlb_plugin::Step;
+use serde_json::{Map, Value};
+use tch::{Kind, Tensor};
+
+mlb_plugin::workload_args! {
+    /// The arguments of gemm.
+    pub struct Args {
+        repeat = 10, number = 1, skip = 1;
+        /// fp32, tf32, bf16, fp16 or fp8.
+        pub precision: String = "bf16",
+        /// Side of the matrices (0: 8192 on a GPU, 1024 on the CPU).
+        pub size: u64 = 0,
+        /// Seconds each step runs products for.
+        pub step_seconds: f64 = 1.0,
+    }
+}
+
+/// The precision of the product.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// float32, TF32 off.
+    Fp32,
+    /// float32 with TF32 tensor cores (CUDA).
+    Tf32,
+    /// bfloat16.
+    Bf16,
+    /// float16.
+    Fp16,
+    /// float8 e4m3, scaled product.
+    Fp8,
+}
+
+impl Precision {
+    /// Reads `fp32`, `tf32`, `bf16`, `fp16` or `fp8`.
+    pub fn parse(text: &str) -> mlb_plugin::Result<Self> {
+        Ok(match text.trim().to_ascii_lowercase().as_str() {
+            "fp32" => Precision::Fp32,
+            "tf32" => Precision::Tf32,
+            "bf16" => Precision::Bf16,
+            "fp16" => Precision::Fp16,
+            "fp8" => Precision::Fp8,
+            other => return Err(format!("unknown precision `{other}`: use fp32, tf32, bf16, fp16 or fp8").into()),
+        })
+    }
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "fp32",
+            Precision::Tf32 => "tf32",
+            Precision::Bf16 => "bf16",
+            Precision::Fp16 => "fp16",
+            Precision::Fp8 => "fp8",
+        }
+    }
+
+    /// The element kind of the matrices.
+    fn kind(self) -> Kind {
+        match self {
+            Precision::Fp32 | Precision::Tf32 => Kind::Float,
+            Precision::Bf16 => Kind::BFloat16,
+            Precision::Fp16 => Kind::Half,
+            Precision::Fp8 => Kind::Float8e4m3fn,
+        }
+    }
+}
+
+/// Settings of gemm: its arguments checked.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    precision: Precision,
+    size: i64,
+    steps: f64,
+}
+
+/// The matrices of a product and the device they live on.
+struct Operands {
+    runtime: Runtime,
+    a: Tensor,
+    b: Tensor,
+    /// `_scaled_mm`'s unit scales (fp8 only).
+    scale: Option<Tensor>,
+}
+
+impl Operands {
+    /// One product, waited for (its result dropped).
+    fn product(&self) -> Result<(), tch::TchError> {
+        let _c = match &self.scale {
+            Some(one) => self.a.f_internal_scaled_mm(&self.b, one, one, None::<Tensor>, None, Kind::BFloat16, false)?,
+            None => self.a.f_matmul(&self.b)?,
+        };
+        self.runtime.sync();
+        Ok(())
+    }
+}
+
+/// The gemm workload.
+pub struct Gemm {
+    precision: Precision,
+    size: i64,
+    operands: Operands,
+    steps: TimedSteps,
+    data: DataSource,
+}
+
+impl TorchWorkload for Gemm {
+    const NAME: &'static str = "gemm";
+    const DESCRIPTION: &'static str = "matrix product TFLOPS (fp32, tf32, bf16, fp16, fp8) for a duration: mlb burn";
+    type Args = Args;
+    type Settings = Settings;
+
+    fn parse(args: Args) -> mlb_plugin::Result<Settings> {
+        let precision = Precision::parse(&args.precision)?;
+        let steps = args.step_seconds;
+        TimedSteps::new(steps)?;
+        Ok(Settings { precision, size: args.size as i64, steps })
+    }
+
+    fn build(settings: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
+        let device = rt.device();
+        let name = settings.precision.name();
+        if settings.precision == Precision::Tf32 && !device.is_cuda() {
+            return Err(format!("precision {name}: not on this device (TF32 is CUDA's; use fp32 on {device:?})").into());
+        }
+        if device.is_cuda() {
+            crate::ops::set_allow_tf32(settings.precision == Precision::Tf32);
+        }
+        let size = match settings.size {
+            0 if device.is_cuda() => 8192,
+            0 => 1024,
+            n => n,
+        };
+        let draw = |kind: Kind| -> Result<Tensor, tch::TchError> {
+            let x = Tensor::f_randn([size, size], (Kind::Float, device))?;
+            x.f_to_kind(kind)
+        };
+        let kind = settings.precision.kind();
+        let a = draw(kind)?;
+        // `_scaled_mm` takes its second matrix column-major.
+        let b = if settings.precision == Precision::Fp8 {
+            draw(kind)?.f_t_()?.f_contiguous()?.f_t_()?
+        } else {
+            draw(kind)?
+        };
+        let scale = (settings.precision == Precision::Fp8).then(|| Tensor::ones([], (Kind::Float, device)));
+        let operands = Operands { runtime: *rt, a, b, scale };
+        // One product now: a precision the device lacks is refused here, by name.
+        operands.product().map_err(|e| format!("precision {name}: not on this device ({device:?}): {e}"))?;
+        Ok(Gemm {
+            precision: settings.precision,
+            size,
+            operands,
+            steps: TimedSteps::new(settings.steps)?,
+            data: DataSource::Synthetic { requested: None },
+        })
+    }
+
+    fn step(&mut self) -> mlb_plugin::Result<Step> {
+        let mut failed = None;
+        let operands = &self.operands;
+        let units = self.steps.step(|| {
+            if let Err(e) = operands.product() {
+                failed.get_or_insert(e);
+            }
+        });
+        match failed {
+            Some(e) => Err(e.into()),
+            None => Ok(Step::items(units)),
+        }
+    }
+
+    fn data(&self) -> &DataSource {
+        &self.data
+    }
+
+    fn report(&self, out: &mut Map<String, Value>) {
+        out.insert("precision".into(), self.precision.name().into());
+        out.insert("size".into(), self.size.into());
+        if let Some(rate) = self.steps.median_rate() {
+            let flops = 2.0 * (self.size as f64).powi(3);
+            out.insert("tflops".into(), (rate * flops / 1e12).into());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugin::settings;
+
+    fn built(config: &str) -> mlb_plugin::Result<Gemm> {
+        Gemm::build(settings::<Gemm>(config)?, &Runtime::cpu(1)?)
+    }
+
+    #[test]
+    fn a_step_of_products_reports_its_precision_and_tflops() {
+        let mut gemm = built(r#"{"precision": "fp32", "size": 64, "step_seconds": 0.05}"#).unwrap();
+        let step = gemm.step().unwrap();
+        assert!(step.items > 1, "many 64x64 products in 50 ms, got {}", step.items);
+        let mut out = Map::new();
+        gemm.report(&mut out);
+        assert_eq!(out["precision"], "fp32");
+        assert_eq!(out["size"], 64);
+        assert!(out["tflops"].as_f64().unwrap() > 0.0, "{out:?}");
+    }
+
+    #[test]
+    fn half_precisions_run_on_the_cpu_and_tf32_is_refused_there() {
+        for precision in ["bf16", "fp16"] {
+            let config = format!(r#"{{"precision": "{precision}", "size": 32, "step_seconds": 0.01}}"#);
+            built(&config).unwrap_or_else(|e| panic!("{precision}: {e}")).step().unwrap();
+        }
+        let refused = built(r#"{"precision": "tf32", "size": 32}"#).err().unwrap().to_string();
+        assert!(refused.contains("tf32: not on this device"), "{refused}");
+        let unknown = built(r#"{"precision": "fp4"}"#).err().unwrap().to_string();
+        assert!(unknown.contains("unknown precision `fp4`"), "{unknown}");
+    }
+}

@@ -1,0 +1,183 @@
+//! The Vision Transformer (Dosovitskiy et al., 2021): the image cut into
+//! `patch` x `patch` patches, each projected to `width` (a strided
+//! convolution), a learned class token and learned position embeddings,
+//! `layers` pre-norm encoder blocks (multi-head self-attention through
+//! libtorch's fused `scaled_dot_product_attention`, then a GELU MLP of 4 x
+//! `width`), a final layer norm and a linear head on the class token.
+
+use crate::flops::{self, Flops};
+use tch::nn;
+use tch::Tensor;
+
+/// The sizes by name, as the ViT and DeiT papers give them: (layers, heads,
+/// width).
+pub const SIZES: [(&str, (i64, i64, i64)); 3] =
+    [("tiny", (12, 3, 192)), ("small", (12, 6, 384)), ("base", (12, 12, 768))];
+
+/// The shape of a ViT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Encoder blocks.
+    pub layers: i64,
+    /// Attention heads (dividing `width`).
+    pub heads: i64,
+    /// Token width.
+    pub width: i64,
+    /// Side of the square input image.
+    pub image: i64,
+    /// Side of a patch (dividing `image`).
+    pub patch: i64,
+    /// Classes of the head.
+    pub classes: i64,
+}
+
+impl Shape {
+    /// Patches of an image.
+    pub fn patches(&self) -> i64 {
+        (self.image / self.patch).pow(2)
+    }
+
+    /// Tokens of an image: its patches and the class token.
+    pub fn tokens(&self) -> i64 {
+        self.patches() + 1
+    }
+
+    /// Training FLOPs of one image: [`flops::transformer`] over the encoder's
+    /// matrix products (12 x width^2 weights a block: 3 for the query, key
+    /// and value projections, 1 for the output one, 8 for the MLP) and
+    /// `tokens` tokens, plus the patch projection (3 x patch^2 x width
+    /// weights applied to each patch) and the head (width x classes, applied
+    /// to the class token), 6 FLOPs a weight each.
+    pub fn flops(&self) -> Flops {
+        let (l, d, t, p) = (self.layers as f64, self.width as f64, self.tokens() as f64, self.patch as f64);
+        let encoder = 12.0 * l * d * d;
+        let embed = 6.0 * 3.0 * p * p * d * self.patches() as f64;
+        let head = 6.0 * d * self.classes as f64;
+        Flops {
+            per_item: flops::transformer(encoder, l, d, t) + embed + head,
+            formula: format!(
+                "6 x 12 L d^2 x T + 12 L d T^2 + 6 x 3 p^2 d x P + 6 d C with L={}, d={}, T={} tokens ({} patches + class), p={}, C={}: forward and backward, per image",
+                self.layers,
+                self.width,
+                self.tokens(),
+                self.patches(),
+                self.patch,
+                self.classes
+            ),
+        }
+    }
+}
+
+/// One pre-norm encoder block.
+#[derive(Debug)]
+struct Block {
+    norm1: nn::LayerNorm,
+    qkv: nn::Linear,
+    proj: nn::Linear,
+    norm2: nn::LayerNorm,
+    fc1: nn::Linear,
+    fc2: nn::Linear,
+    heads: i64,
+}
+
+impl Block {
+    fn new(p: &nn::Path, width: i64, heads: i64) -> Self {
+        let norm = |name: &str| nn::layer_norm(p / name, vec![width], Default::default());
+        Block {
+            norm1: norm("norm1"),
+            qkv: nn::linear(p / "qkv", width, 3 * width, Default::default()),
+            proj: nn::linear(p / "proj", width, width, Default::default()),
+            norm2: norm("norm2"),
+            fc1: nn::linear(p / "fc1", width, 4 * width, Default::default()),
+            fc2: nn::linear(p / "fc2", 4 * width, width, Default::default()),
+            heads,
+        }
+    }
+
+    fn forward(&self, x: &Tensor) -> Tensor {
+        let (b, t, d) = x.size3().expect("tokens are [batch, tokens, width]");
+        let h = self.heads;
+        // [3, batch, heads, tokens, width / heads]
+        let qkv = x.apply(&self.norm1).apply(&self.qkv).view([b, t, 3, h, d / h]).permute([2, 0, 3, 1, 4]);
+        let (q, k, v) = (qkv.get(0), qkv.get(1), qkv.get(2));
+        let attended = Tensor::scaled_dot_product_attention(&q, &k, &v, None::<Tensor>, 0.0, false, None, false);
+        let x = x + attended.transpose(1, 2).reshape([b, t, d]).apply(&self.proj);
+        let mlp = x.apply(&self.norm2).apply(&self.fc1).gelu("none").apply(&self.fc2);
+        x + mlp
+    }
+}
+
+/// A ViT classifier.
+#[derive(Debug)]
+pub struct Vit {
+    embed: nn::Conv2D,
+    class_token: Tensor,
+    position: Tensor,
+    blocks: Vec<Block>,
+    norm: nn::LayerNorm,
+    head: nn::Linear,
+}
+
+impl Vit {
+    /// A ViT of `shape` under `p`, initialised as the reference
+    /// implementations do (embeddings from N(0, 0.02)).
+    pub fn new(p: &nn::Path, shape: Shape) -> Self {
+        let d = shape.width;
+        let conv = nn::ConvConfig { stride: shape.patch, ..Default::default() };
+        let init = nn::Init::Randn { mean: 0.0, stdev: 0.02 };
+        Vit {
+            embed: nn::conv2d(p / "embed", 3, d, shape.patch, conv),
+            class_token: p.var("class_token", &[1, 1, d], init),
+            position: p.var("position", &[1, shape.tokens(), d], init),
+            blocks: (0..shape.layers).map(|i| Block::new(&(p / "blocks" / i), d, shape.heads)).collect(),
+            norm: nn::layer_norm(p / "norm", vec![d], Default::default()),
+            head: nn::linear(p / "head", d, shape.classes, Default::default()),
+        }
+    }
+
+    /// The logits of `images` ([batch, 3, image, image]).
+    pub fn forward(&self, images: &Tensor) -> Tensor {
+        let patches = images.apply(&self.embed).flatten(2, -1).transpose(1, 2);
+        let b = patches.size()[0];
+        let class = self.class_token.expand([b, 1, -1], false).to_kind(patches.kind());
+        let mut x = Tensor::cat(&[class, patches], 1) + &self.position;
+        for block in &self.blocks {
+            x = block.forward(&x);
+        }
+        x.apply(&self.norm).select(1, 0).apply(&self.head)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tch::{Device, Kind};
+
+    fn base() -> Shape {
+        Shape { layers: 12, heads: 12, width: 768, image: 224, patch: 16, classes: 1000 }
+    }
+
+    #[test]
+    fn vit_b16_flops_agree_with_torchvisions_forward_count() {
+        // torchvision's vit_b_16: 17.56 "GFLOPS" (multiply-accumulates) forward.
+        let flops = base().flops();
+        let gmacs = flops.per_item / 6.0 / 1e9;
+        assert!((gmacs / 17.56 - 1.0).abs() < 0.01, "{gmacs}");
+        assert!(flops.formula.contains("T=197"), "{}", flops.formula);
+        assert_eq!(base().tokens(), 197);
+    }
+
+    #[test]
+    fn a_tiny_vit_gives_logits_per_image_and_has_the_papers_parameter_count() {
+        let vs = nn::VarStore::new(Device::Cpu);
+        let shape = Shape { layers: 2, heads: 2, width: 32, image: 32, patch: 8, classes: 5 };
+        let model = Vit::new(&vs.root(), shape);
+        let logits = model.forward(&Tensor::randn([3, 3, 32, 32], (Kind::Float, Device::Cpu)));
+        assert_eq!(logits.size(), [3, 5]);
+        let params: i64 = vs.trainable_variables().iter().map(Tensor::numel).map(|n| n as i64).sum();
+        // Per block 12 d^2 + 13 d (weights, biases, norms); embedding, tokens, head, norm.
+        let d = 32;
+        let expected = 2 * (12 * d * d + 13 * d) + (3 * 64 * d + d) + d + 17 * d + (d * 5 + 5) + 2 * d;
+        assert_eq!(params, expected);
+    }
+}
