@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every workload the library exports, in its order.
-const WORKLOADS: [&str; 22] = [
+const WORKLOADS: [&str; 24] = [
     "toy_reg",
     "toy_lstm",
     "vae",
@@ -34,6 +34,8 @@ const WORKLOADS: [&str; 22] = [
     "convnet_distributed",
     "convnet_distributed_fp16",
     "dcgan_all",
+    "gpt",
+    "vit",
 ];
 
 /// `target/<profile>`, the folder of this test binary's `deps/`.
