@@ -327,20 +327,25 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     step = WORKLOADS[args.workload](json.loads(args.config))
+    print(json.dumps(dict(workload=args.workload, **measure(step, args.repeat, args.number, args.skip))))
+
+
+def measure(step, repeat, number, skip):
+    """Times `step` as mlb's worker does: `repeat` observations of `number`
+    steps, the first `skip` left out; items per observation / mean time."""
     times, items, loss = [], 0, math.nan
-    for observation in range(args.repeat):
+    for observation in range(repeat):
         start = time.perf_counter()
         block_items = 0
-        for _ in range(args.number):
+        for _ in range(number):
             n, loss = step()
             block_items += n
         elapsed = time.perf_counter() - start
-        if observation >= args.skip:
+        if observation >= skip:
             times.append(elapsed)
             items = block_items
     mean = sum(times) / len(times)
-    print(json.dumps({"workload": args.workload, "items_per_sec": items / mean, "items": items, "mean_s": mean,
-                      "loss": loss}))
+    return {"items_per_sec": items / mean, "items": items, "mean_s": mean, "loss": loss}
 
 
 if __name__ == "__main__":

@@ -48,9 +48,14 @@ def run_python(root, pin, name, args, threads, seed, repeat, number, skip):
     cmd = pin + [sys.executable, os.path.join(root, "bench", "parity", "reference.py"), name, "--config",
                  json.dumps(args), "--threads", str(threads), "--seed", str(seed), "--repeat", str(repeat),
                  "--number", str(number), "--skip", str(skip)]
+    return reference_rate(cmd, f"reference.py ({name})")
+
+
+def reference_rate(cmd, what):
+    """Runs a reference script's command `cmd`; its items/s."""
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
-        sys.exit(f"reference.py failed for {name}:\n{done.stdout}\n{done.stderr}")
+        sys.exit(f"{what} failed:\n{done.stdout}\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])["items_per_sec"]
 
 

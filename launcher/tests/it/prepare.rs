@@ -25,6 +25,25 @@ fn be32(bytes: &[u8], word: usize) -> u32 {
     u32::from_be_bytes(bytes[4 * word..4 * word + 4].try_into().unwrap())
 }
 
+/// The ids of `train.ids` and `valid.ids` (`ids.json` gives their width)
+/// are `tokenizer.json`'s encoding of `train.txt` and `valid.txt`.
+fn wikitext_ids_decode_to_the_text(dir: &Path, train: &str) {
+    let meta: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("ids.json")).unwrap()).unwrap();
+    let vocab = meta["vocab_size"].as_u64().unwrap();
+    assert!((257..=1024).contains(&vocab), "the small scale's vocabulary: {meta}");
+    assert_eq!(meta["bytes"], 2);
+    let tokenizer = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json")).unwrap();
+    assert_eq!(tokenizer.get_vocab_size(true) as u64, vocab);
+    let valid = std::fs::read_to_string(dir.join("valid.txt")).unwrap();
+    for (file, text) in [("train.ids", train), ("valid.ids", valid.as_str())] {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let ids: Vec<u32> = bytes.chunks_exact(2).map(|c| u32::from(u16::from_le_bytes([c[0], c[1]]))).collect();
+        assert!(ids.iter().all(|&id| u64::from(id) < vocab), "{file}");
+        assert!(ids.len() < text.len() / 2, "{file}: merges shorten the text ({} ids)", ids.len());
+        assert_eq!(tokenizer.decode(&ids, false).unwrap(), text, "{file} decodes to the text");
+    }
+}
+
 /// The cheap sets of the standard suite's jobs: MNIST, wikitext-2, wmt16, ml-20m.
 const CHEAP: &str = "vae,wlm,translator,recom";
 
@@ -52,6 +71,9 @@ fn the_files_are_in_the_loaders_formats_and_a_second_run_checks_and_skips() {
     // wikitext-2: the split's tokens as the loader counts them (words and one <eos> a line).
     let train = std::fs::read_to_string(data.join("wikitext-2/train.txt")).unwrap();
     assert_eq!(train.lines().map(|l| l.split_whitespace().count() + 1).sum::<usize>(), 20_000);
+    // gpt's token ids: the byte-level BPE stored beside the text decodes them
+    // back into the text.
+    wikitext_ids_decode_to_the_text(&data.join("wikitext-2"), &train);
     // wmt16: a vocabulary and two sides aligned line by line.
     let read = |f: &str| std::fs::read_to_string(data.join("wmt16").join(f)).unwrap();
     assert_eq!(read("vocab.bpe.32000").lines().count(), 1000);

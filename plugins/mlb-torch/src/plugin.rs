@@ -35,6 +35,14 @@ pub trait TorchWorkload: Sized + 'static {
 
     /// Adds the workload's own report fields (`metrics`, model details).
     fn report(&self, _out: &mut Map<String, Value>) {}
+
+    /// The type its matrix products run in, for a workload that states its
+    /// FLOPs: on a CPU, the adaptor measures the peak in it while setting up
+    /// ([`crate::probe`]) and reports it, for the MFU. `None` (the default):
+    /// no probe.
+    fn flops_kind(&self) -> Option<tch::Kind> {
+        None
+    }
 }
 
 /// A workload's declared arguments and the `seed` every libtorch workload
@@ -61,6 +69,8 @@ pub struct TorchPlugin<W: TorchWorkload> {
     settings: Option<W::Settings>,
     seed: u64,
     state: Option<(Runtime, W)>,
+    /// The CPU's peak in the workload's [`flops_kind`](TorchWorkload::flops_kind).
+    peak: Option<f64>,
 }
 
 impl<W: TorchWorkload> TorchPlugin<W> {
@@ -76,13 +86,14 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
     type Args = Seeded<W::Args>;
 
     fn create(args: Seeded<W::Args>) -> mlb_plugin::Result<Self> {
-        Ok(TorchPlugin { settings: Some(W::parse(args.args)?), seed: args.seed, state: None })
+        Ok(TorchPlugin { settings: Some(W::parse(args.args)?), seed: args.seed, state: None, peak: None })
     }
 
     fn setup(&mut self, setup: &Setup) -> mlb_plugin::Result<()> {
         let settings = self.settings.take().ok_or_else(|| format!("{}: setup called twice", W::NAME))?;
         let runtime = Runtime::init(setup, self.seed)?;
         let workload = W::build(settings, &runtime)?;
+        self.peak = workload.flops_kind().and_then(|kind| crate::probe::on_cpu(runtime.device(), kind));
         self.state = Some((runtime, workload));
         Ok(())
     }
@@ -103,6 +114,9 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
         let (runtime, workload) = self.state()?;
         let mut out = runtime.report(workload.data());
         workload.report(&mut out);
+        if let Some(peak) = self.peak {
+            crate::probe::report(peak, &mut out);
+        }
         Ok(out)
     }
 }

@@ -1,5 +1,5 @@
 //! Data parallelism through c10d, Gloo on the CPU: the process group's
-//! collectives (ranks on threads of this process), and convnet_ddp through
+//! collectives (ranks on threads of this process), and convnet_ddp, gpt and vit through
 //! the real `mlb` binary (ranks in their cgroup slots under `"group":
 //! "ddp"`, a rank killed, the Slurm test cluster).
 //!
@@ -7,43 +7,15 @@
 //! `cargo build --release -p mlb -p convnet_ddp` before
 //! `cargo test --release -p mlb-torch --test ddp`.
 
+mod common;
+
+use common::binary::{artifact, plugin_dir, root_or_skip};
 use mlb_torch::dist::{Backend, DataParallel, ProcessGroup, Rendezvous, Source};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use tch::{Device, Kind, Tensor};
-
-/// `target/<profile>`, the folder of this test binary's `deps/`.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).expect("test binary lives in target/<profile>/deps").to_path_buf()
-}
-
-fn artifact(name: &str) -> PathBuf {
-    let path = profile_dir().join(name);
-    assert!(path.is_file(), "{} is not built: run scripts/test-torch.sh first", path.display());
-    path
-}
-
-/// A folder holding only the plugin library (`--plugin-dir`).
-fn plugin_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(artifact("libmlb_torch.so"), dir.path().join("libmlb_torch.so")).unwrap();
-    dir
-}
-
-/// Whether the cgroup tests may run: as root, unless `MLB_SKIP_CGROUP_TESTS` is set.
-fn root_or_skip(what: &str) -> bool {
-    if std::env::var_os("MLB_SKIP_CGROUP_TESTS").is_some() {
-        eprintln!("MLB_SKIP_CGROUP_TESTS is set: skipping {what}");
-        return false;
-    }
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let euid = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|l| l.split_whitespace().nth(1));
-    assert_eq!(euid, Some("0"), "{what} needs root (real cgroups); set MLB_SKIP_CGROUP_TESTS=1 to skip it");
-    true
-}
 
 /// A small ResNet-18 config: 3 steps (one untimed), batch norm frozen so that
 /// a step's gradients do not depend on how the batch is split.
@@ -103,6 +75,23 @@ fn max_diff(a: &[(String, Tensor)], b: &[(String, Tensor)]) -> f64 {
 fn two_ranks_of_batch_b_end_where_one_rank_of_batch_2b_ends() {
     if root_or_skip("the DDP equivalence test") {
         equivalence("gloo");
+    }
+}
+
+#[test]
+fn vit_trains_as_a_group_of_two_ranks() {
+    if !root_or_skip("the vit group test") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let args = r#"{"repeat": 3, "number": 1, "skip": 1, "size": "tiny", "layers": 2, "image_size": 32, "patch": 8,
+                   "classes": 10, "batch_size": 4, "workers": 1, "timeout": 60.0}"#;
+    let ranks = launch(dir.path(), "vit", 2, args, &dir.path().join("out"));
+    for (rank, report) in ranks.iter().enumerate() {
+        assert_eq!(report["completed"], true, "{report}");
+        assert_eq!((&report["ddp"]["rank"], &report["ddp"]["world_size"]), (&Value::from(rank), &Value::from(2)));
+        assert_eq!(report["ddp"]["source"], "torchrun", "the launcher set torchrun's variables");
+        assert!(report["flops_per_item"].as_f64().is_some_and(|f| f > 0.0), "{report}");
     }
 }
 
@@ -648,4 +637,49 @@ fn a_cmd_job_runs_a_pytorch_ddp_script_as_torchrun_would() {
             .unwrap_or_else(|e| panic!("rank {rank}: {e}\n{text}"));
         assert_eq!(got, format!("3.0 {rank}"), "the sum of ranks 1 and 2, and the local rank");
     }
+}
+
+/// A tiny gpt config of `batch` sequences per rank: 4 steps (one untimed),
+/// fp32, synthetic tokens.
+fn gpt_config(batch: u64) -> String {
+    format!(
+        r#"{{"repeat": 4, "number": 1, "skip": 1, "size": "tiny", "seq_len": 32, "vocab": 64, "batch_size": {batch},
+            "precision": "fp32", "lr": 3e-3, "warmup": 2, "timeout": 60.0}}"#
+    )
+}
+
+fn batch_losses(report: &Value) -> Vec<f64> {
+    let losses = report["batch_loss"].as_array().unwrap_or_else(|| panic!("batch_loss in {report}"));
+    losses.iter().map(|l| l.as_f64().unwrap()).collect()
+}
+
+#[test]
+fn gpt_two_ranks_of_batch_b_train_as_one_rank_of_batch_2b() {
+    if !root_or_skip("the gpt DDP test") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (two, one, half) = (dir.path().join("two"), dir.path().join("one"), dir.path().join("half"));
+    let ranks = launch(dir.path(), "gpt", 2, &gpt_config(2), &two);
+    let single = launch(dir.path(), "gpt", 1, &gpt_config(4), &one);
+    for (rank, report) in ranks.iter().enumerate() {
+        assert_eq!(report["completed"], true, "{report}");
+        assert_eq!((&report["ddp"]["rank"], &report["ddp"]["world_size"]), (&Value::from(rank), &Value::from(2)));
+        assert_eq!(report["ddp"]["backend"], "gloo");
+        assert_eq!(report["world_size"], 2);
+    }
+    assert_eq!(single[0]["ddp"]["world_size"], 1);
+    // Each rank's loss is the mean over its half of the sequences: their mean
+    // is the loss one rank of the whole batch sees, step after step, as long
+    // as the weights stay the same.
+    let (r0, r1, whole) = (batch_losses(&ranks[0]), batch_losses(&ranks[1]), batch_losses(&single[0]));
+    assert_eq!((r0.len(), whole.len()), (4, 4));
+    for (step, ((a, b), w)) in r0.iter().zip(&r1).zip(&whole).enumerate() {
+        let mean = (a + b) / 2.0;
+        assert!((mean - w).abs() < 1e-4, "step {step}: ranks' mean {mean}, one rank {w}");
+        assert!((a - b).abs() > 1e-6, "step {step}: the ranks trained on different sequences");
+    }
+    // The comparison can fail: one rank of half the batch ends elsewhere.
+    let alone = batch_losses(&launch(dir.path(), "gpt", 1, &gpt_config(2), &half)[0]);
+    assert!((alone[3] - whole[3]).abs() > 1e-3, "half the data gives other losses: {alone:?} {whole:?}");
 }

@@ -11,6 +11,7 @@ pub mod movielens;
 pub mod picture;
 pub mod rng;
 pub mod sine;
+pub mod tokens;
 pub mod torch_save;
 pub mod torchvision_mnist;
 pub mod wikitext;

@@ -18,7 +18,7 @@
 //! the images one rank of batch N*B sees.
 //!
 //! The report states the training FLOPs per image ([`crate::flops::resnet`])
-//! and, on a CPU, the peak the probe measured ([`crate::probe`]).
+//! and names the type of its products for the CPU probe ([`crate::probe`]).
 //!
 //! `frozen_bn` makes batch norm use its running statistics (as detection
 //! fine-tuning freezes it): a step's gradients then no longer depend on how
@@ -204,8 +204,6 @@ pub struct Convnet<const HALF: bool, const DDP: bool = false> {
     vs: nn::VarStore,
     /// Training FLOPs per image.
     flops: Flops,
-    /// The CPU's measured peak (on a CPU).
-    peak: Option<f64>,
 }
 
 /// Images `rank * batch .. (rank + 1) * batch` of a batch of `batch *
@@ -333,8 +331,7 @@ where
             }
         }
         let flops = flops::resnet(&args.arch, args.size).ok_or("unknown arch")?;
-        let peak = crate::probe::on_cpu(device, kind);
-        Ok(Convnet { model, update, input, args, device, ddp, params, vs, flops, peak })
+        Ok(Convnet { model, update, input, args, device, ddp, params, vs, flops })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -366,6 +363,10 @@ where
         &self.args.data
     }
 
+    fn flops_kind(&self) -> Option<Kind> {
+        Some(self.kind())
+    }
+
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
         out.insert("init".into(), "random (no pretrained weights)".into());
         out.insert("precision".into(), if self.args.half { "float16" } else { "float32" }.into());
@@ -374,9 +375,6 @@ where
             out.insert("skipped_steps".into(), master.skipped().into());
         }
         self.flops.report(out);
-        if let Some(peak) = self.peak {
-            crate::probe::report(peak, out);
-        }
         if self.args.frozen_bn {
             out.insert("batch_norm".into(), "frozen (running statistics)".into());
         }

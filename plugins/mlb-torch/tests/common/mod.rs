@@ -2,6 +2,8 @@
 //! on the CPU, and generating small data sets in the real formats.
 #![allow(dead_code)]
 
+pub mod binary;
+
 use mlb_plugin::{Config, Setup, Step, Workload, WorkloadArgs};
 use mlb_torch::{TorchPlugin, TorchWorkload};
 use serde_json::{Map, Value};

@@ -247,6 +247,10 @@ impl TorchWorkload for Gpt {
         &self.args.data
     }
 
+    fn flops_kind(&self) -> Option<tch::Kind> {
+        Some(crate::probe::compute_kind(self.mixed.precision()))
+    }
+
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
         let shape = &self.args.shape;
         self.mixed.report(out);

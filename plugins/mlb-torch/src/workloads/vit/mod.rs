@@ -13,7 +13,7 @@
 //! the synthetic batch the rank's share of one batch drawn from rank 0's seed.
 //!
 //! The report states the training FLOPs per image ([`model::Shape::flops`])
-//! and, on a CPU, the peak the probe measured ([`crate::probe`]).
+//! and names the type of its products for the CPU probe ([`crate::probe`]).
 
 pub mod model;
 
@@ -124,7 +124,6 @@ pub struct Vit {
     ddp: Option<DataParallel>,
     step: u64,
     flops: Flops,
-    peak: Option<f64>,
     /// Correct predictions and size of the last batch, read at the report.
     last_batch: Option<(Tensor, i64)>,
 }
@@ -190,15 +189,9 @@ impl TorchWorkload for Vit {
                 Input::Fixed { images, labels }
             }
         };
-        let compute = match args.precision {
-            Precision::Fp32 => Kind::Float,
-            Precision::Bf16 => Kind::BFloat16,
-            Precision::Fp16 => Kind::Half,
-        };
-        let peak = crate::probe::on_cpu(device, compute);
         let mixed = MixedPrecision::new(args.precision, device);
         let flops = args.shape.flops();
-        Ok(Vit { model, opt, mixed, input, args, device, params, ddp, step: 0, flops, peak, last_batch: None })
+        Ok(Vit { model, opt, mixed, input, args, device, params, ddp, step: 0, flops, last_batch: None })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -233,6 +226,10 @@ impl TorchWorkload for Vit {
         &self.args.data
     }
 
+    fn flops_kind(&self) -> Option<Kind> {
+        Some(crate::probe::compute_kind(self.args.precision))
+    }
+
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
         let s = &self.args.shape;
         out.insert("init".into(), "random (no pretrained weights)".into());
@@ -240,9 +237,6 @@ impl TorchWorkload for Vit {
         out.insert("model".into(), shape);
         self.mixed.report(out);
         self.flops.report(out);
-        if let Some(peak) = self.peak {
-            crate::probe::report(peak, out);
-        }
         if let Some((correct, n)) = &self.last_batch {
             out.insert("last_batch_accuracy".into(), (correct.int64_value(&[]) as f64 / *n as f64).into());
         }

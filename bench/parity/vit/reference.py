@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""PyTorch (Python) reference of mlb's `vit`, for its parity benchmark.
+
+The same Vision Transformer, written independently in PyTorch eager: patch
+embedding by a strided convolution, class token, learned positions,
+pre-norm blocks (fused scaled_dot_product_attention, GELU MLP of 4 x width),
+final norm, head on the class token; AdamW (weight decay 0.05) with linear
+warm-up then cosine decay to a tenth, clipping at norm 1; `precision` fp32,
+bf16 or fp16 as autocast (float32 weights), as mlb does. `--compile` runs
+the model through torch.compile (for information). Timing as mlb's worker.
+
+    reference.py --config '{"size": "tiny", ...}' --threads 1 --seed 0 --repeat 6 --number 2 --skip 1 [--compile]
+
+Prints one JSON object: {"items_per_sec", "items", "mean_s", "loss"}.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from reference import measure  # noqa: E402  (bench/parity/reference.py)
+
+SIZES = {"tiny": (12, 3, 192), "small": (12, 6, 384), "base": (12, 12, 768)}
+
+
+class Block(nn.Module):
+    def __init__(self, width, heads):
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = nn.LayerNorm(width), nn.LayerNorm(width)
+        self.qkv, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+        self.fc1, self.fc2 = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.norm1(x)).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        x = x + self.proj(F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, t, d))
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class ViT(nn.Module):
+    def __init__(self, layers, heads, width, image, patch, classes):
+        super().__init__()
+        tokens = (image // patch) ** 2 + 1
+        self.embed = nn.Conv2d(3, width, patch, stride=patch)
+        self.class_token = nn.Parameter(torch.randn(1, 1, width) * 0.02)
+        self.position = nn.Parameter(torch.randn(1, tokens, width) * 0.02)
+        self.blocks = nn.ModuleList(Block(width, heads) for _ in range(layers))
+        self.norm, self.head = nn.LayerNorm(width), nn.Linear(width, classes)
+
+    def forward(self, images):
+        x = self.embed(images).flatten(2).transpose(1, 2)
+        x = torch.cat([self.class_token.expand(x.shape[0], -1, -1), x], 1) + self.position
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x)[:, 0])
+
+
+def vit(config, compile_model):
+    layers, heads, width = SIZES[config.get("size", "base")]
+    layers, heads, width = (int(config.get(k, v)) for k, v in (("layers", layers), ("heads", heads), ("width", width)))
+    image, patch = int(config.get("image_size", 224)), int(config.get("patch", 16))
+    classes, batch = int(config.get("classes", 1000)), int(config.get("batch_size", 64))
+    lr, warmup, decay = float(config.get("lr", 1e-3)), int(config.get("warmup", 10)), int(config.get("decay", 1000))
+    dtype = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}[config.get("precision", "fp32")]
+    model = ViT(layers, heads, width, image, patch, classes).train()
+    forward = torch.compile(model) if compile_model else model
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05)
+    scaler = torch.amp.GradScaler("cpu", enabled=dtype == torch.float16)
+    images, labels = torch.randn(batch, 3, image, image), torch.randint(0, classes, (batch,))
+    step_no = [0]
+
+    def rate(step):
+        if step < warmup:
+            return lr * (step + 1) / warmup
+        t = min((step - warmup) / max(decay, 1), 1.0)
+        return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t)))
+
+    def step():
+        with torch.autocast("cpu", dtype=dtype, enabled=dtype is not None):
+            logits = forward(images)
+        loss = F.cross_entropy(logits.float(), labels)
+        opt.zero_grad()
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        for group in opt.param_groups:
+            group["lr"] = rate(step_no[0])
+        scaler.step(opt)
+        scaler.update()
+        step_no[0] += 1
+        return batch, loss.item()
+
+    return step
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="{}", help="vit's arguments, as mlb's --config")
+    parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, required=True)
+    parser.add_argument("--number", type=int, required=True)
+    parser.add_argument("--skip", type=int, required=True)
+    parser.add_argument("--compile", action="store_true", help="the model through torch.compile")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    step = vit(json.loads(args.config), args.compile)
+    print(json.dumps(measure(step, args.repeat, args.number, args.skip)))
+
+if __name__ == "__main__":
+    main()
