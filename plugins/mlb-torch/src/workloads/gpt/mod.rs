@@ -165,13 +165,6 @@ pub(crate) fn in_group() -> mlb_plugin::Result<bool> {
     })
 }
 
-impl Gpt {
-    /// The shape the model was built with (the data's vocabulary).
-    pub fn shape(&self) -> &Shape {
-        &self.args.shape
-    }
-}
-
 impl TorchWorkload for Gpt {
     const NAME: &'static str = "gpt";
     const DESCRIPTION: &'static str = "decoder-only transformer LM (Llama style: RMSNorm, RoPE, SwiGLU, fused causal \
