@@ -67,6 +67,10 @@ impl Store {
     /// Brings the store to `target` (at most [`SCHEMA_VERSION`]): refuses a
     /// newer store, backs an SQLite file up before migrating it.
     pub(super) fn migrate_to(&self, target: i64) -> Result<(), StoreError> {
+        let _held = match self.location().file() {
+            Some(file) => Some(self.migration_lock(file)?),
+            None => None,
+        };
         let found = self.schema_version()?;
         if found > SCHEMA_VERSION {
             return Err(StoreError::Newer {
@@ -85,8 +89,8 @@ impl Store {
         }
         let migrated = self.block_on(migrator(self.backend(), target).run(self.pool()));
         if let Err(error) = migrated {
-            // Another mlb opening the same new store at once may have applied
-            // them first (SQLite's migrator takes no lock).
+            // Another mlb may have applied them first (on PostgreSQL, the
+            // migrator's own lock orders the two).
             if self.schema_version()? < target {
                 let reason = super::error::scrub(self.location(), &error.to_string());
                 return Err(StoreError::Migrate { location: self.location().clone(), reason });
@@ -99,6 +103,25 @@ impl Store {
             done.map_err(|e| StoreError::query(self.location(), "recording its version", &e))?;
         }
         Ok(())
+    }
+
+    /// An exclusive `flock` on `FILE.migrate.lock` beside an SQLite store,
+    /// held while its schema is read and migrated: SQLite's migrator takes no
+    /// lock, and two mlb opening one new store at once (two imports) each ran
+    /// the first migration, the second failing with "table already exists"
+    /// while the first was still applying the later ones. The second now
+    /// waits, then finds the schema current. The kernel releases the lock
+    /// however the process ends.
+    fn migration_lock(&self, file: &Path) -> Result<std::fs::File, StoreError> {
+        let mut name = file.as_os_str().to_owned();
+        name.push(".migrate.lock");
+        let failed = |e: std::io::Error| StoreError::Migrate {
+            location: self.location().clone(),
+            reason: format!("cannot lock {}: {e}", Path::new(&name).display()),
+        };
+        let lock = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&name).map_err(failed)?;
+        lock.lock().map_err(failed)?;
+        Ok(lock)
     }
 
     /// The schema version of the store: the last migration applied, 0 for a
