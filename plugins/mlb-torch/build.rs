@@ -3,9 +3,10 @@
 //! strips debug information from the plugin library, and compiles the C++
 //! of what tch does not bind (`native/`): LeakyReLU with a slope, autocast
 //! on the CPU or CUDA with a chosen dtype, TF32 for cuBLAS matrix products,
-//! and c10d's process group (against Gloo's headers, which PyTorch's wheels
-//! lack: `native/third_party/gloo-headers`), with NCCL's when the libtorch
-//! has it.
+//! activation checkpointing (a custom autograd function calling back into
+//! Rust), and c10d's process group (against Gloo's headers, which PyTorch's
+//! wheels lack: `native/third_party/gloo-headers`), with NCCL's when the
+//! libtorch has it.
 //!
 //! NCCL (`native/nccl.cpp`) is compiled in when the libtorch has
 //! `libtorch_cuda` and `ProcessGroupNCCL.hpp`, and NCCL's and CUDA's headers
@@ -19,7 +20,8 @@ use std::path::{Path, PathBuf};
 
 fn main() {
     mlb_torch_build::link_plugin();
-    let native = ["native/leaky_relu.cpp", "native/autocast.cpp", "native/matmul_precision.cpp"];
+    let native =
+        ["native/leaky_relu.cpp", "native/autocast.cpp", "native/matmul_precision.cpp", "native/checkpoint.cpp"];
     mlb_torch_build::compile_cpp("mlb_torch_native", &native);
     println!("cargo:rerun-if-changed=native/third_party/gloo-headers");
     println!("cargo:rerun-if-changed=native/process_group.h");

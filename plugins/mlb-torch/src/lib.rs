@@ -6,9 +6,9 @@
 //!   requests and GPU names.
 //! - [`precision`]: the `precision` argument (fp32, bf16 and fp16 autocast);
 //!   [`amp`]: half precision with loss scaling and fp32 master weights;
-//!   [`grad`]: gradient clipping without host syncs; [`ops`]: libtorch
-//!   operations tch does not bind; [`dist`]: multi-process data parallelism
-//!   (c10d's process group).
+//!   [`grad`]: gradient clipping without host syncs; [`checkpoint`]:
+//!   activation checkpointing; [`ops`]: libtorch operations tch does not
+//!   bind; [`dist`]: multi-process data parallelism (c10d's process group).
 //! - [`data`]: loaders of the real formats (MNIST idx, image folders, word
 //!   corpora) and [`synth`]: synthetic data of the same shapes.
 //! - [`flops`]: training FLOPs per item by formula; [`probe`]: a CPU's
@@ -17,6 +17,7 @@
 //! - [`workloads`]: the suite's models, one module each.
 
 pub mod amp;
+pub mod checkpoint;
 pub mod data;
 pub mod device;
 pub mod dist;

@@ -642,9 +642,14 @@ fn a_cmd_job_runs_a_pytorch_ddp_script_as_torchrun_would() {
 /// A tiny gpt config of `batch` sequences per rank: 4 steps (one untimed),
 /// fp32, synthetic tokens.
 fn gpt_config(batch: u64) -> String {
+    gpt_config_checkpointed(batch, false)
+}
+
+/// [`gpt_config`] with each block checkpointed or not.
+fn gpt_config_checkpointed(batch: u64, checkpoint: bool) -> String {
     format!(
         r#"{{"repeat": 4, "number": 1, "skip": 1, "size": "tiny", "seq_len": 32, "vocab": 64, "batch_size": {batch},
-            "precision": "fp32", "lr": 3e-3, "warmup": 2, "timeout": 60.0}}"#
+            "precision": "fp32", "lr": 3e-3, "warmup": 2, "timeout": 60.0, "checkpoint": {checkpoint}}}"#
     )
 }
 
@@ -682,4 +687,20 @@ fn gpt_two_ranks_of_batch_b_train_as_one_rank_of_batch_2b() {
     // The comparison can fail: one rank of half the batch ends elsewhere.
     let alone = batch_losses(&launch(dir.path(), "gpt", 1, &gpt_config(2), &half)[0]);
     assert!((alone[3] - whole[3]).abs() > 1e-3, "half the data gives other losses: {alone:?} {whole:?}");
+}
+
+#[test]
+fn gpt_checkpointed_blocks_average_the_same_gradients_across_ranks() {
+    if !root_or_skip("the gpt DDP checkpointing test") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, checkpointed) = (dir.path().join("plain"), dir.path().join("checkpointed"));
+    let without = launch(dir.path(), "gpt", 2, &gpt_config_checkpointed(2, false), &plain);
+    let with = launch(dir.path(), "gpt", 2, &gpt_config_checkpointed(2, true), &checkpointed);
+    for (a, b) in without.iter().zip(&with) {
+        assert_eq!(b["activation_checkpointing"], true, "{b}");
+        assert_eq!(b["ddp"]["overlap"], true, "the gradient hooks fire from the checkpointed blocks: {b}");
+        assert_eq!(batch_losses(a), batch_losses(b), "rank {}", b["ddp"]["rank"]);
+    }
 }

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 /// libtorch's generator and thread count are process-wide: tests that train
 /// take this lock so that a fixed seed gives the same run every time.
-static TORCH: Mutex<()> = Mutex::new(());
+pub static TORCH: Mutex<()> = Mutex::new(());
 
 /// A workload instance set up on the CPU with one thread.
 pub struct Run<W: TorchWorkload> {

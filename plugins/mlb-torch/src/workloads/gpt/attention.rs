@@ -39,6 +39,21 @@ impl Attention {
         }
     }
 
+    /// The attention sharing this one's weights.
+    pub fn shallow_clone(&self) -> Self {
+        Attention { qkv: shallow_linear(&self.qkv), out: shallow_linear(&self.out), heads: self.heads }
+    }
+
+    /// The query, key and value projection.
+    pub fn qkv(&self) -> &nn::Linear {
+        &self.qkv
+    }
+
+    /// The output projection.
+    pub fn out(&self) -> &nn::Linear {
+        &self.out
+    }
+
     /// Attends over `x`, `[batch, seq, width]`.
     pub fn forward(&self, x: &Tensor, rope: &Rope) -> Tensor {
         let (b, t, w) = x.size3().expect("[batch, seq, width]");
@@ -47,4 +62,9 @@ impl Attention {
         let y = causal(&q, &k, &v).transpose(1, 2).reshape([b, t, w]);
         self.out.forward(&y)
     }
+}
+
+/// A linear layer sharing `linear`'s weights.
+pub fn shallow_linear(linear: &nn::Linear) -> nn::Linear {
+    nn::Linear { ws: linear.ws.shallow_clone(), bs: linear.bs.as_ref().map(Tensor::shallow_clone) }
 }

@@ -1,7 +1,7 @@
 //! A pre-norm transformer block (Llama's): `x + attention(norm(x))`, then
 //! `x + mlp(norm(x))`, with RMSNorm and a SwiGLU MLP.
 
-use super::attention::Attention;
+use super::attention::{shallow_linear, Attention};
 use super::rope::Rope;
 use tch::nn::{self, Module};
 use tch::Tensor;
@@ -22,6 +22,10 @@ impl RmsNorm {
     /// put in optimizer group 1, which gets no weight decay.
     pub fn new(p: &nn::Path, width: i64) -> Self {
         RmsNorm { weight: p.set_group(1).var("weight", &[width], nn::Init::Const(1.0)), width }
+    }
+
+    fn shallow_clone(&self) -> Self {
+        RmsNorm { weight: self.weight.shallow_clone(), width: self.width }
     }
 }
 
@@ -55,6 +59,10 @@ impl SwiGlu {
             hidden,
         }
     }
+
+    fn shallow_clone(&self) -> Self {
+        SwiGlu { gate_up: shallow_linear(&self.gate_up), down: shallow_linear(&self.down), hidden: self.hidden }
+    }
 }
 
 impl Module for SwiGlu {
@@ -84,6 +92,24 @@ impl Block {
             mlp_norm: RmsNorm::new(&(p / "mlp_norm"), width),
             mlp: SwiGlu::new(&(p / "mlp"), width, hidden, layers),
         }
+    }
+
+    /// The block sharing this one's weights (for a checkpointed segment to
+    /// own).
+    pub fn shallow_clone(&self) -> Self {
+        Block {
+            attn_norm: self.attn_norm.shallow_clone(),
+            attn: self.attn.shallow_clone(),
+            mlp_norm: self.mlp_norm.shallow_clone(),
+            mlp: self.mlp.shallow_clone(),
+        }
+    }
+
+    /// The weights of the block.
+    pub fn params(&self) -> Vec<Tensor> {
+        let norms = [&self.attn_norm.weight, &self.mlp_norm.weight].map(Tensor::shallow_clone);
+        let linears = [self.attn.qkv(), self.attn.out(), &self.mlp.gate_up, &self.mlp.down];
+        norms.into_iter().chain(linears.into_iter().map(|l| l.ws.shallow_clone())).collect()
     }
 
     /// The block applied to `x`, `[batch, seq, width]`.

@@ -1,9 +1,11 @@
 //! The decoder-only model: token embedding, blocks, final RMSNorm and the
-//! output projection (the embedding itself when tied).
+//! output projection (the embedding itself when tied); optionally each block
+//! checkpointed ([`crate::checkpoint`]).
 
 use super::block::{Block, RmsNorm};
 use super::rope::Rope;
 use super::shape::Shape;
+use crate::checkpoint::checkpoint;
 use tch::nn::{self, Module};
 use tch::{Kind, Tensor};
 
@@ -17,11 +19,15 @@ pub struct Model {
     /// tied.
     head: Tensor,
     rope: Rope,
+    /// Whether each block's activations are recomputed in the backward pass
+    /// instead of kept.
+    checkpoint: bool,
 }
 
 impl Model {
-    /// A model of `shape` under `p`.
-    pub fn new(p: &nn::Path, shape: &Shape) -> Self {
+    /// A model of `shape` under `p`, each block checkpointed when
+    /// `checkpoint`.
+    pub fn new(p: &nn::Path, shape: &Shape, checkpoint: bool) -> Self {
         let init = nn::Init::Randn { mean: 0.0, stdev: 0.02 };
         let embedding = p.var("embedding", &[shape.vocab, shape.width], init);
         let blocks = (0..shape.layers)
@@ -35,6 +41,7 @@ impl Model {
             norm: RmsNorm::new(&(p / "norm"), shape.width),
             head,
             rope: Rope::new(shape.seq_len, shape.head_dim(), p.device()),
+            checkpoint,
         }
     }
 
@@ -42,7 +49,12 @@ impl Model {
     pub fn forward(&self, tokens: &Tensor) -> Tensor {
         let mut x = Tensor::embedding(&self.embedding, tokens, -1, false, false);
         for block in &self.blocks {
-            x = block.forward(&x, &self.rope);
+            x = if self.checkpoint {
+                let (segment, rope) = (block.shallow_clone(), self.rope.shallow_clone());
+                checkpoint(&x, &block.params(), move |x| segment.forward(x, &rope))
+            } else {
+                block.forward(&x, &self.rope)
+            };
         }
         self.norm.forward(&x).linear::<Tensor>(&self.head, None)
     }

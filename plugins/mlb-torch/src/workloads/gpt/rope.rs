@@ -27,6 +27,11 @@ impl Rope {
         Rope { cos: angles.cos().to_kind(Kind::Float), sin: angles.sin().to_kind(Kind::Float) }
     }
 
+    /// The tables shared with this one.
+    pub fn shallow_clone(&self) -> Self {
+        Rope { cos: self.cos.shallow_clone(), sin: self.sin.shallow_clone() }
+    }
+
     /// Rotates `x`, `[batch, heads, seq, head_dim]`, by its positions; the
     /// tables are cast to `x`'s type.
     pub fn apply(&self, x: &Tensor) -> Tensor {
