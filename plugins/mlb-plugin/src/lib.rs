@@ -44,10 +44,12 @@ mod config;
 #[doc(hidden)]
 pub mod ffi;
 pub mod manifest;
+pub mod precision;
 mod workload;
 
 pub use args::{read_arg, Arg, ArgKind, ArgValue, WorkloadArgs};
 pub use config::{Config, ConfigError};
+pub use precision::{Precision, UnknownPrecision};
 pub use workload::{Error, Result, Setup, Step, Workload};
 
 /// Exports a [`Workload`] implementation as an mlb plugin.

@@ -129,7 +129,7 @@ fn panic_message(panic: &(dyn Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::precision::Precision;
+    use crate::precision::{Precision, TorchPrecision};
     use tch::{Device, Kind};
 
     /// `tanh(x w) w'`: a segment whose activations the backward pass needs.

@@ -28,7 +28,10 @@ impl Flops {
 /// transformer of `layers` layers of width `width` whose matrix products
 /// hold `params` weights, as the PaLM paper's appendix B counts them: 6 x
 /// params per token (2 forward, 4 backward) plus the attention's scores and
-/// weighted sum, 12 x layers x width x tokens per token.
+/// weighted sum, 12 x layers x width x tokens per token (`2 x 2 T w` per
+/// token and layer forward, three times that with the backward pass),
+/// counted over the whole `T x T` square as PaLM does, not halved for a
+/// causal mask. gpt and vit both count by it.
 pub fn transformer(params: f64, layers: f64, width: f64, tokens: f64) -> f64 {
     6.0 * params * tokens + 12.0 * layers * width * tokens * tokens
 }

@@ -1,5 +1,7 @@
 //! The numeric precision of training, shared by the workloads that take the
-//! `precision` argument: `fp32`, `bf16` or `fp16`.
+//! `precision` argument: `fp32`, `bf16` or `fp16` (the SDK's
+//! [`Precision`], [`Precision::TRAINING`]), and what libtorch makes of each
+//! precision ([`TorchPrecision`]).
 //!
 //! bf16 and fp16 are autocast, as PyTorch's `torch.autocast` does: the
 //! weights, their gradients and the optimizer's state stay in float32, and
@@ -15,59 +17,71 @@
 use crate::amp::{GradScaler, LossScale};
 use crate::ops::taken_error;
 use serde_json::{Map, Value};
-use tch::{Device, Tensor};
+use tch::{Device, Kind, Tensor};
 
 extern "C" {
     fn mlb_autocast_enter(cuda: bool, half: bool, was_enabled: *mut bool, was_dtype: *mut i8) -> *mut std::ffi::c_char;
     fn mlb_autocast_exit(cuda: bool, was_enabled: bool, was_dtype: i8) -> *mut std::ffi::c_char;
 }
 
-/// A training precision, as the `precision` argument names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Precision {
-    /// Float32 throughout.
-    Fp32,
-    /// bfloat16 autocast, float32 weights and optimizer state.
-    Bf16,
-    /// float16 autocast with dynamic loss scaling, float32 weights and
-    /// optimizer state.
-    Fp16,
+pub use mlb_plugin::Precision;
+
+/// Reads the `precision` argument of a training workload: one of
+/// [`Precision::TRAINING`].
+pub fn parse_training(text: &str) -> mlb_plugin::Result<Precision> {
+    match Precision::from_name(text) {
+        Some(p) if Precision::TRAINING.contains(&p) => Ok(p),
+        _ => {
+            let names: Vec<_> = Precision::TRAINING.iter().map(|p| p.name()).collect();
+            Err(format!("argument `precision` must be one of {}, got {text:?}", names.join(", ")).into())
+        }
+    }
 }
 
-impl Precision {
-    /// The spellings `precision` accepts.
-    pub const NAMES: [&'static str; 3] = ["fp32", "bf16", "fp16"];
+/// What libtorch makes of a [`Precision`].
+pub trait TorchPrecision {
+    /// The type matrix products run in (under autocast, for bf16 and fp16
+    /// training): float32 for fp32 and tf32, float8 E4M3 for fp8.
+    fn kind(self) -> Kind;
 
-    /// Reads the `precision` argument.
-    pub fn parse(text: &str) -> mlb_plugin::Result<Self> {
-        match text {
-            "fp32" => Ok(Precision::Fp32),
-            "bf16" => Ok(Precision::Bf16),
-            "fp16" => Ok(Precision::Fp16),
-            other => {
-                Err(format!("argument `precision` must be one of {}, got {other:?}", Self::NAMES.join(", ")).into())
-            }
-        }
-    }
-
-    /// The name of the compute type in reports, as libtorch names it
-    /// (`float32`, `bfloat16`, `float16`; the fp16 variants of the original
-    /// workloads report `float16` too).
-    pub fn dtype_name(self) -> &'static str {
-        match self {
-            Precision::Fp32 => "float32",
-            Precision::Bf16 => "bfloat16",
-            Precision::Fp16 => "float16",
-        }
-    }
+    /// The name of the compute type in the training workloads' reports, as
+    /// libtorch names it (`float32`, `bfloat16`, `float16`; the fp16
+    /// variants of the original workloads report `float16` too).
+    fn dtype_name(self) -> &'static str;
 
     /// Runs `f` (a forward pass) under autocast on `device` in this
-    /// precision; for fp32, runs it as it is.
-    pub fn autocast<T>(self, device: Device, f: impl FnOnce() -> T) -> T {
-        if self == Precision::Fp32 {
-            return f();
+    /// precision; for fp32 and tf32, runs it as it is. Panics for fp8, which
+    /// has no autocast (no training workload accepts it).
+    fn autocast<T>(self, device: Device, f: impl FnOnce() -> T) -> T;
+}
+
+impl TorchPrecision for Precision {
+    fn kind(self) -> Kind {
+        match self {
+            Precision::Fp32 | Precision::Tf32 => Kind::Float,
+            Precision::Bf16 => Kind::BFloat16,
+            Precision::Fp16 => Kind::Half,
+            Precision::Fp8 => Kind::Float8e4m3fn,
         }
-        let _guard = Autocast::enter(device.is_cuda(), self == Precision::Fp16);
+    }
+
+    fn dtype_name(self) -> &'static str {
+        match self {
+            Precision::Fp32 | Precision::Tf32 => "float32",
+            Precision::Bf16 => "bfloat16",
+            Precision::Fp16 => "float16",
+            Precision::Fp8 => "float8_e4m3fn",
+        }
+    }
+
+    fn autocast<T>(self, device: Device, f: impl FnOnce() -> T) -> T {
+        let half = match self {
+            Precision::Fp32 | Precision::Tf32 => return f(),
+            Precision::Bf16 => false,
+            Precision::Fp16 => true,
+            Precision::Fp8 => panic!("fp8 has no autocast: it is not a training precision"),
+        };
+        let _guard = Autocast::enter(device.is_cuda(), half);
         f()
     }
 }
@@ -160,7 +174,6 @@ impl MixedPrecision {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tch::Kind;
 
     #[test]
     fn bf16_autocast_runs_matrix_products_in_bf16_on_the_cpu_and_ends_with_its_region() {
@@ -177,10 +190,12 @@ mod tests {
 
     #[test]
     fn the_argument_names_the_three_precisions_and_rejects_others() {
-        let parsed: Vec<Precision> = Precision::NAMES.iter().map(|n| Precision::parse(n).unwrap()).collect();
+        let parsed: Vec<Precision> = ["fp32", "bf16", "fp16"].iter().map(|n| parse_training(n).unwrap()).collect();
         assert_eq!(parsed, [Precision::Fp32, Precision::Bf16, Precision::Fp16]);
-        let err = Precision::parse("fp8").unwrap_err().to_string();
-        assert!(err.contains("fp32, bf16, fp16"), "{err}");
+        for other in ["fp8", "tf32", "bfloat16"] {
+            let err = parse_training(other).unwrap_err().to_string();
+            assert_eq!(err, format!("argument `precision` must be one of fp32, bf16, fp16, got {other:?}"));
+        }
     }
 
     #[test]

@@ -5,7 +5,6 @@
 //! adaptor runs it for every workload that names the type of its matrix
 //! products ([`TorchWorkload::flops_kind`](crate::TorchWorkload::flops_kind)).
 
-use crate::precision::Precision;
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
 use tch::{Device, Kind, Tensor};
@@ -43,16 +42,6 @@ pub fn cpu_peak_tflops(kind: Kind) -> f64 {
         best = best.min(product(&a, &b));
     }
     2.0 * (side as f64).powi(3) / best / 1e12
-}
-
-/// The type the matrix products of a model trained in `precision` run in
-/// (under autocast, for bf16 and fp16).
-pub fn compute_kind(precision: Precision) -> Kind {
-    match precision {
-        Precision::Fp32 => Kind::Float,
-        Precision::Bf16 => Kind::BFloat16,
-        Precision::Fp16 => Kind::Half,
-    }
 }
 
 /// The probe's peak in `kind` when `device` is the CPU; `None` on a GPU

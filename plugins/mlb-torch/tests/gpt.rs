@@ -7,7 +7,7 @@
 mod common;
 
 use common::train;
-use mlb_torch::precision::Precision;
+use mlb_torch::precision::{Precision, TorchPrecision};
 use mlb_torch::workloads::gpt::attention::causal;
 use mlb_torch::workloads::gpt::model::Model;
 use mlb_torch::workloads::gpt::rope::{Rope, BASE};

@@ -4,7 +4,8 @@
 //! `DistributedDataParallel` does.
 //!
 //! - [`rendezvous`]: the rank, the group's size and rank 0's address, from
-//!   torchrun's variables (mlb's `"group": "ddp"` jobs set them) or Slurm's.
+//!   torchrun's variables (mlb's `"group": "ddp"` jobs set them) or Slurm's,
+//!   and whether they name a group at all ([`in_group`]).
 //! - [`backend`]: Gloo or NCCL, chosen by the model's device unless the
 //!   `backend` argument names one.
 //! - [`group`]: the process group (`native/process_group.cpp`,
@@ -33,5 +34,5 @@ pub use backend::{Backend, Choice};
 pub use buckets::{DataParallel, BUCKET_BYTES};
 pub use group::{GroupError, ProcessGroup};
 pub use hooks::GradHooks;
-pub use rendezvous::{Rendezvous, RendezvousError, Source};
+pub use rendezvous::{in_group, Rendezvous, RendezvousError, Source};
 pub use settings::Settings;

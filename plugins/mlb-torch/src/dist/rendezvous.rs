@@ -128,6 +128,24 @@ impl Rendezvous {
             source,
         })
     }
+
+    /// Whether this names a process group to join: torchrun's variables
+    /// (mlb's `"group": "ddp"`, torchrun) always, a Slurm step when it has
+    /// several tasks, a group of one never.
+    pub fn names_group(&self) -> bool {
+        match self.source {
+            Source::Alone => false,
+            Source::Slurm => self.world > 1,
+            Source::Torchrun => true,
+        }
+    }
+}
+
+/// Whether this process's environment names a process group to join
+/// ([`Rendezvous::names_group`]), for the workloads that train data parallel
+/// when it does and alone otherwise.
+pub fn in_group() -> Result<bool, RendezvousError> {
+    Ok(Rendezvous::from_env(|name| std::env::var(name).ok())?.names_group())
 }
 
 /// `host` when this machine can resolve it, else the address Slurm gives
@@ -190,6 +208,16 @@ mod tests {
     fn read(vars: &[(&str, &str)]) -> Result<Rendezvous, RendezvousError> {
         let map: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Rendezvous::from_env(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn torchrun_and_slurm_steps_of_several_tasks_name_a_group_others_do_not() {
+        let torchrun = [("MASTER_ADDR", "h"), ("MASTER_PORT", "1"), ("RANK", "0"), ("WORLD_SIZE", "1")];
+        assert!(read(&torchrun).unwrap().names_group(), "torchrun's variables, even for one rank");
+        let slurm = |tasks| [("SLURM_PROCID", "0"), ("SLURM_NTASKS", tasks), ("SLURM_STEP_NODELIST", "n1")];
+        assert!(read(&slurm("2")).unwrap().names_group());
+        assert!(!read(&slurm("1")).unwrap().names_group(), "a Slurm step of one task");
+        assert!(!read(&[]).unwrap().names_group());
     }
 
     #[test]

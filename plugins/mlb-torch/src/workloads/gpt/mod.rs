@@ -32,9 +32,9 @@ pub mod schedule;
 pub mod shape;
 
 use crate::data::DataSource;
-use crate::dist::{self, DataParallel, Rendezvous, Source};
+use crate::dist::{self, in_group, DataParallel};
 use crate::grad::{clip_grad_norm, grads};
-use crate::precision::{MixedPrecision, Precision};
+use crate::precision::{self, MixedPrecision, Precision, TorchPrecision};
 use crate::{Runtime, TorchWorkload};
 use data::Tokens;
 use mlb_plugin::Step;
@@ -124,7 +124,7 @@ impl TryFrom<Args> for Settings {
             shape,
             size: if args.layers.or(args.heads).or(args.width).is_some() { "custom".into() } else { args.size },
             batch: args.batch_size as i64,
-            precision: Precision::parse(&args.precision)?,
+            precision: precision::parse_training(&args.precision)?,
             schedule: Schedule { peak: args.lr, warmup: args.warmup, decay: args.decay_steps },
             weight_decay: args.weight_decay,
             clip: args.clip,
@@ -148,18 +148,6 @@ pub struct Gpt {
     device: Device,
     args: Settings,
     _vs: nn::VarStore,
-}
-
-/// Whether the environment names a process group to join (the launcher's
-/// `"group": "ddp"`, torchrun, or a Slurm step of several tasks).
-pub(crate) fn in_group() -> mlb_plugin::Result<bool> {
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    let rendezvous = Rendezvous::from_env(var)?;
-    Ok(match rendezvous.source {
-        Source::Alone => false,
-        Source::Slurm => rendezvous.world > 1,
-        Source::Torchrun => true,
-    })
 }
 
 impl TorchWorkload for Gpt {
@@ -238,7 +226,7 @@ impl TorchWorkload for Gpt {
     }
 
     fn flops_kind(&self) -> Option<tch::Kind> {
-        Some(crate::probe::compute_kind(self.mixed.precision()))
+        Some(self.mixed.precision().kind())
     }
 
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {

@@ -1,6 +1,8 @@
 //! The model's shape: sizes by name, overrides, and what follows from a
 //! shape (parameter count, training FLOPs per sequence).
 
+use crate::flops;
+
 /// A named size: layers, heads, width and the default sequence length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size {
@@ -74,19 +76,14 @@ impl Shape {
         self.block_params() + if self.tied { embedding } else { 2 * embedding }
     }
 
-    /// Training FLOPs of one sequence (forward and backward), as in the
-    /// PaLM paper's appendix B: `6 N T + 12 L w T^2`, where `N` is the
-    /// parameters that multiply every token (the blocks and the output
-    /// projection, `vocab x width` whether tied or not; the input embedding
-    /// is a lookup, no FLOPs), `T` the sequence length, `L` the layers and
-    /// `w` the width. The second term is attention's scores and weighted sum
-    /// (`2 x 2 T w` per token and layer forward, three times that with the
-    /// backward pass), counted over the whole `T x T` square as PaLM does,
-    /// not halved for the causal mask.
+    /// Training FLOPs of one sequence (forward and backward):
+    /// [`flops::transformer`] (PaLM's `6 N T + 12 L w T^2`) where `N` is the
+    /// parameters that multiply every token: the blocks and the output
+    /// projection, `vocab x width` whether tied or not (the input embedding
+    /// is a lookup, no FLOPs).
     pub fn flops_per_sequence(&self) -> f64 {
         let n = (self.block_params() + self.vocab * self.width) as f64;
-        let (l, w, t) = (self.layers as f64, self.width as f64, self.seq_len as f64);
-        6.0 * n * t + 12.0 * l * w * t * t
+        flops::transformer(n, self.layers as f64, self.width as f64, self.seq_len as f64)
     }
 }
 

@@ -16,6 +16,7 @@
 
 use super::TimedSteps;
 use crate::data::DataSource;
+use crate::precision::{Precision, TorchPrecision};
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::Step;
 use serde_json::{Map, Value};
@@ -34,54 +35,12 @@ mlb_plugin::workload_args! {
     }
 }
 
-/// The precision of the product.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Precision {
-    /// float32, TF32 off.
-    Fp32,
-    /// float32 with TF32 tensor cores (CUDA).
-    Tf32,
-    /// bfloat16.
-    Bf16,
-    /// float16.
-    Fp16,
-    /// float8 e4m3, scaled product.
-    Fp8,
-}
-
-impl Precision {
-    /// Reads `fp32`, `tf32`, `bf16`, `fp16` or `fp8`.
-    pub fn parse(text: &str) -> mlb_plugin::Result<Self> {
-        Ok(match text.trim().to_ascii_lowercase().as_str() {
-            "fp32" => Precision::Fp32,
-            "tf32" => Precision::Tf32,
-            "bf16" => Precision::Bf16,
-            "fp16" => Precision::Fp16,
-            "fp8" => Precision::Fp8,
-            other => return Err(format!("unknown precision `{other}`: use fp32, tf32, bf16, fp16 or fp8").into()),
-        })
-    }
-
-    /// Its name in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::Fp32 => "fp32",
-            Precision::Tf32 => "tf32",
-            Precision::Bf16 => "bf16",
-            Precision::Fp16 => "fp16",
-            Precision::Fp8 => "fp8",
-        }
-    }
-
-    /// The element kind of the matrices.
-    fn kind(self) -> Kind {
-        match self {
-            Precision::Fp32 | Precision::Tf32 => Kind::Float,
-            Precision::Bf16 => Kind::BFloat16,
-            Precision::Fp16 => Kind::Half,
-            Precision::Fp8 => Kind::Float8e4m3fn,
-        }
-    }
+/// Reads `fp32`, `tf32`, `bf16`, `fp16` or `fp8` (gemm takes every
+/// [`Precision`]).
+pub fn parse_precision(text: &str) -> mlb_plugin::Result<Precision> {
+    let name = text.trim().to_ascii_lowercase();
+    Precision::from_name(&name)
+        .ok_or_else(|| format!("unknown precision `{name}`: use fp32, tf32, bf16, fp16 or fp8").into())
 }
 
 /// Settings of gemm: its arguments checked.
@@ -129,7 +88,7 @@ impl TorchWorkload for Gemm {
     type Settings = Settings;
 
     fn parse(args: Args) -> mlb_plugin::Result<Settings> {
-        let precision = Precision::parse(&args.precision)?;
+        let precision = parse_precision(&args.precision)?;
         let steps = args.step_seconds;
         TimedSteps::new(steps)?;
         Ok(Settings { precision, size: args.size as i64, steps })

@@ -20,11 +20,11 @@ pub mod model;
 use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
-use crate::dist::{self, DataParallel};
+use crate::dist::{self, in_group, DataParallel};
 use crate::flops::Flops;
-use crate::precision::{MixedPrecision, Precision};
+use crate::precision::{self, MixedPrecision, Precision, TorchPrecision};
 use crate::workloads::convnet::rank_share;
-use crate::workloads::gpt::{in_group, schedule::Schedule};
+use crate::workloads::gpt::schedule::Schedule;
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::Step;
 use model::{Shape, Vit as Model, SIZES};
@@ -142,7 +142,7 @@ impl TorchWorkload for Vit {
         Ok(Settings {
             shape,
             batch: args.batch_size as i64,
-            precision: Precision::parse(&args.precision)?,
+            precision: precision::parse_training(&args.precision)?,
             schedule: Schedule { peak: args.lr, warmup: args.warmup, decay: args.decay },
             weight_decay: args.weight_decay,
             workers: args.workers,
@@ -227,7 +227,7 @@ impl TorchWorkload for Vit {
     }
 
     fn flops_kind(&self) -> Option<Kind> {
-        Some(crate::probe::compute_kind(self.args.precision))
+        Some(self.args.precision.kind())
     }
 
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
