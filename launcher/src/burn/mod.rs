@@ -16,6 +16,7 @@ mod error;
 pub mod fabric;
 pub mod jobs;
 pub mod reading;
+pub mod record;
 mod render;
 pub mod verdict;
 
@@ -158,6 +159,16 @@ pub fn burn(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<Option<Burn>, Bu
     let file = outdir.join(FILE);
     let text = serde_json::to_string_pretty(&burn).expect("serialises") + "\n";
     std::fs::write(&file, text).map_err(|source| BurnError::Write { path: file.clone(), source })?;
+    let file = std::path::absolute(&file).unwrap_or(file);
+    let dir = record::dir();
+    if let Err(e) = record::write(&dir, &record::records(&burn, &file, chrono::Utc::now().timestamp())) {
+        crate::console::Console::Err.line(&format!(
+            "mlb: warning: the burn's verdicts were not recorded in {} for `mlb --strict-preflight`: {e}; fix: run \
+             as root, or name a writable folder with {}",
+            dir.display(),
+            record::DIR_VAR
+        ));
+    }
     Ok(Some(burn))
 }
 

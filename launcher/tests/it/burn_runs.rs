@@ -24,6 +24,9 @@ use std::process::{Command, Output, Stdio};
 /// The suite of a burn's reports (its jobs file is `burn.json`).
 const SUITE: &str = "burn";
 
+/// Where the burns record their verdicts: each test's own folder.
+const BURNS_VAR: &str = mlb::burn::record::DIR_VAR;
+
 /// A private folder holding a copy of the release build of the libtorch
 /// plugin (plugin folders must not be writable by others).
 fn torch_plugin_dir() -> tempfile::TempDir {
@@ -79,7 +82,7 @@ fn a_crowded_slot_fails_the_burn_by_name_and_an_unloaded_burn_passes() {
     let burn = |out: &PathBuf| {
         let mut c = Command::new(common::mlb());
         c.args(burn_args(plugins.path(), out, &["--devices", "2"]));
-        c.env(LOCK_VAR, dir.path().join("mlb.lock")).env("NO_COLOR", "1");
+        c.env(LOCK_VAR, dir.path().join("mlb.lock")).env("NO_COLOR", "1").env(BURNS_VAR, dir.path().join("burns"));
         c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         c
     };
@@ -114,7 +117,8 @@ fn a_throttled_slurm_node_is_named_with_its_drain_command() {
     let run = |name: &str| dir.path().join(name);
     let burn = |out: &PathBuf| {
         let args = burn_args(plugins.path(), out, &["--slurm"]);
-        common::slurm::in_allocation(&["-N2", "--ntasks-per-node=1"], &args).output().unwrap()
+        let mut c = common::slurm::in_allocation(&["-N2", "--ntasks-per-node=1"], &args);
+        c.env(BURNS_VAR, dir.path().join("burns")).output().unwrap()
     };
 
     // Node n2's instances get a fifth of one CPU.
@@ -157,7 +161,10 @@ fn an_all_reduce_across_two_slots_reports_its_bus_bandwidth_and_a_link_below_its
         let mut args = burn_args(plugins.path(), out, &["--devices", "2", "--tolerance", "0.5"]);
         args.extend(extra);
         let mut c = Command::new(common::mlb());
-        c.args(args).env(LOCK_VAR, dir.path().join("mlb.lock")).env("NO_COLOR", "1");
+        c.args(args)
+            .env(LOCK_VAR, dir.path().join("mlb.lock"))
+            .env("NO_COLOR", "1")
+            .env(BURNS_VAR, dir.path().join("burns"));
         if let Some(net) = net {
             c.env("MLB_SYS_CLASS_NET", net);
         }
@@ -185,6 +192,13 @@ fn an_all_reduce_across_two_slots_reports_its_bus_bandwidth_and_a_link_below_its
     let sizes: Vec<f64> = report["sizes"].as_array().unwrap().iter().map(|s| s["mb"].as_f64().unwrap()).collect();
     assert_eq!(sizes, [1.0, 25.0, 100.0], "{report:#}");
     eprintln!("all-reduce across 2 slots on loopback: {}", report["sizes"]);
+    let host = mlb::burn::record::this_host();
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("burns").join(format!("{host}.json"))).unwrap())
+            .unwrap();
+    let passed: Vec<bool> =
+        record["slots"].as_array().unwrap().iter().map(|s| s["passed"].as_bool().unwrap()).collect();
+    assert_eq!(passed, [true, true], "the burn recorded its verdicts for --strict-preflight:\n{record:#}");
 
     // A stand-in sysfs (not this host's) says the interface runs at 10 Tb/s:
     // the bus bandwidth measured is a sliver of it, and both slots fail.

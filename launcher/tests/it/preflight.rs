@@ -54,6 +54,60 @@ fn missing_data_warns_or_refuses_and_the_verdict_and_system_are_written() {
     assert_eq!(system["accelerator_model_name"], "none");
 }
 
+/// A record of this host's last burn at `time`, slot 0 passed or not.
+fn burnt(l: &Launches, time: i64, passed: bool) {
+    use mlb::burn::record::{self, Record, SlotRecord};
+    let slot = SlotRecord {
+        slot: "0".into(),
+        gpu: None,
+        passed,
+        reason: (!passed).then(|| "gemm 0.010 TFLOPS, 40% of the best slot's 0.025 (at least 90%)".into()),
+    };
+    let burn = l.dir().join("burn").join("burn.json");
+    record::write(&l.burns(), &[Record { host: record::this_host(), time, burn, slots: vec![slot] }]).unwrap();
+}
+
+#[test]
+fn a_slot_that_failed_its_last_burn_is_refused_and_a_stale_burn_only_said() {
+    if !root_or_skip("the pre-flight test") {
+        return;
+    }
+    let l = Launches::new("burnt");
+    let jobs = l.jobs(r#"[{"name": "b", "plugin": "spin", "cgroup": "student", "args": {"repeat": 2, "skip": 1, "number": 1, "size": 8}}]"#);
+    let run = |name: &str| {
+        let out = l.dir().join(name);
+        let output = l.command(&jobs, &out, &["--devices", "1", "--strict-preflight"]).output().unwrap();
+        let (stdout, stderr) = text(&output);
+        (output.status.code(), format!("{stdout}\n{stderr}"), out)
+    };
+    let now = chrono::Utc::now().timestamp();
+
+    burnt(&l, now - 60, false);
+    let (code, said, out) = run("refused");
+    assert_eq!(code, Some(2), "{said}");
+    let burn_file = l.dir().join("burn").join("burn.json");
+    for want in
+        ["slot 0 failed its last burn", burn_file.to_str().unwrap(), "gemm 0.010 TFLOPS", "fix: repair or replace"]
+    {
+        assert!(said.contains(want), "{want:?} in:\n{said}");
+    }
+    assert!(common::reports(&out).is_empty(), "nothing ran");
+
+    burnt(&l, now - 60, true);
+    let (code, said, _) = run("passed");
+    assert_eq!(code, Some(0), "{said}");
+
+    burnt(&l, now - 8 * 24 * 3600, false);
+    let (code, said, _) = run("stale");
+    assert_eq!(code, Some(0), "a stale burn refuses nothing:\n{said}");
+    assert!(said.contains("mlb: warning: pre-flight: warn  burn") && said.contains("h old"), "{said}");
+
+    std::fs::remove_dir_all(l.burns()).unwrap();
+    let (code, said, _) = run("absent");
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("no burn recorded"), "{said}");
+}
+
 #[test]
 fn doctor_writes_its_verdict() {
     let dir = tempfile::tempdir().unwrap();
