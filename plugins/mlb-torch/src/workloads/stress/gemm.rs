@@ -10,11 +10,16 @@
 //! | `bf16`, `fp16` | bfloat16, float16 |
 //! | `fp8` | float8 e4m3 through `_scaled_mm` (unit scales, bfloat16 out), where libtorch has it for the device |
 //!
-//! `size: 0` picks 8192 on a GPU and 1024 on the CPU (three matrices of
-//! 8192^2 float32 hold 768 MiB: a small share of any data-centre GPU; 1024
-//! keeps a CPU slot's product near a tenth of a second).
+//! `size: 0` (the default) sizes the matrices to `memory_share` (default
+//! 0.1) of the memory free to the slot ([`super::memory`]): the three
+//! matrices of the product fill that share of a GPU's free memory, at most
+//! 32768 on a side (a product stays well within a step), or of the CPU
+//! slot's memory limit (cgroup, else `MemAvailable`), at most 1024 on a
+//! side (a CPU slot's product near a tenth of a second). Where the free
+//! memory is not known: 8192 on a GPU, 1024 on the CPU. A `size` above 0
+//! sets the side.
 
-use super::TimedSteps;
+use super::{memory, TimedSteps};
 use crate::data::DataSource;
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::Step;
@@ -27,8 +32,10 @@ mlb_plugin::workload_args! {
         repeat = 10, number = 1, skip = 1;
         /// fp32, tf32, bf16, fp16 or fp8.
         pub precision: String = "bf16",
-        /// Side of the matrices (0: 8192 on a GPU, 1024 on the CPU).
+        /// Side of the matrices (0: sized to `memory_share` of the free memory).
         pub size: u64 = 0,
+        /// Share of the device's free memory the three matrices fill when `size` is 0.
+        pub memory_share: f64 = 0.1,
         /// Seconds each step runs products for.
         pub step_seconds: f64 = 1.0,
     }
@@ -89,6 +96,7 @@ impl Precision {
 pub struct Settings {
     precision: Precision,
     size: i64,
+    memory_share: f64,
     steps: f64,
 }
 
@@ -132,7 +140,11 @@ impl TorchWorkload for Gemm {
         let precision = Precision::parse(&args.precision)?;
         let steps = args.step_seconds;
         TimedSteps::new(steps)?;
-        Ok(Settings { precision, size: args.size as i64, steps })
+        let memory_share = args.memory_share;
+        if !(memory_share > 0.0 && memory_share <= 1.0) {
+            return Err(format!("memory_share must be a share above 0 and at most 1, not {memory_share}").into());
+        }
+        Ok(Settings { precision, size: args.size as i64, memory_share, steps })
     }
 
     fn build(settings: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
@@ -144,10 +156,13 @@ impl TorchWorkload for Gemm {
         if device.is_cuda() {
             crate::ops::set_allow_tf32(settings.precision == Precision::Tf32);
         }
-        let size = match settings.size {
-            0 if device.is_cuda() => 8192,
-            0 => 1024,
-            n => n,
+        let element = settings.precision.kind().elt_size_in_bytes() as u64;
+        let cap = if device.is_cuda() { memory::GPU_CAP } else { memory::CPU_CAP };
+        let size = match (settings.size, memory::free(device)) {
+            (0, Some(free)) => memory::side(free, settings.memory_share, element, 3, cap),
+            (0, None) if device.is_cuda() => 8192,
+            (0, None) => memory::CPU_CAP,
+            (n, _) => n,
         };
         let draw = |kind: Kind| -> Result<Tensor, tch::TchError> {
             let x = Tensor::f_randn([size, size], (Kind::Float, device))?;
@@ -230,6 +245,10 @@ mod tests {
             built(&config).unwrap_or_else(|e| panic!("{precision}: {e}")).step().unwrap();
         }
         let refused = built(r#"{"precision": "tf32", "size": 32}"#).err().unwrap().to_string();
+        let sized = built(r#"{"precision": "fp32", "memory_share": 0.0000001, "step_seconds": 0.01}"#).unwrap();
+        assert_eq!(sized.size, memory::ALIGN, "a sliver of the slot's memory gives the least side");
+        let share = built(r#"{"memory_share": 0}"#).err().unwrap().to_string();
+        assert!(share.contains("memory_share must be a share"), "{share}");
         assert!(refused.contains("tf32: not on this device"), "{refused}");
         let unknown = built(r#"{"precision": "fp4"}"#).err().unwrap().to_string();
         assert!(unknown.contains("unknown precision `fp4`"), "{unknown}");

@@ -16,6 +16,7 @@ pub mod allreduce;
 pub mod gemm;
 pub mod link;
 pub mod membw;
+pub mod memory;
 
 pub use allreduce::Allreduce;
 pub use gemm::Gemm;
