@@ -127,6 +127,25 @@ fn doctor_writes_its_verdict() {
     assert_eq!(out.status.code(), Some(if failed { 1 } else { 0 }), "{stdout}\n{stderr}");
 }
 
+/// `mlb doctor --diag --outdir DIR/out` with the stand-in `tool` (the
+/// script `body`) first on `PATH`: the folder DIR and the doctor's output.
+fn doctor_with(tool: &str, body: &str) -> (tempfile::TempDir, std::process::Output) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let script = common::write(&bin, tool, body);
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let out_dir = dir.path().join("out");
+    let out = std::process::Command::new(common::mlb())
+        .args(["doctor", "--diag", "--outdir", out_dir.to_str().unwrap()])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    (dir, out)
+}
+
 /// A stand-in for NVIDIA's `dcgmi` (this host has no DCGM): a script on
 /// `PATH` printing what `dcgmi diag -r 1 -j` prints, with the GPU Memory
 /// test failed on GPU 1, and exiting 0 as the real one can with a failed test.
@@ -146,19 +165,8 @@ exit 0
 
 #[test]
 fn a_failed_test_of_a_standin_dcgmi_fails_the_doctor_by_name_though_dcgmi_exits_0() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    let dcgmi = common::write(&bin, "dcgmi", DCGMI_STANDIN);
-    std::fs::set_permissions(&dcgmi, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let (dir, out) = doctor_with("dcgmi", DCGMI_STANDIN);
     let out_dir = dir.path().join("out");
-    let out = std::process::Command::new(common::mlb())
-        .args(["doctor", "--diag", "--outdir", out_dir.to_str().unwrap()])
-        .env("PATH", path)
-        .output()
-        .unwrap();
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(stdout.contains("FAIL  dcgmi GPU Memory gpu1: Fail: Pending page retirements"), "{stdout}");
@@ -184,5 +192,45 @@ fn a_failed_test_of_a_standin_dcgmi_fails_the_doctor_by_name_though_dcgmi_exits_
             .collect();
         let want = [("Denylist", "Pass"), ("GPU Memory", "Pass"), ("GPU Memory", "Fail"), ("PCIe", "Skip")];
         assert_eq!(tests, want.map(|(n, s)| (n.to_string(), s.to_string())), "{file}");
+    }
+}
+
+/// A stand-in for AMD's `rvs` (this host has no ROCm): a script on `PATH`
+/// that, asked `rvs -r 1 -j FILE`, writes the JSON log the real one writes
+/// with the GST action failed on GPU 1, and exits 0 as the real one does.
+const RVS_STANDIN: &str = r#"#!/bin/sh
+[ "$1 $2 $3" = "-r 1 -j" ] && [ -n "$4" ] || { echo "stand-in rvs: unexpected arguments: $*" >&2; exit 9; }
+cat > "$4" <<'JSON'
+{"version": "1.1.0",
+ "gst": {"gst-1215Tflops-4K4K8K-rand-fp8": [
+   {"action": "gst-1215Tflops-4K4K8K-rand-fp8", "module": "gst", "gpu_id": "28851", "gpu_index": "0",
+    "target": "1215000", "dtype": "fp8", "gflops": "1301000", "pass": "true"},
+   {"action": "gst-1215Tflops-4K4K8K-rand-fp8", "module": "gst", "gpu_id": "28852", "gpu_index": "1",
+    "target": "1215000", "dtype": "fp8", "gflops": "402000", "pass": "false"}]},
+ "peqt": {"pcie_act_1": [{"action": "pcie_act_1", "module": "peqt", "gpu_id": "28851", "pass": "true"}]}}
+JSON
+echo "json log file is $4"
+exit 0
+"#;
+
+#[test]
+fn a_failed_test_of_a_standin_rvs_fails_the_doctor_by_name_though_rvs_exits_0() {
+    let (dir, out) = doctor_with("rvs", RVS_STANDIN);
+    let out_dir = dir.path().join("out");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let failed = "FAIL  rvs gst-1215Tflops-4K4K8K-rand-fp8 gpu1: Fail: dtype fp8, gflops 402000, target 1215000";
+    assert!(stdout.contains(failed), "{stdout}");
+    for file in ["doctor.json", "system.json"] {
+        let kept = json(&out_dir.join(file));
+        let diagnostic = kept["diagnostics"].as_array().unwrap().iter().find(|d| d["tool"] == "rvs").unwrap();
+        assert_eq!(diagnostic["exit_status"], 0, "{file}");
+        let tests: Vec<(&str, &str)> = diagnostic["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t["category"].as_str().unwrap(), t["status"].as_str().unwrap()))
+            .collect();
+        assert_eq!(tests, [("gst", "Pass"), ("gst", "Fail"), ("peqt", "Pass")], "{file}");
     }
 }
