@@ -1,7 +1,9 @@
 //! gemm: matrix product throughput. Each unit of work is one product of two
 //! `size x size` matrices of the chosen precision (`2 size^3` flops), waited
 //! for on the device; a step repeats it for `step_seconds` (see the module
-//! [`super`]). Item: a product. Reports `tflops`, `precision` and `size`.
+//! [`super`]). Item: a product. Reports `tflops`, `precision` and `side`
+//! (the side used; the report's `size` is the argument's, 0 when sized
+//! from memory).
 //!
 //! | precision | what multiplies |
 //! |---|---|
@@ -210,6 +212,8 @@ impl TorchWorkload for Gemm {
     fn report(&self, out: &mut Map<String, Value>) {
         out.insert("precision".into(), self.precision.name().into());
         out.insert("size".into(), self.size.into());
+        // The report's `size` is the argument's (0 when sized from memory).
+        out.insert("side".into(), self.size.into());
         if let Some(rate) = self.steps.median_rate() {
             let flops = 2.0 * (self.size as f64).powi(3);
             out.insert("tflops".into(), (rate * flops / 1e12).into());
@@ -234,7 +238,7 @@ mod tests {
         let mut out = Map::new();
         gemm.report(&mut out);
         assert_eq!(out["precision"], "fp32");
-        assert_eq!(out["size"], 64);
+        assert_eq!((&out["size"], &out["side"]), (&64.into(), &64.into()));
         assert!(out["tflops"].as_f64().unwrap() > 0.0, "{out:?}");
     }
 
