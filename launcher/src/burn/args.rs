@@ -31,6 +31,24 @@ pub struct BurnArgs {
     #[arg(long = "max-throttled", value_name = "RATIO", default_value = "0.05", value_parser = ratio)]
     pub max_throttled: f64,
 
+    /// Skip the all-reduce check that follows gemm and membw.
+    #[arg(long = "no-collectives")]
+    pub no_collectives: bool,
+
+    /// A link fails when the all-reduce's bus bandwidth is below this share
+    /// of the nominal rate of the interface it crossed.
+    #[arg(long = "min-link", value_name = "RATIO", default_value_t = MIN_LINK, value_parser = ratio)]
+    pub min_link: f64,
+
+    /// Sizes of the tensors the all-reduce check sums, in MB.
+    #[arg(long = "sizes-mb", value_name = "MB,..", default_value = SIZES_MB)]
+    pub sizes_mb: String,
+
+    /// The network interface the all-reduce's Gloo binds (default:
+    /// `GLOO_SOCKET_IFNAME`, else the route to the first node).
+    #[arg(long, value_name = "IF")]
+    pub interface: Option<String>,
+
     /// Folder of the reports and of `burn.json` (default: `./burn`); it must
     /// hold no report yet.
     #[arg(long, value_name = "DIR", default_value = "burn")]
@@ -71,6 +89,20 @@ pub struct BurnArgs {
 /// two of them at least.
 pub const STEP_SECONDS: f64 = 1.0;
 
+/// The longest the all-reduce check runs, whatever `--duration`: its figure
+/// settles in seconds, and a link's faults do not build up with time as a
+/// GPU's heat does.
+pub const COLLECTIVE_SECONDS: f64 = 30.0;
+
+/// The default least share of a link's nominal rate: Gloo moves one TCP
+/// stream per peer, which on a healthy link reaches well above a quarter of
+/// its rate (and on loopback is not judged).
+pub const MIN_LINK: f64 = 0.25;
+
+/// The default sizes of the all-reduce check, in MB (as nccl-tests' sweep
+/// and DDP's 25 MB buckets).
+pub const SIZES_MB: &str = "1,25,100";
+
 impl BurnArgs {
     /// A burn of `duration` into `outdir` with the defaults (`mlb doctor --deep`).
     pub fn short(outdir: PathBuf, duration: Duration, devices: Option<usize>) -> BurnArgs {
@@ -80,6 +112,10 @@ impl BurnArgs {
             tolerance: 0.9,
             max_throttled: 0.05,
             min_peak: 0.5,
+            no_collectives: false,
+            min_link: MIN_LINK,
+            sizes_mb: SIZES_MB.into(),
+            interface: None,
             outdir,
             devices,
             slurm: false,
@@ -113,10 +149,20 @@ impl BurnArgs {
     /// [`STEP_SECONDS`], or in two steps when it is shorter than two (the
     /// first step is the warm-up).
     pub fn steps(&self) -> (u64, f64) {
-        let total = self.duration.as_secs_f64();
-        let steps = (total / STEP_SECONDS).round().max(2.0);
-        (steps as u64, total / steps)
+        steps_of(self.duration.as_secs_f64())
     }
+
+    /// The steps of the all-reduce check: as [`Self::steps`], for at most
+    /// [`COLLECTIVE_SECONDS`].
+    pub fn collective_steps(&self) -> (u64, f64) {
+        steps_of(self.duration.as_secs_f64().min(COLLECTIVE_SECONDS))
+    }
+}
+
+/// `total` seconds in steps of [`STEP_SECONDS`], two at least.
+fn steps_of(total: f64) -> (u64, f64) {
+    let steps = (total / STEP_SECONDS).round().max(2.0);
+    (steps as u64, total / steps)
 }
 
 /// `--duration`: seconds, or a number with `s`, `m` or `h`; above zero and
@@ -172,5 +218,6 @@ mod tests {
         assert_eq!(args("1m").steps(), (60, 1.0));
         assert_eq!(args("1").steps(), (2, 0.5));
         assert_eq!(args("90").launch("j.json".into()).runs, 1);
+        assert_eq!((args("5m").collective_steps(), args("3").collective_steps()), ((30, 1.0), (3, 1.0)));
     }
 }

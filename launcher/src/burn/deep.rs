@@ -22,12 +22,12 @@ pub struct DoctorArgs {
     /// Print the verdict as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Also run the vendors' diagnostics that are installed (`dcgmi diag`),
-    /// keeping every test's result.
+    /// Also run the vendors' diagnostics that are installed (`dcgmi diag`,
+    /// `rvs`), keeping every test's result.
     #[arg(long)]
     pub diag: bool,
     /// The level of the vendors' diagnostics (`dcgmi diag -r LEVEL`: 1 quick,
-    /// 2 medium, 3 long, 4 extended).
+    /// 2 medium, 3 long, 4 extended; `rvs -r LEVEL`).
     #[arg(long = "diag-level", value_name = "LEVEL", default_value = "1", value_parser = clap::value_parser!(u8).range(1..=4))]
     pub diag_level: u8,
     /// `--diag` and a short burn of every slot (`mlb burn`, its reports in
@@ -49,7 +49,7 @@ pub fn doctor(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32
     if args.diag || args.deep {
         verdict.diagnostics = diag::run_all(args.diag_level);
         if verdict.diagnostics.is_empty() {
-            verdict.checks.push(Check::pass("diagnostics", "no vendor diagnostic installed (dcgmi)"));
+            verdict.checks.push(Check::pass("diagnostics", "no vendor diagnostic installed (dcgmi, rvs)"));
         }
         verdict.checks.extend(verdict.diagnostics.iter().flat_map(diag::Diagnostic::checks));
         let mut system = crate::system::describe(&host, Path::new("/"), 1, None);

@@ -1,6 +1,8 @@
 //! The jobs file a burn runs: gemm, then membw, each on every slot at once
 //! (`cgroup: student`: one instance per slot, as the suite's single-GPU
-//! jobs run), for the burn's duration.
+//! jobs run), for the burn's duration; then, unless `--no-collectives`, the
+//! all-reduce check across every slot (`group: ddp`: the instances are the
+//! ranks of one group, on every node under `--slurm`).
 
 use super::args::BurnArgs;
 use serde_json::{json, Value};
@@ -9,21 +11,73 @@ use serde_json::{json, Value};
 pub const GEMM: &str = "gemm";
 /// The job name of membw's bench, and its workload.
 pub const MEMBW: &str = "membw";
+/// The job name of the all-reduce check, and its workload.
+pub const ALLREDUCE: &str = "allreduce";
 /// The suite of a burn's reports (the jobs file is `burn.json`).
 pub const SUITE: &str = "burn";
 
+/// The benches a burn of `args` runs, in order.
+pub fn benches(args: &BurnArgs) -> &'static [&'static str] {
+    if args.no_collectives {
+        &[GEMM, MEMBW]
+    } else {
+        &[GEMM, MEMBW, ALLREDUCE]
+    }
+}
+
 /// The jobs file's text.
 pub fn jobs(args: &BurnArgs) -> String {
-    let (repeat, step_seconds) = args.steps();
-    let counts = json!({"repeat": repeat, "number": 1, "skip": 1, "step_seconds": step_seconds});
-    let with = |extra: Value| {
+    let counts = |(repeat, step_seconds): (u64, f64)| json!({"repeat": repeat, "number": 1, "skip": 1, "step_seconds": step_seconds});
+    let with = |counts: Value, extra: Value| {
         let mut all = counts.as_object().cloned().unwrap_or_default();
         all.extend(extra.as_object().cloned().unwrap_or_default());
         Value::Object(all)
     };
-    let jobs = json!([
-        {"name": GEMM, "plugin": GEMM, "cgroup": "student", "args": with(json!({"precision": args.precision}))},
-        {"name": MEMBW, "plugin": MEMBW, "cgroup": "student", "args": with(json!({}))},
-    ]);
+    let compute = counts(args.steps());
+    let mut jobs = vec![
+        json!({"name": GEMM, "plugin": GEMM, "cgroup": "student",
+               "args": with(compute.clone(), json!({"precision": args.precision}))}),
+        json!({"name": MEMBW, "plugin": MEMBW, "cgroup": "student", "args": with(compute, json!({}))}),
+    ];
+    if !args.no_collectives {
+        let mut extra = json!({"sizes_mb": args.sizes_mb});
+        if let Some(interface) = &args.interface {
+            extra["interface"] = interface.as_str().into();
+        }
+        jobs.push(json!({"name": ALLREDUCE, "plugin": ALLREDUCE, "group": "ddp",
+                         "args": with(counts(args.collective_steps()), extra)}));
+    }
     serde_json::to_string_pretty(&jobs).expect("serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(line: &[&str]) -> (BurnArgs, Value) {
+        #[derive(clap::Parser)]
+        struct Line {
+            #[command(flatten)]
+            burn: BurnArgs,
+        }
+        let args = <Line as clap::Parser>::parse_from([&["burn"], line].concat()).burn;
+        let jobs = serde_json::from_str(&jobs(&args)).unwrap();
+        (args, jobs)
+    }
+
+    #[test]
+    fn the_all_reduce_runs_last_as_one_group_unless_left_out() {
+        let (args, jobs) = parsed(&["--duration", "2m", "--interface", "ib0", "--sizes-mb", "4,64"]);
+        assert_eq!(benches(&args), [GEMM, MEMBW, ALLREDUCE]);
+        let allreduce = &jobs[2];
+        assert_eq!((allreduce["plugin"].as_str(), allreduce["group"].as_str()), (Some(ALLREDUCE), Some("ddp")));
+        assert_eq!(allreduce["args"]["repeat"], 30, "at most 30 s of all-reduces");
+        assert_eq!(
+            (allreduce["args"]["interface"].as_str(), allreduce["args"]["sizes_mb"].as_str()),
+            (Some("ib0"), Some("4,64"))
+        );
+        assert_eq!(jobs[0]["args"]["repeat"], 120);
+        let (args, jobs) = parsed(&["--no-collectives"]);
+        assert_eq!((benches(&args).len(), jobs.as_array().unwrap().len()), (2, 2));
+    }
 }

@@ -3,7 +3,9 @@
 //! membw ([`jobs`]), run through the launcher as any jobs file does (cgroup
 //! slots, telemetry, Slurm steps under `--slurm`); then each slot's reports
 //! ([`reading`]) are judged ([`verdict`]): its TFLOPS and bandwidth against
-//! the best slot, throttling, XID and ECC errors. The verdicts go to
+//! the best slot, throttling, XID and ECC errors; then an all-reduce across
+//! every slot, its bus bandwidth against the link's nominal rate and the
+//! best node's ([`fabric`]). The verdicts go to
 //! `OUTDIR/burn.json` and a table; failed Slurm nodes get the command that
 //! drains them ([`drain`]).
 
@@ -11,8 +13,10 @@ mod args;
 pub mod deep;
 pub mod drain;
 mod error;
+pub mod fabric;
 pub mod jobs;
 pub mod reading;
+pub mod record;
 mod render;
 pub mod verdict;
 
@@ -39,13 +43,30 @@ pub struct Burn {
     pub max_throttled: f64,
     /// The least share of the model's peak TFLOPS.
     pub min_peak: f64,
+    /// The least share of a link's nominal rate; `None` with `--no-collectives`.
+    pub min_link: Option<f64>,
     /// Every slot's verdicts.
     pub verdicts: Vec<Verdict>,
+    /// Every slot's all-reduce: its bus bandwidth and link.
+    #[serde(rename = "collectives", skip_serializing_if = "Vec::is_empty")]
+    pub reduces: Vec<Reduce>,
     /// Failed slots, each with its reasons joined.
     pub failed: Vec<Failed>,
     /// Under `--slurm`: the failed nodes and the commands that drain them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub drain: Vec<Drain>,
+}
+
+/// A slot's all-reduce figure and the link it crossed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reduce {
+    /// The slot.
+    pub slot: reading::Slot,
+    /// The bus bandwidth of the largest size, 10^9 bytes/s.
+    pub busbw_gbs: Option<f64>,
+    /// The interface, its nominal rate and the group's ranks.
+    #[serde(flatten)]
+    pub link: reading::Link,
 }
 
 /// A failed node to drain.
@@ -78,8 +99,17 @@ impl Burn {
         if measured.is_empty() {
             return Err(BurnError::NoReports { path: outdir.to_path_buf() });
         }
-        let bounds = Bounds { tolerance: args.tolerance, max_throttled: args.max_throttled, min_peak: args.min_peak };
-        let verdicts = verdict::judge(&measured, bounds);
+        let bounds = Bounds {
+            tolerance: args.tolerance,
+            max_throttled: args.max_throttled,
+            min_peak: args.min_peak,
+            min_link: args.min_link,
+        };
+        let verdicts = verdict::judge(&measured, bounds, jobs::benches(args));
+        let reduces = measured
+            .iter()
+            .filter_map(|m| m.link.clone().map(|link| Reduce { slot: m.slot.clone(), busbw_gbs: m.figure, link }))
+            .collect();
         let failed: Vec<Failed> = verdict::failed(&verdicts)
             .into_iter()
             .map(|(slot, reasons)| Failed { slot: slot.label(), node: slot.node.clone(), reason: reasons.join("; ") })
@@ -98,7 +128,9 @@ impl Burn {
             tolerance: args.tolerance,
             max_throttled: args.max_throttled,
             min_peak: args.min_peak,
+            min_link: (!args.no_collectives).then_some(args.min_link),
             verdicts,
+            reduces,
             failed,
             drain,
         })
@@ -127,6 +159,16 @@ pub fn burn(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<Option<Burn>, Bu
     let file = outdir.join(FILE);
     let text = serde_json::to_string_pretty(&burn).expect("serialises") + "\n";
     std::fs::write(&file, text).map_err(|source| BurnError::Write { path: file.clone(), source })?;
+    let file = std::path::absolute(&file).unwrap_or(file);
+    let dir = record::dir();
+    if let Err(e) = record::write(&dir, &record::records(&burn, &file, chrono::Utc::now().timestamp())) {
+        crate::console::Console::Err.line(&format!(
+            "mlb: warning: the burn's verdicts were not recorded in {} for `mlb --strict-preflight`: {e}; fix: run \
+             as root, or name a writable folder with {}",
+            dir.display(),
+            record::DIR_VAR
+        ));
+    }
     Ok(Some(burn))
 }
 

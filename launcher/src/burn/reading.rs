@@ -1,6 +1,7 @@
 //! What a burn reads of its reports: per instance, its slot, its bench, and
-//! its figure (gemm's `tflops`, membw's `bandwidth_gbs`) and conditions
-//! (throttling, XID and uncorrected ECC errors of its telemetry block).
+//! its figure (gemm's `tflops`, membw's `bandwidth_gbs`, allreduce's
+//! `busbw_gbs` with the link it crossed) and conditions (throttling, XID and
+//! uncorrected ECC errors of its telemetry block).
 
 use crate::contract::is_run_file;
 use crate::slurm::PLAN_DIR;
@@ -48,7 +49,7 @@ pub struct Measured {
     pub bench: String,
     /// `None` when it completed; else the recorded failure.
     pub failure: Option<String>,
-    /// gemm's `tflops` or membw's `bandwidth_gbs`.
+    /// gemm's `tflops`, membw's `bandwidth_gbs` or allreduce's `busbw_gbs`.
     pub figure: Option<f64>,
     /// gemm's `precision`.
     pub precision: Option<String>,
@@ -58,6 +59,21 @@ pub struct Measured {
     pub xid: f64,
     /// Uncorrected ECC errors of its GPUs inside the window.
     pub ecc_uncorrected: f64,
+    /// allreduce's link; `None` for the other benches.
+    pub link: Option<Link>,
+}
+
+/// The link an all-reduce crossed, as its report gives it.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Link {
+    /// The interface (`interface`).
+    pub interface: Option<String>,
+    /// Its nominal rate, 10^9 bytes/s (`nominal_gbs`).
+    pub nominal_gbs: Option<f64>,
+    /// Why there is no nominal rate (`nominal_note`).
+    pub note: Option<String>,
+    /// The ranks of the group (`world_size`): one crosses no link.
+    pub ranks: Option<u64>,
 }
 
 /// Why the reports could not be read.
@@ -127,7 +143,13 @@ pub fn measured(report: &Value) -> Option<Measured> {
             _ => "did not complete".to_string(),
         }),
     };
-    let figure = report["tflops"].as_f64().or_else(|| report["bandwidth_gbs"].as_f64());
+    let figure = ["tflops", "bandwidth_gbs", "busbw_gbs"].iter().find_map(|f| report[*f].as_f64());
+    let link = report.get("interface").map(|interface| Link {
+        interface: text(interface),
+        nominal_gbs: report["nominal_gbs"].as_f64(),
+        note: text(&report["nominal_note"]),
+        ranks: report["world_size"].as_u64(),
+    });
     let telemetry = &report["telemetry"];
     let gpus = telemetry["gpus"].as_array().map(Vec::as_slice).unwrap_or_default();
     let shares = gpus.iter().map(|g| &g["throttled_fraction"]).chain([&telemetry["slot"]["cpu_throttled_fraction"]]);
@@ -142,6 +164,7 @@ pub fn measured(report: &Value) -> Option<Measured> {
         throttled,
         xid: total("xid_events"),
         ecc_uncorrected: total("ecc_uncorrected"),
+        link,
     })
 }
 
@@ -164,7 +187,21 @@ mod tests {
         assert_eq!(m.slot.label(), "n2/1");
         assert_eq!((m.figure, m.precision.as_deref()), (Some(612.5), Some("bf16")));
         assert_eq!((m.throttled, m.xid, m.ecc_uncorrected), (Some(0.3), 1.0, 2.0));
-        assert_eq!(m.failure, None);
+        assert_eq!((m.failure, m.link), (None, None));
+    }
+
+    #[test]
+    fn an_all_reduce_gives_its_bus_bandwidth_and_link() {
+        let report = json!({"name": "allreduce", "vcd": "0", "completed": true, "busbw_gbs": 2.5,
+            "interface": "eth0", "nominal_gbs": 12.5});
+        let m = measured(&report).unwrap();
+        assert_eq!(m.figure, Some(2.5));
+        let link = Link { interface: Some("eth0".into()), nominal_gbs: Some(12.5), note: None, ranks: None };
+        assert_eq!(m.link, Some(link));
+        let alone = json!({"name": "allreduce", "vcd": "0", "completed": true, "interface": "lo", "world_size": 1,
+            "nominal_gbs": null, "nominal_note": "loopback: no nominal rate"});
+        let link = measured(&alone).unwrap().link.unwrap();
+        assert_eq!((link.note.as_deref(), link.ranks), (Some("loopback: no nominal rate"), Some(1)));
     }
 
     #[test]

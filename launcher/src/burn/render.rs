@@ -1,6 +1,7 @@
 //! The burn's verdicts as a table: one row per slot with its figures and,
 //! for a failed slot, why; then the drain commands of failed Slurm nodes.
 
+use super::reading::Slot;
 use super::verdict::{Check, Verdict};
 use super::Burn;
 use crate::accept::Outcome;
@@ -8,9 +9,10 @@ use crate::store::query::render::table;
 
 /// The table, a line per failed slot's reasons, the drain commands.
 pub fn table(burn: &Burn) -> String {
-    let headers = ["slot", "gpu", "gemm TFLOPS", "of peak", "membw GB/s", "throttled", "verdict"].map(String::from);
+    let headers = ["slot", "gpu", "gemm TFLOPS", "of peak", "membw GB/s", "throttled", "busbw GB/s", "link", "verdict"]
+        .map(String::from);
     let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut slots: Vec<&super::reading::Slot> = burn.verdicts.iter().map(|v| &v.slot).collect();
+    let mut slots: Vec<&Slot> = burn.verdicts.iter().map(|v| &v.slot).collect();
     slots.dedup();
     for slot in slots {
         let of = |check: Check| burn.verdicts.iter().find(|v| &v.slot == slot && v.check == check);
@@ -30,10 +32,16 @@ pub fn table(burn: &Burn) -> String {
             share(Check::Peak),
             figure(Check::Bandwidth, 1),
             share(Check::Throttled),
+            busbw(burn, slot),
+            link(burn, slot),
             failed.map_or("pass".into(), |_| Outcome::Fail.to_string()),
         ]);
     }
     let mut out = table::text(&headers, &rows);
+    let judged = burn.verdicts.iter().filter(|v| v.check == Check::Link && v.outcome == Outcome::NotMeasured);
+    for v in judged {
+        out.push_str(&format!("slot {} link {}\n", v.slot.label(), v.reason.as_deref().unwrap_or("not judged")));
+    }
     for f in &burn.failed {
         out.push_str(&format!("slot {} failed: {}\n", f.slot, f.reason));
     }
@@ -44,4 +52,24 @@ pub fn table(burn: &Burn) -> String {
         }
     }
     out
+}
+
+/// The slot's all-reduce bus bandwidth and its share of the link's nominal rate.
+fn busbw(burn: &Burn, slot: &Slot) -> String {
+    let reduce = burn.reduces.iter().find(|r| &r.slot == slot);
+    match (reduce.and_then(|r| r.busbw_gbs), reduce.and_then(|r| r.link.nominal_gbs)) {
+        (Some(b), Some(n)) => format!("{b:.2} ({:.0}% of nominal)", 100.0 * b / n),
+        (Some(b), None) => format!("{b:.2}"),
+        _ => "-".into(),
+    }
+}
+
+/// The interface the slot's all-reduce crossed and its nominal rate.
+fn link(burn: &Burn, slot: &Slot) -> String {
+    let Some(link) = burn.reduces.iter().find(|r| &r.slot == slot).map(|r| &r.link) else { return "-".into() };
+    let interface = link.interface.as_deref().unwrap_or("?");
+    match link.nominal_gbs {
+        Some(n) => format!("{interface} {n:.2} GB/s"),
+        None => format!("{interface} (no rate)"),
+    }
 }

@@ -10,11 +10,12 @@
 //! | `throttled` | a GPU or the slot's CPU quota throttled more than `max_throttled` of a window |
 //! | `xid` | a GPU reported an XID error inside a window |
 //! | `ecc` | a GPU counted an uncorrected ECC error inside a window |
+//! | `link`, `fabric` | the all-reduce's bus bandwidth against its interface's nominal rate and the best node's ([`super::fabric`]) |
 //!
 //! The best slot is that of the node, or of the allocation under `--slurm`
 //! (a node whose every slot is slow then fails too).
 
-use super::jobs::{GEMM, MEMBW};
+use super::jobs::{ALLREDUCE, GEMM, MEMBW};
 use super::reading::{Measured, Slot};
 use crate::accept::Outcome;
 use crate::contract::precision::Precision;
@@ -39,6 +40,10 @@ pub enum Check {
     Xid,
     /// No uncorrected ECC error.
     Ecc,
+    /// The all-reduce's bus bandwidth against its interface's nominal rate.
+    Link,
+    /// The all-reduce's bus bandwidth and nominal rate against the best node's.
+    Fabric,
 }
 
 /// One verdict.
@@ -69,10 +74,13 @@ pub struct Bounds {
     pub max_throttled: f64,
     /// The least share of the model's peak TFLOPS.
     pub min_peak: f64,
+    /// The least share of a link's nominal rate the all-reduce reaches.
+    pub min_link: f64,
 }
 
-/// Every slot's verdicts, slots in order, checks in [`Check`]'s order.
-pub fn judge(measured: &[Measured], bounds: Bounds) -> Vec<Verdict> {
+/// Every slot's verdicts, slots in order, checks in [`Check`]'s order; a
+/// slot without a report of one of `benches` fails `completed`.
+pub fn judge(measured: &[Measured], bounds: Bounds, benches: &[&str]) -> Vec<Verdict> {
     let slots: BTreeSet<&Slot> = measured.iter().map(|m| &m.slot).collect();
     let of = |slot: &Slot, bench: &str| measured.iter().find(|m| &m.slot == slot && m.bench == bench);
     // The best figure of each bench per model.
@@ -83,6 +91,7 @@ pub fn judge(measured: &[Measured], bounds: Bounds) -> Vec<Verdict> {
             *slot = slot.max(figure);
         }
     }
+    let reduces: Vec<&Measured> = measured.iter().filter(|m| m.bench == ALLREDUCE).collect();
     let mut verdicts = Vec::new();
     for slot in slots {
         let runs: Vec<&Measured> = [GEMM, MEMBW].iter().filter_map(|b| of(slot, b)).collect();
@@ -94,7 +103,7 @@ pub fn judge(measured: &[Measured], bounds: Bounds) -> Vec<Verdict> {
             bound,
             reason: failed,
         };
-        let missing: Vec<String> = [GEMM, MEMBW]
+        let missing: Vec<String> = benches
             .iter()
             .filter_map(|bench| match of(slot, bench) {
                 None => Some(format!("{bench} left no report")),
@@ -131,6 +140,9 @@ pub fn judge(measured: &[Measured], bounds: Bounds) -> Vec<Verdict> {
         let ecc: f64 = runs.iter().map(|m| m.ecc_uncorrected).sum();
         let failed = (ecc > 0.0).then(|| format!("{ecc:.0} uncorrected ECC error(s) during the burn"));
         verdicts.push(verdict(Check::Ecc, Some(ecc), Some(0.0), failed));
+        if let Some(m) = of(slot, ALLREDUCE).filter(|m| m.failure.is_none()) {
+            verdicts.extend(super::fabric::judge(slot, m, &reduces, bounds));
+        }
     }
     verdicts
 }
@@ -197,7 +209,8 @@ pub fn failed(verdicts: &[Verdict]) -> Vec<(&Slot, Vec<&str>)> {
 mod tests {
     use super::*;
 
-    const BOUNDS: Bounds = Bounds { tolerance: 0.9, max_throttled: 0.05, min_peak: 0.5 };
+    const BOUNDS: Bounds = Bounds { tolerance: 0.9, max_throttled: 0.05, min_peak: 0.5, min_link: 0.25 };
+    const BENCHES: &[&str] = &[GEMM, MEMBW];
 
     fn run(id: &str, bench: &str, figure: f64) -> Measured {
         Measured {
@@ -209,6 +222,7 @@ mod tests {
             throttled: None,
             xid: 0.0,
             ecc_uncorrected: 0.0,
+            link: None,
         }
     }
 
@@ -220,7 +234,7 @@ mod tests {
     #[test]
     fn a_slot_below_the_tolerance_of_the_best_fails_naming_its_figures() {
         let measured = [run("0", GEMM, 1.0), run("1", GEMM, 0.85), run("0", MEMBW, 10.0), run("1", MEMBW, 9.5)];
-        let verdicts = judge(&measured, BOUNDS);
+        let verdicts = judge(&measured, BOUNDS, BENCHES);
         assert_eq!(failures(&verdicts), [("1".to_string(), Check::Tflops)]);
         let reason = verdicts.iter().find(|v| v.outcome == Outcome::Fail).unwrap().reason.clone().unwrap();
         assert_eq!(reason, "gemm 0.850 TFLOPS, 85% of the best slot's 1.000 (at least 90%)");
@@ -236,7 +250,7 @@ mod tests {
         let mut broken = run("1", MEMBW, 0.0);
         broken.failure = Some("error: out of memory".into());
         let measured = [run("0", GEMM, 1.0), run("1", GEMM, 1.0), throttled, broken, slow_model];
-        let got = failures(&judge(&measured, BOUNDS));
+        let got = failures(&judge(&measured, BOUNDS, BENCHES));
         let want = [
             ("0", Check::Throttled),
             ("0", Check::Xid),
@@ -245,7 +259,7 @@ mod tests {
             ("2", Check::Completed),
         ];
         assert_eq!(got, want.map(|(s, c)| (s.to_string(), c)));
-        let verdicts = judge(&measured, BOUNDS);
+        let verdicts = judge(&measured, BOUNDS, BENCHES);
         let completed = verdicts.iter().find(|v| v.slot.id == "1" && v.check == Check::Completed).unwrap();
         assert_eq!(completed.reason.as_deref(), Some("membw failed (error: out of memory)"));
     }
@@ -259,13 +273,16 @@ mod tests {
         };
         let h100 = crate::gpu::peak::peak("NVIDIA H100 80GB HBM3", Precision::Bf16).unwrap().tflops;
         let measured = [gpu("0", "NVIDIA H100 80GB HBM3", 0.4 * h100), gpu("1", "Mystery GPU", 10.0)];
-        let verdicts = judge(&measured, BOUNDS);
+        let verdicts = judge(&measured, BOUNDS, BENCHES);
         let peak: Vec<(String, Outcome)> =
             verdicts.iter().filter(|v| v.check == Check::Peak).map(|v| (v.slot.label(), v.outcome)).collect();
         assert_eq!(peak, [("0".to_string(), Outcome::Fail), ("1".to_string(), Outcome::NotMeasured)]);
         let failed = verdicts.iter().find(|v| v.check == Check::Peak && v.outcome == Outcome::Fail).unwrap();
         assert!(failed.reason.as_deref().unwrap().contains("40% of the H100 SXM peak"), "{failed:?}");
-        assert!(judge(&[run("0", GEMM, 1.0)], BOUNDS).iter().all(|v| v.check != Check::Peak), "no peak on a CPU");
+        assert!(
+            judge(&[run("0", GEMM, 1.0)], BOUNDS, BENCHES).iter().all(|v| v.check != Check::Peak),
+            "no peak on a CPU"
+        );
     }
 
     #[test]
@@ -276,6 +293,6 @@ mod tests {
             m
         };
         let measured = [on("n1", GEMM, 1.0), on("n2", GEMM, 0.3), on("n1", MEMBW, 5.0), on("n2", MEMBW, 5.0)];
-        assert_eq!(failures(&judge(&measured, BOUNDS)), [("n2/0".to_string(), Check::Tflops)]);
+        assert_eq!(failures(&judge(&measured, BOUNDS, BENCHES)), [("n2/0".to_string(), Check::Tflops)]);
     }
 }

@@ -97,7 +97,8 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "KIND")]
     pub host: Option<HostKind>,
 
-    /// Refuse to run when a pre-flight check (`mlb doctor`) fails, instead of warning.
+    /// Refuse to run when a pre-flight check (`mlb doctor`) fails, instead of
+    /// warning; a slot that failed its last `mlb burn` fails it too.
     #[arg(long = "strict-preflight")]
     pub strict_preflight: bool,
 

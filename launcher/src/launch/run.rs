@@ -202,6 +202,9 @@ fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &Runtime) -> Resul
         // Asked for: not a reason to refuse.
         verdict.checks.iter_mut().filter(|c| c.name == "cgroups").for_each(|c| c.status = check::Status::Warn);
     }
+    if args.strict_preflight {
+        verdict.checks.extend(burn_record(prepared));
+    }
     if let Some(c) = runtime.backend.traits().container.clone() {
         let image = [c.image, c.digest].into_iter().flatten().collect::<Vec<_>>().join(" ");
         verdict.checks.push(check::Check::pass("container", format!("runtime reachable, image present: {image}")));
@@ -219,6 +222,27 @@ fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &Runtime) -> Resul
         Console::Err.line(&format!("mlb: warning: pre-flight: {}", doctor::check::line(c)));
     }
     Ok(())
+}
+
+/// The checks of the slots the run uses against their last burn
+/// (`--strict-preflight`, docs/burn.md): every node's under `--slurm`.
+fn burn_record(prepared: &Prepared) -> Vec<check::Check> {
+    use crate::burn::record::{self, Wanted};
+    let hosts = prepared.allocation.as_ref().map_or_else(|| vec![record::this_host()], |a| a.nodes.clone());
+    let local = prepared.allocation.is_none();
+    let wanted: Vec<Wanted> = hosts
+        .iter()
+        .flat_map(|host| {
+            prepared.slots.iter().map(move |s| Wanted {
+                host: host.clone(),
+                slot: s.device.to_string(),
+                gpu: local
+                    .then(|| prepared.host.gpus.iter().find(|g| g.index == s.device).map(|g| g.name.clone()))
+                    .flatten(),
+            })
+        })
+        .collect();
+    record::checks(&record::dir(), &wanted, chrono::Utc::now().timestamp(), record::MAX_AGE)
 }
 
 /// Emits the result line `text`; a failure to append it goes to `space`.

@@ -2,7 +2,10 @@
 //! plugin in real cgroup slots, one slot crowded by busy processes pinned to
 //! its CPUs, and on the two-node Slurm test cluster with one node's
 //! instances capped by a CPU quota. The slowed slot (node) is named and the
-//! burn exits 1; unloaded, it exits 0.
+//! burn exits 1; unloaded, it exits 0. The all-reduce check across two
+//! slots of this host: its figures on loopback (not judged), and a link
+//! judged against a stand-in sysfs whose nominal rate is far above anything
+//! measured.
 //!
 //! They need the release build of the libtorch plugin (`cargo xtask build
 //! --torch`: `target/release/libmlb_torch.so`) and, as accept_runs' tests,
@@ -20,6 +23,9 @@ use std::process::{Command, Output, Stdio};
 
 /// The suite of a burn's reports (its jobs file is `burn.json`).
 const SUITE: &str = "burn";
+
+/// Where the burns record their verdicts: each test's own folder.
+const BURNS_VAR: &str = mlb::burn::record::DIR_VAR;
 
 /// A private folder holding a copy of the release build of the libtorch
 /// plugin (plugin folders must not be writable by others).
@@ -76,7 +82,7 @@ fn a_crowded_slot_fails_the_burn_by_name_and_an_unloaded_burn_passes() {
     let burn = |out: &PathBuf| {
         let mut c = Command::new(common::mlb());
         c.args(burn_args(plugins.path(), out, &["--devices", "2"]));
-        c.env(LOCK_VAR, dir.path().join("mlb.lock")).env("NO_COLOR", "1");
+        c.env(LOCK_VAR, dir.path().join("mlb.lock")).env("NO_COLOR", "1").env(BURNS_VAR, dir.path().join("burns"));
         c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         c
     };
@@ -111,7 +117,8 @@ fn a_throttled_slurm_node_is_named_with_its_drain_command() {
     let run = |name: &str| dir.path().join(name);
     let burn = |out: &PathBuf| {
         let args = burn_args(plugins.path(), out, &["--slurm"]);
-        common::slurm::in_allocation(&["-N2", "--ntasks-per-node=1"], &args).output().unwrap()
+        let mut c = common::slurm::in_allocation(&["-N2", "--ntasks-per-node=1"], &args);
+        c.env(BURNS_VAR, dir.path().join("burns")).output().unwrap()
     };
 
     // Node n2's instances get a fifth of one CPU.
@@ -121,10 +128,92 @@ fn a_throttled_slurm_node_is_named_with_its_drain_command() {
     assert_eq!(slowed.status.code(), Some(1), "{}", said(&slowed));
     let (failed, verdicts) = failed_slots(&run("slowed"));
     assert_eq!(failed, ["n2/0"], "only the throttled node fails:\n{verdicts:#}");
+    let nodes: Vec<&str> =
+        verdicts["collectives"].as_array().unwrap().iter().filter_map(|r| r["slot"]["node"].as_str()).collect();
+    assert_eq!(nodes, ["n1", "n2"], "the all-reduce spanned both nodes:\n{verdicts:#}");
     let stdout = common::text(&slowed).0;
     assert!(stdout.contains("scontrol update nodename=n2 state=drain reason=\"mlb burn: slot n2/0: gemm"), "{stdout}");
     assert!(!stdout.contains("nodename=n1"), "{stdout}");
 
     let clean = burn(&run("clean"));
     assert_eq!(clean.status.code(), Some(0), "{}", said(&clean));
+}
+
+/// The default route's interface of this host (`/proc/net/route`).
+fn default_interface() -> Option<String> {
+    let table = std::fs::read_to_string("/proc/net/route").ok()?;
+    table.lines().skip(1).find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        (f.get(1) == Some(&"00000000")).then(|| f[0].to_string())
+    })
+}
+
+#[test]
+fn an_all_reduce_across_two_slots_reports_its_bus_bandwidth_and_a_link_below_its_rate_fails() {
+    if !root_or_skip("a burn on real cgroup slots") {
+        return;
+    }
+    let plugins = torch_plugin_dir();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str| dir.path().join(name);
+    let burn = |out: &PathBuf, extra: &[&str], net: Option<&Path>| {
+        // The compute checks' tolerance is loose: this test is about the link.
+        let mut args = burn_args(plugins.path(), out, &["--devices", "2", "--tolerance", "0.5"]);
+        args.extend(extra);
+        let mut c = Command::new(common::mlb());
+        c.args(args)
+            .env(LOCK_VAR, dir.path().join("mlb.lock"))
+            .env("NO_COLOR", "1")
+            .env(BURNS_VAR, dir.path().join("burns"));
+        if let Some(net) = net {
+            c.env("MLB_SYS_CLASS_NET", net);
+        }
+        c.stdin(Stdio::null()).output().unwrap()
+    };
+
+    // On one host the ranks meet on loopback: figures, but no rate to judge them by.
+    let looped = burn(&run("loopback"), &[], None);
+    assert_eq!(looped.status.code(), Some(0), "{}", said(&looped));
+    let (_, verdicts) = failed_slots(&run("loopback"));
+    let reduces = verdicts["collectives"].as_array().unwrap();
+    assert_eq!(reduces.len(), 2, "one all-reduce per slot:\n{verdicts:#}");
+    for r in reduces {
+        assert!(r["busbw_gbs"].as_f64().unwrap() > 0.0, "{r:#}");
+        assert_eq!((r["interface"].as_str(), r["ranks"].as_u64()), (Some("lo"), Some(2)), "{r:#}");
+    }
+    let link = |v: &Value| v["check"] == "link";
+    for v in verdicts["verdicts"].as_array().unwrap().iter().filter(|v| link(v)) {
+        assert_eq!(v["outcome"], "not_measured", "{v:#}");
+        assert!(v["reason"].as_str().unwrap().contains("loopback"), "{v:#}");
+    }
+    let stdout = common::text(&looped).0;
+    assert!(stdout.contains("busbw GB/s") && stdout.contains("link not judged: lo: loopback"), "{stdout}");
+    let report = common::reports(&run("loopback")).into_iter().find(|(_, r)| r["name"] == "allreduce").unwrap().1;
+    let sizes: Vec<f64> = report["sizes"].as_array().unwrap().iter().map(|s| s["mb"].as_f64().unwrap()).collect();
+    assert_eq!(sizes, [1.0, 25.0, 100.0], "{report:#}");
+    eprintln!("all-reduce across 2 slots on loopback: {}", report["sizes"]);
+    let host = mlb::burn::record::this_host();
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("burns").join(format!("{host}.json"))).unwrap())
+            .unwrap();
+    let passed: Vec<bool> =
+        record["slots"].as_array().unwrap().iter().map(|s| s["passed"].as_bool().unwrap()).collect();
+    assert_eq!(passed, [true, true], "the burn recorded its verdicts for --strict-preflight:\n{record:#}");
+
+    // A stand-in sysfs (not this host's) says the interface runs at 10 Tb/s:
+    // the bus bandwidth measured is a sliver of it, and both slots fail.
+    let Some(interface) = default_interface() else {
+        eprintln!("skipped the judged link: this host has no default route");
+        return;
+    };
+    let net = dir.path().join("net");
+    std::fs::create_dir_all(net.join(&interface)).unwrap();
+    std::fs::write(net.join(&interface).join("speed"), "10000000\n").unwrap();
+    let judged = burn(&run("judged"), &["--interface", &interface], Some(&net));
+    assert_eq!(judged.status.code(), Some(1), "{}", said(&judged));
+    let (failed, verdicts) = failed_slots(&run("judged"));
+    assert_eq!(failed, ["0", "1"], "{verdicts:#}");
+    let stdout = common::text(&judged).0;
+    let want = format!("over {interface}, 0% of its nominal 1250.00 GB/s (at least 25%)");
+    assert!(stdout.contains(&want), "{stdout}");
 }

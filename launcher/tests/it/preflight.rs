@@ -54,6 +54,60 @@ fn missing_data_warns_or_refuses_and_the_verdict_and_system_are_written() {
     assert_eq!(system["accelerator_model_name"], "none");
 }
 
+/// A record of this host's last burn at `time`, slot 0 passed or not.
+fn burnt(l: &Launches, time: i64, passed: bool) {
+    use mlb::burn::record::{self, Record, SlotRecord};
+    let slot = SlotRecord {
+        slot: "0".into(),
+        gpu: None,
+        passed,
+        reason: (!passed).then(|| "gemm 0.010 TFLOPS, 40% of the best slot's 0.025 (at least 90%)".into()),
+    };
+    let burn = l.dir().join("burn").join("burn.json");
+    record::write(&l.burns(), &[Record { host: record::this_host(), time, burn, slots: vec![slot] }]).unwrap();
+}
+
+#[test]
+fn a_slot_that_failed_its_last_burn_is_refused_and_a_stale_burn_only_said() {
+    if !root_or_skip("the pre-flight test") {
+        return;
+    }
+    let l = Launches::new("burnt");
+    let jobs = l.jobs(r#"[{"name": "b", "plugin": "spin", "cgroup": "student", "args": {"repeat": 2, "skip": 1, "number": 1, "size": 8}}]"#);
+    let run = |name: &str| {
+        let out = l.dir().join(name);
+        let output = l.command(&jobs, &out, &["--devices", "1", "--strict-preflight"]).output().unwrap();
+        let (stdout, stderr) = text(&output);
+        (output.status.code(), format!("{stdout}\n{stderr}"), out)
+    };
+    let now = chrono::Utc::now().timestamp();
+
+    burnt(&l, now - 60, false);
+    let (code, said, out) = run("refused");
+    assert_eq!(code, Some(2), "{said}");
+    let burn_file = l.dir().join("burn").join("burn.json");
+    for want in
+        ["slot 0 failed its last burn", burn_file.to_str().unwrap(), "gemm 0.010 TFLOPS", "fix: repair or replace"]
+    {
+        assert!(said.contains(want), "{want:?} in:\n{said}");
+    }
+    assert!(common::reports(&out).is_empty(), "nothing ran");
+
+    burnt(&l, now - 60, true);
+    let (code, said, _) = run("passed");
+    assert_eq!(code, Some(0), "{said}");
+
+    burnt(&l, now - 8 * 24 * 3600, false);
+    let (code, said, _) = run("stale");
+    assert_eq!(code, Some(0), "a stale burn refuses nothing:\n{said}");
+    assert!(said.contains("mlb: warning: pre-flight: warn  burn") && said.contains("h old"), "{said}");
+
+    std::fs::remove_dir_all(l.burns()).unwrap();
+    let (code, said, _) = run("absent");
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("no burn recorded"), "{said}");
+}
+
 #[test]
 fn doctor_writes_its_verdict() {
     let dir = tempfile::tempdir().unwrap();
@@ -71,6 +125,25 @@ fn doctor_writes_its_verdict() {
     );
     let failed = checks.iter().any(|c| c["status"] == "fail");
     assert_eq!(out.status.code(), Some(if failed { 1 } else { 0 }), "{stdout}\n{stderr}");
+}
+
+/// `mlb doctor --diag --outdir DIR/out` with the stand-in `tool` (the
+/// script `body`) first on `PATH`: the folder DIR and the doctor's output.
+fn doctor_with(tool: &str, body: &str) -> (tempfile::TempDir, std::process::Output) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let script = common::write(&bin, tool, body);
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let out_dir = dir.path().join("out");
+    let out = std::process::Command::new(common::mlb())
+        .args(["doctor", "--diag", "--outdir", out_dir.to_str().unwrap()])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    (dir, out)
 }
 
 /// A stand-in for NVIDIA's `dcgmi` (this host has no DCGM): a script on
@@ -92,19 +165,8 @@ exit 0
 
 #[test]
 fn a_failed_test_of_a_standin_dcgmi_fails_the_doctor_by_name_though_dcgmi_exits_0() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    let dcgmi = common::write(&bin, "dcgmi", DCGMI_STANDIN);
-    std::fs::set_permissions(&dcgmi, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let (dir, out) = doctor_with("dcgmi", DCGMI_STANDIN);
     let out_dir = dir.path().join("out");
-    let out = std::process::Command::new(common::mlb())
-        .args(["doctor", "--diag", "--outdir", out_dir.to_str().unwrap()])
-        .env("PATH", path)
-        .output()
-        .unwrap();
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(stdout.contains("FAIL  dcgmi GPU Memory gpu1: Fail: Pending page retirements"), "{stdout}");
@@ -130,5 +192,45 @@ fn a_failed_test_of_a_standin_dcgmi_fails_the_doctor_by_name_though_dcgmi_exits_
             .collect();
         let want = [("Denylist", "Pass"), ("GPU Memory", "Pass"), ("GPU Memory", "Fail"), ("PCIe", "Skip")];
         assert_eq!(tests, want.map(|(n, s)| (n.to_string(), s.to_string())), "{file}");
+    }
+}
+
+/// A stand-in for AMD's `rvs` (this host has no ROCm): a script on `PATH`
+/// that, asked `rvs -r 1 -j FILE`, writes the JSON log the real one writes
+/// with the GST action failed on GPU 1, and exits 0 as the real one does.
+const RVS_STANDIN: &str = r#"#!/bin/sh
+[ "$1 $2 $3" = "-r 1 -j" ] && [ -n "$4" ] || { echo "stand-in rvs: unexpected arguments: $*" >&2; exit 9; }
+cat > "$4" <<'JSON'
+{"version": "1.1.0",
+ "gst": {"gst-1215Tflops-4K4K8K-rand-fp8": [
+   {"action": "gst-1215Tflops-4K4K8K-rand-fp8", "module": "gst", "gpu_id": "28851", "gpu_index": "0",
+    "target": "1215000", "dtype": "fp8", "gflops": "1301000", "pass": "true"},
+   {"action": "gst-1215Tflops-4K4K8K-rand-fp8", "module": "gst", "gpu_id": "28852", "gpu_index": "1",
+    "target": "1215000", "dtype": "fp8", "gflops": "402000", "pass": "false"}]},
+ "peqt": {"pcie_act_1": [{"action": "pcie_act_1", "module": "peqt", "gpu_id": "28851", "pass": "true"}]}}
+JSON
+echo "json log file is $4"
+exit 0
+"#;
+
+#[test]
+fn a_failed_test_of_a_standin_rvs_fails_the_doctor_by_name_though_rvs_exits_0() {
+    let (dir, out) = doctor_with("rvs", RVS_STANDIN);
+    let out_dir = dir.path().join("out");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    let failed = "FAIL  rvs gst-1215Tflops-4K4K8K-rand-fp8 gpu1: Fail: dtype fp8, gflops 402000, target 1215000";
+    assert!(stdout.contains(failed), "{stdout}");
+    for file in ["doctor.json", "system.json"] {
+        let kept = json(&out_dir.join(file));
+        let diagnostic = kept["diagnostics"].as_array().unwrap().iter().find(|d| d["tool"] == "rvs").unwrap();
+        assert_eq!(diagnostic["exit_status"], 0, "{file}");
+        let tests: Vec<(&str, &str)> = diagnostic["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| (t["category"].as_str().unwrap(), t["status"].as_str().unwrap()))
+            .collect();
+        assert_eq!(tests, [("gst", "Pass"), ("gst", "Fail"), ("peqt", "Pass")], "{file}");
     }
 }

@@ -45,6 +45,15 @@ pub fn select(request: &str) -> Result<Device, DeviceError> {
     Ok(Device::Cuda(index))
 }
 
+/// The CUDA driver library (`libcuda.so.1`, which libtorch already
+/// loaded); `None` without a driver.
+pub(crate) fn driver() -> Option<&'static libloading::Library> {
+    // Never unloaded: the driver stays loaded for the life of the process anyway.
+    static DRIVER: OnceLock<Option<libloading::Library>> = OnceLock::new();
+    // SAFETY: loading the CUDA driver runs no code beyond its initialisers.
+    DRIVER.get_or_init(|| unsafe { libloading::Library::new("libcuda.so.1").ok() }).as_ref()
+}
+
 /// The marketing name of CUDA device `index` (as numbered inside this
 /// process, i.e. after `CUDA_VISIBLE_DEVICES`), read from the driver API of
 /// the `libcuda` that libtorch already loaded. `None` without a driver.
@@ -52,10 +61,7 @@ pub fn gpu_name(index: usize) -> Option<String> {
     type CuInit = unsafe extern "C" fn(u32) -> i32;
     type CuDeviceGet = unsafe extern "C" fn(*mut i32, i32) -> i32;
     type CuDeviceGetName = unsafe extern "C" fn(*mut std::ffi::c_char, i32, i32) -> i32;
-    // Never unloaded: the driver stays loaded for the life of the process anyway.
-    static DRIVER: OnceLock<Option<libloading::Library>> = OnceLock::new();
-    // SAFETY: loading the CUDA driver runs no code beyond its initialisers.
-    let lib = DRIVER.get_or_init(|| unsafe { libloading::Library::new("libcuda.so.1").ok() }).as_ref()?;
+    let lib = driver()?;
     // SAFETY: these driver API entry points have these C signatures (cuda.h),
     // and `buf` outlives the call that fills it.
     unsafe {

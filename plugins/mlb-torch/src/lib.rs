@@ -67,4 +67,5 @@ mlb_plugin::export_workloads!(
     TorchPlugin<Vit>,
     TorchPlugin<Gemm>,
     TorchPlugin<Membw>,
+    TorchPlugin<Allreduce>,
 );

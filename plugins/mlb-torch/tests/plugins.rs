@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Every workload the library exports, in its order.
-const WORKLOADS: [&str; 26] = [
+const WORKLOADS: [&str; 27] = [
     "toy_reg",
     "toy_lstm",
     "vae",
@@ -38,6 +38,7 @@ const WORKLOADS: [&str; 26] = [
     "vit",
     "gemm",
     "membw",
+    "allreduce",
 ];
 
 /// `target/<profile>`, the folder of this test binary's `deps/`.

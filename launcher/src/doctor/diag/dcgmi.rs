@@ -25,9 +25,7 @@ pub fn run(tool: &Path, level: u8) -> Diagnostic {
                 Err(e) => diagnostic.error = Some(format!("its output is not JSON ({e})")),
             }
             if diagnostic.tests.is_empty() {
-                let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
-                let said = if stderr.is_empty() { stdout.trim().chars().take(500).collect() } else { stderr };
-                diagnostic.error = Some(diagnostic.error.map_or(said.clone(), |e| format!("{e}; {said}")));
+                diagnostic.error = Some(super::said(diagnostic.error.take(), &out));
             }
         }
     }

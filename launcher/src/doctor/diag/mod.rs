@@ -1,10 +1,12 @@
 //! The vendors' own diagnostics, run by `mlb doctor --diag` (and `--deep`)
 //! when their tool is installed: NVIDIA DCGM's `dcgmi diag -r LEVEL -j`
-//! ([`dcgmi`]). Every test's own result is kept (in `doctor.json` and
+//! ([`dcgmi`]) and AMD's ROCm Validation Suite, `rvs -r LEVEL -j FILE`
+//! ([`rvs`]). Every test's own result is kept (in `doctor.json` and
 //! `system.json`) and becomes a check: a failed test fails the doctor even
 //! when the tool exits 0, which `dcgmi` does with a failed test.
 
 pub mod dcgmi;
+pub mod rvs;
 
 use crate::check::{Check, Status};
 use serde::{Deserialize, Serialize};
@@ -103,5 +105,19 @@ fn is_executable(p: &Path) -> bool {
 
 /// Every vendor diagnostic installed here, run at `level`.
 pub fn run_all(level: u8) -> Vec<Diagnostic> {
-    on_path(dcgmi::TOOL).map(|tool| dcgmi::run(&tool, level)).into_iter().collect()
+    let dcgmi = on_path(dcgmi::TOOL).map(|tool| dcgmi::run(&tool, level));
+    let rvs = on_path(rvs::TOOL).map(|tool| rvs::run(&tool, level));
+    dcgmi.into_iter().chain(rvs).collect()
+}
+
+/// What a tool that gave no test result said: `error` (why its output was
+/// not understood), then its error output, else the start of its output.
+pub fn said(error: Option<String>, out: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    let said = if stderr.is_empty() {
+        String::from_utf8_lossy(&out.stdout).trim().chars().take(500).collect()
+    } else {
+        stderr
+    };
+    error.map_or(said.clone(), |e| format!("{e}; {said}"))
 }

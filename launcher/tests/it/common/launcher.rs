@@ -62,11 +62,18 @@ impl Launches {
         path
     }
 
-    /// `mlb --jobs JOBS --outdir OUT EXTRA...` with this test's lock and
-    /// plugin folder, plain (no colour), its output piped.
+    /// This test's folder of burn records (`MLB_BURN_DIR`), not the host's.
+    pub fn burns(&self) -> PathBuf {
+        self.dir().join("burns")
+    }
+
+    /// `mlb --jobs JOBS --outdir OUT EXTRA...` with this test's lock,
+    /// plugin folder and burn records ([`Self::burns`]), plain (no colour),
+    /// its output piped.
     pub fn command(&self, jobs: &Path, out: &Path, extra: &[&str]) -> Command {
         let mut c = Command::new(super::mlb());
         c.arg("--plugin-dir").arg(self.spin.path()).arg("--jobs").arg(jobs).arg("--outdir").arg(out).args(extra);
+        c.env(mlb::burn::record::DIR_VAR, self.burns());
         private_lock(&mut c, &self.lock());
         c.env("NO_COLOR", "1").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         c

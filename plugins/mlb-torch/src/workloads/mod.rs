@@ -34,7 +34,7 @@ pub use recom::Recom;
 pub use reso::Reso;
 pub use scaling::Scaling;
 pub use ssd::Ssd;
-pub use stress::{Gemm, Membw};
+pub use stress::{Allreduce, Gemm, Membw};
 pub use toy_lstm::ToyLstm;
 pub use toy_reg::ToyReg;
 pub use translator::Translator;

@@ -1,7 +1,9 @@
 //! gemm: matrix product throughput. Each unit of work is one product of two
 //! `size x size` matrices of the chosen precision (`2 size^3` flops), waited
 //! for on the device; a step repeats it for `step_seconds` (see the module
-//! [`super`]). Item: a product. Reports `tflops`, `precision` and `size`.
+//! [`super`]). Item: a product. Reports `tflops`, `precision` and `side`
+//! (the side used; the report's `size` is the argument's, 0 when sized
+//! from memory).
 //!
 //! | precision | what multiplies |
 //! |---|---|
@@ -10,11 +12,16 @@
 //! | `bf16`, `fp16` | bfloat16, float16 |
 //! | `fp8` | float8 e4m3 through `_scaled_mm` (unit scales, bfloat16 out), where libtorch has it for the device |
 //!
-//! `size: 0` picks 8192 on a GPU and 1024 on the CPU (three matrices of
-//! 8192^2 float32 hold 768 MiB: a small share of any data-centre GPU; 1024
-//! keeps a CPU slot's product near a tenth of a second).
+//! `size: 0` (the default) sizes the matrices to `memory_share` (default
+//! 0.1) of the memory free to the slot ([`super::memory`]): the three
+//! matrices of the product fill that share of a GPU's free memory, at most
+//! 32768 on a side (a product stays well within a step), or of the CPU
+//! slot's memory limit (cgroup, else `MemAvailable`), at most 1024 on a
+//! side (a CPU slot's product near a tenth of a second). Where the free
+//! memory is not known: 8192 on a GPU, 1024 on the CPU. A `size` above 0
+//! sets the side.
 
-use super::TimedSteps;
+use super::{memory, TimedSteps};
 use crate::data::DataSource;
 use crate::precision::{Precision, TorchPrecision};
 use crate::{Runtime, TorchWorkload};
@@ -28,8 +35,10 @@ mlb_plugin::workload_args! {
         repeat = 10, number = 1, skip = 1;
         /// fp32, tf32, bf16, fp16 or fp8.
         pub precision: String = "bf16",
-        /// Side of the matrices (0: 8192 on a GPU, 1024 on the CPU).
+        /// Side of the matrices (0: sized to `memory_share` of the free memory).
         pub size: u64 = 0,
+        /// Share of the device's free memory the three matrices fill when `size` is 0.
+        pub memory_share: f64 = 0.1,
         /// Seconds each step runs products for.
         pub step_seconds: f64 = 1.0,
     }
@@ -48,6 +57,7 @@ pub fn parse_precision(text: &str) -> mlb_plugin::Result<Precision> {
 pub struct Settings {
     precision: Precision,
     size: i64,
+    memory_share: f64,
     steps: f64,
 }
 
@@ -91,7 +101,11 @@ impl TorchWorkload for Gemm {
         let precision = parse_precision(&args.precision)?;
         let steps = args.step_seconds;
         TimedSteps::new(steps)?;
-        Ok(Settings { precision, size: args.size as i64, steps })
+        let memory_share = args.memory_share;
+        if !(memory_share > 0.0 && memory_share <= 1.0) {
+            return Err(format!("memory_share must be a share above 0 and at most 1, not {memory_share}").into());
+        }
+        Ok(Settings { precision, size: args.size as i64, memory_share, steps })
     }
 
     fn build(settings: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
@@ -103,10 +117,13 @@ impl TorchWorkload for Gemm {
         if device.is_cuda() {
             crate::ops::set_allow_tf32(settings.precision == Precision::Tf32);
         }
-        let size = match settings.size {
-            0 if device.is_cuda() => 8192,
-            0 => 1024,
-            n => n,
+        let element = settings.precision.kind().elt_size_in_bytes() as u64;
+        let cap = if device.is_cuda() { memory::GPU_CAP } else { memory::CPU_CAP };
+        let size = match (settings.size, memory::free(device)) {
+            (0, Some(free)) => memory::side(free, settings.memory_share, element, 3, cap),
+            (0, None) if device.is_cuda() => 8192,
+            (0, None) => memory::CPU_CAP,
+            (n, _) => n,
         };
         let draw = |kind: Kind| -> Result<Tensor, tch::TchError> {
             let x = Tensor::f_randn([size, size], (Kind::Float, device))?;
@@ -154,6 +171,8 @@ impl TorchWorkload for Gemm {
     fn report(&self, out: &mut Map<String, Value>) {
         out.insert("precision".into(), self.precision.name().into());
         out.insert("size".into(), self.size.into());
+        // The report's `size` is the argument's (0 when sized from memory).
+        out.insert("side".into(), self.size.into());
         if let Some(rate) = self.steps.median_rate() {
             let flops = 2.0 * (self.size as f64).powi(3);
             out.insert("tflops".into(), (rate * flops / 1e12).into());
@@ -178,7 +197,7 @@ mod tests {
         let mut out = Map::new();
         gemm.report(&mut out);
         assert_eq!(out["precision"], "fp32");
-        assert_eq!(out["size"], 64);
+        assert_eq!((&out["size"], &out["side"]), (&64.into(), &64.into()));
         assert!(out["tflops"].as_f64().unwrap() > 0.0, "{out:?}");
     }
 
@@ -189,6 +208,10 @@ mod tests {
             built(&config).unwrap_or_else(|e| panic!("{precision}: {e}")).step().unwrap();
         }
         let refused = built(r#"{"precision": "tf32", "size": 32}"#).err().unwrap().to_string();
+        let sized = built(r#"{"precision": "fp32", "memory_share": 0.0000001, "step_seconds": 0.01}"#).unwrap();
+        assert_eq!(sized.size, memory::ALIGN, "a sliver of the slot's memory gives the least side");
+        let share = built(r#"{"memory_share": 0}"#).err().unwrap().to_string();
+        assert!(share.contains("memory_share must be a share"), "{share}");
         assert!(refused.contains("tf32: not on this device"), "{refused}");
         let unknown = built(r#"{"precision": "fp4"}"#).err().unwrap().to_string();
         assert!(unknown.contains("unknown precision `fp4`"), "{unknown}");

@@ -1,5 +1,7 @@
 //! The stress workloads of `mlb burn` (docs/burn.md): [`gemm`] (matrix
-//! product TFLOPS) and [`membw`] (memory bandwidth, copy and triad).
+//! product TFLOPS), [`membw`] (memory bandwidth, copy and triad) and
+//! [`allreduce`] (all-reduce bus bandwidth across a group's ranks, with the
+//! [`link`] it crossed).
 //!
 //! They run for a duration rather than an amount of work: every step repeats
 //! its unit of work (one product, one copy and triad) until `step_seconds`
@@ -10,9 +12,13 @@
 //! also reports its figure (`tflops`, `bandwidth_gbs`) as the median over the
 //! steps after the first (the warm-up).
 
+pub mod allreduce;
 pub mod gemm;
+pub mod link;
 pub mod membw;
+pub mod memory;
 
+pub use allreduce::Allreduce;
 pub use gemm::Gemm;
 pub use membw::Membw;
 

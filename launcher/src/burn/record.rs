@@ -1,0 +1,240 @@
+//! The burn record: every burn (`mlb burn`, `mlb doctor --deep`) leaves its
+//! per-slot verdicts where a later campaign finds them, one file per host
+//! (`HOST.json` in [`dir`]: `MLB_BURN_DIR`, else `/var/lib/mlb/burn`), and
+//! `mlb --jobs ... --strict-preflight` refuses a slot whose GPU failed its
+//! last burn (docs/burn.md, "Before a campaign").
+//!
+//! A slot is known by its host, its device index and its GPU's model: a
+//! record whose GPU at that index is another model (the GPU was replaced)
+//! does not apply. A record older than [`MAX_AGE`], or none, is said (a
+//! warning) and refuses nothing: a campaign is not held back by a host that
+//! was never burnt.
+
+use super::Burn;
+use crate::check::{Check, Status};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The variable naming the folder of the records.
+pub const DIR_VAR: &str = "MLB_BURN_DIR";
+/// The folder of the records when [`DIR_VAR`] is not set.
+pub const DEFAULT_DIR: &str = "/var/lib/mlb/burn";
+/// A record older than this is stale: a week.
+pub const MAX_AGE: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// One host's last burn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The host (its name, or the Slurm node).
+    pub host: String,
+    /// When the burn was judged, seconds since the epoch.
+    pub time: i64,
+    /// The burn's verdict file.
+    pub burn: PathBuf,
+    /// Every slot of the host the burn judged.
+    pub slots: Vec<SlotRecord>,
+}
+
+/// One slot's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SlotRecord {
+    /// The device index (`vcd`).
+    pub slot: String,
+    /// The GPU's model; `None` for a CPU slot.
+    pub gpu: Option<String>,
+    /// Whether every check of the slot passed.
+    pub passed: bool,
+    /// Its failed checks' reasons.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A slot a campaign would use: its host, device index and GPU model
+/// (`None` when not known, or a CPU slot).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Wanted {
+    /// The host.
+    pub host: String,
+    /// The device index.
+    pub slot: String,
+    /// The GPU's model.
+    pub gpu: Option<String>,
+}
+
+/// The folder of the records: `MLB_BURN_DIR`, else [`DEFAULT_DIR`].
+pub fn dir() -> PathBuf {
+    std::env::var_os(DIR_VAR).filter(|d| !d.is_empty()).map_or_else(|| PathBuf::from(DEFAULT_DIR), PathBuf::from)
+}
+
+/// This host's name, as the records key it.
+pub fn this_host() -> String {
+    nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_else(|_| "unknown".into())
+}
+
+/// The records of `burn` (judged at `time`, written to `file`): one per
+/// host, the slots without a node being this host's.
+pub fn records(burn: &Burn, file: &Path, time: i64) -> Vec<Record> {
+    let mut out: Vec<Record> = Vec::new();
+    for v in &burn.verdicts {
+        let host = v.slot.node.clone().unwrap_or_else(this_host);
+        let at = match out.iter().position(|r| r.host == host) {
+            Some(at) => at,
+            None => {
+                out.push(Record { host, time, burn: file.to_path_buf(), slots: Vec::new() });
+                out.len() - 1
+            }
+        };
+        if !out[at].slots.iter().any(|s| s.slot == v.slot.id) {
+            let failed = burn.failed.iter().find(|f| f.slot == v.slot.label());
+            out[at].slots.push(SlotRecord {
+                slot: v.slot.id.clone(),
+                gpu: v.slot.gpu.clone(),
+                passed: failed.is_none(),
+                reason: failed.map(|f| f.reason.clone()),
+            });
+        }
+    }
+    out
+}
+
+/// Writes `records` into `dir`, one `HOST.json` each (replacing the
+/// host's last).
+pub fn write(dir: &Path, records: &[Record]) -> std::io::Result<()> {
+    for record in records {
+        let value = serde_json::to_value(record).expect("a record serialises");
+        crate::contract::record::write_atomic(dir, &format!("{}.json", record.host), &value)?;
+    }
+    Ok(())
+}
+
+/// The pre-flight checks of `wanted` against the records of `dir` at
+/// `now` (seconds since the epoch): a failed check per slot that failed its
+/// last burn, a warning per host whose record is absent, unreadable or
+/// older than `max_age`, a passed check per host otherwise.
+pub fn checks(dir: &Path, wanted: &[Wanted], now: i64, max_age: Duration) -> Vec<Check> {
+    let mut hosts: Vec<&str> = wanted.iter().map(|w| w.host.as_str()).collect();
+    hosts.dedup();
+    let mut out = Vec::new();
+    for host in hosts {
+        let name = format!("burn {host}");
+        let file = dir.join(format!("{host}.json"));
+        let fix = format!("run `mlb burn` (or `mlb doctor --deep`) on {host} before the campaign");
+        let record = match std::fs::read_to_string(&file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                out.push(Check::not(Status::Warn, name, format!("no burn recorded ({} absent)", file.display()), fix));
+                continue;
+            }
+            Err(e) => Err(e.to_string()),
+            Ok(text) => serde_json::from_str::<Record>(&text).map_err(|e| e.to_string()),
+        };
+        let record = match record {
+            Ok(r) => r,
+            Err(why) => {
+                out.push(Check::not(Status::Warn, name, format!("cannot read {}: {why}", file.display()), fix));
+                continue;
+            }
+        };
+        let when = chrono::DateTime::from_timestamp(record.time, 0)
+            .map_or_else(|| record.time.to_string(), |t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+        let age = now.saturating_sub(record.time);
+        if age > max_age.as_secs() as i64 {
+            let found = format!(
+                "the last burn ({when}, {}) is {} h old, past {} h",
+                record.burn.display(),
+                age / 3600,
+                max_age.as_secs() / 3600
+            );
+            out.push(Check::not(Status::Warn, name, found, fix));
+            continue;
+        }
+        let mut failed = false;
+        for w in wanted.iter().filter(|w| w.host == host) {
+            let Some(s) = record.slots.iter().find(|s| s.slot == w.slot) else { continue };
+            let same_gpu = w.gpu.is_none() || s.gpu.is_none() || w.gpu == s.gpu;
+            if same_gpu && !s.passed {
+                failed = true;
+                let what =
+                    s.gpu.as_deref().map_or_else(|| format!("slot {}", w.slot), |g| format!("slot {} ({g})", w.slot));
+                let found = format!(
+                    "{what} failed its last burn ({when}, {}): {}",
+                    record.burn.display(),
+                    s.reason.as_deref().unwrap_or("failed")
+                );
+                let fix = format!(
+                    "repair or replace the device and burn it again (`mlb burn` on {host}), or leave the slot out (`--devices`)"
+                );
+                out.push(Check::not(Status::Fail, format!("burn {host} slot {}", w.slot), found, fix));
+            }
+        }
+        if !failed {
+            out.push(Check::pass(name, format!("every slot passed its last burn ({when}, {})", record.burn.display())));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOUR: i64 = 3600;
+
+    fn record(time: i64, slots: &[(&str, bool)]) -> Record {
+        Record {
+            host: "h1".into(),
+            time,
+            burn: "/runs/burn/burn.json".into(),
+            slots: slots
+                .iter()
+                .map(|&(slot, passed)| SlotRecord {
+                    slot: slot.into(),
+                    gpu: Some("NVIDIA H100".into()),
+                    passed,
+                    reason: (!passed).then(|| "gemm 0.5 TFLOPS, 50% of the best slot's 1.0 (at least 90%)".into()),
+                })
+                .collect(),
+        }
+    }
+
+    fn wanted(slots: &[&str]) -> Vec<Wanted> {
+        slots
+            .iter()
+            .map(|s| Wanted { host: "h1".into(), slot: s.to_string(), gpu: Some("NVIDIA H100".into()) })
+            .collect()
+    }
+
+    fn outcome(dir: &Path, slots: &[&str], now: i64) -> Vec<(Status, String)> {
+        checks(dir, &wanted(slots), now, MAX_AGE).into_iter().map(|c| (c.status, c.name)).collect()
+    }
+
+    #[test]
+    fn a_slot_that_failed_its_last_burn_fails_and_the_others_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &[record(100 * HOUR, &[("0", true), ("1", false)])]).unwrap();
+        let got = checks(dir.path(), &wanted(&["0", "1"]), 101 * HOUR, MAX_AGE);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!((got[0].status, got[0].name.as_str()), (Status::Fail, "burn h1 slot 1"));
+        let found = &got[0].found;
+        assert!(
+            found.starts_with(
+                "slot 1 (NVIDIA H100) failed its last burn (1970-01-05T04:00:00Z, /runs/burn/burn.json): gemm"
+            ),
+            "{found}"
+        );
+        assert!(got[0].fix.contains("--devices"));
+        assert_eq!(outcome(dir.path(), &["0"], 101 * HOUR), [(Status::Pass, "burn h1".to_string())]);
+    }
+
+    #[test]
+    fn a_stale_absent_or_replaced_record_refuses_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(outcome(dir.path(), &["1"], 0), [(Status::Warn, "burn h1".to_string())]);
+        write(dir.path(), &[record(0, &[("1", false)])]).unwrap();
+        assert_eq!(outcome(dir.path(), &["1"], 8 * 24 * HOUR), [(Status::Warn, "burn h1".to_string())]);
+        let mut other = wanted(&["1"]);
+        other[0].gpu = Some("NVIDIA A100".into());
+        let got = checks(dir.path(), &other, HOUR, MAX_AGE);
+        assert_eq!(got[0].status, Status::Pass, "another GPU at the index: the record is not its: {got:?}");
+    }
+}
