@@ -59,8 +59,7 @@ fn convnet_top1_on_the_val_folder_rises() {
 
 #[test]
 fn wlm_perplexity_falls() {
-    let config =
-        r#""batch_size": 8, "bptt": 10, "emsize": 32, "nhid": 32, "vocab": 200, "corpus_tokens": 20000, "seed": 8, "eval_items": 50"#;
+    let config = r#""batch_size": 8, "bptt": 10, "emsize": 32, "nhid": 32, "vocab": 200, "corpus_tokens": 20000, "seed": 8, "eval_items": 50"#;
     let (before, _) = improves::<Wlm<false>>(config, 60, Frozen::Everything);
     assert!(before > 100.0, "an untrained model is near uniform over 200 tokens: {before}");
 }

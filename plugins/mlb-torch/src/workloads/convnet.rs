@@ -418,7 +418,8 @@ where
     }
 
     fn eval(&mut self) -> mlb_plugin::Result<f64> {
-        let (images, labels) = self.held_out.as_ref().map_err(|e| format!("{} has no held-out images: {e}", Self::NAME))?;
+        let (images, labels) =
+            self.held_out.as_ref().map_err(|e| format!("{} has no held-out images: {e}", Self::NAME))?;
         let (n, batch) = (labels.size()[0], self.args.batch.max(1));
         let mut right = 0;
         for start in (0..n).step_by(batch as usize) {

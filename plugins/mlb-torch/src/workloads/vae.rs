@@ -24,7 +24,7 @@ pub const SYNTHETIC_IMAGES: usize = 4096;
 /// Held-out images an evaluation reads when `eval_items` is absent.
 pub const EVAL_ITEMS: u64 = 1000;
 /// The default target of the held-out loss per image.
-pub const QUALITY_TARGET: f64 = 150.0;
+pub const QUALITY_TARGET: f64 = 100.0;
 
 mlb_plugin::workload_args! {
     /// The arguments of vae, with the original suite's defaults.

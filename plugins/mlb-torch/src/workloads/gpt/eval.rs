@@ -18,7 +18,7 @@ pub const VALID_IDS: &str = "valid.ids";
 /// Held-out sequences an evaluation reads when `eval_items` is absent.
 pub const EVAL_ITEMS: u64 = 64;
 /// What gpt's evaluation measures, and its default target.
-pub const QUALITY: Quality = Quality { metric: "perplexity", unit: "", higher_is_better: false, target: 100.0 };
+pub const QUALITY: Quality = Quality { metric: "perplexity", unit: "", higher_is_better: false, target: 20.0 };
 
 /// The held-out windows, `[n, seq_len + 1]` token ids on the device.
 #[derive(Debug)]

@@ -47,7 +47,8 @@ impl HeldOut {
         }
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
         let width = 1 + NEGATIVES;
-        let (mut users, mut candidates) = (Vec::with_capacity(test.len() * width), Vec::with_capacity(test.len() * width));
+        let (mut users, mut candidates) =
+            (Vec::with_capacity(test.len() * width), Vec::with_capacity(test.len() * width));
         for &(user, positive) in test {
             let known = seen.get(&user);
             users.extend(std::iter::repeat_n(user as i64, width));

@@ -57,7 +57,7 @@ mlb_plugin::workload_args! {
 /// Held-out users an evaluation ranks when `eval_items` is absent.
 pub const EVAL_ITEMS: u64 = 1000;
 /// The default target of the hit rate at 10.
-pub const QUALITY_TARGET: f64 = 0.5;
+pub const QUALITY_TARGET: f64 = 0.45;
 
 /// Settings of recom: its arguments checked and converted.
 #[derive(Debug, Clone)]
