@@ -84,3 +84,17 @@ fn gpt_perplexity_falls() {
                     "vocab": 64, "seed": 1, "eval_items": 16"#;
     improves::<Gpt>(config, 30, Frozen::Everything);
 }
+
+#[test]
+fn convnet_evaluates_synthetic_data_and_names_a_missing_val_folder() {
+    let tiny = r#""arch": "resnet18", "batch_size": 4, "image_size": 32, "classes": 4, "workers": 0, "seed": 2"#;
+    let (before, after) = evals::<Convnet<false>>(&format!(r#"{{{tiny}, "eval_items": 64}}"#), 2);
+    assert!((0.0..=1.0).contains(&before) && (0.0..=1.0).contains(&after), "{before} {after}");
+    let dir = tempfile::tempdir().unwrap();
+    colour_classes(&dir.path().join("train"), 2, 4);
+    let data = dir.path().join("train").display().to_string();
+    let mut plugin = common::Run::<Convnet<false>>::new(&format!(r#"{{{tiny}, "data": {data:?}}}"#));
+    plugin.step();
+    let e = plugin.try_eval().unwrap_err().to_string();
+    assert!(e.contains("no val/ folder in or beside") && e.contains(&data), "{e}");
+}

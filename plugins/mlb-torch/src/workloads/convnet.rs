@@ -231,8 +231,11 @@ pub struct Convnet<const HALF: bool, const DDP: bool = false> {
     vs: nn::VarStore,
     /// Training FLOPs per image.
     flops: Flops,
-    /// The held-out images and labels, or why there are none.
-    held_out: Result<(Tensor, Tensor), String>,
+    /// The held-out images and labels, or why there are none: read by the
+    /// first evaluation (a throughput run neither decodes nor holds them).
+    held_out: Option<Result<(Tensor, Tensor), String>>,
+    /// The seed of the synthetic held-out batch.
+    held_out_seed: u64,
 }
 
 /// Images `rank * batch .. (rank + 1) * batch` of a batch of `batch *
@@ -278,6 +281,21 @@ impl<const HALF: bool, const DDP: bool> Convnet<HALF, DDP> {
             Kind::Half
         } else {
             Kind::Float
+        }
+    }
+
+    /// The held-out images and labels: the folder's `val/`, else a synthetic
+    /// batch from the held-out seed (libtorch's generator is reseeded: the
+    /// steps of a synthetic batch draw nothing from it).
+    fn read_held_out(&self) -> Result<(Tensor, Tensor), String> {
+        let (kind, device, n, size) = (self.kind(), self.device, self.args.eval_items, self.args.size);
+        match self.args.data.path() {
+            Some(dir) => held_out_images(dir, &self.args, (kind, device)),
+            None => {
+                tch::manual_seed(self.held_out_seed as i64);
+                let images = Tensor::randn([n, 3, size, size], (kind, device));
+                Ok((images, Tensor::randint(self.args.classes, [n], (Kind::Int64, device))))
+            }
         }
     }
 
@@ -373,19 +391,8 @@ where
             }
         }
         let flops = flops::resnet(&args.arch, args.size).ok_or("unknown arch")?;
-        let held_out = match args.data.path() {
-            Some(dir) => held_out_images(dir, &args, (kind, device)),
-            None => {
-                // Last in `build`: no training draw comes after this seed.
-                tch::manual_seed(crate::synth::held_out_seed(rt.seed()) as i64);
-                let (n, size) = (args.eval_items, args.size);
-                Ok((
-                    Tensor::randn([n, 3, size, size], (kind, device)),
-                    Tensor::randint(args.classes, [n], (Kind::Int64, device)),
-                ))
-            }
-        };
-        Ok(Convnet { model, update, input, args, device, ddp, params, vs, flops, held_out })
+        let held_out_seed = crate::synth::held_out_seed(rt.seed());
+        Ok(Convnet { model, update, input, args, device, ddp, params, vs, flops, held_out: None, held_out_seed })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -418,8 +425,11 @@ where
     }
 
     fn eval(&mut self) -> mlb_plugin::Result<f64> {
-        let (images, labels) =
-            self.held_out.as_ref().map_err(|e| format!("{} has no held-out images: {e}", Self::NAME))?;
+        if self.held_out.is_none() {
+            self.held_out = Some(self.read_held_out());
+        }
+        let held_out = self.held_out.as_ref().expect("read above");
+        let (images, labels) = held_out.as_ref().map_err(|e| format!("{} has no held-out images: {e}", Self::NAME))?;
         let (n, batch) = (labels.size()[0], self.args.batch.max(1));
         let mut right = 0;
         for start in (0..n).step_by(batch as usize) {

@@ -38,7 +38,12 @@ impl<W: TorchWorkload> Run<W> {
 
     /// Evaluates the model on its held-out data.
     pub fn eval(&mut self) -> f64 {
-        self.plugin.eval().unwrap_or_else(|e| panic!("{}: eval: {e}", W::NAME))
+        self.try_eval().unwrap_or_else(|e| panic!("{}: eval: {e}", W::NAME))
+    }
+
+    /// Evaluates the model on its held-out data, or says why it cannot.
+    pub fn try_eval(&mut self) -> mlb_plugin::Result<f64> {
+        self.plugin.eval()
     }
 
     /// The report fragment.
