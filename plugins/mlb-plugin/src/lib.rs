@@ -4,7 +4,8 @@
 //! [`abi::ENTRY_SYMBOL`] (`mlb_plugin_v1`), returning a pointer to a
 //! [`abi::PluginTable`]: a size-prefixed `#[repr(C)]` table of `extern "C"`
 //! functions (create / setup / step / sync / report / last_error /
-//! free_string / destroy) plus static metadata.
+//! free_string / destroy, then the appended eval) plus static metadata
+//! (with the [`Quality`] that eval measures).
 //!
 //! Plugin authors never touch the raw ABI: they declare their arguments with
 //! [`workload_args!`] (one struct: defaults, kinds, parsing), implement the
@@ -45,11 +46,13 @@ mod config;
 pub mod ffi;
 pub mod manifest;
 pub mod precision;
+mod quality;
 mod workload;
 
 pub use args::{read_arg, Arg, ArgKind, ArgValue, WorkloadArgs};
 pub use config::{Config, ConfigError};
 pub use precision::{Precision, UnknownPrecision};
+pub use quality::{Quality, QualitySpec};
 pub use workload::{Error, Result, Setup, Step, Workload};
 
 /// Exports a [`Workload`] implementation as an mlb plugin.

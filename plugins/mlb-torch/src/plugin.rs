@@ -1,11 +1,12 @@
 //! The adaptor from a libtorch workload to the plugin SDK's [`Workload`]:
 //! the declared arguments are read and checked on `create`, the runtime
-//! (threads, device, seeds) and then the model are built on `setup`, and the
-//! shared report fields are added to the workload's own.
+//! (threads, device, seeds) and then the model are built on `setup`, the
+//! shared report fields are added to the workload's own, and `eval` runs
+//! the workload's evaluation with gradients off.
 
 use crate::data::DataSource;
 use crate::runtime::Runtime;
-use mlb_plugin::{read_arg, Arg, Config, ConfigError, Setup, Step, Workload, WorkloadArgs};
+use mlb_plugin::{read_arg, Arg, Config, ConfigError, Quality, Setup, Step, Workload, WorkloadArgs};
 use serde_json::{Map, Value};
 
 /// A workload written against libtorch.
@@ -20,6 +21,9 @@ pub trait TorchWorkload: Sized + 'static {
     /// What [`build`](Self::build) takes: the arguments checked and
     /// converted.
     type Settings;
+    /// What [`eval`](Self::eval) measures and its default target (`None`:
+    /// no evaluation).
+    const QUALITY: Option<Quality> = None;
 
     /// Checks and converts the arguments (no libtorch work yet).
     fn parse(args: Self::Args) -> mlb_plugin::Result<Self::Settings>;
@@ -32,6 +36,13 @@ pub trait TorchWorkload: Sized + 'static {
 
     /// Where the data comes from.
     fn data(&self) -> &DataSource;
+
+    /// The quality metric of the current model on held-out data (the
+    /// adaptor turns gradients off around it): no training, and nothing the
+    /// next step sees (the model's forward runs with `train: false`).
+    fn eval(&mut self) -> mlb_plugin::Result<f64> {
+        Err(format!("workload `{}` has no evaluation", Self::NAME).into())
+    }
 
     /// Adds the workload's own report fields (`metrics`, model details).
     fn report(&self, _out: &mut Map<String, Value>) {}
@@ -84,6 +95,7 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const DESCRIPTION: &'static str = W::DESCRIPTION;
     type Args = Seeded<W::Args>;
+    const QUALITY: Option<Quality> = W::QUALITY;
 
     fn create(args: Seeded<W::Args>) -> mlb_plugin::Result<Self> {
         Ok(TorchPlugin { settings: Some(W::parse(args.args)?), seed: args.seed, state: None, peak: None })
@@ -102,6 +114,13 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
         match &mut self.state {
             Some((_, w)) => w.step(),
             None => Err(format!("{}: step called before setup", W::NAME).into()),
+        }
+    }
+
+    fn eval(&mut self) -> mlb_plugin::Result<f64> {
+        match &mut self.state {
+            Some((_, w)) => tch::no_grad(|| w.eval()),
+            None => Err(format!("{}: eval called before setup", W::NAME).into()),
         }
     }
 

@@ -5,6 +5,13 @@ use image::{codecs::jpeg::JpegEncoder, Rgb, RgbImage};
 use rand::Rng;
 use tch::{Device, Kind, Tensor};
 
+/// The seed of a held-out synthetic set drawn as the training set of
+/// `seed` is: another stream, so that an evaluation never sees a training
+/// item.
+pub fn held_out_seed(seed: u64) -> u64 {
+    seed ^ 0x4845_4c44_5f4f_5554 // "HELD_OUT"
+}
+
 /// Side of an MNIST image.
 pub const DIGIT_SIDE: usize = 28;
 
@@ -54,6 +61,14 @@ pub fn sine_waves(series: usize, length: usize, period: f64, rng: &mut impl Rng)
 pub fn zipf_tokens(count: i64, vocab: i64, device: Device) -> Tensor {
     let weights = (Tensor::arange(vocab, (Kind::Float, device)) + 1.0).reciprocal();
     weights.multinomial(count, true)
+}
+
+/// As [`zipf_tokens`], drawn on the host from `rng` (libtorch's generator
+/// untouched): a held-out stream of the same distribution.
+pub fn zipf_tokens_from(count: usize, vocab: i64, rng: &mut impl Rng) -> Vec<i64> {
+    let weights: Vec<f64> = (0..vocab).map(|r| 1.0 / (r + 1) as f64).collect();
+    let dist = rand::distr::weighted::WeightedIndex::new(&weights).expect("positive weights");
+    (0..count).map(|_| rng.sample(&dist) as i64).collect()
 }
 
 /// A smooth RGB picture (colour gradients plus a few discs), so that JPEG

@@ -4,7 +4,8 @@
 //! A folder holds `train.txt` (with optional `valid.txt`, `test.txt`) as in
 //! PyTorch's word language model example, or the original archive's
 //! `wiki.train.tokens` (`wiki.valid.tokens`, `wiki.test.tokens`). As in that
-//! example, the vocabulary covers all three splits; training reads `train`.
+//! example, the vocabulary covers all three splits; training reads `train`,
+//! an evaluation `valid`.
 
 use super::DataError;
 use std::collections::HashMap;
@@ -59,6 +60,9 @@ pub struct Corpus {
     pub dictionary: Dictionary,
     /// The training split, one index per token.
     pub train: Vec<i64>,
+    /// The validation split (held out), one index per token; empty when the
+    /// folder has none.
+    pub valid: Vec<i64>,
     /// The training file read.
     pub train_file: PathBuf,
 }
@@ -89,12 +93,14 @@ impl Corpus {
         if train.iter().all(|&t| dictionary.word(t) == Some(EOS)) {
             return Err(DataError::format(&train_file, "the training split holds no word"));
         }
-        for names in &SPLITS[1..] {
+        let mut held_out = [Vec::new(), Vec::new()];
+        for (names, tokens) in SPLITS[1..].iter().zip(&mut held_out) {
             if let Some(file) = split_file(dir, *names) {
-                tokenize(&read(&file)?, &mut dictionary, &mut Vec::new());
+                tokenize(&read(&file)?, &mut dictionary, tokens);
             }
         }
-        Ok(Corpus { dictionary, train, train_file })
+        let [valid, _test] = held_out;
+        Ok(Corpus { dictionary, train, valid, train_file })
     }
 }
 

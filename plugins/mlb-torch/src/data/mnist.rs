@@ -18,6 +18,14 @@ pub const TRAIN_IMAGE_FILES: [&str; 4] = [
     "MNIST/raw/train-images-idx3-ubyte",
 ];
 
+/// File names under which the held-out (test) images are looked for, in order.
+pub const TEST_IMAGE_FILES: [&str; 4] = [
+    "t10k-images-idx3-ubyte",
+    "t10k-images-idx3-ubyte.gz",
+    "t10k-images.idx3-ubyte",
+    "MNIST/raw/t10k-images-idx3-ubyte",
+];
+
 /// Images of an idx file: `count` images of `rows x cols` bytes, row-major.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdxImages {
@@ -36,9 +44,18 @@ pub fn find_train_images(dir: &Path) -> Result<PathBuf, DataError> {
     if dir.is_file() {
         return Ok(dir.to_path_buf());
     }
-    TRAIN_IMAGE_FILES.iter().map(|name| dir.join(name)).find(|p| p.is_file()).ok_or_else(|| DataError::Missing {
+    find(dir, &TRAIN_IMAGE_FILES, "training")
+}
+
+/// Finds the MNIST held-out (t10k) images in the folder `dir`.
+pub fn find_test_images(dir: &Path) -> Result<PathBuf, DataError> {
+    find(dir, &TEST_IMAGE_FILES, "held-out (test)")
+}
+
+fn find(dir: &Path, names: &[&str], split: &str) -> Result<PathBuf, DataError> {
+    names.iter().map(|name| dir.join(name)).find(|p| p.is_file()).ok_or_else(|| DataError::Missing {
         path: dir.to_path_buf(),
-        expected: format!("MNIST training images (one of {})", TRAIN_IMAGE_FILES.join(", ")),
+        expected: format!("MNIST {split} images (one of {})", names.join(", ")),
     })
 }
 

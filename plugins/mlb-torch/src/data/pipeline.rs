@@ -101,6 +101,36 @@ pub fn imagenet_train(size: u32) -> Arc<Transform> {
     })
 }
 
+/// The ImageNet evaluation transform: the shorter side resized to `size`,
+/// the centre `size x size` crop, normalised as [`imagenet_train`] does.
+pub fn imagenet_eval(size: u32) -> Arc<Transform> {
+    Arc::new(move |img: &RgbImage, _rng: &mut StdRng, out: &mut ImageBatch| {
+        let crop = super::transforms::resize_center_crop(img, size);
+        super::transforms::push_chw(
+            &crop,
+            super::transforms::IMAGENET_MEAN,
+            super::transforms::IMAGENET_STD,
+            &mut out.values,
+        );
+    })
+}
+
+/// Up to `count` images of `images` through `transform`, evenly spaced over
+/// them (a folder sorted class by class gives every class its share), in
+/// one batch: a held-out set, decoded once.
+pub fn held_out(images: &Images, count: usize, transform: &Transform) -> Result<ImageBatch, DataError> {
+    use rand::SeedableRng;
+    let (len, mut rng) = (images.len(), StdRng::seed_from_u64(0));
+    let count = count.min(len);
+    let mut out = ImageBatch::default();
+    for i in 0..count {
+        let (img, label) = images.decode(i * len / count)?;
+        transform(&img, &mut rng, &mut out);
+        out.labels.push(label);
+    }
+    Ok(out)
+}
+
 /// Starts `workers` threads (0: decode in the caller) that each build
 /// batches of `batch` images drawn at random from `images`, decoded and
 /// passed through `transform`.

@@ -23,20 +23,44 @@
 //! `frozen_bn` makes batch norm use its running statistics (as detection
 //! fine-tuning freezes it): a step's gradients then no longer depend on how
 //! the batch is split over ranks.
+//!
+//! Evaluation: the top-1 accuracy (batch norm on its running statistics)
+//! on `eval_items` (default 500) held-out images, evenly spaced over the
+//! set: the `val/<class>/` folder beside the training folder (`data` naming
+//! `.../train`, or `val/` inside the folder `data` names), resized and
+//! centre-cropped; else a synthetic batch drawn from another seed, whose
+//! random labels cannot be learned (accuracy at chance). Higher is better.
 
 use crate::amp::{LossScale, MasterWeights};
+use crate::data::image_folder::ImageFolder;
 use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
 use crate::dist::{self, DataParallel};
 use crate::flops::{self, Flops};
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Step, WorkloadArgs};
-use std::path::PathBuf;
+use mlb_plugin::{Quality, Step, WorkloadArgs};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tch::nn::{self, ModuleT, OptimizerConfig};
 use tch::vision::resnet;
 use tch::{Device, Kind, Tensor};
+
+/// Held-out images an evaluation reads when `eval_items` is absent.
+pub const EVAL_ITEMS: u64 = 500;
+/// The default target of the held-out top-1 accuracy.
+pub const QUALITY_TARGET: f64 = 0.5;
+
+/// The held-out folder of the training folder `data`: `data/val` when it
+/// exists, else `val` beside a folder named `train`.
+pub fn held_out_folder(data: &Path) -> Option<PathBuf> {
+    let inside = data.join("val");
+    if inside.is_dir() {
+        return Some(inside);
+    }
+    let beside = data.parent()?.join("val");
+    (data.file_name()? == "train" && beside.is_dir()).then_some(beside)
+}
 
 /// The architectures `arch` accepts.
 pub const ARCHS: [&str; 5] = ["resnet18", "resnet34", "resnet50", "resnet101", "resnet152"];
@@ -81,6 +105,7 @@ macro_rules! convnet_args {
                 pub frozen_bn: bool,
                 pub save_weights: Option<String>,
                 pub data: Option<String>,
+                pub eval_items: Option<u64>,
             }
         }
 
@@ -103,6 +128,7 @@ macro_rules! convnet_args {
                     data: DataSource::from_arg(args.data),
                     frozen_bn: args.frozen_bn,
                     save_weights: args.save_weights.map(PathBuf::from),
+                    eval_items: args.eval_items.unwrap_or(EVAL_ITEMS).max(1) as i64,
                     ddp: if $ddp {
                         let backend = args.backend.as_deref();
                         Some(dist::Settings::new(args.timeout, args.bucket_mb, args.interface, backend, args.overlap)?)
@@ -171,6 +197,7 @@ pub struct Settings {
     data: DataSource,
     frozen_bn: bool,
     save_weights: Option<PathBuf>,
+    eval_items: i64,
     /// The process group settings (data parallel variants only).
     ddp: Option<dist::Settings>,
 }
@@ -204,6 +231,11 @@ pub struct Convnet<const HALF: bool, const DDP: bool = false> {
     vs: nn::VarStore,
     /// Training FLOPs per image.
     flops: Flops,
+    /// The held-out images and labels, or why there are none: read by the
+    /// first evaluation (a throughput run neither decodes nor holds them).
+    held_out: Option<Result<(Tensor, Tensor), String>>,
+    /// The seed of the synthetic held-out batch.
+    held_out_seed: u64,
 }
 
 /// Images `rank * batch .. (rank + 1) * batch` of a batch of `batch *
@@ -232,12 +264,38 @@ pub(crate) fn rank_share(
     (Tensor::cat(&images, 0), Tensor::cat(&labels, 0))
 }
 
+/// The held-out images of the training folder `dir` (see
+/// [`held_out_folder`]) on the device, with their labels.
+fn held_out_images(dir: &Path, args: &Settings, (kind, device): (Kind, Device)) -> Result<(Tensor, Tensor), String> {
+    let val = held_out_folder(dir).ok_or_else(|| format!("no val/ folder in or beside {}", dir.display()))?;
+    let images = Images::Folder(ImageFolder::scan(&val).map_err(|e| e.to_string())?);
+    let transform = pipeline::imagenet_eval(args.size as u32);
+    let batch = pipeline::held_out(&images, args.eval_items as usize, transform.as_ref()).map_err(|e| e.to_string())?;
+    let n = batch.labels.len() as i64;
+    Ok((batch.values(&[n, 3, args.size, args.size], device, kind), batch.labels(device)))
+}
+
 impl<const HALF: bool, const DDP: bool> Convnet<HALF, DDP> {
     fn kind(&self) -> Kind {
         if self.args.half {
             Kind::Half
         } else {
             Kind::Float
+        }
+    }
+
+    /// The held-out images and labels: the folder's `val/`, else a synthetic
+    /// batch from the held-out seed (libtorch's generator is reseeded: the
+    /// steps of a synthetic batch draw nothing from it).
+    fn read_held_out(&self) -> Result<(Tensor, Tensor), String> {
+        let (kind, device, n, size) = (self.kind(), self.device, self.args.eval_items, self.args.size);
+        match self.args.data.path() {
+            Some(dir) => held_out_images(dir, &self.args, (kind, device)),
+            None => {
+                tch::manual_seed(self.held_out_seed as i64);
+                let images = Tensor::randn([n, 3, size, size], (kind, device));
+                Ok((images, Tensor::randint(self.args.classes, [n], (Kind::Int64, device))))
+            }
         }
     }
 
@@ -278,6 +336,8 @@ where
     };
     type Args = <Self as Variant>::Args;
     type Settings = Settings;
+    const QUALITY: Option<Quality> =
+        Some(Quality { metric: "top1", unit: "fraction", higher_is_better: true, target: QUALITY_TARGET });
 
     fn parse(args: Self::Args) -> mlb_plugin::Result<Settings> {
         args.try_into()
@@ -331,7 +391,8 @@ where
             }
         }
         let flops = flops::resnet(&args.arch, args.size).ok_or("unknown arch")?;
-        Ok(Convnet { model, update, input, args, device, ddp, params, vs, flops })
+        let held_out_seed = crate::synth::held_out_seed(rt.seed());
+        Ok(Convnet { model, update, input, args, device, ddp, params, vs, flops, held_out: None, held_out_seed })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -361,6 +422,22 @@ where
 
     fn data(&self) -> &DataSource {
         &self.args.data
+    }
+
+    fn eval(&mut self) -> mlb_plugin::Result<f64> {
+        if self.held_out.is_none() {
+            self.held_out = Some(self.read_held_out());
+        }
+        let held_out = self.held_out.as_ref().expect("read above");
+        let (images, labels) = held_out.as_ref().map_err(|e| format!("{} has no held-out images: {e}", Self::NAME))?;
+        let (n, batch) = (labels.size()[0], self.args.batch.max(1));
+        let mut right = 0;
+        for start in (0..n).step_by(batch as usize) {
+            let len = batch.min(n - start);
+            let predicted = self.model.forward_t(&images.narrow(0, start, len), false).argmax(-1, false);
+            right += predicted.eq_tensor(&labels.narrow(0, start, len)).sum(Kind::Int64).int64_value(&[]);
+        }
+        Ok(right as f64 / n as f64)
     }
 
     fn flops_kind(&self) -> Option<Kind> {

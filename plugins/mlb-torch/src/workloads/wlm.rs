@@ -10,13 +10,20 @@
 //!
 //! `wlmfp16` runs the model in half precision (vocabulary padded to a
 //! multiple of 8) with a static loss scale of 128 and fp32 master weights.
+//!
+//! Evaluation: the perplexity (exp of the mean cross entropy per token,
+//! dropout off, a fresh hidden state) on the first `eval_items` (default
+//! 200) `bptt`-token sequences of the held-out split: the corpus's
+//! `valid.txt` (`wiki.valid.tokens`), else generated tokens of another seed.
+//! Lower is better.
 
 use crate::amp::{LossScale, MasterWeights};
 use crate::data::corpus::Corpus;
 use crate::data::DataSource;
 use crate::grad::{clip_grad_norm, grads};
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Step, WorkloadArgs};
+use mlb_plugin::{Quality, Step, WorkloadArgs};
+use rand::SeedableRng;
 use tch::nn::{self, Module, OptimizerConfig, RNN};
 use tch::{Kind, Tensor};
 
@@ -24,6 +31,13 @@ use tch::{Kind, Tensor};
 pub const WIKITEXT2_VOCAB: i64 = 33_278;
 /// wikitext-2's training tokens.
 pub const WIKITEXT2_TRAIN_TOKENS: i64 = 2_088_628;
+/// Held-out sequences an evaluation reads when `eval_items` is absent.
+pub const EVAL_ITEMS: u64 = 200;
+/// The default target of the held-out perplexity.
+pub const QUALITY_TARGET: f64 = 40.0;
+/// Columns the held-out tokens are cut into (PyTorch's example evaluates
+/// with batches of 10).
+const EVAL_COLUMNS: i64 = 10;
 
 /// Declares the arguments of a variant of wlm (all take the same ones; the
 /// variant sets the defaults it lists) and their conversion to [`Settings`].
@@ -47,6 +61,7 @@ macro_rules! wlm_args {
                 pub fp16: bool,
                 pub model: Option<String>,
                 pub data: Option<String>,
+                pub eval_items: Option<u64>,
             }
         }
 
@@ -72,6 +87,7 @@ macro_rules! wlm_args {
                     half: $half || args.fp16,
                     loss_scale: LossScale::parse(args.loss_scale.as_deref(), 128.0)?,
                     data: DataSource::from_arg(args.data),
+                    eval_items: args.eval_items.unwrap_or(EVAL_ITEMS).max(1) as i64,
                 };
                 if settings.batch == 0 || settings.bptt == 0 {
                     return Err("wlm needs batch_size >= 1 and bptt >= 1".into());
@@ -122,6 +138,7 @@ pub struct Settings {
     half: bool,
     loss_scale: LossScale,
     data: DataSource,
+    eval_items: i64,
 }
 
 /// The parameter update.
@@ -139,6 +156,11 @@ pub struct Wlm<const HALF: bool> {
     vars: Vec<Tensor>,
     /// The corpus as `[rows, batch]` token indices.
     corpus: Tensor,
+    /// The held-out tokens as `[rows, columns]`.
+    held_out: Tensor,
+    /// The GRU's weights in libtorch's order: an evaluation runs the GRU
+    /// without its dropout, which `nn::GRU` applies on every call.
+    gru_weights: Vec<Tensor>,
     position: i64,
     hidden: Tensor,
     ntokens: i64,
@@ -164,6 +186,8 @@ where
     };
     type Args = <Self as Variant>::Args;
     type Settings = Settings;
+    const QUALITY: Option<Quality> =
+        Some(Quality { metric: "perplexity", unit: "", higher_is_better: false, target: QUALITY_TARGET });
 
     fn parse(args: Self::Args) -> mlb_plugin::Result<Settings> {
         args.try_into()
@@ -171,13 +195,23 @@ where
 
     fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let device = rt.device();
-        let (tokens, vocab) = match args.data.path() {
+        let held_out_tokens = (args.eval_items * args.bptt + 1) as usize;
+        let (tokens, held_out, vocab) = match args.data.path() {
             Some(dir) => {
                 let corpus = Corpus::load(dir)?;
-                (Tensor::from_slice(&corpus.train).to_device(device), corpus.dictionary.len() as i64)
+                let valid = &corpus.valid[..corpus.valid.len().min(held_out_tokens)];
+                let on_device = |t: &[i64]| Tensor::from_slice(t).to_device(device);
+                (on_device(&corpus.train), on_device(valid), corpus.dictionary.len() as i64)
             }
-            None => (crate::synth::zipf_tokens(args.tokens, args.vocab, device), args.vocab),
+            None => {
+                let mut rng = rand::rngs::StdRng::seed_from_u64(crate::synth::held_out_seed(rt.seed()));
+                let held_out = crate::synth::zipf_tokens_from(held_out_tokens, args.vocab, &mut rng);
+                let tokens = crate::synth::zipf_tokens(args.tokens, args.vocab, device);
+                (tokens, Tensor::from_slice(&held_out).to_device(device), args.vocab)
+            }
         };
+        let columns = EVAL_COLUMNS.min(held_out.size()[0] / 2).max(1);
+        let held_out = batchify(&held_out, columns);
         let corpus = batchify(&tokens, args.batch);
         if corpus.size()[0] < args.bptt + 1 {
             return Err(format!(
@@ -226,7 +260,26 @@ where
         let kind = if args.half { Kind::Half } else { Kind::Float };
         let hidden = Tensor::zeros([args.nlayers, args.batch, args.nhid], (kind, device));
         let vars = vs.trainable_variables();
-        Ok(Wlm { encoder, rnn, decoder, update, vars, corpus, position: 0, hidden, ntokens, args, _vs: vs })
+        let named = vs.variables();
+        let gru_weights = (0..args.nlayers)
+            .flat_map(|l| ["weight_ih", "weight_hh", "bias_ih", "bias_hh"].map(|w| format!("rnn.{w}_l{l}")))
+            .map(|name| named.get(&name).map(Tensor::shallow_clone).ok_or(format!("wlm: no GRU weight {name}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Wlm {
+            encoder,
+            rnn,
+            decoder,
+            update,
+            vars,
+            corpus,
+            held_out,
+            gru_weights,
+            position: 0,
+            hidden,
+            ntokens,
+            args,
+            _vs: vs,
+        })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -264,6 +317,32 @@ where
 
     fn data(&self) -> &DataSource {
         &self.args.data
+    }
+
+    fn eval(&mut self) -> mlb_plugin::Result<f64> {
+        let (rows, columns) = (self.held_out.size()[0], self.held_out.size()[1]);
+        if rows < 2 {
+            return Err("wlm has no held-out tokens to evaluate (the corpus has no valid.txt)".into());
+        }
+        let kind = self.hidden.kind();
+        let mut hidden = Tensor::zeros([self.args.nlayers, columns, self.args.nhid], (kind, self.hidden.device()));
+        let (mut total, mut count) = (0.0, 0);
+        let mut at = 0;
+        while at + 1 < rows {
+            let len = self.args.bptt.min(rows - 1 - at);
+            let input = self.held_out.narrow(0, at, len);
+            let target = self.held_out.narrow(0, at + 1, len).reshape([-1]);
+            let layers = self.args.nlayers;
+            let (output, state) =
+                self.encoder.forward(&input).gru(&hidden, &self.gru_weights, true, layers, 0.0, false, false, false);
+            hidden = state;
+            let logits = self.decoder.forward(&output).view([-1, self.ntokens]).to_kind(Kind::Float);
+            let loss = logits.cross_entropy_loss::<Tensor>(&target, None, tch::Reduction::Sum, -100, 0.0);
+            total += loss.double_value(&[]);
+            count += target.size()[0];
+            at += len;
+        }
+        Ok((total / count as f64).exp())
     }
 
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {

@@ -36,6 +36,16 @@ impl<W: TorchWorkload> Run<W> {
         self.plugin.step().unwrap_or_else(|e| panic!("{}: step: {e}", W::NAME))
     }
 
+    /// Evaluates the model on its held-out data.
+    pub fn eval(&mut self) -> f64 {
+        self.try_eval().unwrap_or_else(|e| panic!("{}: eval: {e}", W::NAME))
+    }
+
+    /// Evaluates the model on its held-out data, or says why it cannot.
+    pub fn try_eval(&mut self) -> mlb_plugin::Result<f64> {
+        self.plugin.eval()
+    }
+
     /// The report fragment.
     pub fn report(&self) -> Map<String, Value> {
         self.plugin.report().expect("report")
@@ -49,6 +59,18 @@ pub fn train<W: TorchWorkload>(config: &str, steps: usize) -> (Vec<f64>, Map<Str
     let mut run = Run::<W>::new(config);
     let losses = (0..steps).map(|_| run.step().loss.expect("the step has a loss")).collect();
     (losses, run.report())
+}
+
+/// Evaluates `W` with `config` before and after `steps` steps, under the
+/// libtorch lock.
+pub fn evals<W: TorchWorkload>(config: &str, steps: usize) -> (f64, f64) {
+    let _guard = TORCH.lock().unwrap_or_else(|e| e.into_inner());
+    let mut run = Run::<W>::new(config);
+    let before = run.eval();
+    for _ in 0..steps {
+        run.step();
+    }
+    (before, run.eval())
 }
 
 /// Asserts that the mean loss of the last `window` steps is below that of

@@ -35,29 +35,7 @@ impl Tokens {
     /// The training ids of a prepared folder and its vocabulary size, drawn
     /// from by `rank` of `world` ranks from `seed`.
     pub fn load(dir: &Path, seed: u64, (rank, world): (usize, usize)) -> Result<Self, DataError> {
-        let meta_path = dir.join(IDS_META);
-        let missing = || DataError::Missing {
-            path: dir.to_path_buf(),
-            expected: format!("{IDS_META} and {TRAIN_IDS} (the token ids `mlb prepare wikitext-2` writes)"),
-        };
-        let meta = std::fs::read_to_string(&meta_path).map_err(|_| missing())?;
-        let meta: serde_json::Value =
-            serde_json::from_str(&meta).map_err(|e| DataError::format(&meta_path, e.to_string()))?;
-        let vocab = meta["vocab_size"].as_i64().filter(|v| *v > 0);
-        let bytes = meta["bytes"].as_u64().filter(|b| *b == 2 || *b == 4);
-        let (Some(vocab), Some(bytes)) = (vocab, bytes) else {
-            return Err(DataError::format(&meta_path, "expected {\"vocab_size\": N > 0, \"bytes\": 2 or 4}"));
-        };
-        let path = dir.join(TRAIN_IDS);
-        let raw = std::fs::read(&path).map_err(|_| missing())?;
-        let ids: Vec<i64> = if bytes == 2 {
-            raw.chunks_exact(2).map(|c| i64::from(u16::from_le_bytes([c[0], c[1]]))).collect()
-        } else {
-            raw.chunks_exact(4).map(|c| i64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect()
-        };
-        if let Some(bad) = ids.iter().find(|&&id| id >= vocab) {
-            return Err(DataError::format(&path, format!("token id {bad} is not below the vocabulary size {vocab}")));
-        }
+        let (ids, vocab) = read_ids(dir, TRAIN_IDS)?;
         let (ids, rng, share) = (Tensor::from_slice(&ids), StdRng::seed_from_u64(seed), (rank as i64, world as i64));
         Ok(Tokens { ids, vocab, rng, share })
     }
@@ -96,4 +74,33 @@ impl Tokens {
         let windows = Tensor::stack(&windows, 0).to_kind(Kind::Int64).to_device(device);
         (windows.narrow(1, 0, seq_len), windows.narrow(1, 1, seq_len))
     }
+}
+
+/// The ids of the file `name` of a prepared folder `dir` (described by its
+/// [`IDS_META`]) and the vocabulary size.
+pub fn read_ids(dir: &Path, name: &str) -> Result<(Vec<i64>, i64), DataError> {
+    let meta_path = dir.join(IDS_META);
+    let missing = || DataError::Missing {
+        path: dir.to_path_buf(),
+        expected: format!("{IDS_META} and {name} (the token ids `mlb prepare wikitext-2` writes)"),
+    };
+    let meta = std::fs::read_to_string(&meta_path).map_err(|_| missing())?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&meta).map_err(|e| DataError::format(&meta_path, e.to_string()))?;
+    let vocab = meta["vocab_size"].as_i64().filter(|v| *v > 0);
+    let bytes = meta["bytes"].as_u64().filter(|b| *b == 2 || *b == 4);
+    let (Some(vocab), Some(bytes)) = (vocab, bytes) else {
+        return Err(DataError::format(&meta_path, "expected {\"vocab_size\": N > 0, \"bytes\": 2 or 4}"));
+    };
+    let path = dir.join(name);
+    let raw = std::fs::read(&path).map_err(|_| missing())?;
+    let ids: Vec<i64> = if bytes == 2 {
+        raw.chunks_exact(2).map(|c| i64::from(u16::from_le_bytes([c[0], c[1]]))).collect()
+    } else {
+        raw.chunks_exact(4).map(|c| i64::from(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect()
+    };
+    if let Some(bad) = ids.iter().find(|&&id| id >= vocab) {
+        return Err(DataError::format(&path, format!("token id {bad} is not below the vocabulary size {vocab}")));
+    }
+    Ok((ids, vocab))
 }

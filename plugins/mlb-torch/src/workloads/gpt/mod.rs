@@ -9,7 +9,8 @@
 //! `layers`, `heads` and `width`. Data: the token ids `mlb prepare` stores
 //! beside a prepared wikitext ([`data`]), else Zipf-distributed synthetic
 //! tokens over `vocab`. The report states the FLOPs of one sequence
-//! ([`shape::Shape::flops_per_sequence`]).
+//! ([`shape::Shape::flops_per_sequence`]). Evaluation: the held-out
+//! perplexity ([`eval`]).
 //!
 //! Under `"group": "ddp"` (the launcher's rendezvous variables set) the
 //! ranks form a c10d group ([`crate::dist`]): rank 0's initial weights are
@@ -26,6 +27,7 @@
 pub mod attention;
 pub mod block;
 pub mod data;
+pub mod eval;
 pub mod model;
 pub mod rope;
 pub mod schedule;
@@ -37,7 +39,8 @@ use crate::grad::{clip_grad_norm, grads};
 use crate::precision::{self, MixedPrecision, Precision, TorchPrecision};
 use crate::{Runtime, TorchWorkload};
 use data::Tokens;
-use mlb_plugin::Step;
+use eval::HeldOut;
+use mlb_plugin::{Quality, Step};
 use model::Model;
 use schedule::Schedule;
 use shape::{Shape, SIZES, SYNTHETIC_VOCAB};
@@ -70,6 +73,7 @@ mlb_plugin::workload_args! {
         pub backend: Option<String>,
         pub overlap: Option<bool>,
         pub data: Option<String>,
+        pub eval_items: Option<u64>,
     }
 }
 
@@ -88,6 +92,7 @@ pub struct Settings {
     checkpoint: bool,
     data: DataSource,
     ddp: dist::Settings,
+    eval_items: u64,
 }
 
 impl TryFrom<Args> for Settings {
@@ -132,6 +137,7 @@ impl TryFrom<Args> for Settings {
             checkpoint: args.checkpoint,
             data: DataSource::from_arg(args.data),
             ddp: dist::Settings::new(args.timeout, args.bucket_mb, args.interface, backend, args.overlap)?,
+            eval_items: args.eval_items.unwrap_or(eval::EVAL_ITEMS).max(1),
         })
     }
 }
@@ -147,6 +153,8 @@ pub struct Gpt {
     step: u64,
     device: Device,
     args: Settings,
+    /// The held-out windows, or why there are none.
+    held_out: Result<HeldOut, String>,
     _vs: nn::VarStore,
 }
 
@@ -156,6 +164,7 @@ impl TorchWorkload for Gpt {
                                        attention), AdamW with warm-up and cosine decay, fp32/bf16/fp16";
     type Args = Args;
     type Settings = Settings;
+    const QUALITY: Option<Quality> = Some(eval::QUALITY);
 
     fn parse(args: Args) -> mlb_plugin::Result<Settings> {
         args.try_into()
@@ -195,7 +204,12 @@ impl TorchWorkload for Gpt {
             }
         }
         let mixed = MixedPrecision::new(args.precision, device);
-        Ok(Gpt { model, opt, mixed, tokens, params, ddp, step: 0, device, args, _vs: vs })
+        let (vocab, seq_len, count) = (args.shape.vocab, args.shape.seq_len, args.eval_items);
+        let held_out = match args.data.path() {
+            Some(dir) => HeldOut::load(dir, vocab, seq_len, count, device),
+            None => Ok(HeldOut::synthetic(vocab, seed, seq_len, count, device)),
+        };
+        Ok(Gpt { model, opt, mixed, tokens, params, ddp, step: 0, device, args, held_out, _vs: vs })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -223,6 +237,11 @@ impl TorchWorkload for Gpt {
 
     fn data(&self) -> &DataSource {
         &self.args.data
+    }
+
+    fn eval(&mut self) -> mlb_plugin::Result<f64> {
+        let held_out = self.held_out.as_ref().map_err(|e| format!("gpt has no held-out tokens: {e}"))?;
+        Ok(held_out.perplexity(&self.model, &self.mixed, self.args.batch))
     }
 
     fn flops_kind(&self) -> Option<tch::Kind> {

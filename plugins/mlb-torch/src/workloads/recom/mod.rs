@@ -6,7 +6,13 @@
 //! Data: MovieLens ml-20m `ratings.csv` ([`ratings`]) when `data` names it or
 //! its folder; otherwise synthetic positives with ml-20m's numbers of users
 //! and items and Zipf-distributed item popularity (stated in the report).
+//!
+//! Evaluation ([`hit_rate`]): the hit rate at 10 of the first `eval_items`
+//! (default 1000) users' held-out positives (each user's latest rating;
+//! synthetic: a positive of the same popularity drawn from another seed),
+//! each ranked among 99 negatives. Higher is better.
 
+pub mod hit_rate;
 pub mod neumf;
 pub mod ratings;
 pub mod sampler;
@@ -14,8 +20,10 @@ pub mod sampler;
 use crate::data::DataSource;
 use crate::metrics::Metrics;
 use crate::{synth, weights, Runtime, TorchWorkload};
-use mlb_plugin::Step;
+use hit_rate::HeldOut;
+use mlb_plugin::{Quality, Step};
 use neumf::{NeuMf, NeuMfConfig};
+use rand::SeedableRng;
 use sampler::Sampler;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -41,8 +49,15 @@ mlb_plugin::workload_args! {
         pub items: Option<u64>,
         pub synthetic_pairs: Option<u64>,
         pub weights: Option<String>,
+        /// Held-out users of an evaluation (1000 when absent).
+        pub eval_items: Option<u64>,
     }
 }
+
+/// Held-out users an evaluation ranks when `eval_items` is absent.
+pub const EVAL_ITEMS: u64 = 1000;
+/// The default target of the hit rate at 10.
+pub const QUALITY_TARGET: f64 = 0.45;
 
 /// Settings of recom: its arguments checked and converted.
 #[derive(Debug, Clone)]
@@ -57,6 +72,7 @@ pub struct Settings {
     items: i64,
     synthetic_pairs: i64,
     weights: Option<PathBuf>,
+    eval_items: usize,
 }
 
 /// The recom workload.
@@ -64,6 +80,8 @@ pub struct Recom {
     model: NeuMf,
     opt: nn::Optimizer,
     sampler: Sampler,
+    /// The held-out candidates (`None`: too few items or no held-out pair).
+    held_out: Option<HeldOut>,
     sizes: NeuMfConfig,
     batch: i64,
     metrics: Metrics,
@@ -78,6 +96,8 @@ impl TorchWorkload for Recom {
         "NeuMF (MF 64, MLP 256-256-128-64) on MovieLens ratings.csv or synthetic feedback, Adam 5e-4, BCE";
     type Args = Args;
     type Settings = Settings;
+    const QUALITY: Option<Quality> =
+        Some(Quality { metric: "hit_rate@10", unit: "fraction", higher_is_better: true, target: QUALITY_TARGET });
 
     fn parse(args: Args) -> mlb_plugin::Result<Settings> {
         let positive = |key: &str, value: u64| -> mlb_plugin::Result<i64> {
@@ -97,27 +117,33 @@ impl TorchWorkload for Recom {
             items: positive("items", args.items.unwrap_or(ML20M_ITEMS as u64))?,
             synthetic_pairs: positive("synthetic_pairs", args.synthetic_pairs.unwrap_or(1_000_000))?,
             weights: args.weights.map(PathBuf::from),
+            eval_items: positive("eval_items", args.eval_items.unwrap_or(EVAL_ITEMS))? as usize,
         })
     }
 
     fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let device = rt.device();
-        let (users, items, sampler) = match args.data.path() {
+        let held_out_seed = synth::held_out_seed(rt.seed());
+        let (users, items, sampler, held_out) = match args.data.path() {
             Some(path) => {
                 let r = ratings::load(&ratings::file_in(path))?;
                 let sampler = Sampler::new(&r.train, r.items as i64, args.negatives, args.batch, device);
-                (r.users as i64, r.items as i64, sampler)
+                let held_out = HeldOut::new(&r.test, &r.train, r.items as u32, args.eval_items, held_out_seed);
+                (r.users as i64, r.items as i64, sampler, held_out)
             }
             None => {
                 let pair_users = Tensor::randint(args.users, [args.synthetic_pairs], (Kind::Int64, device));
                 let pair_items = synth::zipf_tokens(args.synthetic_pairs, args.items, device);
-                (
-                    args.users,
-                    args.items,
-                    Sampler::from_tensors(pair_users, pair_items, args.items, args.negatives, args.batch),
-                )
+                let mut rng = rand::rngs::StdRng::seed_from_u64(held_out_seed);
+                let count = args.eval_items.min(args.users as usize);
+                let positives = synth::zipf_tokens_from(count, args.items, &mut rng);
+                let test: Vec<(u32, u32)> = positives.iter().enumerate().map(|(u, &i)| (u as u32, i as u32)).collect();
+                let held_out = HeldOut::new(&test, &[], args.items as u32, count, held_out_seed);
+                let sampler = Sampler::from_tensors(pair_users, pair_items, args.items, args.negatives, args.batch);
+                (args.users, args.items, sampler, held_out)
             }
         };
+        let held_out = held_out.map(|h| h.to(device));
         let sizes = NeuMfConfig { users, items, factors: args.factors, layers: args.layers };
         let mut vs = nn::VarStore::new(device);
         let model = NeuMf::new(&vs.root(), &sizes);
@@ -129,6 +155,7 @@ impl TorchWorkload for Recom {
             model,
             opt,
             sampler,
+            held_out,
             sizes,
             batch: args.batch,
             metrics: Metrics::default(),
@@ -150,6 +177,13 @@ impl TorchWorkload for Recom {
 
     fn data(&self) -> &DataSource {
         &self.data
+    }
+
+    fn eval(&mut self) -> mlb_plugin::Result<f64> {
+        let held_out = self.held_out.as_ref().ok_or_else(|| {
+            format!("recom has no held-out users to rank (it needs more than {} items)", hit_rate::NEGATIVES)
+        })?;
+        Ok(held_out.hit_rate(&self.model))
     }
 
     fn report(&self, out: &mut Map<String, Value>) {

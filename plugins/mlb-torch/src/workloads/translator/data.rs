@@ -3,7 +3,8 @@
 //!
 //! A data folder holds `vocab.bpe.32000` (one BPE token per line) and
 //! `train.tok.clean.bpe.32000.en` / `.de` (one tokenised sentence per line,
-//! aligned). As in the reference, the special tokens `<pad>`, `<unk>`, `<s>`,
+//! aligned), and for evaluation the held-out `newstest2014.tok.bpe.32000.en`
+//! / `.de` (the reference's test set, same layout). As in the reference, the special tokens `<pad>`, `<unk>`, `<s>`,
 //! `<\s>` come first, the vocabulary is padded to a multiple of 8, every
 //! sentence is wrapped in `<s> ... <\s>`, and pairs longer than the maximum
 //! length are dropped.
@@ -29,6 +30,10 @@ pub const VOCAB_FILE: &str = "vocab.bpe.32000";
 pub const SRC_FILE: &str = "train.tok.clean.bpe.32000.en";
 /// Target-side training file.
 pub const TGT_FILE: &str = "train.tok.clean.bpe.32000.de";
+/// Source-side held-out file.
+pub const HELD_OUT_SRC_FILE: &str = "newstest2014.tok.bpe.32000.en";
+/// Target-side held-out file.
+pub const HELD_OUT_TGT_FILE: &str = "newstest2014.tok.bpe.32000.de";
 
 /// Tokenised training pairs.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,9 +49,19 @@ fn read(dir: &Path, name: &str) -> Result<String, DataError> {
     std::fs::read_to_string(&path).map_err(|e| DataError::io(&path, e))
 }
 
-/// Loads the pairs of a WMT16 BPE folder, keeping those of at most
+/// Loads the training pairs of a WMT16 BPE folder, keeping those of at most
 /// `max_length` tokens (`<s>` and `<\s>` included) on both sides.
 pub fn load(dir: &Path, max_length: usize) -> Result<Pairs, DataError> {
+    load_split(dir, [SRC_FILE, TGT_FILE], max_length)
+}
+
+/// Loads the held-out pairs of a WMT16 BPE folder, as [`load`] does the
+/// training pairs.
+pub fn load_held_out(dir: &Path, max_length: usize) -> Result<Pairs, DataError> {
+    load_split(dir, [HELD_OUT_SRC_FILE, HELD_OUT_TGT_FILE], max_length)
+}
+
+fn load_split(dir: &Path, [src_file, tgt_file]: [&str; 2], max_length: usize) -> Result<Pairs, DataError> {
     let vocab_text = read(dir, VOCAB_FILE)?;
     let mut index: HashMap<&str, i64> = SPECIALS.iter().enumerate().map(|(i, s)| (*s, i as i64)).collect();
     for token in vocab_text.lines().map(str::trim).filter(|t| !t.is_empty()) {
@@ -54,12 +69,12 @@ pub fn load(dir: &Path, max_length: usize) -> Result<Pairs, DataError> {
         index.entry(token).or_insert(next);
     }
     let vocab = (index.len() as i64 + 7) / 8 * 8;
-    let (src, tgt) = (read(dir, SRC_FILE)?, read(dir, TGT_FILE)?);
+    let (src, tgt) = (read(dir, src_file)?, read(dir, tgt_file)?);
     let (src_lines, tgt_lines) = (src.lines().count(), tgt.lines().count());
     if src_lines != tgt_lines {
         return Err(DataError::format(
-            &dir.join(TGT_FILE),
-            format!("{tgt_lines} lines but {SRC_FILE} has {src_lines}: the two sides must be aligned line by line"),
+            &dir.join(tgt_file),
+            format!("{tgt_lines} lines but {src_file} has {src_lines}: the two sides must be aligned line by line"),
         ));
     }
     let encode = |line: &str| -> Vec<i64> {
@@ -75,7 +90,7 @@ pub fn load(dir: &Path, max_length: usize) -> Result<Pairs, DataError> {
     if pairs.is_empty() {
         return Err(DataError::Missing {
             path: dir.to_path_buf(),
-            expected: format!("sentence pair of at most {max_length} tokens in {SRC_FILE} / {TGT_FILE}"),
+            expected: format!("sentence pair of at most {max_length} tokens in {src_file} / {tgt_file}"),
         });
     }
     Ok(Pairs { vocab, pairs })

@@ -5,6 +5,12 @@
 //!
 //! Data: WMT16 en-de after BPE ([`data`]) when `data` names the folder;
 //! otherwise synthetic pairs of the same shapes (stated in the report).
+//!
+//! Evaluation: the token accuracy under teacher forcing (the share of target
+//! tokens, padding excluded, whose most likely prediction given the source
+//! and the reference prefix is right; dropout off) on the first
+//! `eval_items` (default 300) held-out pairs: the folder's newstest2014
+//! files, else synthetic pairs of another seed. Higher is better.
 
 pub mod data;
 pub mod gnmt;
@@ -13,7 +19,7 @@ use crate::data::DataSource;
 use crate::{grad, weights, Runtime, TorchWorkload};
 use data::Pairs;
 use gnmt::{Gnmt, GnmtConfig};
-use mlb_plugin::Step;
+use mlb_plugin::{Quality, Step};
 use rand::seq::index::sample;
 use rand::SeedableRng;
 use serde_json::{Map, Value};
@@ -36,8 +42,15 @@ mlb_plugin::workload_args! {
         pub synthetic_pairs: Option<u64>,
         pub data: Option<String>,
         pub weights: Option<String>,
+        /// Held-out pairs of an evaluation (300 when absent).
+        pub eval_items: Option<u64>,
     }
 }
+
+/// Held-out pairs an evaluation reads when `eval_items` is absent.
+pub const EVAL_ITEMS: u64 = 300;
+/// The default target of the held-out token accuracy.
+pub const QUALITY_TARGET: f64 = 0.5;
 
 /// Settings of translator: its arguments checked and converted.
 #[derive(Debug, Clone)]
@@ -51,6 +64,7 @@ pub struct Settings {
     synthetic_pairs: usize,
     data: DataSource,
     weights: Option<PathBuf>,
+    eval_items: usize,
 }
 
 /// The translator workload.
@@ -59,6 +73,8 @@ pub struct Translator {
     opt: nn::Optimizer,
     trainable: Vec<tch::Tensor>,
     pairs: Pairs,
+    /// The held-out pairs, or why there are none.
+    held_out: Result<Pairs, String>,
     rng: rand::rngs::StdRng,
     batch: usize,
     smoothing: f64,
@@ -75,6 +91,8 @@ impl TorchWorkload for Translator {
         "GNMT-like LSTM encoder/attention decoder (hidden 1024, vocab 32000), label smoothing 0.1, Adam 5e-4, clip 5";
     type Args = Args;
     type Settings = Settings;
+    const QUALITY: Option<Quality> =
+        Some(Quality { metric: "token_accuracy", unit: "fraction", higher_is_better: true, target: QUALITY_TARGET });
 
     fn parse(args: Args) -> mlb_plugin::Result<Settings> {
         let at_least = |key: &str, v: u64, min: u64| -> mlb_plugin::Result<u64> {
@@ -99,14 +117,23 @@ impl TorchWorkload for Translator {
             synthetic_pairs: at_least("synthetic_pairs", args.synthetic_pairs.unwrap_or(10_000), 1)? as usize,
             data: DataSource::from_arg(args.data),
             weights: args.weights.map(PathBuf::from),
+            eval_items: at_least("eval_items", args.eval_items.unwrap_or(EVAL_ITEMS), 1)? as usize,
         })
     }
 
     fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
-        let pairs = match args.data.path() {
-            Some(dir) => data::load(dir, args.max_length)?,
-            None => data::synthetic(args.synthetic_pairs, args.model.vocab, args.max_length, rt.seed()),
+        let (pairs, held_out) = match args.data.path() {
+            Some(dir) => (data::load(dir, args.max_length)?, data::load_held_out(dir, args.max_length)),
+            None => {
+                let synthetic = |count, seed| data::synthetic(count, args.model.vocab, args.max_length, seed);
+                let held_out = synthetic(args.eval_items, crate::synth::held_out_seed(rt.seed()));
+                (synthetic(args.synthetic_pairs, rt.seed()), Ok(held_out))
+            }
         };
+        let held_out = held_out.map_err(|e| e.to_string()).map(|mut p| {
+            p.pairs.truncate(args.eval_items);
+            p
+        });
         let config = GnmtConfig { vocab: pairs.vocab, ..args.model };
         let mut vs = nn::VarStore::new(rt.device());
         let model = Gnmt::new(&vs.root(), &config);
@@ -119,6 +146,7 @@ impl TorchWorkload for Translator {
             opt,
             trainable: vs.trainable_variables(),
             pairs,
+            held_out,
             rng: rand::rngs::StdRng::seed_from_u64(rt.seed()),
             batch: args.batch,
             smoothing: args.smoothing,
@@ -150,6 +178,20 @@ impl TorchWorkload for Translator {
 
     fn data(&self) -> &DataSource {
         &self.data
+    }
+
+    fn eval(&mut self) -> mlb_plugin::Result<f64> {
+        let held_out = self.held_out.as_ref().map_err(|e| format!("translator has no held-out pairs: {e}"))?;
+        let (mut right, mut tokens) = (0, 0);
+        let indices: Vec<usize> = (0..held_out.pairs.len()).collect();
+        for chunk in indices.chunks(self.batch.max(1)) {
+            let b = data::batch(held_out, chunk, self.trainable[0].device());
+            let predicted = self.model.forward(&b.src, &b.tgt_in, false).argmax(-1, false);
+            let hits = predicted.eq_tensor(&b.tgt_out).logical_and(&b.tgt_out.ne(data::PAD));
+            right += hits.sum(tch::Kind::Int64).int64_value(&[]);
+            tokens += b.tokens;
+        }
+        Ok(right as f64 / tokens.max(1) as f64)
     }
 
     fn report(&self, out: &mut Map<String, Value>) {
