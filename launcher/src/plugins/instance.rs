@@ -73,6 +73,24 @@ impl<'p> Instance<'p> {
         check(self.table, rc, "sync")
     }
 
+    /// Evaluates the current model on the workload's held-out data: the value
+    /// of its quality metric (see [`PluginMeta::quality`](super::PluginMeta)).
+    /// A plugin built before the evaluation entry, or a workload without one,
+    /// fails with "workload `NAME` has no evaluation".
+    pub fn eval(&mut self) -> Result<f64, CallError> {
+        let Some(eval) = self.table.eval_entry() else {
+            // SAFETY: the table's strings are static in the (never unloaded) library.
+            let name = unsafe { self.table.name.as_str() }.unwrap_or("?");
+            let message = format!("workload `{name}` has no evaluation");
+            return Err(CallError { kind: CallFailure::Error, call: "eval", message });
+        };
+        let mut value = f64::NAN;
+        // SAFETY: `raw` is a live instance of this table.
+        let rc = unsafe { eval(self.raw, &mut value) };
+        check(self.table, rc, "eval")?;
+        Ok(value)
+    }
+
     /// The workload's extra report fields.
     pub fn report(&mut self) -> Result<serde_json::Map<String, serde_json::Value>, CallError> {
         let mut out = OwnedStr::empty();

@@ -269,22 +269,23 @@ pub fn to_json(entries: &[Entry]) -> String {
 const PIPED_WIDTH: u16 = 100;
 
 /// The listing as a table that fits the terminal (100 columns when piped),
-/// followed by the search path. The arguments are in `--json` and
-/// `mlb plugins show NAME`.
+/// followed by the search path. The quality column gives the metric of a
+/// workload's evaluation and its default target (`-`: none). The arguments
+/// are in `--json` and `mlb plugins show NAME`.
 pub fn to_table(entries: &[Entry], search: &SearchPath) -> String {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
     if !std::io::stdout().is_terminal() {
         table.set_width(PIPED_WIDTH);
     }
-    table.set_header(["name", "version", "abi", "description", "path"]);
+    table.set_header(["name", "version", "abi", "quality", "description", "path"]);
     for e in entries {
         let path = e.path.display().to_string();
         let row = match &e.status {
             Status::Ok { meta } => row(meta, path),
             Status::Shadowed { meta, by } => row(meta, format!("{path}\n(shadowed by {})", by.display())),
             Status::Refused { reason } => {
-                vec!["-".into(), "-".into(), "-".into(), format!("REFUSED: {reason}"), path]
+                vec!["-".into(), "-".into(), "-".into(), "-".into(), format!("REFUSED: {reason}"), path]
             }
         };
         table.add_row(row);
@@ -294,7 +295,15 @@ pub fn to_table(entries: &[Entry], search: &SearchPath) -> String {
 }
 
 fn row(meta: &PluginMeta, path: String) -> Vec<String> {
-    vec![meta.name.clone(), meta.version.clone(), format!("v{}", meta.abi_version), meta.description.clone(), path]
+    let quality = meta.quality.as_ref().map_or("-".into(), |q| q.summary());
+    vec![
+        meta.name.clone(),
+        meta.version.clone(),
+        format!("v{}", meta.abi_version),
+        quality,
+        meta.description.clone(),
+        path,
+    ]
 }
 
 #[cfg(test)]
@@ -309,6 +318,7 @@ mod tests {
             description: String::new(),
             default_args: serde_json::json!({}),
             arg_kinds: Default::default(),
+            quality: None,
         }
     }
 

@@ -7,8 +7,12 @@
 //! it has one) is read: a corrupt manifest or one naming another ABI refuses
 //! the file without running any of its code. After loading, every workload
 //! table must agree with the manifest (name, version, ABI version,
-//! description, default args); the argument kinds, which only the manifest
-//! lists, are then taken from it.
+//! description, default args, quality); the argument kinds, which only the
+//! manifest lists, are then taken from it.
+//!
+//! A table may be shorter than this mlb's [`PluginTable`]: fields appended to
+//! ABI v1 (the evaluation entry and the quality) are read only when its size
+//! covers them, so a plugin built before them loads and runs as it did.
 
 use super::manifest::{self, ManifestReadError};
 use super::trust::{check_trusted, TrustError};
@@ -18,7 +22,7 @@ use mlb_plugin::abi::{
     WORKLOADS_SYMBOL,
 };
 use mlb_plugin::manifest::{MAX_WORKLOADS, SECTION};
-use mlb_plugin::ArgKind;
+use mlb_plugin::{ArgKind, QualitySpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -113,6 +117,10 @@ pub struct PluginMeta {
     /// the library has none, or its manifest declares no kinds).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub arg_kinds: BTreeMap<String, ArgKind>,
+    /// What the workload's evaluation measures and its default target
+    /// (`None`: the workload has no evaluation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<QualitySpec>,
 }
 
 /// A loaded plugin. The library stays loaded for the life of the process.
@@ -250,8 +258,8 @@ fn tables(lib: &'static libloading::Library, path: &Path) -> Result<Vec<&'static
 /// Checks one table and reads its metadata.
 fn table_meta(table: &'static PluginTable, path: &Path) -> Result<PluginMeta, LoadError> {
     let bad = |reason: String| LoadError::BadTable { path: path.to_path_buf(), reason };
-    if table.size < size_of::<PluginTable>() {
-        return Err(bad(format!("table is {} bytes, ABI v1 needs {}", table.size, size_of::<PluginTable>())));
+    if table.size < PluginTable::V1_FIRST_SIZE {
+        return Err(bad(format!("table is {} bytes, ABI v1 needs {}", table.size, PluginTable::V1_FIRST_SIZE)));
     }
     if table.abi_version != ABI_VERSION {
         return Err(LoadError::AbiMismatch { path: path.to_path_buf(), found: table.abi_version });
@@ -260,6 +268,15 @@ fn table_meta(table: &'static PluginTable, path: &Path) -> Result<PluginMeta, Lo
     let text =
         |s: &StrRef, what: &str| unsafe { s.as_str() }.map(str::to_string).map_err(|e| bad(format!("{what}: {e}")));
     let default_args = text(&table.default_args, "default_args")?;
+    let quality = match table.quality_info() {
+        None => None,
+        Some(q) => Some(QualitySpec {
+            metric: text(&q.metric, "quality metric")?,
+            unit: text(&q.unit, "quality unit")?,
+            higher_is_better: q.higher_is_better != 0,
+            target: q.target,
+        }),
+    };
     let meta = PluginMeta {
         name: text(&table.name, "name")?,
         version: text(&table.version, "version")?,
@@ -267,6 +284,7 @@ fn table_meta(table: &'static PluginTable, path: &Path) -> Result<PluginMeta, Lo
         description: text(&table.description, "description")?,
         default_args: serde_json::from_str(&default_args).map_err(|e| bad(format!("default_args is not JSON: {e}")))?,
         arg_kinds: BTreeMap::new(),
+        quality,
     };
     if meta.name.is_empty() {
         return Err(bad("empty name".into()));
@@ -288,12 +306,15 @@ fn difference(manifest: &[PluginMeta], tables: &[&PluginMeta]) -> Option<String>
         ));
     }
     manifest.iter().zip(tables).find_map(|(m, t)| {
-        let fields: [(&str, String, String); 5] = [
+        let quality =
+            |q: &Option<QualitySpec>| q.as_ref().map_or("none".into(), |q| format!("{} ({})", q.summary(), q.unit));
+        let fields: [(&str, String, String); 6] = [
             ("name", m.name.clone(), t.name.clone()),
             ("version", m.version.clone(), t.version.clone()),
             ("ABI version", m.abi_version.to_string(), t.abi_version.to_string()),
             ("description", m.description.clone(), t.description.clone()),
             ("default args", m.default_args.to_string(), t.default_args.to_string()),
+            ("quality", quality(&m.quality), quality(&t.quality)),
         ];
         fields
             .into_iter()

@@ -175,6 +175,7 @@ fn meta(w: WorkloadManifest) -> Result<PluginMeta, ManifestError> {
         description: w.description,
         default_args,
         arg_kinds,
+        quality: w.quality,
     })
 }
 

@@ -1,5 +1,5 @@
-//! `mlb plugins show NAME`: one workload, its arguments, their kinds and
-//! their defaults.
+//! `mlb plugins show NAME`: one workload, its quality, its arguments, their
+//! kinds and their defaults.
 
 use super::listing::{self, Entry, Status};
 use super::loader::PluginMeta;
@@ -18,7 +18,7 @@ pub struct NoSuchPlugin {
 }
 
 /// The description of workload `name` among `entries`: name, version, ABI,
-/// file, description, then each argument (declared or with a default) on a
+/// file, description, the quality its evaluation measures, then each argument (declared or with a default) on a
 /// line of its own: name, kind (`-` when undeclared), default (`-` when none).
 pub fn show(entries: &[Entry], name: &str) -> Result<String, NoSuchPlugin> {
     let Some(entry) = listing::find(entries, name) else {
@@ -35,6 +35,17 @@ fn describe(meta: &PluginMeta, path: &str) -> String {
     let _ = writeln!(out, "{} {} (plugin ABI v{})", meta.name, meta.version, meta.abi_version);
     let _ = writeln!(out, "file: {path}");
     let _ = writeln!(out, "{}", meta.description);
+    let _ = match &meta.quality {
+        Some(q) => writeln!(
+            out,
+            "quality: {} ({}), {} is better, default target {}",
+            q.metric,
+            if q.unit.is_empty() { "no unit" } else { &q.unit },
+            if q.higher_is_better { "higher" } else { "lower" },
+            q.target
+        ),
+        None => writeln!(out, "quality: none (no evaluation)"),
+    };
     let _ = writeln!(out, "arguments (kind, default):");
     let defaults = meta.default_args.as_object();
     let names: BTreeSet<&String> = meta.arg_kinds.keys().chain(defaults.into_iter().flat_map(|d| d.keys())).collect();
@@ -59,7 +70,7 @@ impl Fix for NoSuchPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mlb_plugin::ArgKind;
+    use mlb_plugin::{ArgKind, QualitySpec};
     use serde_json::json;
 
     fn entry(name: &str, args: serde_json::Value) -> Entry {
@@ -73,6 +84,12 @@ mod tests {
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
+            quality: Some(QualitySpec {
+                metric: "top1".into(),
+                unit: "fraction".into(),
+                higher_is_better: true,
+                target: 0.75,
+            }),
         };
         Entry { path: format!("/p/libmlb_{name}.so").into(), status: Status::Ok { meta } }
     }
@@ -82,13 +99,18 @@ mod tests {
         let entries = [entry("toy", json!({"repeat": 20, "batch_size": 64, "lr": 0.1}))];
         assert_eq!(
             show(&entries, "toy").unwrap(),
-            "toy 1.2.0 (plugin ABI v1)\nfile: /p/libmlb_toy.so\ntrains a toy\narguments (kind, default):\n  batch_size  count   64\n  data        text    -\n  lr          number  0.1\n  repeat      -       20\n"
+            "toy 1.2.0 (plugin ABI v1)\nfile: /p/libmlb_toy.so\ntrains a toy\nquality: top1 (fraction), higher is better, default target 0.75\narguments (kind, default):\n  batch_size  count   64\n  data        text    -\n  lr          number  0.1\n  repeat      -       20\n"
         );
         let mut bare = entry("toy", json!({}));
         if let Status::Ok { meta } = &mut bare.status {
             meta.arg_kinds.clear();
+            meta.quality = None;
         }
-        assert!(show(&[bare], "toy").unwrap().ends_with("  (none declared)\n"));
+        let bare = show(&[bare], "toy").unwrap();
+        assert!(
+            bare.ends_with("quality: none (no evaluation)\narguments (kind, default):\n  (none declared)\n"),
+            "{bare}"
+        );
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod hostile;
 mod launch_cgroups;
 mod launch_docker;
 mod original_data;
+mod plugin_eval;
 mod plugin_listing;
 mod plugin_manifest;
 mod preflight;

@@ -18,14 +18,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// A private folder (plugin folders must not be writable by others).
-fn private_dir() -> tempfile::TempDir {
+pub(crate) fn private_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     dir
 }
 
 /// A copy of the spin plugin in `dir`.
-fn spin_copy(dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn spin_copy(dir: &Path, name: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::copy(common::spin_plugin(), &p).unwrap();
     p
@@ -92,6 +92,7 @@ fn spin_meta() -> PluginMeta {
         description: Spin::DESCRIPTION.into(),
         default_args: serde_json::from_str(mlb_spin::Args::DEFAULTS).unwrap(),
         arg_kinds: mlb_spin::Args::DECLARED.iter().map(|a| (a.name.to_string(), a.kind)).collect(),
+        quality: Spin::QUALITY.map(Into::into),
     }
 }
 
@@ -172,6 +173,7 @@ fn a_manifest_that_disagrees_with_the_table_is_refused_on_load() {
         description: mlb_spin::Spin::DESCRIPTION,
         default_args: mlb_spin::Args::DEFAULTS,
         args: mlb_spin::Args::DECLARED,
+        quality: mlb_spin::Spin::QUALITY,
     }]);
     patch_section(&altered, |section| {
         assert_eq!(section.len(), record.len());
@@ -242,12 +244,10 @@ fn worker_checks_the_workload_name() {
     assert!(stderr.contains("exports no workload `nope` (it exports: spin)"), "{stderr}");
 }
 
-/// A C plugin: `tables` are `(name, description)`; exports the workload list
-/// when `list` is set, the manifest `manifest` (bytes) when given, and runs
-/// `constructor` (C statements) when loaded.
-pub(crate) fn c_plugin(tables: &[(&str, &str)], list: bool, manifest: Option<&[u8]>, constructor: &str) -> String {
-    let mut c = String::from(
-        r#"
+/// The C declarations of the ABI (the table with its appended `eval` and
+/// `quality`) and the functions of a C workload: a step of 3 items, an eval
+/// of 0.25.
+pub(crate) const C_ABI: &str = r#"
 #include <stddef.h>
 #include <stdint.h>
 typedef struct { const char *ptr; size_t len; } StrRef;
@@ -265,6 +265,8 @@ typedef struct {
     int (*last_error)(OwnedStr *out);
     void (*free_string)(OwnedStr s);
     void (*destroy)(void *inst);
+    int (*eval)(void *inst, double *out);
+    struct { StrRef metric, unit; double target; uint8_t higher_is_better; } quality;
 } PluginTable;
 typedef struct { size_t size; size_t count; const PluginTable *const *tables; } WorkloadList;
 #define S(x) { x, sizeof(x) - 1 }
@@ -278,11 +280,18 @@ static int report(void *i, OwnedStr *out) { (void)i; out->ptr = empty; out->len 
 static int last_error(OwnedStr *out) { out->ptr = 0; out->len = 0; out->cap = 0; return 0; }
 static void free_string(OwnedStr s) { (void)s; }
 static void destroy(void *i) { (void)i; }
-"#,
-    );
+static int eval(void *i, double *out) { (void)i; *out = 0.25; return 0; }
+"#;
+
+/// A C plugin built before `eval` was appended to the table (its size ends
+/// at `destroy`): `tables` are `(name, description)`; exports the workload
+/// list when `list` is set, the manifest `manifest` (bytes) when given, and
+/// runs `constructor` (C statements) when loaded.
+pub(crate) fn c_plugin(tables: &[(&str, &str)], list: bool, manifest: Option<&[u8]>, constructor: &str) -> String {
+    let mut c = String::from(C_ABI);
     for (i, (name, description)) in tables.iter().enumerate() {
         c.push_str(&format!(
-            "static const PluginTable T{i} = {{ sizeof(PluginTable), 1, S(\"{name}\"), S(\"1.0.0\"), S(\"{description}\"), \
+            "static const PluginTable T{i} = {{ offsetof(PluginTable, eval), 1, S(\"{name}\"), S(\"1.0.0\"), S(\"{description}\"), \
              S(\"{{\\\"repeat\\\": 2, \\\"number\\\": 1}}\"), create, setup, step, sync_, report, last_error, free_string, destroy }};\n"
         ));
     }
@@ -321,6 +330,7 @@ pub(crate) fn c_manifest(tables: &[(&'static str, &'static str)]) -> Vec<u8> {
             description,
             default_args: r#"{"repeat": 2, "number": 1}"#,
             args: &[],
+            quality: None,
         })
         .collect();
     manifest::to_vec(&entries)
@@ -411,6 +421,7 @@ fn a_manifest_naming_another_abi_is_refused_without_loading() {
         description: "",
         default_args: "{}",
         args: &[],
+        quality: None,
     }]);
     // Crashes if loaded: the refusal must come from the manifest alone.
     let source = c_plugin(&[("c_future", "")], false, Some(&bytes), "*(volatile int *)0 = 1;");

@@ -11,8 +11,16 @@
 //!   ([`OwnedStr`]) are freed by the host through `free_string`.
 //! - Every function returns a [`Status`] code; on failure the message is read
 //!   with `last_error` (per thread, the last failing call's message).
+//!
+//! Appended to v1 since it first shipped: `eval` and `quality` (a host reads
+//! them only when the table's `size` covers them; an older plugin has no
+//! evaluation). [`PluginTable::V1_FIRST_SIZE`] is the least size a host accepts.
+//!
+//! [`Status`]: status
 
+use crate::Quality;
 use std::ffi::c_void;
+use std::mem::offset_of;
 
 /// ABI major version implemented by this crate.
 pub const ABI_VERSION: u32 = 1;
@@ -129,6 +137,45 @@ pub struct SetupInfo {
     pub threads: u32,
 }
 
+/// Signature of [`PluginTable::eval`]: evaluates the instance and writes the
+/// value of its quality metric to `out`; a [`status`] code.
+pub type EvalFn = unsafe extern "C" fn(inst: *mut Instance, out: *mut f64) -> i32;
+
+/// What a workload's `eval` measures, and its default target (appended to
+/// ABI v1). An empty `metric` declares no quality.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct QualityInfo {
+    /// The metric's name (`top1`, `perplexity`...); empty: no quality.
+    pub metric: StrRef,
+    /// The metric's unit (may be empty).
+    pub unit: StrRef,
+    /// The default target.
+    pub target: f64,
+    /// 1 when a higher value is better, 0 when a lower one is.
+    pub higher_is_better: u8,
+}
+
+impl QualityInfo {
+    /// The quality `quality` declares (`None`: an empty metric).
+    pub const fn of(quality: Option<Quality>) -> Self {
+        match quality {
+            Some(q) => QualityInfo {
+                metric: StrRef::from_static(q.metric),
+                unit: StrRef::from_static(q.unit),
+                target: q.target,
+                higher_is_better: q.higher_is_better as u8,
+            },
+            None => QualityInfo {
+                metric: StrRef::from_static(""),
+                unit: StrRef::from_static(""),
+                target: 0.0,
+                higher_is_better: 0,
+            },
+        }
+    }
+}
+
 /// The function table a plugin exports (ABI v1).
 #[repr(C)]
 pub struct PluginTable {
@@ -160,6 +207,39 @@ pub struct PluginTable {
     pub free_string: unsafe extern "C" fn(s: OwnedStr),
     /// Drops the instance.
     pub destroy: unsafe extern "C" fn(inst: *mut Instance),
+    // Appended to v1: read only through the accessors, which check `size`.
+    /// Evaluates the instance on held-out data ([`EvalFn`]); null: the
+    /// workload has no evaluation.
+    pub eval: Option<EvalFn>,
+    /// What `eval` measures and its default target.
+    pub quality: QualityInfo,
+}
+
+impl PluginTable {
+    /// Size of the table as v1 first shipped it (up to `destroy`): the least
+    /// a host accepts, and the size of a plugin built before `eval`.
+    pub const V1_FIRST_SIZE: usize = offset_of!(PluginTable, eval);
+
+    /// Whether the plugin's table holds the field ending at byte `end`.
+    fn covers(&self, end: usize) -> bool {
+        self.size >= end
+    }
+
+    /// The evaluation entry: `None` for a table built before it (or null).
+    pub fn eval_entry(&self) -> Option<EvalFn> {
+        if self.covers(offset_of!(PluginTable, eval) + size_of::<Option<EvalFn>>()) {
+            self.eval
+        } else {
+            None
+        }
+    }
+
+    /// The declared quality: `None` for a table built before it, or one
+    /// whose metric is empty.
+    pub fn quality_info(&self) -> Option<&QualityInfo> {
+        let declared = self.covers(offset_of!(PluginTable, quality) + size_of::<QualityInfo>());
+        (declared && self.quality.metric.len > 0).then_some(&self.quality)
+    }
 }
 
 // SAFETY: the table holds function pointers and pointers to static strings.

@@ -2,7 +2,7 @@
 //! puts in a plugin's table. Each one catches panics and records the message
 //! of any failure for `last_error`.
 
-use crate::abi::{status, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef, ABI_VERSION};
+use crate::abi::{status, OwnedStr, PluginTable, QualityInfo, SetupInfo, StepStats, StrRef, ABI_VERSION};
 use crate::{Config, Result, Setup, Workload, WorkloadArgs};
 use std::any::Any;
 use std::cell::RefCell;
@@ -30,6 +30,8 @@ pub const fn table<W: Workload>() -> PluginTable {
         last_error,
         free_string,
         destroy: destroy::<W>,
+        eval: Some(eval::<W>),
+        quality: QualityInfo::of(W::QUALITY),
     }
 }
 
@@ -115,6 +117,14 @@ unsafe extern "C" fn report<W: Workload>(inst: *mut c_void, out: *mut OwnedStr) 
     guard(|| {
         let fields = instance::<W>(inst)?.report()?;
         *out = into_owned(serde_json::Value::Object(fields).to_string());
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn eval<W: Workload>(inst: *mut c_void, out: *mut f64) -> i32 {
+    guard(|| {
+        let value = instance::<W>(inst)?.eval()?;
+        *out.as_mut().ok_or("null eval output")? = value;
         Ok(())
     })
 }

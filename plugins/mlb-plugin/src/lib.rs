@@ -4,7 +4,8 @@
 //! [`abi::ENTRY_SYMBOL`] (`mlb_plugin_v1`), returning a pointer to a
 //! [`abi::PluginTable`]: a size-prefixed `#[repr(C)]` table of `extern "C"`
 //! functions (create / setup / step / sync / report / last_error /
-//! free_string / destroy) plus static metadata.
+//! free_string / destroy, then the appended eval) plus static metadata
+//! (with the [`Quality`] that eval measures).
 //!
 //! Plugin authors never touch the raw ABI: they declare their arguments with
 //! [`workload_args!`] (one struct: defaults, kinds, parsing), implement the
@@ -44,10 +45,12 @@ mod config;
 #[doc(hidden)]
 pub mod ffi;
 pub mod manifest;
+mod quality;
 mod workload;
 
 pub use args::{read_arg, Arg, ArgKind, ArgValue, WorkloadArgs};
 pub use config::{Config, ConfigError};
+pub use quality::{Quality, QualitySpec};
 pub use workload::{Error, Result, Setup, Step, Workload};
 
 /// Exports a [`Workload`] implementation as an mlb plugin.

@@ -28,6 +28,9 @@
 //!           string name, string version, string description,
 //!           string default args (a JSON object)
 //!           [u32 argument count, then per argument: string name, string kind]
+//!           [string quality metric (empty: none), string unit,
+//!            u32 higher is better (0 or 1), 8 bytes default target
+//!            (IEEE 754 binary64, little-endian)]
 //!           [fields a later format appends; readers skip them]
 //! ```
 //!
@@ -36,12 +39,17 @@
 //! argument's [`ArgKind`](crate::ArgKind) by name (`count`, `number`, `text`,
 //! `flag`); a reader treats a kind it does not know as unchecked.
 //!
+//! The quality (appended after the argument list, always written, with an
+//! empty metric when the workload declares none) is the workload's
+//! [`Quality`]: what its `eval` measures and the default target. An entry
+//! without it (a plugin built before it) declares no quality.
+//!
 //! Fields are only ever appended to an entry (its length lets an older reader
 //! skip what it does not know); an incompatible layout gets a new format
 //! version, and a reader that meets a format version it does not know treats
 //! the library as having no manifest.
 
-use crate::{Arg, Workload, WorkloadArgs};
+use crate::{Arg, Quality, QualitySpec, Workload, WorkloadArgs};
 
 /// Section name of the manifest in ELF files.
 pub const SECTION: &str = ".mlb_manifest";
@@ -62,8 +70,12 @@ pub const HEADER_LEN: usize = 20;
 /// Most workloads one record may list (a sanity bound for readers).
 pub const MAX_WORKLOADS: u32 = 4096;
 
+/// Bytes of the quality after its two strings: the direction (`u32`) and
+/// the target (8 bytes).
+const QUALITY_FIXED_LEN: usize = 4 + 8;
+
 /// One workload's metadata as the macros encode it (static strings).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Entry {
     /// ABI version of the workload's table.
     pub abi_version: u32,
@@ -77,14 +89,21 @@ pub struct Entry {
     pub default_args: &'static str,
     /// Every declared argument and its kind.
     pub args: &'static [Arg],
+    /// What the workload's `eval` measures, if it has one.
+    pub quality: Option<Quality>,
 }
 
 impl Entry {
     /// The entry of workload `W` (the constants its table is built from).
     ///
-    /// Fails to compile (when evaluated in a constant) for an empty name.
+    /// Fails to compile (when evaluated in a constant) for an empty name, or
+    /// a quality with an empty metric or a target that is not finite.
     pub const fn of<W: Workload>() -> Self {
         assert!(!W::NAME.is_empty(), "a workload's NAME must not be empty");
+        if let Some(q) = W::QUALITY {
+            assert!(!q.metric.is_empty(), "a workload's QUALITY must name its metric");
+            assert!(q.target.is_finite(), "a workload's QUALITY target must be finite");
+        }
         Entry {
             abi_version: crate::abi::ABI_VERSION,
             name: W::NAME,
@@ -92,6 +111,15 @@ impl Entry {
             description: W::DESCRIPTION,
             default_args: W::Args::DEFAULTS,
             args: W::Args::DECLARED,
+            quality: W::QUALITY,
+        }
+    }
+
+    /// The quality's metric and unit (empty when none is declared).
+    const fn quality_strings(&self) -> [&'static str; 2] {
+        match self.quality {
+            Some(q) => [q.metric, q.unit],
+            None => ["", ""],
         }
     }
 
@@ -115,7 +143,8 @@ impl Entry {
             len += 4 + self.args[a].name.len() + 4 + self.args[a].kind.name().len();
             a += 1;
         }
-        len
+        let [metric, unit] = self.quality_strings();
+        len + 4 + metric.len() + 4 + unit.len() + QUALITY_FIXED_LEN
     }
 }
 
@@ -177,6 +206,17 @@ const fn write(entries: &[Entry], out: &mut [u8]) {
             at = put_bytes(out, at, kind.as_bytes());
             a += 1;
         }
+        let [metric, unit] = entry.quality_strings();
+        at = put_u32(out, at, metric.len() as u32);
+        at = put_bytes(out, at, metric.as_bytes());
+        at = put_u32(out, at, unit.len() as u32);
+        at = put_bytes(out, at, unit.as_bytes());
+        let (higher, target) = match entry.quality {
+            Some(q) => (q.higher_is_better as u32, q.target),
+            None => (0, 0.0),
+        };
+        at = put_u32(out, at, higher);
+        at = put_bytes(out, at, &target.to_bits().to_le_bytes());
         i += 1;
     }
     assert!(at == out.len(), "manifest length miscounted");
@@ -210,7 +250,7 @@ const fn fnv1a(bytes: &[u8], start: usize, end: usize) -> u32 {
 }
 
 /// One workload's metadata as read back from a manifest.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct WorkloadManifest {
     /// ABI version of the workload's table.
     pub abi_version: u32,
@@ -225,6 +265,9 @@ pub struct WorkloadManifest {
     /// Every declared argument with the name of its kind (empty when the
     /// entry declares none).
     pub args: Vec<(String, String)>,
+    /// What the workload's `eval` measures (`None` when the entry declares
+    /// no quality, or predates it).
+    pub quality: Option<QualitySpec>,
 }
 
 /// Why a manifest section could not be read.
@@ -338,6 +381,7 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<WorkloadManifest>, ManifestError
             description: e.string("description")?,
             default_args: e.string("default args")?,
             args: Vec::new(),
+            quality: None,
         };
         // The argument list: absent from entries written before it existed.
         if e.at < e.bytes.len() {
@@ -346,6 +390,10 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<WorkloadManifest>, ManifestError
                 let name = e.string("argument name")?;
                 w.args.push((name, e.string("argument kind")?));
             }
+        }
+        // The quality: absent from entries written before it existed.
+        if e.at < e.bytes.len() {
+            w.quality = e.quality()?;
         }
         if w.name.is_empty() {
             return Err(ManifestError::Invalid("a workload has an empty name".into()));
@@ -387,6 +435,22 @@ impl<'a> Reader<'a> {
         let bytes = self.take(len, what)?;
         String::from_utf8(bytes.to_vec()).map_err(|_| ManifestError::Invalid(format!("{what} is not UTF-8")))
     }
+
+    /// A quality: `None` when its metric is empty.
+    fn quality(&mut self) -> Result<Option<QualitySpec>, ManifestError> {
+        let metric = self.string("quality metric")?;
+        let unit = self.string("quality unit")?;
+        let higher_is_better = self.u32("quality direction")? != 0;
+        let bits = self.take(8, "quality target")?;
+        let target = f64::from_le_bytes(bits.try_into().expect("8 bytes"));
+        if metric.is_empty() {
+            return Ok(None);
+        }
+        if !target.is_finite() {
+            return Err(ManifestError::Invalid(format!("the target of quality `{metric}` is {target}")));
+        }
+        Ok(Some(QualitySpec { metric, unit, higher_is_better, target }))
+    }
 }
 
 #[cfg(test)]
@@ -401,9 +465,19 @@ mod tests {
         description: "first, with \"quotes\" and ünïcode",
         default_args: r#"{"repeat": 2}"#,
         args: &[Arg { name: "repeat", kind: ArgKind::Count }, Arg { name: "lr", kind: ArgKind::Number }],
+        quality: Some(Quality { metric: "top1", unit: "fraction", higher_is_better: true, target: 0.75 }),
     };
-    const B: Entry =
-        Entry { abi_version: 1, name: "beta", version: "0.2.0", description: "", default_args: "{}", args: &[] };
+    const B: Entry = Entry {
+        abi_version: 1,
+        name: "beta",
+        version: "0.2.0",
+        description: "",
+        default_args: "{}",
+        args: &[],
+        quality: None,
+    };
+    /// Bytes of B's quality: two empty strings, the direction, the target.
+    const B_QUALITY_LEN: usize = 4 + 4 + 4 + 8;
 
     fn back(e: &Entry) -> WorkloadManifest {
         WorkloadManifest {
@@ -413,6 +487,7 @@ mod tests {
             description: e.description.into(),
             default_args: e.default_args.into(),
             args: e.args.iter().map(|a| (a.name.to_string(), a.kind.name().to_string())).collect(),
+            quality: e.quality.map(QualitySpec::from),
         }
     }
 
@@ -490,11 +565,30 @@ mod tests {
     #[test]
     fn an_entry_without_the_argument_list_declares_no_arguments() {
         // As a plugin built before the list existed wrote it: B's list is
-        // its last 4 bytes (a count of 0).
-        let bytes = shortened(to_vec(&[B]), 4);
+        // the 4 bytes (a count of 0) before its quality.
+        let bytes = shortened(to_vec(&[B]), 4 + B_QUALITY_LEN);
         assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
         let with_args = decode(&to_vec(&[A])).unwrap();
         assert_eq!(with_args[0].args, [("repeat".to_string(), "count".to_string()), ("lr".into(), "number".into())]);
+    }
+
+    #[test]
+    fn an_entry_without_the_quality_declares_none() {
+        // As a plugin built before the quality existed wrote it.
+        let bytes = shortened(to_vec(&[B]), B_QUALITY_LEN);
+        assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
+        let read = decode(&to_vec(&[A])).unwrap();
+        let quality = read[0].quality.as_ref().expect("A declares a quality");
+        assert_eq!((quality.metric.as_str(), quality.unit.as_str()), ("top1", "fraction"));
+        assert_eq!((quality.higher_is_better, quality.target), (true, 0.75));
+        assert_eq!(decode(&to_vec(&[B])).unwrap()[0].quality, None, "an empty metric declares none");
+    }
+
+    #[test]
+    fn a_target_that_is_not_finite_is_refused() {
+        let nan = Entry { quality: Some(Quality { target: f64::NAN, ..A.quality.unwrap() }), ..A };
+        let e = decode(&to_vec(&[nan])).unwrap_err();
+        assert_eq!(e, ManifestError::Invalid("the target of quality `top1` is NaN".into()));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The safe side of the ABI: what a plugin author implements.
 
-use crate::WorkloadArgs;
+use crate::{Quality, WorkloadArgs};
 
 /// Error type of workload code: any error converts into it with `?`, and a
 /// message converts with `.into()` (`Err("bad arch".into())`).
@@ -43,8 +43,9 @@ impl Step {
 /// [`export_workload!`](crate::export_workload).
 ///
 /// The host calls `create`, then `setup` once, then `step` repeatedly with
-/// `sync` at the edges of each timed block, then `report`. Panics are caught
-/// at the ABI boundary and reported as failures of the instance.
+/// `sync` at the edges of each timed block, then `report`. A time-to-quality
+/// run also calls `eval` between steps. Panics are caught at the ABI boundary
+/// and reported as failures of the instance.
 pub trait Workload: Sized + 'static {
     /// Workload name, as used by `plugin` jobs.
     const NAME: &'static str;
@@ -56,6 +57,9 @@ pub trait Workload: Sized + 'static {
     /// their defaults and kinds are the manifest's, and `create` gets them
     /// read from the instance's config.
     type Args: WorkloadArgs;
+    /// What [`eval`](Self::eval) measures and its default target; `None`
+    /// (the default) for a workload without an evaluation.
+    const QUALITY: Option<Quality> = None;
 
     /// Builds the instance from its arguments.
     fn create(args: Self::Args) -> Result<Self>;
@@ -77,5 +81,16 @@ pub trait Workload: Sized + 'static {
     /// `data` ("synthetic" or a path), anything the workload wants recorded.
     fn report(&self) -> Result<serde_json::Map<String, serde_json::Value>> {
         Ok(serde_json::Map::new())
+    }
+
+    /// Evaluates the current model on held-out data and returns the value of
+    /// [`QUALITY`](Self::QUALITY)'s metric. No training: no gradients, no
+    /// optimizer step, nothing the next `step` sees (a model switched to
+    /// evaluation mode is put back in training mode). Called after `setup`,
+    /// between steps, outside the timed blocks of a throughput run.
+    ///
+    /// The default fails: the workload has no evaluation.
+    fn eval(&mut self) -> Result<f64> {
+        Err(format!("workload `{}` has no evaluation", Self::NAME).into())
     }
 }

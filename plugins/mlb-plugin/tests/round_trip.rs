@@ -2,7 +2,7 @@
 //! the raw table, as a host does.
 
 use mlb_plugin::abi::{status, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef, ABI_VERSION};
-use mlb_plugin::{export_workload, workload_args, Setup, Step, Workload};
+use mlb_plugin::{export_workload, workload_args, Config, Quality, Setup, Step, Workload};
 use std::ffi::c_void;
 
 workload_args! {
@@ -13,6 +13,7 @@ workload_args! {
         refuse: bool,
         fail_at: Option<u64>,
         panic_at: Option<u64>,
+        eval_fails: bool,
     }
 }
 
@@ -22,6 +23,7 @@ struct Counter {
     setup: Option<Setup>,
     fail_at: Option<u64>,
     panic_at: Option<u64>,
+    eval_fails: bool,
 }
 
 impl Workload for Counter {
@@ -29,12 +31,22 @@ impl Workload for Counter {
     const VERSION: &'static str = "1.2.3";
     const DESCRIPTION: &'static str = "counts steps";
     type Args = Args;
+    const QUALITY: Option<Quality> =
+        Some(Quality { metric: "steps", unit: "steps", higher_is_better: true, target: 3.0 });
 
     fn create(args: Args) -> mlb_plugin::Result<Self> {
         if args.refuse {
             return Err("refused by config".into());
         }
-        Ok(Counter { step: 0, batch: args.batch_size, setup: None, fail_at: args.fail_at, panic_at: args.panic_at })
+        let (fail_at, panic_at, eval_fails) = (args.fail_at, args.panic_at, args.eval_fails);
+        Ok(Counter { step: 0, batch: args.batch_size, setup: None, fail_at, panic_at, eval_fails })
+    }
+
+    fn eval(&mut self) -> mlb_plugin::Result<f64> {
+        if self.eval_fails {
+            return Err("no held-out data".into());
+        }
+        Ok(self.step as f64)
     }
 
     fn setup(&mut self, setup: &Setup) -> mlb_plugin::Result<()> {
@@ -64,6 +76,24 @@ impl Workload for Counter {
 }
 
 export_workload!(Counter);
+
+/// A workload without an evaluation (its table is built, not exported).
+struct Plain;
+
+impl Workload for Plain {
+    const NAME: &'static str = "plain";
+    const VERSION: &'static str = "0.1.0";
+    const DESCRIPTION: &'static str = "no eval";
+    type Args = Config;
+    fn create(_args: Config) -> mlb_plugin::Result<Self> {
+        Ok(Plain)
+    }
+    fn step(&mut self) -> mlb_plugin::Result<Step> {
+        Ok(Step::items(1))
+    }
+}
+
+static PLAIN: PluginTable = mlb_plugin::ffi::table::<Plain>();
 
 fn table() -> &'static PluginTable {
     unsafe { &*mlb_plugin_v1() }
@@ -156,4 +186,57 @@ fn null_instance_is_an_error() {
     assert_eq!(unsafe { (t.step)(std::ptr::null_mut(), &mut stats) }, status::ERROR);
     assert_eq!(last_error(t), "null workload instance");
     assert_eq!(unsafe { (t.setup)(std::ptr::null_mut(), std::ptr::null()) }, status::ERROR);
+}
+
+/// Evaluates `inst` through the table: the value, or the status and message.
+fn eval(t: &PluginTable, inst: *mut c_void) -> Result<f64, (i32, String)> {
+    let entry = t.eval_entry().expect("the table has an eval entry");
+    let mut value = f64::NAN;
+    match unsafe { entry(inst, &mut value) } {
+        status::OK => Ok(value),
+        rc => Err((rc, last_error(t))),
+    }
+}
+
+#[test]
+fn eval_returns_the_quality_declared_in_the_table() {
+    let t = table();
+    let q = t.quality_info().expect("counter declares a quality");
+    unsafe {
+        assert_eq!((q.metric.as_str().unwrap(), q.unit.as_str().unwrap()), ("steps", "steps"));
+    }
+    assert_eq!((q.higher_is_better, q.target), (1, 3.0));
+    let inst = create(t, "{}").unwrap();
+    let mut stats = StepStats::default();
+    assert_eq!(eval(t, inst), Ok(0.0));
+    for _ in 0..2 {
+        assert_eq!(unsafe { (t.step)(inst, &mut stats) }, status::OK);
+    }
+    assert_eq!(eval(t, inst), Ok(2.0), "eval sees the steps trained");
+    unsafe { (t.destroy)(inst) };
+
+    let inst = create(t, r#"{"eval_fails": ""}"#).unwrap();
+    assert_eq!(eval(t, inst), Err((status::ERROR, "no held-out data".into())));
+    assert_eq!(unsafe { t.eval_entry().unwrap()(std::ptr::null_mut(), &mut 0.0) }, status::ERROR);
+    assert_eq!(last_error(t), "null workload instance");
+    unsafe { (t.destroy)(inst) };
+}
+
+#[test]
+fn a_workload_without_eval_declares_no_quality_and_its_eval_fails() {
+    assert!(PLAIN.quality_info().is_none());
+    let inst = create(&PLAIN, "{}").unwrap();
+    assert_eq!(eval(&PLAIN, inst), Err((status::ERROR, "workload `plain` has no evaluation".into())));
+    unsafe { (PLAIN.destroy)(inst) };
+}
+
+#[test]
+fn a_table_of_the_first_v1_size_has_neither_eval_nor_quality() {
+    // What a plugin built before `eval` was appended exports.
+    let mut old = mlb_plugin::ffi::table::<Counter>();
+    old.size = PluginTable::V1_FIRST_SIZE;
+    assert!(old.eval_entry().is_none() && old.quality_info().is_none());
+    assert!(PluginTable::V1_FIRST_SIZE < size_of::<PluginTable>());
+    old.size = size_of::<PluginTable>();
+    assert!(old.eval_entry().is_some() && old.quality_info().is_some());
 }

@@ -5,6 +5,17 @@
 //! decreases with the step count. `size: 0` makes a step do no work at all
 //! (1 item), which measures the harness's own cost.
 //!
+//! Its evaluation (for time-to-quality tests) is deterministic: after `items`
+//! items trained, `eval` returns `quality = 1 - exp(-lr * items /
+//! quality_scale)`, a fraction that rises towards 1 (metric `quality`,
+//! higher is better, default target 0.9: reached after `ln 10 *
+//! quality_scale / lr` items, 2303 with the defaults, 36 steps of size 64).
+//!
+//! | arg | effect on `eval` |
+//! |---|---|
+//! | `quality_scale: S` | items that take the quality to `1 - 1/e` (1000 when absent) |
+//! | `lr: L` | multiplies the items (1 when absent); `lr: 0` never learns: the quality stays 0 |
+//!
 //! Fault modes (step numbers count every step from 1, warm-up included):
 //!
 //! | arg | outcome |
@@ -20,7 +31,7 @@
 //! | `hang_at: N` | step N never returns |
 //! | `setup_error: ""` | setup fails |
 
-use mlb_plugin::{export_workload, workload_args, Setup, Step, Workload};
+use mlb_plugin::{export_workload, workload_args, Quality, Setup, Step, Workload};
 use std::time::Duration;
 
 /// The spin workload.
@@ -35,6 +46,8 @@ pub struct Spin {
     ballast: Vec<u8>,
     threads: u32,
     checksum: f64,
+    /// Items of every step so far: what `eval`'s quality rises with.
+    trained: u64,
 }
 
 workload_args! {
@@ -68,8 +81,15 @@ workload_args! {
         pub sleep_ms: Option<u64>,
         /// First step that only sleeps.
         pub idle_from: Option<u64>,
+        /// Items that take the quality to 1 - 1/e (1000 when absent).
+        pub quality_scale: Option<f64>,
+        /// Factor of the items in the quality (1 when absent; 0: never learns).
+        pub lr: Option<f64>,
     }
 }
+
+/// Items that take the quality to `1 - 1/e` when `quality_scale` is absent.
+const DEFAULT_QUALITY_SCALE: f64 = 1000.0;
 
 /// A deterministic pseudo-random matrix (splitmix64-seeded xorshift64*),
 /// values in [-1, 1).
@@ -125,8 +145,13 @@ impl Workload for Spin {
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const DESCRIPTION: &'static str = "dense f32 matrix product per step, pure Rust; fault modes for testing";
     type Args = Args;
+    const QUALITY: Option<Quality> =
+        Some(Quality { metric: "quality", unit: "fraction", higher_is_better: true, target: 0.9 });
 
     fn create(args: Args) -> mlb_plugin::Result<Self> {
+        if args.quality_scale.is_some_and(|s| s <= 0.0) {
+            return Err("argument `quality_scale` must be positive".into());
+        }
         let (size, seed) = (args.size, args.seed.unwrap_or(0));
         Ok(Spin {
             size,
@@ -139,6 +164,7 @@ impl Workload for Spin {
             ballast: Vec::new(),
             threads: 1,
             checksum: 0.0,
+            trained: 0,
         })
     }
 
@@ -190,7 +216,15 @@ impl Workload for Spin {
         } else {
             1.0 / (1.0 + 0.1 * self.step as f64) + 1e-12 * self.checksum.abs().min(1.0)
         };
-        Ok(Step::with_loss(self.size.max(1) as u64, loss))
+        let items = self.size.max(1) as u64;
+        self.trained += items;
+        Ok(Step::with_loss(items, loss))
+    }
+
+    fn eval(&mut self) -> mlb_plugin::Result<f64> {
+        let scale = self.faults.quality_scale.unwrap_or(DEFAULT_QUALITY_SCALE);
+        let lr = self.faults.lr.unwrap_or(1.0);
+        Ok(1.0 - (-lr * self.trained as f64 / scale).exp())
     }
 
     fn report(&self) -> mlb_plugin::Result<serde_json::Map<String, serde_json::Value>> {
@@ -248,6 +282,29 @@ mod tests {
         s.c.fill(0.0);
         s.step().unwrap();
         assert!(s.c.iter().all(|&x| x == 0.0), "step 2 idles");
+    }
+
+    #[test]
+    fn quality_rises_with_the_items_trained_unless_lr_is_zero() {
+        let mut s = spin(r#"{"size": 10, "quality_scale": 100}"#);
+        assert_eq!(s.eval().unwrap(), 0.0);
+        for _ in 0..10 {
+            s.step().unwrap();
+        }
+        let after_100 = s.eval().unwrap();
+        assert!((after_100 - (1.0 - (-1.0f64).exp())).abs() < 1e-12, "{after_100}");
+        assert_eq!(s.eval().unwrap(), after_100, "eval trains nothing");
+        for _ in 0..14 {
+            s.step().unwrap();
+        }
+        assert!(s.eval().unwrap() >= Spin::QUALITY.unwrap().target, "240 items reach 0.9 (230 do not) at scale 100");
+
+        let mut frozen = spin(r#"{"size": 10, "quality_scale": 100, "lr": 0}"#);
+        for _ in 0..100 {
+            frozen.step().unwrap();
+        }
+        assert_eq!(frozen.eval().unwrap(), 0.0, "lr 0 never learns");
+        assert!(Spin::create(Args::from_config(&Config::parse(r#"{"quality_scale": 0}"#).unwrap()).unwrap()).is_err());
     }
 
     #[test]
