@@ -62,6 +62,13 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "K", default_value = "1", allow_negative_numbers = true, value_parser = at_least_one)]
     pub runs: u64,
 
+    /// Train each instance to its quality target on MLPerf's clock instead of
+    /// timing a fixed number of steps (docs/quality.md): the page cache is
+    /// dropped before each config's run (as root), each report holds the
+    /// time to quality, and each instance writes MLLOG lines beside it.
+    #[arg(long = "to-quality")]
+    pub to_quality: bool,
+
     /// Seconds to wait between two runs of `--runs` (0 to 86400).
     #[arg(long, value_name = "SECONDS", default_value = "10", allow_negative_numbers = true, value_parser = pause)]
     pub pause: Duration,

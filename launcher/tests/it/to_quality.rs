@@ -1,0 +1,156 @@
+//! `mlb --jobs FILE --to-quality` with spin (docs/quality.md): two
+//! instances on two slots train to spin's quality target on the clock, and
+//! their reports and MLLOG files hold the run; a run that never learns is
+//! reported not converged within its bound; `mlb report` gives the time to
+//! quality of each config, its olympic mean over `--runs`, and the runs that
+//! did not converge.
+
+use crate::common;
+
+use common::launcher::Launches;
+use mlb::quality::mllog::PREFIX;
+use serde_json::Value;
+use std::path::Path;
+
+/// spin's quality reaches its target (0.9) after 2303 items: 144 steps of
+/// 16 items, 9 evaluations of 256 items.
+const LEARNS: &str = r#"[{"name": "learns", "plugin": "spin", "cgroup": "student",
+  "args": {"size": 16, "eval_every": 256}}]"#;
+
+/// `lr: 0`: the quality stays 0; the bound is 2000 items.
+const FROZEN: &str = r#"[{"name": "frozen", "plugin": "spin", "cgroup": "student",
+  "args": {"size": 16, "lr": 0, "eval_every": 500, "max_items": 2000}}]"#;
+
+/// Runs `jobs` to quality with `extra` options; the reports.
+fn run_to_quality(l: &Launches, jobs: &str, extra: &[&str]) -> Vec<(String, Value)> {
+    let jobs = l.jobs(jobs);
+    let mut args = vec!["--to-quality", "--no-cgroups", "--pause", "0"];
+    args.extend(extra);
+    let out = l.command(&jobs, &l.out(), &args).output().unwrap();
+    let (stdout, stderr) = common::text(&out);
+    assert!(out.status.success(), "the run failed:\n{stdout}\n{stderr}");
+    common::reports(&l.out())
+}
+
+/// The MLLOG lines of `file`, parsed; their JSON keys are checked to come in
+/// the `mlperf-logging` package's order.
+fn mllog(dir: &Path, file: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join(file)).unwrap();
+    text.lines()
+        .map(|line| {
+            let body = line.strip_prefix(PREFIX).unwrap_or_else(|| panic!("not an MLLOG line: {line}"));
+            let at: Vec<usize> = ["namespace", "time_ms", "event_type", "key", "value", "metadata"]
+                .iter()
+                .map(|k| body.find(&format!("\"{k}\":")).unwrap_or_else(|| panic!("no {k}: {body}")))
+                .collect();
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "keys out of order: {body}");
+            serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
+        })
+        .collect()
+}
+
+#[test]
+fn two_slots_reach_the_target_and_their_reports_and_logs_hold_the_run() {
+    let l = Launches::new("quality2");
+    let reports = run_to_quality(&l, LEARNS, &["--devices", "2"]);
+    assert_eq!(reports.len(), 2, "one report per slot: {reports:?}");
+    let mut seeds = Vec::new();
+    for (name, r) in &reports {
+        let q = &r["quality"];
+        assert_eq!(r["completed"], true, "{name}");
+        assert_eq!((q["metric"].as_str(), q["target"].as_f64()), (Some("quality"), Some(0.9)), "{name}");
+        assert_eq!(q["converged"], true, "{name}: {q:#}");
+        let ttq = q["time_to_quality"].as_f64().unwrap();
+        assert!(ttq > 0.0 && ttq == q["seconds"].as_f64().unwrap());
+        assert!(q["init_seconds"].as_f64().unwrap() >= 0.0);
+        assert!(q["stopped_at"].as_f64().unwrap() >= q["started_at"].as_f64().unwrap() + ttq - 1e-6);
+        assert!(q["page_cache"]["dropped"].is_boolean(), "{q:#}");
+        let curve = q["curve"].as_array().unwrap();
+        let items: Vec<u64> = curve.iter().map(|p| p["items"].as_u64().unwrap()).collect();
+        assert_eq!(items, (1..=9).map(|k| k * 256).collect::<Vec<_>>(), "an evaluation every 256 items");
+        let last = curve.last().unwrap()["value"].as_f64().unwrap();
+        assert!(last >= 0.9 && curve[7]["value"].as_f64().unwrap() < 0.9, "stopped at the first reach");
+        assert_eq!(q["seed"], r["seed"]);
+        seeds.push(q["seed"].as_u64().unwrap());
+
+        let log = mllog(&l.out(), q["mllog"].as_str().unwrap());
+        for line in &log {
+            assert_eq!(line.as_object().unwrap().len(), 6, "{line}");
+            assert!(line["metadata"]["file"].is_string() && line["metadata"]["lineno"].is_u64());
+        }
+        let keys: Vec<&str> = log.iter().map(|l| l["key"].as_str().unwrap()).collect();
+        let at = |k: &str| keys.iter().position(|x| *x == k).unwrap_or_else(|| panic!("no {k} in {keys:?}"));
+        assert!(at("submission_benchmark") < at("cache_clear") && at("cache_clear") < at("init_start"));
+        assert!(at("init_start") < at("seed") && at("seed") < at("init_stop") && at("init_stop") < at("run_start"));
+        assert!(at("run_start") < at("block_start") && at("eval_accuracy") < at("run_stop"));
+        assert_eq!(keys.iter().filter(|k| **k == "eval_accuracy").count(), 9);
+        let stop = &log[at("run_stop")];
+        assert_eq!(
+            (stop["event_type"].as_str(), stop["metadata"]["status"].as_str()),
+            (Some("INTERVAL_END"), Some("success"))
+        );
+        assert_eq!(log[at("seed")]["value"], q["seed"]);
+        assert_eq!(log[at("cache_clear")]["value"], q["page_cache"]["dropped"]);
+        let times: Vec<u64> = log.iter().map(|l| l["time_ms"].as_u64().unwrap()).collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "in time order");
+    }
+    seeds.sort();
+    seeds.dedup();
+    assert_eq!(seeds.len(), 2, "each instance its own seed");
+}
+
+#[test]
+fn a_run_that_never_learns_is_not_converged_at_its_bound() {
+    let l = Launches::new("quality0");
+    let reports = run_to_quality(&l, FROZEN, &["--devices", "1"]);
+    let (name, r) = &reports[0];
+    let q = &r["quality"];
+    assert_eq!((q["converged"].as_bool(), q["time_to_quality"].is_null()), (Some(false), true), "{name}: {q:#}");
+    assert_eq!(q["items"], 2000, "stopped at the items bound");
+    assert_eq!(q["bound"]["items"], 2000);
+    assert!(q["curve"].as_array().unwrap().iter().all(|p| p["value"] == 0.0));
+    let log = mllog(&l.out(), q["mllog"].as_str().unwrap());
+    let stop = log.iter().find(|l| l["key"] == "run_stop").unwrap();
+    assert_eq!(stop["metadata"]["status"], "aborted");
+}
+
+/// `mlb report --reports OUT ARGS`: its stdout.
+fn report(out: &Path, args: &[&str]) -> String {
+    let mut all = vec!["report", "--reports", out.to_str().unwrap()];
+    all.extend(args);
+    let done = common::run(&all);
+    let (stdout, stderr) = common::text(&done);
+    assert!(done.status.success(), "mlb report failed:\n{stdout}\n{stderr}");
+    stdout
+}
+
+#[test]
+fn five_runs_give_an_olympic_mean_and_the_report_names_the_runs_that_did_not_converge() {
+    let l = Launches::new("quality5");
+    let reports = run_to_quality(&l, LEARNS, &["--devices", "1", "--runs", "5"]);
+    assert_eq!(reports.len(), 5);
+    let mut times: Vec<f64> = reports.iter().map(|(_, r)| r["quality"]["time_to_quality"].as_f64().unwrap()).collect();
+    times.sort_by(f64::total_cmp);
+    let olympic = times[1..4].iter().sum::<f64>() / 3.0;
+
+    let json: Value = serde_json::from_str(&report(&l.out(), &["--format", "json"])).unwrap();
+    let row = &json["quality"]["configs"][0];
+    assert_eq!(
+        (row["config"].as_str(), row["runs"].as_u64(), row["converged"].as_u64()),
+        (Some("learns"), Some(5), Some(5))
+    );
+    assert!((row["olympic_mean"].as_f64().unwrap() - olympic).abs() < 1e-9, "{row:#} against {olympic}");
+    assert_eq!(json["quality"]["concurrent"].as_array().unwrap().len(), 5, "one row per run");
+    let table = report(&l.out(), &[]);
+    assert!(table.contains("Time to quality") && table.contains("quality >= 0.9"), "{table}");
+    let page = l.dir().join("page.html");
+    report(&l.out(), &["--html", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("id=\"quality\"") && html.contains("learns: quality on the clock"));
+
+    // A run that does not learn is named.
+    let frozen = Launches::new("quality5f");
+    run_to_quality(&frozen, FROZEN, &["--devices", "1"]);
+    let table = report(&frozen.out(), &[]);
+    assert!(table.contains("Not converged") && table.contains("frozen: run 0, instance 0"), "{table}");
+}
