@@ -14,8 +14,14 @@ pub struct Point {
     pub items: u64,
     /// Seconds on the clock when it ended.
     pub seconds: f64,
-    /// The quality it measured.
+    /// The quality it measured (a NaN is written `null` and read back as NaN).
+    #[serde(deserialize_with = "nan_if_null")]
     pub value: f64,
+}
+
+/// A number, or NaN for `null` (how a NaN is written).
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// The bound past which a run is not converged.
@@ -115,5 +121,8 @@ pub(crate) mod tests {
         assert_eq!(v["curve"][1], serde_json::json!({"items": 128, "seconds": 2.0, "value": 0.6}));
         assert_eq!(serde_json::from_value::<QualityRecord>(v).unwrap(), r);
         assert_eq!(r.span(), Span { started_at: 1000.0, stopped_at: 1002.0 });
+        let nan: Point =
+            serde_json::from_value(serde_json::to_value(Point { value: f64::NAN, ..r.curve[0] }).unwrap()).unwrap();
+        assert!(nan.value.is_nan(), "a diverged evaluation reads back");
     }
 }

@@ -452,6 +452,35 @@ mod tests {
     }
 
     #[test]
+    fn an_initialisation_over_its_cap_fails_with_its_fix_and_the_log_says_aborted() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = Identity { suite: "s".into(), name: "n".into(), run_id: 3, jr_id: 0, vcd: "0".into() };
+        let args = json!({"max_init_seconds": 0.001, "seed": 300}).as_object().unwrap().clone();
+        let spec = goal(0.9, true);
+        let mut session = Session::begin(Some(&spec), "spin", &args, dir.path(), &id, PageCache::dropped()).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let err = session.initialised(&args).unwrap_err();
+        assert!(err.seconds >= 0.02 && err.cap == 0.001);
+        assert!(err.to_string().contains("raise `max_init_seconds`"), "{err}");
+        let log = dir.path().join(&session.log_name);
+        drop(session);
+        let text = std::fs::read_to_string(log).unwrap();
+        let keys: Vec<Value> =
+            text.lines().map(|l| serde_json::from_str(l.strip_prefix(mllog::PREFIX).unwrap()).unwrap()).collect();
+        let names: Vec<&str> = keys.iter().map(|k| k["key"].as_str().unwrap()).collect();
+        assert_eq!(
+            names[5..],
+            ["cache_clear", "init_start", "seed", "train_samples", "eval_samples", "init_stop", "run_stop"]
+        );
+        assert_eq!((keys[5]["value"].as_bool(), keys[7]["value"].as_u64()), (Some(true), Some(300)));
+        assert_eq!(keys.last().unwrap()["metadata"]["status"], "aborted");
+
+        let none = Session::begin(None, "spin", &args, dir.path(), &id, PageCache::dropped());
+        assert!(matches!(none, Err(SessionError::Rules(RulesError::NoQuality { .. }))));
+        assert!(none.err().unwrap().to_string().contains("workload `spin` has no evaluation"));
+    }
+
+    #[test]
     fn optimizer_settings_take_mlperfs_names() {
         let args = json!({"lr": 0.1, "optimizer": "sgd", "opt_momentum": 0.9, "batch_size": 32, "weight_decay": null});
         let keys = optimizer_keys(args.as_object().unwrap());
