@@ -179,6 +179,20 @@ impl Losses {
     }
 }
 
+/// Runs one step, counted in `result`, its loss taken: the items it
+/// processed, or the failure that stops the loop.
+#[inline]
+pub(super) fn one_step<S: Stepper>(
+    stepper: &mut S,
+    result: &mut LoopResult,
+    losses: &mut Losses,
+) -> Result<u64, LoopFailure> {
+    result.steps += 1;
+    let stats = stepper.step().map_err(|error| LoopFailure::Call { error, step: result.steps })?;
+    losses.take(&stats, result.steps)?;
+    Ok(stats.items)
+}
+
 /// What the loop tells as it goes.
 pub trait Observer {
     /// An observation finished.
@@ -219,17 +233,10 @@ pub fn run_observed<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl 
         let start = Instant::now();
         let mut items = 0u64;
         for _ in 0..plan.number {
-            result.steps += 1;
-            match stepper.step() {
-                Ok(stats) => {
-                    items += stats.items;
-                    if let Err(failure) = losses.take(&stats, result.steps) {
-                        result.failure = Some(failure);
-                        break;
-                    }
-                }
-                Err(error) => {
-                    result.failure = Some(LoopFailure::Call { error, step: result.steps });
+            match one_step(stepper, &mut result, &mut losses) {
+                Ok(n) => items += n,
+                Err(failure) => {
+                    result.failure = Some(failure);
                     break;
                 }
             }

@@ -9,7 +9,7 @@
 //! seconds), the run then being not converged. Each event is also written as
 //! an `:::MLLOG` line ([`crate::quality::mllog`]) into a file beside the report.
 
-use super::timing::{LoopFailure, LoopResult, Losses, Observation, Stepper};
+use super::timing::{one_step, LoopFailure, LoopResult, Losses, Observation, Stepper};
 use crate::contract::record::Identity;
 use crate::contract::window::{self, Edge};
 use crate::contract::WorkerLine;
@@ -112,17 +112,10 @@ pub fn run<T: Trainer>(trainer: &mut T, rules: &Rules, goal: &QualitySpec, mut t
         let block = Instant::now();
         let mut block_items = 0u64;
         while block_items < rules.eval_every && !past_bound(items + block_items) {
-            result.steps += 1;
-            match trainer.step() {
-                Ok(stats) => {
-                    block_items += stats.items;
-                    if let Err(failure) = losses.take(&stats, result.steps) {
-                        result.failure = Some(failure);
-                        break;
-                    }
-                }
-                Err(error) => {
-                    result.failure = Some(LoopFailure::Call { error, step: result.steps });
+            match one_step(trainer, result, &mut losses) {
+                Ok(n) => block_items += n,
+                Err(failure) => {
+                    result.failure = Some(failure);
                     break;
                 }
             }
