@@ -14,16 +14,16 @@ use std::path::Path;
 
 /// spin's quality reaches its target (0.9) after 2303 items: 144 steps of
 /// 16 items, 9 evaluations of 256 items.
-const LEARNS: &str = r#"[{"name": "learns", "plugin": "spin", "cgroup": "student",
-  "args": {"size": 16, "eval_every": 256}}]"#;
+const LEARNS: &str = r#"{"name": "learns", "plugin": "spin", "cgroup": "student",
+  "args": {"size": 16, "eval_every": 256}}"#;
 
 /// `lr: 0`: the quality stays 0; the bound is 2000 items.
-const FROZEN: &str = r#"[{"name": "frozen", "plugin": "spin", "cgroup": "student",
-  "args": {"size": 16, "lr": 0, "eval_every": 500, "max_items": 2000}}]"#;
+const FROZEN: &str = r#"{"name": "frozen", "plugin": "spin", "cgroup": "student",
+  "args": {"size": 16, "lr": 0, "eval_every": 500, "max_items": 2000}}"#;
 
-/// Runs `jobs` to quality with `extra` options; the reports.
-fn run_to_quality(l: &Launches, jobs: &str, extra: &[&str]) -> Vec<(String, Value)> {
-    let jobs = l.jobs(jobs);
+/// Runs the jobs `jobs` to quality with `extra` options; the reports.
+fn run_to_quality(l: &Launches, jobs: &[&str], extra: &[&str]) -> Vec<(String, Value)> {
+    let jobs = l.jobs(&format!("[{}]", jobs.join(", ")));
     let mut args = vec!["--to-quality", "--no-cgroups", "--pause", "0"];
     args.extend(extra);
     let out = l.command(&jobs, &l.out(), &args).output().unwrap();
@@ -52,7 +52,7 @@ fn mllog(dir: &Path, file: &str) -> Vec<Value> {
 #[test]
 fn two_slots_reach_the_target_and_their_reports_and_logs_hold_the_run() {
     let l = Launches::new("quality2");
-    let reports = run_to_quality(&l, LEARNS, &["--devices", "2"]);
+    let reports = run_to_quality(&l, &[LEARNS], &["--devices", "2"]);
     assert_eq!(reports.len(), 2, "one report per slot: {reports:?}");
     let mut seeds = Vec::new();
     for (name, r) in &reports {
@@ -102,7 +102,7 @@ fn two_slots_reach_the_target_and_their_reports_and_logs_hold_the_run() {
 #[test]
 fn a_run_that_never_learns_is_not_converged_at_its_bound() {
     let l = Launches::new("quality0");
-    let reports = run_to_quality(&l, FROZEN, &["--devices", "1"]);
+    let reports = run_to_quality(&l, &[FROZEN], &["--devices", "1"]);
     let (name, r) = &reports[0];
     let q = &r["quality"];
     assert_eq!((q["converged"].as_bool(), q["time_to_quality"].is_null()), (Some(false), true), "{name}: {q:#}");
@@ -127,7 +127,7 @@ fn report(out: &Path, args: &[&str]) -> String {
 #[test]
 fn five_runs_give_an_olympic_mean_and_the_report_names_the_runs_that_did_not_converge() {
     let l = Launches::new("quality5");
-    let reports = run_to_quality(&l, LEARNS, &["--devices", "1", "--runs", "5"]);
+    let reports = run_to_quality(&l, &[LEARNS], &["--devices", "1", "--runs", "5"]);
     assert_eq!(reports.len(), 5);
     let mut times: Vec<f64> = reports.iter().map(|(_, r)| r["quality"]["time_to_quality"].as_f64().unwrap()).collect();
     times.sort_by(f64::total_cmp);
@@ -150,7 +150,72 @@ fn five_runs_give_an_olympic_mean_and_the_report_names_the_runs_that_did_not_con
 
     // A run that does not learn is named.
     let frozen = Launches::new("quality5f");
-    run_to_quality(&frozen, FROZEN, &["--devices", "1"]);
+    run_to_quality(&frozen, &[FROZEN], &["--devices", "1"]);
     let table = report(&frozen.out(), &[]);
     assert!(table.contains("Not converged") && table.contains("frozen: run 0, instance 0"), "{table}");
+}
+
+/// The `mlperf-logging` release the compliance test installs.
+const MLPERF_LOGGING: &str = "mlperf-logging==4.1.68";
+
+/// The PyTorch venv's python (scripts/torch-env.sh makes it) and a folder
+/// holding `mlperf-logging` for it, installed there (once) when missing.
+fn python_with_mlperf_logging() -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::path::PathBuf;
+    use std::process::Command;
+    let cache = std::env::var_os("MLB_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/mlb"));
+    let python = cache.join("venv/bin/python");
+    assert!(python.is_file(), "this test needs the PyTorch venv at {}: run scripts/torch-env.sh", python.display());
+    let package = cache.join("mlperf-logging");
+    let importable = Command::new(&python)
+        .args(["-c", "import mlperf_logging.compliance_checker"])
+        .env("PYTHONPATH", &package)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !importable {
+        let out = Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet", "--target"])
+            .arg(&package)
+            .arg(MLPERF_LOGGING)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "installing {MLPERF_LOGGING}: {:?}", common::text(&out));
+    }
+    (python, package)
+}
+
+#[test]
+fn the_mllog_files_pass_mlperfs_compliance_checker() {
+    let (python, package) = python_with_mlperf_logging();
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/mllog/mlb.yaml");
+    let check = |file: &Path| {
+        let out = std::process::Command::new(&python)
+            .args(["-m", "mlperf_logging.compliance_checker", "--config"])
+            .arg(&rules)
+            .arg("--log_output")
+            .arg(file.with_extension("checked"))
+            .arg(file)
+            .env("PYTHONPATH", &package)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = common::text(&out);
+        (out.status.success(), format!("{stdout}\n{stderr}"))
+    };
+    let l = Launches::new("qualitycc");
+    let reports = run_to_quality(&l, &[LEARNS, FROZEN], &["--devices", "2"]);
+    assert_eq!(reports.len(), 4);
+    for (_, r) in &reports {
+        let file = l.out().join(r["quality"]["mllog"].as_str().unwrap());
+        let (passed, said) = check(&file);
+        assert!(passed, "{}: {said}", file.display());
+    }
+    // The checker does fail a log without its run_stop.
+    let (_, r) = &reports[0];
+    let text = std::fs::read_to_string(l.out().join(r["quality"]["mllog"].as_str().unwrap())).unwrap();
+    let broken = l.dir().join("broken.mllog");
+    std::fs::write(&broken, text.lines().filter(|l| !l.contains("run_stop")).collect::<Vec<_>>().join("\n")).unwrap();
+    let (passed, said) = check(&broken);
+    assert!(!passed && said.contains("run_stop"), "{said}");
 }
