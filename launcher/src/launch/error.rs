@@ -1,5 +1,6 @@
 //! Why a launch could not start.
 
+use super::args::SEED_STEP;
 use crate::exit::{Classify, Kind};
 use crate::fix::{Fix, MARK as FIX};
 use crate::isolation::CgroupError;
@@ -112,6 +113,12 @@ pub enum LaunchError {
         runs: u64,
         /// The largest `--uid` that fits.
         largest: u64,
+    },
+    /// `--to-quality` with more runs than keep every seed unique.
+    #[error("--to-quality with --runs {runs}: the seeds (run id + 100 per instance rank) would repeat past {SEED_STEP} runs, and a run to quality needs each instance's seed unique")]
+    SeedsRepeat {
+        /// `--runs`.
+        runs: u64,
     },
     /// `mlb` needs `--jobs` or a subcommand.
     #[error("nothing to do: give --jobs FILE to run a jobs file, or a subcommand (see mlb --help)")]
@@ -269,6 +276,9 @@ impl Fix for LaunchError {
             LaunchError::RunIds { largest, .. } => {
                 Some(format!("lower --uid to at most {largest} (or give fewer --runs)"))
             }
+            LaunchError::SeedsRepeat { .. } => Some(format!(
+                "give at most --runs {SEED_STEP}, and run the rest as another call with --uid past the first's seeds"
+            )),
             LaunchError::Busy { .. } => Some("pass --wait to start once it has ended, or stop it".into()),
             LaunchError::RuntimeGone { fix, .. } => Some(fix.clone()),
             LaunchError::LockNotAFile { .. } => {
@@ -306,6 +316,7 @@ impl Classify for LaunchError {
             | LaunchError::TooManyConfigs { .. }
             | LaunchError::NameTooLong { .. }
             | LaunchError::RunIds { .. }
+            | LaunchError::SeedsRepeat { .. }
             | LaunchError::WorkloadArgs { .. }
             | LaunchError::NoJobsFile
             | LaunchError::FixtureHost
