@@ -4,7 +4,7 @@
 use super::cache::PageCache;
 use super::concurrent::Span;
 use super::rules::Rules;
-use crate::plugins::QualitySpec;
+use mlb_plugin::QualitySpec;
 use serde::{Deserialize, Serialize};
 
 /// One evaluation on the clock: a point of the quality curve.
