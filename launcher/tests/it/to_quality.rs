@@ -161,13 +161,8 @@ const MLPERF_LOGGING: &str = "mlperf-logging==4.1.68";
 /// The PyTorch venv's python (scripts/torch-env.sh makes it) and a folder
 /// holding `mlperf-logging` for it, installed there (once) when missing.
 fn python_with_mlperf_logging() -> (std::path::PathBuf, std::path::PathBuf) {
-    use std::path::PathBuf;
     use std::process::Command;
-    let cache = std::env::var_os("MLB_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/mlb"));
-    let python = cache.join("venv/bin/python");
-    assert!(python.is_file(), "this test needs the PyTorch venv at {}: run scripts/torch-env.sh", python.display());
+    let (python, cache) = common::venv_python();
     let package = cache.join("mlperf-logging");
     let importable = Command::new(&python)
         .args(["-c", "import mlperf_logging.compliance_checker"])
