@@ -4,6 +4,8 @@
 //! count as the slowest (and is then the one dropped); two or more make the
 //! result invalid. At least three runs are needed, so that one is left.
 
+use crate::fix::Fix;
+
 /// Runs an olympic mean needs: one kept after the fastest and slowest are dropped.
 pub const MIN_RUNS: usize = 3;
 
@@ -38,7 +40,7 @@ pub struct Spread {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum OlympicError {
     /// Fewer runs than [`MIN_RUNS`].
-    #[error("{runs} run(s): an olympic mean needs at least {MIN_RUNS}; fix: run with --runs {MIN_RUNS} or more")]
+    #[error("{runs} run(s): an olympic mean needs at least {MIN_RUNS}")]
     TooFew {
         /// Runs there were.
         runs: usize,
@@ -51,6 +53,15 @@ pub enum OlympicError {
         /// Runs in all.
         runs: usize,
     },
+}
+
+impl Fix for OlympicError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            OlympicError::TooFew { .. } => Some(format!("run with --runs {MIN_RUNS} or more")),
+            OlympicError::NotConverged { .. } => None,
+        }
+    }
 }
 
 /// The spread of `times` (converged runs' seconds); `None` when empty.
@@ -107,7 +118,7 @@ mod tests {
     #[test]
     fn fewer_than_three_runs_have_no_olympic_mean() {
         assert_eq!(olympic(&[Some(1.0), Some(2.0)]).unwrap_err(), OlympicError::TooFew { runs: 2 });
-        assert!(olympic(&[Some(1.0), Some(2.0)]).unwrap_err().to_string().contains("--runs 3"));
+        assert!(olympic(&[Some(1.0), Some(2.0)]).unwrap_err().fix().unwrap().contains("--runs 3"));
         assert_eq!(olympic(&[Some(3.0), None, Some(1.0)]).unwrap().mean, 3.0);
         assert_eq!(spread(&[]), None);
         assert_eq!(spread(&[2.0]).unwrap().stdev, None);

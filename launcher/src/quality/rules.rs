@@ -3,6 +3,7 @@
 //! the cap on its initialisation (docs/quality.md, "The clock"). Like
 //! `repeat` and `number`, these keys are the worker's own.
 
+use crate::fix::Fix;
 use mlb_plugin::{read_arg, Config, ConfigError};
 use serde_json::{Map, Value};
 
@@ -44,7 +45,7 @@ pub struct Rules {
 #[derive(Debug, PartialEq, thiserror::Error)]
 pub enum RulesError {
     /// The workload has no evaluation.
-    #[error("workload `{workload}` has no evaluation, so it cannot run to quality; fix: run it without --to-quality, or choose a workload whose `mlb plugins show` lists a quality")]
+    #[error("workload `{workload}` has no evaluation, so it cannot run to quality")]
     NoQuality {
         /// The workload.
         workload: String,
@@ -62,6 +63,20 @@ pub enum RulesError {
         /// What it takes.
         takes: &'static str,
     },
+}
+
+impl Fix for RulesError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            RulesError::NoQuality { .. } => Some(
+                "run it without --to-quality, or choose a workload whose `mlb plugins show` lists a quality".into(),
+            ),
+            RulesError::Config(_) => None,
+            RulesError::Range { key, takes, .. } => {
+                Some(format!("give `{key}` {takes}, or leave it out for its default"))
+            }
+        }
+    }
 }
 
 impl Rules {

@@ -180,7 +180,7 @@ fn row(config: &str, runs: &[&QualityInstance]) -> QualityRow {
         runs: runs.len(),
         converged: converged.len(),
         olympic_mean: result.as_ref().ok().map(|o| o.mean),
-        why_no_mean: result.err().map(|e| e.to_string()),
+        why_no_mean: result.err().map(|e| crate::fix::one_line(&e)),
         spread: spread(&converged),
         not_converged: runs.iter().filter(|i| !i.record.converged).map(|i| i.label()).collect(),
     }

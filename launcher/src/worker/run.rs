@@ -57,7 +57,10 @@ pub fn main(args: WorkerArgs) -> i32 {
         let meta = plugin.meta();
         match Session::begin(meta.quality.as_ref(), &meta.name, &ctx.args, &ctx.outdir, &ctx.identity, cache) {
             Ok(s) => session = Some(s),
-            Err(e) => return ctx.fail(Failure::new(Cause::Config, format!("job `{}`: {e}", ctx.identity.name)), None),
+            Err(e) => {
+                return ctx
+                    .fail(Failure::new(Cause::Config, format!("job `{}`: {}", ctx.identity.name, one_line(&e))), None)
+            }
         }
     }
     let mut instance = match Instance::create(&plugin, &config_json) {
@@ -70,7 +73,8 @@ pub fn main(args: WorkerArgs) -> i32 {
     ctx.started = Utc::now();
     if let Some(session) = &mut session {
         if let Err(e) = session.initialised(&ctx.args) {
-            return ctx.fail(Failure::new(Cause::Error, format!("job `{}`: {e}", ctx.identity.name)), None);
+            return ctx
+                .fail(Failure::new(Cause::Error, format!("job `{}`: {}", ctx.identity.name, one_line(&e))), None);
         }
         let run = session.run(&mut instance);
         ctx.quality = Some(session.record(&run));

@@ -13,6 +13,7 @@ use super::timing::{one_step, LoopFailure, LoopResult, Losses, Observation, Step
 use crate::contract::record::Identity;
 use crate::contract::window::{self, Edge};
 use crate::contract::WorkerLine;
+use crate::fix::Fix;
 use crate::plugins::{CallError, Instance, QualitySpec};
 use crate::quality::cache::PageCache;
 use crate::quality::mllog::{self, key, samples, MlLog};
@@ -178,7 +179,7 @@ pub enum SessionError {
     #[error(transparent)]
     Rules(#[from] RulesError),
     /// The MLLOG file cannot be written.
-    #[error("cannot write the MLLOG file {}: {source}; fix: make the output folder writable", path.display())]
+    #[error("cannot write the MLLOG file {}: {source}", path.display())]
     Log {
         /// The file.
         path: PathBuf,
@@ -189,12 +190,27 @@ pub enum SessionError {
 
 /// The initialisation took longer than its cap.
 #[derive(Debug, thiserror::Error)]
-#[error("initialisation (create and setup) took {seconds:.1} s, over its cap of {cap} s; fix: raise `{MAX_INIT_SECONDS}` in the job's config, or make the workload's setup faster")]
+#[error("initialisation (create and setup) took {seconds:.1} s, over its cap of {cap} s")]
 pub struct InitTooLong {
     /// Seconds it took.
     pub seconds: f64,
     /// The cap.
     pub cap: f64,
+}
+
+impl Fix for SessionError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            SessionError::Rules(e) => e.fix(),
+            SessionError::Log { .. } => Some("make the output folder writable".into()),
+        }
+    }
+}
+
+impl Fix for InitTooLong {
+    fn fix(&self) -> Option<String> {
+        Some(format!("raise `{MAX_INIT_SECONDS}` in the job's config, or make the workload's setup faster"))
+    }
 }
 
 /// The optimizer settings of a config, as MLLOG keys: `optimizer`, `lr`
@@ -454,7 +470,7 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         let err = session.initialised(&args).unwrap_err();
         assert!(err.seconds >= 0.02 && err.cap == 0.001);
-        assert!(err.to_string().contains("raise `max_init_seconds`"), "{err}");
+        assert!(crate::fix::one_line(&err).contains("; fix: raise `max_init_seconds`"), "{err}");
         let log = dir.path().join(&session.log_name);
         drop(session);
         let text = std::fs::read_to_string(log).unwrap();
@@ -470,7 +486,10 @@ mod tests {
 
         let none = Session::begin(None, "spin", &args, dir.path(), &id, PageCache::dropped());
         assert!(matches!(none, Err(SessionError::Rules(RulesError::NoQuality { .. }))));
-        assert!(none.err().unwrap().to_string().contains("workload `spin` has no evaluation"));
+        let said = crate::fix::one_line(&none.err().unwrap());
+        assert!(
+            said.contains("workload `spin` has no evaluation") && said.contains("; fix: run it without --to-quality")
+        );
     }
 
     #[test]
