@@ -8,6 +8,7 @@ use crate::jobs::{ConfigCount, JobsError};
 use crate::plan::SlotError;
 use crate::plugins::accepts::Refusal;
 use crate::plugins::SearchError;
+use crate::quality::rules::RulesError;
 use crate::runtime::docker::DockerError;
 use crate::runtime::images::ImageMapError;
 use crate::runtime::singularity::SingularityError;
@@ -87,6 +88,22 @@ pub enum LaunchError {
         workload: String,
         /// What it would refuse.
         refusal: Box<Refusal>,
+    },
+    /// A plugin config that cannot run to quality (`--to-quality`).
+    #[error("{path}: job #{position} `{job}` (config {index}/{of}): {refusal}")]
+    Clock {
+        /// The jobs file.
+        path: PathBuf,
+        /// 1-based position of the job.
+        position: usize,
+        /// The job.
+        job: String,
+        /// 1-based index of the config among the job's.
+        index: usize,
+        /// Configs of the job.
+        of: usize,
+        /// Why.
+        refusal: Box<RulesError>,
     },
     /// A job's name is too long for the file names of its logs and records.
     #[error("{path}: job #{position} `{}`: the name is {bytes} bytes; the files mlb names after it (logs and failure records) would have names of up to {longest} bytes, and a file name may have at most 255; with this jobs file's name and this run's devices and run ids the job's name may be at most {limit} bytes", short(job))]
@@ -289,6 +306,7 @@ impl Fix for LaunchError {
                 outdir.display()
             )),
             LaunchError::WorkloadArgs { refusal, .. } => refusal.fix(),
+            LaunchError::Clock { refusal, .. } => refusal.fix(),
             LaunchError::NoJobsFile
             | LaunchError::FixtureHost
             | LaunchError::Search(_)
@@ -318,6 +336,7 @@ impl Classify for LaunchError {
             | LaunchError::RunIds { .. }
             | LaunchError::SeedsRepeat { .. }
             | LaunchError::WorkloadArgs { .. }
+            | LaunchError::Clock { .. }
             | LaunchError::NoJobsFile
             | LaunchError::FixtureHost
             | LaunchError::Slots(_)

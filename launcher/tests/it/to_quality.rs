@@ -214,3 +214,19 @@ fn the_mllog_files_pass_mlperfs_compliance_checker() {
     let (passed, said) = check(&broken);
     assert!(!passed && said.contains("run_stop"), "{said}");
 }
+
+#[test]
+fn a_config_the_clock_would_refuse_is_refused_before_anything_starts() {
+    let l = Launches::new("qualitybad");
+    let jobs =
+        l.jobs(r#"[{"name": "never", "plugin": "spin", "cgroup": "student", "args": {"size": 16, "eval_every": 0}}]"#);
+    let out = l.command(&jobs, &l.out(), &["--to-quality", "--no-cgroups"]).output().unwrap();
+    let (stdout, stderr) = common::text(&out);
+    assert_eq!(out.status.code(), Some(2), "refused:\n{stdout}\n{stderr}");
+    assert!(stderr.contains("job #1 `never`") && stderr.contains("`eval_every` = 0"), "{stderr}");
+    assert!(stderr.contains("fix: give `eval_every` a positive integer"), "{stderr}");
+    assert!(!l.out().exists(), "nothing ran, nothing was written");
+    // The same config times a fixed number of steps without --to-quality.
+    let out = l.command(&jobs, &l.out(), &["--no-cgroups"]).output().unwrap();
+    assert!(out.status.success(), "{:?}", common::text(&out));
+}
