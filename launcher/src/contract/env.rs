@@ -60,6 +60,12 @@ pub const CONTAINER_DIGEST: &str = "MLB_CONTAINER_DIGEST";
 pub const CONTAINER_RUNTIME: &str = "MLB_CONTAINER_RUNTIME";
 /// The limits the container runtime applied (a JSON object), when in a container.
 pub const CONTAINER_LIMITS: &str = "MLB_CONTAINER_LIMITS";
+/// `true` for a run to quality (`mlb --to-quality`): the worker runs the
+/// clock of docs/quality.md instead of the timed loop.
+pub const TO_QUALITY: &str = "MLB_TO_QUALITY";
+/// Whether the launcher dropped the page cache before the instance's run:
+/// `dropped`, or `kept: WHY` ([`PageCache`](crate::quality::cache::PageCache)).
+pub const PAGE_CACHE: &str = "MLB_PAGE_CACHE";
 /// The user's heap choice: `MLB_HEAP=libc` turns the worker's heap policy
 /// off. Passed on with glibc's own malloc variables ([`heap_choice_vars`]).
 pub const HEAP: &str = "MLB_HEAP";

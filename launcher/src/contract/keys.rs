@@ -53,6 +53,7 @@ key_lists! {
         "metrics",
         "name",
         "provenance",
+        "quality",
         "run_id",
         "start_time",
         "suite",
@@ -151,6 +152,7 @@ mod tests {
             log: Some(String::new()),
             provenance: Some(Default::default()),
             telemetry: Some(Default::default()),
+            quality: Some(crate::quality::record::tests::record()),
             ..Default::default()
         };
         let value = report.to_value();

@@ -13,6 +13,7 @@ use super::read;
 use super::telemetry::Telemetry;
 use crate::contract::record::{self, Failure, Identity};
 use crate::contract::stats::{Summary, Throughput};
+use crate::quality::record::QualityRecord;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -101,6 +102,10 @@ pub struct Report {
     /// report unreadable.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "de::lenient")]
     pub telemetry: Option<Telemetry>,
+    /// The run to quality of a `--to-quality` run (docs/quality.md, "The
+    /// report"); none in a throughput run's report.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "de::lenient")]
+    pub quality: Option<QualityRecord>,
 }
 
 impl Report {

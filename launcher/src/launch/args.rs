@@ -62,6 +62,13 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "K", default_value = "1", allow_negative_numbers = true, value_parser = at_least_one)]
     pub runs: u64,
 
+    /// Train each instance to its quality target on MLPerf's clock instead of
+    /// timing a fixed number of steps (docs/quality.md): the page cache is
+    /// dropped before each config's run (as root), each report holds the
+    /// time to quality, and each instance writes MLLOG lines beside it.
+    #[arg(long = "to-quality")]
+    pub to_quality: bool,
+
     /// Seconds to wait between two runs of `--runs` (0 to 86400).
     #[arg(long, value_name = "SECONDS", default_value = "10", allow_negative_numbers = true, value_parser = pause)]
     pub pause: Duration,
@@ -133,6 +140,9 @@ impl LaunchArgs {
     /// seed derived from it, would pass the largest number (`u64::MAX`).
     pub fn last_run_id(&self, instances: usize) -> Result<u64, LaunchError> {
         let runs = self.runs.max(1);
+        if self.to_quality && runs > SEED_STEP {
+            return Err(LaunchError::SeedsRepeat { runs });
+        }
         let seeds = SEED_STEP.saturating_mul(instances as u64);
         let highest = (runs - 1).saturating_add(seeds);
         match self.uid.checked_add(highest) {
@@ -202,5 +212,16 @@ mod tests {
         let wraps = args(top - 1, 3).last_run_id(2);
         assert!(matches!(wraps, Err(LaunchError::RunIds { runs: 3, largest, .. }) if largest == top - 2), "{wraps:?}");
         assert!(matches!(args(u64::MAX, 1).last_run_id(1), Err(LaunchError::RunIds { .. })));
+    }
+
+    #[test]
+    fn a_run_to_quality_refuses_runs_whose_seeds_would_repeat() {
+        let args = |runs| LaunchArgs { runs, to_quality: true, ..LaunchArgs::default() };
+        assert_eq!(args(SEED_STEP).last_run_id(8).unwrap(), SEED_STEP - 1);
+        let err = args(SEED_STEP + 1).last_run_id(8).unwrap_err();
+        assert!(matches!(err, LaunchError::SeedsRepeat { runs: 101 }), "{err:?}");
+        assert!(err.to_string().contains("would repeat"));
+        let throughput = LaunchArgs { runs: SEED_STEP + 1, ..LaunchArgs::default() };
+        assert!(throughput.last_run_id(8).is_ok(), "a throughput run keeps its behaviour");
     }
 }

@@ -1,5 +1,6 @@
 //! Why a launch could not start.
 
+use super::args::SEED_STEP;
 use crate::exit::{Classify, Kind};
 use crate::fix::{Fix, MARK as FIX};
 use crate::isolation::CgroupError;
@@ -7,6 +8,7 @@ use crate::jobs::{ConfigCount, JobsError};
 use crate::plan::SlotError;
 use crate::plugins::accepts::Refusal;
 use crate::plugins::SearchError;
+use crate::quality::rules::RulesError;
 use crate::runtime::docker::DockerError;
 use crate::runtime::images::ImageMapError;
 use crate::runtime::singularity::SingularityError;
@@ -87,6 +89,22 @@ pub enum LaunchError {
         /// What it would refuse.
         refusal: Box<Refusal>,
     },
+    /// A plugin config that cannot run to quality (`--to-quality`).
+    #[error("{path}: job #{position} `{job}` (config {index}/{of}): {refusal}")]
+    Clock {
+        /// The jobs file.
+        path: PathBuf,
+        /// 1-based position of the job.
+        position: usize,
+        /// The job.
+        job: String,
+        /// 1-based index of the config among the job's.
+        index: usize,
+        /// Configs of the job.
+        of: usize,
+        /// Why.
+        refusal: Box<RulesError>,
+    },
     /// A job's name is too long for the file names of its logs and records.
     #[error("{path}: job #{position} `{}`: the name is {bytes} bytes; the files mlb names after it (logs and failure records) would have names of up to {longest} bytes, and a file name may have at most 255; with this jobs file's name and this run's devices and run ids the job's name may be at most {limit} bytes", short(job))]
     NameTooLong {
@@ -112,6 +130,12 @@ pub enum LaunchError {
         runs: u64,
         /// The largest `--uid` that fits.
         largest: u64,
+    },
+    /// `--to-quality` with more runs than keep every seed unique.
+    #[error("--to-quality with --runs {runs}: the seeds (run id + 100 per instance rank) would repeat past {SEED_STEP} runs, and a run to quality needs each instance's seed unique")]
+    SeedsRepeat {
+        /// `--runs`.
+        runs: u64,
     },
     /// `mlb` needs `--jobs` or a subcommand.
     #[error("nothing to do: give --jobs FILE to run a jobs file, or a subcommand (see mlb --help)")]
@@ -269,6 +293,9 @@ impl Fix for LaunchError {
             LaunchError::RunIds { largest, .. } => {
                 Some(format!("lower --uid to at most {largest} (or give fewer --runs)"))
             }
+            LaunchError::SeedsRepeat { .. } => Some(format!(
+                "give at most --runs {SEED_STEP}, and run the rest as another call with --uid past the first's seeds"
+            )),
             LaunchError::Busy { .. } => Some("pass --wait to start once it has ended, or stop it".into()),
             LaunchError::RuntimeGone { fix, .. } => Some(fix.clone()),
             LaunchError::LockNotAFile { .. } => {
@@ -279,6 +306,7 @@ impl Fix for LaunchError {
                 outdir.display()
             )),
             LaunchError::WorkloadArgs { refusal, .. } => refusal.fix(),
+            LaunchError::Clock { refusal, .. } => refusal.fix(),
             LaunchError::NoJobsFile
             | LaunchError::FixtureHost
             | LaunchError::Search(_)
@@ -306,7 +334,9 @@ impl Classify for LaunchError {
             | LaunchError::TooManyConfigs { .. }
             | LaunchError::NameTooLong { .. }
             | LaunchError::RunIds { .. }
+            | LaunchError::SeedsRepeat { .. }
             | LaunchError::WorkloadArgs { .. }
+            | LaunchError::Clock { .. }
             | LaunchError::NoJobsFile
             | LaunchError::FixtureHost
             | LaunchError::Slots(_)

@@ -102,7 +102,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
         if k > 0 && !pause(args.pause, &interrupt) {
             break;
         }
-        let ctx = context(&prepared, args.uid + k, mode);
+        let ctx = context(&prepared, args, args.uid + k, mode);
         let completed = if args.resume { Completed::scan(&prepared.outdir) } else { Completed::default() };
         for config in &prepared.configs {
             if interrupt.load(Ordering::Relaxed) {
@@ -113,6 +113,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
             if args.runs > 1 {
                 label = format!("{label} (run {})", ctx.run_id);
             }
+            let ctx = with_page_cache(&ctx, prepared.allocation.is_some());
             let instances =
                 plan::instances(config, plugin_of(&prepared, config), &prepared.slots, &ctx, &prepared.host.cpus);
             if args.resume && completed.has(&ctx.suite, config, ctx.run_id, instances.len()) {
@@ -307,7 +308,7 @@ fn print_dry_run(args: &LaunchArgs, prepared: &Prepared, run_name: &str, runtime
     let mode = cgroups.isolation();
     Console::Out.print(&runtime.backend.traits().notes);
     for k in 0..args.runs {
-        Console::Out.print(&dry_run::render(prepared, &context(prepared, args.uid + k, mode), &cgroups, runtime));
+        Console::Out.print(&dry_run::render(prepared, &context(prepared, args, args.uid + k, mode), &cgroups, runtime));
     }
 }
 
@@ -323,17 +324,38 @@ fn pause(pause: Duration, interrupt: &AtomicBool) -> bool {
     !interrupt.load(Ordering::Relaxed)
 }
 
-fn context(p: &Prepared, run_id: u64, isolation: Isolation) -> RunContext {
+fn context(p: &Prepared, args: &LaunchArgs, run_id: u64, isolation: Isolation) -> RunContext {
+    let mut variables = p.variables.clone();
+    if args.to_quality {
+        variables.push((env::TO_QUALITY.into(), "true".into()));
+    }
     RunContext {
         suite: p.file.suite.clone(),
         run_id,
-        variables: p.variables.clone(),
+        variables,
         outdir: p.outdir.clone(),
         kind: p.host.kind,
         device_total: p.slots.len(),
         isolation,
         nodes: p.allocation.as_ref().map(|a| a.nodes.clone()).unwrap_or_default(),
     }
+}
+
+/// `ctx` for a config about to start: for a run to quality, the page cache
+/// dropped where mlb may (not under Slurm: the nodes are not this host) and
+/// the outcome told to its instances.
+fn with_page_cache(ctx: &RunContext, slurm: bool) -> RunContext {
+    use crate::quality::cache::{drop_host_page_cache, PageCache};
+    let mut ctx = ctx.clone();
+    if ctx.variables.iter().any(|(k, _)| k == env::TO_QUALITY) {
+        let cache = if slurm {
+            PageCache::kept("under --slurm the nodes' page caches are not dropped")
+        } else {
+            drop_host_page_cache()
+        };
+        ctx.variables.push((env::PAGE_CACHE.into(), cache.to_env()));
+    }
+    ctx
 }
 
 /// Writes the failure record of an instance that could not write its own.

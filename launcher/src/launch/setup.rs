@@ -9,7 +9,8 @@ use crate::host::{self, Host, Probe};
 use crate::isolation::Slot;
 use crate::jobs::{self, ConfigCount, ExpandError, JobConfig, JobsFile, Program, Scope, Variables};
 use crate::plan;
-use crate::plugins::{accepts, listing, Entry, SearchPath, Status};
+use crate::plugins::{accepts, effective_config, listing, Entry, QualitySpec, SearchPath, Status};
+use crate::quality::rules::{Rules, RulesError};
 use crate::slurm::Allocation;
 use mlb_plugin::ArgKind;
 use serde_json::Value;
@@ -85,7 +86,7 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
     let extent = Extent { last_run: args.last_run_id(instances)?, devices: n, instances };
     names::check(&file, &configs, extent)?;
     let plugins = resolve_plugins(&file, &configs, plugin_dirs)?;
-    check_workload_args(&file, &configs, &plugins, slots.len())?;
+    check_workload_args(&file, &configs, &plugins, slots.len(), args.to_quality)?;
     let plugins = plugins.into_iter().map(|(name, p)| (name, p.path)).collect();
     Ok(Prepared { file, configs, host, slots, variables, plugins, outdir, allocation })
 }
@@ -111,6 +112,7 @@ struct Resolved {
     path: PathBuf,
     defaults: Value,
     kinds: BTreeMap<String, ArgKind>,
+    quality: Option<QualitySpec>,
 }
 
 /// The plugin of every plugin the selected configs use.
@@ -140,8 +142,12 @@ fn resolve_plugins(
         }
         match listing::find(&entries, name) {
             Some(Entry { path, status: Status::Ok { meta } }) => {
-                let resolved =
-                    Resolved { path: path.clone(), defaults: meta.default_args.clone(), kinds: meta.arg_kinds.clone() };
+                let resolved = Resolved {
+                    path: path.clone(),
+                    defaults: meta.default_args.clone(),
+                    kinds: meta.arg_kinds.clone(),
+                    quality: meta.quality.clone(),
+                };
                 out.insert(name.clone(), resolved);
             }
             _ => {
@@ -161,13 +167,16 @@ fn resolve_plugins(
 }
 
 /// Refuses a plugin config whose arguments its workload would refuse
-/// ([`accepts::check`]), for every instance it would start (`$JOB_ID` may
-/// differ between them): before anything starts, rather than in each worker.
+/// ([`accepts::check`]), or, for a run to quality, whose workload has no
+/// evaluation or whose clock keys the worker would refuse ([`Rules`]), for
+/// every instance it would start (`$JOB_ID` may differ between them):
+/// before anything starts, rather than in each worker.
 fn check_workload_args(
     file: &JobsFile,
     configs: &[JobConfig],
     plugins: &BTreeMap<String, Resolved>,
     slots: usize,
+    to_quality: bool,
 ) -> Result<(), LaunchError> {
     for config in configs {
         let Program::Plugin(name) = &config.program else { continue };
@@ -177,17 +186,33 @@ fn check_workload_args(
             Scope::All => 1,
         };
         for jr_id in 0..instances {
-            accepts::check(&plugin.defaults, &plugin.kinds, &config.for_instance(jr_id).args.0).map_err(|refusal| {
-                LaunchError::WorkloadArgs {
+            let args = &config.for_instance(jr_id).args.0;
+            accepts::check(&plugin.defaults, &plugin.kinds, args).map_err(|refusal| LaunchError::WorkloadArgs {
+                path: file.path.clone(),
+                position: config.position,
+                job: config.name.clone(),
+                index: config.index,
+                of: config.of,
+                workload: name.clone(),
+                refusal: Box::new(refusal),
+            })?;
+            if to_quality {
+                let given = args.iter().cloned().collect();
+                let clock = match &plugin.quality {
+                    Some(spec) => {
+                        Rules::from_config(&effective_config(&plugin.defaults, &given), spec.target).map(|_| ())
+                    }
+                    None => Err(RulesError::NoQuality { workload: name.clone() }),
+                };
+                clock.map_err(|refusal| LaunchError::Clock {
                     path: file.path.clone(),
                     position: config.position,
                     job: config.name.clone(),
                     index: config.index,
                     of: config.of,
-                    workload: name.clone(),
                     refusal: Box::new(refusal),
-                }
-            })?;
+                })?;
+            }
         }
     }
     Ok(())

@@ -150,6 +150,9 @@ pub struct Report {
     /// This run against its history in the results store (`--db`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub regressions: Option<super::history::Regressions>,
+    /// The run to quality the folder holds (`mlb --to-quality`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quality: Option<super::quality::QualityTables>,
     /// Things the reader should know (missing targets, left-out entries...).
     pub notes: Vec<String>,
     /// Counted runs with a finite throughput (for charts; not serialised).
@@ -305,6 +308,7 @@ pub fn aggregate_from(
         groups: groups(&judged, rule),
         baseline: None,
         regressions: None,
+        quality: None,
         notes: Vec::new(),
         runs: runs(&judged, &layouts.rows, rule),
         rows: mine.rows,

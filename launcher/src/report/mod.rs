@@ -19,6 +19,7 @@ mod page;
 mod per_gpu;
 mod per_node;
 mod profile;
+pub mod quality;
 mod relative;
 pub mod render;
 mod rows;
@@ -70,7 +71,9 @@ pub fn report(args: &ReportArgs) -> Result<Report, ReportError> {
         grouping: args.rows,
         force: args.force,
     };
-    build(&args.reports, args.baseline.as_deref(), &opts)
+    let mut report = build(&args.reports, args.baseline.as_deref(), &opts)?;
+    report.quality = quality::read(&args.reports);
+    Ok(report)
 }
 
 /// Writes the HTML page of `report` when `args` ask for one; returns what to

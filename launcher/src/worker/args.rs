@@ -61,4 +61,9 @@ pub struct WorkerArgs {
     /// Intra-op threads (default: the CPUs of this process's affinity mask).
     #[arg(long)]
     pub threads: Option<u32>,
+
+    /// Run to quality (docs/quality.md): the clock and its evaluations
+    /// instead of the timed loop.
+    #[arg(long = "to-quality", env = env::TO_QUALITY)]
+    pub to_quality: bool,
 }

@@ -1,7 +1,8 @@
 //! `mlb worker`: one instance of one workload, in one process.
 //!
 //! Loads ONE plugin by absolute path, creates and sets up the instance, runs
-//! the timed loop (docs/worker.md, "Timing"), and writes the report
+//! the timed loop (docs/worker.md, "Timing"), or the clock of a run to
+//! quality ([`to_quality`], docs/quality.md), and writes the report
 //! (docs/worker.md, "Report files"). A caught
 //! failure (error, panic, NaN loss, bad config, unloadable plugin) writes a
 //! `.FAIL.` record and exits with the code of its cause
@@ -13,6 +14,7 @@ pub mod heap;
 pub mod provenance;
 mod run;
 pub mod timing;
+pub mod to_quality;
 
 pub use args::WorkerArgs;
 pub use run::main;

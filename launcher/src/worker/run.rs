@@ -4,11 +4,14 @@ use super::args::WorkerArgs;
 use super::heap::{self, HeapPolicy};
 use super::provenance;
 use super::timing::{self, LoopFailure, LoopResult, Observer, Progress};
+use super::to_quality::Session;
 use crate::contract::record::{self, Cause, Failure, Identity};
 use crate::contract::stats::Summary;
 use crate::contract::{env, exit, Edge, PluginBuild, Report, WorkerLine};
 use crate::fix::one_line;
 use crate::plugins::{self, effective_config, CallError, CallFailure, Instance, Plan, Plugin};
+use crate::quality::cache::PageCache;
+use crate::quality::record::QualityRecord;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
@@ -48,6 +51,18 @@ pub fn main(args: WorkerArgs) -> i32 {
     };
     let device = if record_flag(&ctx.args, "no_cuda") { "cpu".to_string() } else { args.device.clone() };
     let config_json = Value::Object(ctx.args.clone()).to_string();
+    let mut session = None;
+    if args.to_quality {
+        let cache = PageCache::from_env(std::env::var(env::PAGE_CACHE).ok().as_deref());
+        let meta = plugin.meta();
+        match Session::begin(meta.quality.as_ref(), &meta.name, &ctx.args, &ctx.outdir, &ctx.identity, cache) {
+            Ok(s) => session = Some(s),
+            Err(e) => {
+                return ctx
+                    .fail(Failure::new(Cause::Config, format!("job `{}`: {}", ctx.identity.name, one_line(&e))), None)
+            }
+        }
+    }
     let mut instance = match Instance::create(&plugin, &config_json) {
         Ok(i) => i,
         Err(e) => return ctx.fail_call(e, None, None),
@@ -56,21 +71,39 @@ pub fn main(args: WorkerArgs) -> i32 {
         return ctx.fail_call(e, None, None);
     }
     ctx.started = Utc::now();
-    let result = timing::run_observed(&mut instance, plan, Announce);
-    if let Some(failure) = &result.failure {
-        return match failure {
-            LoopFailure::Call { error, step } => ctx.fail_call(error.clone(), Some(*step), Some(&result)),
-            LoopFailure::NonFiniteLoss { step, loss } => {
-                let msg = format!("loss is {loss} at step {step}");
-                ctx.fail(Failure { cause: Cause::Nan, message: msg, step: Some(*step) }, Some(&result))
-            }
-        };
+    if let Some(session) = &mut session {
+        if let Err(e) = session.initialised(&ctx.args) {
+            return ctx
+                .fail(Failure::new(Cause::Error, format!("job `{}`: {}", ctx.identity.name, one_line(&e))), None);
+        }
+        let run = session.run(&mut instance);
+        ctx.quality = Some(session.record(&run));
+        // Every block is timed: the report's throughput is the training's.
+        let plan = Plan { skip: 0, ..plan };
+        return ctx.conclude(&mut instance, plan, &device, &run.result);
     }
-    let fragment = match instance.report() {
-        Ok(f) => f,
-        Err(e) => return ctx.fail_call(e, None, Some(&result)),
-    };
-    ctx.finish(plan, &device, fragment, &result)
+    let result = timing::run_observed(&mut instance, plan, Announce);
+    ctx.conclude(&mut instance, plan, &device, &result)
+}
+
+impl Context {
+    /// Records the loop's failure, or the completed report.
+    fn conclude(&self, instance: &mut Instance, plan: Plan, device: &str, result: &LoopResult) -> i32 {
+        if let Some(failure) = &result.failure {
+            return match failure {
+                LoopFailure::Call { error, step } => self.fail_call(error.clone(), Some(*step), Some(result)),
+                LoopFailure::NonFiniteLoss { step, loss } => {
+                    let msg = format!("loss is {loss} at step {step}");
+                    self.fail(Failure { cause: Cause::Nan, message: msg, step: Some(*step) }, Some(result))
+                }
+            };
+        }
+        let fragment = match instance.report() {
+            Ok(f) => f,
+            Err(e) => return self.fail_call(e, None, Some(result)),
+        };
+        self.finish(plan, device, fragment, result)
+    }
 }
 
 /// Prints the loop's progress and window lines on stdout, each flushed at
@@ -130,6 +163,8 @@ struct Context {
     explicit_name: bool,
     /// The heap policy the process runs under.
     heap: HeapPolicy,
+    /// The run to quality, once its clock stopped.
+    quality: Option<QualityRecord>,
 }
 
 impl Context {
@@ -157,6 +192,7 @@ impl Context {
             plugin: ("unknown".into(), "unknown".into()),
             explicit_name: args.name.is_some(),
             heap,
+            quality: None,
         }
     }
 
@@ -211,6 +247,7 @@ impl Context {
             report.batch_loss = Some(result.batch_loss.clone());
             report.epoch_loss = Some(result.epoch_loss.clone());
         }
+        report.quality = self.quality.clone();
         match self.write(&report.failed(failure)) {
             Ok(_) => code,
             Err(()) => exit::REPORT,
@@ -248,6 +285,7 @@ impl Context {
             batch_loss: Some(result.batch_loss.clone()),
             epoch_loss: Some(result.epoch_loss.clone()),
             metrics: Some(metrics),
+            quality: self.quality.clone(),
             ..self.base()
         };
         match self.write(&report) {

@@ -125,6 +125,74 @@ impl Window {
     }
 }
 
+/// The losses a loop keeps: the last step losses, and the mean loss of each
+/// block of steps (an observation, or the training between two evaluations).
+pub(super) struct Losses {
+    batch: Window,
+    epoch: Window,
+    sum: f64,
+    count: u64,
+    /// The last finite step loss.
+    pub(super) last: Option<f64>,
+}
+
+impl Losses {
+    pub(super) fn new() -> Self {
+        Losses {
+            batch: Window::new(BATCH_LOSS_WINDOW),
+            epoch: Window::new(EPOCH_LOSS_WINDOW),
+            sum: 0.0,
+            count: 0,
+            last: None,
+        }
+    }
+
+    /// Takes the loss of step `step` (1-based), if it has one: a NaN or
+    /// infinite loss is kept and returned as the loop's failure.
+    #[inline]
+    pub(super) fn take(&mut self, stats: &StepStats, step: u64) -> Result<(), LoopFailure> {
+        if stats.has_loss == 0 {
+            return Ok(());
+        }
+        self.batch.push(stats.loss);
+        if !stats.loss.is_finite() {
+            return Err(LoopFailure::NonFiniteLoss { step, loss: stats.loss });
+        }
+        self.sum += stats.loss;
+        self.count += 1;
+        self.last = Some(stats.loss);
+        Ok(())
+    }
+
+    /// Ends a block: the mean of its losses joins the per-block means.
+    pub(super) fn end_block(&mut self) {
+        if self.count > 0 {
+            self.epoch.push(self.sum / self.count as f64);
+        }
+        (self.sum, self.count) = (0.0, 0);
+    }
+
+    /// Puts the kept losses into `result`.
+    pub(super) fn into(self, result: &mut LoopResult) {
+        result.batch_loss = self.batch.into_vec();
+        result.epoch_loss = self.epoch.into_vec();
+    }
+}
+
+/// Runs one step, counted in `result`, its loss taken: the items it
+/// processed, or the failure that stops the loop.
+#[inline]
+pub(super) fn one_step<S: Stepper>(
+    stepper: &mut S,
+    result: &mut LoopResult,
+    losses: &mut Losses,
+) -> Result<u64, LoopFailure> {
+    result.steps += 1;
+    let stats = stepper.step().map_err(|error| LoopFailure::Call { error, step: result.steps })?;
+    losses.take(&stats, result.steps)?;
+    Ok(stats.items)
+}
+
 /// What the loop tells as it goes.
 pub trait Observer {
     /// An observation finished.
@@ -150,11 +218,9 @@ pub fn run<S: Stepper>(stepper: &mut S, plan: Plan, on_observation: impl FnMut(&
 /// Runs the plan, telling `observer` after each observation and at both
 /// edges of the timed window (the end only when every observation ran).
 pub fn run_observed<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl Observer) -> LoopResult {
-    let mut batch = Window::new(BATCH_LOSS_WINDOW);
-    let mut epoch = Window::new(EPOCH_LOSS_WINDOW);
+    let mut losses = Losses::new();
     let mut result = LoopResult::default();
     let mut elapsed = 0.0;
-    let mut last_loss = None;
     let mut timed_items = 0;
     for index in 1..=plan.repeat {
         if let Err(error) = stepper.sync() {
@@ -165,26 +231,12 @@ pub fn run_observed<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl 
             observer.window(Edge::Start { at: window::now() });
         }
         let start = Instant::now();
-        let (mut items, mut loss_sum, mut losses) = (0u64, 0.0, 0u64);
+        let mut items = 0u64;
         for _ in 0..plan.number {
-            result.steps += 1;
-            match stepper.step() {
-                Ok(stats) => {
-                    items += stats.items;
-                    if stats.has_loss != 0 {
-                        if !stats.loss.is_finite() {
-                            batch.push(stats.loss);
-                            result.failure = Some(LoopFailure::NonFiniteLoss { step: result.steps, loss: stats.loss });
-                            break;
-                        }
-                        batch.push(stats.loss);
-                        loss_sum += stats.loss;
-                        losses += 1;
-                        last_loss = Some(stats.loss);
-                    }
-                }
-                Err(error) => {
-                    result.failure = Some(LoopFailure::Call { error, step: result.steps });
+            match one_step(stepper, &mut result, &mut losses) {
+                Ok(n) => items += n,
+                Err(failure) => {
+                    result.failure = Some(failure);
                     break;
                 }
             }
@@ -204,15 +256,12 @@ pub fn run_observed<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl 
             observer.window(Edge::End { at: window::now(), items: timed_items });
         }
         result.observations.push(Observation { seconds, items });
-        if losses > 0 {
-            epoch.push(loss_sum / losses as f64);
-        }
+        losses.end_block();
         elapsed += seconds;
         let eta_seconds = elapsed / index as f64 * (plan.repeat - index) as f64;
-        observer.observation(&Progress { index, repeat: plan.repeat, eta_seconds, loss: last_loss });
+        observer.observation(&Progress { index, repeat: plan.repeat, eta_seconds, loss: losses.last });
     }
-    result.batch_loss = batch.into_vec();
-    result.epoch_loss = epoch.into_vec();
+    losses.into(&mut result);
     result
 }
 

@@ -41,4 +41,5 @@ mod targets;
 mod telemetry_amdsmi;
 mod telemetry_nvml;
 mod telemetry_slot;
+mod to_quality;
 mod worker_faults;

@@ -127,11 +127,7 @@ fn every_original_job_finds_the_files_its_script_opens_where_it_opens_them() {
 /// holding numpy, Pillow and torchvision for it, installed there (once, as
 /// the loader parity bench does) when missing.
 fn python_with_vision() -> (PathBuf, PathBuf) {
-    let cache = std::env::var_os("MLB_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/mlb"));
-    let python = cache.join("venv/bin/python");
-    assert!(python.is_file(), "this test needs the PyTorch venv at {}: run scripts/torch-env.sh", python.display());
+    let (python, cache) = common::venv_python();
     let vision = cache.join("bench-vision");
     let importable = |v: &Path| {
         Command::new(&python)

@@ -95,6 +95,18 @@ fn charts(out: &mut String, anchor: Anchor, report: &Report) {
             }
             out.push_str("</div>\n");
         }
+        Anchor::Quality => {
+            let Some(quality) = &report.quality else { return };
+            out.push_str("<div class=\"charts\" id=\"quality\">\n");
+            for (config, chart) in super::quality::curves(quality) {
+                out.push_str(&format!(
+                    "<figure data-config=\"{}\">{}</figure>\n",
+                    escape(&config),
+                    embed::mount(&chart)
+                ));
+            }
+            out.push_str("</div>\n");
+        }
         Anchor::Timelines => {
             out.push_str("<div id=\"timelines\">\n");
             for (i, sampled) in report.sampled.iter().enumerate() {

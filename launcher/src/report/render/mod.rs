@@ -7,6 +7,7 @@ pub mod csv;
 pub mod html;
 pub mod markdown;
 mod measured;
+pub mod quality;
 pub mod sections;
 pub mod table;
 mod timelines;

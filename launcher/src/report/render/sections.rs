@@ -64,6 +64,8 @@ pub enum Anchor {
     PerGpu,
     /// The telemetry of sampled instances.
     Timelines,
+    /// The time to quality table: the quality curves.
+    Quality,
 }
 
 /// A titled part of the report.
@@ -257,6 +259,9 @@ pub fn sections(report: &Report) -> Vec<Section> {
         .collect();
     if !unreadable.is_empty() {
         out.push(section("Unreadable files", table(&["file", "reason"], unreadable)));
+    }
+    if let Some(quality) = &report.quality {
+        out.extend(super::quality::sections(quality));
     }
     if !report.notes.is_empty() {
         out.push(section("Notes", Body::Lines(report.notes.clone())));

@@ -1,0 +1,17 @@
+//! Time to quality (`mlb --jobs FILE --to-quality`): MLPerf's clock as mlb
+//! applies it (docs/quality.md).
+//!
+//! - [`rules`]: an instance's target, evaluation interval, bounds and
+//!   initialisation cap, read from its config;
+//! - [`record`]: what a report holds of its run to quality (its `quality` block);
+//! - [`cache`]: dropping the page cache before a run;
+//! - [`mllog`]: the `:::MLLOG` lines of MLPerf's log format;
+//! - [`olympic`]: a config's result over its runs (MLPerf's olympic mean);
+//! - [`concurrent`]: the concurrent-instance metric of a run of M instances.
+
+pub mod cache;
+pub mod concurrent;
+pub mod mllog;
+pub mod olympic;
+pub mod record;
+pub mod rules;
