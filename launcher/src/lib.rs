@@ -25,6 +25,7 @@ pub mod linux;
 pub mod plan;
 pub mod plugins;
 pub mod prepare;
+pub mod quality;
 pub mod reading;
 pub mod report;
 pub mod runtime;

@@ -10,6 +10,7 @@ pub mod enclosure;
 pub mod hosts;
 pub mod launcher;
 pub mod prepare;
+pub mod python;
 pub mod records;
 pub mod slowdown;
 pub mod slurm;
