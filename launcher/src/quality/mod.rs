@@ -7,11 +7,14 @@
 //! - [`cache`]: dropping the page cache before a run;
 //! - [`mllog`]: the `:::MLLOG` lines of MLPerf's log format;
 //! - [`olympic`]: a config's result over its runs (MLPerf's olympic mean);
-//! - [`concurrent`]: the concurrent-instance metric of a run of M instances.
+//! - [`concurrent`]: the concurrent-instance metric of a run of M instances;
+//! - [`rcp`]: MLPerf's check of a config's convergence against reference
+//!   convergence points.
 
 pub mod cache;
 pub mod concurrent;
 pub mod mllog;
 pub mod olympic;
+pub mod rcp;
 pub mod record;
 pub mod rules;

@@ -26,6 +26,7 @@ mod plugin_listing;
 mod plugin_manifest;
 mod preflight;
 mod prepare;
+mod quality_rcp;
 mod reference_jobs;
 mod report_cli;
 mod report_compat;

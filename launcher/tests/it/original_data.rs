@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use common::text;
+use common::{python, text};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -123,29 +123,16 @@ fn every_original_job_finds_the_files_its_script_opens_where_it_opens_them() {
     }
 }
 
-/// The PyTorch venv's python (scripts/torch-env.sh makes it) and a folder
-/// holding numpy, Pillow and torchvision for it, installed there (once, as
-/// the loader parity bench does) when missing.
+/// The PyTorch venv's python and a folder holding numpy, Pillow and
+/// torchvision for it (shared with the loader parity bench).
 fn python_with_vision() -> (PathBuf, PathBuf) {
-    let (python, cache) = common::venv_python();
-    let vision = cache.join("bench-vision");
-    let importable = |v: &Path| {
-        Command::new(&python)
-            .args(["-c", "import numpy, PIL, torchvision"])
-            .env("PYTHONPATH", v)
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if !importable(&vision) {
-        let out = Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", "--no-deps", "--target"])
-            .arg(&vision)
-            .args(["pillow", "numpy", "torchvision==0.26.0"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "installing numpy, Pillow and torchvision: {:?}", text(&out));
-    }
-    (python, vision)
+    let vision = python::packages(
+        "bench-vision",
+        "numpy, PIL, torchvision",
+        &["pillow", "numpy", "torchvision==0.26.0"],
+        &["--no-deps"],
+    );
+    (python::venv_python(), vision)
 }
 
 #[test]

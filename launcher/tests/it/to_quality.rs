@@ -5,7 +5,7 @@
 //! quality of each config, its olympic mean over `--runs`, and the runs that
 //! did not converge.
 
-use crate::common;
+use crate::common::{self, python};
 
 use common::launcher::Launches;
 use mlb::quality::mllog::PREFIX;
@@ -155,35 +155,9 @@ fn five_runs_give_an_olympic_mean_and_the_report_names_the_runs_that_did_not_con
     assert!(table.contains("Not converged") && table.contains("frozen: run 0, instance 0"), "{table}");
 }
 
-/// The `mlperf-logging` release the compliance test installs.
-const MLPERF_LOGGING: &str = "mlperf-logging==4.1.68";
-
-/// The PyTorch venv's python (scripts/torch-env.sh makes it) and a folder
-/// holding `mlperf-logging` for it, installed there (once) when missing.
-fn python_with_mlperf_logging() -> (std::path::PathBuf, std::path::PathBuf) {
-    use std::process::Command;
-    let (python, cache) = common::venv_python();
-    let package = cache.join("mlperf-logging");
-    let importable = Command::new(&python)
-        .args(["-c", "import mlperf_logging.compliance_checker"])
-        .env("PYTHONPATH", &package)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !importable {
-        let out = Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", "--target"])
-            .arg(&package)
-            .arg(MLPERF_LOGGING)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "installing {MLPERF_LOGGING}: {:?}", common::text(&out));
-    }
-    (python, package)
-}
-
 #[test]
 fn the_mllog_files_pass_mlperfs_compliance_checker() {
-    let (python, package) = python_with_mlperf_logging();
+    let (python, package) = (python::venv_python(), python::mlperf_logging());
     let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/mllog/mlb.yaml");
     let check = |file: &Path| {
         let out = std::process::Command::new(&python)

@@ -10,6 +10,7 @@ pub mod enclosure;
 pub mod hosts;
 pub mod launcher;
 pub mod prepare;
+pub mod python;
 pub mod records;
 pub mod slowdown;
 pub mod slurm;
@@ -86,18 +87,6 @@ pub fn spin_command(config: &str, outdir: &Path, extra: &[&str]) -> Command {
         .env_remove("CUDA_VISIBLE_DEVICES")
         .env_remove("HIP_VISIBLE_DEVICES");
     cmd
-}
-
-/// The PyTorch venv's python (scripts/torch-env.sh makes it) and mlb's
-/// cache folder it lies in (`MLB_CACHE`, else `~/.cache/mlb`), where the
-/// torch tier's tests install the Python packages they need.
-pub fn venv_python() -> (PathBuf, PathBuf) {
-    let cache = std::env::var_os("MLB_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/mlb"));
-    let python = cache.join("venv/bin/python");
-    assert!(python.is_file(), "this test needs the PyTorch venv at {}: run scripts/torch-env.sh", python.display());
-    (python, cache)
 }
 
 /// The report files in `dir`, sorted by name, parsed (not the run's
