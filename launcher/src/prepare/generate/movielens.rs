@@ -124,10 +124,7 @@ impl Generator for MovieLens {
             while rated.len() < count {
                 let rank = self.pick(liked, &mut rng);
                 let time = start + rated.len() as u64 * slot + rng.random_range(0..slot);
-                if !rated.contains_key(&self.movie_id(rank)) {
-                    let stars = self.stars(rank, liked, bias, &mut rng);
-                    rated.insert(self.movie_id(rank), (stars, time));
-                }
+                rated.entry(self.movie_id(rank)).or_insert_with(|| (self.stars(rank, liked, bias, &mut rng), time));
             }
             for (movie, (stars, time)) in rated {
                 writeln!(out, "{},{movie},{stars:.1},{time}", user + 1).expect("writing to a String");

@@ -73,7 +73,7 @@ impl Generator for Wmt16 {
         // Both sides of a chunk draw the same English sentences; the
         // held-out split draws from streams of its own.
         let (split, pairs) = if file <= 2 { ("wmt16", self.pairs) } else { ("wmt16 newstest2014", self.test_pairs) };
-        let german = file % 2 == 0;
+        let german = matches!(file, 2 | 4);
         let mut rng = stream(self.seed, split, chunk as u64, 0);
         let mut out = String::new();
         for _ in chunk_range(chunk, PER_CHUNK, pairs) {
@@ -104,9 +104,16 @@ mod tests {
     #[test]
     fn sides_align_and_translate_token_by_token() {
         let w = Wmt16::new(Scale::Small, 0);
-        let (en, de) = (String::from_utf8(w.chunk(1, 0)).unwrap(), String::from_utf8(w.chunk(2, 0)).unwrap());
+        let side = |file: usize| String::from_utf8(w.chunk(file, 0)).unwrap();
+        let (en, de) = (side(1), side(2));
         assert_eq!(en.lines().count(), 4_000);
-        for (e, d) in en.lines().zip(de.lines()).take(50) {
+        let (held_out_en, held_out_de) = (side(3), side(4));
+        assert_eq!((held_out_en.lines().count(), held_out_de.lines().count()), (300, 300));
+        let training: std::collections::HashSet<&str> = en.lines().collect();
+        let copies = held_out_en.lines().filter(|l| l.split(' ').count() > 6 && training.contains(l)).count();
+        assert_eq!(copies, 0, "the held-out sentences are not training sentences");
+        let pairs = en.lines().zip(de.lines()).take(50).chain(held_out_en.lines().zip(held_out_de.lines()).take(50));
+        for (e, d) in pairs {
             let (mut e, mut d): (Vec<&str>, Vec<&str>) = (e.split(' ').collect(), d.split(' ').collect());
             assert_eq!(e.len(), d.len());
             let index = |t: &str| w.vocabulary.iter().position(|v| v == t).unwrap();
