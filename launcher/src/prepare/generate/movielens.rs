@@ -29,6 +29,8 @@ const HEADER: &str = "userId,movieId,rating,timestamp\n";
 const PER_CHUNK: usize = 2_000;
 /// The first and last rating times of ml-20m.
 const TIMES: std::ops::Range<u64> = 789_652_009..1_427_784_002;
+/// The half-star ratings, as the file writes them.
+const STARS: [&str; 10] = ["0.5", "1.0", "1.5", "2.0", "2.5", "3.0", "3.5", "4.0", "4.5", "5.0"];
 /// Shares of a user's picks from the first and the second liked genre.
 const LIKED: [f64; 2] = [0.55, 0.3];
 
@@ -85,7 +87,7 @@ impl MovieLens {
     /// The half-star rating of movie `rank` by a user who likes `liked`
     /// with bias `bias`: about 4.4 in the first liked genre, 3.7 in the
     /// second, 2.9 elsewhere, plus the biases and noise.
-    fn stars(&self, rank: usize, liked: [usize; 2], bias: f64, rng: &mut impl Rng) -> f64 {
+    fn stars(&self, rank: usize, liked: [usize; 2], bias: f64, rng: &mut impl Rng) -> &'static str {
         let genre = rank % self.genres.len();
         let taste = if genre == liked[0] {
             1.5
@@ -96,7 +98,7 @@ impl MovieLens {
         };
         let noise: f64 = (0..3).map(|_| rng.random_range(-0.5..0.5)).sum();
         let mean = 2.9 + taste + bias + self.movie_bias[rank] + noise;
-        (mean * 2.0).round().clamp(1.0, 10.0) / 2.0
+        STARS[(mean * 2.0).round().clamp(1.0, 10.0) as usize - 1]
     }
 }
 
@@ -127,7 +129,7 @@ impl Generator for MovieLens {
                 rated.entry(self.movie_id(rank)).or_insert_with(|| (self.stars(rank, liked, bias, &mut rng), time));
             }
             for (movie, (stars, time)) in rated {
-                writeln!(out, "{},{movie},{stars:.1},{time}", user + 1).expect("writing to a String");
+                writeln!(out, "{},{movie},{stars},{time}", user + 1).expect("writing to a String");
             }
         }
         out.into_bytes()
