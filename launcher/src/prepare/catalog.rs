@@ -39,7 +39,7 @@ impl std::fmt::Display for Scale {
 /// A data set, in the layout its workloads' loaders read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DataSet {
-    /// The fake ImageNet: `ImageNet/train/<class>/<image>.JPEG`.
+    /// The fake ImageNet: `ImageNet/train/<class>/<image>.JPEG`, held out `ImageNet/val/<class>/<image>.JPEG`.
     ImageNet,
     /// MNIST idx files: `MNIST/train-images-idx3-ubyte`, labels, `t10k-*`.
     Mnist,
@@ -47,7 +47,8 @@ pub enum DataSet {
     Bsds500,
     /// wikitext-2-style text: `wikitext-2/{train,valid,test}.txt`.
     Wikitext2,
-    /// WMT16 English-German after BPE: `wmt16/vocab.bpe.32000`, `train.tok.clean.bpe.32000.{en,de}`.
+    /// WMT16 English-German after BPE: `wmt16/vocab.bpe.32000`, `train.tok.clean.bpe.32000.{en,de}`,
+    /// held out `newstest2014.tok.bpe.32000.{en,de}`.
     Wmt16,
     /// COCO 2017: `coco/train2017/*.jpg`, `coco/annotations/instances_train2017.json`.
     Coco,

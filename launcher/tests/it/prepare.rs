@@ -79,6 +79,8 @@ fn the_files_are_in_the_loaders_formats_and_a_second_run_checks_and_skips() {
     assert_eq!(read("vocab.bpe.32000").lines().count(), 1000);
     let (en, de) = (read("train.tok.clean.bpe.32000.en"), read("train.tok.clean.bpe.32000.de"));
     assert_eq!((en.lines().count(), de.lines().count()), (4000, 4000));
+    let (en, de) = (read("newstest2014.tok.bpe.32000.en"), read("newstest2014.tok.bpe.32000.de"));
+    assert_eq!((en.lines().count(), de.lines().count()), (300, 300), "the held-out pairs");
     // ml-20m: the header, then userId,movieId,rating,timestamp.
     let ratings = std::fs::read_to_string(data.join("ml-20m/ratings.csv")).unwrap();
     assert!(ratings.starts_with("userId,movieId,rating,timestamp\n1,"), "{}", &ratings[..80]);
@@ -161,6 +163,22 @@ fn an_interrupted_run_leaves_no_set_that_looks_complete_and_resumes() {
     assert!(same * 2 >= intact.len(), "{same} of {} intact files kept as they were", intact.len());
     let classes = std::fs::read_dir(data.join("ImageNet/train")).unwrap().count();
     assert_eq!(classes, 10, "class folders");
+    // The held-out split: the same class folders, 4 images each.
+    let val: Vec<String> = std::fs::read_dir(data.join("ImageNet/val"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let train: Vec<String> = std::fs::read_dir(data.join("ImageNet/train"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(sorted(val), sorted(train), "the held-out split's class folders are the training split's");
+    assert_eq!(jpegs(&data.join("ImageNet/val")).len(), 40);
+}
+
+fn sorted(mut names: Vec<String>) -> Vec<String> {
+    names.sort();
+    names
 }
 
 /// The system calls `mlb prepare --name recom` makes on its files (strace,

@@ -157,4 +157,32 @@ mod tests {
         let border = |d: &[u8]| (0..SIDE).map(|i| d[i] as u32 + d[(SIDE - 1) * SIDE + i] as u32).sum::<u32>();
         assert_eq!(border(&eight), 0, "the first and last rows stay blank");
     }
+
+    #[test]
+    fn the_held_out_digits_are_nearest_to_their_own_class_mean() {
+        // A nearest-class-mean classifier of the pixels, fitted on the
+        // training split, scored on the held-out t10k split.
+        let m = Mnist::new(Scale::Small, 0);
+        let (images, labels) = (m.records(0, 0), m.records(1, 0));
+        let mut means = vec![[0.0f64; SIDE * SIDE]; 10];
+        let mut counts = [0.0; 10];
+        for (pixels, &label) in images.chunks(SIDE * SIDE).zip(&labels) {
+            counts[label as usize] += 1.0;
+            means[label as usize].iter_mut().zip(pixels).for_each(|(m, &p)| *m += f64::from(p));
+        }
+        means.iter_mut().zip(counts).for_each(|(mean, n)| mean.iter_mut().for_each(|m| *m /= n));
+        let (test_images, test_labels) = (m.records(2, 0), m.records(3, 0));
+        let right = test_images
+            .chunks(SIDE * SIDE)
+            .zip(&test_labels)
+            .filter(|(pixels, &label)| {
+                let distance = |mean: &[f64; SIDE * SIDE]| -> f64 {
+                    mean.iter().zip(pixels.iter()).map(|(m, &p)| (m - f64::from(p)).powi(2)).sum()
+                };
+                let nearest = (0..10).min_by(|&a, &b| distance(&means[a]).total_cmp(&distance(&means[b])));
+                nearest == Some(label as usize)
+            })
+            .count();
+        assert!(right >= 85, "{right} of 100 held-out digits told apart (chance: 10)");
+    }
 }
