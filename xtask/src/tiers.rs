@@ -134,17 +134,30 @@ fn run_one(root: &Path, tier: Tier) -> Result<(), Error> {
             // The libtorch tests load the release library and `mlb` of the
             // one build, so they run in release, in the build's environment.
             let built = build::build(root, Set::Everything)?;
+            ensure_nextest(root)?;
             cmd::run(
                 built
                     .env
                     .cargo()
-                    // One test at a time: libtorch's CPU generator is one
-                    // per process, and a seeded test that learns (cart's)
-                    // failed when other tests drew from it meanwhile.
-                    .args(["test", "--release", "-p", "mlb-torch", "-p", "mlb-torch-build", "--", "--test-threads=1"])
+                    // One test at a time, each in a process of its own:
+                    // libtorch's CPU generator is one per process (a seeded
+                    // test that learns, cart's, failed when other tests drew
+                    // from it meanwhile), and the data-parallel tests leave
+                    // c10d's threads (stores, Gloo) behind in the process
+                    // that ran them: run one after another in one process,
+                    // `overlapped_averaging_...` crashed (SIGSEGV) in two CI
+                    // runs; alone, in 30 runs, it never did.
+                    .args(["nextest", "run", "--release", "--profile", "ci", "--test-threads", "1"])
+                    .args(["-p", "mlb-torch", "-p", "mlb-torch-build"])
                     .current_dir(root),
             )?;
-            ensure_nextest(root)?;
+            cmd::run(
+                built
+                    .env
+                    .cargo()
+                    .args(["test", "--release", "--doc", "-p", "mlb-torch", "-p", "mlb-torch-build"])
+                    .current_dir(root),
+            )?;
             cmd::run(env.cargo().args(["nextest", "run", "--profile", "ci", "-E", "group(torch)"]).current_dir(root))
         }
         None => smoke::run(root, &smoke::Options::checking_data()),
