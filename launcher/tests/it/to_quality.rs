@@ -97,6 +97,19 @@ fn two_slots_reach_the_target_and_their_reports_and_logs_hold_the_run() {
     seeds.sort();
     seeds.dedup();
     assert_eq!(seeds.len(), 2, "each instance its own seed");
+
+    // The concurrent-instance metric of this two-slot run: from the first
+    // instance's clock start to the last one's stop, as their reports give them.
+    let clock = |key: &'static str| reports.iter().map(move |(_, r)| r["quality"][key].as_f64().unwrap());
+    let first_start = clock("started_at").fold(f64::INFINITY, f64::min);
+    let last_stop = clock("stopped_at").fold(f64::NEG_INFINITY, f64::max);
+    let json: Value = serde_json::from_str(&report(&l.out(), &["--format", "json"])).unwrap();
+    let rows = json["quality"]["concurrent"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "one run: {rows:?}");
+    assert_eq!((rows[0]["instances"].as_u64(), rows[0]["converged"].as_u64()), (Some(2), Some(2)), "{rows:?}");
+    let seconds = rows[0]["seconds"].as_f64().unwrap();
+    assert!((seconds - (last_stop - first_start)).abs() < 1e-6, "{seconds} against {}", last_stop - first_start);
+    assert!(seconds >= clock("seconds").fold(0.0, f64::max), "at least the longer instance's clock");
 }
 
 #[test]
