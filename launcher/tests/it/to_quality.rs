@@ -157,21 +157,7 @@ fn five_runs_give_an_olympic_mean_and_the_report_names_the_runs_that_did_not_con
 
 #[test]
 fn the_mllog_files_pass_mlperfs_compliance_checker() {
-    let (python, package) = (python::venv_python(), python::mlperf_logging());
-    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/mllog/mlb.yaml");
-    let check = |file: &Path| {
-        let out = std::process::Command::new(&python)
-            .args(["-m", "mlperf_logging.compliance_checker", "--config"])
-            .arg(&rules)
-            .arg("--log_output")
-            .arg(file.with_extension("checked"))
-            .arg(file)
-            .env("PYTHONPATH", &package)
-            .output()
-            .unwrap();
-        let (stdout, stderr) = common::text(&out);
-        (out.status.success(), format!("{stdout}\n{stderr}"))
-    };
+    let check = python::compliance_check;
     let l = Launches::new("qualitycc");
     let reports = run_to_quality(&l, &[LEARNS, FROZEN], &["--devices", "2"]);
     assert_eq!(reports.len(), 4);
