@@ -29,14 +29,16 @@ fn suite_jobs() -> Vec<(String, Map<String, Value>)> {
     jobs.iter().map(|j| (j["name"].as_str().unwrap().to_string(), j["args"].as_object().unwrap().clone())).collect()
 }
 
-/// Launches of the libtorch plugin, with the small sets the suite reads
-/// prepared into the test's base folder (`--base`): their time is printed.
+/// Launches of the libtorch plugin, and the base folder (`--base`) of the
+/// small sets the suite reads: prepared once into the tests' target folder
+/// and kept there (`mlb prepare` checks and skips sets already present, and
+/// `--wait`s for another test preparing them); the time is printed.
 fn launches(name: &str) -> (Launches, PathBuf) {
     let l = Launches::with_plugins(name, common::torch_plugin_dir("the quality suite runs the libtorch workloads"));
-    let base = l.dir().join("base");
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("quality-suite");
     let started = Instant::now();
     let suite = suite_file();
-    let out = common::prepare::run(&base, &["--jobs", suite.to_str().unwrap(), "--scale", "small"]);
+    let out = common::prepare::run(&base, &["--jobs", suite.to_str().unwrap(), "--scale", "small", "--wait"]);
     assert!(out.status.success(), "mlb prepare failed: {:?}", common::text(&out));
     eprintln!("prepared the suite's small sets in {:.1} s", started.elapsed().as_secs_f64());
     (l, base)
@@ -146,15 +148,7 @@ fn with_a_learning_rate_of_zero_no_workload_converges_and_the_report_says_so() {
         assert!(!values.iter().any(|v| reaches(q, *v)), "{name}: {values:?} against {}", q["target"]);
     }
 
-    let out = l.out();
-    let report = |args: &[&str]| {
-        let mut all = vec!["report", "--reports", out.to_str().unwrap()];
-        all.extend(args);
-        let done = common::run(&all);
-        let (stdout, stderr) = common::text(&done);
-        assert!(done.status.success(), "mlb report failed:\n{stdout}\n{stderr}");
-        stdout
-    };
+    let report = |args: &[&str]| common::report(&l.out(), args);
     let json: Value = serde_json::from_str(&report(&["--format", "json"])).unwrap();
     let rows = json["quality"]["configs"].as_array().unwrap();
     assert_eq!(rows.len(), jobs.len(), "{rows:#?}");

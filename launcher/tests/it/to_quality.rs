@@ -8,6 +8,7 @@
 use crate::common::{self, python};
 
 use common::launcher::Launches;
+use common::report;
 use mlb::quality::mllog::PREFIX;
 use serde_json::Value;
 use std::path::Path;
@@ -112,16 +113,6 @@ fn a_run_that_never_learns_is_not_converged_at_its_bound() {
     let log = mllog(&l.out(), q["mllog"].as_str().unwrap());
     let stop = log.iter().find(|l| l["key"] == "run_stop").unwrap();
     assert_eq!(stop["metadata"]["status"], "aborted");
-}
-
-/// `mlb report --reports OUT ARGS`: its stdout.
-fn report(out: &Path, args: &[&str]) -> String {
-    let mut all = vec!["report", "--reports", out.to_str().unwrap()];
-    all.extend(args);
-    let done = common::run(&all);
-    let (stdout, stderr) = common::text(&done);
-    assert!(done.status.success(), "mlb report failed:\n{stdout}\n{stderr}");
-    stdout
 }
 
 #[test]

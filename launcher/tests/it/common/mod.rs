@@ -143,6 +143,16 @@ pub fn run(args: &[&str]) -> Output {
     Command::new(mlb()).args(args).output().expect("mlb runs")
 }
 
+/// `mlb report --reports OUT ARGS`, checked to succeed: its stdout.
+pub fn report(out: &Path, args: &[&str]) -> String {
+    let mut all = vec!["report", "--reports", out.to_str().unwrap()];
+    all.extend(args);
+    let done = run(&all);
+    let (stdout, stderr) = text(&done);
+    assert!(done.status.success(), "mlb report failed:\n{stdout}\n{stderr}");
+    stdout
+}
+
 /// Stdout and stderr of an output, for assertion messages.
 pub fn text(out: &Output) -> (String, String) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
