@@ -187,14 +187,16 @@ fn check_workload_args(
         };
         for jr_id in 0..instances {
             let args = &config.for_instance(jr_id).args.0;
-            accepts::check(&plugin.defaults, &plugin.kinds, args).map_err(|refusal| LaunchError::WorkloadArgs {
-                path: file.path.clone(),
-                position: config.position,
-                job: config.name.clone(),
-                index: config.index,
-                of: config.of,
-                workload: name.clone(),
-                refusal: Box::new(refusal),
+            accepts::check(&plugin.defaults, &plugin.kinds, args, to_quality).map_err(|refusal| {
+                LaunchError::WorkloadArgs {
+                    path: file.path.clone(),
+                    position: config.position,
+                    job: config.name.clone(),
+                    index: config.index,
+                    of: config.of,
+                    workload: name.clone(),
+                    refusal: Box::new(refusal),
+                }
             })?;
             if to_quality {
                 let given = args.iter().cloned().collect();

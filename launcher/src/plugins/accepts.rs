@@ -71,11 +71,22 @@ pub enum Refusal {
 
 /// Checks the arguments of one config of a plugin job (keys as written in the
 /// jobs file, per-instance variables filled in) against the workload's
-/// `defaults` and declared `kinds`: the worker's counts first, then each
+/// `defaults` and declared `kinds`: the worker's counts first (as a run to
+/// quality reads them when `to_quality`: [`Plan::on_the_clock`]), then each
 /// declared argument's kind.
-pub fn check(defaults: &Value, kinds: &BTreeMap<String, ArgKind>, args: &[(String, Value)]) -> Result<(), Refusal> {
+pub fn check(
+    defaults: &Value,
+    kinds: &BTreeMap<String, ArgKind>,
+    args: &[(String, Value)],
+    to_quality: bool,
+) -> Result<(), Refusal> {
     let given: Map<String, Value> = args.iter().cloned().collect();
-    Plan::from_config(&effective_config(defaults, &given))?;
+    let config = effective_config(defaults, &given);
+    if to_quality {
+        Plan::on_the_clock(&config)?;
+    } else {
+        Plan::from_config(&config)?;
+    }
     for (key, v) in args {
         let name = arg_key(key);
         let Some(&kind) = kinds.get(&name) else { continue };
@@ -119,7 +130,7 @@ mod tests {
             ("cuda", ArgKind::Flag),
             ("devices", ArgKind::Count),
         ]);
-        let ok = |a: Value| check(&defaults, &kinds, &args(a));
+        let ok = |a: Value| check(&defaults, &kinds, &args(a), false);
         ok(json!({"size": "128", "--lr": 0.5, "arch": 5, "cuda": true, "other": -1, "devices": " 2 "})).unwrap();
         ok(json!({"lr": "1e-3", "size": null, "devices": ""})).unwrap();
         // The message says what is wrong, the typed fix what to do; a list of
@@ -143,13 +154,13 @@ mod tests {
             "argument `devices` = -2: it takes a non-negative integer; fix: give a non-negative integer (a JSON number or a string of one)"
         );
         // Without declared kinds, only the worker's counts are checked.
-        check(&defaults, &BTreeMap::new(), &args(json!({"size": -1}))).unwrap();
+        check(&defaults, &BTreeMap::new(), &args(json!({"size": -1})), false).unwrap();
     }
 
     #[test]
     fn the_worker_counts_are_checked_as_the_worker_checks_them() {
         let defaults = json!({"repeat": 20, "number": 10});
-        let refused = |a: Value| check(&defaults, &BTreeMap::new(), &args(a)).unwrap_err();
+        let refused = |a: Value| check(&defaults, &BTreeMap::new(), &args(a), false).unwrap_err();
         assert_eq!(
             refused(json!({"repeat": -5})),
             Refusal::Plan(PlanError::BadCount { key: "repeat", got: "-5".into() })
@@ -159,11 +170,25 @@ mod tests {
             Refusal::Plan(PlanError::BadCount { key: "number", got: "0".into() })
         );
         assert_eq!(refused(json!({"repeat": 10})), Refusal::Plan(PlanError::RepeatNotAboveDefaultSkip { repeat: 10 }));
-        check(&defaults, &BTreeMap::new(), &args(json!({"repeat": 3, "skip": 1}))).unwrap();
+        check(&defaults, &BTreeMap::new(), &args(json!({"repeat": 3, "skip": 1})), false).unwrap();
         // No default for `repeat`: the worker would refuse the config.
         assert!(matches!(
-            check(&json!({}), &BTreeMap::new(), &[]),
+            check(&json!({}), &BTreeMap::new(), &[], false),
             Err(Refusal::Plan(PlanError::BadCount { key: "repeat", .. }))
+        ));
+    }
+
+    #[test]
+    fn on_the_clock_repeat_need_not_exceed_the_default_skip() {
+        let defaults = json!({"repeat": 10, "number": 1});
+        assert_eq!(
+            check(&defaults, &BTreeMap::new(), &[], false).unwrap_err(),
+            Refusal::Plan(PlanError::RepeatNotAboveDefaultSkip { repeat: 10 })
+        );
+        check(&defaults, &BTreeMap::new(), &[], true).unwrap();
+        assert!(matches!(
+            check(&defaults, &BTreeMap::new(), &args(json!({"number": 0})), true),
+            Err(Refusal::Plan(PlanError::BadCount { key: "number", .. }))
         ));
     }
 }

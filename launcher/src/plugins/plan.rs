@@ -66,6 +66,38 @@ impl Plan {
     /// nothing (the original suite then reported from a single warm-up
     /// observation); with an explicit skip it would time nothing either.
     pub fn from_config(config: &Map<String, Value>) -> Result<Self, PlanError> {
+        let Counts { repeat, number, skip, explicit_skip } = Counts::read(config)?;
+        if repeat <= skip {
+            return Err(if explicit_skip {
+                PlanError::NothingTimed { repeat, skip }
+            } else {
+                PlanError::RepeatNotAboveDefaultSkip { repeat }
+            });
+        }
+        Ok(Plan { repeat, number, skip })
+    }
+
+    /// The plan of a run to quality (docs/quality.md): the clock times every
+    /// block of training, so nothing is skipped, and `repeat` need not
+    /// exceed any skip (a workload whose default `repeat` is at most the
+    /// default skip runs to quality as it is). The counts are still read
+    /// and checked as [`Plan::from_config`] reads them.
+    pub fn on_the_clock(config: &Map<String, Value>) -> Result<Self, PlanError> {
+        let Counts { repeat, number, .. } = Counts::read(config)?;
+        Ok(Plan { repeat, number, skip: 0 })
+    }
+}
+
+/// The counts of a config as written, before any rule between them.
+struct Counts {
+    repeat: u64,
+    number: u64,
+    skip: u64,
+    explicit_skip: bool,
+}
+
+impl Counts {
+    fn read(config: &Map<String, Value>) -> Result<Counts, PlanError> {
         let count = |key: &'static str, default: Option<u64>| -> Result<u64, PlanError> {
             let bad = |got: String| PlanError::BadCount { key, got };
             match config.get(key) {
@@ -84,14 +116,7 @@ impl Plan {
         }
         let explicit_skip = config.get("skip").is_some_and(|v| !v.is_null());
         let skip = count("skip", Some(DEFAULT_SKIP))?;
-        if repeat <= skip {
-            return Err(if explicit_skip {
-                PlanError::NothingTimed { repeat, skip }
-            } else {
-                PlanError::RepeatNotAboveDefaultSkip { repeat }
-            });
-        }
-        Ok(Plan { repeat, number, skip })
+        Ok(Counts { repeat, number, skip, explicit_skip })
     }
 }
 
@@ -147,5 +172,23 @@ mod tests {
             json!({"--repeat": 3, "--batch-size": 8}).as_object().unwrap(),
         );
         assert_eq!(Value::Object(c), json!({"repeat": 3, "size": 64, "batch_size": 8}));
+    }
+
+    #[test]
+    fn on_the_clock_every_block_is_timed_so_no_skip_is_needed() {
+        let clock = |v: Value| Plan::on_the_clock(v.as_object().unwrap());
+        // A workload's default repeat at or below the default skip (gpt's 10)
+        // times nothing in a throughput run, but every block on the clock.
+        assert_eq!(clock(json!({"repeat": 10, "number": 1})).unwrap(), Plan { repeat: 10, number: 1, skip: 0 });
+        assert_eq!(
+            clock(json!({"repeat": 2, "number": 5, "skip": 4})).unwrap(),
+            Plan { repeat: 2, number: 5, skip: 0 }
+        );
+        // The counts are still the worker's: a bad one is refused.
+        assert!(matches!(clock(json!({"repeat": 0, "number": 5})), Err(PlanError::BadCount { key: "repeat", .. })));
+        assert!(matches!(
+            clock(json!({"repeat": 3, "number": 1, "skip": -1})),
+            Err(PlanError::BadCount { key: "skip", .. })
+        ));
     }
 }

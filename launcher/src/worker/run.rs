@@ -42,7 +42,7 @@ pub fn main(args: WorkerArgs) -> i32 {
         Err(e) => return ctx.fail(Failure::new(Cause::Load, one_line(&e)), None),
     };
     ctx.adopt(&plugin, &config);
-    let plan = match Plan::from_config(&ctx.args) {
+    let plan = match if args.to_quality { Plan::on_the_clock(&ctx.args) } else { Plan::from_config(&ctx.args) } {
         Ok(plan) => plan,
         Err(e) => {
             return ctx
@@ -78,8 +78,8 @@ pub fn main(args: WorkerArgs) -> i32 {
         }
         let run = session.run(&mut instance);
         ctx.quality = Some(session.record(&run));
-        // Every block is timed: the report's throughput is the training's.
-        let plan = Plan { skip: 0, ..plan };
+        // Every block is timed (the plan skips none): the report's
+        // throughput is the training's.
         return ctx.conclude(&mut instance, plan, &device, &run.result);
     }
     let result = timing::run_observed(&mut instance, plan, Announce);

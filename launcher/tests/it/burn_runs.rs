@@ -27,20 +27,9 @@ const SUITE: &str = "burn";
 /// Where the burns record their verdicts: each test's own folder.
 const BURNS_VAR: &str = mlb::burn::record::DIR_VAR;
 
-/// A private folder holding a copy of the release build of the libtorch
-/// plugin (plugin folders must not be writable by others).
+/// A private folder holding the libtorch plugin, for its gemm and membw.
 fn torch_plugin_dir() -> tempfile::TempDir {
-    let target = common::mlb().parent().and_then(Path::parent).unwrap().to_path_buf();
-    let built = target.join("release").join("libmlb_torch.so");
-    assert!(
-        built.is_file(),
-        "the burn tests run the libtorch plugin's gemm and membw: build it first (`cargo xtask build --torch` \
-         makes {})",
-        built.display()
-    );
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(&built, dir.path().join("libmlb_torch.so")).unwrap();
-    dir
+    common::torch_plugin_dir("the burn tests run the libtorch plugin's gemm and membw")
 }
 
 /// `mlb burn` of 2 x 6 seconds in fp32 (bf16 on a CPU is slow and its

@@ -259,3 +259,25 @@ fn usage_lines_run_the_standard_suite_by_name_or_by_default() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(stderr.contains("installed suites: baselines, modern, modern-smoke, smoke"), "{stderr}");
 }
+
+/// `configs/quality-reference.json`, the jobs of the reference convergence
+/// runs, is the quality suite (`configs/quality.json`) with each job's
+/// `batch_size` a list of two: the suite's, then another (docs/quality.md).
+#[test]
+fn the_quality_reference_jobs_are_the_quality_suite_at_two_batch_sizes() {
+    let read = |name: &str| -> Vec<serde_json::Value> {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../configs").join(name);
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let (suite, reference) = (read("quality.json"), read("quality-reference.json"));
+    assert_eq!(suite.len(), reference.len());
+    for (job, mut at_two) in suite.into_iter().zip(reference) {
+        let sizes = at_two["args"]["batch_size"].take();
+        let sizes = sizes.as_array().unwrap_or_else(|| panic!("{}: batch_size is not a list", job["name"]));
+        assert_eq!(sizes.len(), 2, "{}: {sizes:?}", job["name"]);
+        assert_eq!(sizes[0], job["args"]["batch_size"], "{}: the suite's batch size first", job["name"]);
+        assert_ne!(sizes[0], sizes[1], "{}", job["name"]);
+        at_two["args"]["batch_size"] = sizes[0].clone();
+        assert_eq!(at_two, job, "the reference job is the suite's but for its batch sizes");
+    }
+}

@@ -8,6 +8,7 @@
 use crate::common::{self, python};
 
 use common::launcher::Launches;
+use common::report;
 use mlb::quality::mllog::PREFIX;
 use serde_json::Value;
 use std::path::Path;
@@ -127,16 +128,6 @@ fn a_run_that_never_learns_is_not_converged_at_its_bound() {
     assert_eq!(stop["metadata"]["status"], "aborted");
 }
 
-/// `mlb report --reports OUT ARGS`: its stdout.
-fn report(out: &Path, args: &[&str]) -> String {
-    let mut all = vec!["report", "--reports", out.to_str().unwrap()];
-    all.extend(args);
-    let done = common::run(&all);
-    let (stdout, stderr) = common::text(&done);
-    assert!(done.status.success(), "mlb report failed:\n{stdout}\n{stderr}");
-    stdout
-}
-
 #[test]
 fn five_runs_give_an_olympic_mean_and_the_report_names_the_runs_that_did_not_converge() {
     let l = Launches::new("quality5");
@@ -170,21 +161,7 @@ fn five_runs_give_an_olympic_mean_and_the_report_names_the_runs_that_did_not_con
 
 #[test]
 fn the_mllog_files_pass_mlperfs_compliance_checker() {
-    let (python, package) = (python::venv_python(), python::mlperf_logging());
-    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/mllog/mlb.yaml");
-    let check = |file: &Path| {
-        let out = std::process::Command::new(&python)
-            .args(["-m", "mlperf_logging.compliance_checker", "--config"])
-            .arg(&rules)
-            .arg("--log_output")
-            .arg(file.with_extension("checked"))
-            .arg(file)
-            .env("PYTHONPATH", &package)
-            .output()
-            .unwrap();
-        let (stdout, stderr) = common::text(&out);
-        (out.status.success(), format!("{stdout}\n{stderr}"))
-    };
+    let check = python::compliance_check;
     let l = Launches::new("qualitycc");
     let reports = run_to_quality(&l, &[LEARNS, FROZEN], &["--devices", "2"]);
     assert_eq!(reports.len(), 4);

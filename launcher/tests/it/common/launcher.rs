@@ -1,7 +1,7 @@
 //! Real `mlb --jobs` runs for one test: a private folder for the jobs file,
 //! scripts, the output folder and the run's host lock (so that tests running
 //! launchers side by side do not wait for each other), and the real spin
-//! plugin.
+//! plugin (or another plugin folder).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -20,19 +20,20 @@ pub fn private_lock(cmd: &mut Command, lock: &Path) {
 /// One test's launches.
 pub struct Launches {
     dir: tempfile::TempDir,
-    spin: tempfile::TempDir,
+    plugins: tempfile::TempDir,
     /// The jobs file's (and the suite's) name: unique per test and process.
     pub suite: String,
 }
 
 impl Launches {
-    /// Launches for the test `name`.
+    /// Launches for the test `name`, of the spin plugin.
     pub fn new(name: &str) -> Launches {
-        Launches {
-            dir: tempfile::tempdir().unwrap(),
-            spin: super::spin_dir(),
-            suite: format!("{name}{}", std::process::id()),
-        }
+        Launches::with_plugins(name, super::spin_dir())
+    }
+
+    /// Launches for the test `name`, of the plugins in the folder `plugins`.
+    pub fn with_plugins(name: &str, plugins: tempfile::TempDir) -> Launches {
+        Launches { dir: tempfile::tempdir().unwrap(), plugins, suite: format!("{name}{}", std::process::id()) }
     }
 
     /// The test's folder.
@@ -68,11 +69,11 @@ impl Launches {
     }
 
     /// `mlb --jobs JOBS --outdir OUT EXTRA...` with this test's lock,
-    /// plugin folder and burn records ([`Self::burns`]), plain (no colour),
+    /// plugin folder (spin's unless [`Self::with_plugins`]) and burn records ([`Self::burns`]), plain (no colour),
     /// its output piped.
     pub fn command(&self, jobs: &Path, out: &Path, extra: &[&str]) -> Command {
         let mut c = Command::new(super::mlb());
-        c.arg("--plugin-dir").arg(self.spin.path()).arg("--jobs").arg(jobs).arg("--outdir").arg(out).args(extra);
+        c.arg("--plugin-dir").arg(self.plugins.path()).arg("--jobs").arg(jobs).arg("--outdir").arg(out).args(extra);
         c.env(mlb::burn::record::DIR_VAR, self.burns());
         private_lock(&mut c, &self.lock());
         c.env("NO_COLOR", "1").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());

@@ -122,9 +122,35 @@ pub fn spin_dir() -> tempfile::TempDir {
     dir
 }
 
+/// A private folder holding a copy of the release build of the libtorch
+/// plugin (`cargo xtask build --torch` makes it beside the release `mlb`);
+/// the test fails naming the build when it is absent.
+pub fn torch_plugin_dir(why: &str) -> tempfile::TempDir {
+    let target = mlb().parent().and_then(Path::parent).unwrap().to_path_buf();
+    let built = target.join("release").join("libmlb_torch.so");
+    assert!(
+        built.is_file(),
+        "{why}: build the libtorch plugin first (`cargo xtask build --torch` makes {})",
+        built.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&built, dir.path().join("libmlb_torch.so")).unwrap();
+    dir
+}
+
 /// `mlb ARGS` run to its end.
 pub fn run(args: &[&str]) -> Output {
     Command::new(mlb()).args(args).output().expect("mlb runs")
+}
+
+/// `mlb report --reports OUT ARGS`, checked to succeed: its stdout.
+pub fn report(out: &Path, args: &[&str]) -> String {
+    let mut all = vec!["report", "--reports", out.to_str().unwrap()];
+    all.extend(args);
+    let done = run(&all);
+    let (stdout, stderr) = text(&done);
+    assert!(done.status.success(), "mlb report failed:\n{stdout}\n{stderr}");
+    stdout
 }
 
 /// Stdout and stderr of an output, for assertion messages.

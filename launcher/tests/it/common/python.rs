@@ -53,3 +53,21 @@ pub const MLPERF_LOGGING: &str = "mlperf-logging==4.1.68";
 pub fn mlperf_logging() -> PathBuf {
     packages("mlperf-logging", "mlperf_logging.compliance_checker, mlperf_logging.rcp_checker", &[MLPERF_LOGGING], &[])
 }
+
+/// MLPerf's compliance checker (of [`MLPERF_LOGGING`]) on the MLLOG file
+/// `file` with mlb's rules (`configs/mllog/mlb.yaml`): whether it passed,
+/// and what it said. Its own log goes beside the file (`.checked`).
+pub fn compliance_check(file: &Path) -> (bool, String) {
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/mllog/mlb.yaml");
+    let out = Command::new(venv_python())
+        .args(["-m", "mlperf_logging.compliance_checker", "--config"])
+        .arg(&rules)
+        .arg("--log_output")
+        .arg(file.with_extension("checked"))
+        .arg(file)
+        .env("PYTHONPATH", mlperf_logging())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = super::text(&out);
+    (out.status.success(), format!("{stdout}\n{stderr}"))
+}
