@@ -27,6 +27,7 @@ mod plugin_manifest;
 mod preflight;
 mod prepare;
 mod quality_rcp;
+mod rcp_report;
 mod reference_jobs;
 mod report_cli;
 mod report_compat;
