@@ -128,6 +128,10 @@ impl Fix for ReportError {
                 Some("pass the output folder of an `mlb --jobs FILE --to-quality` run with --reports DIR".into())
             }
             ReportError::Reference(e) => e.fix(),
+            ReportError::Rcp(crate::quality::rcp::RcpError::Read { .. }) => {
+                Some("pass an RCP file with --rcp FILE (`mlb report --write-rcp FILE` makes one from runs to quality)".into())
+            }
+            // A file of another shape says its fix in its message.
             ReportError::Rcp(_) | ReportError::Html { .. } | ReportError::RcpWrite { .. } | ReportError::Interrupted { .. } => {
                 None
             }

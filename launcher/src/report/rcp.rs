@@ -11,6 +11,7 @@
 use super::error::ReportError;
 use super::quality::{QualityInstance, QualityTables};
 use crate::contract::record::Staged;
+use crate::quality::olympic::MIN_RUNS;
 use crate::quality::rcp::installed;
 use crate::quality::rcp::matching::{self, Problem};
 use crate::quality::rcp::reference::{self, ConfigRuns, Run};
@@ -33,6 +34,8 @@ pub enum Status {
     Failed,
     /// No point of its benchmark and problem: nothing to compare with.
     NoReference,
+    /// Fewer runs than an olympic mean needs: no verdict.
+    TooFewRuns,
 }
 
 /// The check of one config.
@@ -142,6 +145,13 @@ fn row(c: &ConfigRuns, set: &RcpSet) -> RcpRow {
     };
     if points.is_empty() {
         return RcpRow { message: format!("no reference: no point of {}", c.problem), ..empty };
+    }
+    if c.runs.len() < MIN_RUNS {
+        let message = format!(
+            "{} run(s): the olympic mean needs at least {MIN_RUNS}; run with --runs {MIN_RUNS} or more",
+            c.runs.len()
+        );
+        return RcpRow { status: Status::TooFewRuns, message, ..empty };
     }
     let verdict = Checker::new(&RcpSet { points }, c.runs.len()).check(bs, &items, Pass::Pruned);
     let reference = verdict.reference.as_ref();
@@ -286,6 +296,9 @@ mod tests {
         let fast = by("fast");
         assert_eq!((fast.status, fast.submission_mean), (Status::Failed, Some(976.6666666666666)));
         assert!(fast.norm_factor.unwrap() > 2.0);
+        let two = super::check(&super::super::quality::tables(&reports[..2]), &set, "t".into());
+        assert_eq!(two.rows[0].status, Status::TooFewRuns, "{:?}", two.rows[0]);
+        assert!(two.rows[0].message.contains("--runs 3"));
         let other = by("other");
         assert_eq!(other.status, Status::NoReference);
         assert_eq!(other.message, "no reference: no point of convnet with arch=\"resnet50\" target=0.5");

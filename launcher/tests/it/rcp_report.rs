@@ -128,6 +128,11 @@ fn reference_runs_make_points_and_a_faster_submission_is_flagged() {
     report(&submission.out(), &["--to-quality", "--rcp", file.to_str().unwrap(), "--html", page.to_str().unwrap()]);
     assert!(std::fs::read_to_string(&page).unwrap().contains("RCP Interpolation"));
 
+    let missing = submission.dir().join("missing.json");
+    let (code, _, stderr) = report(&submission.out(), &["--to-quality", "--rcp", missing.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("cannot read the RCP file") && stderr.contains("fix: pass an RCP file"), "{stderr}");
+
     // Without --rcp, the installed set: empty, so no config has a reference.
     let (code, stdout, _) = report(&submission.out(), &["--to-quality", "--format", "json"]);
     let json: Value = serde_json::from_str(&stdout).unwrap();

@@ -74,6 +74,7 @@ fn rcp(check: &RcpCheck) -> Section {
                 Status::Passed => Cell { text: "PASS".into(), mark: Some(Mark::Pass) },
                 Status::Failed => Cell { text: "FAIL".into(), mark: Some(Mark::Fail) },
                 Status::NoReference => "no reference".into(),
+                Status::TooFewRuns => Cell { text: "too few runs".into(), mark: Some(Mark::Warn) },
             };
             vec![
                 r.config.as_str().into(),
