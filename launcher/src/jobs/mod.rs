@@ -8,7 +8,7 @@ mod model;
 mod parse;
 pub mod render;
 mod select;
-mod suite;
+pub(crate) mod suite;
 mod vars;
 
 pub use error::JobsError;

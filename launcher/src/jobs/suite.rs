@@ -54,8 +54,10 @@ fn resolve(wanted: &Path, exe: &Path) -> Result<JobsFile, JobsError> {
     }
 }
 
-/// The folders of installed suites for the binary `exe`.
-fn folders(exe: &Path) -> Vec<PathBuf> {
+/// The folders of installed suites (and of the other installed configs,
+/// such as the reference convergence points) for the binary `exe`, in
+/// lookup order.
+pub(crate) fn folders(exe: &Path) -> Vec<PathBuf> {
     let Some(bin) = exe.parent() else { return Vec::new() };
     let mut out = vec![bin.join("configs")];
     if let Some(prefix) = bin.parent() {

@@ -116,4 +116,21 @@ pub struct ReportArgs {
     /// as the original did. The score always pools per bench.
     #[arg(long, value_enum, value_name = "ROWS", default_value_t = Grouping::Config)]
     pub rows: Grouping,
+
+    /// The folder holds a run to quality (`mlb --jobs FILE --to-quality`):
+    /// refuse a folder without one, and check each config's convergence
+    /// against the reference convergence points (RCPs) of its problem.
+    #[arg(long = "to-quality")]
+    pub to_quality: bool,
+
+    /// With `--to-quality`: the reference set (MLPerf's RCP JSON) to check
+    /// against instead of the installed `configs/rcp/mlb.json`.
+    #[arg(long, value_name = "FILE", requires = "to_quality")]
+    pub rcp: Option<PathBuf>,
+
+    /// Write one reference point per config of the run to quality in the
+    /// folder into FILE (created, or merged: points of the same name
+    /// replaced, the others kept) instead of printing the report.
+    #[arg(long = "write-rcp", value_name = "FILE", conflicts_with = "to_quality")]
+    pub write_rcp: Option<PathBuf>,
 }

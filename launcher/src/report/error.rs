@@ -61,6 +61,26 @@ pub enum ReportError {
         /// Why.
         source: std::io::Error,
     },
+    /// `--to-quality` or `--write-rcp` on a folder without a run to quality.
+    #[error("no run to quality in {path}: no completed report with a `quality` block beside an MLLOG file")]
+    NoQualityRun {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The reference set cannot be read.
+    #[error(transparent)]
+    Rcp(#[from] crate::quality::rcp::RcpError),
+    /// A config's runs cannot be a reference point (`--write-rcp`).
+    #[error("{0}; nothing was written")]
+    Reference(#[from] crate::quality::rcp::ReferenceError),
+    /// The reference set cannot be written.
+    #[error("cannot write the RCP file {path}: {source}")]
+    RcpWrite {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// Ctrl-C or SIGTERM came before the HTML page was in place.
     #[error("interrupted before the HTML report {path} was written: the page there before, if any, is left as it was")]
     Interrupted {
@@ -79,8 +99,11 @@ impl Classify for ReportError {
             | ReportError::Empty { .. }
             | ReportError::Targets { .. }
             | ReportError::UnknownModel { .. }
-            | ReportError::OtherAccelerator { .. } => Kind::Refused,
-            ReportError::Html { .. } => Kind::Failed,
+            | ReportError::OtherAccelerator { .. }
+            | ReportError::NoQualityRun { .. }
+            | ReportError::Rcp(_)
+            | ReportError::Reference(_) => Kind::Refused,
+            ReportError::Html { .. } | ReportError::RcpWrite { .. } => Kind::Failed,
             ReportError::Interrupted { .. } => Kind::Interrupted,
         }
     }
@@ -101,7 +124,17 @@ impl Fix for ReportError {
             ReportError::OtherAccelerator { .. } => {
                 Some("compare runs of one accelerator model, or pass --force to compare anyway".into())
             }
-            ReportError::Html { .. } | ReportError::Interrupted { .. } => None,
+            ReportError::NoQualityRun { .. } => {
+                Some("pass the output folder of an `mlb --jobs FILE --to-quality` run with --reports DIR".into())
+            }
+            ReportError::Reference(e) => e.fix(),
+            ReportError::Rcp(crate::quality::rcp::RcpError::Read { .. }) => {
+                Some("pass an RCP file with --rcp FILE (`mlb report --write-rcp FILE` makes one from runs to quality)".into())
+            }
+            // A file of another shape says its fix in its message.
+            ReportError::Rcp(_) | ReportError::Html { .. } | ReportError::RcpWrite { .. } | ReportError::Interrupted { .. } => {
+                None
+            }
         }
     }
 }

@@ -20,6 +20,7 @@ mod per_gpu;
 mod per_node;
 mod profile;
 pub mod quality;
+pub mod rcp;
 mod relative;
 pub mod render;
 mod rows;
@@ -51,6 +52,9 @@ use crate::contract::read::{read_folder, FolderError};
 /// Runs `mlb report`: returns what to print on stdout, after writing the
 /// HTML page when asked.
 pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
+    if let Some(file) = &args.write_rcp {
+        return rcp::write(&args.reports, file);
+    }
     show(args, &report(args)?)
 }
 
@@ -73,6 +77,12 @@ pub fn report(args: &ReportArgs) -> Result<Report, ReportError> {
     };
     let mut report = build(&args.reports, args.baseline.as_deref(), &opts)?;
     report.quality = quality::read(&args.reports);
+    if args.to_quality {
+        let no_run = || ReportError::NoQualityRun { path: args.reports.clone() };
+        let tables = report.quality.as_mut().ok_or_else(no_run)?;
+        let (set, origin) = rcp::load(args.rcp.as_deref())?;
+        tables.rcp = Some(rcp::check(tables, &set, origin));
+    }
     Ok(report)
 }
 

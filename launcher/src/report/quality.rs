@@ -8,20 +8,26 @@
 //! instance writes one beside its report): only then are its reports read
 //! whole, so a throughput folder costs a listing.
 
+use super::rcp::RcpCheck;
 use crate::contract::read::read_folder;
 use crate::contract::Report;
 use crate::quality::concurrent::{concurrent, Span};
 use crate::quality::olympic::{olympic, spread, Olympic, Spread};
 use crate::quality::record::QualityRecord;
 use serde::Serialize;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// One instance's run to quality.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct QualityInstance {
-    /// Its config's label (the job's name, and its id when the job has several configs).
+    /// Its config's label: the job's name, with its batch size and its id
+    /// when the job has configs of several.
     pub config: String,
+    /// The job's name.
+    #[serde(skip)]
+    pub job: String,
     /// Run id.
     pub run_id: u64,
     /// Instance index.
@@ -31,6 +37,12 @@ pub struct QualityInstance {
     /// Its run.
     #[serde(skip)]
     pub record: QualityRecord,
+    /// The workload that ran (the plugin's name).
+    #[serde(skip)]
+    pub benchmark: String,
+    /// Its report's workload keys (arguments and the plugin's report keys).
+    #[serde(skip)]
+    pub args: Map<String, Value>,
 }
 
 impl QualityInstance {
@@ -88,6 +100,9 @@ pub struct QualityTables {
     /// Every instance (for the curves).
     #[serde(skip)]
     pub instances: Vec<QualityInstance>,
+    /// The RCP check of each config (`mlb report --to-quality`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rcp: Option<RcpCheck>,
 }
 
 /// Whether `dir` (or a folder below) holds an `*.mllog` file.
@@ -119,27 +134,42 @@ pub fn read(dir: &Path) -> Option<QualityTables> {
 pub fn tables(reports: &[Report]) -> QualityTables {
     let with: Vec<(&Report, &QualityRecord)> =
         reports.iter().filter(|r| r.completed).filter_map(|r| r.quality.as_ref().map(|q| (r, q))).collect();
-    // Configs by job name and id; a job of several configs shows the id.
-    let mut ids: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    // Configs by job name, id and batch size (which the id leaves out); a
+    // job of several configs shows what tells them apart.
+    let batch = |r: &Report| r.args.get("batch_size").filter(|b| !b.is_null()).map(Value::to_string);
+    let mut ids: BTreeMap<&str, (Vec<&str>, Vec<Option<String>>)> = BTreeMap::new();
     for (r, _) in &with {
-        let id = ids.entry(r.name.as_str()).or_default();
+        let (id, sizes) = ids.entry(r.name.as_str()).or_default();
         let uid = r.unique_id.as_deref().unwrap_or("");
         if !id.contains(&uid) {
             id.push(uid);
         }
+        if !sizes.contains(&batch(r)) {
+            sizes.push(batch(r));
+        }
     }
-    let label = |r: &Report| match (ids[r.name.as_str()].len(), r.unique_id.as_deref()) {
-        (1, _) | (_, None) => r.name.clone(),
-        (_, Some(uid)) => format!("{} ({uid})", r.name),
+    let label = |r: &Report| {
+        let (id, sizes) = &ids[r.name.as_str()];
+        let mut label = r.name.clone();
+        if let (true, Some(bs)) = (sizes.len() > 1, batch(r)) {
+            label.push_str(&format!("[batch_size={bs}]"));
+        }
+        if let (true, Some(uid)) = (id.len() > 1, r.unique_id.as_deref()) {
+            label.push_str(&format!(" ({uid})"));
+        }
+        label
     };
     let mut instances: Vec<QualityInstance> = with
         .iter()
         .map(|(r, q)| QualityInstance {
             config: label(r),
+            job: r.name.clone(),
             run_id: r.run_id,
             jr_id: r.jr_id,
             vcd: r.vcd.clone(),
             record: (*q).clone(),
+            benchmark: benchmark(r),
+            args: r.args.clone(),
         })
         .collect();
     instances.sort_by(|a, b| (&a.config, a.run_id, a.jr_id).cmp(&(&b.config, b.run_id, b.jr_id)));
@@ -165,7 +195,15 @@ pub fn tables(reports: &[Report]) -> QualityTables {
             })
         })
         .collect();
-    QualityTables { configs, concurrent, instances }
+    QualityTables { configs, concurrent, instances, rcp: None }
+}
+
+/// The workload a report ran: its plugin's name, else the first word of its
+/// `version`, else the job's name.
+fn benchmark(r: &Report) -> String {
+    let plugin = r.provenance.as_ref().and_then(|p| p.plugin.as_ref()).map(|p| p.name.clone());
+    let version = || r.version.as_deref().and_then(|v| v.split_whitespace().next()).map(str::to_string);
+    plugin.or_else(version).unwrap_or_else(|| r.name.clone())
 }
 
 /// The row of one config's runs.
@@ -240,6 +278,20 @@ mod tests {
         let spread = row.spread.unwrap();
         assert_eq!((spread.min, spread.max), (10.0, 40.0));
         assert_eq!(t.concurrent.len(), 5, "one per run");
+    }
+
+    #[test]
+    fn configs_of_one_job_apart_by_their_batch_size_are_rows_of_their_own() {
+        let sized = |run, bs: u64| {
+            let mut r = report("learns", run, 0, 0.0, 1.0, true);
+            r.args.insert("batch_size".into(), bs.into());
+            r
+        };
+        let t = tables(&[sized(0, 16), sized(1, 16), sized(0, 64)]);
+        let labels: Vec<&str> = t.configs.iter().map(|c| c.config.as_str()).collect();
+        assert_eq!(labels, ["learns[batch_size=16]", "learns[batch_size=64]"], "the id leaves the batch size out");
+        assert_eq!(t.configs[0].runs, 2);
+        assert_eq!(t.instances[0].job, "learns");
     }
 
     #[test]

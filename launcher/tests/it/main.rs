@@ -28,6 +28,7 @@ mod preflight;
 mod prepare;
 mod quality_rcp;
 mod quality_suite;
+mod rcp_report;
 mod reference_jobs;
 mod report_cli;
 mod report_compat;

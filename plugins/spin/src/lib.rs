@@ -15,6 +15,8 @@
 //! |---|---|
 //! | `quality_scale: S` | items that take the quality to `1 - 1/e` (1000 when absent) |
 //! | `lr: L` | multiplies the items (1 when absent); `lr: 0` never learns: the quality stays 0 |
+//! | `quality_jitter: J` | scales `quality_scale` by a factor in `[1 - J, 1 + J]` drawn from the seed (none when absent): runs of different seeds converge in different items, as reference runs do |
+//! | `batch_size: B` | items a step counts (`size` when absent, 1 for `size: 0`); the step's work stays `size` |
 //!
 //! Fault modes (step numbers count every step from 1, warm-up included):
 //!
@@ -85,11 +87,26 @@ workload_args! {
         pub quality_scale: Option<f64>,
         /// Factor of the items in the quality (1 when absent; 0: never learns).
         pub lr: Option<f64>,
+        /// Spread of `quality_scale` over seeds: a factor in [1 - J, 1 + J] (none when absent).
+        pub quality_jitter: Option<f64>,
+        /// Items a step counts (`size` when absent).
+        pub batch_size: Option<u64>,
     }
 }
 
 /// Items that take the quality to `1 - 1/e` when `quality_scale` is absent.
 const DEFAULT_QUALITY_SCALE: f64 = 1000.0;
+
+/// The factor of `quality_scale` for `seed` under `quality_jitter: jitter`:
+/// uniform in `[1 - jitter, 1 + jitter]` over seeds (a splitmix64 draw).
+fn jitter_factor(seed: u64, jitter: f64) -> f64 {
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    let unit = (z >> 11) as f64 / (1u64 << 53) as f64;
+    1.0 + jitter * (2.0 * unit - 1.0)
+}
 
 /// A deterministic pseudo-random matrix (splitmix64-seeded xorshift64*),
 /// values in [-1, 1).
@@ -151,6 +168,9 @@ impl Workload for Spin {
     fn create(args: Args) -> mlb_plugin::Result<Self> {
         if args.quality_scale.is_some_and(|s| s <= 0.0) {
             return Err("argument `quality_scale` must be positive".into());
+        }
+        if args.quality_jitter.is_some_and(|j| !(0.0..1.0).contains(&j)) {
+            return Err("argument `quality_jitter` must be at least 0 and below 1".into());
         }
         let (size, seed) = (args.size, args.seed.unwrap_or(0));
         Ok(Spin {
@@ -216,13 +236,17 @@ impl Workload for Spin {
         } else {
             1.0 / (1.0 + 0.1 * self.step as f64) + 1e-12 * self.checksum.abs().min(1.0)
         };
-        let items = self.size.max(1) as u64;
+        let items = self.faults.batch_size.unwrap_or(self.size.max(1) as u64);
         self.trained += items;
         Ok(Step::with_loss(items, loss))
     }
 
     fn eval(&mut self) -> mlb_plugin::Result<f64> {
-        let scale = self.faults.quality_scale.unwrap_or(DEFAULT_QUALITY_SCALE);
+        let jitter = match self.faults.quality_jitter {
+            Some(j) => jitter_factor(self.faults.seed.unwrap_or(0), j),
+            None => 1.0,
+        };
+        let scale = self.faults.quality_scale.unwrap_or(DEFAULT_QUALITY_SCALE) * jitter;
         let lr = self.faults.lr.unwrap_or(1.0);
         Ok(1.0 - (-lr * self.trained as f64 / scale).exp())
     }
@@ -305,6 +329,34 @@ mod tests {
         }
         assert_eq!(frozen.eval().unwrap(), 0.0, "lr 0 never learns");
         assert!(Spin::create(Args::from_config(&Config::parse(r#"{"quality_scale": 0}"#).unwrap()).unwrap()).is_err());
+    }
+
+    #[test]
+    fn the_jitter_spreads_the_items_to_converge_over_seeds_within_its_bounds() {
+        let items_to_target = |config: &str| {
+            let mut s = spin(config);
+            while s.eval().unwrap() < 0.9 {
+                s.step().unwrap();
+            }
+            s.trained
+        };
+        let plain = items_to_target(r#"{"size": 1, "seed": 3}"#);
+        assert_eq!(plain, items_to_target(r#"{"size": 1, "seed": 4}"#), "no jitter: the seed changes nothing");
+        let jittered: Vec<u64> = (100..110)
+            .map(|seed| items_to_target(&format!(r#"{{"size": 1, "seed": {seed}, "quality_jitter": 0.1}}"#)))
+            .collect();
+        assert!(jittered.iter().all(|&i| (2072..=2534).contains(&i)), "within 10 % of 2303: {jittered:?}");
+        let mut distinct = jittered.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert!(distinct.len() >= 8, "{jittered:?}");
+        assert!(Spin::create(Args::from_config(&Config::parse(r#"{"quality_jitter": 1}"#).unwrap()).unwrap()).is_err());
+    }
+
+    #[test]
+    fn a_batch_size_sets_the_items_a_step_counts() {
+        let mut s = spin(r#"{"size": 4, "batch_size": 64}"#);
+        assert_eq!(s.step().unwrap().items, 64);
     }
 
     #[test]

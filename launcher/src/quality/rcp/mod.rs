@@ -18,10 +18,19 @@
 //!   acceptable mean.
 //! - [`checker`]: the processed reference points and the verdict on a
 //!   submission.
+//! - [`matching`]: which points a config is compared with (the same
+//!   benchmark and problem).
+//! - [`reference`]: a config's runs, and the point made from them.
+//! - [`installed`]: the reference set shipped with mlb.
 
 pub mod checker;
+pub mod installed;
+pub mod matching;
+pub mod reference;
 pub mod set;
 pub mod stats;
 
 pub use checker::{Checker, Outcome, Pass, PointStats, Verdict};
+pub use matching::Problem;
+pub use reference::{ConfigRuns, ReferenceError, Run};
 pub use set::{RcpError, RcpSet, Reference};

@@ -26,6 +26,9 @@ pub struct Reference {
     pub hyperparams: Value,
     /// Convergence point of each reference run, in epochs (or samples).
     pub converged_at: Vec<f64>,
+    /// Whether the list counts samples (`"samples to converge"`, as mlb's
+    /// points count items) rather than epochs (`"Epochs to converge"`).
+    pub samples: bool,
     /// The other keys of the point (creator, platform, dates...), kept for
     /// writing the file back.
     pub extra: Map<String, Value>,
@@ -91,6 +94,7 @@ impl RcpSet {
                 _ => return Err(shape(format!("point `{name}` has no positive BS"))),
             };
             let hyperparams = fields.remove("Hyperparams").unwrap_or(Value::Object(Map::new()));
+            let samples = !fields.contains_key(EPOCHS) && fields.contains_key(SAMPLES);
             let list = fields.remove(EPOCHS).or_else(|| fields.remove(SAMPLES));
             let converged_at = match list {
                 Some(Value::Array(values)) if !values.is_empty() => values
@@ -102,7 +106,7 @@ impl RcpSet {
                     })?,
                 _ => return Err(shape(format!("point `{name}` has no \"{EPOCHS}\" list"))),
             };
-            points.push(Reference { name, benchmark, batch_size, hyperparams, converged_at, extra: fields });
+            points.push(Reference { name, benchmark, batch_size, hyperparams, converged_at, samples, extra: fields });
         }
         Ok(RcpSet { points })
     }
@@ -118,7 +122,8 @@ impl RcpSet {
                 fields.insert("Benchmark".into(), Value::String(point.benchmark.clone()));
                 fields.insert("BS".into(), number(point.batch_size));
                 fields.insert("Hyperparams".into(), point.hyperparams.clone());
-                fields.insert(EPOCHS.into(), Value::Array(point.converged_at.iter().map(|&x| number(x)).collect()));
+                let list = if point.samples { SAMPLES } else { EPOCHS };
+                fields.insert(list.into(), Value::Array(point.converged_at.iter().map(|&x| number(x)).collect()));
                 format!("  {}: {}", Value::String(point.name.clone()), Value::Object(fields))
             })
             .collect();
@@ -179,6 +184,7 @@ mod tests {
         assert_eq!(set.points[0].converged_at, vec![40.0, 41.0, 39.5]);
         assert_eq!(set.points[0].extra["Creator"], "mlb");
         assert_eq!(set.points[1].batch_size, 64.0);
+        assert_eq!((set.points[0].samples, set.points[1].samples), (false, true));
         let again = RcpSet::parse(&set.to_json(), "again").unwrap();
         assert_eq!(again, set);
     }

@@ -3,6 +3,7 @@
 //! did not converge, and (HTML) the quality curve of every instance.
 
 use super::super::quality::QualityTables;
+use super::super::rcp::{RcpCheck, Status};
 use super::sections::{num, section, table, Anchor, Body, Cell, Mark, Section};
 use crate::charts::{Chart, Kind, Point, Series, XAxis};
 
@@ -37,6 +38,9 @@ pub fn sections(t: &QualityTables) -> Vec<Section> {
         anchor: Some(Anchor::Quality),
         ..section("Time to quality (every instance of every run; olympic mean as MLPerf's)", table(&headers, rows))
     }];
+    if let Some(check) = &t.rcp {
+        out.push(rcp(check));
+    }
     let runs = t
         .concurrent
         .iter()
@@ -57,6 +61,51 @@ pub fn sections(t: &QualityTables) -> Vec<Section> {
         out.push(section("Not converged (within the bound)", Body::Lines(not)));
     }
     out
+}
+
+/// The RCP check: one row per config, its verdict beside the reference's
+/// figures and its own, in items.
+fn rcp(check: &RcpCheck) -> Section {
+    let rows = check
+        .rows
+        .iter()
+        .map(|r| {
+            let verdict = match r.status {
+                Status::Passed => Cell { text: "PASS".into(), mark: Some(Mark::Pass) },
+                Status::Failed => Cell { text: "FAIL".into(), mark: Some(Mark::Fail) },
+                Status::NoReference => "no reference".into(),
+                Status::TooFewRuns => Cell { text: "too few runs".into(), mark: Some(Mark::Warn) },
+            };
+            vec![
+                r.config.as_str().into(),
+                r.batch_size.map_or("-".into(), |b| b.to_string()).into(),
+                r.runs.to_string().into(),
+                verdict,
+                r.message.as_str().into(),
+                r.reference.as_deref().unwrap_or("-").into(),
+                num(r.reference_mean),
+                num(r.min_mean),
+                num(r.submission_mean),
+                num(r.norm_factor),
+            ]
+        })
+        .collect();
+    let headers = [
+        "config",
+        "BS",
+        "runs",
+        "RCP check",
+        "message",
+        "reference",
+        "ref mean (items)",
+        "min mean (items)",
+        "mean (items)",
+        "norm factor",
+    ];
+    section(
+        format!("Convergence against the reference points of {} (MLPerf's RCP check)", check.set),
+        table(&headers, rows),
+    )
 }
 
 /// One chart per config: the quality against the seconds on the clock, a
