@@ -15,7 +15,7 @@ mod names;
 pub mod progress;
 mod resume;
 mod run;
-mod run_name;
+pub(crate) mod run_name;
 mod setup;
 mod space;
 pub mod summary;

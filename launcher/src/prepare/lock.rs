@@ -18,6 +18,7 @@ use super::error::PrepareError;
 use crate::console::Console;
 use crate::isolation::support;
 use crate::launch::host_lock::{self, Holder, HostLock, Taken};
+use crate::launch::run_name;
 use crate::launch::{remove_left_groups, LaunchError};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -41,7 +42,7 @@ pub fn take(
     wait: bool,
     interrupt: &AtomicBool,
 ) -> Result<Option<Held>, PrepareError> {
-    let me = Holder::this_run(data, &format!("prepare-{}", std::process::id()));
+    let me = Holder::this_run(data, &run_name::new("prepare"));
     let say = |text: &str| Console::Err.line(text);
     let host = host.map_or_else(|| PathBuf::from(host_lock::HOST_LOCK), Path::to_path_buf);
     let host = match host_lock::take(&host, &me, wait, interrupt, &say).map_err(Box::new)? {

@@ -122,3 +122,19 @@ fn ctrl_c_while_a_prepare_waits_for_the_host_exits_130_and_writes_nothing() {
     assert!(!base.path().join("data").exists(), "nothing written");
     run.finish();
 }
+
+#[test]
+fn the_host_lock_a_prepare_leaves_names_a_run_the_next_holder_reads_without_a_warning() {
+    // A prepare once wrote `prepare-PID` into the host lock, which is not a
+    // run name mlb makes: the next run or prepare warned that the lock file
+    // was not mlb's.
+    let base = tempfile::tempdir().unwrap();
+    for round in ["first", "second"] {
+        let out = command(base.path(), &["--name", "vae"]).output().unwrap();
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "the {round} prepare: {stdout}\n{stderr}");
+        assert!(!stderr.contains("warning"), "the {round} prepare: {stderr}");
+    }
+    let holder = std::fs::read_to_string(lock(base.path())).unwrap();
+    assert!(holder.contains("prepare-"), "the lock names the prepare: {holder}");
+}
