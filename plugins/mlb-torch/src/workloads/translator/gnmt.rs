@@ -8,15 +8,14 @@
 //!   over the encoder outputs, then `layers - 1` LSTMs over `[x, attention]`
 //!   (residual from the second on), and a `Linear(hidden, vocab)` classifier.
 //!
-//! Every weight starts uniform in [-0.1, 0.1]; dropout 0.2 between layers.
+//! Every weight starts uniform in [-init, init] (0.1 in the reference) but
+//! the attention's normalisation (scalar `1 / sqrt(hidden)`, bias 0); dropout
+//! 0.2 between layers.
 //! Sequences are padded, not packed: padding positions are masked out of the
 //! attention and the loss.
 
 use tch::nn::{self, Init, Module, RNN};
 use tch::{Kind, Tensor};
-
-/// The initialisation of every GNMT weight.
-const INIT: Init = Init::Uniform { lo: -0.1, up: 0.1 };
 
 /// Sizes of the model.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,16 +28,25 @@ pub struct GnmtConfig {
     pub layers: usize,
     /// Dropout between layers (0.2).
     pub dropout: f64,
+    /// Bound of the uniform initialisation of the weights (0.1).
+    pub init: f64,
 }
 
-fn lstm(vs: nn::Path, input: i64, hidden: i64, bidirectional: bool) -> nn::LSTM {
+impl GnmtConfig {
+    /// The initialisation of every weight but the attention's normalisation.
+    fn init(&self) -> Init {
+        Init::Uniform { lo: -self.init, up: self.init }
+    }
+}
+
+fn lstm(vs: nn::Path, input: i64, hidden: i64, bidirectional: bool, init: Init) -> nn::LSTM {
     let config = nn::RNNConfig {
         bidirectional,
         batch_first: true,
-        w_ih_init: INIT,
-        w_hh_init: INIT,
-        b_ih_init: Some(INIT),
-        b_hh_init: Some(INIT),
+        w_ih_init: init,
+        w_hh_init: init,
+        b_ih_init: Some(init),
+        b_hh_init: Some(init),
         ..Default::default()
     };
     nn::lstm(vs, input, hidden, config)
@@ -56,14 +64,14 @@ pub struct Attention {
 }
 
 impl Attention {
-    fn new(vs: nn::Path, units: i64) -> Self {
+    fn new(vs: nn::Path, units: i64, init: Init) -> Self {
         let linear = |name: &str| {
-            nn::linear(&vs / name, units, units, nn::LinearConfig { ws_init: INIT, bs_init: None, bias: false })
+            nn::linear(&vs / name, units, units, nn::LinearConfig { ws_init: init, bs_init: None, bias: false })
         };
         Attention {
             query: linear("linear_q"),
             key: linear("linear_k"),
-            att: vs.var("linear_att", &[units], INIT),
+            att: vs.var("linear_att", &[units], init),
             scalar: vs.var("normalize_scalar", &[1], Init::Const(1.0 / (units as f64).sqrt())),
             bias: vs.var("normalize_bias", &[units], Init::Const(0.0)),
         }
@@ -97,18 +105,18 @@ impl Gnmt {
     /// Builds the model under `vs`.
     pub fn new(vs: &nn::Path, c: &GnmtConfig) -> Self {
         assert!(c.layers >= 2, "GNMT needs at least two layers");
-        let h = c.hidden;
+        let (h, init) = (c.hidden, c.init());
         let enc = vs / "encoder";
-        let mut encoder = vec![lstm(&enc / 0, h, h, true), lstm(&enc / 1, 2 * h, h, false)];
-        encoder.extend((2..c.layers).map(|i| lstm(&enc / i, h, h, false)));
+        let mut encoder = vec![lstm(&enc / 0, h, h, true, init), lstm(&enc / 1, 2 * h, h, false, init)];
+        encoder.extend((2..c.layers).map(|i| lstm(&enc / i, h, h, false, init)));
         let dec = vs / "decoder";
-        let decoder = (0..c.layers - 1).map(|i| lstm(&dec / "rnn" / i, 2 * h, h, false)).collect();
+        let decoder = (0..c.layers - 1).map(|i| lstm(&dec / "rnn" / i, 2 * h, h, false, init)).collect();
         let embedding = nn::embedding(
             vs / "embedding",
             c.vocab,
             h,
             nn::EmbeddingConfig {
-                ws_init: INIT,
+                ws_init: init,
                 padding_idx: crate::workloads::translator::data::PAD,
                 ..Default::default()
             },
@@ -116,14 +124,14 @@ impl Gnmt {
         Gnmt {
             embedding,
             encoder,
-            decoder_attention_rnn: lstm(&dec / "att_rnn", h, h, false),
-            attention: Attention::new(&dec / "attn", h),
+            decoder_attention_rnn: lstm(&dec / "att_rnn", h, h, false, init),
+            attention: Attention::new(&dec / "attn", h, init),
             decoder,
             classifier: nn::linear(
                 dec / "classifier",
                 h,
                 c.vocab,
-                nn::LinearConfig { ws_init: INIT, bs_init: Some(INIT), bias: true },
+                nn::LinearConfig { ws_init: init, bs_init: Some(init), bias: true },
             ),
             dropout: c.dropout,
         }
@@ -183,7 +191,7 @@ mod tests {
     fn shapes_follow_the_batch_and_vocabulary() {
         tch::manual_seed(0);
         let vs = nn::VarStore::new(Device::Cpu);
-        let m = Gnmt::new(&vs.root(), &GnmtConfig { vocab: 40, hidden: 16, layers: 4, dropout: 0.2 });
+        let m = Gnmt::new(&vs.root(), &GnmtConfig { vocab: 40, hidden: 16, layers: 4, dropout: 0.2, init: 0.1 });
         let src = Tensor::from_slice(&[2i64, 7, 9, 3, 2, 5, 3, 0]).reshape([2, 4]);
         let tgt = Tensor::from_slice(&[2i64, 8, 11, 2, 6, 0]).reshape([2, 3]);
         assert_eq!(m.encode(&src, true).size(), [2, 4, 16]);
@@ -196,7 +204,7 @@ mod tests {
     fn padded_keys_get_no_attention() {
         tch::manual_seed(0);
         let vs = nn::VarStore::new(Device::Cpu);
-        let a = Attention::new(vs.root(), 8);
+        let a = Attention::new(vs.root(), 8, Init::Uniform { lo: -0.1, up: 0.1 });
         let keys = Tensor::randn([1, 3, 8], (Kind::Float, Device::Cpu));
         let query = Tensor::randn([1, 2, 8], (Kind::Float, Device::Cpu));
         let pad = Tensor::from_slice(&[false, false, true]).reshape([1, 3]);
