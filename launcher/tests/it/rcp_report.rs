@@ -64,7 +64,7 @@ fn reference_runs_make_points_and_a_faster_submission_is_flagged() {
         let point = &set[format!("ref_bs{bs}")];
         assert_eq!((point["Benchmark"].as_str(), point["BS"].as_u64()), (Some("spin"), Some(bs)), "{set:#}");
         assert_eq!(point["Hyperparams"]["target"], 0.9);
-        assert!(point["Hyperparams"].get("batch_size").is_none() && point["Hyperparams"].get("eval_every").is_none());
+        assert!(point["Hyperparams"].get("batch_size").is_none() && point["Hyperparams"]["eval_every"] == 16);
         let mut items: Vec<u64> =
             point["samples to converge"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
         let mut expected: Vec<u64> = reports
