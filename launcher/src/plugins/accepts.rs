@@ -72,7 +72,7 @@ pub enum Refusal {
 /// Checks the arguments of one config of a plugin job (keys as written in the
 /// jobs file, per-instance variables filled in) against the workload's
 /// `defaults` and declared `kinds`: the worker's counts first (as a run to
-/// quality reads them when `to_quality`: [`Plan::on_the_clock`]), then each
+/// quality reads them when `to_quality`: [`Plan::of_run`]), then each
 /// declared argument's kind.
 pub fn check(
     defaults: &Value,
@@ -81,12 +81,7 @@ pub fn check(
     to_quality: bool,
 ) -> Result<(), Refusal> {
     let given: Map<String, Value> = args.iter().cloned().collect();
-    let config = effective_config(defaults, &given);
-    if to_quality {
-        Plan::on_the_clock(&config)?;
-    } else {
-        Plan::from_config(&config)?;
-    }
+    Plan::of_run(&effective_config(defaults, &given), to_quality)?;
     for (key, v) in args {
         let name = arg_key(key);
         let Some(&kind) = kinds.get(&name) else { continue };

@@ -77,6 +77,16 @@ impl Plan {
         Ok(Plan { repeat, number, skip })
     }
 
+    /// The plan of a run: [`Plan::on_the_clock`] for a run to quality
+    /// (`to_quality`), else [`Plan::from_config`].
+    pub fn of_run(config: &Map<String, Value>, to_quality: bool) -> Result<Self, PlanError> {
+        if to_quality {
+            Plan::on_the_clock(config)
+        } else {
+            Plan::from_config(config)
+        }
+    }
+
     /// The plan of a run to quality (docs/quality.md): the clock times every
     /// block of training, so nothing is skipped, and `repeat` need not
     /// exceed any skip (a workload whose default `repeat` is at most the

@@ -138,11 +138,11 @@ fn row(c: &ConfigRuns, set: &RcpSet) -> RcpRow {
         submission_mean: None,
         norm_factor: None,
     };
-    let points: Vec<_> =
-        set.points.iter().filter(|p| Problem::new(&p.benchmark, &p.hyperparams) == c.problem).cloned().collect();
     let Some(bs) = c.batch_size else {
         return RcpRow { message: "no reference: the config has no `batch_size`".into(), ..empty };
     };
+    let points: Vec<_> =
+        set.points.iter().filter(|p| Problem::new(&p.benchmark, &p.hyperparams) == c.problem).cloned().collect();
     if points.is_empty() {
         return RcpRow { message: format!("no reference: no point of {}", c.problem), ..empty };
     }

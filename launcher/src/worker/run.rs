@@ -42,7 +42,7 @@ pub fn main(args: WorkerArgs) -> i32 {
         Err(e) => return ctx.fail(Failure::new(Cause::Load, one_line(&e)), None),
     };
     ctx.adopt(&plugin, &config);
-    let plan = match if args.to_quality { Plan::on_the_clock(&ctx.args) } else { Plan::from_config(&ctx.args) } {
+    let plan = match Plan::of_run(&ctx.args, args.to_quality) {
         Ok(plan) => plan,
         Err(e) => {
             return ctx

@@ -49,12 +49,9 @@ fn launches(name: &str) -> (Launches, PathBuf) {
 /// instance, one run each).
 fn run_to_quality(l: &Launches, jobs: &Path, base: &Path) -> Vec<(String, Value)> {
     let started = Instant::now();
-    let args = ["--to-quality", "--no-cgroups", "--pause", "0", "--devices", "1", "--base", base.to_str().unwrap()];
-    let out = l.command(jobs, &l.out(), &args).output().unwrap();
-    let (stdout, stderr) = common::text(&out);
-    assert!(out.status.success(), "the run failed:\n{stdout}\n{stderr}");
+    let reports = l.to_quality(jobs, &["--devices", "1", "--base", base.to_str().unwrap()]);
     eprintln!("ran {} to quality in {:.1} s", jobs.display(), started.elapsed().as_secs_f64());
-    common::reports(&l.out()).into_iter().map(|(_, r)| (r["name"].as_str().unwrap().to_string(), r)).collect()
+    reports.into_iter().map(|(_, r)| (r["name"].as_str().unwrap().to_string(), r)).collect()
 }
 
 /// Whether `value` is at `target` in the direction of the report's metric.

@@ -26,12 +26,7 @@ fn job(name: &str, extra: &str) -> String {
 
 /// Runs `jobs` to quality `--runs 5` from run id `uid`.
 fn run(l: &Launches, jobs: &[String], uid: &str) -> Vec<(String, Value)> {
-    let file = l.jobs(&format!("[{}]", jobs.join(", ")));
-    let args = ["--to-quality", "--no-cgroups", "--pause", "0", "--devices", "1", "--runs", "5", "--uid", uid];
-    let out = l.command(&file, &l.out(), &args).output().unwrap();
-    let (stdout, stderr) = common::text(&out);
-    assert!(out.status.success(), "the run failed:\n{stdout}\n{stderr}");
-    common::reports(&l.out())
+    l.to_quality(&l.jobs(&format!("[{}]", jobs.join(", "))), &["--devices", "1", "--runs", "5", "--uid", uid])
 }
 
 /// `mlb report --reports DIR ARGS`: exit status, stdout and stderr.

@@ -24,13 +24,7 @@ const FROZEN: &str = r#"{"name": "frozen", "plugin": "spin", "cgroup": "student"
 
 /// Runs the jobs `jobs` to quality with `extra` options; the reports.
 fn run_to_quality(l: &Launches, jobs: &[&str], extra: &[&str]) -> Vec<(String, Value)> {
-    let jobs = l.jobs(&format!("[{}]", jobs.join(", ")));
-    let mut args = vec!["--to-quality", "--no-cgroups", "--pause", "0"];
-    args.extend(extra);
-    let out = l.command(&jobs, &l.out(), &args).output().unwrap();
-    let (stdout, stderr) = common::text(&out);
-    assert!(out.status.success(), "the run failed:\n{stdout}\n{stderr}");
-    common::reports(&l.out())
+    l.to_quality(&l.jobs(&format!("[{}]", jobs.join(", "))), extra)
 }
 
 /// The MLLOG lines of `file`, parsed; their JSON keys are checked to come in

@@ -79,6 +79,18 @@ impl Launches {
         c.env("NO_COLOR", "1").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         c
     }
+
+    /// `mlb --jobs JOBS --outdir OUT --to-quality --no-cgroups --pause 0
+    /// EXTRA...` ([`Self::command`]), checked to succeed; the reports in
+    /// [`Self::out`], by file name.
+    pub fn to_quality(&self, jobs: &Path, extra: &[&str]) -> Vec<(String, serde_json::Value)> {
+        let mut args = vec!["--to-quality", "--no-cgroups", "--pause", "0"];
+        args.extend(extra);
+        let out = self.command(jobs, &self.out(), &args).output().unwrap();
+        let (stdout, stderr) = super::text(&out);
+        assert!(out.status.success(), "the run to quality failed:\n{stdout}\n{stderr}");
+        super::reports(&self.out())
+    }
 }
 
 /// Whether this process may mount filesystems and make cgroups; when not,
