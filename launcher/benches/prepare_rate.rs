@@ -6,7 +6,7 @@
 //!
 //! `cargo bench -p mlb --bench prepare_rate`
 
-use mlb::prepare::dir::Dir;
+use mlb::linux::dir::Dir;
 use mlb::prepare::{stage, DataSet, Scale};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;

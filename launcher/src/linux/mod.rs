@@ -2,10 +2,12 @@
 //! alike by the launcher, the isolation and the worker: CPU lists and the
 //! affinity mask ([`cpulist`]), the memory cgroup and the limit above it
 //! ([`cgroup`]), the processes carrying a mark in their environment
-//! ([`marked`]). It imports nothing of the crate.
+//! ([`marked`]), and folders held open, read and written without following
+//! a link ([`dir`]). It imports nothing of the crate.
 
 pub mod cgroup;
 pub mod cpulist;
+pub mod dir;
 pub mod marked;
 
 pub use cgroup::{memory_cgroup, memory_cgroup_at};

@@ -3,7 +3,7 @@
 //! size and SHA-256. A folder without one was not prepared by mlb.
 
 use super::catalog::Scale;
-use super::dir::Dir;
+use crate::linux::dir::Dir;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

@@ -12,7 +12,6 @@
 //! for the same seed.
 
 pub mod catalog;
-pub mod dir;
 mod error;
 pub mod generate;
 mod lock;
@@ -26,9 +25,9 @@ pub use error::PrepareError;
 pub use lock::FILE_NAME as LOCK_FILE;
 
 use crate::jobs::{find_suite, STANDARD_SUITE};
+use crate::linux::dir::Dir;
 use crate::runtime::signals;
 use clap::Args;
-use dir::Dir;
 use manifest::Manifest;
 use progress::Progress;
 use std::fmt;

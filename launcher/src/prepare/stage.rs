@@ -15,9 +15,9 @@
 //! ([`Dir`]): a link planted in the partial folder (the folder itself
 //! included) is removed, never written through.
 
-use super::dir::Dir;
 use super::generate::Generator;
 use super::manifest::{hash, hex, Entry, Manifest, FILE_NAME as MANIFEST};
+use crate::linux::dir::Dir;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::collections::btree_map::Entry as Slot;

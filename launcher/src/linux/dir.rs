@@ -1,14 +1,18 @@
-//! Folders `mlb prepare` reads and writes, held open: every name is looked
+//! Folders mlb reads from or writes into, held open: every name is looked
 //! up inside a folder it holds (`openat`, `mkdirat`, `renameat`), never as a
 //! path from `/` again, and no link is followed below the folder opened
-//! first (the data folder, or a set's folder, which the user may well have
-//! made a link to another disk).
+//! first (the folder the user named, which may well be a link to another
+//! disk).
 //!
 //! Below that, a link is never what mlb made: reading, it is refused ("a
 //! symbolic link, not followed"), and so is anything that is not a regular
-//! file (a FIFO would block the read); writing into a partial folder, which
-//! is mlb's own, a link or a file in the place of a folder or a file is
-//! removed, and the folder or file is made in its place.
+//! file (a FIFO would block the read, a device never ends). A path that a
+//! file names (a report's `log`, a record's inputs) is read only through
+//! [`Dir::read_bounded`]: inside the folder, no `..`, no root, no link, a
+//! regular file, and at most a given number of bytes. Writing into a
+//! partial folder, which is mlb's own (`mlb prepare`), a link or a file in
+//! the place of a folder or a file is removed, and the folder or file is
+//! made in its place.
 
 use nix::errno::Errno;
 use nix::fcntl::{openat, renameat, AtFlags, OFlag};
@@ -74,6 +78,27 @@ impl Dir {
             true => Ok(file),
             false if kind.is_fifo() => Err(io::Error::other("a FIFO, not a regular file")),
             false => Err(io::Error::other("not a regular file")),
+        }
+    }
+
+    /// The bytes of the regular file `rel` below this folder, following no
+    /// link, refusing `..` and a root, and reading at most `limit` bytes:
+    /// a larger file is an error (kind `InvalidData`) that says so.
+    pub fn read_bounded(&self, rel: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        use std::io::Read;
+        let file = self.open_file(rel)?;
+        let size = file.metadata()?.len();
+        let over = |size: u64| {
+            io::Error::new(io::ErrorKind::InvalidData, format!("{size} bytes, over the limit of {limit} bytes"))
+        };
+        if size > limit {
+            return Err(over(size));
+        }
+        let mut bytes = Vec::with_capacity(size as usize);
+        file.take(limit + 1).read_to_end(&mut bytes)?;
+        match bytes.len() as u64 > limit {
+            true => Err(over(bytes.len() as u64)),
+            false => Ok(bytes),
         }
     }
 
@@ -220,6 +245,25 @@ mod tests {
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1, "nothing written outside");
         assert!(root.path().join("sub/deeper/g").is_file() && !root.path().join("sub").is_symlink());
         assert!(dir.open_file(Path::new("../f")).is_err(), "no way out by `..`");
+    }
+
+    #[test]
+    fn bounded_reads_stay_inside_and_under_the_limit() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("d")).unwrap();
+        std::fs::write(root.path().join("d/log"), "0123456789").unwrap();
+        let dir = Dir::open(root.path()).unwrap();
+        assert_eq!(dir.read_bounded(Path::new("d/log"), 10).unwrap(), b"0123456789");
+        let e = dir.read_bounded(Path::new("d/log"), 9).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.to_string()),
+            (io::ErrorKind::InvalidData, "10 bytes, over the limit of 9 bytes".into())
+        );
+        for hostile in ["/etc/passwd", "../etc/passwd", "d/../../etc/passwd", ""] {
+            assert!(dir.read_bounded(Path::new(hostile), 100).is_err(), "{hostile}");
+        }
+        symlink("/dev/zero", root.path().join("zero")).unwrap();
+        assert_eq!(dir.read_bounded(Path::new("zero"), 100).unwrap_err().to_string(), "a symbolic link, not followed");
     }
 
     #[test]
