@@ -130,36 +130,7 @@ fn run_one(root: &Path, tier: Tier) -> Result<(), Error> {
                 .arg(format!("group({group})"))
                 .current_dir(root),
         ),
-        None if tier == Tier::Torch => {
-            // The libtorch tests load the release library and `mlb` of the
-            // one build, so they run in release, in the build's environment.
-            let built = build::build(root, Set::Everything)?;
-            ensure_nextest(root)?;
-            cmd::run(
-                built
-                    .env
-                    .cargo()
-                    // One test at a time, each in a process of its own:
-                    // libtorch's CPU generator is one per process (a seeded
-                    // test that learns, cart's, failed when other tests drew
-                    // from it meanwhile), and the data-parallel tests leave
-                    // c10d's threads (stores, Gloo) behind in the process
-                    // that ran them: run one after another in one process,
-                    // `overlapped_averaging_...` crashed (SIGSEGV) in two CI
-                    // runs; alone, in 30 runs, it never did.
-                    .args(["nextest", "run", "--release", "--profile", "ci", "--test-threads", "1"])
-                    .args(["-p", "mlb-torch", "-p", "mlb-torch-build"])
-                    .current_dir(root),
-            )?;
-            cmd::run(
-                built
-                    .env
-                    .cargo()
-                    .args(["test", "--release", "--doc", "-p", "mlb-torch", "-p", "mlb-torch-build"])
-                    .current_dir(root),
-            )?;
-            cmd::run(env.cargo().args(["nextest", "run", "--profile", "ci", "-E", "group(torch)"]).current_dir(root))
-        }
+        None if tier == Tier::Torch => torch(root, &env),
         None => smoke::run(root, &smoke::Options::checking_data()),
     }
 }
@@ -177,4 +148,55 @@ fn ensure_nextest(root: &Path) -> Result<(), Error> {
 /// `name 12.3s` for each tier, one per line.
 fn summary(times: &[(&str, Duration)]) -> String {
     times.iter().map(|(name, took)| format!("\n  {name:<8} {:>8.1}s", took.as_secs_f64())).collect()
+}
+
+/// The tests of the libtorch workloads that judge whether a model learns
+/// (nextest filter): a seeded trajectory of one of them depends on the order
+/// in which the CPU's matrix kernels sum, so they run again under MKL's
+/// other code paths ([`MKL_PATHS`]).
+const LEARNING: &str = "test(/learns|loss_decreases|_falls$|_falls_below|_rises$/)";
+
+/// MKL's code paths the learning tests run under, besides the CPU's own
+/// default, named by the variable that picks each: the bitwise-reproducible
+/// compatible path (on any CPU, a path other than the default) and the
+/// AVX2 kernels (on a CPU with AVX-512, not the default; elsewhere, the
+/// default again). A test that holds on one float path only (cart's seed 0
+/// learned on AVX2 and not on AVX-512) thus fails on any CI machine.
+const MKL_PATHS: [(&str, &str); 2] = [("MKL_CBWR", "COMPATIBLE"), ("MKL_ENABLE_INSTRUCTIONS", "AVX2")];
+
+/// The torch tier: the whole workspace built in release in the PyTorch
+/// environment; mlb-torch's tests, then its learning tests under each of
+/// [`MKL_PATHS`], then its doc tests; then the launcher's tests that run
+/// Python in the venv (group `torch`).
+fn torch(root: &Path, env: &Env) -> Result<(), Error> {
+    // The libtorch tests load the release library and `mlb` of the one
+    // build, so they run in release, in the build's environment.
+    let built = build::build(root, Set::Everything)?;
+    ensure_nextest(root)?;
+    // One test at a time, each in a process of its own: libtorch's CPU
+    // generator is one per process (a seeded test that learns, cart's,
+    // failed when other tests drew from it meanwhile), and the data-parallel
+    // tests leave c10d's threads (stores, Gloo) behind in the process that
+    // ran them: run one after another in one process,
+    // `overlapped_averaging_...` crashed (SIGSEGV) in two CI runs; alone, in
+    // 30 runs, it never did.
+    let nextest = || {
+        let mut c = built.env.cargo();
+        c.args(["nextest", "run", "--release", "--profile", "ci", "--test-threads", "1"]);
+        c.args(["-p", "mlb-torch", "-p", "mlb-torch-build"]).current_dir(root);
+        c
+    };
+    cmd::run(&mut nextest())?;
+    for (variable, value) in MKL_PATHS {
+        eprintln!("xtask: the learning tests with {variable}={value}");
+        cmd::run(nextest().args(["-E", LEARNING]).env(variable, value))?;
+    }
+    cmd::run(
+        built
+            .env
+            .cargo()
+            .args(["test", "--release", "--doc", "-p", "mlb-torch", "-p", "mlb-torch-build"])
+            .current_dir(root),
+    )?;
+    cmd::run(env.cargo().args(["nextest", "run", "--profile", "ci", "-E", "group(torch)"]).current_dir(root))
 }

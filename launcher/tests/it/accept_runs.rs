@@ -10,7 +10,10 @@
 //!
 //! These tests measure speed, so they run one at a time with nothing else
 //! of the test suite beside them: they are in the `slurm` group (one test
-//! at a time, a tier of its own; `.config/nextest.toml`).
+//! at a time, a tier of its own; `.config/nextest.toml`). The machine may
+//! still be loaded by others (load average 8 on 2 cores): the clean runs
+//! that must pass are judged on the mean of [`RUNS`] runs, and the slowdown
+//! is far below what a busy neighbour alone takes from an instance.
 
 use crate::common;
 
@@ -26,6 +29,11 @@ const JOBS: &str = r#"[
   {"name": "big", "plugin": "spin", "args": {"repeat": 30, "number": 5, "size": 160}, "cgroup": "student"},
   {"name": "small", "plugin": "spin", "args": {"repeat": 30, "number": 5, "size": 96}, "cgroup": "student"}
 ]"#;
+
+/// Runs of each clean launch (`--runs`): the per-GPU, per-node and
+/// baseline rules judge the mean of a slot's (node's) runs, and one short
+/// run of two slots on a loaded machine was seen at 0.43 of the other.
+const RUNS: &str = "3";
 
 /// Every GPU (slot) at least 0.9 of the best of its bench.
 const PER_GPU: &str = "rules:\n  - kind: per_gpu\n    min: 0.9\n";
@@ -82,8 +90,9 @@ fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes(
     let jobs = l.jobs(JOBS);
     let run = |name: &str| l.dir().join(name);
     let slots = ["--devices", "2"];
+    let clean = ["--devices", "2", "--runs", RUNS];
 
-    assert_ran(&l.command(&jobs, &run("clean"), &slots).output().unwrap(), "the clean run");
+    assert_ran(&l.command(&jobs, &run("clean"), &clean).output().unwrap(), "the clean run");
     let targets = l.dir().join("targets.csv");
     let derive = common::run(&[
         "targets",
@@ -97,9 +106,10 @@ fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes(
     ]);
     assert_ran(&derive, "mlb targets derive");
 
-    // Slot 1 (device 1) shares its CPUs with three busy loops.
+    // Slot 1 (device 1) shares its CPUs with busy loops: three on an idle
+    // machine (a quarter of its CPU), more on a loaded one (`crowd_size`).
     let child = l.command(&jobs, &run("slowed"), &slots).spawn().unwrap();
-    let crowd = crowd_slot(&l.suite, 3, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));
+    let crowd = crowd_slot(&l.suite, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));
     let slowed = output_of(child);
     drop(crowd);
     assert_ran(&slowed, "the slowed run");
@@ -119,7 +129,7 @@ fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes(
     assert_eq!(code, 1, "{said}");
     assert_eq!(failed(&verdicts, "bench"), ["big", "small"], "both benches fell below the derived targets:\n{said}");
 
-    assert_ran(&l.command(&jobs, &run("again"), &slots).output().unwrap(), "the second clean run");
+    assert_ran(&l.command(&jobs, &run("again"), &clean).output().unwrap(), "the second clean run");
     let again = path(&run("again")).to_string();
     for args in [
         vec!["--reports", &again, "--rules", path(&per_gpu)],
@@ -138,16 +148,26 @@ fn a_throttled_slurm_node_is_named_by_the_per_node_rule() {
     let spin = common::spin_dir();
     let suite = format!("nodes{}", std::process::id());
     let jobs = common::write(dir.path(), &format!("{suite}.json"), JOBS);
-    let launch = |out: &Path| {
-        let mlb = ["--plugin-dir", path(spin.path()), "--slurm", "--jobs", path(&jobs), "--outdir", path(out)];
+    let launch = |out: &Path, runs: &str| {
+        let mlb = [
+            "--plugin-dir",
+            path(spin.path()),
+            "--slurm",
+            "--jobs",
+            path(&jobs),
+            "--outdir",
+            path(out),
+            "--runs",
+            runs,
+        ];
         common::slurm::in_allocation(&["-N2", "--ntasks-per-node=1"], &mlb)
     };
     let run = |name: &str| dir.path().join(name);
 
-    assert_ran(&launch(&run("clean")).output().unwrap(), "the clean run");
-    // Node n2's instances get a fifth of one CPU.
-    let throttle = Throttle::workers("n2", 0.2, &suite, |w| w.var("SLURMD_NODENAME") == Some("n2"));
-    let slowed = launch(&run("slowed")).output().unwrap();
+    // Node n2's instances get a tenth of one CPU: at load 8 on two CPUs, n1's
+    // get about a fifth, so n2 is still at half of n1.
+    let throttle = Throttle::workers("n2", 0.1, &suite, |w| w.var("SLURMD_NODENAME") == Some("n2"));
+    let slowed = launch(&run("slowed"), "1").output().unwrap();
     drop(throttle);
     assert_ran(&slowed, "the throttled run");
 
@@ -156,7 +176,7 @@ fn a_throttled_slurm_node_is_named_by_the_per_node_rule() {
     assert_eq!(code, 1, "{said}");
     assert_eq!(failed(&verdicts, "node"), ["n2"], "only the throttled node fails:\n{said}");
 
-    assert_ran(&launch(&run("again")).output().unwrap(), "the second clean run");
+    assert_ran(&launch(&run("again"), RUNS).output().unwrap(), "the clean run");
     let (code, _, said) = accept(&["--reports", path(&run("again")), "--rules", path(&per_node)]);
     assert_eq!(code, 0, "{said}");
 }

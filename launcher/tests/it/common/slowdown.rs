@@ -83,14 +83,31 @@ impl Drop for Spinners {
 }
 
 /// Waits (at most a minute) for the first worker of `suite` that `pick`
-/// accepts, and starts busy loops pinned to its slot's CPUs.
-pub fn crowd_slot(suite: &str, count: usize, pick: impl Fn(&Worker) -> bool) -> Spinners {
+/// accepts, and starts busy loops pinned to its slot's CPUs: enough of
+/// them ([`crowd_size`]) to slow it down whatever else runs on the machine.
+pub fn crowd_slot(suite: &str, pick: impl Fn(&Worker) -> bool) -> Spinners {
     let mut cpus = None;
     wait_until(Duration::from_secs(60), "the instance to slow down starts", || {
         cpus = Worker::of_suite(suite).iter().find(|w| pick(w)).and_then(Worker::slot_cpus);
         cpus.is_some()
     });
-    Spinners::pinned(&cpus.unwrap(), count)
+    Spinners::pinned(&cpus.unwrap(), crowd_size())
+}
+
+/// How many busy loops crowd a slot: three, or one and a half for each
+/// process the machine's load average says is running, if more. The
+/// kernel balances the machine's other processes across its CPUs: loops
+/// pinned to a slot's CPUs push them onto the other slot's until they
+/// outnumber them all, and only from there on does the crowded slot get
+/// less than the other. At load 8 on two CPUs, three loops left the slots
+/// even (a burn once found the clean slot the slower); fifteen outnumber
+/// the eight others with room.
+pub fn crowd_size() -> usize {
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next()?.parse::<f64>().ok())
+        .unwrap_or(0.0);
+    3.max((1.5 * load).ceil() as usize)
 }
 
 /// A cgroup v1 `cpu` group capping its processes at a share of one CPU;

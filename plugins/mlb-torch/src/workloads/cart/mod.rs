@@ -183,21 +183,44 @@ mod tests {
         Cart::build(args, &Runtime::cpu(seed).unwrap()).unwrap()
     }
 
-    #[test]
-    fn the_policy_learns_to_balance_the_pole() {
-        let _turn = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
-        let mut w = cart(0);
+    /// The running reward after 20 episodes, and the best one reached in
+    /// the next `steps` environment steps, of seed `seed`.
+    fn early_and_best(seed: u64, steps: usize) -> (f64, f64) {
+        let mut w = cart(seed);
         while w.episodes() < 20 {
             w.step().unwrap();
         }
         let early = w.running_reward();
-        // REINFORCE is noisy: judge by the best running reward reached.
         let mut best = early;
-        for _ in 0..25_000 {
+        for _ in 0..steps {
             w.step().unwrap();
             best = best.max(w.running_reward());
         }
-        assert!(best > 3.0 * early && best > 150.0, "running reward {early:.1} -> best {best:.1}");
+        (early, best)
+    }
+
+    /// The median of `values` (an odd count).
+    fn median(mut values: Vec<f64>) -> f64 {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    }
+
+    /// REINFORCE is noisy, and one seed is one trajectory that a CPU whose
+    /// matrix kernels sum in another order (MKL's AVX-512 paths against its
+    /// AVX2 or compatible ones) sends elsewhere: in 25,000 steps, seed 0
+    /// reached a best running reward of 96.7 on one path and 362 on
+    /// another, and about one seed in six collapses to one action within
+    /// its first episodes on every path. The policy is judged on the median
+    /// of eleven seeds' best running reward in 40,000 steps: 187 to 247 on
+    /// the three paths of an AVX-512 CPU, where a policy that does not
+    /// learn (`lr` 0) stays below 27 on every seed.
+    #[test]
+    fn the_policy_learns_to_balance_the_pole() {
+        let _turn = TORCH_RNG.lock().unwrap_or_else(|e| e.into_inner());
+        let runs: Vec<(f64, f64)> = (0..11).map(|seed| early_and_best(seed, 40_000)).collect();
+        let (early, best) = (median(runs.iter().map(|r| r.0).collect()), median(runs.iter().map(|r| r.1).collect()));
+        eprintln!("cart: (running reward after 20 episodes, best) of seeds 0 to 10: {runs:.1?}");
+        assert!(best > 3.0 * early && best > 100.0, "median running reward {early:.1} -> best {best:.1}: {runs:.1?}");
     }
 
     #[test]
