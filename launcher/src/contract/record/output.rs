@@ -127,6 +127,12 @@ impl Written {
     }
 }
 
+/// Whether `e` is mlb refusing what is at an output path (an
+/// [`OutputError`]): the user's path to change, not a write that failed.
+pub fn refused(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<OutputError>())
+}
+
 /// `path` written whole with `bytes` as [`Output`] decides.
 pub fn write_output(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Output::at(path)?.put(bytes)
@@ -154,7 +160,8 @@ mod tests {
         assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
         let err = write_output(outside.path(), b"x").unwrap_err();
-        assert!(err.to_string().starts_with("a folder: "), "{err}");
+        assert!(err.to_string().starts_with("a folder: ") && refused(&err), "{err}");
+        assert!(!refused(&io::Error::from(io::ErrorKind::PermissionDenied)));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file left");
     }
 
