@@ -225,15 +225,18 @@ pub fn stderr_color() -> bool {
 
 /// `error` as one block: `mlb: error: MESSAGE`, then each cause its message
 /// does not already include (`caused by: ...`), then its `fix` and each fix
-/// the messages still give in their text (`fix: ...`).
+/// the messages still give in their text (`fix: ...`); control characters
+/// of the messages and fixes escaped ([`crate::untrusted::printable`]).
 pub fn render(error: &(dyn Error + 'static), fix: Option<String>, color: bool) -> String {
     let paint = |code: &str, text: &str| if color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() };
     let mut said = String::new();
     let mut lines = Vec::new();
-    let mut fixes: Vec<String> = fix.into_iter().collect();
+    let mut fixes: Vec<String> = fix.into_iter().map(|f| crate::untrusted::printable(&f).into_owned()).collect();
     let mut next = Some(error);
     while let Some(e) = next {
-        let text = e.to_string();
+        // A message may quote a file's content or name: no escape sequence
+        // of it reaches the terminal, only the colours painted here.
+        let text = crate::untrusted::printable(&e.to_string()).into_owned();
         let (message, fix) = match text.split_once(FIX) {
             Some((message, fix)) => (message, Some(fix)),
             None => (text.as_str(), None),

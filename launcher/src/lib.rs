@@ -35,4 +35,5 @@ pub mod store;
 pub mod system;
 pub mod targets;
 pub mod telemetry;
+pub mod untrusted;
 pub mod worker;

@@ -127,7 +127,10 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
     }
 }
 
-/// Prints `text`; a closed pipe (`mlb ... | head`) is not an error.
+/// Prints `text`, its control characters but line breaks and tabs escaped
+/// (a name read from a file never sends an escape sequence to the
+/// terminal: `mlb::untrusted::printable`); a closed pipe (`mlb ... | head`)
+/// is not an error.
 fn print_stdout(text: &str) -> Result<(), MlbError> {
-    Console::Out.write(text).map_err(MlbError::Stdout)
+    Console::Out.write(&mlb::untrusted::printable(text)).map_err(MlbError::Stdout)
 }

@@ -1,5 +1,6 @@
 //! Why `mlb accept` refused or failed.
 
+use crate::contract::record::refused;
 use crate::exit::{Classify, Kind};
 use crate::fix::Fix;
 use crate::report::ReportError;
@@ -59,6 +60,7 @@ impl Classify for AcceptError {
             AcceptError::Report(e) => e.kind(),
             AcceptError::RulesFile { .. } | AcceptError::Rules { .. } | AcceptError::NoTargets => Kind::Refused,
             AcceptError::Record(e) => e.kind(),
+            AcceptError::Out { source, .. } if refused(source) => Kind::Refused,
             AcceptError::Out { .. } => Kind::Failed,
         }
     }

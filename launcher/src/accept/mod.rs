@@ -19,8 +19,8 @@ pub use error::AcceptError;
 pub use evaluate::evaluate;
 pub use verdict::{Evaluation, Input, Kind, Origin, Outcome, Role, Subject, Verdict};
 
-use crate::contract::record::Staged;
-use std::path::{Path, PathBuf};
+use crate::contract::record::Output;
+use std::path::PathBuf;
 
 /// What `mlb accept` is asked to judge: the paths and options of its
 /// command line that the verdicts depend on (not how they are printed).
@@ -49,6 +49,10 @@ pub fn run(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
     }
     let request = args.request();
     let key = args.record.ready(&request)?;
+    let out = match &args.out {
+        Some(path) => Some(Output::at(path).map_err(|source| AcceptError::Out { path: path.clone(), source })?),
+        None => None,
+    };
     let evaluation = evaluate(&request)?;
     let mut output = match args.format {
         Format::Text => render::text::render(&evaluation, &request.reports),
@@ -61,18 +65,13 @@ pub fn run(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
         Some(path) => record::write(path, &request, &evaluation, key.as_ref())?,
         None => String::new(),
     };
-    let Some(path) = &args.out else {
+    let Some(out) = out else {
         if args.format == Format::Text {
             output.push_str(&recorded);
         }
         return Ok((output, code));
     };
-    write(path, &output).map_err(|source| AcceptError::Out { path: path.clone(), source })?;
+    let path = out.path().to_path_buf();
+    out.put(output.as_bytes()).map_err(|source| AcceptError::Out { path: path.clone(), source })?;
     Ok((format!("{}\nwritten to {}\n{recorded}", render::summary(&evaluation), path.display()), code))
-}
-
-/// Puts `text` at `path` whole: written beside it, then renamed over it.
-fn write(path: &Path, text: &str) -> std::io::Result<()> {
-    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    Staged::write(folder, text.as_bytes())?.replace(path)
 }

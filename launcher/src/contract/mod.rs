@@ -22,6 +22,8 @@
 //!   are the configuration's arguments;
 //! - [`record`]: a report file's identity and name, its failure record, its
 //!   configuration id and how it is written;
+//! - [`physical`]: which throughputs and energies read from a report are
+//!   measures (the rest count as missing);
 //! - [`stats`]: the summaries of observed times and throughputs a report holds;
 //! - [`RUN_FILES`]: the files a run writes beside its reports that are no report.
 //!
@@ -33,6 +35,7 @@ pub mod exit;
 pub mod isolation;
 pub mod keys;
 pub mod line;
+pub mod physical;
 pub mod precision;
 pub mod read;
 pub mod record;

@@ -17,6 +17,7 @@ use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
 use super::source::{Disk, Source};
 use super::targets::Targets;
+use crate::contract::physical::FLOOR;
 use crate::contract::read::Entry;
 use crate::contract::read::{Reading, Unreadable};
 use crate::system::SystemDesc;
@@ -322,7 +323,7 @@ pub fn aggregate_from(
     if !unphysical.is_empty() {
         let files: Vec<String> = unphysical.iter().map(|f| f.display().to_string()).collect();
         report.notes.push(format!(
-            "{} instances have a non-physical energy per item (at or below 0, or above {MAX_JOULES_PER_ITEM:e} J): \
+            "{} instances have a non-physical energy per item (at or below {FLOOR:e}, or above {MAX_JOULES_PER_ITEM:e} J): \
              left out of the energy tables, their throughput counts: {}",
             files.len(),
             files.join(", ")

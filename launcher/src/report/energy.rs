@@ -73,15 +73,14 @@ pub struct Sampled {
     pub timeline: Option<Timeline>,
 }
 
-/// The most joules per item taken as a measure: a kilowatt for eleven days
-/// per item. Above it (1e308), at or below 0 (-1, a counter that did not
-/// move) or not finite, a figure is non-physical: a broken counter or a
-/// damaged report, left out of the energy tables ([`non_physical`]).
-pub const MAX_JOULES_PER_ITEM: f64 = 1e9;
+pub use crate::contract::physical::MAX_JOULES_PER_ITEM;
 
-/// Whether `joules` per item can be a measure ([`MAX_JOULES_PER_ITEM`]).
+/// Whether `joules` per item can be a measure: above it (1e308), at or
+/// below the floor (-1, a counter that did not move, 5e-324) or not finite,
+/// a figure is non-physical: a broken counter or a damaged report, left out
+/// of the energy tables ([`non_physical`]; [`crate::contract::physical`]).
 fn physical(joules: f64) -> bool {
-    joules.is_finite() && joules > 0.0 && joules <= MAX_JOULES_PER_ITEM
+    crate::contract::physical::joules_per_item(joules).is_some()
 }
 
 /// The most instances whose timelines the HTML report draws.

@@ -1,5 +1,6 @@
 //! Errors of `mlb report`.
 
+use crate::contract::record::refused;
 use crate::exit::{Classify, Kind};
 use crate::fix::Fix;
 use std::path::PathBuf;
@@ -103,6 +104,7 @@ impl Classify for ReportError {
             | ReportError::NoQualityRun { .. }
             | ReportError::Rcp(_)
             | ReportError::Reference(_) => Kind::Refused,
+            ReportError::Html { source, .. } | ReportError::RcpWrite { source, .. } if refused(source) => Kind::Refused,
             ReportError::Html { .. } | ReportError::RcpWrite { .. } => Kind::Failed,
             ReportError::Interrupted { .. } => Kind::Interrupted,
         }

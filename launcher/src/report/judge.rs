@@ -10,8 +10,8 @@
 //!
 //! A NaN (or missing) `train_item.avg` is no failure there: pandas leaves it
 //! out of the mean but counts it in `n`. mlb's stricter check also fails the
-//! skipped NaN, an infinite loss and an entry without a finite, non-negative
-//! throughput.
+//! skipped NaN, an infinite loss and an entry without a throughput that is
+//! a measure ([`crate::contract::physical`]).
 
 use crate::contract::read::Entry;
 use rustc_hash::FxHashMap as HashMap;
@@ -30,8 +30,8 @@ pub enum Check {
     SkippedNanLoss,
     /// An infinite value in `batch_loss` (mlb's stricter check only).
     InfiniteLoss,
-    /// `train_item.avg` NaN, infinite, negative, null or missing (mlb's
-    /// stricter check only).
+    /// `train_item.avg` no measure (NaN, infinite, at or below 1e-9, at or
+    /// above 1e15), null or missing (mlb's stricter check only).
     NoThroughput,
 }
 
@@ -65,7 +65,9 @@ impl Check {
                 "a NaN in batch_loss right after another failing entry: the original's check never looked at it"
             }
             Check::InfiniteLoss => "an infinite value in batch_loss (math.isnan is false for it)",
-            Check::NoThroughput => "train_item.avg is NaN, infinite, negative or missing",
+            Check::NoThroughput => {
+                "train_item.avg is missing or no measure (NaN, infinite, at most 1e-9 or at least 1e15)"
+            }
         }
     }
 }
@@ -150,7 +152,7 @@ fn stricter(e: &Entry) -> Option<Check> {
         Some(Check::SkippedNanLoss)
     } else if e.losses.infinite {
         Some(Check::InfiniteLoss)
-    } else if !e.avg.is_some_and(|v| v.is_finite() && v >= 0.0) {
+    } else if e.avg.and_then(crate::contract::physical::items_per_second).is_none() {
         Some(Check::NoThroughput)
     } else {
         None

@@ -1,17 +1,19 @@
 //! Writing the HTML page (`--html FILE`) whole or not at all: it is
 //! rendered, written beside `FILE` and renamed over it, as every file mlb
-//! writes. Ctrl-C or SIGTERM from the start of the rendering until the
+//! writes (into a device or a FIFO instead, never over it; a link or a
+//! folder is refused before the rendering: [`Output`]). Ctrl-C or SIGTERM from the start of the rendering until the
 //! rename stops the write and removes what was written: a previous page
 //! at `FILE` is never left truncated or empty.
 
 use super::error::ReportError;
-use crate::contract::record::Staged;
+use crate::contract::record::Output;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Renders the page with `render` and puts it at `path`.
 pub fn write(path: &Path, render: impl FnOnce() -> String) -> Result<(), ReportError> {
     let html = |source| ReportError::Html { path: path.to_path_buf(), source };
+    let output = Output::at(path).map_err(html)?;
     let interrupt = crate::runtime::signals::install().map_err(html)?;
     let interrupted = |flag: &AtomicBool| {
         if flag.load(Ordering::SeqCst) {
@@ -22,11 +24,10 @@ pub fn write(path: &Path, render: impl FnOnce() -> String) -> Result<(), ReportE
     };
     let page = render();
     interrupted(&interrupt)?;
-    let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let staged = Staged::write(folder, page.as_bytes()).map_err(html)?;
+    let written = output.write(page.as_bytes()).map_err(html)?;
     // Dropped here on a signal: the temporary file goes, the page stays.
     interrupted(&interrupt)?;
-    staged.replace(path).map_err(html)
+    written.finish().map_err(html)
 }
 
 #[cfg(test)]

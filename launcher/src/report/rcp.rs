@@ -10,7 +10,7 @@
 
 use super::error::ReportError;
 use super::quality::{QualityInstance, QualityTables};
-use crate::contract::record::Staged;
+use crate::contract::record::Output;
 use crate::quality::olympic::MIN_RUNS;
 use crate::quality::rcp::installed;
 use crate::quality::rcp::matching::{self, Problem};
@@ -187,13 +187,13 @@ pub fn load(rcp: Option<&Path>) -> Result<(RcpSet, String), ReportError> {
 /// run to quality in `dir`, merged into `file` (created when absent); what
 /// to print.
 pub fn write(dir: &Path, file: &Path) -> Result<String, ReportError> {
+    let write_error = |source| ReportError::RcpWrite { path: file.to_path_buf(), source };
+    let output = Output::at(file).map_err(write_error)?;
     let tables = super::quality::read(dir).ok_or_else(|| ReportError::NoQualityRun { path: dir.to_path_buf() })?;
     let configs = configs(&tables);
     let mut set = if file.exists() { RcpSet::read(file)? } else { RcpSet::default() };
     let names = reference::merge(&mut set, &configs)?;
-    let write_error = |source| ReportError::RcpWrite { path: file.to_path_buf(), source };
-    let folder = file.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    Staged::write(folder, set.to_json().as_bytes()).and_then(|s| s.replace(file)).map_err(write_error)?;
+    output.put(set.to_json().as_bytes()).map_err(write_error)?;
     let mut out = format!("{} reference point(s) written to {}:\n", names.len(), file.display());
     for (c, name) in configs.iter().zip(&names) {
         let bs = c.batch_size.map(|b| b.to_string()).unwrap_or_default();

@@ -34,10 +34,11 @@ pub struct Judged<'a> {
 }
 
 impl Judged<'_> {
-    /// Its throughput when it counts under `rule` (NaN when it has none);
-    /// `None` when it fails.
+    /// Its throughput when it counts under `rule` (NaN when it has none
+    /// that is a measure: [`crate::contract::physical`]); `None` when it fails.
     pub fn value(&self, rule: Rule) -> Option<f64> {
-        (!rule.fails(self.check)).then(|| self.entry.avg.unwrap_or(f64::NAN))
+        let measured = self.entry.avg.and_then(crate::contract::physical::items_per_second);
+        (!rule.fails(self.check)).then(|| measured.unwrap_or(f64::NAN))
     }
 
     /// Whether the original's check and mlb's stricter one disagree on it.

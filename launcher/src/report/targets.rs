@@ -3,6 +3,7 @@
 //! found by name in a target folder: [`crate::targets::catalog`]).
 
 use super::error::ReportError;
+use crate::untrusted::visible;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -85,28 +86,30 @@ impl Targets {
     /// line per bench. Blank lines and `#` comments are skipped.
     pub fn parse(source: &str, text: &str) -> Result<Targets, ReportError> {
         let err = |message: String| ReportError::Targets { path: source.to_string(), message };
-        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
-        let (h, header) = lines.next().ok_or_else(|| err("the file is empty".into()))?;
-        let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+        let records = crate::untrusted::csv::records(text).map_err(|e| err(e.to_string()))?;
+        let mut records = records.into_iter();
+        let (h, columns) = records.next().ok_or_else(|| err("the file is empty".into()))?;
         let index = |name: &str| {
-            columns.iter().position(|c| *c == name).ok_or_else(|| err(format!("line {}: no `{name}` column", h + 1)))
+            columns.iter().position(|c| *c == name).ok_or_else(|| err(format!("line {h}: no `{name}` column")))
         };
         let (bench, target, perf, sd) = (index("bench")?, index("target")?, index("perf_target")?, index("sd_target")?);
         let mut benches = BTreeMap::new();
-        for (i, line) in lines {
-            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        for (i, cells) in records {
+            if cells.len() > columns.len() {
+                return Err(err(format!("line {i}: {} cells for {} columns", cells.len(), columns.len())));
+            }
             let number = |col: usize| -> Result<f64, ReportError> {
-                let cell = cells.get(col).ok_or_else(|| err(format!("line {}: too few columns", i + 1)))?;
+                let cell = cells.get(col).ok_or_else(|| err(format!("line {i}: too few columns")))?;
                 cell.parse::<f64>()
                     .ok()
                     .filter(|v| v.is_finite() && *v > 0.0)
-                    .ok_or_else(|| err(format!("line {}: `{cell}` is not a positive number", i + 1)))
+                    .ok_or_else(|| err(format!("line {i}: `{}` is not a positive number", visible(cell))))
             };
             let name = cells.get(bench).filter(|n| !n.is_empty());
-            let name = name.ok_or_else(|| err(format!("line {}: no bench name", i + 1)))?;
+            let name = name.ok_or_else(|| err(format!("line {i}: no bench name")))?;
             let row = Target { target: number(target)?, perf_target: number(perf)?, sd_target: number(sd)? };
             if benches.insert(name.to_string(), row).is_some() {
-                return Err(err(format!("line {}: bench `{name}` appears twice", i + 1)));
+                return Err(err(format!("line {i}: bench `{}` appears twice", visible(name))));
             }
         }
         Ok(Targets { source: source.to_string(), benches })
@@ -153,6 +156,8 @@ mod tests {
             ("bench,target,perf_target\n", "no `sd_target` column"),
             ("bench,target,perf_target,sd_target\nvae,fast,0.5,0.1\n", "line 2: `fast`"),
             ("bench,target,perf_target,sd_target\nvae,1,0.5\n", "line 2: too few"),
+            ("bench,target,perf_target,sd_target\nvae,1,0.5,0.1,9\n", "line 2: 5 cells for 4 columns"),
+            ("bench,target,perf_target,sd_target\n\"vae,1,0.5,0.1\n", "line 2: a quoted cell is never closed"),
             ("bench,target,perf_target,sd_target\nvae,1,0.5,0.1\nvae,2,0.5,0.1\n", "line 3: bench `vae` appears twice"),
         ];
         for (text, want) in cases {

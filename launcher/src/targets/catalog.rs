@@ -11,6 +11,7 @@
 
 use super::folders::Folders;
 use crate::report::{GpuModel, ReportError, Targets};
+use crate::untrusted::visible;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -112,11 +113,15 @@ pub fn render(folders: &Folders) -> String {
         .map(|(i, c)| {
             let hidden = all[..i].iter().any(|e| e.name.eq_ignore_ascii_case(&c.name));
             let benches = match c.read() {
-                Ok(t) => format!("{}: {}", t.benches.len(), t.benches.keys().cloned().collect::<Vec<_>>().join(", ")),
-                Err(e) => format!("unreadable: {e}"),
+                Ok(t) => {
+                    let names: Vec<_> = t.benches.keys().map(|b| visible(b)).collect();
+                    format!("{}: {}", t.benches.len(), names.join(", "))
+                }
+                Err(e) => format!("unreadable: {}", visible(&e.to_string())),
             };
-            let name = if hidden { format!("{} (hidden by the one above)", c.name) } else { c.name.clone() };
-            (name, c.origin.to_string(), benches)
+            let name = visible(&c.name);
+            let name = if hidden { format!("{name} (hidden by the one above)") } else { name.into_owned() };
+            (name, visible(&c.origin.to_string()).into_owned(), benches)
         })
         .collect();
     let width = |f: fn(&(String, String, String)) -> usize| lines.iter().map(f).max().unwrap_or(0);
@@ -126,8 +131,8 @@ pub fn render(folders: &Folders) -> String {
         out.push_str(&format!("{name:w0$}  {origin:w1$}  {benches}\n"));
     }
     let folder = |label: &str, dir: &Option<PathBuf>| match dir {
-        Some(d) if d.is_dir() => format!("{label} folder: {}\n", d.display()),
-        Some(d) => format!("{label} folder: {} (missing)\n", d.display()),
+        Some(d) if d.is_dir() => format!("{label} folder: {}\n", visible(&d.display().to_string())),
+        Some(d) => format!("{label} folder: {} (missing)\n", visible(&d.display().to_string())),
         None => format!("{label} folder: none\n"),
     };
     out.push_str(&folder("user", &folders.user));

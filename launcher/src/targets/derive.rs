@@ -7,9 +7,13 @@
 //! - `sd_target`: the observed spread `sd / mean` times [`SD_FACTOR`], at
 //!   least [`SD_FLOOR`] (a bench that varied little still gets room).
 //!
-//! Figures are written with 6 significant digits.
+//! Figures are written with 6 significant digits; a bench's name is one
+//! CSV cell ([`cell`]: quoted when it holds a comma, a quote or a line
+//! break), so that no name adds a row, and the comments hold no line break.
 
 use crate::report::{Report, Target};
+use crate::untrusted::csv::cell;
+use crate::untrusted::visible;
 use std::collections::BTreeSet;
 
 /// `perf_target` of a derived table unless `--perf` is given.
@@ -84,17 +88,18 @@ pub fn to_csv(
     perf_target: f64,
     forced: &[String],
 ) -> String {
-    let forced: String = forced.iter().map(|r| format!("# derived with --force although: {r}\n")).collect();
+    let forced: String = forced.iter().map(|r| format!("# derived with --force although: {}\n", visible(r))).collect();
     let mut out = format!(
-        "# {name}: derived by mlb {} from {}\n\
+        "# {}: derived by mlb {} from {}\n\
          # target = mean throughput of the run (items/s); perf_target = {perf_target}; \
          sd_target = max({SD_FACTOR} x sd/mean, {SD_FLOOR})\n\
          {forced}bench,target,perf_target,sd_target\n",
+        visible(name),
         env!("CARGO_PKG_VERSION"),
-        reports.display()
+        visible(&reports.display().to_string())
     );
     for (bench, t) in benches {
-        out.push_str(&format!("{bench},{},{},{}\n", t.target, t.perf_target, t.sd_target));
+        out.push_str(&format!("{},{},{},{}\n", cell(bench), t.target, t.perf_target, t.sd_target));
     }
     out
 }
@@ -118,5 +123,19 @@ mod tests {
         assert_eq!(table.get("vae"), Some(&benches[0].1));
         assert!(text.starts_with("# H100: derived by mlb "), "{text}");
         assert!(text.contains("\n# derived with --force although: 1 failed entries\nbench,"), "{text}");
+    }
+
+    #[test]
+    fn names_and_reasons_add_no_row() {
+        let t = Target { target: 7400.0, perf_target: 0.9, sd_target: 0.081081 };
+        let benches: Vec<(String, Target)> = ["convnet,0.000001,0.000001,100\nzzz", "# c", "=1+1", "a \"q\""]
+            .into_iter()
+            .map(|n| (n.to_string(), t))
+            .collect();
+        let reason = "bench `x\nconvnet,1,1,1` has 1 usable result(s)".to_string();
+        let text = to_csv("H1\n00", std::path::Path::new("o\nut"), &benches, 0.9, &[reason]);
+        let table = crate::report::Targets::parse("t.csv", &text).unwrap();
+        let derived: std::collections::BTreeMap<String, Target> = benches.into_iter().collect();
+        assert_eq!(table.benches, derived, "{text}");
     }
 }

@@ -1,5 +1,6 @@
 //! Errors of `mlb targets`.
 
+use crate::contract::record::refused;
 use crate::exit::{Classify, Kind};
 use crate::fix::Fix;
 use crate::report::ReportError;
@@ -37,6 +38,7 @@ impl Classify for TargetsError {
         match self {
             TargetsError::Report(e) => e.kind(),
             TargetsError::Unfit { .. } => Kind::Refused,
+            TargetsError::Write { source, .. } if refused(source) => Kind::Refused,
             TargetsError::Write { .. } => Kind::Failed,
         }
     }

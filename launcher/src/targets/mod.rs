@@ -11,7 +11,7 @@ pub use error::TargetsError;
 pub use folders::Folders;
 
 use crate::contract::read::read_folder;
-use crate::contract::record::Staged;
+use crate::contract::record::Output;
 use crate::report::{aggregate, Options};
 use clap::{Args, Subcommand};
 use std::collections::BTreeSet;
@@ -101,5 +101,5 @@ fn write(path: &Path, text: &str) -> Result<(), TargetsError> {
     let failed = |source| TargetsError::Write { path: path.to_path_buf(), source };
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(folder).map_err(failed)?;
-    Staged::write(folder, text.as_bytes()).map_err(failed)?.replace(path).map_err(failed)
+    Output::at(path).and_then(|o| o.put(text.as_bytes())).map_err(failed)
 }

@@ -3,6 +3,7 @@
 use super::inputs::HashError;
 use super::sign::KeyError;
 use super::signers::SignersError;
+use crate::contract::record::refused;
 use crate::exit::{Classify, Kind};
 use crate::fix::Fix;
 use std::path::PathBuf;
@@ -72,6 +73,7 @@ impl Classify for RecordError {
             | RecordError::OverInput { .. }
             | RecordError::Read { .. }
             | RecordError::NotARecord { .. } => Kind::Refused,
+            RecordError::Write { source, .. } if refused(source) => Kind::Refused,
             RecordError::Hash(_) | RecordError::Write { .. } => Kind::Failed,
         }
     }

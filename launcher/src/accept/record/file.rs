@@ -10,7 +10,7 @@ use super::inputs::{hash_all, Hashed};
 use super::paths::Place;
 use super::sign::{signature_path, SigningKey};
 use crate::accept::{Evaluation, Origin, Request, Verdict};
-use crate::contract::record::{to_strict_json, Staged};
+use crate::contract::record::{to_strict_json, Output};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -83,29 +83,36 @@ impl Record {
     }
 
     /// Writes the record to `path` and, with `key`, its signature to
-    /// `path.sig` (each whole, mode 0644); without, removes a signature
-    /// left by an earlier record there. Returns the signature's path.
+    /// `path.sig` (each whole, mode 0644, as [`Output`] writes what a user
+    /// names: never over a link or a device); without, removes a signature
+    /// file or link left by an earlier record there. Returns the
+    /// signature's path.
     pub fn write(&self, path: &Path, key: Option<&SigningKey>) -> Result<Option<PathBuf>, RecordError> {
         let failed = |target: &Path| {
             let target = target.to_path_buf();
             move |source| RecordError::Write { path: target, source }
         };
-        let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let text = self.to_text();
         let sig_path = signature_path(path);
-        let record = Staged::write(folder, text.as_bytes()).map_err(failed(path))?;
-        let signature = match key {
-            Some(key) => Some(Staged::write(folder, key.sign(text.as_bytes()).as_bytes()).map_err(failed(&sig_path))?),
+        let record_out = Output::at(path).map_err(failed(path))?;
+        let signature_out = match key {
+            Some(_) => Some(Output::at(&sig_path).map_err(failed(&sig_path))?),
             None => None,
         };
-        record.replace(path).map_err(failed(path))?;
+        let record = record_out.write(text.as_bytes()).map_err(failed(path))?;
+        let signature = match signature_out.zip(key) {
+            Some((out, key)) => Some(out.write(key.sign(text.as_bytes()).as_bytes()).map_err(failed(&sig_path))?),
+            None => None,
+        };
+        record.finish().map_err(failed(path))?;
         let Some(signature) = signature else {
-            return match std::fs::remove_file(&sig_path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(failed(&sig_path)(e)),
+            let stale = std::fs::symlink_metadata(&sig_path).is_ok_and(|m| m.is_file() || m.is_symlink());
+            return match stale.then(|| std::fs::remove_file(&sig_path)) {
+                Some(Err(e)) if e.kind() != std::io::ErrorKind::NotFound => Err(failed(&sig_path)(e)),
                 _ => Ok(None),
             };
         };
-        signature.replace(&sig_path).map_err(failed(&sig_path))?;
+        signature.finish().map_err(failed(&sig_path))?;
         Ok(Some(sig_path))
     }
 }

@@ -1,23 +1,11 @@
-//! One CSV line per verdict, figures at full precision.
+//! One CSV line per verdict, figures at full precision, text cells as
+//! [`crate::untrusted::csv::text`] writes them.
 
 use super::super::verdict::{Evaluation, Verdict};
+use crate::untrusted::csv::{number as figure, text};
 
 /// The header line.
 const HEADER: &str = "outcome,rule,kind,origin,bench,gpu,node,measured,bound,margin,unit,note";
-
-/// A text field: control characters escaped, quoted when it holds a comma or a quote.
-fn text(s: &str) -> String {
-    let s = crate::report::render::visible(s);
-    if s.contains([',', '"']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.into_owned()
-    }
-}
-
-fn figure(v: Option<f64>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_default()
-}
 
 fn line(v: &Verdict) -> String {
     let outcome = serde_json::to_value(v.outcome).expect("serialises");

@@ -4,7 +4,7 @@
 
 use super::super::verdict::{Evaluation, Outcome, Verdict};
 use super::{number, summary};
-use crate::report::render::visible;
+use crate::untrusted::visible;
 
 /// The widest line of the view.
 pub const WIDTH: usize = 100;

@@ -1,34 +1,24 @@
 //! The results table as CSV, at full precision (empty cells where a figure
 //! does not exist): one line per config, its varying arguments as columns
 //! (or one line per bench with `--rows bench`). When some entry states its
-//! FLOPs per item, each line also holds its MFU figures.
+//! FLOPs per item, each line also holds its MFU figures. Text cells are
+//! [`crate::untrusted::csv::text`]: no line break, no escape sequence, no
+//! formula.
 
 use super::super::{Grouping, Report};
+use crate::untrusted::csv::{number as field, text};
 use serde_json::Value;
 use std::collections::BTreeSet;
-
-fn field(v: Option<f64>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_default()
-}
 
 fn flag(v: Option<bool>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
-/// A text field: control characters escaped (a line break or a NUL never
-/// reaches the file), quoted when it holds a comma or a quote.
-fn text(s: &str) -> String {
-    let s = super::visible(s);
-    if s.contains([',', '"']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.into_owned()
-    }
-}
-
+/// An argument's cell: a number as it is, anything else as text.
 fn arg(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
+        Some(Value::Number(n)) => n.to_string(),
         Some(Value::String(s)) => text(s),
         Some(other) => text(&other.to_string()),
     }

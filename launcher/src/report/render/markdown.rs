@@ -2,7 +2,7 @@
 
 use super::super::Report;
 use super::sections::{sections, Body};
-use super::visible;
+use crate::untrusted::visible;
 
 /// A cell's text: control characters escaped, `|` too.
 fn escape(text: &str) -> String {

@@ -11,12 +11,9 @@ pub mod quality;
 pub mod sections;
 pub mod table;
 mod timelines;
-mod visible;
 
 #[cfg(test)]
 mod fixtures;
-
-pub use visible::visible;
 
 use super::Report;
 

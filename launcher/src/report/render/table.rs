@@ -2,7 +2,7 @@
 
 use super::super::Report;
 use super::sections::{sections, Body};
-use super::visible;
+use crate::untrusted::visible;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
 /// Renders every section: a title line, then its table, pairs or lines.

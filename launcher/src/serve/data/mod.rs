@@ -153,7 +153,7 @@ impl From<QueryError> for DataError {
 
 /// `text` with its control characters escaped.
 pub fn visible(text: &str) -> String {
-    crate::report::render::visible(text).into_owned()
+    crate::untrusted::visible(text).into_owned()
 }
 
 /// The CSV `csv` (a header line, then a line per item) with more columns:

@@ -1,5 +1,6 @@
 //! Why a query of the store could not answer, with the fix.
 
+use crate::contract::record::refused;
 use crate::exit::{Classify, Kind};
 use crate::fix::Fix;
 use crate::store::StoreError;
@@ -61,6 +62,7 @@ impl Classify for QueryError {
             | QueryError::NotCompared { .. }
             | QueryError::NoSystem
             | QueryError::NoRun { .. } => Kind::Refused,
+            QueryError::Write { source, .. } if refused(source) => Kind::Refused,
             QueryError::Chart(_) | QueryError::Write { .. } => Kind::Failed,
         }
     }

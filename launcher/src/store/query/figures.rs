@@ -27,11 +27,13 @@ pub fn counts(sql: &mut Sql, rule: Rule) {
 }
 
 /// Appends the mean joules per item of the instances `i`, leaving out the
-/// figures that cannot be a measure as `mlb report` leaves them out (at or
-/// below 0, above [`crate::report::MAX_JOULES_PER_ITEM`]).
+/// figures that cannot be a measure as `mlb report` leaves them out
+/// ([`crate::contract::physical::joules_per_item`]: at or below its floor,
+/// above its ceiling; a store imported before the rule may hold them).
 pub fn mean_energy(sql: &mut Sql) {
-    sql.push("AVG(CASE WHEN i.joules_per_item > ").bind(Bind::Real(0.0));
-    sql.push(" AND i.joules_per_item <= ").bind(Bind::Real(crate::report::MAX_JOULES_PER_ITEM));
+    use crate::contract::physical::{FLOOR, MAX_JOULES_PER_ITEM};
+    sql.push("AVG(CASE WHEN i.joules_per_item > ").bind(Bind::Real(FLOOR));
+    sql.push(" AND i.joules_per_item <= ").bind(Bind::Real(MAX_JOULES_PER_ITEM));
     sql.push(" THEN i.joules_per_item END)");
 }
 

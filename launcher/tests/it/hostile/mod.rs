@@ -14,6 +14,7 @@ mod jobs_input;
 mod leftovers;
 mod logs;
 mod long_lines;
+mod outputs_trust;
 mod plugin_trust;
 mod prepare_input;
 mod prepare_links;

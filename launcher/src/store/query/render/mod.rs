@@ -1,6 +1,6 @@
 //! Renderings of the query results: text tables (comfy-table), CSV, Markdown
 //! and JSON. Text, CSV and Markdown escape control characters in names
-//! ([`crate::report::render::visible`]); JSON escapes them itself.
+//! ([`crate::untrusted::visible`]); JSON escapes them itself.
 
 pub mod compare;
 pub mod history;
@@ -28,20 +28,7 @@ pub fn json(value: &impl Serialize) -> String {
     format!("{}\n", serde_json::to_string_pretty(value).expect("query results serialise"))
 }
 
-/// A CSV field: control characters escaped, quoted when it holds a comma or a quote.
-pub fn csv_text(s: &str) -> String {
-    let s = crate::report::render::visible(s);
-    if s.contains([',', '"']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.into_owned()
-    }
-}
-
-/// A CSV number at full precision; empty when there is none.
-pub fn csv_number(v: Option<f64>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_default()
-}
+pub use crate::untrusted::csv::{number as csv_number, text as csv_text};
 
 /// A figure for a person: four significant digits or so; `-` when there is none.
 pub fn short(v: Option<f64>) -> String {

@@ -1,6 +1,6 @@
 //! One table as text (comfy-table) or as Markdown, cells made visible.
 
-use crate::report::render::visible;
+use crate::untrusted::visible;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
 /// `headers` and `rows` as a text table.
