@@ -158,12 +158,11 @@ impl Copied {
     }
 
     /// Copies the reports of the folder `from` (at `rel` in the record's
-    /// folder), at any depth; errs (`InvalidData`) past the budget.
+    /// folder), at any depth; errs (`InvalidData`) past the budget (as
+    /// [`Dir::list`] past its limit).
     fn walk(&mut self, from: &Dir, rel: &Path, budget: &mut Budget) -> std::io::Result<()> {
         let over = || std::io::Error::from(std::io::ErrorKind::InvalidData);
-        let listed =
-            from.list(budget.entries)
-                .map_err(|e| if e.kind() == std::io::ErrorKind::InvalidData { over() } else { e })?;
+        let listed = from.list(budget.entries)?;
         if !budget.take(listed.len(), 0) {
             return Err(over());
         }
@@ -180,13 +179,14 @@ impl Copied {
                     Ok(sub) => self.walk(&sub, &at, budget)?,
                     Err(e) => self.left_out.push(leave(&e.to_string())),
                 },
+                // A link to a folder of reports too: `mlb report` follows it.
+                Entry::Link => self.left_out.push(leave("a symbolic link, not followed")),
                 _ if !text.ends_with(".json") => {}
                 Entry::File => match from.read_bounded(Path::new(&name), INPUT_LIMIT) {
                     Ok(bytes) if budget.take(0, bytes.len() as u64) => self.write(&at, &bytes)?,
                     Ok(_) => return Err(over()),
                     Err(e) => self.left_out.push(leave(&e.to_string())),
                 },
-                Entry::Link => self.left_out.push(leave("a symbolic link, not followed")),
                 Entry::Other => self.left_out.push(leave("not a regular file (a FIFO, a socket or a device)")),
             }
         }
@@ -275,6 +275,7 @@ mod tests {
             [
                 ("delivery/fifo.json", "not a regular file (a FIFO, a socket or a device)"),
                 ("delivery/linked.json", "a symbolic link, not followed"),
+                ("delivery/root", "a symbolic link, not followed"),
             ]
         );
         assert_eq!(copy.place.relative(&in_copy(&copy, "delivery/node1/a.json")), "delivery/node1/a.json");

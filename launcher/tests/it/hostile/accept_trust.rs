@@ -43,6 +43,9 @@ fn mlb_within(dir: &Path, args: &[&str], limit: Duration) -> (Option<i32>, Strin
     (out.status.code(), text, took)
 }
 
+/// An edit of a record's JSON.
+type Edit = fn(&mut Value);
+
 /// Rewrites the record `name` in `dir` with `edit` applied to its JSON.
 fn edit_record(dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) {
     let mut record = read_record(dir, name);
@@ -143,12 +146,12 @@ fn an_unsigned_record_proves_nothing_and_every_field_is_checked() {
     assert!(!text.contains("result: unchanged"), "{text}");
     // The verdict edited to accepted, a verdict's note and margin edited:
     // each is named.
-    let edits: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
-        ("accepted", Box::new(|r: &mut Value| r["accepted"] = true.into())),
-        ("note", Box::new(|r: &mut Value| r["verdicts"][0]["note"] = "all fine".into())),
-        ("margin", Box::new(|r: &mut Value| r["verdicts"][0]["margin"] = 0.5.into())),
-        ("origin", Box::new(|r: &mut Value| r["verdicts"][0]["origin"]["line"] = 99.into())),
-        ("request", Box::new(|r: &mut Value| r["request"]["reports"] = "./delivery/.".into())),
+    let edits: [(&str, Edit); 5] = [
+        ("accepted", |r| r["accepted"] = true.into()),
+        ("note", |r| r["verdicts"][0]["note"] = "all fine".into()),
+        ("margin", |r| r["verdicts"][0]["margin"] = 0.5.into()),
+        ("origin", |r| r["verdicts"][0]["origin"]["line"] = 99.into()),
+        ("request", |r| r["request"]["reports"] = "./delivery/.".into()),
     ];
     let original = std::fs::read(dir.join("acceptance.json")).unwrap();
     for (field, edit) in edits {
