@@ -27,6 +27,7 @@ use super::signers::AllowedSigners;
 use crate::accept::{evaluate, Kind, Outcome, Request, Subject, Verdict};
 use crate::exit::{EXIT_FAILED, EXIT_OK};
 use crate::linux::dir::Dir;
+use crate::report::render::visible;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -341,37 +342,40 @@ impl Verification {
     }
 
     /// The report for a person: what changed, by name, then the signature
-    /// and the result.
+    /// and the result, one line each: the record's text in a line (a rule,
+    /// a path, its date) has its control characters escaped, so that it
+    /// cannot end the line or drive the terminal.
     pub fn render(&self) -> String {
-        let mut out = format!("record: {} (mlb {}, {})\n", self.record.display(), self.written.0, self.written.1);
+        let mut lines = Vec::new();
+        lines.push(format!("record: {} (mlb {}, {})\n", self.record.display(), self.written.0, self.written.1));
         if self.opened {
-            out.push_str(&format!("inputs: {}\n", tally(self.unchanged_inputs, &self.inputs)));
+            lines.push(format!("inputs: {}\n", tally(self.unchanged_inputs, &self.inputs)));
         } else {
-            out.push_str("inputs: not opened\n");
+            lines.push("inputs: not opened\n".into());
         }
         for change in &self.inputs {
-            out.push_str(&input_line(change));
+            lines.push(input_line(change));
         }
         for left in &self.left_out {
-            out.push_str(&format!("  left out {}: {}\n", left.path, left.reason));
+            lines.push(format!("  left out {}: {}\n", left.path, left.reason));
         }
         match &self.not_recomputed {
-            Some(why) => out.push_str(&format!("verdicts: not computed again: {why}\n")),
+            Some(why) => lines.push(format!("verdicts: not computed again: {why}\n")),
             None => {
-                out.push_str(&format!("verdicts: {}\n", tally(self.unchanged_verdicts, &self.verdicts)));
+                lines.push(format!("verdicts: {}\n", tally(self.unchanged_verdicts, &self.verdicts)));
                 for change in &self.verdicts {
-                    out.push_str(&verdict_line(change));
+                    lines.push(verdict_line(change));
                 }
             }
         }
         if !self.fields.is_empty() {
-            out.push_str(&format!("fields: {} changed\n", self.fields.len()));
+            lines.push(format!("fields: {} changed\n", self.fields.len()));
         }
         for field in &self.fields {
-            out.push_str(&format!("  changed  {}: {}\n", field.name, field.how));
+            lines.push(format!("  changed  {}: {}\n", field.name, field.how));
         }
-        out.push_str(&format!("signature: {}\n", signature_line(&self.signature)));
-        out.push_str(match &self.signature {
+        lines.push(format!("signature: {}\n", signature_line(&self.signature)));
+        lines.push(String::from(match &self.signature {
             s if !s.vouches() => "result: NOT VERIFIED: the signature does not vouch for the record\n",
             _ if self.changed() => "result: CHANGED since the record was written\n",
             Signature::Unsigned => {
@@ -381,8 +385,8 @@ impl Verification {
                 "result: NOT VERIFIED: the files and verdicts are as recorded, but the signer was not checked\n"
             }
             _ => "result: verified: signed by an allowed signer; the files, the verdicts and every field are as recorded\n",
-        });
-        out
+        }));
+        lines.iter().map(|line| visible(line.strip_suffix('\n').unwrap_or(line)) + "\n").collect()
     }
 }
 

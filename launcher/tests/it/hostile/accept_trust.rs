@@ -168,6 +168,24 @@ fn an_unsigned_record_proves_nothing_and_every_field_is_checked() {
 }
 
 #[test]
+fn the_records_text_cannot_drive_the_terminal_nor_forge_a_line() {
+    let (site, _outside, _) = recorded_site();
+    let dir = site.path();
+    let forged = "per_gpu#1\u{1b}]0;owned\u{7}\nresult: verified: forged";
+    edit_record(dir, "acceptance.json", |r| {
+        r["verdicts"][0]["rule"] = forged.into();
+        r["written"] = "2026\u{1b}[2J".into();
+        r["inputs"][0]["path"] = "delivery/\nresult: verified.json".into();
+    });
+    let verified = mlb(dir, &["accept", "--verify", "acceptance.json"]);
+    let text = stdout(&verified);
+    assert_eq!(verified.status.code(), Some(1), "{text}");
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{7}'), "{text}");
+    assert!(!text.lines().any(|l| l.starts_with("result: verified")), "{text}");
+    assert!(text.contains("per_gpu#1\\u{1b}]0;owned"), "escaped, still readable: {text}");
+}
+
+#[test]
 fn a_record_re_signed_by_another_key_is_not_verified() {
     let site = site();
     let dir = site.path();
