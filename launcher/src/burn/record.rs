@@ -191,9 +191,10 @@ pub fn checks(dir: &Path, wanted: &[Wanted], now: i64, max_age: Duration) -> Vec
     out
 }
 
-/// The record in `file`, read at `now`: `None` when there is none; an
-/// error when it is not a regular file of at most [`RECORD_LIMIT`] bytes
-/// (a FIFO is refused without waiting), not a record, or dated more than
+/// The record in `file`, read at `now`, its burn's path and reasons with
+/// their control characters escaped: `None` when there is none; an error
+/// when it is not a regular file of at most [`RECORD_LIMIT`] bytes (a FIFO
+/// is refused without waiting), not a record, or dated more than
 /// [`CLOCK_SKEW`] after `now`.
 fn read(file: &Path, now: i64) -> Result<Option<Record>, String> {
     let dir = file.parent().unwrap_or(Path::new("."));
@@ -202,8 +203,14 @@ fn read(file: &Path, now: i64) -> Result<Option<Record>, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         read => read.map_err(|e| e.to_string())?,
     };
-    let record: Record = serde_json::from_slice(&bytes)
+    let mut record: Record = serde_json::from_slice(&bytes)
         .map_err(|e| format!("not a burn record (line {}, column {})", e.line(), e.column()))?;
+    // Its text is shown in the checks: no control character reaches the terminal.
+    let visible = |text: &str| crate::report::render::visible(text).into_owned();
+    record.burn = PathBuf::from(visible(&record.burn.to_string_lossy()));
+    for slot in &mut record.slots {
+        slot.reason = slot.reason.as_deref().map(visible);
+    }
     if record.time > now.saturating_add(CLOCK_SKEW.as_secs() as i64) {
         return Err(format!(
             "dated {} s in the future, past the {} s a clock may be off: not taken",
@@ -302,6 +309,18 @@ mod tests {
         // A clock a minute off is no fault.
         write(dir.path(), &[record(now + 60, &[("0", true)])]).unwrap();
         assert_eq!(outcome(dir.path(), &["0"], now), [(Status::Pass, "burn h1".to_string())]);
+    }
+
+    #[test]
+    fn a_records_text_reaches_the_checks_escaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = record(100 * HOUR, &[("0", false)]);
+        r.burn = "/runs/\u{1b}[2J/burn.json".into();
+        r.slots[0].reason = Some("slow\nburn h1: pass".into());
+        write(dir.path(), &[r]).unwrap();
+        let got = checks(dir.path(), &wanted(&["0"]), 101 * HOUR, MAX_AGE);
+        assert!(!got[0].found.contains(char::is_control), "{got:?}");
+        assert!(got[0].found.contains("/runs/\\u{1b}[2J/burn.json") && got[0].found.ends_with("slow\\nburn h1: pass"));
     }
 
     #[test]
