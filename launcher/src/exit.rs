@@ -8,9 +8,9 @@
 //! | status of `mlb` | meaning |
 //! |---|---|
 //! | 0 ([`EXIT_OK`]) | done; for a launch: every instance passed |
-//! | 1 ([`EXIT_FAILED`]) | failed; for a launch: an instance failed, or the output folder filled up, or the Docker daemon went away; for `mlb burn`: a check of a slot failed; for `mlb doctor`: a check failed; for `mlb accept`: a verdict failed or was not measured, or (`--verify`) the record's files, verdicts or signature changed |
+//! | 1 ([`EXIT_FAILED`]) | failed; for a launch: an instance failed, or the output folder filled up, or the Docker daemon went away; for `mlb burn`: a check of a slot failed; for `mlb doctor`: a check failed; for `mlb accept`: a verdict failed or was not measured, or (`--verify`) the record is not verified: a field changed, its signature is bad or missing, it is unsigned, or its signer was not checked against `--allowed-signers` (0 only for a record signed by an allowed signer, as computed again) |
 //! | 2 ([`EXIT_REFUSED`]) | refused before anything started (bad arguments, jobs file, rules file, missing plugin, image or daemon, another run holding the host) |
-//! | 130 ([`EXIT_INTERRUPTED`]) | interrupted (Ctrl-C, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2) |
+//! | 130 ([`EXIT_INTERRUPTED`]) | interrupted (Ctrl-C, `Ctrl-\` (SIGQUIT), SIGTERM, SIGHUP, SIGUSR1, SIGUSR2) |
 //!
 //! The worker's statuses are in [`worker`].
 
@@ -22,7 +22,7 @@ pub const EXIT_FAILED: i32 = 1;
 /// Exit status when mlb refused before it started anything (as clap's own
 /// usage errors).
 pub const EXIT_REFUSED: i32 = 2;
-/// Exit status after Ctrl-C, SIGTERM, SIGHUP or a user signal (128 + SIGINT,
+/// Exit status after Ctrl-C, SIGQUIT, SIGTERM, SIGHUP or a user signal (128 + SIGINT,
 /// as a shell reports Ctrl-C).
 pub const EXIT_INTERRUPTED: i32 = 130;
 

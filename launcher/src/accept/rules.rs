@@ -164,13 +164,19 @@ struct RawRule {
     compare: Option<Spanned<String>>,
 }
 
+/// The longest text a rule's field may hold (`id`, `kind`, `bench`,
+/// `compare`), in characters: each is copied into every verdict, the
+/// record and the views (a rule id of 10 MB once made a record of 1.3 GB).
+pub const MAX_TEXT: usize = 200;
+
 /// The fields of a rules file's rule, for the fix of an unknown one.
 const FIELDS: &str = "`id`, `kind`, `bench`, `min`, `max`, `max_percent`, `compare`";
 
-/// Reads the rules file at `path`.
+/// Reads the rules file at `path`: a regular file of at most 16 MiB
+/// ([`read_input`](crate::reading::read_input)).
 pub fn read(path: &Path) -> Result<Vec<Rule>, AcceptError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|source| AcceptError::RulesFile { path: path.to_path_buf(), source })?;
+    let text = crate::reading::read_input(path)
+        .map_err(|source| AcceptError::RulesFile { path: path.to_path_buf(), source })?;
     parse(path, &text)
 }
 
@@ -187,8 +193,14 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Rule>, AcceptError> {
         return Err(at(1, 1, "the rules file is empty".into(), "list the rules under `rules:`".into()));
     }
     let raw: RawFile = serde_saphyr::from_str(text).map_err(|e| {
+        // Not a rules file at all (any file given as one): what is wrong
+        // with its top, never what it holds.
+        let e = match serde_saphyr::from_str::<Probe>(text) {
+            Err(not_rules) => not_rules,
+            Ok(_) => e,
+        };
         let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
-        let message = yaml_message(&e.to_string());
+        let message = unquoted(&yaml_message(&e.to_string()));
         let fix = if message.contains("unknown field") {
             format!("a rules file holds `rules:`, a list of rules with the fields {FIELDS}")
         } else if message.contains("floating point") {
@@ -209,6 +221,37 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<Rule>, AcceptError> {
         return Err(at(1, 1, "the rules file lists no rule".into(), "list the rules under `rules:`".into()));
     }
     raw.rules.into_iter().enumerate().map(|(i, rule)| validate(path, i + 1, rule)).collect()
+}
+
+/// The top of a rules file: a mapping with `rules` (anything else in it
+/// left to [`RawFile`] to refuse).
+#[derive(Deserialize)]
+struct Probe {
+    #[serde(rename = "rules")]
+    _rules: serde::de::IgnoredAny,
+}
+
+/// `message` without the text of the file it quotes: a double-quoted
+/// value, or a back-quoted one that is not a short name (`mni`, a field
+/// misspelt), becomes `...`.
+fn unquoted(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find(['"', '`']) {
+        let quote = rest.as_bytes()[start] as char;
+        let Some(len) = rest[start + 1..].find(quote) else { break };
+        let inner = &rest[start + 1..start + 1 + len];
+        let name = quote == '`'
+            && inner.len() <= 40
+            && inner.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        out.push_str(&rest[..start]);
+        out.push(quote);
+        out.push_str(if name { inner } else { "..." });
+        out.push(quote);
+        rest = &rest[start + 2 + len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The first line of a YAML error without the place it starts with
@@ -244,6 +287,30 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
         message,
         fix,
     };
+    let texts = [
+        ("id", raw.id.as_deref(), place(spanned.referenced)),
+        ("kind", Some(raw.kind.value.as_str()), place(raw.kind.referenced)),
+        (
+            "bench",
+            raw.bench.as_ref().map(|b| b.value.as_str()),
+            raw.bench.as_ref().map_or((1, 1), |b| place(b.referenced)),
+        ),
+        (
+            "compare",
+            raw.compare.as_ref().map(|c| c.value.as_str()),
+            raw.compare.as_ref().map_or((1, 1), |c| place(c.referenced)),
+        ),
+    ];
+    for (field, text, at) in texts {
+        let length = text.map_or(0, |t| t.chars().count());
+        if length > MAX_TEXT {
+            return Err(refuse(
+                at,
+                format!("the rule's `{field}` is {length} characters long, over the limit of {MAX_TEXT}"),
+                format!("write a `{field}` of at most {MAX_TEXT} characters"),
+            ));
+        }
+    }
     let kind_at = place(raw.kind.referenced);
     let kind = Kind::named(&raw.kind.value).ok_or_else(|| {
         let known: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
@@ -439,6 +506,38 @@ mod tests {
         assert!(message.contains("empty"), "{message}");
         let (_, _, message, _) = refused("rules: []\n");
         assert!(message.contains("lists no rule"), "{message}");
+    }
+
+    #[test]
+    fn a_field_too_long_is_refused_with_its_length() {
+        let long = "x".repeat(MAX_TEXT + 1);
+        let (line, column, message, fix) =
+            refused(&format!("rules:\n  - id: {long}\n    kind: per_gpu\n    min: 0.9\n"));
+        assert_eq!((line, column), (2, 5), "{message}");
+        assert_eq!(message, "the rule's `id` is 201 characters long, over the limit of 200");
+        assert_eq!(fix, "write a `id` of at most 200 characters");
+        let (_, _, message, _) = refused(&format!("rules:\n  - kind: required\n    bench: \"{long}\"\n"));
+        assert!(message.starts_with("the rule's `bench` is 201 characters"), "{message}");
+        let (_, _, message, _) = refused(&format!("rules:\n  - kind: {long}\n"));
+        assert!(!message.contains(&long), "{message}");
+        let fine = "y".repeat(MAX_TEXT);
+        parse(Path::new("r.yaml"), &format!("rules:\n  - id: {fine}\n    kind: per_gpu\n    min: 0.9\n")).unwrap();
+    }
+
+    #[test]
+    fn a_file_that_is_no_rules_file_is_not_quoted() {
+        let secret = "root:$6$SECRETHASH$x:19000:0:99999:7:::";
+        for text in [
+            format!("{secret}\n"),
+            format!("{secret}\nbin:x:1:1\n"),
+            format!("rules: {secret}\n"),
+            format!("rules:\n  - {secret}\n"),
+            format!("- {secret}\n"),
+            format!("\"{secret}\": 1\n"),
+        ] {
+            let (_, _, message, fix) = refused(&text);
+            assert!(!message.contains("SECRETHASH") && !fix.contains("SECRETHASH"), "{message} / {fix}");
+        }
     }
 
     #[test]

@@ -116,7 +116,7 @@ pub fn read(dir: &Path) -> Result<Vec<Measured>, Unreadable> {
     files(dir)?
         .iter()
         .map(|path| {
-            let text = std::fs::read_to_string(path).map_err(|e| unreadable(path, e.to_string()))?;
+            let text = crate::reading::read_input(path).map_err(|e| unreadable(path, e.to_string()))?;
             let value: Value = serde_json::from_str(&text).map_err(|e| unreadable(path, e.to_string()))?;
             measured(&value).ok_or_else(|| unreadable(path, "no `name` or `vcd`: not a report of mlb".into()))
         })

@@ -108,10 +108,20 @@ pub fn write(dir: &Path, records: &[Record]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// How far ahead of this host's clock a record may be dated (another
+/// host's clock may be off): five minutes. A record dated later is not
+/// taken: it would count as fresh for years.
+pub const CLOCK_SKEW: Duration = Duration::from_secs(5 * 60);
+
+/// The largest record read: 1 MiB (a record of 64 slots is under 10 KiB).
+pub const RECORD_LIMIT: u64 = 1 << 20;
+
 /// The pre-flight checks of `wanted` against the records of `dir` at
 /// `now` (seconds since the epoch): a failed check per slot that failed its
-/// last burn, a warning per host whose record is absent, unreadable or
-/// older than `max_age`, a passed check per host otherwise.
+/// last burn; a warning per host whose record is absent, unreadable, dated
+/// in the future or older than `max_age`, and per host with a slot its
+/// record does not cover (not burned, or burned with another GPU there);
+/// a passed check per host whose every slot passed.
 pub fn checks(dir: &Path, wanted: &[Wanted], now: i64, max_age: Duration) -> Vec<Check> {
     let mut hosts: Vec<&str> = wanted.iter().map(|w| w.host.as_str()).collect();
     hosts.dedup();
@@ -120,16 +130,12 @@ pub fn checks(dir: &Path, wanted: &[Wanted], now: i64, max_age: Duration) -> Vec
         let name = format!("burn {host}");
         let file = dir.join(format!("{host}.json"));
         let fix = format!("run `mlb burn` (or `mlb doctor --deep`) on {host} before the campaign");
-        let record = match std::fs::read_to_string(&file) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let record = match read(&file, now) {
+            Ok(Some(r)) => r,
+            Ok(None) => {
                 out.push(Check::not(Status::Warn, name, format!("no burn recorded ({} absent)", file.display()), fix));
                 continue;
             }
-            Err(e) => Err(e.to_string()),
-            Ok(text) => serde_json::from_str::<Record>(&text).map_err(|e| e.to_string()),
-        };
-        let record = match record {
-            Ok(r) => r,
             Err(why) => {
                 out.push(Check::not(Status::Warn, name, format!("cannot read {}: {why}", file.display()), fix));
                 continue;
@@ -149,10 +155,14 @@ pub fn checks(dir: &Path, wanted: &[Wanted], now: i64, max_age: Duration) -> Vec
             continue;
         }
         let mut failed = false;
+        let mut not_burned = Vec::new();
         for w in wanted.iter().filter(|w| w.host == host) {
-            let Some(s) = record.slots.iter().find(|s| s.slot == w.slot) else { continue };
-            let same_gpu = w.gpu.is_none() || s.gpu.is_none() || w.gpu == s.gpu;
-            if same_gpu && !s.passed {
+            let judged = record.slots.iter().find(|s| s.slot == w.slot);
+            let Some(s) = judged.filter(|s| w.gpu.is_none() || s.gpu.is_none() || w.gpu == s.gpu) else {
+                not_burned.push(w.slot.as_str());
+                continue;
+            };
+            if !s.passed {
                 failed = true;
                 let what =
                     s.gpu.as_deref().map_or_else(|| format!("slot {}", w.slot), |g| format!("slot {} ({g})", w.slot));
@@ -167,11 +177,48 @@ pub fn checks(dir: &Path, wanted: &[Wanted], now: i64, max_age: Duration) -> Vec
                 out.push(Check::not(Status::Fail, format!("burn {host} slot {}", w.slot), found, fix));
             }
         }
-        if !failed {
+        if !not_burned.is_empty() {
+            let found = format!(
+                "slot {} not burned: the last burn ({when}, {}) did not judge it (or judged another GPU there)",
+                not_burned.join(", "),
+                record.burn.display()
+            );
+            out.push(Check::not(Status::Warn, name, found, fix));
+        } else if !failed {
             out.push(Check::pass(name, format!("every slot passed its last burn ({when}, {})", record.burn.display())));
         }
     }
     out
+}
+
+/// The record in `file`, read at `now`, its burn's path and reasons with
+/// their control characters escaped: `None` when there is none; an error
+/// when it is not a regular file of at most [`RECORD_LIMIT`] bytes (a FIFO
+/// is refused without waiting), not a record, or dated more than
+/// [`CLOCK_SKEW`] after `now`.
+fn read(file: &Path, now: i64) -> Result<Option<Record>, String> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let name = Path::new(file.file_name().unwrap_or_default());
+    let bytes = match crate::linux::dir::Dir::open(dir).and_then(|d| d.read_bounded(name, RECORD_LIMIT)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        read => read.map_err(|e| e.to_string())?,
+    };
+    let mut record: Record = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("not a burn record (line {}, column {})", e.line(), e.column()))?;
+    // Its text is shown in the checks: no control character reaches the terminal.
+    let visible = |text: &str| crate::report::render::visible(text).into_owned();
+    record.burn = PathBuf::from(visible(&record.burn.to_string_lossy()));
+    for slot in &mut record.slots {
+        slot.reason = slot.reason.as_deref().map(visible);
+    }
+    if record.time > now.saturating_add(CLOCK_SKEW.as_secs() as i64) {
+        return Err(format!(
+            "dated {} s in the future, past the {} s a clock may be off: not taken",
+            record.time - now,
+            CLOCK_SKEW.as_secs()
+        ));
+    }
+    Ok(Some(record))
 }
 
 #[cfg(test)]
@@ -235,6 +282,60 @@ mod tests {
         let mut other = wanted(&["1"]);
         other[0].gpu = Some("NVIDIA A100".into());
         let got = checks(dir.path(), &other, HOUR, MAX_AGE);
-        assert_eq!(got[0].status, Status::Pass, "another GPU at the index: the record is not its: {got:?}");
+        assert_eq!(got[0].status, Status::Warn, "another GPU at the index: the record is not its: {got:?}");
+        assert!(got[0].found.starts_with("slot 1 not burned"), "{got:?}");
+    }
+
+    #[test]
+    fn a_slot_the_record_does_not_name_is_not_burned() {
+        let dir = tempfile::tempdir().unwrap();
+        for slots in [&[][..], &[("0", true)][..]] {
+            write(dir.path(), &[record(100 * HOUR, slots)]).unwrap();
+            let got = checks(dir.path(), &wanted(&["0", "1"]), 101 * HOUR, MAX_AGE);
+            assert_eq!(got.len(), 1, "{got:?}");
+            assert_eq!(got[0].status, Status::Warn, "{slots:?}: {got:?}");
+            assert!(got[0].found.contains("1 not burned") && !got[0].found.contains("passed"), "{got:?}");
+        }
+    }
+
+    #[test]
+    fn a_record_dated_in_the_future_is_not_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = 100 * HOUR;
+        write(dir.path(), &[record(now + 10 * 365 * 24 * HOUR, &[("0", true)])]).unwrap();
+        let got = checks(dir.path(), &wanted(&["0"]), now, MAX_AGE);
+        assert_eq!(got[0].status, Status::Warn, "{got:?}");
+        assert!(got[0].found.contains("in the future"), "{got:?}");
+        // A clock a minute off is no fault.
+        write(dir.path(), &[record(now + 60, &[("0", true)])]).unwrap();
+        assert_eq!(outcome(dir.path(), &["0"], now), [(Status::Pass, "burn h1".to_string())]);
+    }
+
+    #[test]
+    fn a_records_text_reaches_the_checks_escaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = record(100 * HOUR, &[("0", false)]);
+        r.burn = "/runs/\u{1b}[2J/burn.json".into();
+        r.slots[0].reason = Some("slow\nburn h1: pass".into());
+        write(dir.path(), &[r]).unwrap();
+        let got = checks(dir.path(), &wanted(&["0"]), 101 * HOUR, MAX_AGE);
+        assert!(!got[0].found.contains(char::is_control), "{got:?}");
+        assert!(got[0].found.contains("/runs/\\u{1b}[2J/burn.json") && got[0].found.ends_with("slow\\nburn h1: pass"));
+    }
+
+    #[test]
+    fn a_record_that_never_ends_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        nix::unistd::mkfifo(&dir.path().join("h1.json"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let got = checks(dir.path(), &wanted(&["0"]), 0, MAX_AGE);
+        assert!(got[0].status == Status::Warn && got[0].found.contains("a FIFO"), "{got:?}");
+        std::fs::remove_file(dir.path().join("h1.json")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("h1.json")).unwrap();
+        let got = checks(dir.path(), &wanted(&["0"]), 0, MAX_AGE);
+        assert!(got[0].status == Status::Warn && got[0].found.contains("symbolic link"), "{got:?}");
+        std::fs::remove_file(dir.path().join("h1.json")).unwrap();
+        std::fs::File::create(dir.path().join("h1.json")).unwrap().set_len(RECORD_LIMIT + 1).unwrap();
+        let got = checks(dir.path(), &wanted(&["0"]), 0, MAX_AGE);
+        assert!(got[0].status == Status::Warn && got[0].found.contains("over the limit"), "{got:?}");
     }
 }

@@ -18,7 +18,7 @@ use nix::errno::Errno;
 use nix::fcntl::{openat, renameat, AtFlags, OFlag};
 use nix::sys::stat::{fstatat, mkdirat, Mode, SFlag};
 use nix::unistd::{unlinkat, UnlinkatFlags};
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd};
@@ -30,6 +30,19 @@ use std::path::{Component, Path, PathBuf};
 pub struct Dir {
     file: File,
     path: PathBuf,
+}
+
+/// What an entry of a folder is, as [`Dir::list`] lists it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// A folder.
+    Folder,
+    /// A regular file.
+    File,
+    /// A symbolic link (to anything: it is not followed).
+    Link,
+    /// A FIFO, a socket or a device.
+    Other,
 }
 
 /// Flags of every open below the first folder: no link followed, no
@@ -100,6 +113,31 @@ impl Dir {
             true => Err(over(bytes.len() as u64)),
             false => Ok(bytes),
         }
+    }
+
+    /// The entries of this folder, in the order the file system lists
+    /// them, each with its kind as listed (a link is a [`Entry::Link`],
+    /// never followed); a folder of more than `limit` entries is an error
+    /// (kind `InvalidData`) that says so, after `limit + 1` names read.
+    pub fn list(&self, limit: usize) -> io::Result<Vec<(OsString, Entry)>> {
+        // The folder held open, not its path looked up again.
+        let listing = std::fs::read_dir(format!("/proc/self/fd/{}", self.file.as_raw_fd()))?;
+        let mut out = Vec::new();
+        for item in listing {
+            if out.len() == limit {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, format!("more than {limit} entries")));
+            }
+            let item = item?;
+            let kind = item.file_type()?;
+            let entry = match () {
+                _ if kind.is_symlink() => Entry::Link,
+                _ if kind.is_dir() => Entry::Folder,
+                _ if kind.is_file() => Entry::File,
+                _ => Entry::Other,
+            };
+            out.push((item.file_name(), entry));
+        }
+        Ok(out)
     }
 
     /// The folder `rel` below this one, made when missing, as mlb's own: a
@@ -264,6 +302,22 @@ mod tests {
         }
         symlink("/dev/zero", root.path().join("zero")).unwrap();
         assert_eq!(dir.read_bounded(Path::new("zero"), 100).unwrap_err().to_string(), "a symbolic link, not followed");
+    }
+
+    #[test]
+    fn a_listing_names_links_and_special_files_as_such_and_is_bounded() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("d")).unwrap();
+        std::fs::write(root.path().join("f"), "").unwrap();
+        symlink("/", root.path().join("l")).unwrap();
+        nix::unistd::mkfifo(&root.path().join("p"), Mode::from_bits_truncate(0o644)).unwrap();
+        let dir = Dir::open(root.path()).unwrap();
+        let mut listed = dir.list(4).unwrap();
+        listed.sort_by(|a, b| a.0.cmp(&b.0));
+        let expected = [("d", Entry::Folder), ("f", Entry::File), ("l", Entry::Link), ("p", Entry::Other)];
+        assert_eq!(listed, expected.map(|(n, e)| (OsString::from(n), e)));
+        let e = dir.list(3).unwrap_err();
+        assert_eq!((e.kind(), e.to_string()), (io::ErrorKind::InvalidData, "more than 3 entries".into()));
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The signals that stop a run or a `mlb prepare`: Ctrl-C, SIGTERM, a
-//! hang-up (an ssh session or terminal closed) and the two user signals,
-//! whose default action would kill mlb at once and leave its instances,
+//! The signals that stop a run or a `mlb prepare`: Ctrl-C, `Ctrl-\`
+//! (SIGQUIT), SIGTERM, a hang-up (an ssh session or terminal closed) and
+//! the two user signals, whose default action would kill mlb at once (a
+//! SIGQUIT with a core dump) and leave its instances,
 //! groups, lock or half-written files behind. Each sets a flag the run loop
 //! (or the writers of `mlb prepare`, between two files) watches, so that
 //! instances are stopped, groups removed and what is owed written, as for
@@ -19,7 +20,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// The signals that stop a run.
-pub const STOPPING: [Signal; 5] = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP, Signal::SIGUSR1, Signal::SIGUSR2];
+pub const STOPPING: [Signal; 6] =
+    [Signal::SIGINT, Signal::SIGQUIT, Signal::SIGTERM, Signal::SIGHUP, Signal::SIGUSR1, Signal::SIGUSR2];
 
 /// Installs the handlers; the flag turns true on any of [`caught`].
 pub fn install() -> std::io::Result<Arc<AtomicBool>> {

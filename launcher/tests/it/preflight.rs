@@ -106,6 +106,15 @@ fn a_slot_that_failed_its_last_burn_is_refused_and_a_stale_burn_only_said() {
     let (code, said, _) = run("absent");
     assert_eq!(code, Some(0), "{said}");
     assert!(said.contains("no burn recorded"), "{said}");
+
+    // A FIFO in the place of the record once blocked the launcher, the
+    // host lock held, until SIGKILL: it is said and refuses nothing.
+    std::fs::create_dir_all(l.burns()).unwrap();
+    let record = l.burns().join(format!("{}.json", mlb::burn::record::this_host()));
+    nix::unistd::mkfifo(&record, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let (code, said, _) = run("fifo");
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("a FIFO, not a regular file"), "{said}");
 }
 
 #[test]

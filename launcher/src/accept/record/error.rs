@@ -33,6 +33,15 @@ pub enum RecordError {
         /// The input it names.
         input: PathBuf,
     },
+    /// `--record FILE` is not in a folder holding every path of the
+    /// request: `--verify` reads nothing outside the record's folder.
+    #[error("the record {} would not be in a folder holding the input {}: --verify reads only inside the record's folder", record.display(), input.display())]
+    Outside {
+        /// The record file.
+        record: PathBuf,
+        /// The input outside its folder.
+        input: PathBuf,
+    },
     /// An input went away between reading and hashing.
     #[error(transparent)]
     Hash(#[from] HashError),
@@ -71,6 +80,7 @@ impl Classify for RecordError {
             | RecordError::Signers(_)
             | RecordError::InsideReports { .. }
             | RecordError::OverInput { .. }
+            | RecordError::Outside { .. }
             | RecordError::Read { .. }
             | RecordError::NotARecord { .. } => Kind::Refused,
             RecordError::Write { source, .. } if refused(source) => Kind::Refused,
@@ -88,6 +98,11 @@ impl Fix for RecordError {
             RecordError::InsideReports { .. } => {
                 Some("write the record beside the folder, e.g. --record acceptance.json".into())
             }
+            RecordError::Outside { .. } => Some(
+                "write the record in the folder that holds the reports, the rules and the target table, e.g. \
+                 --record acceptance.json beside them"
+                    .into(),
+            ),
             RecordError::Hash(_) => Some("run mlb accept again once the run's files stay put".into()),
             RecordError::Write { .. } => Some("pass a --record FILE in a folder you can write".into()),
             RecordError::Read { .. } | RecordError::NotARecord { .. } => {

@@ -55,7 +55,7 @@ impl Record {
             mlb_version: env!("CARGO_PKG_VERSION").into(),
             written: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             request: relative_request(request, place),
-            inputs: hash_all(&evaluation.inputs, place)?,
+            inputs: hash_all(&evaluation.inputs, |p| place.relative(p))?,
             verdicts: relative_verdicts(&evaluation.verdicts, place),
             accepted: evaluation.passed(),
             signer: signer.map(SigningKey::fingerprint),
@@ -69,9 +69,12 @@ impl Record {
     }
 
     /// Parses the bytes of a record file at `path`; refuses a later schema.
+    /// The reason of a refusal quotes nothing of the file (which may be
+    /// any file): only where the fault is.
     pub fn parse(path: &Path, bytes: &[u8]) -> Result<Record, RecordError> {
         let not = |reason: String| RecordError::NotARecord { path: path.to_path_buf(), reason };
-        let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| not(format!("not JSON ({e})")))?;
+        let value: serde_json::Value = serde_json::from_slice(bytes)
+            .map_err(|e| not(format!("not JSON (line {}, column {})", e.line(), e.column())))?;
         match value.get("schema").and_then(serde_json::Value::as_u64) {
             None => return Err(not("it has no `schema` number".into())),
             Some(s) if s > u64::from(SCHEMA) => {
@@ -79,7 +82,9 @@ impl Record {
             }
             Some(_) => {}
         }
-        serde_json::from_value(value).map_err(|e| not(e.to_string()))
+        serde_json::from_value(value).map_err(|_| {
+            not(format!("its fields are not those of an acceptance record of schema {SCHEMA} (docs/accept.md)"))
+        })
     }
 
     /// Writes the record to `path` and, with `key`, its signature to

@@ -2,7 +2,6 @@
 //! input an evaluation read (reports, `system.json`, `doctor.json`, rules,
 //! target table, the baseline's), named relative to the record's folder.
 
-use super::paths::Place;
 use crate::accept::{Input, Role};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -31,22 +30,16 @@ pub struct HashError {
     pub source: std::io::Error,
 }
 
-/// SHA-256 (lower-case hex) and size of the file at `path`, hashed as
-/// `mlb prepare` hashes its files.
-pub fn digest(path: &Path) -> std::io::Result<(String, u64)> {
-    let (size, sha256) = crate::prepare::manifest::hash(std::fs::File::open(path)?)?;
-    Ok((sha256, size))
-}
-
-/// Every input of `inputs` hashed (in parallel), named relative to
-/// `place`, sorted by role and path.
-pub fn hash_all(inputs: &[Input], place: &Place) -> Result<Vec<Hashed>, HashError> {
+/// Every input of `inputs` hashed (in parallel), as `mlb prepare` hashes
+/// its files, each named by `name`, sorted by role and path.
+pub fn hash_all(inputs: &[Input], name: impl Fn(&Path) -> String + Sync) -> Result<Vec<Hashed>, HashError> {
     let mut hashed = inputs
         .par_iter()
         .map(|input| {
-            let (sha256, size) =
-                digest(&input.path).map_err(|source| HashError { path: input.path.clone(), source })?;
-            Ok(Hashed { role: input.role, path: place.relative(&input.path), sha256, size })
+            let failed = |source| HashError { path: input.path.clone(), source };
+            let (size, sha256) =
+                std::fs::File::open(&input.path).and_then(crate::prepare::manifest::hash).map_err(failed)?;
+            Ok(Hashed { role: input.role, path: name(&input.path), sha256, size })
         })
         .collect::<Result<Vec<_>, _>>()?;
     hashed.sort();
@@ -56,6 +49,7 @@ pub fn hash_all(inputs: &[Input], place: &Place) -> Result<Vec<Hashed>, HashErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::accept::record::paths::Place;
 
     #[test]
     fn each_input_gets_the_sha256_and_size_of_its_bytes() {
@@ -68,7 +62,7 @@ mod tests {
             Input { role: Role::Rules, path: dir.path().join("rules.yaml") },
             Input { role: Role::Report, path: dir.path().join("runs/a.json") },
         ];
-        let hashed = hash_all(&inputs, &place).unwrap();
+        let hashed = hash_all(&inputs, |p| place.relative(p)).unwrap();
         assert_eq!(
             hashed,
             [
@@ -87,6 +81,6 @@ mod tests {
             ]
         );
         let gone = [Input { role: Role::Report, path: dir.path().join("runs/gone.json") }];
-        assert!(hash_all(&gone, &place).unwrap_err().to_string().contains("gone.json"));
+        assert!(hash_all(&gone, |p| place.relative(p)).unwrap_err().to_string().contains("gone.json"));
     }
 }

@@ -5,6 +5,7 @@
 //! computes it all again from the files and says what changed
 //! ([`verify`]). docs/accept.md describes the schema and the checks.
 
+mod confined;
 mod error;
 mod file;
 mod inputs;
@@ -38,9 +39,10 @@ pub struct RecordArgs {
     #[arg(long, value_name = "KEY", requires = "record")]
     pub sign: Option<PathBuf>,
 
-    /// Verify the record FILE: hash its inputs and compute its verdicts
-    /// again, check FILE.sig; exit 0 when nothing changed, 1 when something
-    /// did or the signature is bad.
+    /// Verify the record FILE: check FILE.sig first, then compute the
+    /// record again from the files it names inside its folder; exit 0 only
+    /// when signed by a key of --allowed-signers and nothing changed, 1
+    /// otherwise (unsigned, signer not checked, bad signature, a change).
     #[arg(
         long,
         value_name = "FILE",
@@ -58,7 +60,8 @@ impl RecordArgs {
     /// Checks, before anything is evaluated, that the record can be
     /// written where asked for `request` (not inside a folder of reports
     /// the evaluation reads, where it would be read as one, nor over its
-    /// rules file or target table), and reads the
+    /// rules file or target table, and in a folder that holds every path
+    /// of the request, the only place `--verify` reads), and reads the
     /// key of `--sign`, so that a refusal leaves nothing written.
     pub fn ready(&self, request: &Request) -> Result<Option<SigningKey>, RecordError> {
         if let Some(path) = &self.record {
@@ -66,13 +69,23 @@ impl RecordArgs {
             if let Some(folder) = folders.find(|f| paths::inside(path, f)) {
                 return Err(RecordError::InsideReports { record: path.clone(), folder: folder.clone() });
             }
-            let mut files = request.rules.iter().chain(&request.targets);
+            let mut files = files_of(request);
             if let Some(input) = files.find(|f| paths::same(path, f)) {
                 return Err(RecordError::OverInput { record: path.clone(), input: input.clone() });
+            }
+            let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let mut named = std::iter::once(&request.reports).chain(&request.baseline).chain(files_of(request));
+            if let Some(input) = named.find(|input| !paths::below(input, folder)) {
+                return Err(RecordError::Outside { record: path.clone(), input: input.clone() });
             }
         }
         Ok(self.sign.as_deref().map(SigningKey::read).transpose()?)
     }
+}
+
+/// The files `request` names (its rules file and target table).
+fn files_of(request: &Request) -> impl Iterator<Item = &PathBuf> {
+    request.rules.iter().chain(&request.targets)
 }
 
 /// Writes the record of `evaluation`, the answer to `request`, to `path`

@@ -53,6 +53,11 @@ impl Place {
         }
     }
 
+    /// The folder as reached from the working folder.
+    pub fn given(&self) -> &Path {
+        &self.given
+    }
+
     /// The file or folder a record names by `relative`, as reached from
     /// the working folder.
     pub fn resolve(&self, relative: &str) -> PathBuf {
@@ -68,6 +73,30 @@ pub fn inside(path: &Path, folder: &Path) -> bool {
     let file = locate(path);
     let folder = folder.canonicalize().unwrap_or_else(|_| locate(folder));
     file.parent().is_some_and(|p| p.starts_with(&folder))
+}
+
+/// Whether `path` (a file or a folder) is below `folder`, at any depth,
+/// however either is named.
+pub fn below(path: &Path, folder: &Path) -> bool {
+    let folder = folder.canonicalize().unwrap_or_else(|_| locate(folder));
+    let path = locate(path);
+    path != folder && path.starts_with(&folder)
+}
+
+/// The path a record names by `relative` when it is inside the record's
+/// folder, as `--verify` opens it: relative, without `..`, naming
+/// something below the folder (not the folder itself), its names alone
+/// (`./a/./b` is `a/b`); `None` otherwise.
+pub fn confined(relative: &str) -> Option<PathBuf> {
+    let mut path = PathBuf::new();
+    for component in Path::new(relative).components() {
+        match component {
+            Component::Normal(name) => path.push(name),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    (!path.as_os_str().is_empty()).then_some(path)
 }
 
 /// Whether `a` and `b` name the same file.
@@ -138,6 +167,22 @@ mod tests {
         assert!(!inside(&dir.path().join("runs2/acceptance.json"), &dir.path().join("runs")));
         assert!(same(&dir.path().join("link/a/../rules.yaml"), &dir.path().join("runs/rules.yaml")));
         assert!(!same(&dir.path().join("runs/rules.yaml"), &dir.path().join("rules.yaml")));
+    }
+
+    #[test]
+    fn only_paths_below_the_records_folder_are_confined() {
+        for (inside, names) in [("delivery", "delivery"), ("./delivery/./n1/a.json/.", "delivery/n1/a.json")] {
+            assert_eq!(confined(inside), Some(PathBuf::from(names)), "{inside}");
+        }
+        for outside in ["/etc/shadow", "../delivery", "delivery/../../x", ".", "", "./"] {
+            assert_eq!(confined(outside), None, "{outside}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("site/delivery")).unwrap();
+        assert!(below(&dir.path().join("site/delivery"), &dir.path().join("site")));
+        assert!(below(&dir.path().join("site/rules.yaml"), &dir.path().join("site/.")));
+        assert!(!below(&dir.path().join("site"), &dir.path().join("site")));
+        assert!(!below(&dir.path().join("other/rules.yaml"), &dir.path().join("site")));
     }
 
     #[test]

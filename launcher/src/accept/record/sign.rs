@@ -87,10 +87,12 @@ impl crate::fix::Fix for KeyError {
 }
 
 impl SigningKey {
-    /// Reads the OpenSSH private key in `path`; refuses an encrypted key
-    /// and a key of another algorithm than ed25519.
+    /// Reads the OpenSSH private key in `path` (a regular file of at most
+    /// 16 MiB); refuses an encrypted key and a key of another algorithm
+    /// than ed25519.
     pub fn read(path: &Path) -> Result<SigningKey, KeyError> {
-        let text = std::fs::read(path).map_err(|source| KeyError::Read { path: path.to_path_buf(), source })?;
+        let text =
+            crate::reading::read_input(path).map_err(|source| KeyError::Read { path: path.to_path_buf(), source })?;
         let key = PrivateKey::from_openssh(&text).map_err(|e| match e {
             ssh_key::Error::AlgorithmUnknown => {
                 KeyError::Algorithm { path: path.to_path_buf(), algorithm: "a kind mlb does not read".into() }

@@ -64,10 +64,11 @@ impl crate::fix::Fix for SignersError {
 }
 
 impl AllowedSigners {
-    /// Reads `path`.
+    /// Reads `path`: a regular file of at most 16 MiB
+    /// ([`read_input`](crate::reading::read_input)).
     pub fn read(path: &Path) -> Result<AllowedSigners, SignersError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| SignersError::Read { path: path.to_path_buf(), source })?;
+        let text = crate::reading::read_input(path)
+            .map_err(|source| SignersError::Read { path: path.to_path_buf(), source })?;
         Self::parse(path, &text)
     }
 

@@ -1,19 +1,41 @@
-//! `mlb accept --verify acceptance.json`: reads the record, hashes its
-//! inputs again, evaluates its request again from the files, and says what
-//! changed: each file added, removed or changed, by name; each verdict
-//! added, removed or changed, by rule, bench, GPU and node; and whether the
-//! signature (`acceptance.json.sig`) vouches for the record.
+//! `mlb accept --verify acceptance.json`: whether the record is the one
+//! its signer wrote, and whether the files it names still give it. In this
+//! order, so that nothing the record names is trusted before its signature:
+//!
+//! 1. the record and its signature (`acceptance.json.sig`) are read, each a
+//!    regular file beside the record (not a link), of bounded size;
+//! 2. the signature is checked, and its key against `--allowed-signers`; a
+//!    bad or missing signature ends here: nothing the record names is opened;
+//! 3. the files of the record's request are read from inside the record's
+//!    folder only ([`confined`](super::confined)), and the whole record is
+//!    computed again from them: the request, every input (by name), every
+//!    verdict (every field of each) and `accepted` are compared with the
+//!    record's. `schema`, `mlb_version`, `written` and `signer` cannot be
+//!    computed again: the signature vouches for them.
+//!
+//! Only a record signed by a key of `--allowed-signers`, with nothing
+//! changed, is verified (exit status 0): an unsigned record proves nothing,
+//! and a signature by a key nobody listed proves only that someone signed.
 
+use super::confined::{self, rehash, LeftOut};
 use super::error::RecordError;
-use super::file::{relative_verdicts, resolved_request, Record};
-use super::inputs::{digest, hash_all, Hashed};
+use super::file::{relative_request, relative_verdicts, resolved_request, Record};
+use super::inputs::{hash_all, Hashed};
 use super::paths::Place;
 use super::sign::{check, signature_path, SignatureCheck};
 use super::signers::AllowedSigners;
-use crate::accept::{evaluate, Kind, Subject, Verdict};
+use crate::accept::{evaluate, Kind, Outcome, Request, Subject, Verdict};
 use crate::exit::{EXIT_FAILED, EXIT_OK};
+use crate::linux::dir::Dir;
+use crate::report::render::visible;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The largest record `--verify` reads: 256 MiB (a record of 200,000
+/// reports is about 50 MiB).
+pub const RECORD_LIMIT: u64 = 256 << 20;
+/// The largest signature file `--verify` reads (an SSHSIG is under 1 KiB).
+pub const SIGNATURE_LIMIT: u64 = 64 << 10;
 
 /// What verifying a record found.
 #[derive(Debug)]
@@ -22,14 +44,21 @@ pub struct Verification {
     pub record: PathBuf,
     /// The mlb that wrote it, and when.
     pub written: (String, String),
+    /// Whether the files the record names were opened (only when the
+    /// signature vouches for the record, or there is none to check).
+    pub opened: bool,
     /// Inputs whose bytes are as recorded.
     pub unchanged_inputs: usize,
     /// Inputs added, removed or changed.
     pub inputs: Vec<Change<Hashed>>,
+    /// Files of the record's folder not read, and why.
+    pub left_out: Vec<LeftOut>,
     /// Verdicts as recorded.
     pub unchanged_verdicts: usize,
     /// Verdicts added, removed or changed.
     pub verdicts: Vec<Change<Verdict>>,
+    /// The record's other fields that differ from those computed again.
+    pub fields: Vec<Field>,
     /// Why the verdicts could not be computed again, if they could not.
     pub not_recomputed: Option<String>,
     /// What the signature says.
@@ -52,10 +81,21 @@ pub enum Change<T> {
     },
 }
 
+/// A field of the record (besides its inputs and verdicts) that differs
+/// from the one computed again.
+#[derive(Debug, PartialEq)]
+pub struct Field {
+    /// The field (`accepted`, `request`).
+    pub name: &'static str,
+    /// How: `true -> false`, or which paths of the request.
+    pub how: String,
+}
+
 /// The state of a record's signature.
 #[derive(Debug, PartialEq)]
 pub enum Signature {
-    /// Not signed, and no signature was asked for.
+    /// Not signed, and no signature was asked for: nothing proves the
+    /// record unchanged.
     Unsigned,
     /// The record names a signer, or `--allowed-signers` asks for a
     /// signature, but there is no `.sig` file.
@@ -64,61 +104,145 @@ pub enum Signature {
     Checked(SignatureCheck),
 }
 
+impl Signature {
+    /// Whether the record may be read on: unsigned (nothing to check), or
+    /// a good signature.
+    fn vouches(&self) -> bool {
+        !matches!(self, Signature::Missing | Signature::Checked(SignatureCheck::Bad(_)))
+    }
+
+    /// Whether a key of `--allowed-signers` made it.
+    fn trusted(&self) -> bool {
+        matches!(self, Signature::Checked(SignatureCheck::Good { principals: Some(_), .. }))
+    }
+}
+
+/// The record as computed again from its files.
+struct Now {
+    inputs: Vec<Hashed>,
+    left_out: Vec<LeftOut>,
+    /// The request and the verdicts, when they could be computed again.
+    computed: Result<(Request, Vec<Verdict>), String>,
+}
+
 /// Verifies the record at `path`, the signature against `trusted` when
 /// given. Errs (refused) only when the record cannot be read.
 pub fn verify(path: &Path, trusted: Option<&AllowedSigners>) -> Result<Verification, RecordError> {
-    let bytes = std::fs::read(path).map_err(|source| RecordError::Read { path: path.to_path_buf(), source })?;
+    let unreadable = |source| RecordError::Read { path: path.to_path_buf(), source };
+    let name = path.file_name().map(Path::new).ok_or_else(|| unreadable(std::io::ErrorKind::InvalidInput.into()))?;
+    let place = Place::of(path).map_err(unreadable)?;
+    let folder = Dir::open(place.given()).map_err(unreadable)?;
+    let bytes = folder.read_bounded(name, RECORD_LIMIT).map_err(unreadable)?;
     let record = Record::parse(path, &bytes)?;
-    let place = Place::of(path).map_err(|source| RecordError::Read { path: path.to_path_buf(), source })?;
-    let signature = signature_of(path, &bytes, &record, trusted);
-    let (now_inputs, now_verdicts, not_recomputed) = match evaluate(&resolved_request(&record.request, &place)) {
-        Ok(evaluation) => match hash_all(&evaluation.inputs, &place) {
-            Ok(hashed) => (hashed, Some(relative_verdicts(&evaluation.verdicts, &place)), None),
-            Err(e) => (rehash(&record.inputs, &place), None, Some(e.to_string())),
-        },
-        Err(e) => (rehash(&record.inputs, &place), None, Some(crate::fix::one_line(&e))),
-    };
-    let (unchanged_inputs, inputs) = diff(&record.inputs, &now_inputs, |h| h.path.clone(), |a, b| a == b);
-    let (unchanged_verdicts, verdicts) = match &now_verdicts {
-        Some(now) => diff(&record.verdicts, now, key, same_verdict),
-        None => (0, Vec::new()),
-    };
-    Ok(Verification {
+    let signature = signature_of(&folder, name, &bytes, &record, trusted);
+    let mut verification = Verification {
         record: path.to_path_buf(),
-        written: (record.mlb_version, record.written),
-        unchanged_inputs,
-        inputs,
-        unchanged_verdicts,
-        verdicts,
-        not_recomputed,
+        written: (record.mlb_version.clone(), record.written.clone()),
+        opened: false,
+        unchanged_inputs: 0,
+        inputs: Vec::new(),
+        left_out: Vec::new(),
+        unchanged_verdicts: 0,
+        verdicts: Vec::new(),
+        fields: Vec::new(),
+        not_recomputed: None,
         signature,
-    })
+    };
+    if !verification.signature.vouches() {
+        verification.not_recomputed =
+            Some("the signature does not vouch for the record: nothing the record names was opened".into());
+        return Ok(verification);
+    }
+    let now = recompute(&folder, name, &record, &place);
+    verification.opened = true;
+    (verification.unchanged_inputs, verification.inputs) =
+        diff(&record.inputs, &now.inputs, |h| h.path.clone(), |a, b| a == b);
+    verification.left_out = now.left_out;
+    let accepted = match now.computed {
+        Ok((request, verdicts)) => {
+            (verification.unchanged_verdicts, verification.verdicts) =
+                diff(&record.verdicts, &verdicts, key, |a, b| differing(a, b).is_empty());
+            verification.fields.extend(request_field(&record.request, &request));
+            verdicts.iter().all(|v| v.outcome == Outcome::Pass)
+        }
+        Err(why) => {
+            verification.not_recomputed = Some(why);
+            record.verdicts.iter().all(|v| v.outcome == Outcome::Pass)
+        }
+    };
+    if record.accepted != accepted {
+        verification.fields.push(Field { name: "accepted", how: format!("{} -> {accepted}", record.accepted) });
+    }
+    Ok(verification)
 }
 
-/// The recorded inputs hashed again where they are, when the request
-/// cannot be evaluated (so which files it reads is not known): those gone
-/// are left out.
-fn rehash(recorded: &[Hashed], place: &Place) -> Vec<Hashed> {
-    recorded
-        .iter()
-        .filter_map(|h| {
-            let (sha256, size) = digest(&place.resolve(&h.path)).ok()?;
-            Some(Hashed { sha256, size, ..h.clone() })
-        })
-        .collect()
+/// The record computed again from the files of its folder: the request's
+/// files copied from it and evaluated; when that cannot be done, the
+/// recorded inputs hashed again where they are, and why.
+fn recompute(folder: &Dir, name: &Path, record: &Record, place: &Place) -> Now {
+    let fallback = |why: String, mut left_out: Vec<LeftOut>| {
+        let (inputs, more) = rehash(folder, &record.inputs);
+        left_out.extend(more);
+        Now { inputs, left_out, computed: Err(why) }
+    };
+    let copy = match confined::copy(folder, name, &record.request) {
+        Ok(copy) => copy,
+        Err(e) => return fallback(e.to_string(), Vec::new()),
+    };
+    let request = resolved_request(&record.request, &copy.place);
+    let evaluation = match evaluate(&request) {
+        Ok(evaluation) => evaluation,
+        Err(e) => return fallback(copy.as_given(&crate::fix::one_line(&e), place.given()), copy.left_out),
+    };
+    // A `--gpu-model` table of the host is no file of the copy.
+    let name_of = |p: &Path| if copy.holds(p) { copy.place.relative(p) } else { place.relative(p) };
+    match hash_all(&evaluation.inputs, name_of) {
+        Ok(inputs) => Now {
+            inputs,
+            computed: Ok((
+                relative_request(&request, &copy.place),
+                relative_verdicts(&evaluation.verdicts, &copy.place),
+            )),
+            left_out: copy.left_out,
+        },
+        Err(e) => fallback(copy.as_given(&e.to_string(), place.given()), copy.left_out),
+    }
 }
 
-/// The signature's state: checked when `RECORD.sig` exists; missing when
-/// the record names a signer or `trusted` asks for one.
-fn signature_of(path: &Path, bytes: &[u8], record: &Record, trusted: Option<&AllowedSigners>) -> Signature {
-    let sig_path = signature_path(path);
-    let armoured = match std::fs::read_to_string(&sig_path) {
-        Ok(text) => text,
+/// The paths of the request that differ from the record's as computed
+/// again (the same folder or file, written otherwise: `./delivery/.`).
+fn request_field(recorded: &Request, now: &Request) -> Option<Field> {
+    let paths = [
+        ("reports", recorded.reports != now.reports),
+        ("rules", recorded.rules != now.rules),
+        ("targets", recorded.targets != now.targets),
+        ("baseline", recorded.baseline != now.baseline),
+    ];
+    let differ: Vec<&str> = paths.iter().filter(|(_, d)| *d).map(|(n, _)| *n).collect();
+    (!differ.is_empty()).then(|| Field { name: "request", how: format!("{} not as computed again", differ.join(", ")) })
+}
+
+/// The signature's state: checked when `NAME.sig` is in `folder`; missing
+/// when the record names a signer or `trusted` asks for one. The file is
+/// read as the record is: a regular file, no link, bounded.
+fn signature_of(
+    folder: &Dir,
+    name: &Path,
+    bytes: &[u8],
+    record: &Record,
+    trusted: Option<&AllowedSigners>,
+) -> Signature {
+    let sig_name = signature_path(name);
+    let armoured = match folder.read_bounded(&sig_name, SIGNATURE_LIMIT) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(_) => return Signature::Checked(SignatureCheck::Bad(format!("{} is not text", sig_name.display()))),
+        },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let expected = record.signer.is_some() || trusted.is_some();
             return if expected { Signature::Missing } else { Signature::Unsigned };
         }
-        Err(e) => return Signature::Checked(SignatureCheck::Bad(format!("cannot read {}: {e}", sig_path.display()))),
+        Err(e) => return Signature::Checked(SignatureCheck::Bad(format!("cannot read {}: {e}", sig_name.display()))),
     };
     match (check(bytes, &armoured, trusted), &record.signer) {
         (SignatureCheck::Good { key, .. }, Some(signer)) if &key != signer => {
@@ -134,15 +258,27 @@ fn key(verdict: &Verdict) -> (String, Kind, Subject) {
     (verdict.rule.clone(), verdict.kind, verdict.subject.clone())
 }
 
-/// Whether two verdicts of the same key say the same: outcome, bound and
-/// measured value (a relative difference below 1e-9 is the same figure).
-fn same_verdict(a: &Verdict, b: &Verdict) -> bool {
+/// The fields in which two verdicts of the same key differ: every field
+/// is compared, figures within a relative 1e-9 being the same.
+fn differing(a: &Verdict, b: &Verdict) -> Vec<&'static str> {
     let close = |x: Option<f64>, y: Option<f64>| match (x.filter(|v| v.is_finite()), y.filter(|v| v.is_finite())) {
         (None, None) => true,
         (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()),
         _ => false,
     };
-    a.outcome == b.outcome && a.unit == b.unit && close(a.measured, b.measured) && close(a.bound, b.bound)
+    [
+        ("outcome", a.outcome == b.outcome),
+        ("measured", close(a.measured, b.measured)),
+        ("bound", close(a.bound, b.bound)),
+        ("margin", close(a.margin, b.margin)),
+        ("unit", a.unit == b.unit),
+        ("origin", a.origin == b.origin),
+        ("note", a.note == b.note),
+    ]
+    .into_iter()
+    .filter(|(_, same)| !same)
+    .map(|(field, _)| field)
+    .collect()
 }
 
 /// How many items of `recorded` are the same in `now`, and every item
@@ -184,17 +320,21 @@ fn diff<T: Clone, K: Ord + Clone>(
 }
 
 impl Verification {
-    /// Whether the files, the verdicts and the signature are as recorded.
-    pub fn unchanged(&self) -> bool {
-        let signature_good =
-            matches!(self.signature, Signature::Unsigned | Signature::Checked(SignatureCheck::Good { .. }));
-        self.inputs.is_empty() && self.verdicts.is_empty() && self.not_recomputed.is_none() && signature_good
+    /// Whether anything computed again differs from the record, or could
+    /// not be computed.
+    pub fn changed(&self) -> bool {
+        !(self.inputs.is_empty() && self.verdicts.is_empty() && self.fields.is_empty()) || self.not_recomputed.is_some()
     }
 
-    /// The exit status of `mlb accept --verify`: 0 unchanged and the
-    /// signature (if any) good, 1 otherwise.
+    /// Whether the record is verified: signed by a key of
+    /// `--allowed-signers`, and every field as computed again.
+    pub fn verified(&self) -> bool {
+        self.signature.trusted() && !self.changed()
+    }
+
+    /// The exit status of `mlb accept --verify`: 0 verified, 1 otherwise.
     pub fn exit_code(&self) -> i32 {
-        if self.unchanged() {
+        if self.verified() {
             EXIT_OK
         } else {
             EXIT_FAILED
@@ -202,29 +342,51 @@ impl Verification {
     }
 
     /// The report for a person: what changed, by name, then the signature
-    /// and the result.
+    /// and the result, one line each: the record's text in a line (a rule,
+    /// a path, its date) has its control characters escaped, so that it
+    /// cannot end the line or drive the terminal.
     pub fn render(&self) -> String {
-        let mut out = format!("record: {} (mlb {}, {})\n", self.record.display(), self.written.0, self.written.1);
-        out.push_str(&format!("inputs: {}\n", tally(self.unchanged_inputs, &self.inputs)));
+        let mut lines = Vec::new();
+        lines.push(format!("record: {} (mlb {}, {})\n", self.record.display(), self.written.0, self.written.1));
+        if self.opened {
+            lines.push(format!("inputs: {}\n", tally(self.unchanged_inputs, &self.inputs)));
+        } else {
+            lines.push("inputs: not opened\n".into());
+        }
         for change in &self.inputs {
-            out.push_str(&input_line(change));
+            lines.push(input_line(change));
+        }
+        for left in &self.left_out {
+            lines.push(format!("  left out {}: {}\n", left.path, left.reason));
         }
         match &self.not_recomputed {
-            Some(why) => out.push_str(&format!("verdicts: not computed again: {why}\n")),
+            Some(why) => lines.push(format!("verdicts: not computed again: {why}\n")),
             None => {
-                out.push_str(&format!("verdicts: {}\n", tally(self.unchanged_verdicts, &self.verdicts)));
+                lines.push(format!("verdicts: {}\n", tally(self.unchanged_verdicts, &self.verdicts)));
                 for change in &self.verdicts {
-                    out.push_str(&verdict_line(change));
+                    lines.push(verdict_line(change));
                 }
             }
         }
-        out.push_str(&format!("signature: {}\n", signature_line(&self.signature)));
-        out.push_str(if self.unchanged() {
-            "result: unchanged: the files, the verdicts and the signature are as recorded\n"
-        } else {
-            "result: CHANGED since the record was written\n"
-        });
-        out
+        if !self.fields.is_empty() {
+            lines.push(format!("fields: {} changed\n", self.fields.len()));
+        }
+        for field in &self.fields {
+            lines.push(format!("  changed  {}: {}\n", field.name, field.how));
+        }
+        lines.push(format!("signature: {}\n", signature_line(&self.signature)));
+        lines.push(String::from(match &self.signature {
+            s if !s.vouches() => "result: NOT VERIFIED: the signature does not vouch for the record\n",
+            _ if self.changed() => "result: CHANGED since the record was written\n",
+            Signature::Unsigned => {
+                "result: NOT VERIFIED: the files and verdicts are as recorded, but the record is unsigned\n"
+            }
+            _ if !self.verified() => {
+                "result: NOT VERIFIED: the files and verdicts are as recorded, but the signer was not checked\n"
+            }
+            _ => "result: verified: signed by an allowed signer; the files, the verdicts and every field are as recorded\n",
+        }));
+        lines.iter().map(|line| visible(line.strip_suffix('\n').unwrap_or(line)) + "\n").collect()
     }
 }
 
@@ -262,14 +424,15 @@ fn role(h: &Hashed) -> String {
     serde_json::to_value(h.role).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
-/// One verdict's change: `  changed  per_gpu#1 bench gpu 1 node n1: pass -> FAIL (measured 0.97 -> 0.81 ratio)`.
+/// One verdict's change: `  changed  per_gpu#1 bench gpu 1 node n1: pass -> FAIL (measured 0.97 -> 0.81 ratio,
+/// bound ...)`, and the other fields that differ.
 fn verdict_line(change: &Change<Verdict>) -> String {
     let figure = |v: &Verdict| v.measured.map_or("not measured".to_string(), |m| format!("{m:.4} {}", v.unit));
     match change {
         Change::Added(v) => format!("  added    {} {}: {} ({})\n", v.rule, v.subject, v.outcome, figure(v)),
         Change::Removed(v) => format!("  removed  {} {}: was {} ({})\n", v.rule, v.subject, v.outcome, figure(v)),
         Change::Changed { recorded, now } => format!(
-            "  changed  {} {}: {} -> {} (measured {} -> {}, bound {} -> {})\n",
+            "  changed  {} {}: {} -> {} (measured {} -> {}, bound {} -> {}; differs in {})\n",
             now.rule,
             now.subject,
             recorded.outcome,
@@ -277,7 +440,8 @@ fn verdict_line(change: &Change<Verdict>) -> String {
             figure(recorded),
             figure(now),
             bound(recorded),
-            bound(now)
+            bound(now),
+            differing(recorded, now).join(", ")
         ),
     }
 }
@@ -290,16 +454,20 @@ fn bound(v: &Verdict) -> String {
 /// What the signature says, in words.
 fn signature_line(signature: &Signature) -> String {
     match signature {
-        Signature::Unsigned => "none (the record was written without --sign)".into(),
+        Signature::Unsigned => {
+            "unsigned: nothing proves it unchanged (sign it with --sign KEY, and verify with --allowed-signers FILE)"
+                .into()
+        }
         Signature::Missing => {
             "MISSING: the record was signed, or a signature was asked for, but there is no .sig file".into()
         }
         Signature::Checked(SignatureCheck::Good { key, principals: Some(who) }) => {
             format!("good, by {who} (key {key})")
         }
-        Signature::Checked(SignatureCheck::Good { key, principals: None }) => {
-            format!("good, by the key {key} (pass --allowed-signers FILE to check whose it is)")
-        }
+        Signature::Checked(SignatureCheck::Good { key, principals: None }) => format!(
+            "made by the key {key}, whose signer was NOT CHECKED: any key could have made it; pass --allowed-signers \
+             FILE to check whose it is"
+        ),
         Signature::Checked(SignatureCheck::Bad(why)) => format!("BAD: {why}"),
     }
 }

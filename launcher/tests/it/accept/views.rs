@@ -1,4 +1,5 @@
-//! The text view within 100 columns, and the JSON, CSV and HTML formats.
+//! The text view within 100 columns (names never cut), and the JSON, CSV
+//! and HTML formats.
 
 use super::{accept, rules, slots, stdout};
 
@@ -15,14 +16,42 @@ fn the_text_view_fits_100_columns_failed_lines_first() {
     let out = accept(&["--reports", run.path().to_str().unwrap(), "--rules", r.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    for line in text.lines() {
+    // A name is never cut: the table of verdicts is as wide as its longest
+    // name needs; every other line fits.
+    let table = |l: &str| ["outcome", "FAIL ", "pass "].iter().any(|start| l.starts_with(start));
+    for line in text.lines().filter(|l| !table(l)) {
         assert!(line.chars().count() <= 100, "{} columns: {line}", line.chars().count());
     }
+    assert!(text.lines().any(|l| l.starts_with("FAIL") && l.contains(long)), "{text}");
+    assert!(!text.contains('…'), "{text}");
     let lines: Vec<&str> = text.lines().collect();
     let header = lines.iter().position(|l| l.starts_with("outcome")).unwrap();
     assert!(lines[header + 1].starts_with("FAIL"), "{text}");
     assert!(lines[header + 2].starts_with("  at ") && lines[header + 2].contains("rules.yaml:2:5"), "{text}");
     assert!(text.contains("FAIL: 1 failed, 0 not measured (no pass), 3 passed"), "{text}");
+}
+
+/// Two nodes whose names differ only at their end were once cut to the
+/// same letters (`gpu-node-rack12-sl…`): the column widens instead.
+#[test]
+fn two_nodes_never_look_the_same() {
+    let (run, etc) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    slots(run.path(), "convnet", "gpu-node-rack12-slot01", &[100.0, 100.0]);
+    slots(run.path(), "convnet", "gpu-node-rack12-slot02", &[50.0, 50.0]);
+    let r = rules(etc.path(), "rules:\n  - kind: per_node\n    min: 0.9\n  - kind: per_gpu\n    min: 0.9\n");
+    let out = accept(&["--reports", run.path().to_str().unwrap(), "--rules", r.to_str().unwrap()]);
+    let text = stdout(&out);
+    let rows = |node: &str| text.lines().filter(|l| l.contains(&format!("node {node}"))).count();
+    assert!(rows("gpu-node-rack12-slot01") >= 1 && rows("gpu-node-rack12-slot02") >= 1, "{text}");
+    assert!(!text.contains('…'), "{text}");
+    let header = text.lines().find(|l| l.starts_with("outcome")).unwrap();
+    let at = header.find("measured").unwrap();
+    for row in text.lines().filter(|l| l.contains(" node gpu-node")) {
+        assert!(
+            row[..at].trim_end().ends_with(|c: char| c.is_ascii_digit()),
+            "the figures start after the name: {row}"
+        );
+    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! give it: each case here reproduced a fault first, and now shows mlb
 //! refusing it, recording it or surviving it. One module per area.
 
+mod accept_trust;
 mod closed_stdout;
 mod concurrent;
 mod docker;

@@ -128,3 +128,12 @@ fn a_hang_up_or_a_user_signal_stops_a_running_instance_as_sigterm_does() {
         a_signal_stops_a_running_instance(signal);
     }
 }
+
+/// Ctrl-\ (SIGQUIT) once ended the launcher at once (with a core dump),
+/// leaving its instance running and its lock held: it now stops the run as
+/// SIGTERM does.
+#[test]
+fn ctrl_backslash_stops_a_running_instance_and_a_wait_as_sigterm_does() {
+    a_signal_stops_a_running_instance(Signal::SIGQUIT);
+    a_signal_stops_the_wait(Signal::SIGQUIT);
+}
