@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 type Step = (i64, &'static str, &'static str, &'static str);
 
 /// Every migration, in order.
-const STEPS: [Step; 3] = [
+const STEPS: [Step; 4] = [
     (
         1,
         "schema",
@@ -38,6 +38,12 @@ const STEPS: [Step; 3] = [
         "run data",
         include_str!("../../migrations/sqlite/0003_run_data.sql"),
         include_str!("../../migrations/postgres/0003_run_data.sql"),
+    ),
+    (
+        4,
+        "instance identity",
+        include_str!("../../migrations/sqlite/0004_instance_identity.sql"),
+        include_str!("../../migrations/postgres/0004_instance_identity.sql"),
     ),
 ];
 
