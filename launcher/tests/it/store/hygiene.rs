@@ -208,3 +208,30 @@ fn benches_sharing_their_arguments_are_exported_apart(kind: Kind) {
         assert_eq!(b["throughput"]["value"], items, "{key}");
     }
 }
+
+#[test]
+fn the_csv_export_goes_out_a_piece_at_a_time() {
+    use mlb::store::query::args::{ExportArgs, ExportFormat, Filters};
+    let store = TestStore::new(Kind::Sqlite);
+    let dir = tempfile::tempdir().unwrap();
+    let reports = super::backend::write_runs(dir.path(), 4, 500);
+    assert_eq!(import(&store, &[dir.path().to_str().unwrap()]).0, Some(0));
+    let args = ExportArgs {
+        store: mlb::store::command::DbArg { db: Some(store.url.clone()) },
+        format: ExportFormat::Csv,
+        run: None,
+        filters: Filters::default(),
+    };
+    let mut pieces: Vec<String> = Vec::new();
+    let opened = store.open();
+    mlb::store::query::export::export(&opened, &args, &mut |text| {
+        pieces.push(text.to_string());
+        Ok(())
+    })
+    .unwrap();
+    // 10 metrics a report, about 2 MB: out in pieces of about 64 KiB, never held whole.
+    let text = pieces.concat();
+    assert_eq!(text.lines().count(), 1 + reports * 10);
+    assert!(pieces.len() > 20, "{} pieces", pieces.len());
+    assert!(pieces.iter().all(|p| p.len() < 65 * 1024), "{:?}", pieces.iter().map(String::len).max());
+}

@@ -115,7 +115,7 @@ fn a_nul_byte_is_stored_the_same_on_both_backends(kind: Kind) {
     let row = store.texts("SELECT bench, suite, node, failure_message, config FROM instances", &[]);
     let r = |s: &str| Some(s.replace('\0', "\u{FFFD}"));
     let config = serde_json::json!({"x\u{0}y": "v\u{0}w"}).to_string();
-    assert_eq!(row, [[r("a\0b"), r("s\0"), r("n\01"), r("crashed\0here"), Some(config)]]);
+    assert_eq!(row, [[r("a\0b"), r("s\0"), r("n\u{0}1"), r("crashed\0here"), Some(config)]]);
     assert_eq!(store.texts("SELECT tail FROM log_tails", &[]), [[r("before\0after\n")]]);
-    assert_eq!(store.texts("SELECT host FROM systems", &[]), [[r("n\01")]]);
+    assert_eq!(store.texts("SELECT host FROM systems", &[]), [[r("n\u{0}1")]]);
 }
