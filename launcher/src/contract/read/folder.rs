@@ -59,8 +59,29 @@ pub struct Unreadable {
 /// the original's order. Errs only when `dir` itself cannot be listed; a bad
 /// file is listed in `unreadable`.
 pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
+    read_tree(dir, Links::Follow)
+}
+
+/// [`read_folder`] of a folder mlb did not write (`mlb db import`): a link
+/// below `dir` (to a report or a folder) is neither followed nor read, but
+/// listed in `unreadable` ("a symbolic link, not followed").
+pub fn read_folder_no_links(dir: &Path) -> Result<Reading, FolderError> {
+    read_tree(dir, Links::Refuse)
+}
+
+/// What the walk does with a link below the folder it reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Links {
+    /// Follows it (once: a loop is caught).
+    Follow,
+    /// Leaves it out, saying so.
+    Refuse,
+}
+
+/// [`read_folder`], links below `dir` taken as `links` says.
+fn read_tree(dir: &Path, links: Links) -> Result<Reading, FolderError> {
     let listing = std::fs::read_dir(dir).map_err(|source| FolderError { path: dir.to_path_buf(), source })?;
-    let mut top = Listing::of(dir, Ok(listing));
+    let mut top = Listing::of(dir, Ok(listing), links);
     let mut reading = Reading { unreadable: std::mem::take(&mut top.unreadable), ..Reading::default() };
     let mut seen = HashSet::new();
     if let Ok(m) = std::fs::metadata(dir) {
@@ -78,7 +99,7 @@ pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
             || {
                 batch
                     .par_iter()
-                    .map(|folder| Listing::of(folder, std::fs::read_dir(folder)))
+                    .map(|folder| Listing::of(folder, std::fs::read_dir(folder), links))
                     .map(Listing::read_all)
                     .collect()
             },
@@ -92,7 +113,7 @@ pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
     // Deeper, which the original did not read: listed first (a link loop is
     // caught in one order), then read a batch at a time.
     let mut listings = Vec::new();
-    list_below(deeper, &mut seen, &mut listings, &mut reading.unreadable);
+    list_below(deeper, links, &mut seen, &mut listings, &mut reading.unreadable);
     for batch in listings.chunks(FOLDERS_A_BATCH) {
         let done: Vec<Vec<Read>> = batch.par_iter().map(Listing::read).collect();
         for (listing, read) in batch.iter().zip(done) {
@@ -148,8 +169,8 @@ struct Listing {
 
 impl Listing {
     /// Lists `dir` from its `read_dir`. The listing's file type needs no
-    /// `stat`; only a link is followed.
-    fn of(dir: &Path, listing: std::io::Result<std::fs::ReadDir>) -> Listing {
+    /// `stat`; only a link is followed, when `links` says so.
+    fn of(dir: &Path, listing: std::io::Result<std::fs::ReadDir>, links: Links) -> Listing {
         let mut out =
             Listing { folder: dir.to_path_buf(), names: Vec::new(), folders: Vec::new(), unreadable: Vec::new() };
         let bad = |path: PathBuf, reason: String| Unreadable { path, reason };
@@ -175,6 +196,13 @@ impl Listing {
             let json = is_report_name(&name);
             let kind = match item.file_type() {
                 Ok(t) if !t.is_symlink() => Kind::of(t),
+                Ok(_) if links == Links::Refuse => {
+                    // Said of a report's name or a folder only (a stat, no read).
+                    if json || std::fs::metadata(item.path()).is_ok_and(|m| m.is_dir()) {
+                        out.unreadable.push(bad(item.path(), "a symbolic link, not followed".into()));
+                    }
+                    continue;
+                }
                 _ => std::fs::metadata(item.path()).map_or(Kind::Other, |m| Kind::of(m.file_type())),
             };
             match kind {
@@ -247,16 +275,17 @@ fn unseen(folders: Vec<PathBuf>, seen: &mut HashSet<(u64, u64)>, unreadable: &mu
 /// then its sub-folders' trees in listing order.
 fn list_below(
     folders: Vec<PathBuf>,
+    links: Links,
     seen: &mut HashSet<(u64, u64)>,
     out: &mut Vec<Listing>,
     unreadable: &mut Vec<Unreadable>,
 ) {
     for folder in unseen(folders, seen, unreadable) {
-        let mut listing = Listing::of(&folder, std::fs::read_dir(&folder));
+        let mut listing = Listing::of(&folder, std::fs::read_dir(&folder), links);
         unreadable.append(&mut listing.unreadable);
         let below = std::mem::take(&mut listing.folders);
         out.push(listing);
-        list_below(below, seen, out, unreadable);
+        list_below(below, links, seen, out, unreadable);
     }
 }
 
@@ -516,6 +545,28 @@ mod tests {
         let reasons: Vec<String> = reading.unreadable.iter().map(|u| u.reason.clone()).collect();
         assert!(reasons.iter().any(|r| r.starts_with("a link to a folder already read")), "{reasons:?}");
         assert!(reasons.iter().any(|r| r.starts_with("not a regular file")), "{reasons:?}");
+    }
+
+    #[test]
+    fn without_links_a_link_below_the_folder_is_neither_followed_nor_read() {
+        let (dir, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        write(dir.path(), "s.a.R0.D0.json", r#"{"name": "a", "completed": true, "train_item": {"avg": 1.0}}"#);
+        write(outside.path(), "s.b.R0.D0.json", r#"{"name": "b", "completed": true, "train_item": {"avg": 1.0}}"#);
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("s.b.R0.D0.json"), dir.path().join("s.b.R0.D1.json")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("notes.txt")).unwrap();
+        let reading = read_folder_no_links(dir.path()).unwrap();
+        let names: Vec<&str> = reading.entries.iter().filter_map(|e| e.name.as_deref()).collect();
+        assert_eq!(names, ["a"]);
+        let mut left: Vec<(String, &str)> = reading
+            .unreadable
+            .iter()
+            .map(|u| (u.path.file_name().unwrap().to_string_lossy().into_owned(), u.reason.as_str()))
+            .collect();
+        left.sort();
+        let link = "a symbolic link, not followed";
+        assert_eq!(left, [("notes.txt".to_string(), link), ("s.b.R0.D1.json".into(), link), ("sub".into(), link)]);
+        assert_eq!(read_folder(dir.path()).unwrap().entries.len(), 3, "read_folder follows them");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! is judged or hashed.
 
 use super::kept::MAX_TEXT_BYTES;
-use crate::contract::read::{read_folder, Entry, FolderError, Unreadable};
+use crate::contract::read::{read_folder_no_links, Entry, FolderError, Unreadable};
 use crate::linux::dir::Dir;
 use crate::report::{judge, Check};
 use rayon::prelude::*;
@@ -75,7 +75,7 @@ pub fn scan(dir: &Path) -> Result<Scan, FolderError> {
     // One name for a folder, whatever path reached it (`a/./b`, a link).
     let dir = std::fs::canonicalize(dir).map_err(failed)?;
     let root = Arc::new(Dir::open(&dir).map_err(failed)?);
-    let reading = read_folder(&dir)?;
+    let reading = read_folder_no_links(&dir)?;
     let mut files: Vec<(Arc<Path>, Vec<Entry>)> = Vec::new();
     for entry in reading.entries {
         match files.last_mut() {
