@@ -400,10 +400,15 @@ thread_local! {
 /// The size `BUFFER` starts at: larger than any one report.
 const BUFFER_START: usize = 64 * 1024;
 
-/// Reads `file` into the start of `buf`, grown as needed; returns the
-/// length read. One system call for a file shorter than the buffer: a read
-/// of a regular file that returns less than asked has reached its end (the
-/// next read would return 0).
+/// The largest report file read: a report is kilobytes to a few megabytes
+/// (telemetry timelines); a larger file (a 50 GB file named `*.json`) is
+/// left out, not read until memory runs out.
+pub const MAX_REPORT_BYTES: usize = 256 << 20;
+
+/// Reads `file` into the start of `buf`, grown as needed up to
+/// [`MAX_REPORT_BYTES`]; returns the length read. One system call for a
+/// file shorter than the buffer: a read of a regular file that returns less
+/// than asked has reached its end (the next read would return 0).
 fn read_into(mut file: std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
     use std::io::Read;
     if buf.len() < BUFFER_START {
@@ -419,7 +424,11 @@ fn read_into(mut file: std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usiz
         if n == 0 || filled < buf.len() {
             return Ok(filled);
         }
-        buf.resize(buf.len() * 2, 0);
+        if buf.len() >= MAX_REPORT_BYTES {
+            let why = format!("larger than the limit of {MAX_REPORT_BYTES} bytes for a report file");
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+        }
+        buf.resize((buf.len() * 2).min(MAX_REPORT_BYTES), 0);
     }
 }
 
@@ -545,6 +554,15 @@ mod tests {
         let reasons: Vec<String> = reading.unreadable.iter().map(|u| u.reason.clone()).collect();
         assert!(reasons.iter().any(|r| r.starts_with("a link to a folder already read")), "{reasons:?}");
         assert!(reasons.iter().any(|r| r.starts_with("not a regular file")), "{reasons:?}");
+    }
+
+    #[test]
+    fn a_report_file_past_the_limit_is_left_out_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("huge.json");
+        std::fs::File::create(&path).unwrap().set_len(MAX_REPORT_BYTES as u64 + 1).unwrap();
+        let bad = read_file(&path).unwrap_err();
+        assert!(bad.reason.starts_with("larger than the limit of 268435456 bytes"), "{}", bad.reason);
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub const DOCUMENT_BYTES: u64 = crate::reading::input::INPUT_LIMIT;
 /// The most a stored report text may inflate to: a report is a few
 /// kilobytes to a few megabytes (telemetry timelines); a body that would
 /// grow past this is not one the import wrote.
-pub const MAX_TEXT_BYTES: u64 = 256 * 1024 * 1024;
+pub const MAX_TEXT_BYTES: u64 = crate::contract::read::MAX_REPORT_BYTES as u64;
 
 /// A report file's text as stored.
 #[derive(Clone, Debug, PartialEq)]
