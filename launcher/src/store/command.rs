@@ -10,9 +10,14 @@ use std::path::PathBuf;
 pub enum DbCommand {
     /// Imports mlb's run folders and the original suite's report folders
     /// (report files at any depth; each folder holding reports is a run).
-    /// A report already stored (by content hash) is skipped; each run folder
-    /// is written in one transaction.
+    /// A run folder whose reports are all stored (by content hash) is
+    /// skipped, one with a new or changed report is written again as it is
+    /// now; each run folder is written in one transaction.
     Import(ImportArgs),
+    /// Renames a system (onto a name taken, the two are one system).
+    RenameSystem(RenameSystemArgs),
+    /// Removes a system with all its runs.
+    RemoveSystem(RemoveSystemArgs),
     /// The queries: runs, systems, compare, history, export.
     #[command(flatten)]
     Query(super::query::command::QueryCommand),
@@ -42,12 +47,41 @@ pub struct ImportArgs {
     pub dirs: Vec<PathBuf>,
     #[command(flatten)]
     pub store: DbArg,
-    /// Store the runs under this system name instead of their host's.
-    #[arg(long, value_name = "NAME")]
+    /// Store the runs under this system name instead of their host's (at
+    /// most 200 characters, no control character).
+    #[arg(long, value_name = "NAME", value_parser = parse_name)]
     pub system: Option<String>,
     /// Label every run imported (repeatable).
     #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = parse_tag)]
     pub tags: Vec<(String, String)>,
+}
+
+/// `mlb db rename-system OLD NEW`
+#[derive(Debug, Args)]
+pub struct RenameSystemArgs {
+    /// The system's name now.
+    #[arg(value_name = "OLD")]
+    pub old: String,
+    /// Its new name (at most 200 characters, no control character).
+    #[arg(value_name = "NEW", value_parser = parse_name)]
+    pub new: String,
+    #[command(flatten)]
+    pub store: DbArg,
+}
+
+/// `mlb db remove-system NAME`
+#[derive(Debug, Args)]
+pub struct RemoveSystemArgs {
+    /// The system to remove, with its runs.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    #[command(flatten)]
+    pub store: DbArg,
+}
+
+/// A name the store keeps ([`super::name::check`]).
+pub fn parse_name(text: &str) -> Result<String, String> {
+    super::name::check(text).map(str::to_string).map_err(|e| e.to_string())
 }
 
 /// `KEY=VALUE`, the key not empty.
@@ -67,6 +101,10 @@ pub fn run(command: &DbCommand) -> Result<String, super::query::QueryError> {
             let labels = Labels { system: args.system.clone(), tags: args.tags.clone(), jobs_hash: None };
             Ok(import::import(&store, &args.dirs, &labels)?.render(&store))
         }
+        DbCommand::RenameSystem(args) => {
+            Store::open_existing(&args.store.location()?)?.rename_system(&args.old, &args.new)
+        }
+        DbCommand::RemoveSystem(args) => Store::open_existing(&args.store.location()?)?.remove_system(&args.name),
     }
 }
 

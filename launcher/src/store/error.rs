@@ -27,6 +27,32 @@ pub enum StoreError {
         /// Why.
         source: std::io::Error,
     },
+    /// A query named an SQLite store that does not exist.
+    #[error("no store at {}", path.display())]
+    Missing {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// An SQLite store's path is a device, a FIFO or a folder.
+    #[error("{} is not a regular file (a device, a FIFO or a folder), so it cannot be a store", path.display())]
+    NotAFile {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// An SQLite store's path is a file of something else.
+    #[error("{} is not an mlb store (not an SQLite database)", path.display())]
+    NotAStore {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// An SQLite store's path cannot be looked at.
+    #[error("cannot read the store {}: {source}", path.display())]
+    File {
+        /// The path given.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// A folder to import cannot be listed.
     #[error(transparent)]
     Reports {
@@ -155,6 +181,10 @@ impl Classify for StoreError {
             StoreError::BadUrl { .. }
             | StoreError::NoHome
             | StoreError::Folder { .. }
+            | StoreError::Missing { .. }
+            | StoreError::NotAFile { .. }
+            | StoreError::NotAStore { .. }
+            | StoreError::File { .. }
             | StoreError::Reports { .. }
             | StoreError::Connect { .. }
             | StoreError::Newer { .. }
@@ -172,6 +202,15 @@ impl Fix for StoreError {
             StoreError::BadUrl { .. } => "pass --db sqlite:PATH or --db postgres://USER@HOST/DB".into(),
             StoreError::NoHome => "set HOME or XDG_DATA_HOME, or pass --db (or MLB_DB)".into(),
             StoreError::Folder { .. } => "pass --db with a store in a folder you can write".into(),
+            StoreError::Missing { .. } => {
+                "check the path in --db (or MLB_DB), or import runs into a new store first with \
+                 `mlb db import DIR --db sqlite:PATH`"
+                    .into()
+            }
+            StoreError::NotAFile { .. } | StoreError::NotAStore { .. } => {
+                "pass --db with the path of an mlb store, or of a file not yet there for a new one".into()
+            }
+            StoreError::File { .. } => "pass --db with a store you can read".into(),
             StoreError::Reports { .. } => "pass a folder of report files you can read".into(),
             StoreError::Connect { location: Location::Postgres(_), .. } => {
                 "check the server is up, the user, the password (PGPASSWORD or ~/.pgpass keeps it out of \

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 type Step = (i64, &'static str, &'static str, &'static str);
 
 /// Every migration, in order.
-const STEPS: [Step; 3] = [
+const STEPS: [Step; 4] = [
     (
         1,
         "schema",
@@ -38,6 +38,12 @@ const STEPS: [Step; 3] = [
         "run data",
         include_str!("../../migrations/sqlite/0003_run_data.sql"),
         include_str!("../../migrations/postgres/0003_run_data.sql"),
+    ),
+    (
+        4,
+        "instance identity",
+        include_str!("../../migrations/sqlite/0004_instance_identity.sql"),
+        include_str!("../../migrations/postgres/0004_instance_identity.sql"),
     ),
 ];
 
@@ -215,6 +221,38 @@ mod tests {
         let marker = sqlx::query("SELECT value FROM store_info WHERE key = 'marker'");
         let row = copy.block_on(marker.fetch_one(copy.pool())).unwrap();
         assert_eq!(row.get::<String, _>(0), "kept");
+    }
+
+    #[test]
+    fn version_4_keeps_the_instances_and_metrics_and_the_last_text_of_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (location, _) = file_store(dir.path());
+        let old = Store::connect(&location, crate::store::Access::ReadWrite).unwrap();
+        old.migrate_to(3).unwrap();
+        for sql in [
+            "INSERT INTO systems (id, name, fingerprint, host, cpu, gpu_model, gpu_count, driver, runtime_versions) \
+             VALUES (1, 'a', 'f', 'h', '', '', 0, '', '')",
+            "INSERT INTO runs (id, system_id, folder, run_ids, imported_at, nodes) VALUES (1, 1, '/r', '', 'now', '')",
+            "INSERT INTO instances (id, run_id, report_hash, entry, file, bench, config, outcome, gpu_energy, flagged) \
+             VALUES (7, 1, 'h1', 0, 'x.json', 'vae', '{}', 'completed', 0, 0)",
+            "INSERT INTO metrics (instance_id, name, value, unit) VALUES (7, 'train_item.avg', 1.5, 'items/s')",
+            // An appended file imported twice by an older mlb: two texts of one file.
+            "INSERT INTO report_texts (report_hash, run_id, file, body) VALUES ('h1', 1, 'x.json', X'01')",
+            "INSERT INTO report_texts (report_hash, run_id, file, body) VALUES ('h2', 1, 'x.json', X'02')",
+        ] {
+            old.block_on(sqlx::query(sql).execute(old.pool())).unwrap();
+        }
+        drop(old);
+        let store = Store::open(&location).unwrap();
+        let one = |sql: &str| -> String { store.block_on(sqlx::query(sql).fetch_one(store.pool())).unwrap().get(0) };
+        assert_eq!(one("SELECT bench || ' ' || CAST(id AS TEXT) FROM instances"), "vae 7");
+        assert_eq!(one("SELECT name FROM metrics WHERE instance_id = 7"), "train_item.avg");
+        assert_eq!(one("SELECT group_concat(report_hash) FROM report_texts"), "h2");
+        // The metrics still go with their instance.
+        store.block_on(sqlx::query("DELETE FROM instances WHERE id = 7").execute(store.pool())).unwrap();
+        let left: i64 =
+            store.block_on(sqlx::query("SELECT COUNT(*) FROM metrics").fetch_one(store.pool())).unwrap().get(0);
+        assert_eq!(left, 0);
     }
 
     #[test]

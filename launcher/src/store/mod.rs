@@ -5,9 +5,11 @@
 //! - [`location`]: where a store is (`--db URL`, `MLB_DB`, the default file),
 //!   and its password kept out of every message;
 //! - [`migrate`]: the schema's versions, one migration folder per backend;
+//! - [`name`]: the rule for the names the store keeps (a system's);
 //! - [`import`]: `mlb db import`, reports into the store;
 //! - [`after_run`]: `mlb --jobs FILE --db`, the run imported when it ends;
 //! - [`command`]: the `mlb db` subcommands;
+//! - [`system_edit`]: `mlb db rename-system` and `remove-system`;
 //! - [`query`]: runs, systems, comparisons, history, regressions' past runs and exports;
 //! - [`error`]: what can go wrong, with the fix.
 //!
@@ -23,7 +25,9 @@ pub mod error;
 pub mod import;
 pub mod location;
 pub mod migrate;
+pub mod name;
 pub mod query;
+pub mod system_edit;
 
 pub use error::StoreError;
 pub use location::Location;
@@ -104,11 +108,28 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const CONNECTIONS: u32 = 4;
 
 impl Store {
-    /// Opens the store at `location`, making it when it does not exist (an
-    /// SQLite file: its folder too), and migrates it to
-    /// [`SCHEMA_VERSION`] (see [`migrate`]).
+    /// Opens the store at `location` to write into it (`mlb db import`),
+    /// making it when it does not exist (an SQLite file: its folder too),
+    /// and migrates it to [`SCHEMA_VERSION`] (see [`migrate`]).
     pub fn open(location: &Location) -> Result<Store, StoreError> {
         let store = Store::connect(location, Access::ReadWrite)?;
+        store.migrate_to(SCHEMA_VERSION)?;
+        Ok(store)
+    }
+
+    /// Opens the store at `location` for a query (`mlb db runs`, ...):
+    /// only a store that exists (a mistyped `--db` once made an empty one),
+    /// migrated to [`SCHEMA_VERSION`] when older.
+    pub fn open_existing(location: &Location) -> Result<Store, StoreError> {
+        if let Some(path) = location.file() {
+            if !path.exists() {
+                return Err(StoreError::Missing { path: path.to_path_buf() });
+            }
+        }
+        let store = Store::connect(location, Access::ReadWrite)?;
+        if store.schema_version()? == 0 {
+            return Err(StoreError::NotCurrent { location: location.clone(), found: 0, current: SCHEMA_VERSION });
+        }
         store.migrate_to(SCHEMA_VERSION)?;
         Ok(store)
     }
@@ -130,6 +151,9 @@ impl Store {
     /// Connects to the store at `location`, as it is.
     fn connect(location: &Location, access: Access) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
+        if let Location::Sqlite(path) = location {
+            check_file(path)?;
+        }
         let backend = match location {
             Location::Sqlite(_) if access == Access::ReadOnly => Backend::Sqlite,
             Location::Sqlite(path) => {
@@ -210,6 +234,38 @@ impl Store {
     }
 }
 
+/// The first bytes of every SQLite database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// Refuses, before SQLite opens it, a store path that is neither absent
+/// nor a regular file (`/dev/null`: SQLite made `/dev/null-journal`; a FIFO
+/// would block) and a file that is not an SQLite database (a text file
+/// once waited 10 s, then spoke of a pool timeout). An empty file is a new
+/// store.
+fn check_file(path: &std::path::Path) -> Result<(), StoreError> {
+    use std::io::Read;
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => return Err(StoreError::File { path: path.to_path_buf(), source }),
+    };
+    if !meta.is_file() {
+        return Err(StoreError::NotAFile { path: path.to_path_buf() });
+    }
+    if meta.len() == 0 {
+        return Ok(());
+    }
+    let mut head = Vec::with_capacity(SQLITE_HEADER.len());
+    let file = std::fs::File::open(path).map_err(|source| StoreError::File { path: path.to_path_buf(), source })?;
+    file.take(SQLITE_HEADER.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|source| StoreError::File { path: path.to_path_buf(), source })?;
+    match head == SQLITE_HEADER {
+        true => Ok(()),
+        false => Err(StoreError::NotAStore { path: path.to_path_buf() }),
+    }
+}
+
 /// Binds `value`, a number or NULL, to `query`. Bind every optional float
 /// through this: sqlx 0.8's `Any` driver declares a NULL `f64` to
 /// PostgreSQL as `real` (its `real` and `double precision` are swapped for
@@ -220,6 +276,21 @@ pub fn bind_f64<'q>(query: Query<'q, Any, AnyArguments<'q>>, value: Option<f64>)
     match value {
         Some(v) => query.bind(v),
         None => query.bind(None::<f32>),
+    }
+}
+
+/// Binds `value`, a text or NULL, to `query`, each NUL character in it
+/// replaced by U+FFFD. Bind every text the import writes through this:
+/// PostgreSQL refuses a text holding NUL (SQLite keeps it), so one NUL in
+/// a crashed job's log or a name once kept its whole run out of a
+/// PostgreSQL store; both backends now store the same text.
+pub fn bind_text<'q>(
+    query: Query<'q, Any, AnyArguments<'q>>,
+    value: Option<&'q str>,
+) -> Query<'q, Any, AnyArguments<'q>> {
+    match value {
+        Some(text) if text.contains('\0') => query.bind(text.replace('\0', "\u{FFFD}")),
+        value => query.bind(value),
     }
 }
 

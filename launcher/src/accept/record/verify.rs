@@ -27,7 +27,7 @@ use super::signers::AllowedSigners;
 use crate::accept::{evaluate, Kind, Outcome, Request, Subject, Verdict};
 use crate::exit::{EXIT_FAILED, EXIT_OK};
 use crate::linux::dir::Dir;
-use crate::report::render::visible;
+use crate::untrusted::visible;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

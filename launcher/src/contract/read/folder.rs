@@ -59,8 +59,29 @@ pub struct Unreadable {
 /// the original's order. Errs only when `dir` itself cannot be listed; a bad
 /// file is listed in `unreadable`.
 pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
+    read_tree(dir, Links::Follow)
+}
+
+/// [`read_folder`] of a folder mlb did not write (`mlb db import`): a link
+/// below `dir` (to a report or a folder) is neither followed nor read, but
+/// listed in `unreadable` ("a symbolic link, not followed").
+pub fn read_folder_no_links(dir: &Path) -> Result<Reading, FolderError> {
+    read_tree(dir, Links::Refuse)
+}
+
+/// What the walk does with a link below the folder it reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Links {
+    /// Follows it (once: a loop is caught).
+    Follow,
+    /// Leaves it out, saying so.
+    Refuse,
+}
+
+/// [`read_folder`], links below `dir` taken as `links` says.
+fn read_tree(dir: &Path, links: Links) -> Result<Reading, FolderError> {
     let listing = std::fs::read_dir(dir).map_err(|source| FolderError { path: dir.to_path_buf(), source })?;
-    let mut top = Listing::of(dir, Ok(listing));
+    let mut top = Listing::of(dir, Ok(listing), links);
     let mut reading = Reading { unreadable: std::mem::take(&mut top.unreadable), ..Reading::default() };
     let mut seen = HashSet::new();
     if let Ok(m) = std::fs::metadata(dir) {
@@ -78,7 +99,7 @@ pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
             || {
                 batch
                     .par_iter()
-                    .map(|folder| Listing::of(folder, std::fs::read_dir(folder)))
+                    .map(|folder| Listing::of(folder, std::fs::read_dir(folder), links))
                     .map(Listing::read_all)
                     .collect()
             },
@@ -92,7 +113,7 @@ pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
     // Deeper, which the original did not read: listed first (a link loop is
     // caught in one order), then read a batch at a time.
     let mut listings = Vec::new();
-    list_below(deeper, &mut seen, &mut listings, &mut reading.unreadable);
+    list_below(deeper, links, &mut seen, &mut listings, &mut reading.unreadable);
     for batch in listings.chunks(FOLDERS_A_BATCH) {
         let done: Vec<Vec<Read>> = batch.par_iter().map(Listing::read).collect();
         for (listing, read) in batch.iter().zip(done) {
@@ -148,8 +169,8 @@ struct Listing {
 
 impl Listing {
     /// Lists `dir` from its `read_dir`. The listing's file type needs no
-    /// `stat`; only a link is followed.
-    fn of(dir: &Path, listing: std::io::Result<std::fs::ReadDir>) -> Listing {
+    /// `stat`; only a link is followed, when `links` says so.
+    fn of(dir: &Path, listing: std::io::Result<std::fs::ReadDir>, links: Links) -> Listing {
         let mut out =
             Listing { folder: dir.to_path_buf(), names: Vec::new(), folders: Vec::new(), unreadable: Vec::new() };
         let bad = |path: PathBuf, reason: String| Unreadable { path, reason };
@@ -175,6 +196,13 @@ impl Listing {
             let json = is_report_name(&name);
             let kind = match item.file_type() {
                 Ok(t) if !t.is_symlink() => Kind::of(t),
+                Ok(_) if links == Links::Refuse => {
+                    // Said of a report's name or a folder only (a stat, no read).
+                    if json || std::fs::metadata(item.path()).is_ok_and(|m| m.is_dir()) {
+                        out.unreadable.push(bad(item.path(), "a symbolic link, not followed".into()));
+                    }
+                    continue;
+                }
                 _ => std::fs::metadata(item.path()).map_or(Kind::Other, |m| Kind::of(m.file_type())),
             };
             match kind {
@@ -247,16 +275,17 @@ fn unseen(folders: Vec<PathBuf>, seen: &mut HashSet<(u64, u64)>, unreadable: &mu
 /// then its sub-folders' trees in listing order.
 fn list_below(
     folders: Vec<PathBuf>,
+    links: Links,
     seen: &mut HashSet<(u64, u64)>,
     out: &mut Vec<Listing>,
     unreadable: &mut Vec<Unreadable>,
 ) {
     for folder in unseen(folders, seen, unreadable) {
-        let mut listing = Listing::of(&folder, std::fs::read_dir(&folder));
+        let mut listing = Listing::of(&folder, std::fs::read_dir(&folder), links);
         unreadable.append(&mut listing.unreadable);
         let below = std::mem::take(&mut listing.folders);
         out.push(listing);
-        list_below(below, seen, out, unreadable);
+        list_below(below, links, seen, out, unreadable);
     }
 }
 
@@ -371,10 +400,15 @@ thread_local! {
 /// The size `BUFFER` starts at: larger than any one report.
 const BUFFER_START: usize = 64 * 1024;
 
-/// Reads `file` into the start of `buf`, grown as needed; returns the
-/// length read. One system call for a file shorter than the buffer: a read
-/// of a regular file that returns less than asked has reached its end (the
-/// next read would return 0).
+/// The largest report file read: a report is kilobytes to a few megabytes
+/// (telemetry timelines); a larger file (a 50 GB file named `*.json`) is
+/// left out, not read until memory runs out.
+pub const MAX_REPORT_BYTES: usize = 256 << 20;
+
+/// Reads `file` into the start of `buf`, grown as needed up to
+/// [`MAX_REPORT_BYTES`]; returns the length read. One system call for a
+/// file shorter than the buffer: a read of a regular file that returns less
+/// than asked has reached its end (the next read would return 0).
 fn read_into(mut file: std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usize> {
     use std::io::Read;
     if buf.len() < BUFFER_START {
@@ -390,7 +424,11 @@ fn read_into(mut file: std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usiz
         if n == 0 || filled < buf.len() {
             return Ok(filled);
         }
-        buf.resize(buf.len() * 2, 0);
+        if buf.len() >= MAX_REPORT_BYTES {
+            let why = format!("larger than the limit of {MAX_REPORT_BYTES} bytes for a report file");
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+        }
+        buf.resize((buf.len() * 2).min(MAX_REPORT_BYTES), 0);
     }
 }
 
@@ -516,6 +554,37 @@ mod tests {
         let reasons: Vec<String> = reading.unreadable.iter().map(|u| u.reason.clone()).collect();
         assert!(reasons.iter().any(|r| r.starts_with("a link to a folder already read")), "{reasons:?}");
         assert!(reasons.iter().any(|r| r.starts_with("not a regular file")), "{reasons:?}");
+    }
+
+    #[test]
+    fn a_report_file_past_the_limit_is_left_out_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("huge.json");
+        std::fs::File::create(&path).unwrap().set_len(MAX_REPORT_BYTES as u64 + 1).unwrap();
+        let bad = read_file(&path).unwrap_err();
+        assert!(bad.reason.starts_with("larger than the limit of 268435456 bytes"), "{}", bad.reason);
+    }
+
+    #[test]
+    fn without_links_a_link_below_the_folder_is_neither_followed_nor_read() {
+        let (dir, outside) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        write(dir.path(), "s.a.R0.D0.json", r#"{"name": "a", "completed": true, "train_item": {"avg": 1.0}}"#);
+        write(outside.path(), "s.b.R0.D0.json", r#"{"name": "b", "completed": true, "train_item": {"avg": 1.0}}"#);
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("s.b.R0.D0.json"), dir.path().join("s.b.R0.D1.json")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("notes.txt")).unwrap();
+        let reading = read_folder_no_links(dir.path()).unwrap();
+        let names: Vec<&str> = reading.entries.iter().filter_map(|e| e.name.as_deref()).collect();
+        assert_eq!(names, ["a"]);
+        let mut left: Vec<(String, &str)> = reading
+            .unreadable
+            .iter()
+            .map(|u| (u.path.file_name().unwrap().to_string_lossy().into_owned(), u.reason.as_str()))
+            .collect();
+        left.sort();
+        let link = "a symbolic link, not followed";
+        assert_eq!(left, [("notes.txt".to_string(), link), ("s.b.R0.D1.json".into(), link), ("sub".into(), link)]);
+        assert_eq!(read_folder(dir.path()).unwrap().entries.len(), 3, "read_folder follows them");
     }
 
     #[test]

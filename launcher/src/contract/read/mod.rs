@@ -22,5 +22,7 @@ pub mod text;
 
 pub use conditions::Conditions;
 pub use entry::{Entry, Losses};
-pub use folder::{read_file, read_folder, read_text, FolderError, Reading, Unreadable};
+pub use folder::{
+    read_file, read_folder, read_folder_no_links, read_text, FolderError, Reading, Unreadable, MAX_REPORT_BYTES,
+};
 pub use text::from_text;

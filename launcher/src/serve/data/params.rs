@@ -12,8 +12,8 @@ pub const MAX_QUERY_LEN: usize = 4096;
 /// The most parameters a query string holds.
 pub const MAX_PARAMS: usize = 32;
 
-/// The longest name (system, bench, config, tag) taken.
-pub const MAX_NAME_LEN: usize = 200;
+/// The longest name (system, bench, config, tag) taken: the store's rule ([`crate::store::name`]).
+pub const MAX_NAME_LEN: usize = crate::store::name::MAX_NAME_LEN;
 
 /// Parameters every page takes: `format` (`json`, `csv`) and `token` (the login).
 pub const COMMON: [&str; 2] = ["format", "token"];

@@ -29,6 +29,8 @@ pub struct Extra {
     pub runtime: Option<String>,
     /// `log`: the instance's output log, in a launcher's record.
     pub log: Option<String>,
+    /// `unique_id`: mlb's id of the config and its arguments.
+    pub unique_id: Option<String>,
 }
 
 /// The objects of a report whose numbers are kept, and the unit of each
@@ -88,6 +90,7 @@ pub fn extra(report: &Value) -> Extra {
         image_digest: text("/provenance/container/digest"),
         runtime: text("/provenance/container/runtime"),
         log: text("/log"),
+        unique_id: text("/unique_id"),
     }
 }
 

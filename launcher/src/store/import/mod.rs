@@ -9,13 +9,16 @@
 //! - [`kept`]: what is kept beyond the figures (report texts, log tails, documents);
 //! - [`write`]: one run folder written in one transaction.
 //!
-//! Idempotent: a report file whose content hash is stored (with its text:
-//! a file imported before the store kept texts is read again, to add them) is skipped, so
-//! importing a folder again adds only what is new, and a run folder cut
-//! short (a killed import, a full disk) left nothing and is written whole
-//! by the next import. Two imports at once both land, with no duplicate:
-//! each report's row is unique by (hash, entry) and the second writer of a
-//! row leaves it as it is.
+//! Idempotent: a run folder whose report files are all stored (their
+//! content hashes, with their texts: a file imported before the store kept
+//! texts is read again, to add them) is skipped; a folder with a new or
+//! changed file is written again whole, as it is now. An instance is
+//! stored once, by its identity (its run folder and the fields that name
+//! it, rows.rs), not its file's bytes: an appended file grown, or a report
+//! rewritten in place, updates its instances and adds the new ones. A run
+//! folder cut short (a killed import, a full disk) left nothing and is
+//! written whole by the next import. Two imports at once both land, with
+//! no duplicate: the second writer of an instance updates it.
 
 pub mod extract;
 pub mod kept;
@@ -47,10 +50,12 @@ pub struct Labels {
 /// What an import did.
 #[derive(Debug, Default)]
 pub struct Imported {
-    /// Run folders with new reports, written.
+    /// Run folders with new or changed reports, written.
     pub runs: usize,
-    /// Instances written.
+    /// Instances not stored before.
     pub instances: usize,
+    /// Instances stored before, updated (their file changed).
+    pub updated: usize,
     /// Report files already stored (or met twice), skipped.
     pub skipped_files: usize,
     /// Files and folders left out, and why.
@@ -70,6 +75,9 @@ impl Imported {
             self.skipped_files,
             plural(self.skipped_files),
         );
+        if self.updated > 0 {
+            out.insert_str(out.len() - 1, &format!("; {} report{} updated", self.updated, plural(self.updated)));
+        }
         for bad in &self.unreadable {
             out.push_str(&format!("left out {}: {}\n", bad.path.display(), bad.reason));
         }
@@ -101,14 +109,17 @@ pub fn import(store: &Store, dirs: &[PathBuf], labels: &Labels) -> Result<Import
         let mut stored =
             store.known_hashes(found.folders.iter().flat_map(|f| f.files.iter().map(|r| r.hash.as_str())))?;
         let mut folders = Vec::new();
-        for folder in found.folders {
-            // The system is of every report of the folder, stored or not.
-            let system = rows::system_of(&folder, labels);
-            // A file met twice (copies under two folders) counts once.
-            let (new, old): (Vec<_>, Vec<_>) = folder.files.into_iter().partition(|f| stored.insert(f.hash.clone()));
-            imported.skipped_files += old.len();
-            if !new.is_empty() {
-                folders.push((RunFolder { path: folder.path, files: new }, system));
+        // The system is of every report of the folder, stored or not.
+        let systems: Vec<system::SystemRow> = found.folders.iter().map(rows::system_of).collect();
+        let fallback = system::fallback_name(&systems, &found.dir);
+        for (folder, system) in found.folders.into_iter().zip(systems) {
+            let system = system.named(labels.system.as_deref(), &fallback);
+            // A file met twice (copies under two folders) counts once. A
+            // folder with a new file is written whole, as it is now.
+            let new = folder.files.iter().filter(|f| stored.insert(f.hash.clone())).count();
+            imported.skipped_files += folder.files.len() - new;
+            if new > 0 {
+                folders.push((folder, system));
             }
         }
         let now = rows::now();
@@ -120,9 +131,10 @@ pub fn import(store: &Store, dirs: &[PathBuf], labels: &Labels) -> Result<Import
         loop {
             let next = batches.next();
             let (built, written) = rayon::join(|| next.map(build), || store.write_runs(&ready));
-            let (runs, instances) = written?;
+            let (runs, written) = written?;
             imported.runs += runs;
-            imported.instances += instances;
+            imported.instances += written.new;
+            imported.updated += written.updated;
             match built {
                 Some(b) => ready = b,
                 None => break,
@@ -157,10 +169,10 @@ impl Store {
     }
 
     /// Writes each of `runs` in its own transaction, retried when another
-    /// writer held the store; returns the runs with new instances and the
-    /// instances written.
-    fn write_runs(&self, runs: &[write::NewRun<'_>]) -> Result<(usize, usize), StoreError> {
-        let (mut written, mut instances) = (0, 0);
+    /// writer held the store; returns how many were written and what they
+    /// wrote.
+    fn write_runs(&self, runs: &[write::NewRun<'_>]) -> Result<(usize, write::Written), StoreError> {
+        let (mut written, mut instances) = (0, write::Written::default());
         for run in runs {
             let what = || format!("importing the run folder {}", run.folder);
             let mut tries = 0;
@@ -177,8 +189,9 @@ impl Store {
                     done => break done.map_err(|e| StoreError::query(self.location(), what(), &e))?,
                 }
             };
-            written += usize::from(new > 0);
-            instances += new;
+            written += 1;
+            instances.new += new.new;
+            instances.updated += new.updated;
         }
         Ok((written, instances))
     }

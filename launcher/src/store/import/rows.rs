@@ -8,9 +8,12 @@ use super::system::SystemRow;
 use super::write::{InstanceRow, NewRun};
 use super::Labels;
 use crate::contract::read::Entry;
+use crate::linux::dir::Dir;
 use crate::report::Check;
 use chrono::{DateTime, NaiveDateTime, Utc};
-use std::collections::BTreeSet;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
 
 /// The store's form of a time: RFC 3339 in UTC, to the microsecond.
 const TIME: &str = "%Y-%m-%dT%H:%M:%S%.6fZ";
@@ -33,15 +36,20 @@ pub fn normalise_time(text: &str) -> Option<String> {
 }
 
 /// The stamp of a report file's name (`suite.name.R0.D0.20261124-133048-123456.json`).
-fn stamp_of(file: &std::path::Path) -> Option<String> {
+fn stamp_of(file: &Path) -> Option<String> {
     let stem = file.file_stem()?.to_str()?;
     normalise_time(stem.rsplit('.').next()?)
 }
 
-/// The system of `folder`, from all its reports, named as `labels` say.
-pub fn system_of(folder: &RunFolder, labels: &Labels) -> SystemRow {
+/// The system of `folder`, from its `system.json` (read inside it) else
+/// all its reports, not named yet.
+pub fn system_of(folder: &RunFolder) -> SystemRow {
     let entries: Vec<&Entry> = folder.files.iter().flat_map(|f| f.entries.iter().map(|e| &e.0)).collect();
-    SystemRow::of(&folder.path, &entries, labels.system.as_deref())
+    let described = folder
+        .open()
+        .and_then(|dir| dir.read_bounded(Path::new(crate::contract::SYSTEM_FILE), kept::DOCUMENT_BYTES).ok())
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    SystemRow::of(described.as_ref(), &entries)
 }
 
 /// The rows of `folder`'s report files (all new), of `system`, labelled by
@@ -49,16 +57,17 @@ pub fn system_of(folder: &RunFolder, labels: &Labels) -> SystemRow {
 /// view leaves out.
 pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, now: &str) -> NewRun<'a> {
     let entries: Vec<&Entry> = folder.files.iter().flat_map(|f| f.entries.iter().map(|e| &e.0)).collect();
+    let dir = folder.open();
     let mut instances = Vec::with_capacity(entries.len());
     let mut extras_all = Vec::with_capacity(entries.len());
     let (mut texts, mut log_tails) = (Vec::with_capacity(folder.files.len()), Vec::new());
     for file in &folder.files {
-        let (extras, text) = extras_of(file);
+        let (extras, text) = extras_of(dir.as_ref(), file);
         let relative = file.path.strip_prefix(&folder.path).unwrap_or(&file.path).to_string_lossy().into_owned();
         for (i, ((entry, check), extra)) in file.entries.iter().zip(&extras).enumerate() {
             let row = instance(file, &relative, i, entry, *check, extra);
-            if let (true, Some(log)) = (row.outcome == "failed", &extra.log) {
-                if let Some(tail) = kept::log_tail(&folder.path, log) {
+            if let (true, Some(log), Some(dir)) = (row.outcome == "failed", &extra.log, &dir) {
+                if let Some(tail) = kept::log_tail(dir, &folder.path, log) {
                     log_tails.push(LogTail {
                         report_hash: file.hash.clone(),
                         entry: row.entry,
@@ -74,11 +83,16 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
         }
         extras_all.extend(extras);
     }
+    let folder_text = folder.path.to_string_lossy().into_owned();
+    let identities = identities(&folder_text, &instances_keys(&instances, &extras_all));
+    for (row, identity) in instances.iter_mut().zip(identities) {
+        row.identity = identity;
+    }
     let first = |get: fn(&Extra) -> &Option<String>| extras_all.iter().find_map(|e| get(e).clone());
     let joined = |items: BTreeSet<&str>| items.into_iter().collect::<Vec<_>>().join(",");
     NewRun {
         system,
-        folder: folder.path.to_string_lossy().into_owned(),
+        folder: folder_text,
         run_ids: joined(extras_all.iter().filter_map(|e| e.run_id.as_deref()).collect()),
         started_at: instances.iter().filter_map(|i| i.started_at.clone()).min(),
         imported_at: now.to_string(),
@@ -92,15 +106,65 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
         instances,
         texts,
         log_tails,
-        documents: kept::documents(&folder.path),
+        documents: dir.as_ref().map(kept::documents).unwrap_or_default(),
     }
 }
 
-/// What each entry of `file` adds, and the file's text to keep; empty
-/// extras and no text when the file cannot be read again as it was
-/// (changed since).
-fn extras_of(file: &ReportFile) -> (Vec<Extra>, Option<String>) {
-    let text = std::fs::read_to_string(&file.path).ok();
+/// What names each of `rows` (whose extras are `extras`), beside its run
+/// folder and its place among rows alike: the fields a report's identity
+/// is made of, never its file's bytes or name.
+fn instances_keys(rows: &[InstanceRow], extras: &[Extra]) -> Vec<(String, (String, i64))> {
+    rows.iter()
+        .zip(extras)
+        .map(|(row, extra)| {
+            let started = extra.started_at.as_deref().and_then(normalise_time);
+            let fields = [
+                Some(row.bench.as_str()),
+                row.suite.as_deref(),
+                Some(row.config.as_str()),
+                row.device.as_deref(),
+                row.node.as_deref(),
+                extra.run_id.as_deref(),
+                started.as_deref(),
+                extra.unique_id.as_deref(),
+            ];
+            // Each field marked present or absent: `None` and `""` differ.
+            let key = fields.iter().map(|f| f.map_or("-".to_string(), |f| format!("+{f}"))).collect::<Vec<_>>();
+            (key.join("\0"), (row.file.clone(), row.entry))
+        })
+        .collect()
+}
+
+/// The identity of each instance of the run folder `folder` whose keys
+/// (and places: file name, entry) are `keys`: sha256 (hex) of the folder,
+/// the key and how many instances of the same key come before it, in the
+/// order of file names and entries. Entries alike in every field (the
+/// original's appended files hold such) stay apart, and an entry keeps its
+/// identity when its file is appended to or rewritten.
+fn identities(folder: &str, keys: &[(String, (String, i64))]) -> Vec<String> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].1.cmp(&keys[b].1));
+    let mut before: HashMap<&str, usize> = HashMap::new();
+    let mut out = vec![String::new(); keys.len()];
+    for i in order {
+        let count = before.entry(keys[i].0.as_str()).or_default();
+        let mut hash = Sha256::new();
+        for part in [folder, keys[i].0.as_str(), &count.to_string()] {
+            hash.update(part.as_bytes());
+            hash.update([0]);
+        }
+        out[i] = crate::prepare::manifest::hex(&hash.finalize());
+        *count += 1;
+    }
+    out
+}
+
+/// What each entry of `file` (in the run folder held open as `dir`) adds,
+/// and the file's text to keep; empty extras and no text when the file
+/// cannot be read again as it was (changed since, or now a link).
+fn extras_of(dir: Option<&Dir>, file: &ReportFile) -> (Vec<Extra>, Option<String>) {
+    let bytes = dir.and_then(|d| d.read_bounded(file.name(), kept::MAX_TEXT_BYTES).ok());
+    let text = bytes.and_then(|b| String::from_utf8(b).ok());
     match text.as_deref().and_then(entries_of) {
         Some(extras) if extras.len() == file.entries.len() => (extras, text),
         _ => (vec![Extra::default(); file.entries.len()], None),
@@ -122,6 +186,7 @@ fn instance(
     let conditions = entry.conditions.unwrap_or_default();
     let failed = entry.completed == Some(false) || entry.failure.is_some();
     InstanceRow {
+        identity: String::new(),
         report_hash: file.hash.clone(),
         entry: index as i64,
         file: relative.to_string(),
@@ -155,7 +220,7 @@ mod tests {
         assert_eq!(normalise_time("2026-11-24 13:30:48.123456"), want);
         assert_eq!(normalise_time("2026-11-24T14:30:48.123456+01:00"), want);
         assert_eq!(normalise_time("20261124-133048-123456"), want);
-        assert_eq!(stamp_of(std::path::Path::new("/r/s.vae.R0.D1.20261124-133048-123456.json")), want);
+        assert_eq!(stamp_of(Path::new("/r/s.vae.R0.D1.20261124-133048-123456.json")), want);
         assert_eq!(normalise_time("yesterday"), None);
     }
 }

@@ -2,8 +2,15 @@
 //! (mlb's and the original suite's, through the one report reader), judged
 //! as `mlb report` judges the folder, hashed, and grouped into run folders
 //! (each folder that holds report files).
+//!
+//! The folder is a vendor's: below the folder the user named, no link is
+//! followed and no special file is read ([`Dir`]). A report reached through
+//! a link (to a file or a folder) is left out, with the reason, before it
+//! is judged or hashed.
 
-use crate::contract::read::{read_folder, Entry, FolderError, Unreadable};
+use super::kept::MAX_TEXT_BYTES;
+use crate::contract::read::{read_folder_no_links, Entry, FolderError, Unreadable};
+use crate::linux::dir::Dir;
 use crate::report::{judge, Check};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -13,6 +20,8 @@ use std::sync::Arc;
 /// What a folder holds to import.
 #[derive(Debug, Default)]
 pub struct Scan {
+    /// The folder scanned, absolute, links resolved.
+    pub dir: PathBuf,
     /// Its run folders, in the order the reader met them.
     pub folders: Vec<RunFolder>,
     /// Files and folders left out, and why.
@@ -22,10 +31,23 @@ pub struct Scan {
 /// A folder of report files: one run.
 #[derive(Debug)]
 pub struct RunFolder {
-    /// The folder, absolute.
+    /// The folder, absolute, links resolved: one folder has one name.
     pub path: PathBuf,
+    /// The folder the user named, held open (every file of the run is read
+    /// below it, no link followed).
+    pub root: Arc<Dir>,
+    /// The folder, relative to `root`.
+    pub rel: PathBuf,
     /// Its report files.
     pub files: Vec<ReportFile>,
+}
+
+impl RunFolder {
+    /// The folder, held open, to read its files; `None` when it cannot be
+    /// opened any more (or was replaced by a link since the scan).
+    pub fn open(&self) -> Option<Dir> {
+        self.root.open_sub(&self.rel).ok()
+    }
 }
 
 /// A report file and its entries.
@@ -33,50 +55,79 @@ pub struct RunFolder {
 pub struct ReportFile {
     /// The file, absolute.
     pub path: Arc<Path>,
-    /// sha256 (hex) of its bytes; empty when it could not be read again.
+    /// sha256 (hex) of its bytes.
     pub hash: String,
     /// Its entries in file order, each with the first check it fails.
     pub entries: Vec<(Entry, Option<Check>)>,
 }
 
+impl ReportFile {
+    /// Its name in its run folder.
+    pub fn name(&self) -> &Path {
+        self.path.file_name().map_or(Path::new(""), Path::new)
+    }
+}
+
 /// Reads every report under `dir` and groups them; errs only when `dir`
 /// cannot be listed.
 pub fn scan(dir: &Path) -> Result<Scan, FolderError> {
-    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let reading = read_folder(&dir)?;
-    let checks = judge(&reading.entries);
-    let mut files: Vec<ReportFile> = Vec::new();
-    for (entry, check) in reading.entries.into_iter().zip(checks) {
+    let failed = |source| FolderError { path: dir.to_path_buf(), source };
+    // One name for a folder, whatever path reached it (`a/./b`, a link).
+    let dir = std::fs::canonicalize(dir).map_err(failed)?;
+    let root = Arc::new(Dir::open(&dir).map_err(failed)?);
+    let reading = read_folder_no_links(&dir)?;
+    let mut files: Vec<(Arc<Path>, Vec<Entry>)> = Vec::new();
+    for entry in reading.entries {
         match files.last_mut() {
-            Some(last) if Arc::ptr_eq(&last.path, &entry.file) => last.entries.push((entry, check)),
-            _ => {
-                files.push(ReportFile { path: entry.file.clone(), hash: String::new(), entries: vec![(entry, check)] })
-            }
+            Some(last) if Arc::ptr_eq(&last.0, &entry.file) => last.1.push(entry),
+            _ => files.push((entry.file.clone(), vec![entry])),
         }
     }
     let mut unreadable = reading.unreadable;
-    let hashes: Vec<std::io::Result<String>> = files.par_iter().map(|f| hash_file(&f.path)).collect();
+    let hashes: Vec<std::io::Result<String>> =
+        files.par_iter().map(|(path, _)| hash_inside(&root, path.strip_prefix(&dir).unwrap_or(path))).collect();
+    let mut kept: Vec<(Arc<Path>, String, usize)> = Vec::new();
+    let mut entries: Vec<Entry> = Vec::new();
+    for ((path, found), hash) in files.into_iter().zip(hashes) {
+        match hash {
+            Ok(hash) => {
+                kept.push((path, hash, found.len()));
+                entries.extend(found);
+            }
+            Err(e) => unreadable.push(Unreadable { path: path.to_path_buf(), reason: e.to_string() }),
+        }
+    }
+    let checks = judge(&entries);
+    let mut judged = entries.into_iter().zip(checks);
     let mut folders: Vec<RunFolder> = Vec::new();
     let mut index: HashMap<PathBuf, usize> = HashMap::new();
-    for (mut file, hash) in files.into_iter().zip(hashes) {
-        match hash {
-            Ok(hash) => file.hash = hash,
-            Err(e) => {
-                unreadable.push(Unreadable { path: file.path.to_path_buf(), reason: e.to_string() });
-                continue;
-            }
-        }
-        let folder = file.path.parent().unwrap_or(&dir).to_path_buf();
+    for (path, hash, count) in kept {
+        let folder = path.parent().unwrap_or(&dir).to_path_buf();
         let at = *index.entry(folder.clone()).or_insert_with(|| {
-            folders.push(RunFolder { path: folder, files: Vec::new() });
+            let rel = folder.strip_prefix(&dir).unwrap_or(Path::new("")).to_path_buf();
+            folders.push(RunFolder { path: folder, root: root.clone(), rel, files: Vec::new() });
             folders.len() - 1
         });
-        folders[at].files.push(file);
+        let entries = judged.by_ref().take(count).collect();
+        folders[at].files.push(ReportFile { path, hash, entries });
     }
-    Ok(Scan { folders, unreadable })
+    Ok(Scan { dir, folders, unreadable })
 }
 
-/// sha256 (hex) of the file at `path`, hashed as `mlb prepare` hashes its files.
+/// sha256 (hex) of the regular file `rel` below `root` (no link followed,
+/// of at most [`MAX_TEXT_BYTES`]), hashed as `mlb prepare` hashes its files.
+pub fn hash_inside(root: &Dir, rel: &Path) -> std::io::Result<String> {
+    let file = root.open_file(rel)?;
+    let size = file.metadata()?.len();
+    if size > MAX_TEXT_BYTES {
+        let why = format!("{size} bytes, over the limit of {MAX_TEXT_BYTES} bytes for a report file");
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+    }
+    crate::prepare::manifest::hash(file).map(|(_, sha256)| sha256)
+}
+
+/// sha256 (hex) of the file at `path` (the user's own: the jobs file),
+/// hashed as `mlb prepare` hashes its files.
 pub fn hash_file(path: &Path) -> std::io::Result<String> {
     crate::prepare::manifest::hash(std::fs::File::open(path)?).map(|(_, sha256)| sha256)
 }

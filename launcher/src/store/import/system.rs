@@ -1,8 +1,13 @@
 //! Which system a run folder is of: its `system.json` (mlb's runs), else
 //! what its reports say (the original suite's: host and device model), and
-//! the name it is stored under (`--system NAME`, else the host's name).
+//! the name it is stored under: `--system NAME`, else the host's name, else
+//! (the original suite's reports name no host) one name for the whole
+//! import: the first host another of its folders names, else the name of
+//! the folder imported. A name taken from a report is made to follow the
+//! store's rule for names ([`crate::store::name`]).
 
 use crate::contract::read::Entry;
+use crate::store::name::tidy;
 use crate::system::SystemDesc;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -30,17 +35,24 @@ pub struct SystemRow {
 }
 
 impl SystemRow {
-    /// The system of the run folder `folder`, whose reports are `entries`,
-    /// named `name` when given.
-    pub fn of(folder: &Path, entries: &[&Entry], name: Option<&str>) -> SystemRow {
-        let row = match crate::system::read(folder) {
-            Some(desc) => SystemRow::described(&desc),
+    /// The system of a run folder described by its `system.json` as
+    /// `described`, whose reports are `entries`; named later ([`SystemRow::named`]).
+    pub fn of(described: Option<&SystemDesc>, entries: &[&Entry]) -> SystemRow {
+        match described {
+            Some(desc) => SystemRow::described(desc),
             None => SystemRow::from_reports(entries),
+        }
+    }
+
+    /// This system named `name` (`--system`) when given, else by its host,
+    /// else `fallback` ([`fallback_name`]).
+    pub fn named(self, name: Option<&str>, fallback: &str) -> SystemRow {
+        let name = match name {
+            Some(name) => name.to_string(),
+            None if !self.host.is_empty() => tidy(&self.host),
+            None => fallback.to_string(),
         };
-        let fallback = || folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let name =
-            name.map(str::to_string).unwrap_or_else(|| if row.host.is_empty() { fallback() } else { row.host.clone() });
-        SystemRow { name, ..row }
+        SystemRow { name, ..self }
     }
 
     /// From `system.json`.
@@ -93,6 +105,16 @@ impl SystemRow {
     }
 }
 
+/// The name of the systems of an import whose run folders name no host
+/// (`systems`: the import's systems, unnamed): the first host one of them
+/// names, else the name of the folder imported, `imported`.
+pub fn fallback_name(systems: &[SystemRow], imported: &Path) -> String {
+    match systems.iter().find(|s| !s.host.is_empty()) {
+        Some(system) => tidy(&system.host),
+        None => tidy(&imported.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,9 +131,9 @@ mod tests {
         .unwrap();
         let entries = read_file(&report).unwrap();
         let refs: Vec<&Entry> = entries.iter().collect();
-        let row = SystemRow::of(dir.path(), &refs, None);
+        let row = SystemRow::of(None, &refs).named(None, "x");
         assert_eq!((row.name.as_str(), row.gpu_model.as_str(), row.gpu_count), ("n7", "V100", 2));
-        let named = SystemRow::of(dir.path(), &refs, Some("lab 'B'; --"));
+        let named = SystemRow::of(None, &refs).named(Some("lab 'B'; --"), "x");
         assert_eq!(named.name, "lab 'B'; --");
         assert_ne!(named.fingerprint(), row.fingerprint());
         let desc = SystemDesc {
@@ -122,10 +144,25 @@ mod tests {
             cuda_or_rocm_version: "12.4".into(),
             ..SystemDesc::default()
         };
-        crate::system::write(dir.path(), &desc).unwrap();
-        let row = SystemRow::of(dir.path(), &refs, None);
+        let row = SystemRow::of(Some(&desc), &refs).named(None, "x");
         assert_eq!((row.name.as_str(), row.gpu_model.as_str(), row.gpu_count), ("host9", "H100", 8));
         assert_eq!((row.driver.as_str(), row.runtime_versions.as_str()), ("550.1", "12.4"));
         assert!(row.description.unwrap().contains("host9"));
+    }
+
+    #[test]
+    fn folders_naming_no_host_are_one_system_of_the_import() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        std::fs::write(&a, r#"{"name": "x", "vcd": "0"}"#).unwrap();
+        std::fs::write(&b, "{\"name\": \"x\", \"vcd\": \"0\", \"hostname\": \"n\\u001b9\"}").unwrap();
+        let (a, b) = (read_file(&a).unwrap(), read_file(&b).unwrap());
+        let hostless = SystemRow::of(None, &[&a[0]]);
+        let fallback = fallback_name(std::slice::from_ref(&hostless), Path::new("/data/lab-7"));
+        assert_eq!(hostless.clone().named(None, &fallback).name, "lab-7");
+        let hosted = SystemRow::of(None, &[&b[0]]);
+        let fallback = fallback_name(&[hostless.clone(), hosted.clone()], Path::new("/data/lab-7"));
+        assert_eq!(fallback, "n\u{FFFD}9", "a control character of a host name is replaced");
+        assert_eq!(hostless.named(None, &fallback).name, hosted.named(None, "x").name);
     }
 }

@@ -1,16 +1,19 @@
-//! Writing one run folder: its system, its run, its labels, its new
-//! instances and their metrics, in one transaction. Rows go in batches of
-//! many rows a statement, every value a bound parameter. A report stored
-//! meanwhile by another import (same file hash and entry) is left as it is.
+//! Writing one run folder: its system, its run, its labels, its instances
+//! and their metrics, in one transaction. Rows go in batches of many rows
+//! a statement, every value a bound parameter, every text through
+//! [`bind_text`]. The run is written as its folder is now: an instance
+//! stored before (the same identity) is updated in place, one its folder
+//! no longer holds is removed, and a run of the same folder left without
+//! instances (stored under another system before) is removed.
 
 use super::extract::Metric;
 use super::kept::{LogTail, StoredText};
 use super::system::SystemRow;
-use crate::store::{bind_f64, Backend};
+use crate::store::{bind_f64, bind_text, Backend};
 use sqlx::any::AnyArguments;
 use sqlx::query::Query;
 use sqlx::{Any, AnyConnection, Row};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A run folder's rows.
 #[derive(Debug)]
@@ -39,9 +42,9 @@ pub struct NewRun<'a> {
     pub isolation: Option<String>,
     /// Its labels.
     pub tags: &'a [(String, String)],
-    /// Its new instances.
+    /// Its instances, as its folder holds them now.
     pub instances: Vec<InstanceRow>,
-    /// Its new report files' texts.
+    /// Its report files' texts.
     pub texts: Vec<StoredText>,
     /// The ends of its failed instances' logs.
     pub log_tails: Vec<LogTail>,
@@ -52,6 +55,8 @@ pub struct NewRun<'a> {
 /// An instance's row and its metrics.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InstanceRow {
+    /// sha256 (hex) of its run folder and what names it (rows.rs).
+    pub identity: String,
     pub report_hash: String,
     pub entry: i64,
     pub file: String,
@@ -74,52 +79,67 @@ pub struct InstanceRow {
     pub metrics: Vec<Metric>,
 }
 
-/// Instances a statement: 20 values each, within both backends' limits on
+/// Instances a statement: 21 values each, within both backends' limits on
 /// bound parameters (SQLite 32,766, PostgreSQL 65,535).
 const INSTANCES_A_STATEMENT: usize = 1000;
 /// Metrics a statement: 4 values each.
 const METRICS_A_STATEMENT: usize = 5000;
+/// Ids or identities a statement, in an `IN` list.
+const IDS_A_STATEMENT: usize = 1000;
 
-const INSTANCE_COLUMNS: &str = "run_id, report_hash, entry, file, bench, suite, config, device, gpu, node, outcome, \
-     failure_cause, failure_message, fails_check, started_at, items_per_s, loss, joules_per_item, gpu_energy, flagged";
+const INSTANCE_COLUMNS: &str = "run_id, identity, report_hash, entry, file, bench, suite, config, device, gpu, node, \
+     outcome, failure_cause, failure_message, fails_check, started_at, items_per_s, loss, joules_per_item, \
+     gpu_energy, flagged";
 
-/// Writes `run` on `conn` (of `backend`) inside a transaction; returns how many of its
-/// instances were new. Nothing is written when it fails.
-pub async fn write_run(conn: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -> Result<usize, sqlx::Error> {
+/// What writing a run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Instances not stored before.
+    pub new: usize,
+    /// Instances stored before, updated to what their folder holds now.
+    pub updated: usize,
+}
+
+/// Writes `run` on `conn` (of `backend`) inside a transaction. Nothing is
+/// written when it fails.
+pub async fn write_run(conn: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -> Result<Written, sqlx::Error> {
     use sqlx::Connection;
     let mut tx = conn.begin().await?;
     let system_id = system_id(&mut tx, &run.system).await?;
     let run_id = run_id(&mut tx, system_id, run).await?;
     for (key, value) in run.tags {
-        sqlx::query(
+        let query = sqlx::query(
             "INSERT INTO tags (run_id, key, value) VALUES ($1, $2, $3) \
              ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value",
         )
-        .bind(run_id)
-        .bind(key.as_str())
-        .bind(value.as_str())
-        .execute(&mut *tx)
-        .await?;
+        .bind(run_id);
+        bind_text(bind_text(query, Some(key.as_str())), Some(value.as_str())).execute(&mut *tx).await?;
     }
-    let mut ids: HashMap<(String, i64), i64> = HashMap::with_capacity(run.instances.len());
+    let identities: Vec<&str> = run.instances.iter().map(|row| row.identity.as_str()).collect();
+    let stored = count_in(&mut tx, backend, "SELECT COUNT(*) FROM instances WHERE identity IN ", &identities).await?;
+    // RETURNING gives its rows in no set order: each by its identity.
+    let mut returned: HashMap<String, i64> = HashMap::with_capacity(run.instances.len());
     for batch in run.instances.chunks(INSTANCES_A_STATEMENT) {
         let sql = format!(
-            "INSERT INTO instances ({INSTANCE_COLUMNS}) VALUES {} \
-             ON CONFLICT (report_hash, entry) DO NOTHING RETURNING id, report_hash, entry",
-            backend.placeholders(batch.len(), 20)
+            "INSERT INTO instances ({INSTANCE_COLUMNS}) VALUES {} ON CONFLICT (identity) DO UPDATE SET {} \
+             RETURNING id, identity",
+            backend.placeholders(batch.len(), 21),
+            INSTANCE_COLUMNS.split(", ").map(|c| format!("{c} = excluded.{c}")).collect::<Vec<_>>().join(", ")
         );
-        let mut query = sqlx::query(&sql);
-        for row in batch {
-            query = bind_instance(query, run_id, row);
+        let query = batch.iter().fold(sqlx::query(&sql), |q, row| bind_instance(q, run_id, row));
+        for row in query.fetch_all(&mut *tx).await? {
+            returned.insert(row.try_get(1)?, row.try_get(0)?);
         }
-        for returned in query.fetch_all(&mut *tx).await? {
-            ids.insert((returned.try_get(1)?, returned.try_get(2)?), returned.try_get(0)?);
-        }
+    }
+    let ids: Vec<i64> = returned.values().copied().collect();
+    for batch in ids.chunks(IDS_A_STATEMENT) {
+        let sql = format!("DELETE FROM metrics WHERE instance_id IN {}", backend.placeholders(1, batch.len()));
+        batch.iter().fold(sqlx::query(&sql), |q, id| q.bind(*id)).execute(&mut *tx).await?;
     }
     let metrics: Vec<(i64, &Metric)> = run
         .instances
         .iter()
-        .filter_map(|row| ids.get(&(row.report_hash.clone(), row.entry)).map(|id| (*id, row)))
+        .filter_map(|row| returned.get(&row.identity).map(|id| (*id, row)))
         .flat_map(|(id, row)| row.metrics.iter().map(move |m| (id, m)))
         .collect();
     for batch in metrics.chunks(METRICS_A_STATEMENT) {
@@ -127,61 +147,107 @@ pub async fn write_run(conn: &mut AnyConnection, backend: Backend, run: &NewRun<
             "INSERT INTO metrics (instance_id, name, value, unit) VALUES {}",
             backend.placeholders(batch.len(), 4)
         );
-        let mut query = sqlx::query(&sql);
-        for (id, (name, value, unit)) in batch {
-            query = query.bind(*id).bind(name.as_str()).bind(*value).bind(unit.as_str());
-        }
+        let query = batch.iter().fold(sqlx::query(&sql), |q, (id, (name, value, unit))| {
+            bind_text(bind_text(q.bind(*id), Some(name.as_str())).bind(*value), Some(unit.as_str()))
+        });
         query.execute(&mut *tx).await?;
     }
+    remove_stale(&mut tx, backend, run_id, &ids).await?;
     write_kept(&mut tx, backend, run_id, run).await?;
+    sqlx::query(
+        "DELETE FROM runs WHERE folder = $1 AND id <> $2 AND NOT EXISTS \
+         (SELECT 1 FROM instances i WHERE i.run_id = runs.id)",
+    )
+    .bind(run.folder.as_str())
+    .bind(run_id)
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
-    Ok(ids.len())
+    let stored = stored as usize;
+    Ok(Written { new: ids.len().saturating_sub(stored), updated: stored.min(ids.len()) })
+}
+
+/// The count `select` (a `SELECT COUNT(*) ... IN ` missing its list) gives
+/// over `values`, a batch at a time.
+async fn count_in(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    select: &str,
+    values: &[&str],
+) -> Result<i64, sqlx::Error> {
+    let mut count = 0;
+    for batch in values.chunks(IDS_A_STATEMENT) {
+        let sql = format!("{select}{}", backend.placeholders(1, batch.len()));
+        let query = batch.iter().fold(sqlx::query(&sql), |q, v| q.bind(*v));
+        count += query.fetch_one(&mut *conn).await?.try_get::<i64, _>(0)?;
+    }
+    Ok(count)
+}
+
+/// Removes the instances of the run `run_id` other than `kept`: those its
+/// folder no longer holds (and those an older mlb stored without identity).
+async fn remove_stale(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    run_id: i64,
+    kept: &[i64],
+) -> Result<(), sqlx::Error> {
+    let kept: HashSet<i64> = kept.iter().copied().collect();
+    let all = sqlx::query("SELECT id FROM instances WHERE run_id = $1").bind(run_id).fetch_all(&mut *conn).await?;
+    let stale: Vec<i64> = all
+        .iter()
+        .map(|row| row.try_get(0))
+        .collect::<Result<Vec<i64>, _>>()?
+        .into_iter()
+        .filter(|id| !kept.contains(id))
+        .collect();
+    for batch in stale.chunks(IDS_A_STATEMENT) {
+        let sql = format!("DELETE FROM instances WHERE id IN {}", backend.placeholders(1, batch.len()));
+        batch.iter().fold(sqlx::query(&sql), |q, id| q.bind(*id)).execute(&mut *conn).await?;
+    }
+    Ok(())
 }
 
 /// Report texts a statement (4 values each; the bodies are the bulk).
 const TEXTS_A_STATEMENT: usize = 200;
 
 /// Writes what `run` (the run `run_id`) keeps beyond its figures: its
-/// report texts and log tails (a row stored meanwhile left as it is) and
-/// its documents (the newest read replaces the one stored).
+/// report texts (replacing those stored of the run), log tails and
+/// documents (the newest read replaces the one stored).
 async fn write_kept(
     conn: &mut AnyConnection,
     backend: Backend,
     run_id: i64,
     run: &NewRun<'_>,
 ) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM report_texts WHERE run_id = $1").bind(run_id).execute(&mut *conn).await?;
     for batch in run.texts.chunks(TEXTS_A_STATEMENT) {
         let sql = format!(
-            "INSERT INTO report_texts (report_hash, run_id, file, body) VALUES {} ON CONFLICT (report_hash) DO NOTHING",
+            "INSERT INTO report_texts (report_hash, run_id, file, body) VALUES {} ON CONFLICT (run_id, file) \
+             DO UPDATE SET report_hash = excluded.report_hash, body = excluded.body",
             backend.placeholders(batch.len(), 4)
         );
         let query = batch.iter().fold(sqlx::query(&sql), |q, t| {
-            q.bind(t.report_hash.as_str()).bind(run_id).bind(t.file.as_str()).bind(t.body.as_slice())
+            bind_text(q.bind(t.report_hash.as_str()).bind(run_id), Some(t.file.as_str())).bind(t.body.as_slice())
         });
         query.execute(&mut *conn).await?;
     }
     for tail in &run.log_tails {
-        sqlx::query(
+        let query = sqlx::query(
             "INSERT INTO log_tails (report_hash, entry, log, tail) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (report_hash, entry) DO NOTHING",
+             ON CONFLICT (report_hash, entry) DO UPDATE SET log = excluded.log, tail = excluded.tail",
         )
         .bind(tail.report_hash.as_str())
-        .bind(tail.entry)
-        .bind(tail.log.as_str())
-        .bind(tail.tail.as_str())
-        .execute(&mut *conn)
-        .await?;
+        .bind(tail.entry);
+        bind_text(bind_text(query, Some(tail.log.as_str())), Some(tail.tail.as_str())).execute(&mut *conn).await?;
     }
     for (name, body) in &run.documents {
-        sqlx::query(
+        let query = sqlx::query(
             "INSERT INTO run_documents (run_id, name, body) VALUES ($1, $2, $3) \
              ON CONFLICT (run_id, name) DO UPDATE SET body = excluded.body",
         )
-        .bind(run_id)
-        .bind(name.as_str())
-        .bind(body.as_str())
-        .execute(&mut *conn)
-        .await?;
+        .bind(run_id);
+        bind_text(bind_text(query, Some(name.as_str())), Some(body.as_str())).execute(&mut *conn).await?;
     }
     Ok(())
 }
@@ -189,21 +255,19 @@ async fn write_kept(
 /// The id of `system`'s row, added when new.
 async fn system_id(conn: &mut AnyConnection, system: &SystemRow) -> Result<i64, sqlx::Error> {
     let fingerprint = system.fingerprint();
-    sqlx::query(
+    let query = sqlx::query(
         "INSERT INTO systems (name, fingerprint, host, cpu, gpu_model, gpu_count, driver, runtime_versions, \
          description) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (fingerprint) DO NOTHING",
-    )
-    .bind(system.name.as_str())
-    .bind(fingerprint.as_str())
-    .bind(system.host.as_str())
-    .bind(system.cpu.as_str())
-    .bind(system.gpu_model.as_str())
-    .bind(system.gpu_count)
-    .bind(system.driver.as_str())
-    .bind(system.runtime_versions.as_str())
-    .bind(system.description.as_deref())
-    .execute(&mut *conn)
-    .await?;
+    );
+    let query = [&system.name, &fingerprint, &system.host, &system.cpu, &system.gpu_model]
+        .into_iter()
+        .fold(query, |q, text| bind_text(q, Some(text.as_str())))
+        .bind(system.gpu_count);
+    [Some(&system.driver), Some(&system.runtime_versions), system.description.as_ref()]
+        .into_iter()
+        .fold(query, |q, text| bind_text(q, text.map(String::as_str)))
+        .execute(&mut *conn)
+        .await?;
     sqlx::query("SELECT id FROM systems WHERE fingerprint = $1")
         .bind(fingerprint.as_str())
         .fetch_one(&mut *conn)
@@ -211,58 +275,63 @@ async fn system_id(conn: &mut AnyConnection, system: &SystemRow) -> Result<i64, 
         .try_get(0)
 }
 
-/// The id of the run of `run.folder` on `system_id`, added when new (a
-/// folder imported again with new reports adds them to its run).
+/// The id of the run of `run.folder` on `system_id`, added when new, else
+/// brought up to what its folder holds now (its first import time kept).
 async fn run_id(conn: &mut AnyConnection, system_id: i64, run: &NewRun<'_>) -> Result<i64, sqlx::Error> {
-    sqlx::query(
+    let query = sqlx::query(
         "INSERT INTO runs (system_id, folder, run_ids, started_at, imported_at, mlb_version, jobs_hash, \
          image_digest, runtime, nodes, isolation) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
-         ON CONFLICT (system_id, folder) DO NOTHING",
+         ON CONFLICT (system_id, folder) DO UPDATE SET run_ids = excluded.run_ids, started_at = excluded.started_at, \
+         mlb_version = excluded.mlb_version, jobs_hash = COALESCE(excluded.jobs_hash, runs.jobs_hash), \
+         image_digest = excluded.image_digest, runtime = excluded.runtime, nodes = excluded.nodes, \
+         isolation = excluded.isolation",
     )
-    .bind(system_id)
-    .bind(run.folder.as_str())
-    .bind(run.run_ids.as_str())
-    .bind(run.started_at.as_deref())
-    .bind(run.imported_at.as_str())
-    .bind(run.mlb_version.as_deref())
-    .bind(run.jobs_hash.as_deref())
-    .bind(run.image_digest.as_deref())
-    .bind(run.runtime.as_deref())
-    .bind(run.nodes.as_str())
-    .bind(run.isolation.as_deref())
+    .bind(system_id);
+    [
+        Some(run.folder.as_str()),
+        Some(run.run_ids.as_str()),
+        run.started_at.as_deref(),
+        Some(run.imported_at.as_str()),
+        run.mlb_version.as_deref(),
+        run.jobs_hash.as_deref(),
+        run.image_digest.as_deref(),
+        run.runtime.as_deref(),
+        Some(run.nodes.as_str()),
+        run.isolation.as_deref(),
+    ]
+    .into_iter()
+    .fold(query, bind_text)
     .execute(&mut *conn)
     .await?;
-    sqlx::query("SELECT id FROM runs WHERE system_id = $1 AND folder = $2")
-        .bind(system_id)
-        .bind(run.folder.as_str())
-        .fetch_one(&mut *conn)
-        .await?
-        .try_get(0)
+    let query = sqlx::query("SELECT id FROM runs WHERE system_id = $1 AND folder = $2").bind(system_id);
+    bind_text(query, Some(run.folder.as_str())).fetch_one(&mut *conn).await?.try_get(0)
 }
 
-/// Binds the 20 values of `row` (of the run `run_id`) in the order of
+/// Binds the 21 values of `row` (of the run `run_id`) in the order of
 /// [`INSTANCE_COLUMNS`].
 fn bind_instance<'q>(
     query: Query<'q, Any, AnyArguments<'q>>,
     run_id: i64,
     row: &'q InstanceRow,
 ) -> Query<'q, Any, AnyArguments<'q>> {
-    let query = query
-        .bind(run_id)
-        .bind(row.report_hash.as_str())
-        .bind(row.entry)
-        .bind(row.file.as_str())
-        .bind(row.bench.as_str())
-        .bind(row.suite.as_deref())
-        .bind(row.config.as_str())
-        .bind(row.device.as_deref())
-        .bind(row.gpu.as_deref())
-        .bind(row.node.as_deref())
-        .bind(row.outcome)
-        .bind(row.failure_cause.as_deref())
-        .bind(row.failure_message.as_deref())
-        .bind(row.fails_check.as_deref())
-        .bind(row.started_at.as_deref());
+    let query =
+        bind_text(query.bind(run_id), Some(row.identity.as_str())).bind(row.report_hash.as_str()).bind(row.entry);
+    let query = [
+        Some(row.file.as_str()),
+        Some(row.bench.as_str()),
+        row.suite.as_deref(),
+        Some(row.config.as_str()),
+        row.device.as_deref(),
+        row.gpu.as_deref(),
+        row.node.as_deref(),
+        Some(row.outcome),
+        row.failure_cause.as_deref(),
+        row.failure_message.as_deref(),
+        row.fails_check.as_deref(),
+        row.started_at.as_deref(),
+    ]
+    .into_iter()
+    .fold(query, bind_text);
     let query = [row.items_per_s, row.loss, row.joules_per_item].into_iter().fold(query, bind_f64);
     query.bind(row.gpu_energy).bind(row.flagged)
 }

@@ -17,7 +17,7 @@ pub const ENERGY: &str = "energy-per-item";
 /// instance's figure as bounds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Measure {
-    /// The benchmark's name (a bench or config label).
+    /// The benchmark's name (its bench and config).
     #[serde(skip)]
     pub benchmark: String,
     /// The measure's slug ([`THROUGHPUT`] or [`ENERGY`]).

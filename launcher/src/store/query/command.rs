@@ -37,7 +37,7 @@ impl QueryCommand {
 
 /// Runs `mlb db ...`: returns what to print, after writing the chart when asked.
 pub fn run(command: &QueryCommand) -> Result<String, QueryError> {
-    let store = Store::open(&command.store().location()?)?;
+    let store = Store::open_existing(&command.store().location()?)?;
     match command {
         QueryCommand::Runs(list) => Ok(render::list::runs(&super::runs::runs(&store, &list.filters)?, list.format)),
         QueryCommand::Systems(list) => {
@@ -55,6 +55,9 @@ pub fn run(command: &QueryCommand) -> Result<String, QueryError> {
             }
             Ok(render::history::render(&found, history.format))
         }
-        QueryCommand::Export(export) => super::export::export(&store, export),
+        QueryCommand::Export(export) => {
+            super::export::export(&store, export, &mut |text| crate::console::Console::Out.write(text))?;
+            Ok(String::new())
+        }
     }
 }

@@ -43,6 +43,9 @@ pub enum QueryError {
     /// The chart could not be drawn.
     #[error(transparent)]
     Chart(#[from] super::svg::ChartError),
+    /// The export could not be written to stdout.
+    #[error("cannot write the export to standard output: {0}")]
+    Output(std::io::Error),
     /// The chart could not be written.
     #[error("cannot write the chart {}: {source}", path.display())]
     Write {
@@ -63,7 +66,7 @@ impl Classify for QueryError {
             | QueryError::NoSystem
             | QueryError::NoRun { .. } => Kind::Refused,
             QueryError::Write { source, .. } if refused(source) => Kind::Refused,
-            QueryError::Chart(_) | QueryError::Write { .. } => Kind::Failed,
+            QueryError::Chart(_) | QueryError::Write { .. } | QueryError::Output(_) => Kind::Failed,
         }
     }
 }
@@ -81,6 +84,7 @@ impl Fix for QueryError {
             QueryError::NoRun { .. } => Some("pass --run ID of a run `mlb db runs` lists".into()),
             QueryError::Chart(_) => None,
             QueryError::Write { .. } => Some("pass --svg with a file in a folder you can write".into()),
+            QueryError::Output(_) => Some("write the export to a file or a pipe with room for it".into()),
         }
     }
 }

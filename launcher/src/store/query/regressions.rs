@@ -8,7 +8,7 @@ use super::sql::Sql;
 use crate::contract::read::{read_folder, Entry};
 use crate::report::history::{judge, Regressions};
 use crate::report::{ReportArgs, Row as ReportRow, Rule};
-use crate::store::import::system::SystemRow;
+use crate::store::import::system::{fallback_name, SystemRow};
 use crate::store::{Location, Store};
 use serde_json::{Map, Value};
 use sqlx::Row;
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 pub fn report(args: &ReportArgs, db: &str) -> Result<String, QueryError> {
     let mut report = crate::report::report(args)?;
     let location = Location::from_env(Some(db))?;
-    let store = Store::open(&location)?;
+    let store = Store::open_existing(&location)?;
     let system = match &args.system {
         Some(name) => name.clone(),
         None => default_system(&args.reports)?,
@@ -43,7 +43,10 @@ pub fn report(args: &ReportArgs, db: &str) -> Result<String, QueryError> {
 fn default_system(dir: &Path) -> Result<String, QueryError> {
     let reading = read_folder(dir).map_err(crate::store::StoreError::from)?;
     let entries: Vec<&Entry> = reading.entries.iter().collect();
-    Ok(SystemRow::of(dir, &entries, None).name)
+    let system = SystemRow::of(crate::system::read(dir).as_ref(), &entries);
+    let imported = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let fallback = fallback_name(std::slice::from_ref(&system), &imported);
+    Ok(system.named(None, &fallback).name)
 }
 
 /// Whether an instance's stored `config` (its arguments, a JSON object)

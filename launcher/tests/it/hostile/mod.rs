@@ -27,4 +27,5 @@ mod scene;
 mod signals;
 mod silent_exit;
 mod stale_groups;
+mod store_trust;
 mod values;

@@ -7,6 +7,8 @@
 pub(crate) mod backend;
 mod faults;
 mod full_disk;
+mod hygiene;
+mod identity;
 mod import;
 mod launch;
 mod password;
