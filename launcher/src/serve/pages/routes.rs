@@ -200,6 +200,7 @@ async fn history_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQue
             config: value(&p, "config"),
             metric: value(&p, "metric"),
             last: value(&p, "last"),
+            scale: value(&p, "scale"),
         };
         let fetch = || HistoryQuery::parse(&query).and_then(|q| history_data(r, &q));
         let render = |known: &[String], shown: Shown<_>| history::content(&asked, known, shown, &query);

@@ -49,7 +49,7 @@ pub fn run(command: &QueryCommand) -> Result<String, QueryError> {
         QueryCommand::History(history) => {
             let found = super::history::fetch(&store, history)?;
             if let Some(path) = &history.svg {
-                let chart = super::svg::chart(&found)?;
+                let chart = super::svg::chart(&found, history.scale)?;
                 std::fs::write(path, chart).map_err(|source| QueryError::Write { path: path.clone(), source })?;
             }
             Ok(render::history::render(&found, history.format))
