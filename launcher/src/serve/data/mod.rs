@@ -10,15 +10,20 @@
 //! - [`run`]: one run as `mlb report` shows it, and its failed instances' log tails;
 //! - [`compare`]: the matrix of `mlb db compare`;
 //! - [`history`]: the series of `mlb db history`, regressions marked;
+//! - [`acceptance`]: who vouches for a run's `acceptance.json`, and over which reports;
+//! - [`shared`]: a run's report built once for the requests that ask for it at once;
 //! - [`params`]: the query string, read and checked.
 
+pub mod acceptance;
 pub mod compare;
 pub mod history;
 pub mod params;
 pub mod run;
 pub mod runs;
+pub mod shared;
 pub mod systems;
 
+use crate::accept::record::AllowedSigners;
 use crate::report::Targets;
 use crate::store::query::QueryError;
 use crate::store::{Location, Store, StoreError};
@@ -32,19 +37,43 @@ pub trait Page: serde::Serialize {
     fn csv(&self) -> String;
 }
 
-/// The store, opened read-only, and the installed target tables by GPU
-/// model (read once each).
+/// The store, opened read-only, the installed target tables by GPU
+/// model (read once each), and the signers of acceptance records the
+/// server was told to trust.
 pub struct Reader {
     store: Store,
     folders: crate::targets::Folders,
     targets: Mutex<HashMap<String, Option<Targets>>>,
+    signers: Option<AllowedSigners>,
+    runs: shared::Shared<run::Built>,
 }
 
 impl Reader {
     /// Opens the store at `location` read-only ([`Store::open_read_only`]);
     /// target tables are looked up in `folders`.
     pub fn open(location: &Location, folders: crate::targets::Folders) -> Result<Reader, StoreError> {
-        Ok(Reader { store: Store::open_read_only(location)?, folders, targets: Mutex::default() })
+        Ok(Reader {
+            store: Store::open_read_only(location)?,
+            folders,
+            targets: Mutex::default(),
+            signers: None,
+            runs: shared::Shared::default(),
+        })
+    }
+
+    /// The reader, naming who signed an acceptance record by `signers`.
+    pub fn with_signers(self, signers: Option<AllowedSigners>) -> Reader {
+        Reader { signers, ..self }
+    }
+
+    /// The run pages' report builds under way.
+    pub fn runs(&self) -> &shared::Shared<run::Built> {
+        &self.runs
+    }
+
+    /// The signers of acceptance records the server trusts, when it was given them.
+    pub fn signers(&self) -> Option<&AllowedSigners> {
+        self.signers.as_ref()
     }
 
     /// The store.
