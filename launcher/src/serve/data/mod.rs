@@ -45,8 +45,13 @@ pub struct Reader {
     folders: crate::targets::Folders,
     targets: Mutex<HashMap<String, Option<Targets>>>,
     signers: Option<AllowedSigners>,
-    runs: shared::Shared<run::Built>,
+    runs: shared::Shared<i64, run::Built>,
+    answers: shared::Shared<String, Answer>,
 }
+
+/// An answer kept a moment for the next requests of the same address
+/// ([`shared`]): its status, content type and body.
+pub type Answer = (u16, &'static str, std::sync::Arc<[u8]>);
 
 impl Reader {
     /// Opens the store at `location` read-only ([`Store::open_read_only`]);
@@ -57,7 +62,8 @@ impl Reader {
             folders,
             targets: Mutex::default(),
             signers: None,
-            runs: shared::Shared::default(),
+            runs: shared::Shared::new(shared::RUNS_KEPT, shared::RUNS_KEPT_FOR),
+            answers: shared::Shared::new(shared::ANSWERS_KEPT, shared::ANSWERS_KEPT_FOR),
         })
     }
 
@@ -67,8 +73,38 @@ impl Reader {
     }
 
     /// The run pages' report builds under way.
-    pub fn runs(&self) -> &shared::Shared<run::Built> {
+    pub fn runs(&self) -> &shared::Shared<i64, run::Built> {
         &self.runs
+    }
+
+    /// What the store holds now, as a key an answer is kept under: an
+    /// answer is given again only while the store is as it was. SQLite: the
+    /// size and time of change of its file and write-ahead log (a commit
+    /// changes one); PostgreSQL: the server's write-ahead log position (any
+    /// write moves it). Empty when it cannot be told (the answers' short
+    /// keeping alone then bounds how old an answer is).
+    pub fn generation(&self) -> String {
+        match self.store.location() {
+            Location::Sqlite(path) => {
+                let mut wal = path.clone().into_os_string();
+                wal.push("-wal");
+                [path.as_os_str(), wal.as_os_str()]
+                    .iter()
+                    .filter_map(|p| std::fs::metadata(p).ok())
+                    .map(|m| format!("{}:{:?};", m.len(), m.modified().ok()))
+                    .collect()
+            }
+            Location::Postgres(_) => {
+                let store = &self.store;
+                let lsn = store.block_on(sqlx::query("SELECT pg_current_wal_lsn()::text").fetch_one(store.pool()));
+                lsn.ok().and_then(|row| sqlx::Row::try_get::<String, _>(&row, 0).ok()).unwrap_or_default()
+            }
+        }
+    }
+
+    /// The answers kept a moment, by address.
+    pub fn answers(&self) -> &shared::Shared<String, Answer> {
+        &self.answers
     }
 
     /// The signers of acceptance records the server trusts, when it was given them.

@@ -123,9 +123,11 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
         fetch("SELECT file, report_hash, LENGTH(body) FROM report_texts WHERE run_id = $1", "reading the reports")?;
     let mut hashes = HashMap::new();
     let mut size = 0;
+    let mut key = String::new();
     for text in &stored {
         let read = (|| Ok::<_, sqlx::Error>((text.try_get(0)?, text.try_get(1)?, text.try_get::<i64, _>(2)?)))();
         let (file, hash, bytes): (String, String, i64) = read.map_err(failing("reading the reports"))?;
+        key.push_str(&hash);
         hashes.insert(file, hash);
         size += u64::try_from(bytes).unwrap_or(0);
     }
@@ -133,7 +135,7 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
     let system = description.and_then(|d| serde_json::from_str(&d).ok());
     let large = size > LARGE_TEXT;
     let Built { report, timelines, notes } =
-        reader.runs().get(query.id, large, || build(reader, query.id, &folder, &gpu_model, &system))?;
+        reader.runs().get(&query.id, &key, large, || build(reader, query.id, &folder, &gpu_model, &system))?;
     let tails = fetch(
         "SELECT i.file, i.entry, i.bench, i.device, t.log, t.tail FROM log_tails t JOIN instances i \
          ON i.report_hash = t.report_hash AND i.entry = t.entry WHERE i.run_id = $1 ORDER BY i.file, i.entry",
