@@ -10,12 +10,13 @@ use super::data::history::{history, HistoryQuery};
 use super::data::run::{run, RunQuery};
 use super::data::runs::{runs, RunsQuery};
 use super::data::systems::{systems, SystemsQuery};
-use super::data::{DataError, Page, Reader};
+use super::data::{Answer, DataError, Page, Reader};
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use bytes::Bytes;
 use std::sync::Arc;
 
 /// How an answer is written.
@@ -50,34 +51,41 @@ pub fn routes(reader: Arc<Reader>) -> Router {
         .with_state(reader)
 }
 
-async fn systems_route(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
-    answer(reader, query, "systems", |r, q| systems(r, &SystemsQuery::parse(q)?)).await
+async fn systems_route(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
+    answer(reader, uri, query, "systems", |r, q| systems(r, &SystemsQuery::parse(q)?)).await
 }
 
-async fn runs_route(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
-    answer(reader, query, "runs", |r, q| runs(r, &RunsQuery::parse(q)?)).await
+async fn runs_route(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
+    answer(reader, uri, query, "runs", |r, q| runs(r, &RunsQuery::parse(q)?)).await
 }
 
-async fn run_route(State(reader): State<Arc<Reader>>, Path(id): Path<String>, RawQuery(query): RawQuery) -> Response {
-    answer(reader, query, "run", move |r, q| run(r, &RunQuery::parse(&id, q)?)).await
+async fn run_route(
+    State(reader): State<Arc<Reader>>,
+    uri: Uri,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    answer(reader, uri, query, "run", move |r, q| run(r, &RunQuery::parse(&id, q)?)).await
 }
 
-async fn compare_route(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
-    answer(reader, query, "compare", |r, q| compare(r, &CompareQuery::parse(q)?)).await
+async fn compare_route(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
+    answer(reader, uri, query, "compare", |r, q| compare(r, &CompareQuery::parse(q)?)).await
 }
 
-async fn history_route(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
-    answer(reader, query, "history", |r, q| history(r, &HistoryQuery::parse(q)?)).await
+async fn history_route(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
+    answer(reader, uri, query, "history", |r, q| history(r, &HistoryQuery::parse(q)?)).await
 }
 
 /// Runs `page` (the page's data from its query string) on a blocking
-/// thread and writes what it gives in the format asked; `name` names the
-/// CSV file.
+/// thread and writes what it gives in the format asked (an answer to the
+/// same address `uri` of the last moment, the store unchanged, is given
+/// again, [`super::data::shared`]); `name` names the CSV file.
 async fn answer<P: Page + Send + 'static>(
     reader: Arc<Reader>,
+    uri: Uri,
     query: Option<String>,
     name: &'static str,
-    page: impl FnOnce(&Reader, &str) -> Result<P, DataError> + Send + 'static,
+    page: impl Fn(&Reader, &str) -> Result<P, DataError> + Send + 'static,
 ) -> Response {
     let query = query.unwrap_or_default();
     let format = match Format::of(&query) {
@@ -85,16 +93,23 @@ async fn answer<P: Page + Send + 'static>(
         Err(e) => return data_error(&e),
     };
     let done = tokio::task::spawn_blocking(move || {
-        let data = page(&reader, &query)?;
-        Ok::<_, DataError>(match format {
-            Format::Json => (serde_json::to_vec(&data).map_err(|e| e.to_string()), "application/json"),
-            Format::Csv => (Ok(data.csv().into_bytes()), "text/csv; charset=utf-8"),
-        })
+        let write = || {
+            let data = page(&reader, &query).map_err(|e| Box::new(data_error(&e)))?;
+            let (body, kind) = match format {
+                Format::Json => (serde_json::to_vec(&data), "application/json"),
+                Format::Csv => (Ok(data.csv().into_bytes()), "text/csv; charset=utf-8"),
+            };
+            let body =
+                body.map_err(|why| Box::new(internal(&format!("cannot write the {name} page as JSON: {why}"))))?;
+            Ok::<Answer, Box<Response>>((StatusCode::OK.as_u16(), kind, Arc::from(body)))
+        };
+        reader.answers().get(&uri.to_string(), &reader.generation(), false, write)
     })
     .await;
     match done {
-        Ok(Ok((Ok(body), kind))) => {
-            let mut response = (StatusCode::OK, [(header::CONTENT_TYPE, kind)], body).into_response();
+        Ok(Ok((_, kind, body))) => {
+            let mut response =
+                (StatusCode::OK, [(header::CONTENT_TYPE, kind)], Bytes::from_owner(body)).into_response();
             if format == Format::Csv {
                 let disposition = format!("attachment; filename=\"{name}.csv\"");
                 if let Ok(value) = disposition.parse() {
@@ -103,8 +118,7 @@ async fn answer<P: Page + Send + 'static>(
             }
             response
         }
-        Ok(Ok((Err(why), _))) => internal(&format!("cannot write the {name} page as JSON: {why}")),
-        Ok(Err(e)) => data_error(&e),
+        Ok(Err(response)) => *response,
         Err(e) => internal(&format!("the {name} page's work stopped: {e}")),
     }
 }

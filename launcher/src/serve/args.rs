@@ -1,4 +1,4 @@
-//! `mlb serve [--db URL] [--bind ADDR] [--token-file F]`.
+//! `mlb serve [--db URL] [--bind ADDR] [--token-file F] [--allowed-signers F]`.
 
 use crate::store::command::DbArg;
 use clap::Args;
@@ -22,4 +22,9 @@ pub struct ServeArgs {
     /// Bearer TOKEN`, or the cookie set by opening a page with `?token=TOKEN`).
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
+    /// The keys trusted to sign acceptance records (an allowed signers
+    /// file, as `mlb accept --verify --allowed-signers` reads it): a run's
+    /// page names the signer of its record by them.
+    #[arg(long, value_name = "FILE")]
+    pub allowed_signers: Option<PathBuf>,
 }

@@ -93,7 +93,7 @@ fn login(token: &Token, request: &Request) -> Option<Response> {
         return None;
     }
     let rest: Vec<&(String, String)> = pairs.iter().filter(|(k, _)| k != "token").collect();
-    let mut target = uri.path().to_string();
+    let mut target = same_site(uri.path());
     if !rest.is_empty() {
         target.push('?');
         target.push_str(&form_urlencoded::Serializer::new(String::new()).extend_pairs(rest).finish());
@@ -104,6 +104,19 @@ fn login(token: &Token, request: &Request) -> Option<Response> {
     headers.insert(header::LOCATION, HeaderValue::from_str(&target).ok()?);
     headers.insert(header::SET_COOKIE, HeaderValue::from_str(&cookie).ok()?);
     Some(response)
+}
+
+/// `path` as a redirect's target that stays on this site: a browser reads
+/// a location starting with `//` (or `/\`, or either with tabs or line
+/// ends between, which it drops) as another host's address, so the run of
+/// slashes, backslashes, spaces and control characters at its start becomes
+/// one `/`; a path that does not start with `/` (`*`) becomes `/`.
+pub fn same_site(path: &str) -> String {
+    if !path.starts_with('/') {
+        return "/".into();
+    }
+    let rest = path.trim_start_matches(|c: char| c == '/' || c == '\\' || c.is_whitespace() || c.is_control());
+    format!("/{rest}")
 }
 
 #[cfg(test)]
@@ -121,5 +134,18 @@ mod tests {
         assert_eq!(format!("{token:?}"), "Token(***)");
         std::fs::write(&file, "short").unwrap();
         assert!(matches!(Token::read(&file), Err(ServeError::ShortToken { len: 5, .. })));
+    }
+
+    #[test]
+    fn a_redirect_stays_on_this_site() {
+        assert_eq!(same_site("/runs/3"), "/runs/3");
+        assert_eq!(same_site("/"), "/");
+        for path in
+            ["//evil.example/", "/\\evil.example/", "///evil.example/", "/\t/evil.example/", "/\\/evil.example/"]
+        {
+            assert_eq!(same_site(path), "/evil.example/", "{path:?}");
+        }
+        assert_eq!(same_site("*"), "/");
+        assert_eq!(same_site("/%2F%2Fevil.example"), "/%2F%2Fevil.example", "an encoded slash is a path's letter");
     }
 }

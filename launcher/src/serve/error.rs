@@ -32,6 +32,9 @@ pub enum ServeError {
         /// The shortest token taken.
         min: usize,
     },
+    /// The allowed signers file cannot be read.
+    #[error(transparent)]
+    Signers(#[from] crate::accept::record::SignersError),
     /// The store cannot be opened read-only.
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
@@ -43,9 +46,6 @@ pub enum ServeError {
         /// Why.
         source: std::io::Error,
     },
-    /// The server stopped on an error.
-    #[error("the server stopped: {0}")]
-    Stopped(#[source] std::io::Error),
 }
 
 impl Classify for ServeError {
@@ -55,8 +55,8 @@ impl Classify for ServeError {
             ServeError::NeedsToken { .. }
             | ServeError::TokenFile { .. }
             | ServeError::ShortToken { .. }
+            | ServeError::Signers(_)
             | ServeError::Bind { .. } => Kind::Refused,
-            ServeError::Stopped(_) => Kind::Failed,
         }
     }
 }
@@ -72,8 +72,8 @@ impl Fix for ServeError {
             ServeError::TokenFile { .. } => "pass --token-file with a file you can read".into(),
             ServeError::ShortToken { .. } => "write a longer token into it: `openssl rand -hex 32 > FILE`".into(),
             ServeError::Store(e) => return e.fix(),
+            ServeError::Signers(e) => return e.fix(),
             ServeError::Bind { .. } => "pass --bind with a free port of an address of this host".into(),
-            ServeError::Stopped(_) => return None,
         })
     }
 }

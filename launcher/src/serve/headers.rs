@@ -16,16 +16,27 @@ pub fn content_security_policy() -> String {
     )
 }
 
+/// The headers every answer carries, but `Cache-Control` (which an answer
+/// may set itself).
+pub fn fixed() -> Vec<(header::HeaderName, HeaderValue)> {
+    let mut headers = vec![
+        (header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+        (header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")),
+        (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
+    ];
+    if let Ok(csp) = HeaderValue::from_str(&content_security_policy()) {
+        headers.push((header::CONTENT_SECURITY_POLICY, csp));
+    }
+    headers
+}
+
 /// Adds the headers to the answer of `request`.
 pub async fn add(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
-    if let Ok(csp) = HeaderValue::from_str(&content_security_policy()) {
-        headers.insert(header::CONTENT_SECURITY_POLICY, csp);
+    for (name, value) in fixed() {
+        headers.insert(name, value);
     }
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     // The compiled-in scripts, named by their hash, say themselves that
     // they may be kept.
     headers.entry(header::CACHE_CONTROL).or_insert(HeaderValue::from_static("no-store"));

@@ -9,11 +9,13 @@
 //! - [`auth`]: the token, when the server listens beyond this host;
 //! - [`headers`]: the security headers of every answer;
 //! - [`server`]: the routes, limits and the listening loop;
+//! - [`connections`]: the connections held, bounded, idle ones closed;
 //! - [`error`]: why it did not start, with the fix.
 
 pub mod api;
 pub mod args;
 pub mod auth;
+pub mod connections;
 pub mod data;
 pub mod error;
 pub mod headers;
@@ -32,7 +34,9 @@ pub fn run(args: &ServeArgs) -> Result<(), ServeError> {
         None if !args.bind.ip().is_loopback() => return Err(ServeError::NeedsToken { addr: args.bind }),
         None => None,
     };
-    let reader = Arc::new(data::Reader::open(&args.store.location()?, crate::targets::Folders::from_env())?);
+    let signers = args.allowed_signers.as_deref().map(crate::accept::record::AllowedSigners::read).transpose()?;
+    let reader = data::Reader::open(&args.store.location()?, crate::targets::Folders::from_env())?;
+    let reader = Arc::new(reader.with_signers(signers));
     let location = reader.store().location().to_string();
     // Held here so that the store is closed after the runtime is left (its
     // closing blocks, which a task of the runtime may not).
@@ -47,6 +51,7 @@ pub fn run(args: &ServeArgs) -> Result<(), ServeError> {
             .map_err(|source| ServeError::Bind { addr: args.bind, source })?;
         let addr = listener.local_addr().unwrap_or(args.bind);
         crate::console::Console::Err.line(&format!("mlb serve: http://{addr}/ over the store {location} (read-only)"));
-        server::serve(listener, server::app(reader, token), server::interrupted()).await
+        server::serve(listener, server::app(reader, token), server::interrupted()).await;
+        Ok(())
     })
 }

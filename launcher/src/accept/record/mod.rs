@@ -15,10 +15,9 @@ mod signers;
 mod verify;
 
 pub use error::RecordError;
-pub use sign::{SigningKey, NAMESPACE};
-
-use file::Record;
-use signers::AllowedSigners;
+pub use file::Record;
+pub use sign::{check, SignatureCheck, SigningKey, NAMESPACE};
+pub use signers::{AllowedSigners, SignersError};
 use verify::verify;
 
 use crate::accept::{Evaluation, Request};

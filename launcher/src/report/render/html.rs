@@ -16,7 +16,8 @@ table{border-collapse:collapse;font-family:monospace;font-size:13px}\
 td,th{border:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}th{background:#f3f3f3}\
 td:first-child,th:first-child{text-align:left}\
 .pass{color:#080;font-weight:bold}.fail{color:#c00;font-weight:bold}.warn{color:#c60;font-weight:bold}\
-.charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0}.absent{color:#666;font-style:italic}";
+.charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0}.absent{color:#666;font-style:italic}\
+.scroll{max-width:100%;overflow-x:auto}";
 
 /// Escapes text for HTML.
 pub fn escape(text: &str) -> String {
@@ -47,7 +48,8 @@ fn cell(tag: &str, c: &Cell) -> String {
 fn body(out: &mut String, body: &Body) {
     match body {
         Body::Table { headers, rows } => {
-            out.push_str("<table><tr>");
+            // A table wider than the page (eight GPUs' columns) scrolls in its own box.
+            out.push_str("<div class=\"scroll\"><table><tr>");
             for h in headers {
                 out.push_str(&format!("<th>{}</th>", escape(h)));
             }
@@ -57,7 +59,7 @@ fn body(out: &mut String, body: &Body) {
                 out.extend(row.iter().map(|c| cell("td", c)));
                 out.push_str("</tr>\n");
             }
-            out.push_str("</table>\n");
+            out.push_str("</table></div>\n");
         }
         Body::Pairs(pairs) => {
             out.push_str("<table>\n");

@@ -176,17 +176,23 @@ pub fn sections(report: &Report) -> Vec<Section> {
     }
     let gpu = &report.per_gpu;
     if gpu.devices.len() > 1 {
+        // One GPU model: named once in the title, not in each column (eight
+        // columns of `0 (NVIDIA H100 80GB HBM3)` were 240 characters wide).
+        let mut models: Vec<&str> = gpu.devices.iter().filter_map(|d| d.gpu.as_deref()).collect();
+        models.dedup();
+        let one_model = (models.len() == 1 && gpu.devices.iter().all(|d| d.gpu.is_some())).then(|| models[0]);
         let headers: Vec<String> = gpu
             .devices
             .iter()
-            .map(|d| match &d.gpu {
-                Some(name) => format!("{} ({name})", d.label()),
-                None => d.label(),
+            .map(|d| match (&d.gpu, one_model) {
+                (Some(name), None) => format!("{} ({name})", d.label()),
+                _ => d.label(),
             })
             .collect();
+        let of = one_model.map(|m| format!(" of {} x {m}", gpu.devices.len())).unwrap_or_default();
         for (i, measure) in ["mean", "min", "max"].into_iter().enumerate() {
-            let mut s =
-                section(format!("Relative GPU performance ({measure})"), relative(report, &headers, &gpu.rows, i));
+            let title = format!("Relative GPU performance ({measure}){of}");
+            let mut s = section(title, relative(report, &headers, &gpu.rows, i));
             s.anchor = (i == 0).then_some(Anchor::PerGpu);
             out.push(s);
         }

@@ -1,6 +1,7 @@
-//! `GET /api/history?system=&bench=&config=&metric=&last=K`: one system's
-//! figures over time as `mlb db history` reads them, a series per bench,
-//! the points that regressed marked.
+//! `GET /api/history?system=&bench=&config=&metric=&last=K&scale=`: one
+//! system's figures over time as `mlb db history` reads them, a series per
+//! bench, the points that regressed marked; `scale` is how the page's chart
+//! draws them (the figures are as they are).
 
 use super::params::Params;
 use super::{DataError, Page, Reader};
@@ -10,6 +11,7 @@ use crate::store::query::args::{Filters, HistoryArgs, RunFilters};
 use crate::store::query::history::{fetch, History};
 use crate::store::query::matrix::Metric;
 use crate::store::query::render::{history::render, Format};
+use crate::store::query::scale::Scale;
 use serde::Serialize;
 
 /// The most points of a series a page shows.
@@ -28,11 +30,13 @@ pub struct HistoryQuery {
     pub metric: Metric,
     /// Only the last K points of each series.
     pub last: Option<usize>,
+    /// How the page's chart draws the values.
+    pub scale: Scale,
 }
 
 impl HistoryQuery {
     /// The page's parameters.
-    pub const PARAMS: [&'static str; 5] = ["system", "bench", "config", "metric", "last"];
+    pub const PARAMS: [&'static str; 6] = ["system", "bench", "config", "metric", "last", "scale"];
 
     /// Reads the query string.
     pub fn parse(query: &str) -> Result<HistoryQuery, DataError> {
@@ -44,6 +48,9 @@ impl HistoryQuery {
             config: p.name("config")?,
             metric: p.metric("metric")?.unwrap_or(Metric::ItemsPerSecond),
             last: p.number("last", 1..=MAX_LAST)?.map(|k| k as usize),
+            scale: p
+                .parsed("scale", |v| Scale::named(v).ok_or_else(|| "pass relative or absolute".to_string()))?
+                .unwrap_or_default(),
         })
     }
 }
@@ -68,6 +75,9 @@ pub struct HistoryPage {
     pub history: History,
     /// The points that regressed.
     pub regressions: Vec<Regression>,
+    /// How the page's chart draws the values (not the API's: its figures are as they are).
+    #[serde(skip)]
+    pub scale: Scale,
 }
 
 /// The history `query` asks for.
@@ -82,6 +92,7 @@ pub fn history(reader: &Reader, query: &HistoryQuery) -> Result<HistoryPage, Dat
         metric: query.metric,
         strict: false,
         svg: None,
+        scale: query.scale,
         format: Format::Json,
     };
     let mut history = fetch(reader.store(), &args)?;
@@ -92,7 +103,7 @@ pub fn history(reader: &Reader, query: &HistoryQuery) -> Result<HistoryPage, Dat
         }
     }
     let regressions = regressions(&history);
-    Ok(HistoryPage { history, regressions })
+    Ok(HistoryPage { history, regressions, scale: query.scale })
 }
 
 /// The points of `history` that regressed. Lower is better for joules

@@ -10,15 +10,20 @@
 //! - [`run`]: one run as `mlb report` shows it, and its failed instances' log tails;
 //! - [`compare`]: the matrix of `mlb db compare`;
 //! - [`history`]: the series of `mlb db history`, regressions marked;
+//! - [`acceptance`]: who vouches for a run's `acceptance.json`, and over which reports;
+//! - [`shared`]: a run's report built once for the requests that ask for it at once;
 //! - [`params`]: the query string, read and checked.
 
+pub mod acceptance;
 pub mod compare;
 pub mod history;
 pub mod params;
 pub mod run;
 pub mod runs;
+pub mod shared;
 pub mod systems;
 
+use crate::accept::record::AllowedSigners;
 use crate::report::Targets;
 use crate::store::query::QueryError;
 use crate::store::{Location, Store, StoreError};
@@ -32,19 +37,79 @@ pub trait Page: serde::Serialize {
     fn csv(&self) -> String;
 }
 
-/// The store, opened read-only, and the installed target tables by GPU
-/// model (read once each).
+/// The store, opened read-only, the installed target tables by GPU
+/// model (read once each), and the signers of acceptance records the
+/// server was told to trust.
 pub struct Reader {
     store: Store,
     folders: crate::targets::Folders,
     targets: Mutex<HashMap<String, Option<Targets>>>,
+    signers: Option<AllowedSigners>,
+    runs: shared::Shared<i64, run::Built>,
+    answers: shared::Shared<String, Answer>,
 }
+
+/// An answer kept a moment for the next requests of the same address
+/// ([`shared`]): its status, content type and body.
+pub type Answer = (u16, &'static str, std::sync::Arc<[u8]>);
 
 impl Reader {
     /// Opens the store at `location` read-only ([`Store::open_read_only`]);
     /// target tables are looked up in `folders`.
     pub fn open(location: &Location, folders: crate::targets::Folders) -> Result<Reader, StoreError> {
-        Ok(Reader { store: Store::open_read_only(location)?, folders, targets: Mutex::default() })
+        Ok(Reader {
+            store: Store::open_read_only(location)?,
+            folders,
+            targets: Mutex::default(),
+            signers: None,
+            runs: shared::Shared::new(shared::RUNS_KEPT, shared::RUNS_KEPT_FOR),
+            answers: shared::Shared::new(shared::ANSWERS_KEPT, shared::ANSWERS_KEPT_FOR),
+        })
+    }
+
+    /// The reader, naming who signed an acceptance record by `signers`.
+    pub fn with_signers(self, signers: Option<AllowedSigners>) -> Reader {
+        Reader { signers, ..self }
+    }
+
+    /// The run pages' report builds under way.
+    pub fn runs(&self) -> &shared::Shared<i64, run::Built> {
+        &self.runs
+    }
+
+    /// What the store holds now, as a key an answer is kept under: an
+    /// answer is given again only while the store is as it was. SQLite: the
+    /// size and time of change of its file and write-ahead log (a commit
+    /// changes one); PostgreSQL: the server's write-ahead log position (any
+    /// write moves it). Empty when it cannot be told (the answers' short
+    /// keeping alone then bounds how old an answer is).
+    pub fn generation(&self) -> String {
+        match self.store.location() {
+            Location::Sqlite(path) => {
+                let mut wal = path.clone().into_os_string();
+                wal.push("-wal");
+                [path.as_os_str(), wal.as_os_str()]
+                    .iter()
+                    .filter_map(|p| std::fs::metadata(p).ok())
+                    .map(|m| format!("{}:{:?};", m.len(), m.modified().ok()))
+                    .collect()
+            }
+            Location::Postgres(_) => {
+                let store = &self.store;
+                let lsn = store.block_on(sqlx::query("SELECT pg_current_wal_lsn()::text").fetch_one(store.pool()));
+                lsn.ok().and_then(|row| sqlx::Row::try_get::<String, _>(&row, 0).ok()).unwrap_or_default()
+            }
+        }
+    }
+
+    /// The answers kept a moment, by address.
+    pub fn answers(&self) -> &shared::Shared<String, Answer> {
+        &self.answers
+    }
+
+    /// The signers of acceptance records the server trusts, when it was given them.
+    pub fn signers(&self) -> Option<&AllowedSigners> {
+        self.signers.as_ref()
     }
 
     /// The store.

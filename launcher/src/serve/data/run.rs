@@ -6,8 +6,10 @@
 //! read from the run's folder: a run imported before the store kept its
 //! texts shows what the store has and says what is missing.
 
+use super::acceptance::{standing, Standing};
 use super::params::Params;
 use super::runs::RunEntry;
+use super::shared::LARGE_TEXT;
 use super::{DataError, Page, Reader};
 use crate::contract::read::{read_text, Reading, Unreadable};
 use crate::contract::report::Report as ReportFile;
@@ -88,6 +90,8 @@ pub struct RunPage {
     pub log_tails: Vec<LogTailView>,
     /// The run folder's `acceptance.json` (the verdicts of `mlb accept`), when it had one.
     pub acceptance: Option<serde_json::Value>,
+    /// Who vouches for that record, and whether it judged this run's reports.
+    pub acceptance_standing: Option<Standing>,
     /// What the page cannot show, and why (a sentence with the fix each).
     pub notes: Vec<String>,
 }
@@ -115,53 +119,23 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
         .first()
         .and_then(|r| r.try_get::<i64, _>(0).ok())
         .unwrap_or(0);
-    let mut notes = Vec::new();
-    let texts = fetch("SELECT file, body FROM report_texts WHERE run_id = $1 ORDER BY file", "reading the reports")?;
-    let folder = PathBuf::from(&row.folder);
-    let mut stored = Stored { system: description.and_then(|d| serde_json::from_str(&d).ok()), texts: HashMap::new() };
-    for text in &texts {
-        let (file, body): (String, Vec<u8>) = (
-            text.try_get(0).map_err(failing("reading the reports"))?,
-            text.try_get(1).map_err(failing("reading the reports"))?,
-        );
-        match inflate(&body) {
-            Some(t) => {
-                stored.texts.insert(folder.join(&file), t);
-            }
-            None => notes.push(format!("the stored text of {file} is damaged; re-import the run's folder")),
-        }
+    let stored =
+        fetch("SELECT file, report_hash, LENGTH(body) FROM report_texts WHERE run_id = $1", "reading the reports")?;
+    let mut hashes = HashMap::new();
+    let mut size = 0;
+    let mut key = String::new();
+    for text in &stored {
+        let read = (|| Ok::<_, sqlx::Error>((text.try_get(0)?, text.try_get(1)?, text.try_get::<i64, _>(2)?)))();
+        let (file, hash, bytes): (String, String, i64) = read.map_err(failing("reading the reports"))?;
+        key.push_str(&hash);
+        hashes.insert(file, hash);
+        size += u64::try_from(bytes).unwrap_or(0);
     }
-    let report = if stored.texts.is_empty() {
-        notes.push(
-            "the store keeps no report file of this run (it was imported by an older mlb): re-import its folder \
-             with `mlb db import FOLDER` to see its tables, timelines and logs"
-                .into(),
-        );
-        None
-    } else {
-        let targets = reader.targets(&gpu_model);
-        if targets.is_none() {
-            notes.push(format!("no target table is installed for the GPU model `{gpu_model}`: no score"));
-        }
-        let opts = Options { targets, ..Options::default() };
-        match aggregate_from(&folder, stored.reading(), None, &opts, &stored) {
-            Ok(report) => Some(report),
-            Err(e) => {
-                notes.push(e.to_string());
-                None
-            }
-        }
-    };
-    let timelines = report
-        .iter()
-        .flat_map(|r| &r.sampled)
-        .map(|s| TimelineView {
-            label: s.label.clone(),
-            device: s.device.clone(),
-            file: s.file.clone(),
-            timeline: s.timeline.clone(),
-        })
-        .collect();
+    let folder = PathBuf::from(&row.folder);
+    let system = description.and_then(|d| serde_json::from_str(&d).ok());
+    let large = size > LARGE_TEXT;
+    let Built { report, timelines, notes } =
+        reader.runs().get(&query.id, &key, large, || build(reader, query.id, &folder, &gpu_model, &system))?;
     let tails = fetch(
         "SELECT i.file, i.entry, i.bench, i.device, t.log, t.tail FROM log_tails t JOIN instances i \
          ON i.report_hash = t.report_hash AND i.entry = t.entry WHERE i.run_id = $1 ORDER BY i.file, i.entry",
@@ -181,15 +155,101 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
         })
         .collect::<Result<_, sqlx::Error>>()
         .map_err(failing("reading the log tails"))?;
-    let acceptance = fetch(
-        "SELECT body FROM run_documents WHERE run_id = $1 AND name = 'acceptance.json'",
-        "reading the acceptance record",
-    )?
-    .first()
-    .and_then(|r| r.try_get::<String, _>(0).ok())
-    .map(|text| serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)));
-    Ok(RunPage { run: RunEntry { run: row, failed }, gpu_model, report, timelines, log_tails, acceptance, notes })
+    let documents = fetch("SELECT name, body FROM run_documents WHERE run_id = $1", "reading the acceptance record")?;
+    let document = |name: &str| {
+        documents
+            .iter()
+            .find(|r| r.try_get::<String, _>(0).is_ok_and(|n| n == name))
+            .and_then(|r| r.try_get::<String, _>(1).ok())
+    };
+    let record = document(ACCEPTANCE);
+    let acceptance_standing = record.as_ref().map(|text| {
+        standing(text.as_bytes(), document(&format!("{ACCEPTANCE}.sig")).as_deref(), &hashes, reader.signers())
+    });
+    let acceptance = record.map(|text| serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)));
+    Ok(RunPage {
+        run: RunEntry { run: row, failed },
+        gpu_model,
+        report,
+        timelines,
+        log_tails,
+        acceptance,
+        acceptance_standing,
+        notes,
+    })
 }
+
+/// What a run's report texts give: the costly part of its page, built
+/// once for the requests that ask for it at once ([`super::shared`]).
+#[derive(Clone, Debug)]
+pub struct Built {
+    report: Option<Report>,
+    timelines: Vec<TimelineView>,
+    notes: Vec<String>,
+}
+
+/// The report of the run `id` from the texts the store keeps of it (its
+/// folder `folder`, its system's GPU model and description).
+fn build(
+    reader: &Reader,
+    id: i64,
+    folder: &Path,
+    gpu_model: &str,
+    system: &Option<SystemDesc>,
+) -> Result<Built, DataError> {
+    let store = reader.store();
+    let failing = |e: sqlx::Error| StoreError::query(store.location(), "reading the reports", &e);
+    let sql = "SELECT file, body FROM report_texts WHERE run_id = $1 ORDER BY file";
+    let texts = store.block_on(sqlx::query(sql).bind(id).fetch_all(store.pool())).map_err(failing)?;
+    let mut notes = Vec::new();
+    let mut stored = Stored { system: system.clone(), texts: HashMap::new() };
+    // Each deflated body is dropped once inflated.
+    for text in texts {
+        let (file, body): (String, Vec<u8>) = (text.try_get(0).map_err(failing)?, text.try_get(1).map_err(failing)?);
+        drop(text);
+        match inflate(&body) {
+            Some(t) => {
+                stored.texts.insert(folder.join(&file), t);
+            }
+            None => notes.push(format!("the stored text of {file} is damaged; re-import the run's folder")),
+        }
+    }
+    let report = if stored.texts.is_empty() {
+        notes.push(
+            "the store keeps no report file of this run (it was imported by an older mlb): re-import its folder \
+             with `mlb db import FOLDER` to see its tables, timelines and logs"
+                .into(),
+        );
+        None
+    } else {
+        let targets = reader.targets(gpu_model);
+        if targets.is_none() {
+            notes.push(format!("no target table is installed for the GPU model `{gpu_model}`: no score"));
+        }
+        let opts = Options { targets, ..Options::default() };
+        match aggregate_from(folder, stored.reading(), None, &opts, &stored) {
+            Ok(report) => Some(report),
+            Err(e) => {
+                notes.push(e.to_string());
+                None
+            }
+        }
+    };
+    let timelines = report
+        .iter()
+        .flat_map(|r| &r.sampled)
+        .map(|s| TimelineView {
+            label: s.label.clone(),
+            device: s.device.clone(),
+            file: s.file.clone(),
+            timeline: s.timeline.clone(),
+        })
+        .collect();
+    Ok(Built { report, timelines, notes })
+}
+
+/// The record of `mlb accept` a run's page shows, by its name in the run's folder.
+const ACCEPTANCE: &str = "acceptance.json";
 
 /// A run's report texts and system description as the store keeps them.
 struct Stored {

@@ -1,7 +1,8 @@
 //! The history page: a metric of one system over time, a line per config
-//! (or bench) with a dot per run, the runs judged regressions marked in
-//! red (and named in the legend), zoomable on time; and a row per config:
-//! its runs, its last run linked, and its regressions.
+//! (or bench) with a dot per run, each relative to its own median unless
+//! the page asks for the absolute values, the runs judged regressions
+//! marked in red (and named in the legend), zoomable on time; and a row
+//! per config: its runs, its last run linked, and its regressions.
 
 use super::form::{form, Field, Input};
 use super::layout::{empty, Shown, EMPTY_STORE};
@@ -10,12 +11,15 @@ use crate::charts::{embed, Chart, Kind, Point, Series, XAxis};
 use crate::serve::data::history::HistoryPage;
 use crate::store::query::history::History;
 use crate::store::query::render::short;
+use crate::store::query::scale::Scale;
 
 /// Height of the chart's plot, in pixels.
 const CHART_HEIGHT: u32 = 380;
 
 const METRICS: [(&str, &str); 3] =
     [("items/s", "items/s"), ("energy/item", "energy per item"), ("score", "score (x first run)")];
+
+const SCALES: [(&str, &str); 2] = [("relative", "each bench / its median"), ("absolute", "absolute values")];
 
 /// What the page was asked, as its URL holds it.
 pub struct Asked<'a> {
@@ -29,6 +33,8 @@ pub struct Asked<'a> {
     pub metric: &'a str,
     /// `last`: how many runs, newest.
     pub last: &'a str,
+    /// `scale`: how the chart draws the values.
+    pub scale: &'a str,
 }
 
 fn pickers(asked: &Asked, known: &[String]) -> String {
@@ -40,23 +46,38 @@ fn pickers(asked: &Asked, known: &[String]) -> String {
         Field { label: "Config", name: "config", value: asked.config, input: Input::Text("{\"batch_size\":64}") },
         Field { label: "Metric", name: "metric", value: asked.metric, input: Input::Choice(&METRICS) },
         Field { label: "Last runs", name: "last", value: asked.last, input: Input::Text("all") },
+        Field { label: "Chart", name: "scale", value: asked.scale, input: Input::Choice(&SCALES) },
     ];
     form("/history", &fields)
 }
 
-/// The chart: a line per series, then the regressions as red dots.
-fn chart(h: &History, regression: &dyn Fn(usize, usize) -> Option<String>) -> Chart {
-    let mut chart = Chart::new(format!("{} of {} over time", h.unit, h.system), XAxis::Dates, CHART_HEIGHT);
-    chart.y_name = h.unit.to_string();
-    chart.unit = h.unit.to_string();
+/// The chart: a line per series (each value over its series' divisor of
+/// `scale`), then the regressions as red dots.
+fn chart(h: &History, scale: Scale, regression: &dyn Fn(usize, usize) -> Option<String>) -> Chart {
+    let title = match scale {
+        Scale::Relative => format!("{} of {} over time, each relative to its median", h.unit, h.system),
+        Scale::Absolute => format!("{} of {} over time", h.unit, h.system),
+    };
+    let mut chart = Chart::new(title, XAxis::Dates, CHART_HEIGHT);
+    chart.y_name = scale.axis(h.unit);
+    chart.unit = match scale {
+        Scale::Relative => "x median".into(),
+        Scale::Absolute => h.unit.to_string(),
+    };
     chart.y_from_zero = false;
     let mut flagged = Vec::new();
     for (s, series) in h.series.iter().enumerate() {
+        let divisor = scale.divisor(series);
         let mut points = Vec::new();
         for (i, p) in series.points.iter().enumerate() {
             let x = p.at as f64 * 1000.0;
+            let y = p.value / divisor;
+            let relative = match scale {
+                Scale::Relative => format!(" ({} x its median)", short(Some(y))),
+                Scale::Absolute => String::new(),
+            };
             let tip = format!(
-                "{}\n{}: {} {}\nrun {} ({} instances)",
+                "{}\n{}: {} {}{relative}\nrun {} ({} instances)",
                 series.label,
                 when(&p.started),
                 short(Some(p.value)),
@@ -65,9 +86,9 @@ fn chart(h: &History, regression: &dyn Fn(usize, usize) -> Option<String>) -> Ch
                 p.n
             );
             if let Some(why) = regression(s, i) {
-                flagged.push(Point { tip: Some(format!("{tip}\nregression: {why}")), ..Point::at(x, p.value) });
+                flagged.push(Point { tip: Some(format!("{tip}\nregression: {why}")), ..Point::at(x, y) });
             }
-            points.push(Point { tip: Some(tip), ..Point::at(x, p.value) });
+            points.push(Point { tip: Some(tip), ..Point::at(x, y) });
         }
         chart.series.push(Series { name: series.label.clone(), kind: Kind::Line, points });
     }
@@ -100,7 +121,7 @@ pub fn content(asked: &Asked, known: &[String], shown: Shown<HistoryPage>, query
         out.push_str(&empty("No run of this system matches the filter."));
         return out;
     }
-    out.push_str(&embed::mount(&chart(h, regression)));
+    out.push_str(&embed::mount(&chart(h, page.scale, regression)));
     // A row per series (the points themselves are the CSV's: a table of
     // thousands of rows would take the browser seconds to lay out).
     out.push_str(&heading(&format!("{} of {}, per config (every run: CSV)", h.unit, h.system), "/history", query));

@@ -12,13 +12,14 @@ use crate::serve::data::history::{history as history_data, HistoryQuery};
 use crate::serve::data::run::{run as run_data, RunQuery};
 use crate::serve::data::runs::{runs as runs_data, RunsQuery};
 use crate::serve::data::systems::{systems as systems_data, SystemsQuery};
-use crate::serve::data::{DataError, Reader};
+use crate::serve::data::{Answer, DataError, Reader};
 use crate::store::query::compare::system_names;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
 use axum::Router;
+use bytes::Bytes;
 use std::sync::Arc;
 
 /// The pages' routes, over `reader`.
@@ -58,18 +59,37 @@ fn told(error: &DataError) -> (StatusCode, String) {
     (status, text)
 }
 
-/// Draws a page on a blocking thread (the store's calls block) and frames it.
-async fn draw(reader: Arc<Reader>, work: impl FnOnce(&Reader) -> Drawn + Send + 'static) -> Response {
-    let shared = Arc::clone(&reader);
-    let drawn = tokio::task::spawn_blocking(move || work(&shared)).await.unwrap_or_else(|e| Drawn {
-        status: StatusCode::INTERNAL_SERVER_ERROR,
-        title: "Error".into(),
-        section: Section::Systems,
-        content: super::layout::empty(&format!("The page could not be drawn: {e}")),
-    });
-    let name = reader.store().location().to_string();
-    let frame = Frame { title: &drawn.title, section: drawn.section, store: &name };
-    (drawn.status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], page(&frame, &drawn.content)).into_response()
+/// Draws the page of the address `uri` on a blocking thread (the store's
+/// calls block) and frames it; a page of the same address drawn a moment
+/// ago, the store unchanged, is given again ([`crate::serve::data::shared`]).
+async fn draw(reader: Arc<Reader>, uri: Uri, work: impl Fn(&Reader) -> Drawn + Send + 'static) -> Response {
+    const HTML: &str = "text/html; charset=utf-8";
+    let drawn = tokio::task::spawn_blocking(move || {
+        let framed = || {
+            let drawn = work(&reader);
+            let name = reader.store().location().to_string();
+            let frame = Frame { title: &drawn.title, section: drawn.section, store: &name };
+            Ok::<Answer, std::convert::Infallible>((
+                drawn.status.as_u16(),
+                HTML,
+                Arc::from(page(&frame, &drawn.content).into_bytes()),
+            ))
+        };
+        reader.answers().get(&uri.to_string(), &reader.generation(), false, framed)
+    })
+    .await;
+    match drawn {
+        Ok(Ok((status, kind, body))) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            (status, [(header::CONTENT_TYPE, kind)], Bytes::from_owner(body)).into_response()
+        }
+        Ok(Err(never)) => match never {},
+        Err(e) => {
+            let content = super::layout::empty(&format!("The page could not be drawn: {e}"));
+            let frame = Frame { title: "Error", section: Section::Systems, store: "" };
+            (StatusCode::INTERNAL_SERVER_ERROR, [(header::CONTENT_TYPE, HTML)], page(&frame, &content)).into_response()
+        }
+    }
 }
 
 /// A page whose query cannot be answered: the message, in the frame.
@@ -106,18 +126,18 @@ fn known(reader: &Reader) -> Result<Vec<String>, DataError> {
     Ok(system_names(reader.store())?)
 }
 
-async fn systems_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
+async fn systems_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
     let query = query.unwrap_or_default();
-    draw(reader, move |r| match SystemsQuery::parse(&query).and_then(|q| systems_data(r, &q)) {
+    draw(reader, uri, move |r| match SystemsQuery::parse(&query).and_then(|q| systems_data(r, &q)) {
         Ok(data) => Drawn::ok("Systems", Section::Systems, systems::content(&data, &query)),
         Err(e) => refused(&e, Section::Systems),
     })
     .await
 }
 
-async fn runs_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
+async fn runs_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
     let query = query.unwrap_or_default();
-    draw(reader, move |r| {
+    draw(reader, uri, move |r| {
         let p = sent(&query);
         let asked = runs::Asked {
             system: value(&p, "system"),
@@ -139,9 +159,14 @@ async fn runs_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery)
     .await
 }
 
-async fn run_page(State(reader): State<Arc<Reader>>, Path(id): Path<String>, RawQuery(query): RawQuery) -> Response {
+async fn run_page(
+    State(reader): State<Arc<Reader>>,
+    uri: Uri,
+    Path(id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Response {
     let query = query.unwrap_or_default();
-    draw(reader, move |r| match RunQuery::parse(&id, &query).and_then(|q| run_data(r, &q)) {
+    draw(reader, uri, move |r| match RunQuery::parse(&id, &query).and_then(|q| run_data(r, &q)) {
         Ok(data) => Drawn::ok(run::title(&data), Section::Runs, run::content(&data)),
         Err(e) => refused(&e, Section::Runs),
     })
@@ -173,9 +198,9 @@ fn picked<T>(
     Drawn { status, ..Drawn::ok(section.name(), section, content) }
 }
 
-async fn compare_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
+async fn compare_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
     let query = query.unwrap_or_default();
-    draw(reader, move |r| {
+    draw(reader, uri, move |r| {
         let p = sent(&query);
         let asked = compare::Asked {
             systems: value(&p, "systems"),
@@ -190,9 +215,9 @@ async fn compare_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQue
     .await
 }
 
-async fn history_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQuery) -> Response {
+async fn history_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
     let query = query.unwrap_or_default();
-    draw(reader, move |r| {
+    draw(reader, uri, move |r| {
         let p = sent(&query);
         let asked = history::Asked {
             system: value(&p, "system"),
@@ -200,6 +225,7 @@ async fn history_page(State(reader): State<Arc<Reader>>, RawQuery(query): RawQue
             config: value(&p, "config"),
             metric: value(&p, "metric"),
             last: value(&p, "last"),
+            scale: value(&p, "scale"),
         };
         let fetch = || HistoryQuery::parse(&query).and_then(|q| history_data(r, &q));
         let render = |known: &[String], shown: Shown<_>| history::content(&asked, known, shown, &query);

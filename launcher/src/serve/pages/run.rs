@@ -2,12 +2,14 @@
 //! then what `mlb report` shows for it (the same sections and charts as
 //! the HTML report: tables, score, per-GPU and per-node tables,
 //! stragglers, telemetry timelines, energy), the verdicts of `mlb accept`
-//! when the run had them, what the store could not show and why, and the
+//! when the run had them (under who vouches for them: signed or not, over
+//! this run's reports or others), what the store could not show and why, and the
 //! ends of the logs of its failed instances.
 
 use super::layout::empty;
 use super::table::{csv_link, table, when, Cell};
 use crate::report::render::html::{self, escape};
+use crate::serve::data::acceptance::Standing;
 use crate::serve::data::run::RunPage;
 use serde_json::Value;
 
@@ -69,6 +71,17 @@ fn acceptance(record: &Value) -> String {
     table("acceptance", &["rule", "of", "measured", "bound", "unit", "outcome", "note"], rows)
 }
 
+/// Who vouches for the record and over which reports, above its verdicts:
+/// marked as vouched for only when signed by a good signature over this
+/// run's reports and no others.
+fn standing_of(standing: &Standing) -> String {
+    let (class, label) = if standing.trusted { ("trusted", "Vouched for") } else { ("untrusted", "Not vouched for") };
+    format!(
+        "<p id=\"acceptance-standing\" class=\"standing {class}\"><strong>{label}.</strong> {}</p>\n",
+        escape(&standing.summary)
+    )
+}
+
 /// The page's content.
 pub fn content(page: &RunPage) -> String {
     let mut out = about(page);
@@ -90,6 +103,9 @@ pub fn content(page: &RunPage) -> String {
     }
     if let Some(record) = &page.acceptance {
         out.push_str("<h2>Acceptance (mlb accept)</h2>\n");
+        if let Some(standing) = &page.acceptance_standing {
+            out.push_str(&standing_of(standing));
+        }
         out.push_str(&acceptance(record));
     }
     if !page.log_tails.is_empty() {

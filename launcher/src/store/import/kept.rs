@@ -18,8 +18,9 @@ use std::path::{Component, Path, PathBuf};
 /// How much of the end of a failed instance's log is kept.
 pub const LOG_TAIL_BYTES: u64 = 16 * 1024;
 
-/// The documents of a run folder kept beside its reports, by file name.
-pub const DOCUMENTS: [&str; 1] = ["acceptance.json"];
+/// The documents of a run folder kept beside its reports, by file name:
+/// `mlb accept`'s record and its signature (the run page checks it).
+pub const DOCUMENTS: [&str; 2] = ["acceptance.json", "acceptance.json.sig"];
 
 /// The largest document (and `system.json`) read from a run folder: an
 /// acceptance record is kilobytes.

@@ -2,6 +2,7 @@
 
 use super::matrix::Metric;
 use super::render::Format;
+use super::scale::Scale;
 use crate::store::command::DbArg;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -144,6 +145,10 @@ pub struct HistoryArgs {
     /// Also write the history as an SVG chart.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// The chart's y axis: each bench relative to its own median (a drop
+    /// of any bench shows, whatever its items/s), or the values as they are.
+    #[arg(long, value_enum, value_name = "SCALE", default_value_t = Scale::Relative, requires = "svg")]
+    pub scale: Scale,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

@@ -49,7 +49,7 @@ pub fn run(command: &QueryCommand) -> Result<String, QueryError> {
         QueryCommand::History(history) => {
             let found = super::history::fetch(&store, history)?;
             if let Some(path) = &history.svg {
-                let chart = super::svg::chart(&found)?;
+                let chart = super::svg::chart(&found, history.scale)?;
                 crate::contract::record::write_output(path, chart.as_bytes())
                     .map_err(|source| QueryError::Write { path: path.clone(), source })?;
             }

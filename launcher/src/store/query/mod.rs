@@ -18,6 +18,7 @@ pub mod matrix;
 pub mod regressions;
 pub mod render;
 pub mod runs;
+pub mod scale;
 mod sql;
 pub mod svg;
 pub mod systems;

@@ -24,6 +24,7 @@ mod prepare_signals;
 mod probe;
 mod report_page;
 mod scene;
+mod serve_trust;
 mod signals;
 mod silent_exit;
 mod stale_groups;

@@ -6,5 +6,6 @@
 mod api;
 mod pages;
 pub mod pages_store;
+mod readable;
 mod safety;
 pub mod server;

@@ -27,13 +27,19 @@ impl Server {
 
     /// Starts it on `bind`.
     pub fn start_on(bind: &str, url: &str, args: &[&str]) -> Server {
-        let mut child = Command::new(crate::common::mlb())
-            .args(["serve", "--db", url, "--bind", bind])
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        Server::spawn(Server::command(bind, url, args))
+    }
+
+    /// The command that starts `mlb serve --db URL --bind BIND ARGS`.
+    pub fn command(bind: &str, url: &str, args: &[&str]) -> Command {
+        let mut command = Command::new(crate::common::mlb());
+        command.args(["serve", "--db", url, "--bind", bind]).args(args);
+        command
+    }
+
+    /// Starts `command` (from [`Server::command`]) and waits until it listens.
+    pub fn spawn(mut command: Command) -> Server {
+        let mut child = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
         let mut lines = BufReader::new(child.stderr.take().unwrap());
         let mut first = String::new();
         lines.read_line(&mut first).unwrap();
