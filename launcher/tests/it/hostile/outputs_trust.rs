@@ -104,11 +104,13 @@ fn a_link_at_an_output_path_is_refused_and_left_as_it_was() {
     let outside = tempfile::tempdir().unwrap();
     let kept = outside.path().join("kept");
     std::fs::write(&kept, "kept").unwrap();
-    let links = tempfile::tempdir().unwrap();
-    let link = links.path().join("out");
+    // In the folder of the inputs: `accept --record` writes nowhere else.
+    let links = scene.dir.path();
+    let link = links.join("out");
     std::os::unix::fs::symlink(&kept, &link).unwrap();
-    let to_proc = links.path().join("proc");
+    let to_proc = links.join("proc");
     std::os::unix::fs::symlink("/proc/self/attr/current", &to_proc).unwrap();
+    let before = listing(links);
     for target in [&link, &to_proc] {
         for args in scene.writers(target.to_str().unwrap()) {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -122,7 +124,7 @@ fn a_link_at_an_output_path_is_refused_and_left_as_it_was() {
             assert!(stderr.contains(target.to_str().unwrap()), "{args:?} names the path: {stderr}");
             assert!(std::fs::symlink_metadata(target).unwrap().file_type().is_symlink(), "{args:?}: still a link");
             assert_eq!(std::fs::read_to_string(&kept).unwrap(), "kept", "{args:?}: its target untouched");
-            assert_eq!(listing(links.path()), ["out", "proc"], "{args:?}: nothing staged beside it");
+            assert_eq!(listing(links), before, "{args:?}: nothing staged beside it");
         }
     }
 }
@@ -130,9 +132,11 @@ fn a_link_at_an_output_path_is_refused_and_left_as_it_was() {
 #[test]
 fn a_fifo_without_a_reader_is_an_error_at_once_and_a_folder_is_refused() {
     let scene = Scene::new();
-    let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("fifo");
+    // In the folder of the inputs: `accept --record` writes nowhere else.
+    let dir = scene.dir.path();
+    let fifo = dir.join("fifo");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let before = listing(dir);
     for args in scene.writers(fifo.to_str().unwrap()) {
         let mut child = Command::new(crate::common::mlb())
             .args(&args)
@@ -147,9 +151,11 @@ fn a_fifo_without_a_reader_is_an_error_at_once_and_a_folder_is_refused() {
         assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains("a FIFO that no process reads"), "{args:?}: {stderr}");
         assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "{args:?}: still a FIFO");
-        assert_eq!(listing(dir.path()), ["fifo"], "{args:?}: nothing staged beside it");
+        assert_eq!(listing(dir), before, "{args:?}: nothing staged beside it");
     }
-    for args in scene.writers(dir.path().to_str().unwrap()) {
+    let folder = dir.join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    for args in scene.writers(folder.to_str().unwrap()) {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = mlb(scene.dir.path(), &args);
         let (_, stderr) = text(&out);
@@ -193,8 +199,10 @@ fn a_device_at_an_output_path_is_written_into_never_replaced() {
         return;
     }
     let scene = Scene::new();
-    let dir = tempfile::tempdir().unwrap();
-    let node = null_device(dir.path());
+    // In the folder of the inputs: `accept --record` writes nowhere else.
+    let dir = scene.dir.path();
+    let node = null_device(dir);
+    let listed = listing(dir);
     let rdev = |p: &Path| {
         use std::os::unix::fs::MetadataExt;
         let meta = std::fs::symlink_metadata(p).unwrap();
@@ -213,7 +221,7 @@ fn a_device_at_an_output_path_is_written_into_never_replaced() {
             assert_eq!(out.status.code(), Some(0), "{args:?}:\n{stdout}\n{stderr}");
         }
         assert_eq!(rdev(&node), before, "{args:?}: the node is still the null device");
-        assert_eq!(listing(dir.path()), ["null"], "{args:?}: nothing staged beside it");
+        assert_eq!(listing(dir), listed, "{args:?}: nothing staged beside it");
     }
 }
 
@@ -343,7 +351,10 @@ fn escape_sequences_in_names_never_reach_the_terminal() {
     .unwrap();
     std::fs::write(targets.join("y\u{1b}]0;t\u{7}.csv"), format!("bench,target\n{title},1\n")).unwrap();
     let store = TestStore::new(Kind::Sqlite);
-    let (code, out, err) = import(&store, &[run.to_str().unwrap(), "--system", "A\u{1b}[2J"]);
+    // A system name is the user's own, and refused when it holds an escape.
+    let (code, _, _) = import(&store, &[run.to_str().unwrap(), "--system", "A\u{1b}[2J"]);
+    assert_eq!(code, Some(2), "a system name holding ESC is refused");
+    let (code, out, err) = import(&store, &[run.to_str().unwrap(), "--system", "A"]);
     assert_eq!(code, Some(0), "{out}\n{err}");
     let (r, t) = (run.to_str().unwrap(), table.to_str().unwrap());
     let commands = [
@@ -352,7 +363,7 @@ fn escape_sequences_in_names_never_reach_the_terminal() {
         vec!["accept", "--reports", r, "--targets", t],
         vec!["targets", "derive", "--reports", r, "--gpu-model", "Model X"],
         vec!["targets", "list"],
-        vec!["db", "compare", "--db", &store.url, "--systems", "A\u{1b}[2J"],
+        vec!["db", "compare", "--db", &store.url, "--systems", "A"],
         vec!["db", "runs", "--db", &store.url],
         vec!["db", "systems", "--db", &store.url],
         // An error quoting a name read from a file.
