@@ -192,10 +192,24 @@ impl Report {
         Self::load_as::<OneOrMany>(path).map(OneOrMany::into_vec)
     }
 
-    /// Reads the file at `path` as a `T`, through [`read::from_text`].
+    /// Reads the file at `path` as a `T`, through [`read::from_text`]: a
+    /// regular file only (a FIFO is refused without waiting for a writer),
+    /// of at most [`read::MAX_REPORT_BYTES`].
     fn load_as<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReadError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| ReadError::Io { path: path.to_path_buf(), source })?;
+        use std::io::{Error, ErrorKind, Read};
+        use std::os::unix::fs::OpenOptionsExt;
+        let failed = |source| ReadError::Io { path: path.to_path_buf(), source };
+        let file =
+            std::fs::OpenOptions::new().read(true).custom_flags(nix::libc::O_NONBLOCK).open(path).map_err(failed)?;
+        if !file.metadata().map_err(failed)?.is_file() {
+            return Err(failed(Error::new(ErrorKind::InvalidInput, "not a regular file")));
+        }
+        let mut text = String::new();
+        file.take(read::MAX_REPORT_BYTES as u64 + 1).read_to_string(&mut text).map_err(failed)?;
+        if text.len() > read::MAX_REPORT_BYTES {
+            let why = format!("larger than the limit of {} bytes for a report file", read::MAX_REPORT_BYTES);
+            return Err(failed(Error::new(ErrorKind::InvalidData, why)));
+        }
         read::from_text(&text).map_err(|source| ReadError::NotAReport { path: path.to_path_buf(), source })
     }
 

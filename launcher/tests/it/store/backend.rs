@@ -71,9 +71,21 @@ impl TestStore {
 }
 
 impl Drop for TestStore {
+    /// Drops the database. `WITH (FORCE)` ends the test's own connections,
+    /// but refuses while a process of another role (an autovacuum worker
+    /// after a migration rewrote a table) is on it: tried again for 10 s,
+    /// then left to the server's removal at the end of the tier, with a
+    /// warning.
     fn drop(&mut self) {
-        if let Some(name) = &self.database {
-            admin(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        let Some(name) = &self.database else { return };
+        let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while let Err(e) = try_admin(&drop) {
+            if std::time::Instant::now() > deadline {
+                eprintln!("warning: test database {name} left on the test server: {e}");
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
         }
     }
 }
@@ -88,14 +100,19 @@ pub fn read_only_role(store: &TestStore) -> String {
 
 /// Runs `sql` on the test server's own database.
 fn admin(sql: &str) {
+    try_admin(sql).unwrap();
+}
+
+/// Runs `sql` on the test server's own database; the server's error, if any.
+fn try_admin(sql: &str) -> Result<(), sqlx::Error> {
     use sqlx::Connection;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut conn = sqlx::PgConnection::connect(&server_url())
             .await
             .expect("the postgres tier needs the test server: scripts/setup-postgres.sh");
-        sqlx::Executor::execute(&mut conn, sql).await.unwrap();
-    });
+        sqlx::Executor::execute(&mut conn, sql).await.map(drop)
+    })
 }
 
 /// A few random letters, for names of databases.
