@@ -196,20 +196,8 @@ impl Report {
     /// regular file only (a FIFO is refused without waiting for a writer),
     /// of at most [`read::MAX_REPORT_BYTES`].
     fn load_as<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReadError> {
-        use std::io::{Error, ErrorKind, Read};
-        use std::os::unix::fs::OpenOptionsExt;
-        let failed = |source| ReadError::Io { path: path.to_path_buf(), source };
-        let file =
-            std::fs::OpenOptions::new().read(true).custom_flags(nix::libc::O_NONBLOCK).open(path).map_err(failed)?;
-        if !file.metadata().map_err(failed)?.is_file() {
-            return Err(failed(Error::new(ErrorKind::InvalidInput, "not a regular file")));
-        }
-        let mut text = String::new();
-        file.take(read::MAX_REPORT_BYTES as u64 + 1).read_to_string(&mut text).map_err(failed)?;
-        if text.len() > read::MAX_REPORT_BYTES {
-            let why = format!("larger than the limit of {} bytes for a report file", read::MAX_REPORT_BYTES);
-            return Err(failed(Error::new(ErrorKind::InvalidData, why)));
-        }
+        let text = crate::reading::read_limited(path, read::MAX_REPORT_BYTES as u64)
+            .map_err(|source| ReadError::Io { path: path.to_path_buf(), source })?;
         read::from_text(&text).map_err(|source| ReadError::NotAReport { path: path.to_path_buf(), source })
     }
 

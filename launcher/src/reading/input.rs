@@ -17,11 +17,13 @@ pub enum InputError {
     /// A FIFO, a device, a socket or a folder.
     #[error("not a regular file (a FIFO, a device or a folder): mlb reads this input only from a regular file; write it to one first")]
     NotRegular,
-    /// Larger than [`INPUT_LIMIT`].
-    #[error("{size} bytes, over the limit of 16 MiB ({INPUT_LIMIT} bytes) for an input file")]
+    /// Larger than the limit of the read ([`INPUT_LIMIT`] for [`read_input`]).
+    #[error("{size} bytes, over the limit of {} MiB ({limit} bytes) for an input file", limit >> 20)]
     TooLarge {
         /// Its size, or the bytes read when it grew while read.
         size: u64,
+        /// The limit it is over.
+        limit: u64,
     },
     /// Not UTF-8 text.
     #[error("not UTF-8 text")]
@@ -32,6 +34,12 @@ pub enum InputError {
 /// I/O error, kind `InvalidInput`) when it is not a regular file, is larger
 /// than [`INPUT_LIMIT`] or is not UTF-8; other errors are the file's own.
 pub fn read_input(path: &Path) -> std::io::Result<String> {
+    read_limited(path, INPUT_LIMIT)
+}
+
+/// [`read_input`] with another limit than [`INPUT_LIMIT`] (a report file,
+/// which may hold long telemetry timelines).
+pub fn read_limited(path: &Path, limit: u64) -> std::io::Result<String> {
     use std::os::unix::fs::OpenOptionsExt;
     let refuse = |why: InputError| std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
     // Non-blocking: opening a FIFO without a writer returns at once.
@@ -40,13 +48,13 @@ pub fn read_input(path: &Path) -> std::io::Result<String> {
     if !meta.is_file() {
         return Err(refuse(InputError::NotRegular));
     }
-    if meta.len() > INPUT_LIMIT {
-        return Err(refuse(InputError::TooLarge { size: meta.len() }));
+    if meta.len() > limit {
+        return Err(refuse(InputError::TooLarge { size: meta.len(), limit }));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(INPUT_LIMIT + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > INPUT_LIMIT {
-        return Err(refuse(InputError::TooLarge { size: bytes.len() as u64 }));
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(refuse(InputError::TooLarge { size: bytes.len() as u64, limit }));
     }
     String::from_utf8(bytes).map_err(|_| refuse(InputError::NotText))
 }

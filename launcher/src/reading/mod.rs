@@ -12,7 +12,7 @@ pub mod input;
 pub mod reasons;
 
 pub use files::{keyed, number};
-pub use input::{read_input, InputError, INPUT_LIMIT};
+pub use input::{read_input, read_limited, InputError, INPUT_LIMIT};
 
 /// A running total read at one instant.
 #[derive(Clone, Copy, Debug, PartialEq)]
