@@ -16,6 +16,7 @@ mod verify;
 
 pub use error::RecordError;
 pub use file::Record;
+pub use paths::confined;
 pub use sign::{check, SignatureCheck, SigningKey, NAMESPACE};
 pub use signers::{AllowedSigners, SignersError};
 use verify::verify;

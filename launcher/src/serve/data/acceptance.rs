@@ -7,11 +7,11 @@
 //! accept`'s own code ([`crate::accept::record::check`]), over the bytes the
 //! store kept of the record and of its `acceptance.json.sig`.
 
-use crate::accept::record::{check, AllowedSigners, Record, SignatureCheck};
+use crate::accept::record::{check, confined, AllowedSigners, Record, SignatureCheck};
 use crate::accept::Role;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::path::{Component, Path};
+use std::path::Path;
 
 /// Who vouches for the record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -129,7 +129,8 @@ fn inputs(record: &Record, reports: &HashMap<String, String>) -> Inputs {
         inputs.folder = Some(crate::untrusted::visible(&folder).into_owned());
     }
     for input in record.inputs.iter().filter(|i| i.role == Role::Report) {
-        let inside = Path::new(&input.path).components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        // Inside the record's folder as `--verify` reads it.
+        let inside = confined(&input.path).is_some();
         let name = input.path.trim_start_matches("./");
         let shown = crate::untrusted::visible(&input.path).into_owned();
         match reports.get(name) {
