@@ -18,7 +18,7 @@
 use crate::common;
 
 use common::launcher::{output_of, root_or_skip, Launches};
-use common::slowdown::{crowd_slot, Throttle};
+use common::slowdown::{crowd_slot, Shield, Throttle};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -87,6 +87,7 @@ fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes(
         return;
     }
     let l = Launches::new("accept");
+    let _shield = Shield::suite(&l.suite);
     let jobs = l.jobs(JOBS);
     let run = |name: &str| l.dir().join(name);
     let slots = ["--devices", "2"];
@@ -106,8 +107,8 @@ fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes(
     ]);
     assert_ran(&derive, "mlb targets derive");
 
-    // Slot 1 (device 1) shares its CPUs with busy loops: three on an idle
-    // machine (a quarter of its CPU), more on a loaded one (`crowd_size`).
+    // Slot 1 (device 1) shares its CPUs with busy loops that weigh as much
+    // as the run: it keeps about a third of them, at any load (`crowd_slot`).
     let child = l.command(&jobs, &run("slowed"), &slots).spawn().unwrap();
     let crowd = crowd_slot(&l.suite, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));
     let slowed = output_of(child);

@@ -15,7 +15,7 @@
 use crate::common;
 
 use common::launcher::{output_of, root_or_skip, LOCK_VAR};
-use common::slowdown::{crowd_slot, Throttle};
+use common::slowdown::{crowd_slot, Shield, Throttle};
 use mlb::isolation::Isolation;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -80,7 +80,8 @@ fn a_crowded_slot_fails_the_burn_by_name_and_an_unloaded_burn_passes() {
         c
     };
 
-    // Slot 1 (device 1) shares its CPU with busy loops (`crowd_size`).
+    // Slot 1 (device 1) shares its CPU with busy loops (`crowd_slot`).
+    let _shield = Shield::suite(SUITE);
     let child = burn(&run("slowed")).spawn().unwrap();
     let crowd = crowd_slot(SUITE, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));
     let slowed = output_of(child);

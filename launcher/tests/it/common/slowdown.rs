@@ -3,8 +3,17 @@
 //! neighbour's stray job would), and a CPU quota (cgroup v1 `cpu`
 //! controller) put on the instances of one Slurm node (whose two test nodes
 //! share this machine's CPUs, so pinning alone would slow both).
+//!
+//! Tests that compare slots must also hold on a machine others load (load
+//! average 8 on 2 CPUs): the kernel spreads those unpinned processes
+//! unevenly over the CPUs, and two clean slots were measured 0.54 apart. A
+//! [`Shield`] gives the run's groups the largest CPU weight, so that the
+//! others get a small part of any CPU a slot wants, and the crowd of
+//! [`crowd_slot`] gets the same weight, so that it still takes a fixed part
+//! of its slot's CPUs whatever else runs.
 
 use super::launcher::wait_until;
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,26 +65,135 @@ impl Worker {
     }
 }
 
-/// `count` busy loops pinned (taskset) to `cpus`, killed when dropped.
-pub struct Spinners(Vec<Child>);
+/// The CPU weight (`cpu.shares`, cgroup v1's largest) of a shielded run's
+/// group and of a crowd: against it, each process outside weighs 1024, so
+/// eight of them take about 3% of a CPU a shielded slot wants.
+const SHIELD_SHARES: u64 = 262_144;
 
-impl Spinners {
-    /// Starts them.
-    pub fn pinned(cpus: &str, count: usize) -> Spinners {
-        let spin = |_| {
-            Command::new("taskset")
-                .args(["-c", cpus, "sh", "-c", "while :; do :; done"])
-                .stdin(Stdio::null())
-                .spawn()
-                .expect("taskset (util-linux) starts a busy loop")
-        };
-        Spinners((0..count).map(spin).collect())
+/// The cgroup v1 `cpu` hierarchy of this machine.
+const CPU: &str = "/sys/fs/cgroup/cpu";
+
+/// A cgroup v1 `cpu` group of the test's own. Dropping it moves its
+/// processes back to the root group and removes it.
+struct CpuGroup(PathBuf);
+
+impl CpuGroup {
+    /// A group named after `name` and this test process.
+    fn new(name: &str) -> CpuGroup {
+        let dir = PathBuf::from(CPU).join(format!("mlb-test-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("make a cgroup v1 cpu group (root, cgroup v1 `cpu` mounted)");
+        CpuGroup(dir)
+    }
+
+    /// Writes `value` to its interface file `file`.
+    fn set(&self, file: &str, value: impl std::fmt::Display) {
+        std::fs::write(self.0.join(file), value.to_string()).unwrap_or_else(|e| panic!("{file} = {value}: {e}"));
+    }
+
+    /// Moves process `pid` into it (a process already gone is no error).
+    fn add(&self, pid: u32) {
+        let _ = std::fs::write(self.0.join("cgroup.procs"), pid.to_string());
     }
 }
 
-impl Drop for Spinners {
+impl Drop for CpuGroup {
     fn drop(&mut self) {
-        for child in &mut self.0 {
+        let root = PathBuf::from(CPU).join("cgroup.procs");
+        for pid in std::fs::read_to_string(self.0.join("cgroup.procs")).unwrap_or_default().lines() {
+            let _ = std::fs::write(&root, pid);
+        }
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+/// A thread that hands every `mlb worker` of a suite to `each` as soon as
+/// it appears (every 10 ms), until dropped.
+struct Watcher {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Watcher {
+    fn new(suite: &str, mut each: impl FnMut(&Worker) + Send + 'static) -> Watcher {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (until, suite) = (stop.clone(), suite.to_string());
+        let thread = std::thread::spawn(move || {
+            while !until.load(Ordering::Relaxed) {
+                Worker::of_suite(&suite).iter().for_each(&mut each);
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        Watcher { stop, thread: Some(thread) }
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Shields the runs of a suite from the machine's other load while it
+/// lives: each worker's run group (`mlb-<run>`, the parent of the slot
+/// group its launcher named in `MLB_CGROUP`) gets the weight
+/// [`SHIELD_SHARES`] in the `cpu` hierarchy, where mlb makes it for its
+/// slots' CPU counters.
+pub struct Shield {
+    _watcher: Watcher,
+}
+
+impl Shield {
+    /// Starts shielding every run of `suite`.
+    pub fn suite(suite: &str) -> Shield {
+        let mut shielded = HashSet::new();
+        let _watcher = Watcher::new(suite, move |w| {
+            let Some(run) = w.var("MLB_CGROUP").and_then(|g| g.trim_start_matches('/').split('/').next()) else {
+                return;
+            };
+            let shares = PathBuf::from(CPU).join(run).join("cpu.shares");
+            if !shielded.contains(&shares) && std::fs::write(&shares, SHIELD_SHARES.to_string()).is_ok() {
+                shielded.insert(shares);
+            }
+        });
+        Shield { _watcher }
+    }
+}
+
+/// Busy loops pinned (taskset) to a slot's CPUs, in a `cpu` group of the
+/// weight of a shielded run; killed, and their group removed, when dropped.
+pub struct Crowd {
+    spinners: Vec<Child>,
+    /// Removed after the loops are killed (fields drop after `drop`).
+    _group: CpuGroup,
+}
+
+impl Crowd {
+    /// Two loops per CPU of `cpus` (a cpuset list), so that each CPU has one
+    /// even while the other is between time slices.
+    fn pinned(cpus: &str) -> Crowd {
+        let group = CpuGroup::new("crowd");
+        group.set("cpu.shares", SHIELD_SHARES);
+        let count = 2 * mlb::linux::cpulist::parse(cpus).len().max(1);
+        let spin = |_| {
+            let child = Command::new("taskset")
+                .args(["-c", cpus, "sh", "-c", "while :; do :; done"])
+                .stdin(Stdio::null())
+                .spawn()
+                .expect("taskset (util-linux) starts a busy loop");
+            group.add(child.id());
+            child
+        };
+        let spinners = (0..count).map(spin).collect();
+        Crowd { spinners, _group: group }
+    }
+}
+
+impl Drop for Crowd {
+    fn drop(&mut self) {
+        for child in &mut self.spinners {
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -83,79 +201,41 @@ impl Drop for Spinners {
 }
 
 /// Waits (at most a minute) for the first worker of `suite` that `pick`
-/// accepts, and starts busy loops pinned to its slot's CPUs: enough of
-/// them ([`crowd_size`]) to slow it down whatever else runs on the machine.
-pub fn crowd_slot(suite: &str, pick: impl Fn(&Worker) -> bool) -> Spinners {
+/// accepts and crowds its slot's CPUs ([`Crowd`]). Against a [`Shield`]ed
+/// run, the crowd and the slot's group weigh the same on those CPUs, so the
+/// slot keeps about a third of them (its run's weight is split over both
+/// slots' CPUs) at any load of the machine.
+pub fn crowd_slot(suite: &str, pick: impl Fn(&Worker) -> bool) -> Crowd {
     let mut cpus = None;
     wait_until(Duration::from_secs(60), "the instance to slow down starts", || {
         cpus = Worker::of_suite(suite).iter().find(|w| pick(w)).and_then(Worker::slot_cpus);
         cpus.is_some()
     });
-    Spinners::pinned(&cpus.unwrap(), crowd_size())
+    Crowd::pinned(&cpus.unwrap())
 }
 
-/// How many busy loops crowd a slot: three, or one and a half for each
-/// process the machine's load average says is running, if more. The
-/// kernel balances the machine's other processes across its CPUs: loops
-/// pinned to a slot's CPUs push them onto the other slot's until they
-/// outnumber them all, and only from there on does the crowded slot get
-/// less than the other. At load 8 on two CPUs, three loops left the slots
-/// even (a burn once found the clean slot the slower); fifteen outnumber
-/// the eight others with room.
-pub fn crowd_size() -> usize {
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|text| text.split_whitespace().next()?.parse::<f64>().ok())
-        .unwrap_or(0.0);
-    3.max((1.5 * load).ceil() as usize)
-}
-
-/// A cgroup v1 `cpu` group capping its processes at a share of one CPU;
-/// a watcher thread moves each worker of a suite that a predicate accepts
-/// into it as soon as it appears. Dropping it stops the watcher, moves the
-/// processes back to the root group and removes the group.
+/// A cgroup v1 `cpu` group capping its processes at a share of one CPU,
+/// into which a watcher moves each worker of a suite that a predicate
+/// accepts as soon as it appears. Dropping it stops the watcher, whose
+/// closure holds the group: its processes go back to the root group and the
+/// group is removed with it.
 pub struct Throttle {
-    group: PathBuf,
-    stop: Arc<AtomicBool>,
-    watcher: Option<JoinHandle<()>>,
+    _watcher: Watcher,
 }
 
 impl Throttle {
-    /// The cgroup v1 `cpu` hierarchy of this machine.
-    const CPU: &'static str = "/sys/fs/cgroup/cpu";
-
     /// A group named after `name` allowing `share` of one CPU, watching for
     /// workers of `suite` that `pick` accepts.
     pub fn workers(name: &str, share: f64, suite: &str, pick: impl Fn(&Worker) -> bool + Send + 'static) -> Throttle {
-        let group = PathBuf::from(Self::CPU).join(format!("mlb-test-throttle-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&group).expect("make a cgroup v1 cpu group (root, cgroup v1 `cpu` mounted)");
+        let group = CpuGroup::new(&format!("throttle-{name}"));
         let period = 100_000.0;
-        std::fs::write(group.join("cpu.cfs_period_us"), format!("{period}")).unwrap();
-        std::fs::write(group.join("cpu.cfs_quota_us"), format!("{}", (period * share) as u64)).unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let (procs, until, suite) = (group.join("cgroup.procs"), stop.clone(), suite.to_string());
-        let watcher = std::thread::spawn(move || {
-            while !until.load(Ordering::Relaxed) {
-                for w in Worker::of_suite(&suite).iter().filter(|w| pick(w)) {
-                    let _ = std::fs::write(&procs, w.pid.to_string());
-                }
-                std::thread::sleep(Duration::from_millis(10));
+        group.set("cpu.cfs_period_us", period);
+        group.set("cpu.cfs_quota_us", (period * share) as u64);
+        let _watcher = Watcher::new(suite, move |w| {
+            if pick(w) {
+                group.add(w.pid as u32);
             }
         });
-        Throttle { group, stop, watcher: Some(watcher) }
-    }
-}
-
-impl Drop for Throttle {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(w) = self.watcher.take() {
-            let _ = w.join();
-        }
-        let root = PathBuf::from(Self::CPU).join("cgroup.procs");
-        for pid in std::fs::read_to_string(self.group.join("cgroup.procs")).unwrap_or_default().lines() {
-            let _ = std::fs::write(&root, pid);
-        }
-        let _ = std::fs::remove_dir(&self.group);
+        Throttle { _watcher }
     }
 }
