@@ -14,7 +14,7 @@
 
 use super::launcher::wait_until;
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -90,10 +90,31 @@ impl CpuGroup {
         std::fs::write(self.0.join(file), value.to_string()).unwrap_or_else(|e| panic!("{file} = {value}: {e}"));
     }
 
+    /// A group of the weight [`SHIELD_SHARES`].
+    fn weighted(name: &str) -> CpuGroup {
+        let group = CpuGroup::new(name);
+        group.set("cpu.shares", SHIELD_SHARES);
+        group
+    }
+
     /// Moves process `pid` into it (a process already gone is no error).
     fn add(&self, pid: u32) {
         let _ = std::fs::write(self.0.join("cgroup.procs"), pid.to_string());
     }
+
+    /// Moves the calling thread alone into it (cgroup v1 places threads
+    /// one by one through `tasks`); processes it starts from then on begin
+    /// in it too.
+    fn join(&self) {
+        join_thread(&self.0);
+    }
+}
+
+/// Moves the calling thread into the `cpu` group `dir`.
+fn join_thread(dir: &Path) {
+    let me = std::fs::read_link("/proc/thread-self").expect("/proc/thread-self names this thread");
+    let tid = me.file_name().unwrap().to_string_lossy().into_owned();
+    std::fs::write(dir.join("tasks"), &tid).unwrap_or_else(|e| panic!("move thread {tid} to {}: {e}", dir.display()));
 }
 
 impl Drop for CpuGroup {
@@ -114,10 +135,23 @@ struct Watcher {
 }
 
 impl Watcher {
-    fn new(suite: &str, mut each: impl FnMut(&Worker) + Send + 'static) -> Watcher {
+    fn new(suite: &str, each: impl FnMut(&Worker) + Send + 'static) -> Watcher {
+        Watcher::start(suite, None, each)
+    }
+
+    /// A watcher whose thread runs in a group of its own of the weight
+    /// [`SHIELD_SHARES`], removed when the thread has ended.
+    fn weighted(suite: &str, each: impl FnMut(&Worker) + Send + 'static) -> Watcher {
+        Watcher::start(suite, Some(CpuGroup::weighted("watcher")), each)
+    }
+
+    fn start(suite: &str, group: Option<CpuGroup>, mut each: impl FnMut(&Worker) + Send + 'static) -> Watcher {
         let stop = Arc::new(AtomicBool::new(false));
         let (until, suite) = (stop.clone(), suite.to_string());
         let thread = std::thread::spawn(move || {
+            if let Some(group) = &group {
+                group.join();
+            }
             while !until.load(Ordering::Relaxed) {
                 Worker::of_suite(&suite).iter().for_each(&mut each);
                 std::thread::sleep(Duration::from_millis(10));
@@ -140,7 +174,9 @@ impl Drop for Watcher {
 /// lives: each worker's run group (`mlb-<run>`, the parent of the slot
 /// group its launcher named in `MLB_CGROUP`) gets the weight
 /// [`SHIELD_SHARES`] in the `cpu` hierarchy, where mlb makes it for its
-/// slots' CPU counters.
+/// slots' CPU counters. The watching thread has a group of that weight too:
+/// in the root group, a watcher was starved long enough against a shielded
+/// run to miss the instance it was waiting for.
 pub struct Shield {
     _watcher: Watcher,
 }
@@ -149,7 +185,7 @@ impl Shield {
     /// Starts shielding every run of `suite`.
     pub fn suite(suite: &str) -> Shield {
         let mut shielded = HashSet::new();
-        let _watcher = Watcher::new(suite, move |w| {
+        let _watcher = Watcher::weighted(suite, move |w| {
             let Some(run) = w.var("MLB_CGROUP").and_then(|g| g.trim_start_matches('/').split('/').next()) else {
                 return;
             };
@@ -172,19 +208,16 @@ pub struct Crowd {
 
 impl Crowd {
     /// Two loops per CPU of `cpus` (a cpuset list), so that each CPU has one
-    /// even while the other is between time slices.
-    fn pinned(cpus: &str) -> Crowd {
-        let group = CpuGroup::new("crowd");
-        group.set("cpu.shares", SHIELD_SHARES);
+    /// even while the other is between time slices, started by the calling
+    /// thread from within `group`, where they stay.
+    fn pinned(cpus: &str, group: CpuGroup) -> Crowd {
         let count = 2 * mlb::linux::cpulist::parse(cpus).len().max(1);
         let spin = |_| {
-            let child = Command::new("taskset")
+            Command::new("taskset")
                 .args(["-c", cpus, "sh", "-c", "while :; do :; done"])
                 .stdin(Stdio::null())
                 .spawn()
-                .expect("taskset (util-linux) starts a busy loop");
-            group.add(child.id());
-            child
+                .expect("taskset (util-linux) starts a busy loop")
         };
         let spinners = (0..count).map(spin).collect();
         Crowd { spinners, _group: group }
@@ -204,14 +237,20 @@ impl Drop for Crowd {
 /// accepts and crowds its slot's CPUs ([`Crowd`]). Against a [`Shield`]ed
 /// run, the crowd and the slot's group weigh the same on those CPUs, so the
 /// slot keeps about a third of them (its run's weight is split over both
-/// slots' CPUs) at any load of the machine.
+/// slots' CPUs) at any load of the machine. The calling thread waits in the
+/// crowd's group, lest the load starve it past the instance's start, and
+/// goes back to the root group after.
 pub fn crowd_slot(suite: &str, pick: impl Fn(&Worker) -> bool) -> Crowd {
+    let group = CpuGroup::weighted("crowd");
+    group.join();
     let mut cpus = None;
     wait_until(Duration::from_secs(60), "the instance to slow down starts", || {
         cpus = Worker::of_suite(suite).iter().find(|w| pick(w)).and_then(Worker::slot_cpus);
         cpus.is_some()
     });
-    Crowd::pinned(&cpus.unwrap())
+    let crowd = Crowd::pinned(&cpus.unwrap(), group);
+    join_thread(Path::new(CPU));
+    crowd
 }
 
 /// A cgroup v1 `cpu` group capping its processes at a share of one CPU,
