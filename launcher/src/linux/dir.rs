@@ -237,17 +237,24 @@ impl Dir {
     }
 }
 
-/// The names of the relative path `rel`; `..`, a root or a prefix is refused.
+/// The names of the relative path `rel`, `.` left out; `None` when it has
+/// a `..`, a root or a prefix: a path that could name something outside
+/// the folder it is taken in.
+pub fn inside(rel: &Path) -> Option<Vec<&OsStr>> {
+    rel.components()
+        .filter(|c| *c != Component::CurDir)
+        .map(|c| match c {
+            Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The names of the relative path `rel` ([`inside`]), as an I/O error when it is refused.
 fn names(rel: &Path) -> io::Result<impl Iterator<Item = &OsStr>> {
-    let mut out = Vec::new();
-    for component in rel.components() {
-        match component {
-            Component::Normal(name) => out.push(name),
-            Component::CurDir => {}
-            _ => return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a path inside the folder")),
-        }
-    }
-    Ok(out.into_iter())
+    let names =
+        inside(rel).ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a path inside the folder"))?;
+    Ok(names.into_iter())
 }
 
 /// The folder and the name of the file `rel`.

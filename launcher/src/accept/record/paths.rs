@@ -88,15 +88,8 @@ pub fn below(path: &Path, folder: &Path) -> bool {
 /// something below the folder (not the folder itself), its names alone
 /// (`./a/./b` is `a/b`); `None` otherwise.
 pub fn confined(relative: &str) -> Option<PathBuf> {
-    let mut path = PathBuf::new();
-    for component in Path::new(relative).components() {
-        match component {
-            Component::Normal(name) => path.push(name),
-            Component::CurDir => {}
-            _ => return None,
-        }
-    }
-    (!path.as_os_str().is_empty()).then_some(path)
+    let names = crate::linux::dir::inside(Path::new(relative))?;
+    (!names.is_empty()).then(|| names.into_iter().collect())
 }
 
 /// Whether `a` and `b` name the same file.
