@@ -19,24 +19,11 @@ impl Store {
         self.block_on(async {
             let mut conn = self.pool().acquire().await?;
             let mut tx = conn.begin().await?;
-            let rows = sqlx::query(
-                "SELECT id, host, cpu, gpu_model, gpu_count, driver, runtime_versions FROM systems WHERE name = $1",
-            )
-            .bind(old)
-            .fetch_all(&mut *tx)
-            .await?;
+            let select = format!("SELECT id, {} FROM systems WHERE name = $1", SystemRow::COLUMNS);
+            let rows = sqlx::query(&select).bind(old).fetch_all(&mut *tx).await?;
             for row in rows {
                 let id: i64 = row.try_get(0)?;
-                let system = SystemRow {
-                    name: new.to_string(),
-                    host: row.try_get(1)?,
-                    cpu: row.try_get(2)?,
-                    gpu_model: row.try_get(3)?,
-                    gpu_count: row.try_get(4)?,
-                    driver: row.try_get(5)?,
-                    runtime_versions: row.try_get(6)?,
-                    description: None,
-                };
+                let system = SystemRow { name: new.to_string(), ..SystemRow::read(&row, 1)? };
                 rename_row(&mut tx, id, &system).await?;
             }
             tx.commit().await

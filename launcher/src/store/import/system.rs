@@ -10,6 +10,8 @@ use crate::contract::read::Entry;
 use crate::store::name::tidy;
 use crate::system::SystemDesc;
 use sha2::{Digest, Sha256};
+use sqlx::any::AnyRow;
+use sqlx::Row;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -35,6 +37,23 @@ pub struct SystemRow {
 }
 
 impl SystemRow {
+    /// The columns of the `systems` table a row is read from ([`SystemRow::read`]), in its order.
+    pub const COLUMNS: &'static str = "name, host, cpu, gpu_model, gpu_count, driver, runtime_versions, description";
+
+    /// The system in the columns of `row` from `at` on, in the order of [`SystemRow::COLUMNS`].
+    pub fn read(row: &AnyRow, at: usize) -> Result<SystemRow, sqlx::Error> {
+        Ok(SystemRow {
+            name: row.try_get(at)?,
+            host: row.try_get(at + 1)?,
+            cpu: row.try_get(at + 2)?,
+            gpu_model: row.try_get(at + 3)?,
+            gpu_count: row.try_get(at + 4)?,
+            driver: row.try_get(at + 5)?,
+            runtime_versions: row.try_get(at + 6)?,
+            description: row.try_get(at + 7)?,
+        })
+    }
+
     /// The system of a run folder described by its `system.json` as
     /// `described`, whose reports are `entries`; named later ([`SystemRow::named`]).
     pub fn of(described: Option<&SystemDesc>, entries: &[&Entry]) -> SystemRow {
