@@ -3,6 +3,9 @@
 //! config in the results store, Welch's p-value, and a regression flag
 //! (docs/results.md, "Regressions"). The store fills [`Regressions`]; the
 //! report prints it.
+//!
+//! The regression rule ([`verdict`]) is the one of every view: the served
+//! history page and its API judge each point by it too.
 
 use super::welch::{p_value, Moments};
 use serde::Serialize;
@@ -66,21 +69,41 @@ pub struct Judgement {
     pub regression: bool,
 }
 
+/// A figure against its history under the regression rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    /// Change of the mean, as a share of the history's mean (negative: lower).
+    pub change: Option<f64>,
+    /// Welch's two-sided p-value (none with fewer than two values on a side).
+    pub p_value: Option<f64>,
+    /// The figure got worse by more than [`DROP_THRESHOLD`] with `p <` [`SIGNIFICANCE`].
+    pub regression: bool,
+}
+
+/// The regression rule: `now` regressed against `before` when its mean is
+/// worse by more than [`DROP_THRESHOLD`] of theirs (lower, or higher when
+/// `lower_is_better`) and beyond the noise (Welch's `p <` [`SIGNIFICANCE`]).
+pub fn verdict(now: &Moments, before: &Moments, lower_is_better: bool) -> Verdict {
+    let change = now.mean.zip(before.mean.filter(|m| *m != 0.0 && m.is_finite())).map(|(n, b)| (n - b) / b);
+    let p_value = p_value(now, before);
+    let worse = change.map(|c| if lower_is_better { c } else { -c });
+    let regression = worse.is_some_and(|w| w > DROP_THRESHOLD) && p_value.is_some_and(|p| p < SIGNIFICANCE);
+    Verdict { change, p_value, regression }
+}
+
 /// Judges `current` (this run's items/s of a config) against `history`
 /// (the same config's items/s in the runs `runs`).
 pub fn judge(config: &str, current: &[f64], history: &[f64], runs: Vec<i64>) -> Judgement {
     let (now, before) = (Moments::of(current), Moments::of(history));
-    let change = now.mean.zip(before.mean.filter(|m| *m != 0.0)).map(|(n, b)| (n - b) / b);
-    let p = p_value(&now, &before);
-    let regression = change.is_some_and(|c| c < -DROP_THRESHOLD) && p.is_some_and(|p| p < SIGNIFICANCE);
+    let v = verdict(&now, &before, false);
     Judgement {
         config: config.to_string(),
         current: now,
         history: before,
         runs,
-        change_percent: change.map(|c| c * 100.0),
-        p_value: p,
-        regression,
+        change_percent: v.change.map(|c| c * 100.0),
+        p_value: v.p_value,
+        regression: v.regression,
     }
 }
 

@@ -24,6 +24,41 @@ impl Moments {
         let variance = mean.filter(|_| n > 1).map(|m| kept().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1) as f64);
         Moments { n, mean, variance }
     }
+
+    /// The moments of `n` values whose mean is `mean` and the mean of whose
+    /// squares is `mean_of_squares` (as SQL's `AVG(x)` and `AVG(x * x)`
+    /// give them).
+    pub fn from_sums(n: usize, mean: Option<f64>, mean_of_squares: Option<f64>) -> Moments {
+        let mean = mean.filter(|_| n > 0);
+        let variance = mean
+            .zip(mean_of_squares)
+            .filter(|_| n > 1)
+            .map(|(m, sq)| ((sq - m * m) * n as f64 / (n - 1) as f64).max(0.0));
+        Moments { n, mean, variance }
+    }
+
+    /// The moments of the values of all of `parts` together, exactly as
+    /// [`Moments::of`] would give them for the values pooled.
+    pub fn pooled(parts: impl IntoIterator<Item = Moments>) -> Moments {
+        let parts: Vec<(f64, f64, f64)> = parts
+            .into_iter()
+            .filter_map(|p| Some((p.n as f64, p.mean?, p.variance.unwrap_or(0.0))))
+            .filter(|(n, _, _)| *n > 0.0)
+            .collect();
+        let n: f64 = parts.iter().map(|(n, _, _)| n).sum();
+        if n == 0.0 {
+            return Moments { n: 0, mean: None, variance: None };
+        }
+        let mean = parts.iter().map(|(k, m, _)| k * m).sum::<f64>() / n;
+        let squares: f64 = parts.iter().map(|(k, m, v)| (k - 1.0) * v + k * (m - mean).powi(2)).sum();
+        let variance = (n > 1.0).then(|| squares / (n - 1.0));
+        Moments { n: n as usize, mean: Some(mean), variance }
+    }
+
+    /// The moments of the values each multiplied by `factor`.
+    pub fn scaled(self, factor: f64) -> Moments {
+        Moments { n: self.n, mean: self.mean.map(|m| m * factor), variance: self.variance.map(|v| v * factor * factor) }
+    }
 }
 
 /// The two-sided p-value of Welch's t-test that `a` and `b` have the same
@@ -47,6 +82,31 @@ pub fn p_value(a: &Moments, b: &Moments) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn close(a: Moments, b: Moments) -> bool {
+        let near = |x: Option<f64>, y: Option<f64>| match (x, y) {
+            (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+            (x, y) => x == y,
+        };
+        a.n == b.n && near(a.mean, b.mean) && near(a.variance, b.variance)
+    }
+
+    #[test]
+    fn moments_from_sums_and_pooled_parts_are_those_of_the_values() {
+        let parts = [vec![98.0, 101.5, 100.25], vec![90.0], vec![], vec![104.0, 95.5]];
+        let all: Vec<f64> = parts.concat();
+        let pooled = Moments::pooled(parts.iter().map(|p| Moments::of(p)));
+        assert!(close(pooled, Moments::of(&all)), "{pooled:?} against {:?}", Moments::of(&all));
+        for p in &parts {
+            let n = p.len();
+            let mean = (n > 0).then(|| p.iter().sum::<f64>() / n as f64);
+            let squares = (n > 0).then(|| p.iter().map(|v| v * v).sum::<f64>() / n as f64);
+            assert!(close(Moments::from_sums(n, mean, squares), Moments::of(p)), "{p:?}");
+        }
+        let halves: Vec<f64> = all.iter().map(|v| v / 2.0).collect();
+        assert!(close(Moments::of(&all).scaled(0.5), Moments::of(&halves)));
+        assert_eq!(Moments::pooled([]), Moments { n: 0, mean: None, variance: None });
+    }
 
     #[test]
     fn p_values_match_the_integrated_t_tail() {

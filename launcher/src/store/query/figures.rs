@@ -26,15 +26,40 @@ pub fn counts(sql: &mut Sql, rule: Rule) {
     sql.push(")");
 }
 
-/// Appends the mean joules per item of the instances `i`, leaving out the
-/// figures that cannot be a measure as `mlb report` leaves them out
+/// Appends the joules per item of instance `i` where it can be a measure
+/// and NULL elsewhere, as `mlb report` leaves them out
 /// ([`crate::contract::physical::joules_per_item`]: at or below its floor,
-/// above its ceiling; a store imported before the rule may hold them).
-pub fn mean_energy(sql: &mut Sql) {
+/// above its ceiling; a store imported before the rule may hold them); its
+/// square with `squared`.
+fn joules(sql: &mut Sql, squared: bool) {
     use crate::contract::physical::{FLOOR, MAX_JOULES_PER_ITEM};
-    sql.push("AVG(CASE WHEN i.joules_per_item > ").bind(Bind::Real(FLOOR));
+    sql.push("CASE WHEN i.joules_per_item > ").bind(Bind::Real(FLOOR));
     sql.push(" AND i.joules_per_item <= ").bind(Bind::Real(MAX_JOULES_PER_ITEM));
-    sql.push(" THEN i.joules_per_item END)");
+    sql.push(if squared { " THEN i.joules_per_item * i.joules_per_item END" } else { " THEN i.joules_per_item END" });
+}
+
+/// Appends the mean joules per item of the instances `i` that can be a measure.
+pub fn mean_energy(sql: &mut Sql) {
+    sql.push("AVG(");
+    joules(sql, false);
+    sql.push(")");
+}
+
+/// Appends `AVG(x), COUNT(x), AVG(x * x)` of the figure `x` of the
+/// instances `i`: items/s, or with `energy` joules per item where it can be
+/// a measure. [`crate::report::welch::Moments::from_sums`] makes their
+/// moments of them.
+pub fn moments(sql: &mut Sql, energy: bool) {
+    if !energy {
+        sql.push("AVG(i.items_per_s), COUNT(i.items_per_s), AVG(i.items_per_s * i.items_per_s)");
+        return;
+    }
+    mean_energy(sql);
+    sql.push(", COUNT(");
+    joules(sql, false);
+    sql.push("), AVG(");
+    joules(sql, true);
+    sql.push(")");
 }
 
 #[cfg(test)]

@@ -4,10 +4,11 @@
 use super::args::HistoryArgs;
 use super::compare::known;
 use super::error::QueryError;
-use super::figures::{counts, mean_energy};
+use super::figures::{counts, moments};
 use super::filters::restrict;
 use super::matrix::Metric;
 use super::sql::Sql;
+use crate::report::welch::Moments;
 use crate::report::Rule;
 use crate::store::Store;
 use serde::Serialize;
@@ -29,6 +30,11 @@ pub struct Point {
     /// The metric's value: mean items/s or joules per item, or with
     /// `score` the items/s over the series' first run's.
     pub value: f64,
+    /// The moments of the values `value` is the mean of (of those that are
+    /// a measure, for joules per item), scaled as it is: what the
+    /// regression rule judges a point by.
+    #[serde(skip)]
+    pub moments: Moments,
 }
 
 /// One bench's points, oldest first.
@@ -71,6 +77,7 @@ pub fn history(system: &str, metric: Metric, mut points: Vec<(String, Point)>) -
             let first = s.points[0].value;
             for p in &mut s.points {
                 p.value /= first;
+                p.moments = p.moments.scaled(1.0 / first);
             }
         }
     }
@@ -86,11 +93,7 @@ pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
     known(store, std::slice::from_ref(system))?;
     let energy = args.metric == Metric::EnergyPerItem;
     let mut sql = Sql::new("SELECT i.bench, r.id, r.run_ids, r.started_at, COUNT(*), ");
-    if energy {
-        mean_energy(&mut sql);
-    } else {
-        sql.push("AVG(i.items_per_s)");
-    }
+    moments(&mut sql, energy);
     sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id JOIN systems s ON s.id = r.system_id");
     sql.push(" WHERE 1 = 1");
     counts(&mut sql, Rule::strict_if(args.strict));
@@ -102,14 +105,17 @@ pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
     let rows = sql.rows(store, "reading the history", |row| {
         let started: Option<String> = row.try_get(3)?;
         let value: Option<f64> = row.try_get(5)?;
-        Ok((row.try_get::<String, _>(0)?, row.try_get(1)?, row.try_get(2)?, started, row.try_get::<i64, _>(4)?, value))
+        let measured: i64 = row.try_get(6)?;
+        let spread = Moments::from_sums(measured as usize, value, row.try_get(7)?);
+        let point = (row.try_get(1)?, row.try_get(2)?, started, row.try_get::<i64, _>(4)?, value, spread);
+        Ok((row.try_get::<String, _>(0)?, point))
     })?;
     let points = rows
         .into_iter()
-        .filter_map(|(bench, run, run_ids, started, n, value)| {
+        .filter_map(|(bench, (run, run_ids, started, n, value, spread))| {
             let started = started.unwrap_or_default();
             let at = chrono::DateTime::parse_from_rfc3339(&started).map_or(0, |t| t.timestamp());
-            Some((bench, Point { run, run_ids, started, at, n: n as usize, value: value? }))
+            Some((bench, Point { run, run_ids, started, at, n: n as usize, value: value?, moments: spread }))
         })
         .collect();
     Ok(history(system, args.metric, points))
@@ -120,7 +126,8 @@ mod tests {
     use super::*;
 
     fn point(run: i64, at: i64, value: f64) -> Point {
-        Point { run, run_ids: run.to_string(), started: at.to_string(), at, n: 8, value }
+        let moments = Moments { n: 8, mean: Some(value), variance: Some(1.0) };
+        Point { run, run_ids: run.to_string(), started: at.to_string(), at, n: 8, value, moments }
     }
 
     #[test]

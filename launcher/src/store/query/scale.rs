@@ -76,6 +76,7 @@ mod tests {
                 at: 0,
                 n: 1,
                 value,
+                moments: crate::report::welch::Moments::of(&[value]),
             })
             .collect();
         Series { label: "b".into(), points }

@@ -68,6 +68,7 @@ mod tests {
             at,
             n: 2,
             value,
+            moments: crate::report::welch::Moments::of(&[value]),
         };
         let h =
             history("A", Metric::ItemsPerSecond, vec![("vae".into(), p(2, 20, 2.5)), ("vae".into(), p(1, 10, 1.5))]);
