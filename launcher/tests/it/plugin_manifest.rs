@@ -174,6 +174,7 @@ fn a_manifest_that_disagrees_with_the_table_is_refused_on_load() {
         default_args: mlb_spin::Args::DEFAULTS,
         args: mlb_spin::Args::DECLARED,
         quality: mlb_spin::Spin::QUALITY,
+        libtorch: "",
     }]);
     patch_section(&altered, |section| {
         assert_eq!(section.len(), record.len());
@@ -331,6 +332,7 @@ pub(crate) fn c_manifest(tables: &[(&'static str, &'static str)]) -> Vec<u8> {
             default_args: r#"{"repeat": 2, "number": 1}"#,
             args: &[],
             quality: None,
+            libtorch: "",
         })
         .collect();
     manifest::to_vec(&entries)
@@ -422,6 +424,7 @@ fn a_manifest_naming_another_abi_is_refused_without_loading() {
         default_args: "{}",
         args: &[],
         quality: None,
+        libtorch: "",
     }]);
     // Crashes if loaded: the refusal must come from the manifest alone.
     let source = c_plugin(&[("c_future", "")], false, Some(&bytes), "*(volatile int *)0 = 1;");
