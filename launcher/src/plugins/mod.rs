@@ -5,6 +5,7 @@
 //! `mlb plugins list` describes them.
 
 pub mod accepts;
+mod blocks;
 mod instance;
 mod interrupt;
 pub mod listing;
