@@ -72,6 +72,8 @@ pub const HEAP: &str = "MLB_HEAP";
 /// glibc's tunables variable; `glibc.malloc.*` entries in it are a heap
 /// choice the worker keeps.
 pub const GLIBC_TUNABLES: &str = "GLIBC_TUNABLES";
+/// The dynamic loader's search folders.
+pub const LD_LIBRARY_PATH: &str = "LD_LIBRARY_PATH";
 /// glibc's malloc variables: setting any of them is a heap choice the
 /// worker keeps.
 pub const GLIBC_MALLOC_VARS: [&str; 5] =

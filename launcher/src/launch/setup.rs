@@ -85,7 +85,7 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
     let instances = n * allocation.as_ref().map_or(1, |a| a.nodes.len());
     let extent = Extent { last_run: args.last_run_id(instances)?, devices: n, instances };
     names::check(&file, &configs, extent)?;
-    let plugins = resolve_plugins(&file, &configs, plugin_dirs)?;
+    let plugins = resolve_plugins(&file, &configs, plugin_dirs, !args.in_image())?;
     check_workload_args(&file, &configs, &plugins, slots.len(), args.to_quality)?;
     let plugins = plugins.into_iter().map(|(name, p)| (name, p.path)).collect();
     Ok(Prepared { file, configs, host, slots, variables, plugins, outdir, allocation })
@@ -96,7 +96,7 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
 fn load(args: &LaunchArgs) -> Result<JobsFile, LaunchError> {
     let wanted = match &args.jobs {
         Some(path) => path.clone(),
-        None if args.docker.is_some() || args.singularity.is_some() => PathBuf::from(jobs::STANDARD_SUITE),
+        None if args.in_image() => PathBuf::from(jobs::STANDARD_SUITE),
         None => return Err(LaunchError::NoJobsFile),
     };
     Ok(jobs::find_suite(&wanted)?)
@@ -115,11 +115,13 @@ struct Resolved {
     quality: Option<QualitySpec>,
 }
 
-/// The plugin of every plugin the selected configs use.
+/// The plugin of every plugin the selected configs use; the libtorch a
+/// plugin names is looked for when the workers run `here`, on this host.
 fn resolve_plugins(
     file: &JobsFile,
     configs: &[JobConfig],
     plugin_dirs: &[PathBuf],
+    here: bool,
 ) -> Result<BTreeMap<String, Resolved>, LaunchError> {
     let wanted: Vec<(&JobConfig, &String)> = configs
         .iter()
@@ -135,13 +137,13 @@ fn resolve_plugins(
     let search = SearchPath::from_env(plugin_dirs)?;
     let names: Vec<String> =
         wanted.iter().map(|(_, name)| name.to_string()).collect::<BTreeSet<_>>().into_iter().collect();
-    let entries = listing::resolve(&search, &names);
+    let entries = listing::resolve(&search, &names, here);
     for (config, name) in wanted {
         if out.contains_key(name) {
             continue;
         }
         match listing::find(&entries, name) {
-            Some(Entry { path, status: Status::Ok { meta } }) => {
+            Some(Entry { path, status: Status::Ok { meta }, .. }) => {
                 let resolved = Resolved {
                     path: path.clone(),
                     defaults: meta.default_args.clone(),

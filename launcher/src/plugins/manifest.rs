@@ -126,6 +126,7 @@ fn meta(w: WorkloadManifest) -> Result<PluginMeta, ManifestError> {
         default_args,
         arg_kinds,
         quality: w.quality,
+        libtorch: w.libtorch,
     })
 }
 

@@ -8,6 +8,7 @@ pub mod accepts;
 mod blocks;
 mod instance;
 mod interrupt;
+pub mod libtorch;
 pub mod listing;
 mod loader;
 pub mod manifest;

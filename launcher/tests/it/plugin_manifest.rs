@@ -93,6 +93,7 @@ fn spin_meta() -> PluginMeta {
         default_args: serde_json::from_str(mlb_spin::Args::DEFAULTS).unwrap(),
         arg_kinds: mlb_spin::Args::DECLARED.iter().map(|a| (a.name.to_string(), a.kind)).collect(),
         quality: Spin::QUALITY.map(Into::into),
+        libtorch: None,
     }
 }
 
