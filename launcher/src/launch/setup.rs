@@ -8,7 +8,7 @@ use crate::contract::env;
 use crate::host::{self, Host, Probe};
 use crate::isolation::Slot;
 use crate::jobs::{self, ConfigCount, ExpandError, JobConfig, JobsFile, Program, Scope, Variables};
-use crate::plan;
+use crate::plan::{self, PluginFile};
 use crate::plugins::{accepts, effective_config, listing, Entry, QualitySpec, SearchPath, Status};
 use crate::quality::rules::{Rules, RulesError};
 use crate::slurm::Allocation;
@@ -31,7 +31,7 @@ pub struct Prepared {
     /// mlb's variables.
     pub variables: Vec<(String, String)>,
     /// Resolved plugin files, by plugin name.
-    pub plugins: BTreeMap<String, PathBuf>,
+    pub plugins: BTreeMap<String, PluginFile>,
     /// Report folder.
     pub outdir: PathBuf,
     /// The Slurm allocation (`--slurm`): its nodes each hold `slots`.
@@ -87,7 +87,7 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
     names::check(&file, &configs, extent)?;
     let plugins = resolve_plugins(&file, &configs, plugin_dirs, !args.in_image())?;
     check_workload_args(&file, &configs, &plugins, slots.len(), args.to_quality)?;
-    let plugins = plugins.into_iter().map(|(name, p)| (name, p.path)).collect();
+    let plugins = plugins.into_iter().map(|(name, p)| (name, p.file)).collect();
     Ok(Prepared { file, configs, host, slots, variables, plugins, outdir, allocation })
 }
 
@@ -109,7 +109,7 @@ fn absolute(p: PathBuf) -> PathBuf {
 /// A plugin a selected config uses: its file, its default arguments and
 /// their declared kinds.
 struct Resolved {
-    path: PathBuf,
+    file: PluginFile,
     defaults: Value,
     kinds: BTreeMap<String, ArgKind>,
     quality: Option<QualitySpec>,
@@ -143,9 +143,10 @@ fn resolve_plugins(
             continue;
         }
         match listing::find(&entries, name) {
-            Some(Entry { path, status: Status::Ok { meta }, .. }) => {
+            Some(Entry { path, status: Status::Ok { meta }, libtorch }) => {
+                let library_path = libtorch.as_ref().and_then(|found| found.library_path()).map(Into::into);
                 let resolved = Resolved {
-                    path: path.clone(),
+                    file: PluginFile { path: path.clone(), library_path },
                     defaults: meta.default_args.clone(),
                     kinds: meta.arg_kinds.clone(),
                     quality: meta.quality.clone(),
@@ -223,9 +224,9 @@ fn check_workload_args(
 }
 
 /// The plugin file of `config`, when it is a plugin job.
-pub fn plugin_of<'p>(prepared: &'p Prepared, config: &JobConfig) -> Option<&'p std::path::Path> {
+pub fn plugin_of<'p>(prepared: &'p Prepared, config: &JobConfig) -> Option<&'p PluginFile> {
     match &config.program {
-        Program::Plugin(name) => prepared.plugins.get(name).map(PathBuf::as_path),
+        Program::Plugin(name) => prepared.plugins.get(name),
         Program::Cmd(_) => None,
     }
 }

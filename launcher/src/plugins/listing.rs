@@ -165,7 +165,10 @@ pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
             .iter()
             .zip(&known)
             .enumerate()
-            .map(|(i, (p, k))| probed_here(i, k).then(|| s.spawn(move || probe(mlb, p, timeout, flag))))
+            .map(|(i, (p, k))| {
+                let library_path = k.libtorch.as_ref().and_then(Found::library_path);
+                probed_here(i, k).then(|| s.spawn(move || probe(mlb, p, library_path, timeout, flag)))
+            })
             .collect();
         handles
             .into_iter()
