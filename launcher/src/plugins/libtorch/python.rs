@@ -6,9 +6,10 @@
 //! `PYTHONPATH`, the user's and the venv's or system's site-packages), and
 //! the first of its folders holding a `torch` package (`torch/__init__.py`)
 //! is the one `import torch` would take. That is one start of python3 that
-//! imports nothing (12 ms where importing torch takes seconds, and
-//! `importlib.util.find_spec` 20 ms), made at most once per mlb process. A
-//! python3 that does not answer within [`TIMEOUT`] counts as none.
+//! imports nothing (12 ms on the tests' machine, where importing torch takes
+//! seconds and asking `importlib.util.find_spec` 20 ms), made at most once
+//! per mlb process. A python3 that does not answer within [`TIMEOUT`] counts
+//! as none.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
