@@ -234,6 +234,11 @@ fn python3s_libtorch_is_put_in_front_of_the_workers_library_path() {
     assert_eq!(entries[0]["status"], "ok", "{entries:?}");
     assert_eq!(entries[0]["libtorch_found"]["via"], "python", "{entries:?}");
     assert_eq!(entries[0]["libtorch_found"]["dir"], lib_dir.to_str().unwrap());
+    // A probe (--verify) loads it with that folder in front, as a worker.
+    let out = here.mlb(&["plugins", "list", "--json", "--verify", "--plugin-dir", dir.path().to_str().unwrap()]);
+    let probed: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mine = probed.iter().find(|e| Path::new(e["path"].as_str().unwrap()).starts_with(dir.path())).unwrap();
+    assert_eq!(mine["status"], "ok", "{mine}");
     // A worker started by hand is not given it: it says how to run it.
     let (out, _reports) = here.worker(&dir.path().join("libc_torch.so"));
     let (_, stderr) = common::text(&out);
