@@ -1,6 +1,8 @@
 //! Links libtorch (and libtorch_cuda) with an rpath, so that the plugin
 //! library and the crate's tests load the libtorch they were built against,
-//! strips debug information from the plugin library, and compiles the C++
+//! gives the crate that libtorch's version (`MLB_LIBTORCH_VERSION`: what
+//! every workload's manifest entry declares), strips debug information from
+//! the plugin library, and compiles the C++
 //! of what tch does not bind (`native/`): LeakyReLU with a slope, autocast
 //! on the CPU or CUDA with a chosen dtype, TF32 for cuBLAS matrix products,
 //! activation checkpointing (a custom autograd function calling back into

@@ -72,6 +72,11 @@ pub const HEAP: &str = "MLB_HEAP";
 /// glibc's tunables variable; `glibc.malloc.*` entries in it are a heap
 /// choice the worker keeps.
 pub const GLIBC_TUNABLES: &str = "GLIBC_TUNABLES";
+/// The dynamic loader's search folders. The launcher puts in front of its
+/// own the folder of the libtorch a worker's plugin was found to load where
+/// the loader does not look (python3's torch package: `plugins::libtorch`),
+/// with [`library_path`].
+pub const LD_LIBRARY_PATH: &str = "LD_LIBRARY_PATH";
 /// glibc's malloc variables: setting any of them is a heap choice the
 /// worker keeps.
 pub const GLIBC_MALLOC_VARS: [&str; 5] =
@@ -159,6 +164,17 @@ pub fn instance_env(i: &EnvInputs, inherited: impl Fn(&str) -> Option<String>) -
 pub fn heap_choice_vars(var: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
     let names = [HEAP, GLIBC_TUNABLES].into_iter().chain(GLIBC_MALLOC_VARS);
     names.filter_map(|name| var(name).map(|v| (name.to_string(), v))).collect()
+}
+
+/// `LD_LIBRARY_PATH` with `dir` in front of `inherited` (the launcher's
+/// own value, when set and not empty).
+pub fn library_path(dir: &Path, inherited: Option<&str>) -> (String, String) {
+    let dir = dir.display();
+    let value = match inherited.filter(|v| !v.is_empty()) {
+        Some(rest) => format!("{dir}:{rest}"),
+        None => dir.to_string(),
+    };
+    (LD_LIBRARY_PATH.to_string(), value)
 }
 
 /// `MLB_CGROUP`: the group the launcher placed the instance in.
@@ -259,6 +275,16 @@ mod tests {
         let env: HashMap<&str, &str> = [("MLB_HEAP", "libc"), ("MALLOC_ARENA_MAX", "2"), ("HOME", "/root")].into();
         let vars = heap_choice_vars(|name| env.get(name).map(|v| v.to_string()));
         assert_eq!(vars, [("MLB_HEAP".to_string(), "libc".to_string()), ("MALLOC_ARENA_MAX".into(), "2".into())]);
+    }
+
+    #[test]
+    fn a_library_folder_goes_in_front_of_the_inherited_path() {
+        let dir = Path::new("/opt/torch/lib");
+        let value = |inherited| library_path(dir, inherited).1;
+        assert_eq!(library_path(dir, None).0, "LD_LIBRARY_PATH");
+        assert_eq!(value(None), "/opt/torch/lib");
+        assert_eq!(value(Some("")), "/opt/torch/lib");
+        assert_eq!(value(Some("/usr/local/cuda/lib64:/x")), "/opt/torch/lib:/usr/local/cuda/lib64:/x");
     }
 
     #[test]

@@ -135,6 +135,12 @@ pub struct LaunchArgs {
 pub const SEED_STEP: u64 = 100;
 
 impl LaunchArgs {
+    /// Whether the instances run in a container image (`--docker`,
+    /// `--singularity`), with the image's own `mlb` and plugins.
+    pub fn in_image(&self) -> bool {
+        self.docker.is_some() || self.singularity.is_some()
+    }
+
     /// The run id of the last run, `--uid` + `--runs` - 1, for a run of
     /// `instances` instances per config at most; refused when it, or a
     /// seed derived from it, would pass the largest number (`u64::MAX`).

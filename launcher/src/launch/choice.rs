@@ -104,7 +104,7 @@ pub fn runtime(
             }
             let mut binds = wrapping.binds.clone();
             let mlb = WorkerPaths::host().mlb;
-            let plugin_dirs = prepared.plugins.values().filter_map(|p| p.parent());
+            let plugin_dirs = prepared.plugins.values().filter_map(|p| p.path.parent());
             for dir in mlb.parent().into_iter().chain(plugin_dirs) {
                 if !binds.iter().any(|b| b.host == dir) {
                     binds.push(Bind::ro(dir, dir));

@@ -8,7 +8,7 @@ use crate::contract::env;
 use crate::host::{self, Host, Probe};
 use crate::isolation::Slot;
 use crate::jobs::{self, ConfigCount, ExpandError, JobConfig, JobsFile, Program, Scope, Variables};
-use crate::plan;
+use crate::plan::{self, PluginFile};
 use crate::plugins::{accepts, effective_config, listing, Entry, QualitySpec, SearchPath, Status};
 use crate::quality::rules::{Rules, RulesError};
 use crate::slurm::Allocation;
@@ -31,7 +31,7 @@ pub struct Prepared {
     /// mlb's variables.
     pub variables: Vec<(String, String)>,
     /// Resolved plugin files, by plugin name.
-    pub plugins: BTreeMap<String, PathBuf>,
+    pub plugins: BTreeMap<String, PluginFile>,
     /// Report folder.
     pub outdir: PathBuf,
     /// The Slurm allocation (`--slurm`): its nodes each hold `slots`.
@@ -85,9 +85,9 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
     let instances = n * allocation.as_ref().map_or(1, |a| a.nodes.len());
     let extent = Extent { last_run: args.last_run_id(instances)?, devices: n, instances };
     names::check(&file, &configs, extent)?;
-    let plugins = resolve_plugins(&file, &configs, plugin_dirs)?;
+    let plugins = resolve_plugins(&file, &configs, plugin_dirs, !args.in_image())?;
     check_workload_args(&file, &configs, &plugins, slots.len(), args.to_quality)?;
-    let plugins = plugins.into_iter().map(|(name, p)| (name, p.path)).collect();
+    let plugins = plugins.into_iter().map(|(name, p)| (name, p.file)).collect();
     Ok(Prepared { file, configs, host, slots, variables, plugins, outdir, allocation })
 }
 
@@ -96,7 +96,7 @@ pub fn prepare(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<Prepared, L
 fn load(args: &LaunchArgs) -> Result<JobsFile, LaunchError> {
     let wanted = match &args.jobs {
         Some(path) => path.clone(),
-        None if args.docker.is_some() || args.singularity.is_some() => PathBuf::from(jobs::STANDARD_SUITE),
+        None if args.in_image() => PathBuf::from(jobs::STANDARD_SUITE),
         None => return Err(LaunchError::NoJobsFile),
     };
     Ok(jobs::find_suite(&wanted)?)
@@ -109,17 +109,19 @@ fn absolute(p: PathBuf) -> PathBuf {
 /// A plugin a selected config uses: its file, its default arguments and
 /// their declared kinds.
 struct Resolved {
-    path: PathBuf,
+    file: PluginFile,
     defaults: Value,
     kinds: BTreeMap<String, ArgKind>,
     quality: Option<QualitySpec>,
 }
 
-/// The plugin of every plugin the selected configs use.
+/// The plugin of every plugin the selected configs use; the libtorch a
+/// plugin names is looked for when the workers run `here`, on this host.
 fn resolve_plugins(
     file: &JobsFile,
     configs: &[JobConfig],
     plugin_dirs: &[PathBuf],
+    here: bool,
 ) -> Result<BTreeMap<String, Resolved>, LaunchError> {
     let wanted: Vec<(&JobConfig, &String)> = configs
         .iter()
@@ -135,15 +137,16 @@ fn resolve_plugins(
     let search = SearchPath::from_env(plugin_dirs)?;
     let names: Vec<String> =
         wanted.iter().map(|(_, name)| name.to_string()).collect::<BTreeSet<_>>().into_iter().collect();
-    let entries = listing::resolve(&search, &names);
+    let entries = listing::resolve(&search, &names, here);
     for (config, name) in wanted {
         if out.contains_key(name) {
             continue;
         }
         match listing::find(&entries, name) {
-            Some(Entry { path, status: Status::Ok { meta } }) => {
+            Some(Entry { path, status: Status::Ok { meta }, libtorch }) => {
+                let library_path = libtorch.as_ref().and_then(|found| found.library_path()).map(Into::into);
                 let resolved = Resolved {
-                    path: path.clone(),
+                    file: PluginFile { path: path.clone(), library_path },
                     defaults: meta.default_args.clone(),
                     kinds: meta.arg_kinds.clone(),
                     quality: meta.quality.clone(),
@@ -221,9 +224,9 @@ fn check_workload_args(
 }
 
 /// The plugin file of `config`, when it is a plugin job.
-pub fn plugin_of<'p>(prepared: &'p Prepared, config: &JobConfig) -> Option<&'p std::path::Path> {
+pub fn plugin_of<'p>(prepared: &'p Prepared, config: &JobConfig) -> Option<&'p PluginFile> {
     match &config.program {
-        Program::Plugin(name) => prepared.plugins.get(name).map(PathBuf::as_path),
+        Program::Plugin(name) => prepared.plugins.get(name),
         Program::Cmd(_) => None,
     }
 }

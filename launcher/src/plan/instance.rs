@@ -35,6 +35,17 @@ pub struct RunContext {
     pub nodes: Vec<String>,
 }
 
+/// The plugin file of a plugin job, as the launcher resolved it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PluginFile {
+    /// The file (on the host).
+    pub path: PathBuf,
+    /// The folder of the libtorch the file was found to load where the
+    /// loader would not look (python3's torch package): its workers get it
+    /// in front of their `LD_LIBRARY_PATH` (`plugins::libtorch`).
+    pub library_path: Option<PathBuf>,
+}
+
 /// What an instance runs.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Work {
@@ -165,7 +176,7 @@ impl Instance {
 /// slot's index as local rank, rank 0 listening on the first node.
 pub fn instances(
     config: &JobConfig,
-    plugin: Option<&Path>,
+    plugin: Option<&PluginFile>,
     slots: &[Slot],
     ctx: &RunContext,
     all_cpus: &[usize],
@@ -215,7 +226,7 @@ pub fn node_outdir(outdir: &Path, node: Option<&str>) -> PathBuf {
 
 fn build(
     config: &JobConfig,
-    plugin: Option<&Path>,
+    plugin: Option<&PluginFile>,
     ctx: &RunContext,
     jr_id: usize,
     placement: Placement,
@@ -240,13 +251,16 @@ fn build(
         device_vars: ctx.kind.device_vars(),
     };
     // The user's heap choice reaches instances in containers too.
-    let env = env::instance_env(&instance, |name| std::env::var(name).ok());
+    let mut env = env::instance_env(&instance, |name| std::env::var(name).ok());
     let work = match (&config.program, plugin) {
-        (Program::Plugin(workload), Some(path)) => {
+        (Program::Plugin(workload), Some(plugin)) => {
             let mut json: Map<String, Value> = config.args.0.iter().cloned().collect();
             json.insert("seed".into(), seed.into());
+            if let Some(dir) = &plugin.library_path {
+                env.push(env::library_path(dir, std::env::var(env::LD_LIBRARY_PATH).ok().as_deref()));
+            }
             Work::Workload {
-                plugin: path.to_path_buf(),
+                plugin: plugin.path.clone(),
                 workload: workload.clone(),
                 config: json,
                 outdir: node_outdir(&ctx.outdir, placement.node.as_deref()),

@@ -6,5 +6,5 @@ mod instance;
 mod slots;
 
 pub use group::Meeting;
-pub use instance::{instances, node_outdir, Instance, Placement, RunContext, Work, WorkerPaths};
+pub use instance::{instances, node_outdir, Instance, Placement, PluginFile, RunContext, Work, WorkerPaths};
 pub use slots::{count, plan, SlotError};

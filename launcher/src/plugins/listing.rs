@@ -14,6 +14,12 @@
 //! manifest that come, in search order, before the first manifest naming each
 //! plugin it runs (any of them could hold that plugin and win).
 //!
+//! A file whose manifest names the libtorch it was built for is refused when
+//! the libtorch it would load is another release, or none is found
+//! ([`super::libtorch`]); the one found is kept with its entries (for the
+//! workers of a launch, and `--json`). A launch whose workers run in a
+//! container image does not look for it: the image has its own.
+//!
 //! A probe is bounded ([`PROBE_TIMEOUT_ENV`], 20 s by default): a library
 //! still loading then is killed and refused, and mlb says so on stderr.
 //! What a probe started is killed with it, and a library that left a process
@@ -25,6 +31,7 @@
 //! workload, all with the same path.
 
 use super::interrupt::Interrupt;
+use super::libtorch::{self, Found};
 use super::loader::{LoadError, PluginMeta};
 use super::manifest;
 use super::probe::{probe, Probed};
@@ -55,6 +62,10 @@ pub struct Entry {
     /// Usable, refused or shadowed.
     #[serde(flatten)]
     pub status: Status,
+    /// The libtorch the file will load, when its manifest names one
+    /// ([`super::libtorch`]).
+    #[serde(rename = "libtorch_found", skip_serializing_if = "Option::is_none")]
+    pub libtorch: Option<Found>,
 }
 
 /// What a candidate file turned out to be.
@@ -92,7 +103,21 @@ pub enum Mode<'n> {
     /// From their manifests; a file without one is probed only if it comes
     /// before the first manifest naming one of these plugins (it is left out
     /// otherwise).
-    Resolve(&'n [String]),
+    Resolve {
+        /// The plugins.
+        names: &'n [String],
+        /// Whether the workers run on this host, and the libtorch a manifest
+        /// names is looked for here: not when they run in a container image,
+        /// whose own plugins and libtorch they use.
+        here: bool,
+    },
+}
+
+impl Mode<'_> {
+    /// Whether the libtorch a manifest names is looked for on this host.
+    fn finds_libtorch(self) -> bool {
+        !matches!(self, Mode::Resolve { here: false, .. })
+    }
 }
 
 /// Every candidate of the search path, in search order, described by its
@@ -110,9 +135,10 @@ pub fn verify(search: &SearchPath) -> Vec<Entry> {
 /// The entries a launch running the plugins `names` needs: as [`list`], but
 /// a file without a manifest is probed (and listed) only when it could hold
 /// one of them, that is when it comes before the first file whose manifest
-/// names that plugin.
-pub fn resolve(search: &SearchPath, names: &[String]) -> Vec<Entry> {
-    list_with(search, &current_mlb(), Mode::Resolve(names))
+/// names that plugin. The libtorch a manifest names is looked for only when
+/// the workers run `here`, on this host.
+pub fn resolve(search: &SearchPath, names: &[String], here: bool) -> Vec<Entry> {
+    list_with(search, &current_mlb(), Mode::Resolve { names, here })
 }
 
 fn current_mlb() -> PathBuf {
@@ -122,18 +148,14 @@ fn current_mlb() -> PathBuf {
 /// As [`list`] or [`verify`], probing with the given `mlb` binary.
 pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
     let candidates = search.candidates();
-    // Trust first, then the manifest; `None`: ask the library (probe).
-    let known: Vec<Option<Vec<Status>>> = candidates
-        .iter()
-        .map(|path| match check_trusted(path) {
-            Err(e) => Some(vec![Status::Refused { reason: one_line(&e) }]),
-            Ok(_) if mode == Mode::Verify => None,
-            Ok(real) => from_manifest(&real),
-        })
-        .collect();
+    let known: Vec<Known> = candidates.iter().map(|path| Known::of(path, mode)).collect();
     let needed = match mode {
-        Mode::Resolve(names) => names.iter().map(|n| first_in_manifest(&known, n)).max().unwrap_or(0),
+        Mode::Resolve { names, .. } => names.iter().map(|n| first_in_manifest(&known, n)).max().unwrap_or(0),
         Mode::Manifest | Mode::Verify => candidates.len(),
+    };
+    let probed_here = |i: usize, k: &Known| match mode {
+        Mode::Verify => k.trusted,
+        Mode::Manifest | Mode::Resolve { .. } => k.statuses.is_none() && i < needed,
     };
     let timeout = probe_timeout(std::env::var(PROBE_TIMEOUT_ENV).ok().as_deref());
     let interrupt = Interrupt::watch();
@@ -143,7 +165,10 @@ pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
             .iter()
             .zip(&known)
             .enumerate()
-            .map(|(i, (p, k))| (k.is_none() && i < needed).then(|| s.spawn(move || probe(mlb, p, timeout, flag))))
+            .map(|(i, (p, k))| {
+                let library_path = k.libtorch.as_ref().and_then(Found::library_path);
+                probed_here(i, k).then(|| s.spawn(move || probe(mlb, p, library_path, timeout, flag)))
+            })
             .collect();
         handles
             .into_iter()
@@ -160,13 +185,13 @@ pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
         interrupt.end_mlb();
     }
     drop(interrupt);
-    let probed = probed.into_iter().map(|p| match p {
-        Some(Probed::Done(statuses)) => Some(statuses),
-        Some(Probed::Interrupted) | None => None,
-    });
     let mut entries: Vec<Entry> = Vec::with_capacity(candidates.len());
     for ((path, known), probed) in candidates.into_iter().zip(known).zip(probed) {
-        for status in known.or(probed).unwrap_or_default() {
+        let statuses = match probed {
+            Some(Probed::Done(statuses)) => Some(statuses),
+            Some(Probed::Interrupted) | None => known.statuses,
+        };
+        for status in statuses.unwrap_or_default() {
             let status = match status {
                 Status::Ok { meta } => match first_named(&entries, &meta.name) {
                     Some(by) => Status::Shadowed { meta, by },
@@ -174,33 +199,61 @@ pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
                 },
                 other => other,
             };
-            entries.push(Entry { path: path.clone(), status });
+            let libtorch = known.libtorch.clone().filter(|_| !matches!(status, Status::Refused { .. }));
+            entries.push(Entry { path: path.clone(), status, libtorch });
         }
     }
     entries
 }
 
-/// What the manifest of a trusted file says; `None` when it has none.
-fn from_manifest(path: &Path) -> Option<Vec<Status>> {
-    match manifest::read(path) {
-        Ok(Some(metas)) => match metas.iter().map(|m| m.abi_version).find(|v| *v != ABI_VERSION) {
-            Some(found) => {
-                Some(vec![Status::Refused { reason: one_line(&LoadError::AbiMismatch { path: path.into(), found }) }])
-            }
-            None => Some(metas.into_iter().map(|meta| Status::Ok { meta }).collect()),
-        },
-        Ok(None) => None,
-        Err(e) => Some(vec![Status::Refused { reason: one_line(&e) }]),
+/// What is known of a candidate file before any probe: its trust check,
+/// then its manifest and the libtorch it names.
+struct Known {
+    /// What they say of it; `None` when it is trusted and has no manifest
+    /// (the library itself must be asked).
+    statuses: Option<Vec<Status>>,
+    /// It passed the trust check (it may be probed).
+    trusted: bool,
+    /// The libtorch its manifest names, found.
+    libtorch: Option<Found>,
+}
+
+impl Known {
+    /// A candidate refused for `reason`.
+    fn refused(reason: String, trusted: bool) -> Known {
+        Known { statuses: Some(vec![Status::Refused { reason }]), trusted, libtorch: None }
+    }
+
+    /// What is known of the candidate `path`, listed in `mode`.
+    fn of(path: &Path, mode: Mode) -> Known {
+        let real = match check_trusted(path) {
+            Ok(real) => real,
+            Err(e) => return Known::refused(one_line(&e), false),
+        };
+        let metas = match manifest::read(&real) {
+            Ok(Some(metas)) => metas,
+            Ok(None) => return Known { statuses: None, trusted: true, libtorch: None },
+            Err(e) => return Known::refused(one_line(&e), true),
+        };
+        if let Some(found) = metas.iter().map(|m| m.abi_version).find(|v| *v != ABI_VERSION) {
+            return Known::refused(one_line(&LoadError::AbiMismatch { path: real, found }), true);
+        }
+        let libtorch = match mode.finds_libtorch().then(|| libtorch::check(&real, &metas)) {
+            Some(Err(e)) => return Known::refused(one_line(&e), true),
+            Some(Ok(found)) => found,
+            None => None,
+        };
+        Known { statuses: Some(metas.into_iter().map(|meta| Status::Ok { meta }).collect()), trusted: true, libtorch }
     }
 }
 
 /// The index of the first candidate whose manifest names `name` (the number
 /// of candidates when none does): files without a manifest before it could
 /// hold `name`.
-fn first_in_manifest(known: &[Option<Vec<Status>>], name: &str) -> usize {
+fn first_in_manifest(known: &[Known], name: &str) -> usize {
     known
         .iter()
-        .position(|k| k.iter().flatten().any(|s| matches!(s, Status::Ok { meta } if meta.name == name)))
+        .position(|k| k.statuses.iter().flatten().any(|s| matches!(s, Status::Ok { meta } if meta.name == name)))
         .unwrap_or(known.len())
 }
 
@@ -319,18 +372,20 @@ mod tests {
             default_args: serde_json::json!({}),
             arg_kinds: Default::default(),
             quality: None,
+            libtorch: None,
         }
     }
 
     #[test]
     fn files_without_manifest_before_the_first_manifest_naming_a_plugin_are_needed() {
+        let known = |statuses| Known { statuses, trusted: true, libtorch: None };
         let refused = Some(vec![Status::Refused { reason: "no".into() }]);
         let known = [
-            None,
-            Some(vec![Status::Ok { meta: meta("a") }]),
-            refused,
-            None,
-            Some(vec![Status::Ok { meta: meta("b") }]),
+            known(None),
+            known(Some(vec![Status::Ok { meta: meta("a") }])),
+            known(refused),
+            known(None),
+            known(Some(vec![Status::Ok { meta: meta("b") }])),
         ];
         assert_eq!(first_in_manifest(&known, "a"), 1);
         assert_eq!(first_in_manifest(&known, "b"), 4);

@@ -4,16 +4,19 @@
 //! destructors and libtorch's static destructors crash after `dlclose`.
 //!
 //! Before loading, the file must pass the trust check, and its manifest (when
-//! it has one) is read: a corrupt manifest or one naming another ABI refuses
-//! the file without running any of its code. After loading, every workload
+//! it has one) is read: a corrupt manifest, one naming another ABI, or one
+//! naming a libtorch other than the one the file would load (or one the
+//! loader would not find: [`super::libtorch`]) refuses the file without
+//! running any of its code. After loading, every workload
 //! table must agree with the manifest (name, version, ABI version,
-//! description, default args, quality); the argument kinds, which only the
-//! manifest lists, are then taken from it.
+//! description, default args, quality); the argument kinds and the libtorch,
+//! which only the manifest lists, are then taken from it.
 //!
 //! A table may be shorter than this mlb's [`PluginTable`]: fields appended to
 //! ABI v1 (the evaluation entry and the quality) are read only when its size
 //! covers them, so a plugin built before them loads and runs as it did.
 
+use super::libtorch::{self, LibtorchError};
 use super::manifest::{self, ManifestReadError};
 use super::trust::{check_trusted, TrustError};
 use crate::fix::Fix;
@@ -42,6 +45,9 @@ pub enum LoadError {
     /// The file's manifest cannot be read or is corrupt.
     #[error(transparent)]
     Manifest(#[from] ManifestReadError),
+    /// The file was built for another libtorch than the one it would load.
+    #[error(transparent)]
+    Libtorch(#[from] LibtorchError),
     /// The dynamic loader refused the file (not a library, missing dependency...).
     #[error("{path} is not a loadable library: {reason}")]
     Open {
@@ -121,6 +127,10 @@ pub struct PluginMeta {
     /// (`None`: the workload has no evaluation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<QualitySpec>,
+    /// The version of the libtorch the library links, as built (from the
+    /// manifest; `None` when it declares none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libtorch: Option<String>,
 }
 
 /// A loaded plugin. The library stays loaded for the life of the process.
@@ -195,6 +205,13 @@ fn open(path: &Path) -> Result<Vec<(&'static PluginTable, PluginMeta)>, LoadErro
     if let Some(found) = manifest.iter().flatten().map(|m| m.abi_version).find(|v| *v != ABI_VERSION) {
         return Err(LoadError::AbiMismatch { path: path.to_path_buf(), found });
     }
+    if let Some(metas) = &manifest {
+        // Found through python3 only when this process was not started by
+        // the launcher, which puts that libtorch on LD_LIBRARY_PATH.
+        if let Some(found) = libtorch::check(&real, metas)?.filter(|f| f.library_path().is_some()) {
+            return Err(LibtorchError::OutOfReach { path: real, found: Box::new(found) }.into());
+        }
+    }
     let open_err = |e: libloading::Error| LoadError::Open { path: path.to_path_buf(), reason: e.to_string() };
     // SAFETY: loading a library runs its initialisers; the file passed the
     // trust check and comes from a configured plugin folder.
@@ -220,6 +237,7 @@ fn open(path: &Path) -> Result<Vec<(&'static PluginTable, PluginMeta)>, LoadErro
         }
         for ((_, meta), listed) in workloads.iter_mut().zip(manifest) {
             meta.arg_kinds = listed.arg_kinds;
+            meta.libtorch = listed.libtorch;
         }
     }
     Ok(workloads)
@@ -285,6 +303,7 @@ fn table_meta(table: &'static PluginTable, path: &Path) -> Result<PluginMeta, Lo
         default_args: serde_json::from_str(&default_args).map_err(|e| bad(format!("default_args is not JSON: {e}")))?,
         arg_kinds: BTreeMap::new(),
         quality,
+        libtorch: None,
     };
     if meta.name.is_empty() {
         return Err(bad("empty name".into()));
@@ -337,6 +356,7 @@ impl Fix for LoadError {
         match self {
             LoadError::Untrusted(e) => e.fix(),
             LoadError::Manifest(e) => e.fix(),
+            LoadError::Libtorch(e) => e.fix(),
             LoadError::AbiMismatch { found, .. } => Some(format!(
                 "rebuild the plugin against mlb-plugin with ABI v{ABI_VERSION} (or use an mlb that speaks v{found})"
             )),

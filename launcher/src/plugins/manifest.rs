@@ -5,22 +5,17 @@
 //! `export_workload!` into the section `.mlb_manifest` (Mach-O:
 //! `__DATA,__mlb_manifest`). Only what locating that section needs is read:
 //! in an ELF file, the file header, the section headers and their names, and
-//! the section itself (a few blocks of the file, never its symbol tables).
+//! the section itself (a few blocks of the file, never its symbol tables:
+//! [`Blocks`]).
 
+use super::blocks::Blocks;
 use super::loader::PluginMeta;
 use crate::fix::Fix;
 use mlb_plugin::manifest::{self as format, ManifestError, WorkloadManifest};
 use mlb_plugin::ArgKind;
 use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, Endianness, FileKind, Object, ObjectSection, ReadRef};
-use std::collections::HashMap;
-use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-
-/// Bytes read at a time (aligned): the few places of the file the lookup
-/// touches each cost one read.
-const BLOCK: u64 = 16 * 1024;
 
 /// A manifest section that is present but cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -54,9 +49,7 @@ pub enum ManifestReadError {
 /// caller's business: check it first.
 pub fn read(path: &Path) -> Result<Option<Vec<PluginMeta>>, ManifestReadError> {
     let io = |source: std::io::Error| ManifestReadError::Io { path: path.to_path_buf(), source };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    let cache = object::ReadCache::new(Blocks { file, len, pos: 0, blocks: HashMap::new() });
+    let cache = object::ReadCache::new(Blocks::open(path).map_err(io)?);
     let corrupt = |section: &'static str, source: ManifestError| ManifestReadError::Corrupt {
         path: path.to_path_buf(),
         section,
@@ -120,49 +113,6 @@ fn macho_section<'d>(data: impl ReadRef<'d>) -> Found<'d> {
     }
 }
 
-/// A file read through a cache of aligned blocks: the many small reads of
-/// header parsing (one per section name) cost one `pread` per block.
-struct Blocks {
-    file: std::fs::File,
-    len: u64,
-    pos: u64,
-    blocks: HashMap<u64, Box<[u8]>>,
-}
-
-impl Read for Blocks {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.pos >= self.len || buf.is_empty() {
-            return Ok(0);
-        }
-        let start = self.pos - self.pos % BLOCK;
-        let block = match self.blocks.entry(start) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let mut bytes = vec![0u8; BLOCK.min(self.len - start) as usize];
-                self.file.read_exact_at(&mut bytes, start)?;
-                e.insert(bytes.into_boxed_slice())
-            }
-        };
-        let from = &block[(self.pos - start) as usize..];
-        let n = from.len().min(buf.len());
-        buf[..n].copy_from_slice(&from[..n]);
-        self.pos += n as u64;
-        Ok(n)
-    }
-}
-
-impl Seek for Blocks {
-    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
-        let pos = match to {
-            SeekFrom::Start(p) => Some(p),
-            SeekFrom::End(d) => self.len.checked_add_signed(d),
-            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
-        };
-        self.pos = pos.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before the start"))?;
-        Ok(self.pos)
-    }
-}
-
 fn meta(w: WorkloadManifest) -> Result<PluginMeta, ManifestError> {
     let default_args = serde_json::from_str(&w.default_args)
         .map_err(|e| ManifestError::Invalid(format!("default args of `{}` are not JSON: {e}", w.name)))?;
@@ -176,6 +126,7 @@ fn meta(w: WorkloadManifest) -> Result<PluginMeta, ManifestError> {
         default_args,
         arg_kinds,
         quality: w.quality,
+        libtorch: w.libtorch,
     })
 }
 
@@ -195,28 +146,6 @@ impl Fix for ManifestReadError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn block_reads_match_the_file_across_block_boundaries() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("data");
-        let bytes: Vec<u8> = (0..(2 * BLOCK + 123)).map(|i| (i * 7 % 251) as u8).collect();
-        std::fs::write(&path, &bytes).unwrap();
-        let file = std::fs::File::open(&path).unwrap();
-        let mut r = Blocks { file, len: bytes.len() as u64, pos: 0, blocks: HashMap::new() };
-        for (at, n) in [(0, 10), (BLOCK - 3, 7), (BLOCK * 2 - 1, 124), (5, BLOCK as usize * 2)] {
-            r.seek(SeekFrom::Start(at)).unwrap();
-            let mut got = vec![0u8; n];
-            r.read_exact(&mut got).unwrap();
-            assert_eq!(got, bytes[at as usize..at as usize + n], "at {at}, {n} bytes");
-        }
-        assert_eq!(r.seek(SeekFrom::End(-1)).unwrap(), bytes.len() as u64 - 1);
-        let mut rest = Vec::new();
-        r.read_to_end(&mut rest).unwrap();
-        assert_eq!(rest, [bytes[bytes.len() - 1]]);
-        assert!(r.seek(SeekFrom::Current(-(bytes.len() as i64) - 1)).is_err());
-        assert_eq!(r.blocks.len(), 3, "each block read once");
-    }
 
     #[test]
     fn a_file_that_is_not_an_object_has_no_manifest() {

@@ -5,8 +5,10 @@
 //! `mlb plugins list` describes them.
 
 pub mod accepts;
+mod blocks;
 mod instance;
 mod interrupt;
+pub mod libtorch;
 pub mod listing;
 mod loader;
 pub mod manifest;

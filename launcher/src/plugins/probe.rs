@@ -12,6 +12,7 @@
 use super::listing::{Status, PROBE_TIMEOUT_ENV};
 use super::loader::PluginMeta;
 use crate::console::Console;
+use crate::contract::env;
 use crate::linux::marked::{kill_marked, Killed};
 use std::io::Read;
 use std::os::fd::{AsRawFd, RawFd};
@@ -46,15 +47,25 @@ pub enum Probed {
 
 /// Runs `mlb worker --describe path` (trust already checked) for at most
 /// `timeout`, or until `interrupt` is set: one status per workload the
-/// library exports, or why it is refused.
-pub fn probe(mlb: &Path, path: &Path, timeout: Duration, interrupt: &AtomicBool) -> Probed {
+/// library exports, or why it is refused. `library_path` is a folder the
+/// probe gets in front of its `LD_LIBRARY_PATH`, as a worker of the library
+/// would (its libtorch's, found through python3: `super::libtorch`).
+pub fn probe(
+    mlb: &Path,
+    path: &Path,
+    library_path: Option<&Path>,
+    timeout: Duration,
+    interrupt: &AtomicBool,
+) -> Probed {
     let refused = |reason: String| Probed::Done(vec![Status::Refused { reason }]);
     let mark = format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let inherited = std::env::var(env::LD_LIBRARY_PATH).ok();
     let child = Command::new(mlb)
         .arg("worker")
         .arg("--describe")
         .arg(path)
         .env(PROBE_MARK_ENV, &mark)
+        .envs(library_path.map(|dir| env::library_path(dir, inherited.as_deref())))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,6 +1,7 @@
 //! `mlb plugins show NAME`: one workload, its quality, its arguments, their
 //! kinds and their defaults.
 
+use super::libtorch::Found;
 use super::listing::{self, Entry, Status};
 use super::loader::PluginMeta;
 use crate::fix::Fix;
@@ -18,8 +19,10 @@ pub struct NoSuchPlugin {
 }
 
 /// The description of workload `name` among `entries`: name, version, ABI,
-/// file, description, the quality its evaluation measures, then each argument (declared or with a default) on a
-/// line of its own: name, kind (`-` when undeclared), default (`-` when none).
+/// file, description, the quality its evaluation measures, the libtorch it
+/// was built for and the one it will load, then each argument (declared or
+/// with a default) on a line of its own: name, kind (`-` when undeclared),
+/// default (`-` when none).
 pub fn show(entries: &[Entry], name: &str) -> Result<String, NoSuchPlugin> {
     let Some(entry) = listing::find(entries, name) else {
         let names = listing::names(entries);
@@ -27,10 +30,10 @@ pub fn show(entries: &[Entry], name: &str) -> Result<String, NoSuchPlugin> {
         return Err(NoSuchPlugin { name: name.to_string(), available });
     };
     let Status::Ok { meta } = &entry.status else { unreachable!("find returns usable plugins only") };
-    Ok(describe(meta, &entry.path.display().to_string()))
+    Ok(describe(meta, &entry.path.display().to_string(), entry.libtorch.as_ref()))
 }
 
-fn describe(meta: &PluginMeta, path: &str) -> String {
+fn describe(meta: &PluginMeta, path: &str, found: Option<&Found>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {} (plugin ABI v{})", meta.name, meta.version, meta.abi_version);
     let _ = writeln!(out, "file: {path}");
@@ -45,6 +48,17 @@ fn describe(meta: &PluginMeta, path: &str) -> String {
             q.target
         ),
         None => writeln!(out, "quality: none (no evaluation)"),
+    };
+    let _ = match (&meta.libtorch, found) {
+        (Some(built), Some(found)) => writeln!(
+            out,
+            "libtorch: built for {built}; loads {} in {} (found through {})",
+            found.version.as_deref().unwrap_or("a libtorch of no version"),
+            found.dir.display(),
+            found.via
+        ),
+        (Some(built), None) => writeln!(out, "libtorch: built for {built}"),
+        (None, _) => writeln!(out, "libtorch: none"),
     };
     let _ = writeln!(out, "arguments (kind, default):");
     let defaults = meta.default_args.as_object();
@@ -70,6 +84,7 @@ impl Fix for NoSuchPlugin {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plugins::libtorch::Via;
     use mlb_plugin::{ArgKind, QualitySpec};
     use serde_json::json;
 
@@ -90,8 +105,9 @@ mod tests {
                 higher_is_better: true,
                 target: 0.75,
             }),
+            libtorch: None,
         };
-        Entry { path: format!("/p/libmlb_{name}.so").into(), status: Status::Ok { meta } }
+        Entry { path: format!("/p/libmlb_{name}.so").into(), status: Status::Ok { meta }, libtorch: None }
     }
 
     #[test]
@@ -99,7 +115,7 @@ mod tests {
         let entries = [entry("toy", json!({"repeat": 20, "batch_size": 64, "lr": 0.1}))];
         assert_eq!(
             show(&entries, "toy").unwrap(),
-            "toy 1.2.0 (plugin ABI v1)\nfile: /p/libmlb_toy.so\ntrains a toy\nquality: top1 (fraction), higher is better, default target 0.75\narguments (kind, default):\n  batch_size  count   64\n  data        text    -\n  lr          number  0.1\n  repeat      -       20\n"
+            "toy 1.2.0 (plugin ABI v1)\nfile: /p/libmlb_toy.so\ntrains a toy\nquality: top1 (fraction), higher is better, default target 0.75\nlibtorch: none\narguments (kind, default):\n  batch_size  count   64\n  data        text    -\n  lr          number  0.1\n  repeat      -       20\n"
         );
         let mut bare = entry("toy", json!({}));
         if let Status::Ok { meta } = &mut bare.status {
@@ -108,8 +124,29 @@ mod tests {
         }
         let bare = show(&[bare], "toy").unwrap();
         assert!(
-            bare.ends_with("quality: none (no evaluation)\narguments (kind, default):\n  (none declared)\n"),
+            bare.ends_with(
+                "quality: none (no evaluation)\nlibtorch: none\narguments (kind, default):\n  (none declared)\n"
+            ),
             "{bare}"
+        );
+    }
+
+    #[test]
+    fn a_libtorch_workload_says_what_it_was_built_for_and_what_it_loads() {
+        let mut torch = entry("toy", json!({}));
+        if let Status::Ok { meta } = &mut torch.status {
+            meta.libtorch = Some("2.11.0+cu130".into());
+        }
+        let built = show(&[torch.clone()], "toy").unwrap();
+        assert!(built.contains("\nlibtorch: built for 2.11.0+cu130\n"), "{built}");
+        torch.libtorch =
+            Some(Found { version: Some("2.11.0+cpu".into()), dir: "/opt/t/lib".into(), via: Via::LdLibraryPath });
+        let text = show(&[torch], "toy").unwrap();
+        assert!(
+            text.contains(
+                "\nlibtorch: built for 2.11.0+cu130; loads 2.11.0+cpu in /opt/t/lib (found through LD_LIBRARY_PATH)\n"
+            ),
+            "{text}"
         );
     }
 

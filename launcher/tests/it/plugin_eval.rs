@@ -49,6 +49,7 @@ fn c_plugin_with_eval(dir: &Path, name: &str, manifest_quality: Option<Quality>)
         default_args: "{}",
         args: &[],
         quality: manifest_quality,
+        libtorch: "",
     }]);
     let bytes: Vec<String> = bytes.iter().map(u8::to_string).collect();
     let source = format!(

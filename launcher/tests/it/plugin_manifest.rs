@@ -93,6 +93,7 @@ fn spin_meta() -> PluginMeta {
         default_args: serde_json::from_str(mlb_spin::Args::DEFAULTS).unwrap(),
         arg_kinds: mlb_spin::Args::DECLARED.iter().map(|a| (a.name.to_string(), a.kind)).collect(),
         quality: Spin::QUALITY.map(Into::into),
+        libtorch: None,
     }
 }
 
@@ -174,6 +175,7 @@ fn a_manifest_that_disagrees_with_the_table_is_refused_on_load() {
         default_args: mlb_spin::Args::DEFAULTS,
         args: mlb_spin::Args::DECLARED,
         quality: mlb_spin::Spin::QUALITY,
+        libtorch: "",
     }]);
     patch_section(&altered, |section| {
         assert_eq!(section.len(), record.len());
@@ -331,6 +333,7 @@ pub(crate) fn c_manifest(tables: &[(&'static str, &'static str)]) -> Vec<u8> {
             default_args: r#"{"repeat": 2, "number": 1}"#,
             args: &[],
             quality: None,
+            libtorch: "",
         })
         .collect();
     manifest::to_vec(&entries)
@@ -422,6 +425,7 @@ fn a_manifest_naming_another_abi_is_refused_without_loading() {
         default_args: "{}",
         args: &[],
         quality: None,
+        libtorch: "",
     }]);
     // Crashes if loaded: the refusal must come from the manifest alone.
     let source = c_plugin(&[("c_future", "")], false, Some(&bytes), "*(volatile int *)0 = 1;");

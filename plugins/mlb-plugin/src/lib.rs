@@ -44,6 +44,7 @@ mod args;
 mod config;
 #[doc(hidden)]
 pub mod ffi;
+pub mod libtorch;
 pub mod manifest;
 pub mod precision;
 mod quality;

@@ -31,6 +31,7 @@
 //!           [string quality metric (empty: none), string unit,
 //!            u32 higher is better (0 or 1), 8 bytes default target
 //!            (IEEE 754 binary64, little-endian)]
+//!           [string libtorch (empty: none)]
 //!           [fields a later format appends; readers skip them]
 //! ```
 //!
@@ -43,6 +44,13 @@
 //! empty metric when the workload declares none) is the workload's
 //! [`Quality`]: what its `eval` measures and the default target. An entry
 //! without it (a plugin built before it) declares no quality.
+//!
+//! The libtorch (appended after the quality, always written, empty for a
+//! workload that does not link libtorch) is the version of the libtorch the
+//! library was built against, as [`Workload::LIBTORCH`](crate::Workload::LIBTORCH)
+//! gives it (`2.11.0+cu130`): mlb refuses the library when the libtorch it
+//! would load is another release ([`crate::libtorch`]). An entry without it
+//! (a plugin built before it) declares none.
 //!
 //! Fields are only ever appended to an entry (its length lets an older reader
 //! skip what it does not know); an incompatible layout gets a new format
@@ -91,6 +99,8 @@ pub struct Entry {
     pub args: &'static [Arg],
     /// What the workload's `eval` measures, if it has one.
     pub quality: Option<Quality>,
+    /// The version of the libtorch the library links (empty: none).
+    pub libtorch: &'static str,
 }
 
 impl Entry {
@@ -112,6 +122,7 @@ impl Entry {
             default_args: W::Args::DEFAULTS,
             args: W::Args::DECLARED,
             quality: W::QUALITY,
+            libtorch: W::LIBTORCH,
         }
     }
 
@@ -144,7 +155,7 @@ impl Entry {
             a += 1;
         }
         let [metric, unit] = self.quality_strings();
-        len + 4 + metric.len() + 4 + unit.len() + QUALITY_FIXED_LEN
+        len + 4 + metric.len() + 4 + unit.len() + QUALITY_FIXED_LEN + 4 + self.libtorch.len()
     }
 }
 
@@ -217,6 +228,8 @@ const fn write(entries: &[Entry], out: &mut [u8]) {
         };
         at = put_u32(out, at, higher);
         at = put_bytes(out, at, &target.to_bits().to_le_bytes());
+        at = put_u32(out, at, entry.libtorch.len() as u32);
+        at = put_bytes(out, at, entry.libtorch.as_bytes());
         i += 1;
     }
     assert!(at == out.len(), "manifest length miscounted");
@@ -268,6 +281,9 @@ pub struct WorkloadManifest {
     /// What the workload's `eval` measures (`None` when the entry declares
     /// no quality, or predates it).
     pub quality: Option<QualitySpec>,
+    /// The version of the libtorch the library links (`None` when the entry
+    /// declares none, or predates the field).
+    pub libtorch: Option<String>,
 }
 
 /// Why a manifest section could not be read.
@@ -382,6 +398,7 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<WorkloadManifest>, ManifestError
             default_args: e.string("default args")?,
             args: Vec::new(),
             quality: None,
+            libtorch: None,
         };
         // The argument list: absent from entries written before it existed.
         if e.at < e.bytes.len() {
@@ -394,6 +411,10 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<WorkloadManifest>, ManifestError
         // The quality: absent from entries written before it existed.
         if e.at < e.bytes.len() {
             w.quality = e.quality()?;
+        }
+        // The libtorch: absent from entries written before it existed.
+        if e.at < e.bytes.len() {
+            w.libtorch = Some(e.string("libtorch")?).filter(|v| !v.is_empty());
         }
         if w.name.is_empty() {
             return Err(ManifestError::Invalid("a workload has an empty name".into()));
@@ -466,6 +487,7 @@ mod tests {
         default_args: r#"{"repeat": 2}"#,
         args: &[Arg { name: "repeat", kind: ArgKind::Count }, Arg { name: "lr", kind: ArgKind::Number }],
         quality: Some(Quality { metric: "top1", unit: "fraction", higher_is_better: true, target: 0.75 }),
+        libtorch: "2.11.0+cu130",
     };
     const B: Entry = Entry {
         abi_version: 1,
@@ -475,9 +497,12 @@ mod tests {
         default_args: "{}",
         args: &[],
         quality: None,
+        libtorch: "",
     };
     /// Bytes of B's quality: two empty strings, the direction, the target.
     const B_QUALITY_LEN: usize = 4 + 4 + 4 + 8;
+    /// Bytes of B's libtorch: an empty string.
+    const B_LIBTORCH_LEN: usize = 4;
 
     fn back(e: &Entry) -> WorkloadManifest {
         WorkloadManifest {
@@ -488,6 +513,7 @@ mod tests {
             default_args: e.default_args.into(),
             args: e.args.iter().map(|a| (a.name.to_string(), a.kind.name().to_string())).collect(),
             quality: e.quality.map(QualitySpec::from),
+            libtorch: Some(e.libtorch.to_string()).filter(|v| !v.is_empty()),
         }
     }
 
@@ -566,7 +592,7 @@ mod tests {
     fn an_entry_without_the_argument_list_declares_no_arguments() {
         // As a plugin built before the list existed wrote it: B's list is
         // the 4 bytes (a count of 0) before its quality.
-        let bytes = shortened(to_vec(&[B]), 4 + B_QUALITY_LEN);
+        let bytes = shortened(to_vec(&[B]), 4 + B_QUALITY_LEN + B_LIBTORCH_LEN);
         assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
         let with_args = decode(&to_vec(&[A])).unwrap();
         assert_eq!(with_args[0].args, [("repeat".to_string(), "count".to_string()), ("lr".into(), "number".into())]);
@@ -575,13 +601,24 @@ mod tests {
     #[test]
     fn an_entry_without_the_quality_declares_none() {
         // As a plugin built before the quality existed wrote it.
-        let bytes = shortened(to_vec(&[B]), B_QUALITY_LEN);
+        let bytes = shortened(to_vec(&[B]), B_QUALITY_LEN + B_LIBTORCH_LEN);
         assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
         let read = decode(&to_vec(&[A])).unwrap();
         let quality = read[0].quality.as_ref().expect("A declares a quality");
         assert_eq!((quality.metric.as_str(), quality.unit.as_str()), ("top1", "fraction"));
         assert_eq!((quality.higher_is_better, quality.target), (true, 0.75));
         assert_eq!(decode(&to_vec(&[B])).unwrap()[0].quality, None, "an empty metric declares none");
+    }
+
+    #[test]
+    fn the_libtorch_round_trips_and_an_entry_without_it_declares_none() {
+        let read = decode(&to_vec(&[A, B])).unwrap();
+        assert_eq!(read[0].libtorch.as_deref(), Some("2.11.0+cu130"));
+        assert_eq!(read[1].libtorch, None, "an empty libtorch declares none");
+        // As a plugin built before the libtorch existed wrote it: A without
+        // its last field.
+        let bytes = shortened(to_vec(&[A]), 4 + A.libtorch.len());
+        assert_eq!(decode(&bytes).unwrap(), vec![WorkloadManifest { libtorch: None, ..back(&A) }]);
     }
 
     #[test]

@@ -60,6 +60,13 @@ pub trait Workload: Sized + 'static {
     /// What [`eval`](Self::eval) measures and its default target; `None`
     /// (the default) for a workload without an evaluation.
     const QUALITY: Option<Quality> = None;
+    /// The version of the libtorch the library links, as that libtorch's
+    /// version file writes it (`2.11.0+cu130`, see [`crate::libtorch`]):
+    /// mlb refuses the library, before loading it, when the libtorch it
+    /// would load at run time is another release. Empty (the default) for a
+    /// library that does not link libtorch. A libtorch plugin sets it from
+    /// its build script (mlb-torch-build's `declare_libtorch_version`).
+    const LIBTORCH: &'static str = "";
 
     /// Builds the instance from its arguments.
     fn create(args: Self::Args) -> Result<Self>;

@@ -11,7 +11,9 @@
 //! ```
 //!
 //! It also strips debug information from `cdylib` targets (the plugin
-//! library), which would otherwise be many times larger.
+//! library), which would otherwise be many times larger, and gives the crate
+//! the version of that libtorch ([`declare_libtorch_version`]), which its
+//! plugins declare in their manifests.
 //!
 //! [`compile_cpp`] builds the few C++ files of a crate that call libtorch
 //! functions tch does not bind, against the same libtorch's headers.
@@ -35,6 +37,11 @@ pub use cc;
 /// Name of the variable through which `torch-sys` (links = "tch") passes its
 /// libtorch library folder to direct dependents.
 pub const LIBTORCH_LIB_VAR: &str = "DEP_TCH_LIBTORCH_LIB";
+
+/// Name of the variable through which [`declare_libtorch_version`] gives the
+/// crate being built the version of its libtorch: read it with
+/// `env!("MLB_LIBTORCH_VERSION")`.
+pub const LIBTORCH_VERSION_VAR: &str = "MLB_LIBTORCH_VERSION";
 
 /// The link arguments for a libtorch found in `lib_dir`.
 pub fn link_args(lib_dir: &Path) -> Vec<String> {
@@ -77,11 +84,40 @@ pub fn link_libtorch() {
     }
 }
 
-/// [`link_libtorch`], and strips debug information from the crate's
-/// `cdylib`: the build script of a libtorch plugin library.
+/// [`link_libtorch`] and [`declare_libtorch_version`], and strips debug
+/// information from the crate's `cdylib`: the build script of a libtorch
+/// plugin library.
 pub fn link_plugin() {
     link_libtorch();
+    declare_libtorch_version();
     println!("cargo:rustc-cdylib-link-arg=-Wl,--strip-debug");
+}
+
+/// Gives the crate being built the version of the libtorch `torch-sys`
+/// found (`2.11.0+cu130`, from the `version.py` of a PyTorch wheel or the
+/// `build-version` of a libtorch archive: [`mlb_plugin::libtorch`]) as the
+/// variable [`LIBTORCH_VERSION_VAR`]: what its workloads declare as their
+/// `LIBTORCH`, so that mlb refuses the library where another libtorch would
+/// be loaded. A libtorch whose version cannot be read gives an empty
+/// version, said in a build warning: the library then declares none, and
+/// mlb loads it unchecked.
+///
+/// Panics (failing the build with the message) when `torch-sys` is not a
+/// direct dependency of the crate being built.
+pub fn declare_libtorch_version() {
+    let lib_dir = libtorch_lib_dir();
+    for file in mlb_plugin::libtorch::version_files(&lib_dir).iter().filter(|f| f.exists()) {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
+    let version = mlb_plugin::libtorch::version_in(&lib_dir, |file| std::fs::read_to_string(file));
+    if version.is_none() {
+        println!(
+            "cargo:warning=the libtorch in {} says no version (no version.py nor build-version beside it): \
+             the plugin declares none, and mlb will not check the libtorch it loads",
+            lib_dir.display()
+        );
+    }
+    println!("cargo:rustc-env={LIBTORCH_VERSION_VAR}={}", version.unwrap_or_default());
 }
 
 /// Compiles C++ `files` against libtorch's headers into the static library

@@ -96,6 +96,9 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
     const DESCRIPTION: &'static str = W::DESCRIPTION;
     type Args = Seeded<W::Args>;
     const QUALITY: Option<Quality> = W::QUALITY;
+    /// The libtorch this crate was built against (mlb-torch-build's
+    /// `declare_libtorch_version`, from build.rs).
+    const LIBTORCH: &'static str = env!("MLB_LIBTORCH_VERSION");
 
     fn create(args: Seeded<W::Args>) -> mlb_plugin::Result<Self> {
         Ok(TorchPlugin { settings: Some(W::parse(args.args)?), seed: args.seed, state: None, peak: None })

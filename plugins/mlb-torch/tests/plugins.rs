@@ -113,6 +113,20 @@ fn the_library_exports_every_workload_with_its_declared_arguments() {
     assert_eq!(wlm["arg_kinds"]["lr"], "number", "a default of 20 is still a number");
 }
 
+#[test]
+fn every_workload_declares_the_libtorch_the_library_links() {
+    let (_, rpath) = dynamic_section(&plugin());
+    let libdir = rpath.iter().map(PathBuf::from).find(|d| d.join("libtorch.so").is_file()).unwrap();
+    let linked = mlb_plugin::libtorch::version_in(&libdir, |f| std::fs::read_to_string(f));
+    let linked = linked.unwrap_or_else(|| panic!("the libtorch in {} says no version", libdir.display()));
+    let out = Command::new(artifact("mlb")).args(["worker", "--describe"]).arg(plugin()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let meta: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(meta["libtorch"], linked.as_str(), "{meta}");
+    }
+}
+
 fn worker(workload: &str, config: &str, outdir: &Path) -> (i32, String, Value) {
     let out = Command::new(artifact("mlb"))
         .args(["worker", "--plugin"])
