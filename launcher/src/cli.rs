@@ -8,8 +8,10 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 /// mlb: GPU training benchmarks, fairly, in isolation, inside vendor containers.
+// `--version` names the build's commit and libtorch (launcher/build/version.rs):
+// `mlb 0.1.0 (commit 1a2b3c4d5e6f, libtorch 2.11.0+cu130)`.
 #[derive(Debug, Parser)]
-#[command(name = "mlb", version, about, long_about = None)]
+#[command(name = "mlb", version = env!("MLB_BUILD_VERSION"), about, long_about = None)]
 pub struct Cli {
     /// Folder to search for workload plugins first (repeatable). Then
     /// `MLB_PLUGIN_PATH` (colon-separated), then the folders next to the binary.
