@@ -1,4 +1,7 @@
-//! The command line: global options and subcommands.
+//! The command line: global options and subcommands; `generate/` renders
+//! its man pages and completions.
+
+pub mod generate;
 
 use crate::host::HostKind;
 use crate::launch::LaunchArgs;
@@ -94,6 +97,14 @@ pub enum Command {
         /// What to do with container images.
         #[command(subcommand)]
         command: ContainersCommand,
+    },
+    /// Writes the man pages or prints a shell's completion script (for a
+    /// release: `cargo xtask dist`).
+    #[command(hide = true)]
+    Generate {
+        /// What to generate.
+        #[command(subcommand)]
+        command: generate::GenerateCommand,
     },
 }
 
