@@ -1,9 +1,11 @@
-//! Vendors the charting library named in `src/charts/library.pin` into the
-//! binary (docs/charts.md): its npm tarball is taken from
-//! `$MLB_ECHARTS_TARBALL` (the offline build) or from a cache outside the
-//! repository (`$MLB_CACHE/npm`, else `~/.cache/mlb/npm`), where `npm pack`
-//! (or, without npm, `curl` from the registry's tarball URL) puts it on the
-//! first build; its sha512 must match the pinned integrity.
+//! The crate's build script: names the build for `mlb --version` (commit,
+//! libtorch: `build/version.rs`), and vendors the charting library named
+//! in `src/charts/library.pin` into the binary (docs/charts.md): its npm
+//! tarball is taken from `$MLB_ECHARTS_TARBALL` (the offline build) or
+//! from a cache outside the repository (`$MLB_CACHE/npm`, else
+//! `~/.cache/mlb/npm`), where `npm pack` (or, without npm, `curl` from the
+//! registry's tarball URL) puts it on the first build; its sha512 must
+//! match the pinned integrity.
 //! The minified script and its licence are written to `OUT_DIR` as one
 //! inline script (the licence in a leading comment), with the
 //! Content-Security-Policy hashes of that script and of `src/charts/boot.js`.
@@ -15,6 +17,9 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "build/version.rs"]
+mod version;
 
 const PIN: &str = "src/charts/library.pin";
 const BOOT: &str = "src/charts/boot.js";
@@ -59,6 +64,8 @@ fn main() {
     println!("cargo::rerun-if-changed={PIN}");
     println!("cargo::rerun-if-changed={BOOT}");
     println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-changed=build/version.rs");
+    version::emit();
     for var in [TARBALL_VAR, "MLB_CACHE", "HOME"] {
         println!("cargo::rerun-if-env-changed={var}");
     }

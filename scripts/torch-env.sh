@@ -86,7 +86,10 @@ if ((${#headers[@]})); then
     "$venv/bin/python" -m pip install --quiet --no-deps "${headers[@]}" >&2
 fi
 
-libdir="$("$venv/bin/python" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' 2>/dev/null)"
+# libtorch's library folder, and its version: `mlb --version` names it
+# (launcher/build/version.rs).
+{ read -r libdir; read -r libtorch; } < <("$venv/bin/python" -c \
+    'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib")); print(torch.__version__)' 2>/dev/null)
 
 if [[ "${1:-}" == "--check" ]]; then
     exit 0
@@ -97,4 +100,5 @@ export VIRTUAL_ENV='$venv'
 export PATH='$venv/bin':"\$PATH"
 export LIBTORCH_USE_PYTORCH=1
 export MLB_LIBTORCH_LIB='$libdir'
+export MLB_LIBTORCH_VERSION='$libtorch'
 VARS

@@ -1,4 +1,7 @@
-//! The command line: global options and subcommands.
+//! The command line: global options and subcommands; `generate/` renders
+//! its man pages and completions.
+
+pub mod generate;
 
 use crate::host::HostKind;
 use crate::launch::LaunchArgs;
@@ -8,8 +11,10 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 /// mlb: GPU training benchmarks, fairly, in isolation, inside vendor containers.
+// `--version` names the build's commit and libtorch (launcher/build/version.rs):
+// `mlb 0.1.0 (commit 1a2b3c4d5e6f, libtorch 2.11.0+cu130)`.
 #[derive(Debug, Parser)]
-#[command(name = "mlb", version, about, long_about = None)]
+#[command(name = "mlb", version = env!("MLB_BUILD_VERSION"), about, long_about = None)]
 pub struct Cli {
     /// Folder to search for workload plugins first (repeatable). Then
     /// `MLB_PLUGIN_PATH` (colon-separated), then the folders next to the binary.
@@ -92,6 +97,14 @@ pub enum Command {
         /// What to do with container images.
         #[command(subcommand)]
         command: ContainersCommand,
+    },
+    /// Writes the man pages or prints a shell's completion script (for a
+    /// release: `cargo xtask dist`).
+    #[command(hide = true)]
+    Generate {
+        /// What to generate.
+        #[command(subcommand)]
+        command: generate::GenerateCommand,
     },
 }
 

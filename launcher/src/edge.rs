@@ -65,6 +65,9 @@ pub enum MlbError {
     /// `mlb serve`.
     #[error(transparent)]
     Serve(#[from] crate::serve::ServeError),
+    /// `mlb generate man`.
+    #[error(transparent)]
+    Generate(#[from] crate::cli::generate::GenerateError),
     /// The result could not be printed.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
@@ -94,7 +97,7 @@ impl Classify for MlbError {
             MlbError::Store(e) => e.kind(),
             MlbError::Query(e) => e.kind(),
             MlbError::Serve(e) => e.kind(),
-            MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
+            MlbError::Generate(_) | MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
         }
     }
 }
@@ -116,7 +119,7 @@ impl Fix for MlbError {
             MlbError::Query(e) => e.fix(),
             MlbError::Serve(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
-            MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Stdout(_) => None,
+            MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Generate(_) | MlbError::Stdout(_) => None,
         }
     }
 }

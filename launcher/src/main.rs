@@ -4,6 +4,7 @@
 //! logic lives in the library.
 
 use clap::Parser;
+use mlb::cli::generate::{self, GenerateCommand};
 use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
 use mlb::console::Console;
 use mlb::edge::{self, ExitError, MlbError};
@@ -122,6 +123,15 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
         Some(Command::Containers { command: ContainersCommand::Build(args) }) => {
             let image = mlb::runtime::build_cmd::run(&args, &mut |line| Console::Out.line(line))?;
             print_stdout(&format!("built {} ({})\n", image.name, image.id))?;
+            Ok(EXIT_OK)
+        }
+        Some(Command::Generate { command: GenerateCommand::Man { dir } }) => {
+            generate::man_pages(&dir)?;
+            Ok(EXIT_OK)
+        }
+        Some(Command::Generate { command: GenerateCommand::Complete { shell } }) => {
+            // mlb's own text, printed as it is (no escaping of what a file said).
+            Console::Out.write(&generate::completion(shell)).map_err(MlbError::Stdout)?;
             Ok(EXIT_OK)
         }
     }

@@ -6,6 +6,7 @@
 mod build;
 mod cmd;
 mod data_check;
+mod dist;
 mod smoke;
 mod tiers;
 
@@ -38,6 +39,14 @@ enum Task {
     /// Prepares the small data sets, runs a suite through `mlb --jobs` and
     /// prints its report summary.
     Smoke(smoke::Options),
+    /// The release tarball a site installs, and its debug information in a
+    /// second one: everything built, stripped, staged as installed.
+    Dist {
+        /// The folder to write them into (relative to the workspace);
+        /// default: the target folder's `dist/`.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Builds what a bench measures and runs it.
     Bench {
         #[arg(value_enum)]
@@ -66,6 +75,10 @@ fn main() -> ExitCode {
         }
         Task::Test { tiers } => tiers::run(&root, &tiers),
         Task::Smoke(options) => smoke::run(&root, &options),
+        Task::Dist { out } => {
+            let out = out.map_or_else(|| build::target_dir(&root).join("dist"), |out| root.join(out));
+            dist::dist(&root, &out).map(drop)
+        }
         Task::Bench { bench: Bench::Launcher, args } => build::build(&root, build::Set::Everything).and_then(|built| {
             cmd::run(
                 built
