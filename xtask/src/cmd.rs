@@ -17,6 +17,8 @@ pub enum Error {
     Data(String),
     #[error("the GPU pack: {0}")]
     Pack(String),
+    #[error("the GPU check in CPU mode: {0}")]
+    GpuCheck(String),
     #[error("the {tier} tier failed: {source}")]
     Tier { tier: &'static str, source: Box<Error> },
 }

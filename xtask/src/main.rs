@@ -7,6 +7,7 @@
 mod build;
 mod cmd;
 mod data_check;
+mod gpu_check;
 mod gpu_pack;
 mod smoke;
 mod tiers;
