@@ -55,20 +55,25 @@ def group(cmds):
     return outs
 
 
-def py_all_reduce(sizes, iters):
-    """torch.distributed's side of the all-reduce timing (one rank)."""
+def py_all_reduce(sizes, iters, backend="gloo"):
+    """torch.distributed's side of the all-reduce timing (one rank): Gloo on
+    CPU tensors, or NCCL on the GPU of the rank's `LOCAL_RANK`, waited for
+    after each all-reduce as mlb's `examples/all_reduce.rs --nccl` does."""
     import torch
     import torch.distributed as dist
 
     torch.set_num_threads(1)
-    dist.init_process_group("gloo")
+    device = torch.device("cuda", int(os.environ["LOCAL_RANK"])) if backend == "nccl" else torch.device("cpu")
+    dist.init_process_group(backend, device_id=device if device.type == "cuda" else None)
+    wait = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     for mb in sizes:
-        t = torch.ones(int(mb * 1e6 / 4))
+        t = torch.ones(int(mb * 1e6 / 4), device=device)
         times = []
         for i in range(iters + 2):
             dist.barrier()
             start = time.perf_counter()
             dist.all_reduce(t)
+            wait()
             if i >= 2:
                 times.append(time.perf_counter() - start)
         times.sort()
@@ -77,8 +82,9 @@ def py_all_reduce(sizes, iters):
     dist.destroy_process_group()
 
 
-def all_reduce_times(cmd):
-    out = group([cmd, cmd])[0]
+def all_reduce_times(cmd, ranks=2):
+    """{MB: median seconds} of an all-reduce timing `cmd` run as `ranks` ranks."""
+    out = group([cmd] * ranks)[0]
     return {json.loads(line)["mb"]: json.loads(line)["median_s"] for line in out.splitlines() if line.startswith("{")}
 
 
@@ -113,9 +119,10 @@ def main():
     parser.add_argument("--iters", type=int, default=10, help="timed all-reduces per size and run")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--py-all-reduce", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--backend", default="gloo", help=argparse.SUPPRESS)
     opts = parser.parse_args()
     if opts.py_all_reduce:
-        return py_all_reduce(SIZES_MB, opts.iters)
+        return py_all_reduce(SIZES_MB, opts.iters, opts.backend)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     release = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(root, "target")), "release")
     mlb_cmd = [os.path.join(release, "examples", "all_reduce"), "--iters", str(opts.iters)] + [str(s) for s in SIZES_MB]

@@ -14,19 +14,25 @@ import subprocess
 import sys
 import tempfile
 
+# The PyTorch side: argv[1] is [size, precision, steps, step_seconds,
+# threads, device]; prints the median TFLOPS of the steps after the first.
+# Each product is waited for, as mlb's gemm waits for the device after each.
 PYTHON_SIDE = r"""
 import json, statistics, sys, time, torch
-size, precision, steps, step_seconds, threads = json.loads(sys.argv[1])
+size, precision, steps, step_seconds, threads, device = json.loads(sys.argv[1])
 torch.set_num_threads(threads)
 kind = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
-a = torch.randn(size, size).to(kind)
-b = torch.randn(size, size).to(kind)
+a = torch.randn(size, size, device=device).to(kind)
+b = torch.randn(size, size, device=device).to(kind)
+wait = torch.cuda.synchronize if a.is_cuda else (lambda: None)
 torch.matmul(a, b)
+wait()
 rates = []
 for _ in range(steps):
     start, units = time.perf_counter(), 0
     while True:
         torch.matmul(a, b)
+        wait()
         units += 1
         if time.perf_counter() - start >= step_seconds:
             break
@@ -55,7 +61,7 @@ def run_mlb(opts, pin, outdir):
 
 
 def run_python(opts, pin):
-    settings = json.dumps([opts.size, opts.precision, opts.steps, opts.step_seconds, opts.threads])
+    settings = json.dumps([opts.size, opts.precision, opts.steps, opts.step_seconds, opts.threads, "cpu"])
     done = subprocess.run(pin + [sys.executable, "-c", PYTHON_SIDE, settings], capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"the PyTorch side failed:\n{done.stderr}")

@@ -5,10 +5,16 @@ Each workload is the original suite's model with the same sizes, optimizer,
 seed, thread count and step count as the mlb plugin it is compared with
 (see docs/workloads.md). Timing follows mlb's worker: `repeat` observations of
 `number` steps, the first `skip` excluded; throughput = items per observation /
-mean observation time.
+mean observation time. Every step reads its loss back (`.item()`), which
+waits for the device, as mlb's worker checks every step's loss.
+
+`--device cuda:0` builds the model and its data on that GPU (under
+`torch.device`, which is left before the timed steps: its mode would add
+Python overhead to every call) and turns cuDNN's autotuner on, as mlb's
+convnet does on a GPU.
 
     reference.py WORKLOAD --config '{"batch_size": 256, ...}' --threads 1 --seed 0 \
-        --repeat 20 --number 100 --skip 5
+        --repeat 20 --number 100 --skip 5 [--device cuda:0]
 
 Prints one JSON object: {"workload", "items_per_sec", "items", "mean_s", "loss"}.
 """
@@ -36,7 +42,7 @@ def toy_reg(config):
     powers = torch.arange(1, 5, dtype=torch.float)
 
     def step():
-        x = torch.randn(batch, 1)
+        x = torch.randn(batch, 1, device=w_target.device)
         features = x.pow(powers)
         y = torch.addmm(b_target, features, w_target)
         loss = F.smooth_l1_loss(fc(features), y)
@@ -60,10 +66,8 @@ class Sequence(nn.Module):
 
     def forward(self, input):
         outputs = []
-        h_t = torch.zeros(input.size(0), 51, dtype=input.dtype)
-        c_t = torch.zeros(input.size(0), 51, dtype=input.dtype)
-        h_t2 = torch.zeros(input.size(0), 51, dtype=input.dtype)
-        c_t2 = torch.zeros(input.size(0), 51, dtype=input.dtype)
+        h_t, c_t, h_t2, c_t2 = (torch.zeros(input.size(0), 51, dtype=input.dtype, device=input.device)
+                                for _ in range(4))
         for input_t in input.split(1, dim=1):
             h_t, c_t = self.lstm1(input_t, (h_t, c_t))
             h_t2, c_t2 = self.lstm2(h_t, (h_t2, c_t2))
@@ -116,7 +120,7 @@ def vae(config):
     opt = torch.optim.Adam(model.parameters(), lr=lr)
 
     def step():
-        index = torch.randint(images.size(0), (batch,))
+        index = torch.randint(images.size(0), (batch,), device=images.device)
         x = images.index_select(0, index).float() / 255.0
         recon, mu, logvar = model(x)
         bce = F.binary_cross_entropy(recon, x, reduction="sum")
@@ -130,36 +134,105 @@ def vae(config):
     return step
 
 
+# ---------------------------------------------------------------- half precision
+class MasterWeights:
+    """Half precision as mlb's `amp::MasterWeights` trains it (convnet_fp16,
+    wlmfp16): the model's parameters in float16, a float32 copy of each
+    that plain SGD updates, the loss multiplied by a static scale before the
+    backward pass and the gradients divided by it, in float32, after."""
+
+    def __init__(self, model, lr, config, default_scale):
+        scale = config.get("loss_scale", default_scale)
+        if scale == "dynamic":
+            raise SystemExit("the reference implements a static loss_scale only")
+        self.params = list(model.parameters())
+        self.master = [p.detach().float() for p in self.params]
+        self.lr, self.scale = lr, float(scale)
+
+    def backward(self, loss):
+        """Back-propagates `loss` (float32) times the scale; the float32
+        gradients, unscaled."""
+        for p in self.params:
+            p.grad = None
+        (loss * self.scale).backward()
+        return [p.grad.float() / self.scale for p in self.params]
+
+    def sgd_step(self, grads):
+        """`master -= lr * grad`, copied into the half model."""
+        with torch.no_grad():
+            for p, m, g in zip(self.params, self.master, grads):
+                m.add_(g, alpha=-self.lr)
+                p.copy_(m)
+
+
+def clip_(grads, max_norm):
+    """Scales `grads` in place so that their total norm is at most
+    `max_norm`, as `clip_grad_norm_` does for parameters."""
+    total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+    coefficient = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+    for g in grads:
+        g.mul_(coefficient)
+
+
 # ---------------------------------------------------------------- convnet
 class BasicBlock(nn.Module):
-    def __init__(self, c_in, c_out, stride):
+    expansion = 1
+
+    def __init__(self, c_in, width, stride):
         super().__init__()
-        self.conv1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(c_out)
-        self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(c_out)
-        self.downsample = nn.Sequential()
-        if stride != 1 or c_in != c_out:
-            self.downsample = nn.Sequential(nn.Conv2d(c_in, c_out, 1, stride, bias=False), nn.BatchNorm2d(c_out))
+        self.conv1 = nn.Conv2d(c_in, width, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(width)
+        self.conv2 = nn.Conv2d(width, width, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(width)
+        self.downsample = downsample(c_in, width, stride)
 
     def forward(self, x):
         y = self.bn2(self.conv2(F.relu(self.bn1(self.conv1(x)))))
         return F.relu(self.downsample(x) + y)
 
 
-class ResNet18(nn.Module):
-    """ResNet-18 as torchvision (and tch's vision::resnet) define it."""
+class Bottleneck(nn.Module):
+    """ResNet-50's block, the stride on the 3x3 convolution (torchvision's
+    and tch's)."""
 
-    def __init__(self, classes):
+    expansion = 4
+
+    def __init__(self, c_in, width, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c_in, width, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(width)
+        self.conv2 = nn.Conv2d(width, width, 3, stride, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(width)
+        self.conv3 = nn.Conv2d(width, 4 * width, 1, bias=False)
+        self.bn3 = nn.BatchNorm2d(4 * width)
+        self.downsample = downsample(c_in, 4 * width, stride)
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn3(self.conv3(F.relu(self.bn2(self.conv2(y)))))
+        return F.relu(self.downsample(x) + y)
+
+
+def downsample(c_in, c_out, stride):
+    if stride == 1 and c_in == c_out:
+        return nn.Sequential()
+    return nn.Sequential(nn.Conv2d(c_in, c_out, 1, stride, bias=False), nn.BatchNorm2d(c_out))
+
+
+class ResNet(nn.Module):
+    """ResNet as torchvision (and tch's vision::resnet) define it."""
+
+    def __init__(self, block, counts, classes):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
         self.bn1 = nn.BatchNorm2d(64)
         layers, c_in = [], 64
-        for c_out, stride in [(64, 1), (128, 2), (256, 2), (512, 2)]:
-            layers += [BasicBlock(c_in, c_out, stride), BasicBlock(c_out, c_out, 1)]
-            c_in = c_out
+        for width, count, stride in zip([64, 128, 256, 512], counts, [1, 2, 2, 2]):
+            for i in range(count):
+                layers.append(block(c_in, width, stride if i == 0 else 1))
+                c_in = width * block.expansion
         self.layers = nn.Sequential(*layers)
-        self.fc = nn.Linear(512, classes)
+        self.fc = nn.Linear(c_in, classes)
 
     def forward(self, x):
         x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 3, 2, 1)
@@ -167,36 +240,62 @@ class ResNet18(nn.Module):
         return self.fc(x)
 
 
-def convnet(config):
-    if config.get("arch", "resnet18") != "resnet18":
-        raise SystemExit("the reference implements resnet18 only")
-    batch, lr = arg(config, "batch_size", 64), arg(config, "lr", 0.1)
+ARCHS = {
+    "resnet18": (BasicBlock, [2, 2, 2, 2]),
+    "resnet34": (BasicBlock, [3, 4, 6, 3]),
+    "resnet50": (Bottleneck, [3, 4, 6, 3]),
+    "resnet101": (Bottleneck, [3, 4, 23, 3]),
+    "resnet152": (Bottleneck, [3, 8, 36, 3]),
+}
+
+
+def convnet(config, half=False):
+    arch = config.get("arch", "resnet101")
+    if arch not in ARCHS:
+        raise SystemExit(f"unknown arch {arch}: one of {', '.join(ARCHS)}")
+    batch, lr = arg(config, "batch_size", 128 if half else 64), arg(config, "lr", 0.1)
     classes, size = arg(config, "classes", 1000), arg(config, "image_size", 224)
-    model = ResNet18(classes).train()
-    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    model = ResNet(*ARCHS[arch], classes).train()
     images = torch.randn(batch, 3, size, size)
     labels = torch.randint(0, classes, (batch,))
+    if half:
+        model.half()
+        images = images.half()
+        master = MasterWeights(model, lr, config, 128)
+    else:
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
 
     def step():
-        loss = F.cross_entropy(model(images), labels)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        loss = F.cross_entropy(model(images).float(), labels)
+        if half:
+            master.sgd_step(master.backward(loss))
+        else:
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
         return batch, loss.item()
 
     step.model, step.data = model, (images, labels)
     return step
 
 
+def convnet_fp16(config):
+    return convnet(config, half=True)
+
+
 def convnet_ddp(config):
-    """convnet as one rank of a DistributedDataParallel group (Gloo), the
-    group read from torchrun's variables: each rank its own batch."""
+    """convnet as one rank of a DistributedDataParallel group, the group
+    read from torchrun's variables: each rank its own batch. `backend` as
+    mlb's: `auto` (the default) is NCCL for a model on a GPU, Gloo on the
+    CPU."""
     import torch.distributed as dist
 
-    dist.init_process_group("gloo")
+    backend = config.get("backend", "auto")
     step_of = convnet(config)
     model = step_of.model
-    ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=25)
+    on_gpu = next(model.parameters()).is_cuda
+    dist.init_process_group(("nccl" if on_gpu else "gloo") if backend == "auto" else backend)
+    ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=arg(config, "bucket_mb", 25))
     opt = torch.optim.SGD(ddp.parameters(), lr=arg(config, "lr", 0.1))
     images, labels = step_of.data
 
@@ -243,7 +342,7 @@ def dcgan(config):
         net_d.zero_grad()
         err_real = criterion(net_d(real).view(-1), real_label)
         err_real.backward()
-        noise = torch.randn(batch, nz, 1, 1)
+        noise = torch.randn(batch, nz, 1, 1, device=real.device)
         fake = net_g(noise)
         err_fake = criterion(net_d(fake.detach()).view(-1), fake_label)
         err_fake.backward()
@@ -275,17 +374,23 @@ class RNNModel(nn.Module):
         return self.decoder(self.drop(output)), hidden
 
 
-def wlm(config):
-    batch, bptt = arg(config, "batch_size", 64), arg(config, "bptt", 35)
+def wlm(config, half=False):
+    batch, bptt = arg(config, "batch_size", 128 if half else 64), arg(config, "bptt", 35)
     emsize, nhid, nlayers = arg(config, "emsize", 656), arg(config, "nhid", 656), arg(config, "nlayers", 2)
     dropout, lr, clip = arg(config, "dropout", 0.5), arg(config, "lr", 20.0), arg(config, "clip", 0.25)
     vocab, tokens = arg(config, "vocab", 33278), arg(config, "corpus_tokens", 2088628)
     corpus = torch.multinomial(1.0 / torch.arange(1, vocab + 1, dtype=torch.float), tokens, replacement=True)
     rows = corpus.size(0) // batch
     source = corpus.narrow(0, 0, rows * batch).view(batch, -1).t().contiguous()
-    model = RNNModel(vocab, emsize, nhid, nlayers, dropout).train()
+    # mlb pads the half model's vocabulary to a multiple of 8 (tensor cores).
+    ntokens = (vocab + 7) // 8 * 8 if half else vocab
+    model = RNNModel(ntokens, emsize, nhid, nlayers, dropout).train()
     criterion = nn.CrossEntropyLoss()
     hidden = torch.zeros(nlayers, batch, nhid)
+    if half:
+        model.half()
+        hidden = hidden.half()
+        master = MasterWeights(model, lr, config, 128)
     state = {"i": 0, "hidden": hidden}
 
     def step():
@@ -297,18 +402,27 @@ def wlm(config):
         model.zero_grad()
         output, hidden = model(data, state["hidden"].detach())
         state["hidden"] = hidden
-        loss = criterion(output.view(-1, vocab), target)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-        for p in model.parameters():
-            p.data.add_(p.grad, alpha=-lr)
+        loss = criterion(output.view(-1, ntokens).float(), target)
+        if half:
+            grads = master.backward(loss)
+            clip_(grads, clip)
+            master.sgd_step(grads)
+        else:
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+            for p in model.parameters():
+                p.data.add_(p.grad, alpha=-lr)
         return batch, loss.item()
 
     return step
 
 
-WORKLOADS = {"toy_reg": toy_reg, "toy_lstm": toy_lstm, "vae": vae, "convnet": convnet, "convnet_ddp": convnet_ddp,
-             "dcgan": dcgan, "wlm": wlm}
+def wlmfp16(config):
+    return wlm(config, half=True)
+
+
+WORKLOADS = {"toy_reg": toy_reg, "toy_lstm": toy_lstm, "vae": vae, "convnet": convnet, "convnet_fp16": convnet_fp16,
+             "convnet_ddp": convnet_ddp, "dcgan": dcgan, "wlm": wlm, "wlmfp16": wlmfp16}
 
 
 def main():
@@ -320,14 +434,26 @@ def main():
     parser.add_argument("--repeat", type=int, required=True)
     parser.add_argument("--number", type=int, required=True)
     parser.add_argument("--skip", type=int, required=True)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda:N")
     args = parser.parse_args()
     if args.repeat <= args.skip:
         parser.error("repeat must be greater than skip")
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    step = WORKLOADS[args.workload](json.loads(args.config))
+    step = build_on(args.device, WORKLOADS[args.workload], json.loads(args.config))
     print(json.dumps(dict(workload=args.workload, **measure(step, args.repeat, args.number, args.skip))))
+
+
+def build_on(device, build, *args):
+    """`build(*args)` with the tensors it makes on `device` (cuDNN's
+    autotuner on for a GPU); the step it returns runs outside the
+    `torch.device` mode."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        torch.backends.cudnn.benchmark = True
+    with device:
+        return build(*args)
 
 
 def measure(step, repeat, number, skip):

@@ -32,16 +32,24 @@ GOALS = {"toy_reg": 1.5, "toy_lstm": 1.5}
 def run_mlb(root, pin, name, args, threads, seed, repeat, number, skip):
     config = dict(args, repeat=repeat, number=number, skip=skip, seed=seed)
     binary = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target"), "release")
+    report = worker_report(os.path.join(binary, "mlb"), os.path.join(binary, "libmlb_torch.so"), name, config, threads,
+                           "cpu", pin)
+    return report["train_item"]["avg"], report["provenance"]["heap"]
+
+
+def worker_report(mlb, plugin, name, config, threads, device, pin=()):
+    """The report of one instance of workload `name` of `plugin` through
+    `mlb worker` on `device` (`cpu`, `cuda:0`), its command prefixed by
+    `pin`; exits with the worker's output when it fails."""
     with tempfile.TemporaryDirectory() as outdir:
-        cmd = pin + [os.path.join(binary, "mlb"), "worker", "--plugin", os.path.join(binary, "libmlb_torch.so"),
-                     "--workload", name, "--config", json.dumps(config), "--threads", str(threads), "--device", "cpu", "--outdir", outdir]
+        cmd = list(pin) + [mlb, "worker", "--plugin", plugin, "--workload", name, "--config", json.dumps(config),
+                           "--threads", str(threads), "--device", device, "--outdir", outdir]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"mlb worker failed for {name}:\n{done.stdout}\n{done.stderr}")
         (report,) = [f for f in os.listdir(outdir) if f.endswith(".json")]
         with open(os.path.join(outdir, report)) as f:
-            report = json.load(f)
-            return report["train_item"]["avg"], report["provenance"]["heap"]
+            return json.load(f)
 
 
 def run_python(root, pin, name, args, threads, seed, repeat, number, skip):

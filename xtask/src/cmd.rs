@@ -15,6 +15,10 @@ pub enum Error {
     Io { path: PathBuf, source: std::io::Error },
     #[error("the smoke suite's reports did not read the prepared data: {0}")]
     Data(String),
+    #[error("the GPU pack: {0}")]
+    Pack(String),
+    #[error("the GPU check in CPU mode: {0}")]
+    GpuCheck(String),
     #[error("the {tier} tier failed: {source}")]
     Tier { tier: &'static str, source: Box<Error> },
 }

@@ -1,12 +1,15 @@
 //! `cargo xtask`: the one entry point that builds mlb and runs what needs a
-//! build (the test tiers, the smoke suite, the benches), so that each job
-//! builds through [`build::build`] instead of a `cargo build` of its own.
+//! build (the test tiers, the smoke suite, the benches, the GPU pack), so
+//! that each job builds through [`build::build`] instead of a `cargo build`
+//! of its own.
 //! `scripts/main.sh` and `scripts/test.sh` are thin callers of it.
 
 mod build;
 mod cmd;
 mod data_check;
 mod dist;
+mod gpu_check;
+mod gpu_pack;
 mod smoke;
 mod tiers;
 
@@ -55,6 +58,13 @@ enum Task {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Writes the folder a GPU host runs mlb's GPU check from: the release,
+    /// bench/gpu-check and the PyTorch references (docs/gpu-check.md).
+    GpuPack {
+        /// The folder (relative to the workspace), new, empty or an earlier pack.
+        #[arg(long, default_value = "gpu-pack")]
+        out: PathBuf,
+    },
 }
 
 /// The benches that need more than `cargo bench` (a full install, a cluster).
@@ -79,6 +89,7 @@ fn main() -> ExitCode {
             let out = out.map_or_else(|| build::target_dir(&root).join("dist"), |out| root.join(out));
             dist::dist(&root, &out).map(drop)
         }
+        Task::GpuPack { out } => gpu_pack::pack(&root, &root.join(out)).map(drop),
         Task::Bench { bench: Bench::Launcher, args } => build::build(&root, build::Set::Everything).and_then(|built| {
             cmd::run(
                 built

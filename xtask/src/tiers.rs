@@ -6,6 +6,7 @@
 
 use crate::build::{self, Set};
 use crate::cmd::{self, Env, Error};
+use crate::gpu_check;
 use crate::smoke;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -29,8 +30,10 @@ pub enum Tier {
     /// The HTML report in a headless Chromium (scripts/setup-chromium.sh).
     Browser,
     /// The libtorch workloads: the whole workspace built in the PyTorch
-    /// environment, then mlb-torch's tests in release, then the launcher's
-    /// tests that run Python in the PyTorch venv (nextest group `torch`).
+    /// environment, the GPU check in CPU mode from its pack
+    /// (xtask/src/gpu_check.rs), then mlb-torch's tests in release, then the
+    /// launcher's tests that run Python in the PyTorch venv (nextest group
+    /// `torch`).
     Torch,
     /// The smoke suite on prepared data (`cargo xtask smoke --check-data`).
     Smoke,
@@ -165,13 +168,18 @@ const LEARNING: &str = "test(/learns|loss_decreases|_falls$|_falls_below|_rises$
 const MKL_PATHS: [(&str, &str); 2] = [("MKL_CBWR", "COMPATIBLE"), ("MKL_ENABLE_INSTRUCTIONS", "AVX2")];
 
 /// The torch tier: the whole workspace built in release in the PyTorch
-/// environment; mlb-torch's tests, then its learning tests under each of
-/// [`MKL_PATHS`], then its doc tests; then the launcher's tests that run
-/// Python in the venv (group `torch`).
+/// environment; the GPU check in CPU mode, from its pack
+/// ([`gpu_check::cpu_mode`]); mlb-torch's tests, then its learning tests
+/// under each of [`MKL_PATHS`], then its doc tests; then the launcher's
+/// tests that run Python in the venv (group `torch`).
 fn torch(root: &Path, env: &Env) -> Result<(), Error> {
     // The libtorch tests load the release library and `mlb` of the one
     // build, so they run in release, in the build's environment.
     let built = build::build(root, Set::Everything)?;
+    // Right after the build, whose artifacts the pack takes: mlb-torch's
+    // tests, built by package, build the library again with the features
+    // their dependencies unify to, and the pack's build would then redo it.
+    gpu_check::cpu_mode(root, &built.env)?;
     ensure_nextest(root)?;
     // One test at a time, each in a process of its own: libtorch's CPU
     // generator is one per process (a seeded test that learns, cart's,

@@ -2,12 +2,13 @@
 """PyTorch (Python, eager) reference of mlb's `gpt` workload, for the parity
 benchmark: the same model written independently (RMSNorm, rotary positions,
 SwiGLU, fused causal attention, tied embeddings), AdamW with warm-up and
-cosine decay, gradient clipping, autocast for bf16, on synthetic tokens.
+cosine decay, gradient clipping, autocast for bf16 and fp16 (with
+`GradScaler`'s dynamic loss scaling for fp16), on synthetic tokens.
 Timing follows mlb's worker: `repeat` observations of `number` steps, the
 first `skip` excluded; throughput = items per observation / mean time.
 
     reference.py --config '{"size": "tiny", "precision": "bf16", ...}' --threads 1 --seed 0 \
-        --repeat 6 --number 2 --skip 2 [--compile]
+        --repeat 6 --number 2 --skip 2 [--compile] [--device cuda:0]
     reference.py --config '{...}' --flops
 
 Prints one JSON object: {"workload", "items_per_sec", "tokens_per_sec",
@@ -18,12 +19,18 @@ one training step (forward and backward) counted by PyTorch's
 import argparse
 import json
 import math
-import time
+import os
+import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from reference import build_on, measure  # noqa: E402  (bench/parity/reference.py)
+
+# The autocast type of each precision (none: float32 throughout).
+AUTOCAST = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 SIZES = {"tiny": (2, 2, 64, 64), "124m": (12, 12, 768, 1024), "350m": (24, 16, 1024, 1024), "1.3b": (24, 16, 2048, 1024)}
 
 
@@ -123,8 +130,8 @@ def build(config, compile_model=False):
     vocab, batch = int(config.get("vocab", 50304)), int(config.get("batch_size", 8))
     accumulate = int(config.get("accumulate", 1))
     precision = config.get("precision", "bf16")
-    if precision not in ("fp32", "bf16"):
-        raise SystemExit(f"reference.py runs fp32 and bf16 on the CPU, not {precision}")
+    if precision not in AUTOCAST:
+        raise SystemExit(f"reference.py runs {', '.join(AUTOCAST)}, not {precision}")
     peak, warmup, decay = float(config.get("lr", 6e-4)), int(config.get("warmup", 100)), int(config.get("decay_steps", 5000))
     model = GPT(vocab, layers, heads, width, seq_len, bool(config.get("tied", True)))
     norms = [p for n, p in model.named_parameters() if n.endswith("norm.weight")]
@@ -134,6 +141,7 @@ def build(config, compile_model=False):
     forward = torch.compile(model) if compile_model else model
     stream = (torch.arange(vocab, dtype=torch.float) + 1).reciprocal().multinomial(1 << 20, replacement=True)
     clip = float(config.get("clip", 1.0))
+    scaler = torch.amp.GradScaler(stream.device.type, enabled=precision == "fp16")
     state = {"step": 0}
 
     def batch_of():
@@ -142,10 +150,9 @@ def build(config, compile_model=False):
         return windows[:, :-1], windows[:, 1:]
 
     def loss_of(tokens, targets):
-        if precision == "bf16":
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                return forward(tokens, targets)
-        return forward(tokens, targets)
+        dtype = AUTOCAST[precision]
+        with torch.autocast(tokens.device.type, dtype=dtype, enabled=dtype is not None):
+            return forward(tokens, targets)
 
     def step():
         for g in opt.param_groups:
@@ -155,10 +162,12 @@ def build(config, compile_model=False):
         for _ in range(accumulate):
             tokens, targets = batch_of()
             loss = loss_of(tokens, targets) / accumulate
-            loss.backward()
+            scaler.scale(loss).backward()
             total += loss.detach()
+        scaler.unscale_(opt)
         torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-        opt.step()
+        scaler.step(opt)
+        scaler.update()
         state["step"] += 1
         return batch * accumulate, float(total)
 
@@ -190,6 +199,7 @@ def main():
     parser.add_argument("--skip", type=int, default=2)
     parser.add_argument("--compile", action="store_true", help="torch.compile the model")
     parser.add_argument("--flops", action="store_true", help="count one step's FLOPs and exit")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda:N")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -197,23 +207,10 @@ def main():
     if args.flops:
         print(json.dumps({"flops_per_item": count_flops(config)}))
         return
-    step, _ = build(config, args.compile)
-    times, items, loss = [], 0, float("nan")
-    for r in range(args.repeat):
-        start = time.perf_counter()
-        n = 0
-        for _ in range(args.number):
-            k, loss = step()
-            n += k
-        elapsed = time.perf_counter() - start
-        if r >= args.skip:
-            times.append(elapsed)
-            items = n
-    mean = sum(times) / len(times)
+    step, _ = build_on(args.device, build, config, args.compile)
+    timed = measure(step, args.repeat, args.number, args.skip)
     seq_len = int(config.get("seq_len", SIZES[config.get("size", "124m")][3]))
-    print(json.dumps({"workload": "gpt", "items_per_sec": items / mean, "tokens_per_sec": items * seq_len / mean,
-                      "items": items, "mean_s": mean, "loss": loss}))
-
+    print(json.dumps({"workload": "gpt", "tokens_per_sec": timed["items_per_sec"] * seq_len, **timed}))
 
 if __name__ == "__main__":
     main()

@@ -15,7 +15,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -42,17 +41,9 @@ def reference(pin, args, threads, seed, repeat, number, skip, *extra):
 
 def mlb_report(root, args):
     """mlb's report of one short gpt run (for its flops_per_item)."""
-    config = dict(args, repeat=2, number=1, skip=1)
     binary = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(root, "target"), "release")
-    with tempfile.TemporaryDirectory() as outdir:
-        cmd = [os.path.join(binary, "mlb"), "worker", "--plugin", os.path.join(binary, "libmlb_torch.so"), "--workload",
-               "gpt", "--config", json.dumps(config), "--threads", "1", "--device", "cpu", "--outdir", outdir]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit(f"mlb worker failed for gpt:\n{done.stdout}\n{done.stderr}")
-        (report,) = [f for f in os.listdir(outdir) if f.endswith(".json")]
-        with open(os.path.join(outdir, report)) as f:
-            return json.load(f)
+    return harness.worker_report(os.path.join(binary, "mlb"), os.path.join(binary, "libmlb_torch.so"), "gpt",
+                                 dict(args, repeat=2, number=1, skip=1), 1, "cpu")
 
 
 def main():

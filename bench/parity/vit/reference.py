@@ -9,7 +9,8 @@ warm-up then cosine decay to a tenth, clipping at norm 1; `precision` fp32,
 bf16 or fp16 as autocast (float32 weights), as mlb does. `--compile` runs
 the model through torch.compile (for information). Timing as mlb's worker.
 
-    reference.py --config '{"size": "tiny", ...}' --threads 1 --seed 0 --repeat 6 --number 2 --skip 1 [--compile]
+    reference.py --config '{"size": "tiny", ...}' --threads 1 --seed 0 --repeat 6 --number 2 --skip 1 \
+        [--compile] [--device cuda:0]
 
 Prints one JSON object: {"items_per_sec", "items", "mean_s", "loss"}.
 """
@@ -24,7 +25,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from reference import measure  # noqa: E402  (bench/parity/reference.py)
+from reference import build_on, measure  # noqa: E402  (bench/parity/reference.py)
 
 SIZES = {"tiny": (12, 3, 192), "small": (12, 6, 384), "base": (12, 12, 768)}
 
@@ -72,8 +73,8 @@ def vit(config, compile_model):
     model = ViT(layers, heads, width, image, patch, classes).train()
     forward = torch.compile(model) if compile_model else model
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05)
-    scaler = torch.amp.GradScaler("cpu", enabled=dtype == torch.float16)
     images, labels = torch.randn(batch, 3, image, image), torch.randint(0, classes, (batch,))
+    scaler = torch.amp.GradScaler(images.device.type, enabled=dtype == torch.float16)
     step_no = [0]
 
     def rate(step):
@@ -83,7 +84,7 @@ def vit(config, compile_model):
         return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t)))
 
     def step():
-        with torch.autocast("cpu", dtype=dtype, enabled=dtype is not None):
+        with torch.autocast(images.device.type, dtype=dtype, enabled=dtype is not None):
             logits = forward(images)
         loss = F.cross_entropy(logits.float(), labels)
         opt.zero_grad()
@@ -109,11 +110,13 @@ def main():
     parser.add_argument("--number", type=int, required=True)
     parser.add_argument("--skip", type=int, required=True)
     parser.add_argument("--compile", action="store_true", help="the model through torch.compile")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda:N")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    step = vit(json.loads(args.config), args.compile)
+    step = build_on(args.device, vit, json.loads(args.config), args.compile)
     print(json.dumps(measure(step, args.repeat, args.number, args.skip)))
+
 
 if __name__ == "__main__":
     main()
