@@ -1,5 +1,5 @@
 //! `mlb accept` on real runs (docs/accept.md): spin in real cgroup slots
-//! with one slot crowded by busy processes pinned to its CPUs, and on the
+//! with one slot held to a quarter of a CPU by a CPU quota, and on the
 //! two-node Slurm test cluster with one node's instances capped by a CPU
 //! quota. A clean run gives the targets and the baseline; the slowed run
 //! fails the per-GPU (per-node) rule naming the slot (node) and the
@@ -18,7 +18,7 @@
 use crate::common;
 
 use common::launcher::{output_of, root_or_skip, Launches};
-use common::slowdown::{crowd_slot, Shield, Throttle};
+use common::slowdown::{slow_slot, Shield, Throttle};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -107,12 +107,11 @@ fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes(
     ]);
     assert_ran(&derive, "mlb targets derive");
 
-    // Slot 1 (device 1) shares its CPUs with busy loops that weigh as much
-    // as the run: it keeps about a third of them, at any load (`crowd_slot`).
+    // Slot 1 (device 1) gets a quarter of one CPU (`slow_slot`), at any load.
     let child = l.command(&jobs, &run("slowed"), &slots).spawn().unwrap();
-    let crowd = crowd_slot(&l.suite, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));
+    let quota = slow_slot(&l.suite, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));
     let slowed = output_of(child);
-    drop(crowd);
+    drop(quota);
     assert_ran(&slowed, "the slowed run");
 
     let per_gpu = rules(&l, "per-gpu.yaml", PER_GPU);

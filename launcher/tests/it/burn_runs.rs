@@ -1,6 +1,6 @@
 //! `mlb burn` on real slots (docs/burn.md): gemm and membw of the libtorch
-//! plugin in real cgroup slots, one slot crowded by busy processes pinned to
-//! its CPUs, and on the two-node Slurm test cluster with one node's
+//! plugin in real cgroup slots, one slot held to a quarter of a CPU by a
+//! CPU quota, and on the two-node Slurm test cluster with one node's
 //! instances capped by a CPU quota. The slowed slot (node) is named and the
 //! burn exits 1; unloaded, it exits 0. The all-reduce check across two
 //! slots of this host: its figures on loopback (not judged), and a link
@@ -15,7 +15,7 @@
 use crate::common;
 
 use common::launcher::{output_of, root_or_skip, LOCK_VAR};
-use common::slowdown::{crowd_slot, Shield, Throttle};
+use common::slowdown::{slow_slot, Shield, Throttle};
 use mlb::isolation::Isolation;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -70,8 +70,8 @@ fn a_crowded_slot_fails_the_burn_by_name_and_an_unloaded_burn_passes() {
     let run = |name: &str| dir.path().join(name);
     // A tolerance of 0.8, not the default 0.9: on two CPUs the launcher, its
     // telemetry and the test share the slots' CPUs, and an unloaded burn
-    // measured one slot's gemm at 0.89 of the other's. The crowded slot
-    // stays far below (a quarter of its CPU unloaded, about half at load 8).
+    // measured one slot's gemm at 0.89 of the other's. The slowed slot gets
+    // a quarter of its CPU.
     let burn = |out: &PathBuf| {
         let mut c = Command::new(common::mlb());
         c.args(burn_args(plugins.path(), out, &["--devices", "2", "--tolerance", "0.8"]));
@@ -80,12 +80,12 @@ fn a_crowded_slot_fails_the_burn_by_name_and_an_unloaded_burn_passes() {
         c
     };
 
-    // Slot 1 (device 1) shares its CPU with busy loops (`crowd_slot`).
+    // Slot 1 (device 1) gets a quarter of one CPU (`slow_slot`).
     let _shield = Shield::suite(SUITE);
     let child = burn(&run("slowed")).spawn().unwrap();
-    let crowd = crowd_slot(SUITE, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));
+    let quota = slow_slot(SUITE, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));
     let slowed = output_of(child);
-    drop(crowd);
+    drop(quota);
     assert_eq!(slowed.status.code(), Some(1), "{}", said(&slowed));
     let (failed, verdicts) = failed_slots(&run("slowed"));
     assert_eq!(failed, ["1"], "only the crowded slot fails:\n{verdicts:#}");

@@ -1,21 +1,15 @@
-//! Real slowdowns of one slot or one node, for the acceptance tests: busy
-//! processes pinned to a slot's CPUs (they compete with its instance, as a
-//! neighbour's stray job would), and a CPU quota (cgroup v1 `cpu`
-//! controller) put on the instances of one Slurm node (whose two test nodes
-//! share this machine's CPUs, so pinning alone would slow both).
+//! Real slowdowns of one slot or one node, for the acceptance tests: a CPU
+//! quota (cgroup v1 `cpu` controller) put on the instances of one slot, or
+//! of one Slurm node (whose two test nodes share this machine's CPUs).
 //!
 //! Tests that compare slots must also hold on a machine others load (load
 //! average 8 on 2 CPUs): the kernel spreads those unpinned processes
 //! unevenly over the CPUs, and two clean slots were measured 0.54 apart. A
 //! [`Shield`] gives the run's groups the largest CPU weight, so that the
-//! others get a small part of any CPU a slot wants, and the crowd of
-//! [`crowd_slot`] gets the same weight, so that it still takes a fixed part
-//! of its slot's CPUs whatever else runs.
+//! others get a small part of any CPU a slot wants.
 
-use super::launcher::wait_until;
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -66,7 +60,7 @@ impl Worker {
 }
 
 /// The CPU weight (`cpu.shares`, cgroup v1's largest) of a shielded run's
-/// group and of a crowd: against it, each process outside weighs 1024, so
+/// group and of the test's watching threads: against it, each process outside weighs 1024, so
 /// eight of them take about 3% of a CPU a shielded slot wants.
 const SHIELD_SHARES: u64 = 262_144;
 
@@ -103,18 +97,12 @@ impl CpuGroup {
     }
 
     /// Moves the calling thread alone into it (cgroup v1 places threads
-    /// one by one through `tasks`); processes it starts from then on begin
-    /// in it too.
+    /// one by one through `tasks`).
     fn join(&self) {
-        join_thread(&self.0);
+        let me = std::fs::read_link("/proc/thread-self").expect("/proc/thread-self names this thread");
+        let tid = me.file_name().unwrap().to_string_lossy().into_owned();
+        std::fs::write(self.0.join("tasks"), &tid).unwrap_or_else(|e| panic!("move thread {tid} to {:?}: {e}", self.0));
     }
-}
-
-/// Moves the calling thread into the `cpu` group `dir`.
-fn join_thread(dir: &Path) {
-    let me = std::fs::read_link("/proc/thread-self").expect("/proc/thread-self names this thread");
-    let tid = me.file_name().unwrap().to_string_lossy().into_owned();
-    std::fs::write(dir.join("tasks"), &tid).unwrap_or_else(|e| panic!("move thread {tid} to {}: {e}", dir.display()));
 }
 
 impl Drop for CpuGroup {
@@ -198,59 +186,17 @@ impl Shield {
     }
 }
 
-/// Busy loops pinned (taskset) to a slot's CPUs, in a `cpu` group of the
-/// weight of a shielded run; killed, and their group removed, when dropped.
-pub struct Crowd {
-    spinners: Vec<Child>,
-    /// Removed after the loops are killed (fields drop after `drop`).
-    _group: CpuGroup,
-}
+/// The share of one CPU a slowed slot's instances get ([`slow_slot`]).
+const SLOWED_SHARE: f64 = 0.25;
 
-impl Crowd {
-    /// Two loops per CPU of `cpus` (a cpuset list), so that each CPU has one
-    /// even while the other is between time slices, started by the calling
-    /// thread from within `group`, where they stay.
-    fn pinned(cpus: &str, group: CpuGroup) -> Crowd {
-        let count = 2 * mlb::linux::cpulist::parse(cpus).len().max(1);
-        let spin = |_| {
-            Command::new("taskset")
-                .args(["-c", cpus, "sh", "-c", "while :; do :; done"])
-                .stdin(Stdio::null())
-                .spawn()
-                .expect("taskset (util-linux) starts a busy loop")
-        };
-        let spinners = (0..count).map(spin).collect();
-        Crowd { spinners, _group: group }
-    }
-}
-
-impl Drop for Crowd {
-    fn drop(&mut self) {
-        for child in &mut self.spinners {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// Waits (at most a minute) for the first worker of `suite` that `pick`
-/// accepts and crowds its slot's CPUs ([`Crowd`]). Against a [`Shield`]ed
-/// run, the crowd and the slot's group weigh the same on those CPUs, so the
-/// slot keeps about a third of them (its run's weight is split over both
-/// slots' CPUs) at any load of the machine. The calling thread waits in the
-/// crowd's group, lest the load starve it past the instance's start, and
-/// goes back to the root group after.
-pub fn crowd_slot(suite: &str, pick: impl Fn(&Worker) -> bool) -> Crowd {
-    let group = CpuGroup::weighted("crowd");
-    group.join();
-    let mut cpus = None;
-    wait_until(Duration::from_secs(60), "the instance to slow down starts", || {
-        cpus = Worker::of_suite(suite).iter().find(|w| pick(w)).and_then(Worker::slot_cpus);
-        cpus.is_some()
-    });
-    let crowd = Crowd::pinned(&cpus.unwrap(), group);
-    join_thread(Path::new(CPU));
-    crowd
+/// Caps the instances of `suite` that `pick` accepts (one slot's) at a
+/// quarter of one CPU with a CPU quota, as soon as each appears. Busy loops
+/// pinned to the slot's CPUs took less from it than their weight says (a
+/// crowded slot measured 0.65 and 0.9 of a clean one on a quiet machine:
+/// when the other slot idles, the run's weight moves to the crowded one),
+/// while a quota takes the same part at any load.
+pub fn slow_slot(suite: &str, pick: impl Fn(&Worker) -> bool + Send + 'static) -> Throttle {
+    Throttle::workers("slot", SLOWED_SHARE, suite, pick)
 }
 
 /// A cgroup v1 `cpu` group capping its processes at a share of one CPU,
@@ -270,7 +216,7 @@ impl Throttle {
         let period = 100_000.0;
         group.set("cpu.cfs_period_us", period);
         group.set("cpu.cfs_quota_us", (period * share) as u64);
-        let _watcher = Watcher::new(suite, move |w| {
+        let _watcher = Watcher::weighted(suite, move |w| {
             if pick(w) {
                 group.add(w.pid as u32);
             }
