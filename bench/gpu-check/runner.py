@@ -126,6 +126,10 @@ def _child(step, context, paths):
     """The step's process: never returns."""
     code = 1
     try:
+        # A check started in the background (nohup, `&`, some CI runners)
+        # inherits SIGINT ignored, and so would the step and every program
+        # it starts: the interrupt at its limit must reach them.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         os.setpgid(0, 0)
         log = os.open(paths["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         os.dup2(log, 1)
