@@ -68,13 +68,14 @@ fn a_crowded_slot_fails_the_burn_by_name_and_an_unloaded_burn_passes() {
     let plugins = torch_plugin_dir();
     let dir = tempfile::tempdir().unwrap();
     let run = |name: &str| dir.path().join(name);
-    // A tolerance of 0.8, not the default 0.9: on two CPUs the launcher, its
+    // A tolerance of 0.7, not the default 0.9: on two CPUs the launcher, its
     // telemetry and the test share the slots' CPUs, and an unloaded burn
-    // measured one slot's gemm at 0.89 of the other's. The slowed slot gets
-    // a quarter of its CPU.
+    // measured one slot's gemm at 0.89 of the other's (clean accept runs of
+    // two slots: 0.89 to 1.0 on a 2-CPU virtual machine). The slowed slot
+    // gets a quarter of its CPU: about 0.25 of the clean one.
     let burn = |out: &PathBuf| {
         let mut c = Command::new(common::mlb());
-        c.args(burn_args(plugins.path(), out, &["--devices", "2", "--tolerance", "0.8"]));
+        c.args(burn_args(plugins.path(), out, &["--devices", "2", "--tolerance", "0.7"]));
         c.env(LOCK_VAR, dir.path().join("mlb.lock")).env("NO_COLOR", "1").env(BURNS_VAR, dir.path().join("burns"));
         c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         c
