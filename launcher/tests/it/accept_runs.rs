@@ -1,5 +1,5 @@
 //! `mlb accept` on real runs (docs/accept.md): spin in real cgroup slots
-//! with one slot held to a quarter of a CPU by a CPU quota, and on the
+//! with one slot held to a tenth of a CPU by a CPU quota, and on the
 //! two-node Slurm test cluster with one node's instances capped by a CPU
 //! quota. A clean run gives the targets and the baseline; the slowed run
 //! fails the per-GPU (per-node) rule naming the slot (node) and the
@@ -38,9 +38,9 @@ const RUNS: &str = "3";
 /// The share of the best (of the baseline, of the target) that every rule
 /// of these tests asks for. Clean runs of two slots on a quiet 2-CPU virtual
 /// machine measured one slot at 0.89 to 1.0 of the other (a 0.9 floor
-/// failed a clean rerun), while a slowed slot gets a quarter of a CPU
-/// against the clean one's whole CPU: 0.25, and its bench means
-/// (1 + 0.25) / 2 = 0.63 of clean. 0.75 lies well between both.
+/// failed a clean rerun), while a slowed slot gets a tenth of a CPU
+/// against the clean one's whole CPU: 0.1, and its bench means
+/// (1 + 0.1) / 2 = 0.55 of clean. 0.75 lies well between both.
 const FLOOR: f64 = 0.75;
 
 /// The rules file of one rule of kind `kind`, at [`FLOOR`] unless the rule
@@ -113,7 +113,7 @@ fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes(
     ]);
     assert_ran(&derive, "mlb targets derive");
 
-    // Slot 1 (device 1) gets a quarter of one CPU (`slow_slot`), at any load.
+    // Slot 1 (device 1) gets a tenth of one CPU (`slow_slot`), at any load.
     let child = l.command(&jobs, &run("slowed"), &slots).spawn().unwrap();
     let quota = slow_slot(&l.suite, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));
     let slowed = output_of(child);

@@ -1,5 +1,5 @@
 //! `mlb burn` on real slots (docs/burn.md): gemm and membw of the libtorch
-//! plugin in real cgroup slots, one slot held to a quarter of a CPU by a
+//! plugin in real cgroup slots, one slot held to a tenth of a CPU by a
 //! CPU quota, and on the two-node Slurm test cluster with one node's
 //! instances capped by a CPU quota. The slowed slot (node) is named and the
 //! burn exits 1; unloaded, it exits 0. The all-reduce check across two
@@ -72,7 +72,7 @@ fn a_crowded_slot_fails_the_burn_by_name_and_an_unloaded_burn_passes() {
     // telemetry and the test share the slots' CPUs, and an unloaded burn
     // measured one slot's gemm at 0.89 of the other's (clean accept runs of
     // two slots: 0.89 to 1.0 on a 2-CPU virtual machine). The slowed slot
-    // gets a quarter of its CPU: about 0.25 of the clean one.
+    // gets a tenth of a CPU: about 0.1 of the clean one.
     let burn = |out: &PathBuf| {
         let mut c = Command::new(common::mlb());
         c.args(burn_args(plugins.path(), out, &["--devices", "2", "--tolerance", "0.7"]));
@@ -81,7 +81,7 @@ fn a_crowded_slot_fails_the_burn_by_name_and_an_unloaded_burn_passes() {
         c
     };
 
-    // Slot 1 (device 1) gets a quarter of one CPU (`slow_slot`).
+    // Slot 1 (device 1) gets a tenth of one CPU (`slow_slot`).
     let _shield = Shield::suite(SUITE);
     let child = burn(&run("slowed")).spawn().unwrap();
     let quota = slow_slot(SUITE, |w| w.var("CUDA_VISIBLE_DEVICES") == Some("1"));

@@ -186,11 +186,21 @@ impl Shield {
     }
 }
 
-/// The share of one CPU a slowed slot's instances get ([`slow_slot`]).
-const SLOWED_SHARE: f64 = 0.25;
+/// The share of one CPU a slowed slot's instances get ([`slow_slot`]): a
+/// tenth, so that a bench's mean over a clean slot and a slowed one,
+/// (1 + 0.1) / 2 = 0.55 of a clean run, falls clearly below what clean runs
+/// measure (at a quarter, benches of spin measured 0.67 and 0.75, as high
+/// as a floor of 0.75).
+const SLOWED_SHARE: f64 = 0.1;
+
+/// The quota's period, microseconds: 20 ms, short against an observation
+/// of spin's (about 100 ms), so that every observation is slowed alike,
+/// and long enough that the smallest share asked for (0.05) is the
+/// kernel's smallest quota (1 ms).
+const PERIOD_US: f64 = 20_000.0;
 
 /// Caps the instances of `suite` that `pick` accepts (one slot's) at a
-/// quarter of one CPU with a CPU quota, as soon as each appears. Busy loops
+/// tenth of one CPU with a CPU quota, as soon as each appears. Busy loops
 /// pinned to the slot's CPUs took less from it than their weight says (a
 /// crowded slot measured 0.65 and 0.9 of a clean one on a quiet machine:
 /// when the other slot idles, the run's weight moves to the crowded one),
@@ -213,9 +223,8 @@ impl Throttle {
     /// workers of `suite` that `pick` accepts.
     pub fn workers(name: &str, share: f64, suite: &str, pick: impl Fn(&Worker) -> bool + Send + 'static) -> Throttle {
         let group = CpuGroup::new(&format!("throttle-{name}"));
-        let period = 100_000.0;
-        group.set("cpu.cfs_period_us", period);
-        group.set("cpu.cfs_quota_us", (period * share) as u64);
+        group.set("cpu.cfs_period_us", PERIOD_US);
+        group.set("cpu.cfs_quota_us", (PERIOD_US * share) as u64);
         let _watcher = Watcher::weighted(suite, move |w| {
             if pick(w) {
                 group.add(w.pid as u32);
