@@ -26,8 +26,8 @@ mod report_gen;
 #[path = "common/rusage.rs"]
 mod rusage;
 
-use mlb::contract::read::read_folder;
 use mlb::report::{aggregate, GpuModel, Options, Targets};
+use mlb_record::contract::read::read_folder;
 use nix::libc;
 use report_gen::write_campaign;
 use rusage::wait_with_usage;

@@ -10,8 +10,8 @@
 //! Medians of a few runs, in seconds. Run with
 //! `cargo bench -p mlb --bench resume_scale`.
 
-use mlb::contract::record::Identity;
-use mlb::contract::Report;
+use mlb_record::contract::record::Identity;
+use mlb_record::contract::Report;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;

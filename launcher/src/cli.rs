@@ -139,14 +139,14 @@ pub enum PluginsCommand {
     },
 }
 
-/// The command lines the launcher builds for `mlb worker` ([`crate::contract`])
+/// The command lines the launcher builds for `mlb worker` ([`mlb_record::contract`])
 /// as this parser reads them.
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::argv::WorkerCommand;
-    use crate::contract::exit::{cause_of, USAGE};
-    use crate::contract::record::Identity;
+    use mlb_record::contract::argv::WorkerCommand;
+    use mlb_record::contract::exit::{cause_of, USAGE};
+    use mlb_record::contract::record::Identity;
     use serde_json::{json, Value};
     use std::path::Path;
 

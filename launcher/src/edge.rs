@@ -3,7 +3,7 @@
 //! or failed while working ([`Classify`]), and so which exit status ends the
 //! process; [`ExitError::render`] prints it for a person.
 //!
-//! The statuses and what they mean are in [`crate::exit`].
+//! The statuses and what they mean are in [`mlb_record::exit`].
 //!
 //! A user error prints as one plain block: `mlb: error: ...`, each cause the
 //! message does not already include, then the fix. Colour only on a terminal
@@ -11,13 +11,13 @@
 //! `RUST_BACKTRACE` asks for them. Panics are bugs: the binary reports them
 //! through color-eyre's panic hook (the library has no color-eyre).
 
-use crate::exit::{Classify, Kind};
-use crate::fix::{Fix, MARK as FIX};
 use crate::launch::LaunchError;
 use crate::plugins::SearchError;
 use crate::report::ReportError;
 use crate::runtime::build_cmd::BuildCmdError;
 use crate::runtime::docker::DockerError;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::{Fix, MARK as FIX};
 use std::backtrace::Backtrace;
 use std::error::Error;
 use std::ffi::OsStr;
@@ -104,7 +104,7 @@ impl Classify for MlbError {
 
 impl Fix for MlbError {
     /// The fix of the error wrapped. A message kept as text with its fix
-    /// (`MESSAGE; fix: FIX`, [`crate::fix::one_line`]) is split by [`render`].
+    /// (`MESSAGE; fix: FIX`, [`mlb_record::fix::one_line`]) is split by [`render`].
     fn fix(&self) -> Option<String> {
         match self {
             MlbError::Launch(e) => e.fix(),
@@ -229,17 +229,17 @@ pub fn stderr_color() -> bool {
 /// `error` as one block: `mlb: error: MESSAGE`, then each cause its message
 /// does not already include (`caused by: ...`), then its `fix` and each fix
 /// the messages still give in their text (`fix: ...`); control characters
-/// of the messages and fixes escaped ([`crate::untrusted::printable`]).
+/// of the messages and fixes escaped ([`mlb_record::untrusted::printable`]).
 pub fn render(error: &(dyn Error + 'static), fix: Option<String>, color: bool) -> String {
     let paint = |code: &str, text: &str| if color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() };
     let mut said = String::new();
     let mut lines = Vec::new();
-    let mut fixes: Vec<String> = fix.into_iter().map(|f| crate::untrusted::printable(&f).into_owned()).collect();
+    let mut fixes: Vec<String> = fix.into_iter().map(|f| mlb_record::untrusted::printable(&f).into_owned()).collect();
     let mut next = Some(error);
     while let Some(e) = next {
         // A message may quote a file's content or name: no escape sequence
         // of it reaches the terminal, only the colours painted here.
-        let text = crate::untrusted::printable(&e.to_string()).into_owned();
+        let text = mlb_record::untrusted::printable(&e.to_string()).into_owned();
         let (message, fix) = match text.split_once(FIX) {
             Some((message, fix)) => (message, Some(fix)),
             None => (text.as_str(), None),

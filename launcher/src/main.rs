@@ -8,9 +8,9 @@ use mlb::cli::generate::{self, GenerateCommand};
 use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
 use mlb::console::Console;
 use mlb::edge::{self, ExitError, MlbError};
-use mlb::exit::{EXIT_INTERRUPTED, EXIT_OK};
 use mlb::slurm::SlurmCommand;
 use mlb::targets::TargetsCommand;
+use mlb_record::exit::{EXIT_INTERRUPTED, EXIT_OK};
 
 /// mimalloc for everything the binary allocates (not the workloads' own
 /// libraries, which keep theirs): much faster than glibc's malloc when the
@@ -139,8 +139,8 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
 
 /// Prints `text`, its control characters but line breaks and tabs escaped
 /// (a name read from a file never sends an escape sequence to the
-/// terminal: `mlb::untrusted::printable`); a closed pipe (`mlb ... | head`)
+/// terminal: `mlb_record::untrusted::printable`); a closed pipe (`mlb ... | head`)
 /// is not an error.
 fn print_stdout(text: &str) -> Result<(), MlbError> {
-    Console::Out.write(&mlb::untrusted::printable(text)).map_err(MlbError::Stdout)
+    Console::Out.write(&mlb_record::untrusted::printable(text)).map_err(MlbError::Stdout)
 }

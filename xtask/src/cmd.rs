@@ -19,6 +19,8 @@ pub enum Error {
     Pack(String),
     #[error("the GPU check in CPU mode: {0}")]
     GpuCheck(String),
+    #[error("the crates' layers (Cargo.toml, [workspace.metadata.layers]):\n  {0}")]
+    Layers(String),
     #[error("the {tier} tier failed: {source}")]
     Tier { tier: &'static str, source: Box<Error> },
 }

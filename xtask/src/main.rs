@@ -10,6 +10,7 @@ mod data_check;
 mod dist;
 mod gpu_check;
 mod gpu_pack;
+mod layers;
 mod smoke;
 mod tiers;
 
@@ -58,6 +59,9 @@ enum Task {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Checks that every dependency between the workspace's crates points to
+    /// a lower layer of `[workspace.metadata.layers]` (the lint tier runs it).
+    Layers,
     /// Writes the folder a GPU host runs mlb's GPU check from: the release,
     /// bench/gpu-check and the PyTorch references (docs/gpu-check.md).
     GpuPack {
@@ -89,6 +93,7 @@ fn main() -> ExitCode {
             let out = out.map_or_else(|| build::target_dir(&root).join("dist"), |out| root.join(out));
             dist::dist(&root, &out).map(drop)
         }
+        Task::Layers => layers::check(&root),
         Task::GpuPack { out } => gpu_pack::pack(&root, &root.join(out)).map(drop),
         Task::Bench { bench: Bench::Launcher, args } => build::build(&root, build::Set::Everything).and_then(|built| {
             cmd::run(

@@ -7,6 +7,7 @@
 use crate::build::{self, Set};
 use crate::cmd::{self, Env, Error};
 use crate::gpu_check;
+use crate::layers;
 use crate::smoke;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -14,8 +15,9 @@ use std::time::{Duration, Instant};
 /// One tier of the test suite.
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Tier {
-    /// The gates before any test: `cargo fmt --check` and clippy with every
-    /// warning an error (the workspace's `[workspace.lints]`), default members.
+    /// The gates before any test: the crates' layers (xtask/src/layers.rs),
+    /// `cargo fmt --check` and clippy with every warning an error (the
+    /// workspace's `[workspace.lints]`), default members.
     Lint,
     /// Every test that needs nothing but a build (and `cc`); the benches are built too.
     Unit,
@@ -117,6 +119,7 @@ fn run_one(root: &Path, tier: Tier) -> Result<(), Error> {
         cmd::run(env.command(root.join(script)).current_dir(root))?;
     }
     if tier == Tier::Lint {
+        layers::check(root)?;
         cmd::run(env.cargo().args(["fmt", "--all", "--check"]).current_dir(root))?;
         return cmd::run(env.cargo().args(["clippy", "--all-targets", "--", "-D", "warnings"]).current_dir(root));
     }

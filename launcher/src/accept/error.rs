@@ -1,9 +1,9 @@
 //! Why `mlb accept` refused or failed.
 
-use crate::contract::record::refused;
-use crate::exit::{Classify, Kind};
-use crate::fix::Fix;
 use crate::report::ReportError;
+use mlb_record::contract::record::refused;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// Why `mlb accept` gave no verdict.

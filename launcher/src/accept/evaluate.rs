@@ -7,10 +7,10 @@ use super::error::AcceptError;
 use super::rules::{self, Rule};
 use super::verdict::{Evaluation, Input, Role};
 use super::Request;
-use crate::contract::read::{read_folder, Entry, Reading};
-use crate::contract::{SYSTEM_FILE, VERDICT_FILE};
 use crate::report::{aggregate, folder_error, in_suite, same_accelerator, GpuModel, Grouping, Options, Targets};
 use crate::targets::catalog::{self, Origin as TableOrigin};
+use mlb_record::contract::read::{read_folder, Entry, Reading};
+use mlb_record::contract::{SYSTEM_FILE, VERDICT_FILE};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

@@ -19,7 +19,7 @@ pub use error::AcceptError;
 pub use evaluate::evaluate;
 pub use verdict::{Evaluation, Input, Kind, Origin, Outcome, Role, Subject, Verdict};
 
-use crate::contract::record::Output;
+use mlb_record::contract::record::Output;
 use std::path::PathBuf;
 
 /// What `mlb accept` is asked to judge: the paths and options of its

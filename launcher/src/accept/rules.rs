@@ -173,9 +173,9 @@ pub const MAX_TEXT: usize = 200;
 const FIELDS: &str = "`id`, `kind`, `bench`, `min`, `max`, `max_percent`, `compare`";
 
 /// Reads the rules file at `path`: a regular file of at most 16 MiB
-/// ([`read_input`](crate::reading::read_input)).
+/// ([`read_input`](mlb_record::reading::read_input)).
 pub fn read(path: &Path) -> Result<Vec<Rule>, AcceptError> {
-    let text = crate::reading::read_input(path)
+    let text = mlb_record::reading::read_input(path)
         .map_err(|source| AcceptError::RulesFile { path: path.to_path_buf(), source })?;
     parse(path, &text)
 }

@@ -248,9 +248,9 @@ impl Evaluation {
     /// The exit status of `mlb accept`: 0 when every verdict passed, 1 otherwise.
     pub fn exit_code(&self) -> i32 {
         if self.passed() {
-            crate::exit::EXIT_OK
+            mlb_record::exit::EXIT_OK
         } else {
-            crate::exit::EXIT_FAILED
+            mlb_record::exit::EXIT_FAILED
         }
     }
 

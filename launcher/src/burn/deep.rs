@@ -8,8 +8,8 @@ use super::{BurnArgs, BurnError};
 use crate::check::{Check, Status};
 use crate::doctor::{self, diag, Verdict};
 use crate::edge::MlbError;
-use crate::exit::{EXIT_FAILED, EXIT_OK};
 use clap::Args;
+use mlb_record::exit::{EXIT_FAILED, EXIT_OK};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

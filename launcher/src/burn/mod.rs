@@ -25,7 +25,7 @@ pub use error::BurnError;
 pub use reading::FILE;
 
 use crate::accept::Outcome;
-use crate::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
+use mlb_record::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use verdict::{Bounds, Verdict};

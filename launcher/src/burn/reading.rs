@@ -3,13 +3,13 @@
 //! `busbw_gbs` with the link it crossed) and conditions (throttling, XID and
 //! uncorrected ECC errors of its telemetry block).
 
-use crate::contract::is_run_file;
-use crate::slurm::PLAN_DIR;
+use mlb_record::contract::is_run_file;
+use mlb_record::contract::step_plan::is_step_plan;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The file a burn writes its verdicts to, beside its reports.
-pub const FILE: &str = crate::contract::BURN_FILE;
+pub const FILE: &str = mlb_record::contract::BURN_FILE;
 
 /// One slot: its Slurm node (under `--slurm`), its device id (`vcd`) and
 /// the GPU's name when the report holds one.
@@ -97,7 +97,7 @@ pub fn files(dir: &Path) -> Result<Vec<PathBuf>, Unreadable> {
             std::fs::read_dir(&folder).map_err(|e| Unreadable { path: folder.clone(), reason: e.to_string() })?;
         for path in listing.filter_map(|e| e.ok().map(|e| e.path())) {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if name.starts_with('.') || (folder == dir && name == PLAN_DIR) {
+            if name.starts_with('.') || is_step_plan(&path) {
                 continue;
             } else if path.is_dir() {
                 folders.push(path);
@@ -116,7 +116,7 @@ pub fn read(dir: &Path) -> Result<Vec<Measured>, Unreadable> {
     files(dir)?
         .iter()
         .map(|path| {
-            let text = crate::reading::read_input(path).map_err(|e| unreadable(path, e.to_string()))?;
+            let text = mlb_record::reading::read_input(path).map_err(|e| unreadable(path, e.to_string()))?;
             let value: Value = serde_json::from_str(&text).map_err(|e| unreadable(path, e.to_string()))?;
             measured(&value).ok_or_else(|| unreadable(path, "no `name` or `vcd`: not a report of mlb".into()))
         })
@@ -216,8 +216,9 @@ mod tests {
             std::fs::write(dir.path().join(node).join("burn.gemm.R0.D0.json"), report(node).to_string()).unwrap();
             std::fs::write(dir.path().join(node).join("system.json"), "{}").unwrap();
         }
-        std::fs::create_dir(dir.path().join(PLAN_DIR)).unwrap();
-        std::fs::write(dir.path().join(PLAN_DIR).join("burn.gemm.R0.step0.json"), "{}").unwrap();
+        let plans = dir.path().join(mlb_record::contract::step_plan::PLAN_DIR);
+        std::fs::create_dir(&plans).unwrap();
+        std::fs::write(plans.join(mlb_record::contract::step_plan::file_name("burn", "gemm", 0, 0)), "{}").unwrap();
         std::fs::write(dir.path().join(FILE), "{}").unwrap();
         let labels: Vec<String> = read(dir.path()).unwrap().iter().map(|m| m.slot.label()).collect();
         assert_eq!(labels, ["n1/0", "n2/0"]);

@@ -103,7 +103,7 @@ pub fn records(burn: &Burn, file: &Path, time: i64) -> Vec<Record> {
 pub fn write(dir: &Path, records: &[Record]) -> std::io::Result<()> {
     for record in records {
         let value = serde_json::to_value(record).expect("a record serialises");
-        crate::contract::record::write_atomic(dir, &format!("{}.json", record.host), &value)?;
+        mlb_record::contract::record::write_atomic(dir, &format!("{}.json", record.host), &value)?;
     }
     Ok(())
 }
@@ -206,7 +206,7 @@ fn read(file: &Path, now: i64) -> Result<Option<Record>, String> {
     let mut record: Record = serde_json::from_slice(&bytes)
         .map_err(|e| format!("not a burn record (line {}, column {})", e.line(), e.column()))?;
     // Its text is shown in the checks: no control character reaches the terminal.
-    let visible = |text: &str| crate::untrusted::visible(text).into_owned();
+    let visible = |text: &str| mlb_record::untrusted::visible(text).into_owned();
     record.burn = PathBuf::from(visible(&record.burn.to_string_lossy()));
     for slot in &mut record.slots {
         slot.reason = slot.reason.as_deref().map(visible);

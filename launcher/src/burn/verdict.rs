@@ -18,7 +18,7 @@
 use super::jobs::{ALLREDUCE, GEMM, MEMBW};
 use super::reading::{Measured, Slot};
 use crate::accept::Outcome;
-use crate::contract::precision::Precision;
+use mlb_record::contract::precision::Precision;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The verdict's file name in the output folder.
-pub const FILE: &str = crate::contract::VERDICT_FILE;
+pub const FILE: &str = mlb_record::contract::VERDICT_FILE;
 
 /// Every check.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -37,7 +37,7 @@ impl Verdict {
     /// Writes the verdict as [`FILE`] in `dir`.
     pub fn write(&self, dir: &Path) -> std::io::Result<PathBuf> {
         let value = serde_json::to_value(self).expect("a verdict serialises");
-        crate::contract::record::write_atomic(dir, FILE, &value)
+        mlb_record::contract::record::write_atomic(dir, FILE, &value)
     }
 }
 

@@ -29,9 +29,9 @@ impl std::fmt::Display for DeviceIndex {
 }
 
 /// Devices as the visible-devices variables write them: `0,1` (the
-/// contract's [`device_list`](crate::contract::env::device_list)).
+/// contract's [`device_list`](mlb_record::contract::env::device_list)).
 pub fn device_list(devices: &[DeviceIndex]) -> String {
-    crate::contract::env::device_list(devices.iter().map(|d| d.0))
+    mlb_record::contract::env::device_list(devices.iter().map(|d| d.0))
 }
 
 #[cfg(test)]
@@ -43,7 +43,7 @@ mod tests {
         assert_eq!(device_list(&[DeviceIndex(0), DeviceIndex(3)]), "0,3");
         assert_eq!(device_list(&[]), "");
         let list = device_list(&[DeviceIndex(2), DeviceIndex(5), DeviceIndex(7)]);
-        assert_eq!(crate::contract::env::device_count(&list), 3, "the contract reads back what it wrote");
+        assert_eq!(mlb_record::contract::env::device_count(&list), 3, "the contract reads back what it wrote");
         assert_eq!(serde_json::to_string(&DeviceIndex::from(2usize)).unwrap(), "2");
     }
 }

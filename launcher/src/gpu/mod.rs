@@ -5,7 +5,7 @@
 //! (a [`GpuReader`], in the folder's `probe.rs`); each vendor opens its
 //! management library once per process, honouring its override variable
 //! (`MLB_NVML_LIBRARY`, `MLB_AMDSMI_LIBRARY`). What a vendor gives back, a
-//! [`Check`] and a [`Reading`](crate::reading::Reading), is defined below
+//! [`Check`] and a [`Reading`](mlb_record::reading::Reading), is defined below
 //! this module, so that the doctor and the telemetry that call into it are
 //! not imported by it.
 //!

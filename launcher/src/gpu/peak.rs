@@ -3,7 +3,7 @@
 //! docs/workloads.md, "Peak table"). `mlb report` divides a run's achieved
 //! TFLOPS by it for the MFU.
 
-use crate::contract::precision::Precision;
+use mlb_record::contract::precision::Precision;
 use serde::Deserialize;
 use std::sync::OnceLock;
 

@@ -2,8 +2,8 @@
 //! a [`GpuReader`] per run, made by the vendor ([`crate::gpu::GpuVendor::telemetry`]).
 
 use super::DeviceIndex;
-pub use crate::contract::telemetry::Maxima;
-use crate::reading::Reading;
+pub use mlb_record::contract::telemetry::Maxima;
+use mlb_record::reading::Reading;
 
 /// Reads a vendor's devices; shared by the samplers of a run's instances.
 pub trait GpuReader: Send + Sync + std::fmt::Debug {

@@ -1,6 +1,6 @@
 //! Why slot groups could not be made or verified.
 
-use crate::fix::Fix;
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// A cgroup failure. Every failure to make or verify groups names `--no-cgroups`.

@@ -343,7 +343,7 @@ impl SlotGroup {
 impl Drop for RunGroups {
     fn drop(&mut self) {
         for e in self.remove_all().1 {
-            crate::console::Console::Err.line(&format!("mlb: {}", crate::fix::one_line(&e)));
+            crate::console::Console::Err.line(&format!("mlb: {}", mlb_record::fix::one_line(&e)));
         }
     }
 }

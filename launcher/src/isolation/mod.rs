@@ -4,7 +4,6 @@
 
 mod error;
 mod groups;
-mod mode;
 mod oom;
 mod root;
 mod slot;
@@ -13,9 +12,9 @@ pub mod support;
 pub(crate) mod tests;
 mod v2;
 
-pub use crate::contract::isolation::Isolation;
 pub use error::CgroupError;
 pub use groups::{RunGroups, SlotGroup};
+pub use mlb_record::contract::isolation::Isolation;
 pub use oom::own_kills as own_oom_kills;
 pub use root::CgroupRoot;
 pub use slot::Slot;

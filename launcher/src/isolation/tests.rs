@@ -210,7 +210,7 @@ fn an_offline_cpu_fails_verification_naming_the_effective_file() {
     let CgroupError::NotApplied { file, wanted, got } = &e else { panic!("{e}") };
     assert!(file.ends_with("mlb-t-1/slot1/cpuset.cpus.effective"), "{e}");
     assert_eq!((wanted.as_str(), got.as_str()), ("4-7", "4-6"));
-    let text = crate::fix::one_line(&e);
+    let text = mlb_record::fix::one_line(&e);
     assert!(
         text.contains("the limit did not take") && text.contains("; fix: ") && text.contains("--no-cgroups"),
         "{text}"
@@ -271,7 +271,7 @@ fn removal_takes_the_slots_then_the_parent_and_reports_what_stays() {
         })
         .collect();
     assert_eq!(stayed, ["cpuset/mlb-t-1/slot1", "cpuset/mlb-t-1"]);
-    let first = crate::fix::one_line(&errors[0]);
+    let first = mlb_record::fix::one_line(&errors[0]);
     assert!(first.contains("; fix: remove it with rmdir"), "{first}");
     assert!(!fx.dir("cpuset", "mlb-t-1/slot0").exists());
     assert!(!fx.dir("memory", "mlb-t-1").exists(), "the memory hierarchy is clean");

@@ -102,7 +102,7 @@ mod tests {
         let (_d, mount) = tree("cpuset memory", &[("mlb", "cpuset memory", "4242\n"), ("mlb/run1", "", "")]);
         let e = delegate(&mount, "mlb/run1", &["cpuset", "memory"]).unwrap_err();
         assert!(matches!(e, CgroupError::InnerNodeBusy { ref group } if group.ends_with("mlb")), "{e}");
-        let text = crate::fix::one_line(&e);
+        let text = mlb_record::fix::one_line(&e);
         assert!(text.contains("only in leaves") && text.contains("--no-cgroups"), "{text}");
         assert_eq!(control(&mount, ""), "+cpuset +memory", "the root (exempt) was enabled first");
         assert_eq!(control(&mount, "mlb"), "");

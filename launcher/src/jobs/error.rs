@@ -1,7 +1,7 @@
 //! Why a jobs file was refused.
 
 use super::render::one_line;
-use crate::fix::Fix;
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// A jobs file that cannot be run. Every variant names the file, and the job

@@ -21,7 +21,7 @@ pub struct JobsFile {
 /// Reads and validates the jobs file at `path`. `.yaml`/`.yml` files are read
 /// as YAML, anything else as JSON.
 pub fn load(path: &Path) -> Result<JobsFile, JobsError> {
-    let text = crate::reading::read_input(path).map_err(|source| JobsError::Read { path: path.into(), source })?;
+    let text = mlb_record::reading::read_input(path).map_err(|source| JobsError::Read { path: path.into(), source })?;
     parse(path, &text)
 }
 
@@ -196,7 +196,7 @@ mod tests {
     use super::*;
 
     fn err(name: &str, text: &str) -> String {
-        crate::fix::one_line(&parse(Path::new(name), text).unwrap_err())
+        mlb_record::fix::one_line(&parse(Path::new(name), text).unwrap_err())
     }
 
     #[test]

@@ -134,7 +134,7 @@ mod tests {
         let (_dir, exe) = layout();
         let err = resolve(Path::new("nope"), &exe).unwrap_err();
         assert_eq!(
-            crate::fix::one_line(&err),
+            mlb_record::fix::one_line(&err),
             "no jobs file and no installed suite named `nope`; installed suites: baselines, modern, modern-smoke, site, smoke; fix: give the path of a jobs file, or one of those names"
         );
         // A path is read as a path: its error names the file.

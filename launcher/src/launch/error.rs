@@ -1,8 +1,6 @@
 //! Why a launch could not start.
 
 use super::args::SEED_STEP;
-use crate::exit::{Classify, Kind};
-use crate::fix::{Fix, MARK as FIX};
 use crate::isolation::CgroupError;
 use crate::jobs::{ConfigCount, JobsError};
 use crate::plan::SlotError;
@@ -12,6 +10,8 @@ use crate::quality::rules::RulesError;
 use crate::runtime::docker::DockerError;
 use crate::runtime::images::ImageMapError;
 use crate::runtime::singularity::SingularityError;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::{Fix, MARK as FIX};
 use std::path::PathBuf;
 
 /// A launch refused before any instance started, or a failure of the
@@ -360,7 +360,7 @@ mod tests {
     use super::*;
 
     fn unknown(refused: Vec<String>) -> String {
-        crate::fix::one_line(&LaunchError::UnknownPlugin {
+        mlb_record::fix::one_line(&LaunchError::UnknownPlugin {
             path: "j.json".into(),
             position: 1,
             job: "t".into(),

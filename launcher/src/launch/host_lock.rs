@@ -228,7 +228,7 @@ mod tests {
         assert_eq!(previous, None, "a new lock file names nobody");
         let busy = take(&path, &holder(2, "b-2-20250101100000"), false, &never, &quiet).unwrap_err();
         assert_eq!(
-            crate::fix::one_line(&busy),
+            mlb_record::fix::one_line(&busy),
             format!(
                 "another mlb run holds this host: pid 1, output folder /out, started 2025-01-01 10:00:00+00:00 (lock {}); \
                  two runs at once would share its CPUs and devices and measure each other; \

@@ -4,9 +4,9 @@
 //! the instance's prefix.
 
 use super::progress::{Counter, Echo};
-use crate::contract::WorkerLine;
 use crate::runtime::{Output, Stream};
 use crate::telemetry::SamplerSink;
+use mlb_record::contract::WorkerLine;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;

@@ -3,7 +3,7 @@
 //! a file that already exists: a second launch into the same output folder
 //! gets `<...>.J<instance>.2.log`, then `.3.log`, and so on.
 
-use crate::contract::record::{clean, Identity};
+use mlb_record::contract::record::{clean, Identity};
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -7,9 +7,9 @@
 
 use super::error::LaunchError;
 use super::logs;
-use crate::contract::env::device_list;
-use crate::contract::record::{clean, Identity};
 use crate::jobs::{JobConfig, JobsFile};
+use mlb_record::contract::env::device_list;
+use mlb_record::contract::record::{clean, Identity};
 
 /// The most bytes a file name may have (Linux's `NAME_MAX`).
 pub const NAME_MAX: usize = 255;

@@ -18,7 +18,7 @@ pub struct Counter {
 
 impl Counter {
     /// `done` observations of `total`, as a worker's progress line
-    /// ([`WorkerLine::Progress`](crate::contract::WorkerLine)) says.
+    /// ([`WorkerLine::Progress`](mlb_record::contract::WorkerLine)) says.
     pub fn set(&self, done: u64, total: u64) {
         self.done.store(done, Ordering::Relaxed);
         self.total.store(total, Ordering::Relaxed);

@@ -1,8 +1,8 @@
 //! `--resume`: which job configs already have complete reports.
 
-use crate::contract::record::arg_key;
-use crate::contract::Report;
 use crate::jobs::{render, JobConfig, Program};
+use mlb_record::contract::record::arg_key;
+use mlb_record::contract::Report;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -97,8 +97,8 @@ fn index(reports: &[Report], keys: &[String]) -> ByValues {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::record::Identity;
     use crate::jobs::{Args, Scope};
+    use mlb_record::contract::record::Identity;
     use serde_json::{json, Value};
 
     fn config(args: Value) -> JobConfig {

@@ -14,11 +14,6 @@ use super::space::Space;
 use super::summary::{self, Summary};
 use super::supervise::{self, Finished, Watch};
 use crate::console::Console;
-use crate::contract::env;
-use crate::contract::record::{self, arg_key};
-use crate::contract::report::WriteError;
-use crate::contract::{Provenance, Report};
-use crate::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use crate::isolation::{CgroupRoot, Isolation, RunGroups};
 use crate::jobs::{render, JobConfig, Scope};
 use crate::linux::cpulist;
@@ -27,6 +22,11 @@ use crate::plugins::{manifest, plan::effective_config};
 use crate::runtime::outcome::Outcome;
 use crate::runtime::{signals, Gone, Runtime};
 use crate::{check, doctor, system, telemetry};
+use mlb_record::contract::env;
+use mlb_record::contract::record::{self, arg_key};
+use mlb_record::contract::report::WriteError;
+use mlb_record::contract::{Provenance, Report};
+use mlb_record::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -177,7 +177,7 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
 fn store_run(db: &str, outdir: &Path, jobs: Option<&Path>, display: &Display) {
     match crate::store::after_run::import_run(db, outdir, jobs) {
         Ok(said) => display.note(said.trim_end()),
-        Err(e) => display.note(&format!("mlb: warning: the run was not stored: {}", crate::fix::one_line(&e))),
+        Err(e) => display.note(&format!("mlb: warning: the run was not stored: {}", mlb_record::fix::one_line(&e))),
     }
 }
 
@@ -296,7 +296,8 @@ pub(crate) fn remove_left_groups(root: &CgroupRoot, previous: &Holder) {
         Ok(1) => Console::Err.line(&format!("{said}: 1 process killed")),
         Ok(killed) => Console::Err.line(&format!("{said}: {killed} processes killed")),
         Err(errors) => errors.iter().for_each(|e| {
-            Console::Err.line(&format!("mlb: warning: the groups of an earlier run stay: {}", crate::fix::one_line(e)))
+            Console::Err
+                .line(&format!("mlb: warning: the groups of an earlier run stay: {}", mlb_record::fix::one_line(e)))
         }),
     }
 }
@@ -345,7 +346,8 @@ fn context(p: &Prepared, args: &LaunchArgs, run_id: u64, isolation: Isolation) -
 /// dropped where mlb may (not under Slurm: the nodes are not this host) and
 /// the outcome told to its instances.
 fn with_page_cache(ctx: &RunContext, slurm: bool) -> RunContext {
-    use crate::quality::cache::{drop_host_page_cache, PageCache};
+    use crate::quality::cache::drop_host_page_cache;
+    use mlb_record::contract::quality::PageCache;
     let mut ctx = ctx.clone();
     if ctx.variables.iter().any(|(k, _)| k == env::TO_QUALITY) {
         let cache = if slurm {

@@ -4,7 +4,6 @@
 use super::args::LaunchArgs;
 use super::error::LaunchError;
 use super::names::{self, Extent};
-use crate::contract::env;
 use crate::host::{self, Host, Probe};
 use crate::isolation::Slot;
 use crate::jobs::{self, ConfigCount, ExpandError, JobConfig, JobsFile, Program, Scope, Variables};
@@ -13,6 +12,7 @@ use crate::plugins::{accepts, effective_config, listing, Entry, QualitySpec, Sea
 use crate::quality::rules::{Rules, RulesError};
 use crate::slurm::Allocation;
 use mlb_plugin::ArgKind;
+use mlb_record::contract::env;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

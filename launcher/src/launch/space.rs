@@ -66,7 +66,7 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("the run stopped with 3 job config(s) not started"), "{e}");
-        assert_eq!(crate::exit::Classify::kind(&e), crate::exit::Kind::Failed, "it started things");
+        assert_eq!(mlb_record::exit::Classify::kind(&e), mlb_record::exit::Kind::Failed, "it started things");
         assert!(Space::default().stopped(Path::new("/out"), 3).is_none());
     }
 }

@@ -6,13 +6,13 @@
 use super::lines::Lines;
 use super::logs;
 use super::progress::{Counter, JobProgress};
-use crate::contract::Report;
 use crate::isolation::{RunGroups, SlotGroup};
 use crate::plan::Instance;
 use crate::runtime::outcome::Outcome;
 use crate::runtime::supervise::{self, Facts, Watched};
 use crate::runtime::{Output, Running, Runtime, Start};
 use crate::telemetry::{self, Probes, Sampler, Sources};
+use mlb_record::contract::Report;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -195,7 +195,7 @@ fn prepare<'g>(
         _ => None,
     };
     if let Some(g) = group {
-        instance.env.push(crate::contract::env::cgroup(g.display_path()));
+        instance.env.push(mlb_record::contract::env::cgroup(g.display_path()));
     }
     let counter = Arc::new(Counter::default());
     let echo = w.runtime.backend.traits().echoes.then(|| progress.echo(instance.identity.jr_id));
@@ -240,12 +240,12 @@ mod tests {
     //! Supervision against a scripted stand-in runtime: no process, no
     //! cgroup, no container; each instance follows its script.
     use super::*;
-    use crate::contract::record::{Cause, Identity};
     use crate::gpu::DeviceIndex;
     use crate::isolation::Isolation;
     use crate::plan::{Placement, Work};
     use crate::runtime::supervise::Bounds;
     use crate::runtime::{Backend, ContainerLaunch, End, Host, Launch, RuntimeError, Stream, Traits};
+    use mlb_record::contract::record::{Cause, Identity};
     use std::sync::Mutex;
 
     /// What a scripted instance does.

@@ -3,13 +3,13 @@
 //! instances from this one description.
 
 use super::group::Meeting;
-use crate::contract::argv::WorkerCommand;
-use crate::contract::env;
-use crate::contract::record::Identity;
 use crate::gpu::{device_list, DeviceIndex};
 use crate::host::HostKind;
 use crate::isolation::{Isolation, Slot};
 use crate::jobs::{render, Group, JobConfig, Program, Scope};
+use mlb_record::contract::argv::WorkerCommand;
+use mlb_record::contract::env;
+use mlb_record::contract::record::Identity;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 

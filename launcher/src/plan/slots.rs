@@ -1,8 +1,8 @@
 //! Slots: what each instance of a `student` job gets (docs/launcher.md, "The host and its slots").
 
-use crate::fix::Fix;
 use crate::host::Host;
 use crate::isolation::Slot;
+use mlb_record::fix::Fix;
 
 /// Memory limits are whole pages.
 const PAGE: u64 = 4096;

@@ -14,9 +14,9 @@
 //! config's arguments must make a plan the worker runs.
 
 use super::plan::{effective_config, Plan, PlanError};
-use crate::contract::record::arg_key;
-use crate::fix::Fix;
 use mlb_plugin::ArgKind;
+use mlb_record::contract::record::arg_key;
+use mlb_record::fix::Fix;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -131,7 +131,7 @@ mod tests {
         // The message says what is wrong, the typed fix what to do; a list of
         // refusals keeps both on one line.
         assert!(!ok(json!({"size": -1})).unwrap_err().to_string().contains("fix"));
-        let refused = |a: Value| crate::fix::one_line(&ok(a).unwrap_err());
+        let refused = |a: Value| mlb_record::fix::one_line(&ok(a).unwrap_err());
         assert_eq!(
             refused(json!({"size": -1})),
             "argument `size` = -1: it takes a non-negative integer (as its default 64); fix: give a non-negative integer (a JSON number or a string of one)"

@@ -6,8 +6,8 @@
 //! the signals did before is put back when it is dropped.
 
 use crate::console::Console;
-use crate::exit::EXIT_INTERRUPTED;
 use crate::runtime::signals;
+use mlb_record::exit::EXIT_INTERRUPTED;
 use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -19,13 +19,13 @@
 use super::libtorch::{self, LibtorchError};
 use super::manifest::{self, ManifestReadError};
 use super::trust::{check_trusted, TrustError};
-use crate::fix::Fix;
 use mlb_plugin::abi::{
     EntryFn, PluginTable, StrRef, WorkloadList, WorkloadsFn, ABI_VERSION, ENTRY_SYMBOL, ENTRY_SYMBOL_PREFIX,
     WORKLOADS_SYMBOL,
 };
 use mlb_plugin::manifest::{MAX_WORKLOADS, SECTION};
 use mlb_plugin::{ArgKind, QualitySpec};
+use mlb_record::fix::Fix;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -10,9 +10,9 @@
 
 use super::blocks::Blocks;
 use super::loader::PluginMeta;
-use crate::fix::Fix;
 use mlb_plugin::manifest::{self as format, ManifestError, WorkloadManifest};
 use mlb_plugin::ArgKind;
+use mlb_record::fix::Fix;
 use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, Endianness, FileKind, Object, ObjectSection, ReadRef};
 use std::path::{Path, PathBuf};

@@ -1,8 +1,8 @@
 //! The effective configuration of a workload's instance and its timing
 //! plan: checked by the launcher before a run, followed by the worker.
 
-use crate::contract::record::arg_key;
-use crate::fix::Fix;
+use mlb_record::contract::record::arg_key;
+use mlb_record::fix::Fix;
 use serde_json::{Map, Value};
 
 /// Warm-up observations excluded when the config does not set `skip`.

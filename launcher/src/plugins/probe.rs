@@ -12,8 +12,8 @@
 use super::listing::{Status, PROBE_TIMEOUT_ENV};
 use super::loader::PluginMeta;
 use crate::console::Console;
-use crate::contract::env;
 use crate::linux::marked::{kill_marked, Killed};
+use mlb_record::contract::env;
 use std::io::Read;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::ExitStatusExt;

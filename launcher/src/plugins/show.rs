@@ -4,7 +4,7 @@
 use super::libtorch::Found;
 use super::listing::{self, Entry, Status};
 use super::loader::PluginMeta;
-use crate::fix::Fix;
+use mlb_record::fix::Fix;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 

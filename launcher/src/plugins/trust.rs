@@ -16,7 +16,7 @@
 //! The plugin's own folder gets no such exception: anyone may add files to a
 //! sticky folder, and every `*.so` there is a candidate.
 
-use crate::fix::Fix;
+use mlb_record::fix::Fix;
 use nix::unistd::Uid;
 use std::fmt;
 use std::os::unix::fs::MetadataExt;
@@ -180,7 +180,7 @@ mod tests {
         assert_eq!(check_trusted(&file).unwrap(), file);
 
         chmod(&file, 0o646);
-        let e = crate::fix::one_line(&check_trusted(&file).unwrap_err());
+        let e = mlb_record::fix::one_line(&check_trusted(&file).unwrap_err());
         let meta = std::fs::metadata(&file).unwrap();
         let expected = format!(
             "{0} (mode 0646, owner uid {1}, group gid {2}), writable by other users; fix: chmod g-w,o-w {0}",

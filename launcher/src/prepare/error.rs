@@ -2,10 +2,10 @@
 
 use super::catalog::Scale;
 use super::manifest::ManifestError;
-use crate::exit::{Classify, Kind};
-use crate::fix::Fix;
 use crate::jobs::JobsError;
 use crate::launch::LaunchError;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// Why `mlb prepare` stopped.

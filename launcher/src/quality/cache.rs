@@ -5,54 +5,14 @@
 //!
 //! The launcher drops it before each config's instances start and tells
 //! them the outcome in the instance environment
-//! ([`PAGE_CACHE`](crate::contract::env::PAGE_CACHE)), which the worker
+//! ([`PAGE_CACHE`](mlb_record::contract::env::PAGE_CACHE)), which the worker
 //! records ([`PageCache::from_env`]).
 
-use serde::{Deserialize, Serialize};
+use mlb_record::contract::quality::PageCache;
 use std::path::Path;
 
 /// The file that drops the caches, under the host's `/proc`.
 pub const DROP_CACHES: &str = "sys/vm/drop_caches";
-
-/// Whether the page cache was dropped before the run, and why not.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PageCache {
-    /// It was dropped.
-    pub dropped: bool,
-    /// Why it was not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub why_not: Option<String>,
-}
-
-impl PageCache {
-    /// Dropped.
-    pub fn dropped() -> Self {
-        PageCache { dropped: true, why_not: None }
-    }
-
-    /// Kept, for `why`.
-    pub fn kept(why: impl Into<String>) -> Self {
-        PageCache { dropped: false, why_not: Some(why.into()) }
-    }
-
-    /// As the environment variable carries it: `dropped`, or `kept: WHY`.
-    pub fn to_env(&self) -> String {
-        match &self.why_not {
-            None if self.dropped => "dropped".into(),
-            why => format!("kept: {}", why.as_deref().unwrap_or("unknown")),
-        }
-    }
-
-    /// Reads what [`to_env`](Self::to_env) writes; a worker started without
-    /// it (by hand) was not told of any drop.
-    pub fn from_env(text: Option<&str>) -> Self {
-        match text.map(str::trim) {
-            Some("dropped") => PageCache::dropped(),
-            Some(other) => PageCache::kept(other.strip_prefix("kept:").unwrap_or(other).trim()),
-            None => PageCache::kept("the worker was not started by the launcher"),
-        }
-    }
-}
 
 /// Drops the page cache through `proc` (the host's `/proc`) when `root`;
 /// says what happened.
@@ -90,14 +50,5 @@ mod tests {
         assert!(!not_root.dropped && not_root.why_not.as_deref().unwrap().contains("not run as root"));
         let missing = drop_page_cache(&dir.path().join("none"), true);
         assert!(missing.why_not.as_deref().unwrap().starts_with("cannot write"), "{missing:?}");
-    }
-
-    #[test]
-    fn the_environment_carries_it_both_ways() {
-        for cache in [PageCache::dropped(), PageCache::kept("not root")] {
-            assert_eq!(PageCache::from_env(Some(&cache.to_env())), cache);
-        }
-        assert_eq!(PageCache::kept("x").to_env(), "kept: x");
-        assert!(!PageCache::from_env(None).dropped);
     }
 }

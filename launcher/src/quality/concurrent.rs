@@ -2,14 +2,7 @@
 //! instances training to quality at once on a node (one per slot), the time
 //! from the first instance's clock start to the last one's clock stop.
 
-/// When one instance's clock ran: Unix seconds at its start and its stop.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Span {
-    /// The clock started (before the first step).
-    pub started_at: f64,
-    /// The clock stopped (target reached, or the bound).
-    pub stopped_at: f64,
-}
+use mlb_record::contract::quality::Span;
 
 /// The time from the first start to the last stop of `spans`, seconds;
 /// `None` for no span.

@@ -3,7 +3,6 @@
 //!
 //! - [`rules`]: an instance's target, evaluation interval, bounds and
 //!   initialisation cap, read from its config;
-//! - [`record`]: what a report holds of its run to quality (its `quality` block);
 //! - [`cache`]: dropping the page cache before a run;
 //! - [`mllog`]: the `:::MLLOG` lines of MLPerf's log format;
 //! - [`olympic`]: a config's result over its runs (MLPerf's olympic mean);
@@ -16,5 +15,4 @@ pub mod concurrent;
 pub mod mllog;
 pub mod olympic;
 pub mod rcp;
-pub mod record;
 pub mod rules;

@@ -4,7 +4,7 @@
 //! count as the slowest (and is then the one dropped); two or more make the
 //! result invalid. At least three runs are needed, so that one is left.
 
-use crate::fix::Fix;
+use mlb_record::fix::Fix;
 
 /// Runs an olympic mean needs: one kept after the fastest and slowest are dropped.
 pub const MIN_RUNS: usize = 3;

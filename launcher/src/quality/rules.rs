@@ -3,8 +3,9 @@
 //! the cap on its initialisation (docs/quality.md, "The clock"). Like
 //! `repeat` and `number`, these keys are the worker's own.
 
-use crate::fix::Fix;
-use mlb_plugin::{read_arg, Config, ConfigError};
+use mlb_plugin::{read_arg, Config, ConfigError, QualitySpec};
+use mlb_record::contract::quality::Bound;
+use mlb_record::fix::Fix;
 use serde_json::{Map, Value};
 
 /// The target quality (default: the workload's, from its manifest).
@@ -109,6 +110,16 @@ impl Rules {
             max_seconds: positive(MAX_SECONDS, DEFAULT_MAX_SECONDS)?,
             max_init_seconds: positive(MAX_INIT_SECONDS, DEFAULT_MAX_INIT_SECONDS)?,
         })
+    }
+
+    /// The goal of a run under these rules: `spec` with the run's target.
+    pub fn goal(&self, spec: &QualitySpec) -> QualitySpec {
+        QualitySpec { target: self.target, ..spec.clone() }
+    }
+
+    /// The bound past which a run under these rules is not converged.
+    pub fn bound(&self) -> Bound {
+        Bound { items: self.max_items, seconds: self.max_seconds }
     }
 }
 

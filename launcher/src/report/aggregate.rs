@@ -17,10 +17,10 @@ use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
 use super::source::{Disk, Source};
 use super::targets::Targets;
-use crate::contract::physical::FLOOR;
-use crate::contract::read::Entry;
-use crate::contract::read::{Reading, Unreadable};
 use crate::system::SystemDesc;
+use mlb_record::contract::physical::FLOOR;
+use mlb_record::contract::read::Entry;
+use mlb_record::contract::read::{Reading, Unreadable};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -532,7 +532,7 @@ fn empty(dir: &Path, files: usize, unreadable: &[Unreadable], sel: &Selection, o
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::read::Losses;
+    use mlb_record::contract::read::Losses;
     use std::sync::Arc;
 
     fn entry(file: &str, suite: Option<&str>, name: &str) -> Entry {
@@ -589,7 +589,7 @@ mod tests {
         let opts = Options { suite: Some("fast".into()), ..Options::default() };
         let err = aggregate(Path::new("d"), reading, None, &opts).unwrap_err();
         assert!(err.to_string().contains("none of suite `fast` (suites found: slow)"), "{err}");
-        assert!(crate::fix::Fix::fix(&err).is_some_and(|f| f.contains("--suite NAME")), "{err}");
+        assert!(mlb_record::fix::Fix::fix(&err).is_some_and(|f| f.contains("--suite NAME")), "{err}");
     }
 
     #[test]

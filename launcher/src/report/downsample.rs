@@ -6,7 +6,7 @@
 //! the bucket, in the order they came: a one-slice spike, or a throttled
 //! slice, stays drawn.
 
-use crate::contract::telemetry::Timeline;
+use mlb_record::contract::telemetry::Timeline;
 
 /// The most buckets a timeline keeps: at most twice as many points a series.
 pub const BUCKETS: usize = 1_000;

@@ -11,8 +11,8 @@ use super::per_gpu::device_order;
 use super::rows::{Judged, Layout};
 use super::source::Source;
 use super::stats::Sample;
-use crate::contract::read::Conditions;
-use crate::contract::telemetry::Timeline;
+use mlb_record::contract::read::Conditions;
+use mlb_record::contract::telemetry::Timeline;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -73,14 +73,14 @@ pub struct Sampled {
     pub timeline: Option<Timeline>,
 }
 
-pub use crate::contract::physical::MAX_JOULES_PER_ITEM;
+pub use mlb_record::contract::physical::MAX_JOULES_PER_ITEM;
 
 /// Whether `joules` per item can be a measure: above it (1e308), at or
 /// below the floor (-1, a counter that did not move, 5e-324) or not finite,
 /// a figure is non-physical: a broken counter or a damaged report, left out
-/// of the energy tables ([`non_physical`]; [`crate::contract::physical`]).
+/// of the energy tables ([`non_physical`]; [`mlb_record::contract::physical`]).
 fn physical(joules: f64) -> bool {
-    crate::contract::physical::joules_per_item(joules).is_some()
+    mlb_record::contract::physical::joules_per_item(joules).is_some()
 }
 
 /// The most instances whose timelines the HTML report draws.
@@ -157,7 +157,7 @@ pub fn non_physical(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<Path
 }
 
 /// The instances that count under `rule` whose conditions are flagged
-/// ([`Conditions::flagged`](crate::contract::read::Conditions::flagged)), sorted by file.
+/// ([`Conditions::flagged`](mlb_record::contract::read::Conditions::flagged)), sorted by file.
 pub fn flagged(entries: &[Judged], layout: &Layout, rule: Rule) -> Vec<ConditionFlag> {
     let mut out: Vec<ConditionFlag> = measured(entries, layout, rule)
         .filter(|(_, _, c)| c.flagged())
@@ -205,7 +205,7 @@ mod tests {
     use super::super::per_gpu::tests::run;
     use super::super::rows::{layout, Grouping};
     use super::*;
-    use crate::contract::read::Entry;
+    use mlb_record::contract::read::Entry;
 
     fn with(vcd: &str, joules_per_item: Option<f64>, throttled_share: Option<f64>, degraded_link: bool) -> Entry {
         let conditions =

@@ -1,8 +1,8 @@
 //! Errors of `mlb report`.
 
-use crate::contract::record::refused;
-use crate::exit::{Classify, Kind};
-use crate::fix::Fix;
+use mlb_record::contract::record::refused;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// Why `mlb report` could not produce a report.

@@ -91,7 +91,7 @@ mod tests {
     use super::super::judge::Check;
     use super::super::score::tests::ok;
     use super::*;
-    use crate::contract::read::Entry;
+    use mlb_record::contract::read::Entry;
     use serde_json::json;
 
     fn rank(name: &str, world: u64, batch: u64, v: f64) -> Entry {

@@ -11,9 +11,9 @@
 //! A NaN (or missing) `train_item.avg` is no failure there: pandas leaves it
 //! out of the mean but counts it in `n`. mlb's stricter check also fails the
 //! skipped NaN, an infinite loss and an entry without a throughput that is
-//! a measure ([`crate::contract::physical`]).
+//! a measure ([`mlb_record::contract::physical`]).
 
-use crate::contract::read::Entry;
+use mlb_record::contract::read::Entry;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 
@@ -152,7 +152,7 @@ fn stricter(e: &Entry) -> Option<Check> {
         Some(Check::SkippedNanLoss)
     } else if e.losses.infinite {
         Some(Check::InfiniteLoss)
-    } else if e.avg.and_then(crate::contract::physical::items_per_second).is_none() {
+    } else if e.avg.and_then(mlb_record::contract::physical::items_per_second).is_none() {
         Some(Check::NoThroughput)
     } else {
         None
@@ -162,7 +162,7 @@ fn stricter(e: &Entry) -> Option<Check> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::read::Losses;
+    use mlb_record::contract::read::Losses;
     use std::path::Path;
     use std::sync::Arc;
 

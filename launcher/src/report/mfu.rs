@@ -11,9 +11,9 @@ use super::judge::Rule;
 use super::per_gpu::device_order;
 use super::rows::{Judged, Layout};
 use super::stats::Sample;
-use crate::contract::precision::Precision;
-use crate::contract::read::Entry;
 use crate::gpu::peak::peak;
+use mlb_record::contract::precision::Precision;
+use mlb_record::contract::read::Entry;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -81,7 +81,7 @@ enum EntryPeak {
 fn precision(entry: &Entry) -> Result<Precision, String> {
     match entry.args.iter().find(|(k, _)| &**k == "precision").map(|(_, v)| v) {
         Some(serde_json::Value::String(text)) => {
-            text.parse().map_err(|e: crate::contract::precision::UnknownPrecision| e.to_string())
+            text.parse().map_err(|e: mlb_record::contract::precision::UnknownPrecision| e.to_string())
         }
         _ => Err("precision not recorded".into()),
     }

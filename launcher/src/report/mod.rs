@@ -1,5 +1,5 @@
 //! `mlb report`: reads a folder of report files (mlb's and the original
-//! suite's, through [`crate::contract::read`]), computes the per-bench statistics, the score against a target
+//! suite's, through [`mlb_record::contract::read`]), computes the per-bench statistics, the score against a target
 //! table (docs/report.md, "Algorithm"), per-GPU and per-node tables, the MFU of workloads that state their FLOPs, data parallel groups, an
 //! optional comparison with a baseline,
 //! and prints them as a table, JSON, CSV or Markdown, with an optional HTML
@@ -47,7 +47,7 @@ pub use score::{Score, MAX_FAILURE_SHARE, MULTI_GPU};
 pub use stats::{geometric_mean, t_quantile, Sample};
 pub use targets::{GpuModel, Target, Targets};
 
-use crate::contract::read::{read_folder, FolderError};
+use mlb_record::contract::read::{read_folder, FolderError};
 
 /// Runs `mlb report`: returns what to print on stdout, after writing the
 /// HTML page when asked.

@@ -6,7 +6,7 @@
 //! at `FILE` is never left truncated or empty.
 
 use super::error::ReportError;
-use crate::contract::record::Output;
+use mlb_record::contract::record::Output;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 

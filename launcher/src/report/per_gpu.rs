@@ -10,7 +10,7 @@
 use super::judge::Rule;
 use super::relative::{table, Flag, Row};
 use super::rows::{Judged, Layout, RowKey};
-use crate::contract::read::Entry;
+use mlb_record::contract::read::Entry;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -125,7 +125,7 @@ pub(super) mod tests {
     use super::super::judge::Check;
     use super::super::rows::{layout, Grouping};
     use super::*;
-    use crate::contract::read::{Entry, Losses};
+    use mlb_record::contract::read::{Entry, Losses};
     use std::path::Path;
     use std::sync::Arc;
 

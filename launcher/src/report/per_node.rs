@@ -8,7 +8,7 @@ use super::judge::Rule;
 use super::per_gpu::several_nodes;
 use super::relative::{table, Flag, Row};
 use super::rows::{Judged, Layout};
-use crate::contract::read::Entry;
+use mlb_record::contract::read::Entry;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

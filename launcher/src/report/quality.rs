@@ -9,11 +9,12 @@
 //! whole, so a throughput folder costs a listing.
 
 use super::rcp::RcpCheck;
-use crate::contract::read::read_folder;
-use crate::contract::Report;
-use crate::quality::concurrent::{concurrent, Span};
+use crate::quality::concurrent::concurrent;
 use crate::quality::olympic::{olympic, spread, Olympic, Spread};
-use crate::quality::record::QualityRecord;
+use mlb_record::contract::quality::QualityRecord;
+use mlb_record::contract::quality::Span;
+use mlb_record::contract::read::read_folder;
+use mlb_record::contract::Report;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -218,7 +219,7 @@ fn row(config: &str, runs: &[&QualityInstance]) -> QualityRow {
         runs: runs.len(),
         converged: converged.len(),
         olympic_mean: result.as_ref().ok().map(|o| o.mean),
-        why_no_mean: result.err().map(|e| crate::fix::one_line(&e)),
+        why_no_mean: result.err().map(|e| mlb_record::fix::one_line(&e)),
         spread: spread(&converged),
         not_converged: runs.iter().filter(|i| !i.record.converged).map(|i| i.label()).collect(),
     }
@@ -227,8 +228,8 @@ fn row(config: &str, runs: &[&QualityInstance]) -> QualityRow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::record::Identity;
-    use crate::quality::record::tests::record;
+    use mlb_record::contract::quality::fixtures::record;
+    use mlb_record::contract::record::Identity;
 
     /// A completed report of instance `jr_id` of run `run_id` of job `name`,
     /// its clock from `started_at` to `stopped_at`, converged or not.

@@ -10,12 +10,12 @@
 
 use super::error::ReportError;
 use super::quality::{QualityInstance, QualityTables};
-use crate::contract::record::Output;
 use crate::quality::olympic::MIN_RUNS;
 use crate::quality::rcp::installed;
 use crate::quality::rcp::matching::{self, Problem};
 use crate::quality::rcp::reference::{self, ConfigRuns, Run};
 use crate::quality::rcp::{Checker, Pass, RcpSet};
+use mlb_record::contract::record::Output;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -107,7 +107,7 @@ pub fn configs(t: &QualityTables) -> Vec<ConfigRuns> {
                 .collect();
             let data = first.args.get_key_value(matching::DATA);
             let hyperparams = matching::hyperparams(
-                first.args.iter().filter(|(k, _)| crate::contract::keys::Key::of(k).splits_configs()).chain(data),
+                first.args.iter().filter(|(k, _)| mlb_record::contract::keys::Key::of(k).splits_configs()).chain(data),
                 first.record.goal.target,
             );
             ConfigRuns {
@@ -205,17 +205,17 @@ pub fn write(dir: &Path, file: &Path) -> Result<String, ReportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::record::Identity;
-    use crate::contract::report::PluginBuild;
-    use crate::contract::{Provenance, Report};
-    use crate::quality::record::tests::record;
+    use mlb_record::contract::quality::fixtures::record;
+    use mlb_record::contract::record::Identity;
+    use mlb_record::contract::report::PluginBuild;
+    use mlb_record::contract::{Provenance, Report};
     use serde_json::json;
 
     /// A report of instance `jr_id` of run `run` of job `name` with `args`,
     /// converged after `items` (`None`: not converged).
     fn report(name: &str, run: u64, jr_id: u32, args: serde_json::Value, items: Option<u64>) -> Report {
         let id = Identity { suite: "s".into(), name: name.into(), run_id: run, jr_id, vcd: jr_id.to_string() };
-        let quality = crate::quality::record::QualityRecord {
+        let quality = mlb_record::contract::quality::QualityRecord {
             converged: items.is_some(),
             items: items.unwrap_or(5000),
             ..record()

@@ -5,7 +5,7 @@
 use super::judge::{Check, Rule};
 use super::stats::Sample;
 use super::targets::{Target, Targets};
-use crate::contract::read::Entry;
+use mlb_record::contract::read::Entry;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
 use serde_json::Value;
@@ -35,9 +35,9 @@ pub struct Judged<'a> {
 
 impl Judged<'_> {
     /// Its throughput when it counts under `rule` (NaN when it has none
-    /// that is a measure: [`crate::contract::physical`]); `None` when it fails.
+    /// that is a measure: [`mlb_record::contract::physical`]); `None` when it fails.
     pub fn value(&self, rule: Rule) -> Option<f64> {
-        let measured = self.entry.avg.and_then(crate::contract::physical::items_per_second);
+        let measured = self.entry.avg.and_then(mlb_record::contract::physical::items_per_second);
         (!rule.fails(self.check)).then(|| measured.unwrap_or(f64::NAN))
     }
 
@@ -266,7 +266,7 @@ pub fn rows(entries: &[Judged], layout: &Layout, targets: Option<&Targets>, rule
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::read::Losses;
+    use mlb_record::contract::read::Losses;
     use serde_json::json;
     use std::path::Path;
     use std::sync::Arc;

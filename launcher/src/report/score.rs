@@ -71,7 +71,7 @@ pub(super) mod tests {
     use super::super::rows::{layout, rows, Grouping, Judged};
     use super::super::targets::Targets;
     use super::*;
-    use crate::contract::read::{Entry, Losses};
+    use mlb_record::contract::read::{Entry, Losses};
     use std::path::Path;
     use std::sync::Arc;
 

@@ -3,8 +3,8 @@
 //! timelines). `mlb report` reads them from the folder ([`Disk`]); `mlb
 //! serve` from the results store, which keeps both.
 
-use crate::contract::report::Report as ReportFile;
 use crate::system::SystemDesc;
+use mlb_record::contract::report::Report as ReportFile;
 use std::path::Path;
 
 /// What a report reads beside its entries.

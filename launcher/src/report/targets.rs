@@ -3,7 +3,7 @@
 //! found by name in a target folder: [`crate::targets::catalog`]).
 
 use super::error::ReportError;
-use crate::untrusted::visible;
+use mlb_record::untrusted::visible;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -77,7 +77,7 @@ impl Targets {
     /// Reads a target table from a CSV file.
     pub fn from_file(path: &Path) -> Result<Targets, ReportError> {
         let source = path.display().to_string();
-        let text = crate::reading::read_input(path)
+        let text = mlb_record::reading::read_input(path)
             .map_err(|e| ReportError::Targets { path: source.clone(), message: e.to_string() })?;
         Targets::parse(&source, &text)
     }
@@ -86,7 +86,7 @@ impl Targets {
     /// line per bench. Blank lines and `#` comments are skipped.
     pub fn parse(source: &str, text: &str) -> Result<Targets, ReportError> {
         let err = |message: String| ReportError::Targets { path: source.to_string(), message };
-        let records = crate::untrusted::csv::records(text).map_err(|e| err(e.to_string()))?;
+        let records = mlb_record::untrusted::csv::records(text).map_err(|e| err(e.to_string()))?;
         let mut records = records.into_iter();
         let (h, columns) = records.next().ok_or_else(|| err("the file is empty".into()))?;
         let index = |name: &str| {

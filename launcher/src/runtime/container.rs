@@ -58,11 +58,11 @@ impl Wrapping {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::record::Identity;
     use crate::gpu::{DeviceIndex, Vendor};
     use crate::isolation::Isolation;
     use crate::isolation::Slot;
     use crate::plan::{Placement, Work};
+    use mlb_record::contract::record::Identity;
     use serde_json::Map;
 
     fn wrapping(kind: HostKind, gpus: bool) -> Wrapping {

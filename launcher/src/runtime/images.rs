@@ -101,8 +101,8 @@ impl ImageMap {
 
     /// The built-in mapping with the entries of the user file `path` over it.
     pub fn with_overrides(path: &Path) -> Result<Self, ImageMapError> {
-        let text =
-            crate::reading::read_input(path).map_err(|source| ImageMapError::Read { path: path.into(), source })?;
+        let text = mlb_record::reading::read_input(path)
+            .map_err(|source| ImageMapError::Read { path: path.into(), source })?;
         let mut map = Self::builtin();
         map.images.extend(Self::parse(&text, path)?.images);
         Ok(map)

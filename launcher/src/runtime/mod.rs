@@ -32,9 +32,9 @@ pub use host::Host;
 pub use launch::{ContainerLaunch, Launch, ProcessLaunch, Wrapper};
 pub use output::{pump, read_lines, LineBuf, Output, Stream};
 
-use crate::contract::Container;
 use crate::isolation::{Isolation, SlotGroup};
 use crate::plan::Instance;
+use mlb_record::contract::Container;
 use outcome::Outcome;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -79,7 +79,7 @@ pub struct Start<'a> {
     pub output: Arc<dyn Output>,
     /// Its failure record, failure not yet set, for a site that supervises
     /// the instance where it runs (a Slurm task writes it on its node).
-    pub record: crate::contract::Report,
+    pub record: mlb_record::contract::Report,
 }
 
 /// A started instance, or why it could not start.

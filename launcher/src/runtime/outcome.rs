@@ -1,8 +1,8 @@
 //! How an instance ended, and the failure the launcher records when the
-//! instance could not (see [`contract::exit`](crate::contract::exit)).
+//! instance could not (see [`contract::exit`](mlb_record::contract::exit)).
 
-use crate::contract::exit;
-use crate::contract::record::{Cause, Failure};
+use mlb_record::contract::exit;
+use mlb_record::contract::record::{Cause, Failure};
 use serde::{Deserialize, Serialize};
 
 /// How an instance ended. A Slurm task sends it to the launcher as it is.

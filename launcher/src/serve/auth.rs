@@ -33,7 +33,7 @@ impl std::fmt::Debug for Token {
 impl Token {
     /// The token in `path` (spaces and the line end at either end left out).
     pub fn read(path: &Path) -> Result<Token, ServeError> {
-        let text = crate::reading::read_input(path)
+        let text = mlb_record::reading::read_input(path)
             .map_err(|source| ServeError::TokenFile { path: path.to_path_buf(), source })?;
         let token = text.trim();
         if token.len() < MIN_TOKEN_LEN {

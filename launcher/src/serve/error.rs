@@ -1,7 +1,7 @@
 //! Why `mlb serve` did not start or stopped, with the fix.
 
-use crate::exit::{Classify, Kind};
-use crate::fix::Fix;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::Fix;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 

@@ -1,6 +1,6 @@
 //! What can go wrong with Slurm, each with its fix.
 
-use crate::fix::Fix;
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// A Slurm run or submission that cannot go on.
@@ -111,13 +111,13 @@ impl Fix for SlurmError {
     }
 }
 
-impl crate::exit::Classify for SlurmError {
+impl mlb_record::exit::Classify for SlurmError {
     /// A Slurm tool or file that failed is a failure; everything else is
     /// found before anything starts: the run is refused.
-    fn kind(&self) -> crate::exit::Kind {
+    fn kind(&self) -> mlb_record::exit::Kind {
         match self {
-            SlurmError::Tool { .. } | SlurmError::Write { .. } => crate::exit::Kind::Failed,
-            _ => crate::exit::Kind::Refused,
+            SlurmError::Tool { .. } | SlurmError::Write { .. } => mlb_record::exit::Kind::Failed,
+            _ => mlb_record::exit::Kind::Refused,
         }
     }
 }

@@ -16,7 +16,7 @@ pub mod task;
 
 pub use allocation::Allocation;
 pub use error::SlurmError;
-pub use site::{SlurmSite, PLAN_DIR};
+pub use site::SlurmSite;
 pub use step::StepShape;
 pub use submit::SubmitArgs;
 

@@ -16,15 +16,13 @@ use crate::runtime::remote::{StepPlan, TaskLine, TaskPlan};
 use crate::runtime::{
     read_lines, Backend, End, Launch, Output, Running, RuntimeError, Site, SiteTraits, Start, Started, Stream,
 };
+use mlb_record::contract::step_plan::{self, PLAN_DIR};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// The folder of the output folder that holds the step plans.
-pub const PLAN_DIR: &str = "slurm";
 
 /// How long a task's output may still come after `srun` ended.
 const DRAIN: Duration = Duration::from_secs(10);
@@ -106,7 +104,7 @@ impl SlurmSite {
         let container = tasks[0].launch.step_flags().to_vec();
         let id = &starts[0].instance.identity;
         let n = self.steps.fetch_add(1, Ordering::Relaxed);
-        let name = format!("{}.{}.R{}.step{n}.json", id.suite, id.name.replace(['/', '\\'], "_"), id.run_id);
+        let name = step_plan::file_name(&id.suite, &id.name, id.run_id, n);
         let plan = self.outdir.join(PLAN_DIR).join(name);
         StepPlan { tasks }.write(&plan).map_err(|source| RuntimeError::StepPlan { path: plan.clone(), source })?;
         let instances: Vec<&Instance> = starts.iter().map(|s| s.instance).collect();

@@ -5,9 +5,9 @@
 //! into its container and recorded in its failure record.
 
 use crate::console::Console;
-use crate::contract::SlurmTask;
 use crate::runtime::outcome::Outcome;
 use crate::runtime::remote::{task, PlanError, StepPlan, TaskLine};
+use mlb_record::contract::SlurmTask;
 use std::path::Path;
 
 /// Runs the task of this process's rank in the plan at `plan`; its exit

@@ -2,8 +2,8 @@
 //! password written as `***`) and the fix.
 
 use super::location::Location;
-use crate::exit::{Classify, Kind};
-use crate::fix::Fix;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// An error of the results store.
@@ -58,7 +58,7 @@ pub enum StoreError {
     Reports {
         /// Which, and why.
         #[from]
-        source: crate::contract::read::FolderError,
+        source: mlb_record::contract::read::FolderError,
     },
     /// The store cannot be opened or reached.
     #[error("cannot open the store {location}: {reason}")]

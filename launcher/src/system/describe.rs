@@ -1,13 +1,13 @@
 //! The system description and how it is filled in.
 
-use crate::contract::Container;
 use crate::gpu::vendor_of;
 use crate::host::Host;
+use mlb_record::contract::Container;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The file's name in the output folder.
-pub const FILE: &str = crate::contract::SYSTEM_FILE;
+pub const FILE: &str = mlb_record::contract::SYSTEM_FILE;
 
 /// A system description: MLPerf `system_desc` fields (what mlb cannot know,
 /// such as the submitter, is left out), and mlb's own beside them.
@@ -122,7 +122,7 @@ fn gigabytes(bytes: u64) -> String {
 /// Writes `desc` as `system.json` in `dir`.
 pub fn write(dir: &Path, desc: &SystemDesc) -> std::io::Result<PathBuf> {
     let value = serde_json::to_value(desc).expect("a system description serialises");
-    crate::contract::record::write_atomic(dir, FILE, &value)
+    mlb_record::contract::record::write_atomic(dir, FILE, &value)
 }
 
 /// The description in `dir`, when there is one.

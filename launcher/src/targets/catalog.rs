@@ -11,7 +11,7 @@
 
 use super::folders::Folders;
 use crate::report::{GpuModel, ReportError, Targets};
-use crate::untrusted::visible;
+use mlb_record::untrusted::visible;
 use std::fmt;
 use std::path::{Path, PathBuf};
 

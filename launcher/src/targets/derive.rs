@@ -12,8 +12,8 @@
 //! break), so that no name adds a row, and the comments hold no line break.
 
 use crate::report::{Report, Target};
-use crate::untrusted::csv::cell;
-use crate::untrusted::visible;
+use mlb_record::untrusted::csv::cell;
+use mlb_record::untrusted::visible;
 use std::collections::BTreeSet;
 
 /// `perf_target` of a derived table unless `--perf` is given.

@@ -1,9 +1,9 @@
 //! Errors of `mlb targets`.
 
-use crate::contract::record::refused;
-use crate::exit::{Classify, Kind};
-use crate::fix::Fix;
 use crate::report::ReportError;
+use mlb_record::contract::record::refused;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// Why `mlb targets derive` wrote no table.

@@ -10,10 +10,10 @@ mod folders;
 pub use error::TargetsError;
 pub use folders::Folders;
 
-use crate::contract::read::read_folder;
-use crate::contract::record::Output;
 use crate::report::{aggregate, Options};
 use clap::{Args, Subcommand};
+use mlb_record::contract::read::read_folder;
+use mlb_record::contract::record::Output;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

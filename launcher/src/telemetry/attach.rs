@@ -1,9 +1,9 @@
 //! Adds the `telemetry` block to a report the worker wrote: the report is
 //! read into the report model, its telemetry field set, and written back.
 
-use crate::contract::report::{ReadError, WriteError};
-use crate::contract::telemetry::Telemetry;
-use crate::contract::Report;
+use mlb_record::contract::report::{ReadError, WriteError};
+use mlb_record::contract::telemetry::Telemetry;
+use mlb_record::contract::Report;
 use std::path::Path;
 
 /// Why the block could not be added.
@@ -28,7 +28,7 @@ pub fn attach(path: &Path, telemetry: &Telemetry) -> Result<(), AttachError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::record::Identity;
+    use mlb_record::contract::record::Identity;
     use serde_json::json;
 
     #[test]

@@ -1,32 +1,30 @@
 //! The `telemetry` block of a report: what the sampler saw of an instance
 //! during its timed window, summarised (docs/telemetry.md lists every field).
-//! The block's types are the report's ([`crate::contract::telemetry`]);
+//! The block's types are the report's ([`mlb_record::contract::telemetry`]);
 //! this builds them from the samples.
 
 use super::powercap::is_package_energy;
 use super::sample::Sample;
 use super::scope::{self, Part, Window};
-use crate::contract::telemetry::{
-    Energy, GpuTelemetry, Maxima, Metrics, SlotTelemetry, Stats, Telemetry, Timeline, THROTTLE_FLAG,
+use mlb_record::contract::telemetry::{
+    Energy, GpuTelemetry, Maxima, Metrics, SlotTelemetry, Stats, Telemetry, THROTTLE_FLAG,
 };
-use crate::reading::reasons::{REASONS, SLOWDOWN};
+use mlb_record::reading::reasons::{REASONS, SLOWDOWN};
 use statrs::statistics::{Data, OrderStatistics};
 use std::collections::BTreeMap;
 
-impl Stats {
-    /// The stats of `values`; `None` when empty.
-    pub fn of(values: &[f64]) -> Option<Stats> {
-        if values.is_empty() {
-            return None;
-        }
-        let mut data = Data::new(values.to_vec());
-        Some(Stats {
-            mean: values.iter().sum::<f64>() / values.len() as f64,
-            min: values.iter().copied().fold(f64::INFINITY, f64::min),
-            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            p95: data.percentile(95),
-        })
+/// The stats of `values`; `None` when empty.
+pub fn stats_of(values: &[f64]) -> Option<Stats> {
+    if values.is_empty() {
+        return None;
     }
+    let mut data = Data::new(values.to_vec());
+    Some(Stats {
+        mean: values.iter().sum::<f64>() / values.len() as f64,
+        min: values.iter().copied().fold(f64::INFINITY, f64::min),
+        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        p95: data.percentile(95),
+    })
 }
 
 /// The metrics of `part` `i` in `w`.
@@ -39,7 +37,7 @@ fn metrics(w: &Window, part: Part, i: usize) -> Metrics {
         }
     }
     for name in gauges {
-        if let Some(s) = Stats::of(&w.gauge(part, i, name)) {
+        if let Some(s) = stats_of(&w.gauge(part, i, name)) {
             stats.insert(name.to_string(), s);
         }
     }
@@ -48,7 +46,7 @@ fn metrics(w: &Window, part: Part, i: usize) -> Metrics {
     names.dedup();
     for name in names {
         let values: Vec<f64> = rates.iter().filter(|r| r.0 == name).map(|r| r.2).collect();
-        if let Some(s) = Stats::of(&values) {
+        if let Some(s) = stats_of(&values) {
             stats.insert(name.to_string(), s);
         }
     }
@@ -128,7 +126,7 @@ pub fn build(samples: &[Sample], start: f64, end: f64, items: u64, ctx: Context)
         sources: ctx.sources,
         throttled: over(slot.cpu_throttled_fraction) || gpus.iter().any(|g| over(g.throttled_fraction)),
         degraded_link: gpus.iter().any(|g| g.degraded_link),
-        timeline: Timeline::of(&w, gpus.len()),
+        timeline: super::timeline::timeline(&w, gpus.len()),
         slot,
         gpus,
         energy,
@@ -138,14 +136,14 @@ pub fn build(samples: &[Sample], start: f64, end: f64, items: u64, ctx: Context)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reading::{Counter, Reading};
+    use mlb_record::reading::{Counter, Reading};
 
     #[test]
     fn stats_of_values() {
-        let s = Stats::of(&(1..=100).map(f64::from).collect::<Vec<_>>()).unwrap();
+        let s = stats_of(&(1..=100).map(f64::from).collect::<Vec<_>>()).unwrap();
         assert_eq!((s.mean, s.min, s.max), (50.5, 1.0, 100.0));
         assert!((94.0..=96.0).contains(&s.p95), "{}", s.p95);
-        assert_eq!(Stats::of(&[]), None);
+        assert_eq!(stats_of(&[]), None);
     }
 
     /// A GPU drawing 200 W (its counter in mJ), link gen 3 of 4, throttled in 2 samples of 10.

@@ -5,9 +5,9 @@
 //! packages' energy ([`powercap`]), its GPUs through the
 //! [`GpuReader`](crate::gpu::GpuReader) their vendor makes (NVIDIA's in
 //! [`crate::gpu::nvidia`], AMD's in [`crate::gpu::amd`]); each gives a
-//! [`Reading`](crate::reading::Reading), gathered into a [`sample`]. The
+//! [`Reading`](mlb_record::reading::Reading), gathered into a [`sample`]. The
 //! worker announces the edges of its timed window on stdout
-//! ([`crate::contract::window`]); [`scope`] scopes the samples to it and
+//! ([`mlb_record::contract::window`]); [`scope`] scopes the samples to it and
 //! [`block`] summarises them into the report's `telemetry` block
 //! ([`attach`]). docs/telemetry.md describes every field.
 

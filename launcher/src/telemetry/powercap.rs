@@ -2,7 +2,7 @@
 //! recent kernels), where the host has it: the energy of the whole package,
 //! every process on it counted, not the slot's alone.
 
-use crate::reading::{number, Counter, Reading};
+use mlb_record::reading::{number, Counter, Reading};
 use std::path::{Path, PathBuf};
 
 /// The package zones of a host.

@@ -7,8 +7,8 @@
 use super::block;
 use super::probes::Probes;
 use super::sample::Sample;
-use crate::contract::telemetry::Telemetry;
-use crate::contract::Edge;
+use mlb_record::contract::telemetry::Telemetry;
+use mlb_record::contract::Edge;
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;

@@ -7,7 +7,7 @@
 //! that wrapped between two samples is taken to have wrapped once.
 
 use super::sample::Sample;
-use crate::reading::{Counter, Reading};
+use mlb_record::reading::{Counter, Reading};
 
 /// One part of every sample: the slot, or one GPU.
 pub type Part = fn(&Sample, usize) -> Option<&Reading>;

@@ -12,7 +12,7 @@
 //! | `cpu_mhz` | `cpufreq/scaling_cur_freq` of each slot CPU, else `cpu MHz` of `/proc/cpuinfo` | the same |
 
 use crate::isolation::{SlotGroup, Version};
-use crate::reading::{keyed, number, Counter, Reading};
+use mlb_record::reading::{keyed, number, Counter, Reading};
 use std::path::{Path, PathBuf};
 
 /// Reads one slot's group and CPUs, under a root (`/` on a real host).

@@ -3,10 +3,10 @@
 //! Identity options fall back on the environment the launcher gives every
 //! instance (docs/launcher.md, "The host and its slots"), so a worker started by hand needs only `--plugin`.
 //! The launcher's side of this command line is
-//! [`contract::argv`](crate::contract::argv).
+//! [`contract::argv`](mlb_record::contract::argv).
 
-use crate::contract::env;
 use clap::Args;
+use mlb_record::contract::env;
 use std::path::PathBuf;
 
 /// `mlb worker` options.

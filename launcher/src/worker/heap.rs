@@ -17,7 +17,7 @@
 //! the worker leaves the heap alone. Reports record which policy held
 //! (`provenance.heap`).
 
-use crate::contract::env::{GLIBC_MALLOC_VARS, GLIBC_TUNABLES, HEAP};
+use mlb_record::contract::env::{GLIBC_MALLOC_VARS, GLIBC_TUNABLES, HEAP};
 
 /// glibc's mmap threshold ceiling on 64-bit targets (`HEAP_MAX_SIZE / 2`).
 const MMAP_THRESHOLD: i32 = 32 << 20;

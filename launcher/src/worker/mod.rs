@@ -6,7 +6,7 @@
 //! (docs/worker.md, "Report files"). A caught
 //! failure (error, panic, NaN loss, bad config, unloadable plugin) writes a
 //! `.FAIL.` record and exits with the code of its cause
-//! ([`contract::exit`](crate::contract::exit)); a crash (abort,
+//! ([`contract::exit`](mlb_record::contract::exit)); a crash (abort,
 //! segfault) dies by its signal for the launcher to record.
 
 mod args;

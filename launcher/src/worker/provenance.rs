@@ -1,14 +1,14 @@
 //! What an instance actually got, read from inside it: the CPUs of its
 //! affinity mask, the memory limit of its own cgroup, and what the launcher
 //! says about isolation, host and container (through the `MLB_*` variables
-//! of [`contract::env`](crate::contract::env)), and the heap policy it ran
+//! of [`contract::env`](mlb_record::contract::env)), and the heap policy it ran
 //! under.
 
 use super::heap::HeapPolicy;
-use crate::contract::env::Announced;
-use crate::contract::isolation::Isolation;
-use crate::contract::{PluginBuild, Provenance, SlurmTask};
 use crate::linux::{cpulist, memory_cgroup};
+use mlb_record::contract::env::Announced;
+use mlb_record::contract::isolation::Isolation;
+use mlb_record::contract::{PluginBuild, Provenance, SlurmTask};
 
 /// The provenance of this worker's report: what it sees of itself, and
 /// what the launcher announced in its environment.

@@ -6,10 +6,10 @@
 //! read at both edges of the timed window (the observations after the
 //! `skip` warm-up ones), outside any timed block.
 
-use crate::contract::window::{self, Edge};
-use crate::contract::WorkerLine;
 use crate::plugins::{CallError, Instance, Plan};
 use mlb_plugin::abi::StepStats;
+use mlb_record::contract::window::{self, Edge};
+use mlb_record::contract::WorkerLine;
 use std::collections::VecDeque;
 use std::time::Instant;
 

@@ -10,15 +10,15 @@
 //! an `:::MLLOG` line ([`crate::quality::mllog`]) into a file beside the report.
 
 use super::timing::{one_step, LoopFailure, LoopResult, Losses, Observation, Stepper};
-use crate::contract::record::Identity;
-use crate::contract::window::{self, Edge};
-use crate::contract::WorkerLine;
-use crate::fix::Fix;
 use crate::plugins::{CallError, Instance, QualitySpec};
-use crate::quality::cache::PageCache;
 use crate::quality::mllog::{self, key, samples, MlLog};
-use crate::quality::record::{Point, QualityRecord};
 use crate::quality::rules::{Rules, RulesError, MAX_INIT_SECONDS};
+use mlb_record::contract::quality::PageCache;
+use mlb_record::contract::quality::{Point, QualityRecord};
+use mlb_record::contract::record::Identity;
+use mlb_record::contract::window::{self, Edge};
+use mlb_record::contract::WorkerLine;
+use mlb_record::fix::Fix;
 use serde_json::{json, Map, Value};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -239,7 +239,7 @@ impl Session {
     ) -> Result<Session, SessionError> {
         let spec = spec.ok_or_else(|| RulesError::NoQuality { workload: workload.to_string() })?;
         let rules = Rules::from_config(args, spec.target)?;
-        let goal = QualityRecord::goal(spec, &rules);
+        let goal = rules.goal(spec);
         let json_name = identity.file_name(false, chrono::Utc::now());
         let log_name = format!("{}.mllog", json_name.trim_end_matches(".json"));
         let path = outdir.join(&log_name);
@@ -346,7 +346,7 @@ impl Session {
             time_to_quality: run.converged.then_some(run.seconds),
             items: run.items,
             eval_every: self.rules.eval_every,
-            bound: QualityRecord::bound(&self.rules),
+            bound: self.rules.bound(),
             curve: run.curve.clone(),
             mllog: Some(self.log_name.clone()),
         }
@@ -470,7 +470,7 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         let err = session.initialised(&args).unwrap_err();
         assert!(err.seconds >= 0.02 && err.cap == 0.001);
-        assert!(crate::fix::one_line(&err).contains("; fix: raise `max_init_seconds`"), "{err}");
+        assert!(mlb_record::fix::one_line(&err).contains("; fix: raise `max_init_seconds`"), "{err}");
         let log = dir.path().join(&session.log_name);
         drop(session);
         let text = std::fs::read_to_string(log).unwrap();
@@ -486,7 +486,7 @@ mod tests {
 
         let none = Session::begin(None, "spin", &args, dir.path(), &id, PageCache::dropped());
         assert!(matches!(none, Err(SessionError::Rules(RulesError::NoQuality { .. }))));
-        let said = crate::fix::one_line(&none.err().unwrap());
+        let said = mlb_record::fix::one_line(&none.err().unwrap());
         assert!(
             said.contains("workload `spin` has no evaluation") && said.contains("; fix: run it without --to-quality")
         );

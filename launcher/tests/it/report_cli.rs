@@ -179,8 +179,12 @@ fn failed_mlb_records_show_file_and_cause() {
     write_report(dir.path(), &run("convnet", 0, "0", 200.0));
     let failed = serde_json::json!({"suite": "fast", "name": "convnet", "run_id": 1, "vcd": "1", "completed": false,
         "failure": {"cause": "oom", "message": "killed by the OOM killer at 4 GiB"}});
-    mlb::contract::record::write_atomic(dir.path(), "fast.convnet.R1.D1.FAIL.20260101-000000-000000.json", &failed)
-        .unwrap();
+    mlb_record::contract::record::write_atomic(
+        dir.path(),
+        "fast.convnet.R1.D1.FAIL.20260101-000000-000000.json",
+        &failed,
+    )
+    .unwrap();
     let table = stdout(&mlb(&["--reports", dir.path().to_str().unwrap(), "--gpu-model", "V100"]));
     assert!(table.contains("fast.convnet.R1.D1.FAIL.20260101-000000-000000.json"), "{table}");
     assert!(table.contains("oom") && table.contains("killed by the OOM killer at 4 GiB"), "{table}");
@@ -283,7 +287,7 @@ fn control_characters_in_argument_values_are_escaped_in_every_text_output() {
         let mut record = common::records::record(&run("convnet", i as u64, "0", 200.0 + i as f64));
         record["arch"] = arch.into();
         let name = common::records::file_name(&run("convnet", i as u64, "0", 0.0));
-        mlb::contract::record::write_atomic(dir.path(), &name, &record).unwrap();
+        mlb_record::contract::record::write_atomic(dir.path(), &name, &record).unwrap();
     }
     let d = dir.path().to_str().unwrap();
     for format in ["table", "markdown", "csv"] {

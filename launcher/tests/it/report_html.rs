@@ -11,7 +11,7 @@ use crate::common;
 
 use common::chromium::{overlap, Browser};
 use common::records::{file_name, record, write_report, Run};
-use mlb::contract::record::write_atomic;
+use mlb_record::contract::record::write_atomic;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;

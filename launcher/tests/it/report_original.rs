@@ -182,12 +182,12 @@ fn sweep(dir: &Path) {
                 let mut rec = record(&r);
                 rec["arch"] = json!(arch);
                 let name = file_name(&r).replace(".json", &format!(".{arch}.json"));
-                mlb::contract::record::write_atomic(dir, &name, &rec).unwrap();
+                mlb_record::contract::record::write_atomic(dir, &name, &rec).unwrap();
             }
         }
     }
     let r = Run { suite: "smoke", bench: "vae", run: 0, vcd: "0", items_per_sec: 7000.0, gpu: Some("V100") };
-    mlb::contract::record::write_atomic(dir, &file_name(&r), &record(&r)).unwrap();
+    mlb_record::contract::record::write_atomic(dir, &file_name(&r), &record(&r)).unwrap();
 }
 
 #[test]

@@ -83,7 +83,7 @@ fn heap_policy_is_recorded_and_the_users_choice_wins() {
         let dir = tempfile::tempdir().unwrap();
         let mut cmd = spin_command(r#"{"repeat": 2, "skip": 1, "number": 1, "size": 0}"#, dir.path(), &[]);
         // Whatever heap choice the test's own environment carries is not this test's.
-        for (var, _) in mlb::contract::env::heap_choice_vars(|name| std::env::var(name).ok()) {
+        for (var, _) in mlb_record::contract::env::heap_choice_vars(|name| std::env::var(name).ok()) {
             cmd.env_remove(var);
         }
         let out = cmd.envs(env.iter().copied()).output().unwrap();
@@ -100,8 +100,8 @@ fn the_isolation_the_worker_is_told_is_recorded_and_only_slurm_records_the_task(
     let provenance = |env: &[(&str, &str)]| {
         let dir = tempfile::tempdir().unwrap();
         let mut cmd = spin_command(r#"{"repeat": 2, "skip": 1, "number": 1, "size": 0}"#, dir.path(), &[]);
-        cmd.env_remove(mlb::contract::env::ISOLATION);
-        for var in mlb::contract::SlurmTask::VARIABLES {
+        cmd.env_remove(mlb_record::contract::env::ISOLATION);
+        for var in mlb_record::contract::SlurmTask::VARIABLES {
             cmd.env_remove(var);
         }
         let out = cmd.envs(env.iter().copied()).output().unwrap();
@@ -110,7 +110,7 @@ fn the_isolation_the_worker_is_told_is_recorded_and_only_slurm_records_the_task(
     };
     let step = [("SLURM_STEP_ID", "0"), ("SLURMD_NODENAME", "n1")];
     for isolation in Isolation::ALL {
-        let mut env = vec![(mlb::contract::env::ISOLATION, isolation.name())];
+        let mut env = vec![(mlb_record::contract::env::ISOLATION, isolation.name())];
         env.extend(step);
         let p = provenance(&env);
         assert_eq!(p["isolation"], isolation.name(), "{p}");
@@ -118,6 +118,6 @@ fn the_isolation_the_worker_is_told_is_recorded_and_only_slurm_records_the_task(
     }
     assert_eq!(provenance(&[])["isolation"], Isolation::None.name(), "unset: none");
     // A worker started by hand with a text mlb never writes records it as given.
-    let p = provenance(&[(mlb::contract::env::ISOLATION, "cgroup"), step[0]]);
+    let p = provenance(&[(mlb_record::contract::env::ISOLATION, "cgroup"), step[0]]);
     assert_eq!((p["isolation"].as_str(), p.get("slurm")), (Some("cgroup"), None), "{p}");
 }

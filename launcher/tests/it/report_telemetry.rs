@@ -8,7 +8,7 @@
 use crate::common;
 
 use common::records::{file_name, record, Run};
-use mlb::contract::record::write_atomic;
+use mlb_record::contract::record::write_atomic;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Output};

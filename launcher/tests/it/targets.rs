@@ -4,7 +4,7 @@
 
 use crate::common::records::{write_report, Run};
 use crate::report_gen;
-use mlb::contract::record::write_atomic;
+use mlb_record::contract::record::write_atomic;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Output};

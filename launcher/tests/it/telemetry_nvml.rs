@@ -8,13 +8,13 @@
 use crate::common;
 
 use mlb::check::Status;
-use mlb::contract::window;
-use mlb::contract::Edge;
 use mlb::gpu::nvidia::NvidiaProbe;
 use mlb::gpu::{open_nvml, DeviceIndex, Vendor};
 use mlb::host::{detect, HostKind, Probe};
 use mlb::telemetry::block::{self, Context};
 use mlb::telemetry::{Probes, Sampler, Sources};
+use mlb_record::contract::window;
+use mlb_record::contract::Edge;
 use std::ffi::OsStr;
 use std::sync::Arc;
 use std::time::Duration;

@@ -127,8 +127,12 @@ fn a_refused_command_line_records_nothing_and_exits_with_usage() {
     let worker = |name: &[&str]| run_spin(r#"{"repeat": 11, "number": 1}"#, dir.path(), name);
     // `-x` as a separate word is an option to the parser: refused.
     let out = worker(&["--name", "-x"]);
-    assert_eq!(out.status.code(), Some(mlb::contract::exit::USAGE), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(mlb::contract::exit::cause_of(mlb::contract::exit::USAGE), None, "the launcher must record it");
+    assert_eq!(out.status.code(), Some(mlb_record::contract::exit::USAGE), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        mlb_record::contract::exit::cause_of(mlb_record::contract::exit::USAGE),
+        None,
+        "the launcher must record it"
+    );
     assert!(reports(dir.path()).is_empty());
     // In the option's own word, as the launcher passes it, it is a name.
     let out = worker(&["--name=-x"]);
@@ -164,7 +168,7 @@ fn a_launcher_failure_record_carries_the_workers_arguments_and_id() {
     // Each argument of the record is the worker's, with its value; the
     // job's own are there.
     let arguments: Vec<(&String, &serde_json::Value)> =
-        failed.as_object().unwrap().iter().filter(|(k, _)| mlb::contract::keys::is_argument(k)).collect();
+        failed.as_object().unwrap().iter().filter(|(k, _)| mlb_record::contract::keys::is_argument(k)).collect();
     for (key, value) in &arguments {
         assert_eq!(completed.get(*key), Some(*value), "{key}: the record's value against the worker's");
     }

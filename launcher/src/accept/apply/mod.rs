@@ -11,8 +11,8 @@ mod telemetry;
 
 use super::rules::{Check, Rule};
 use super::verdict::{Outcome, Subject, Verdict};
-use crate::contract::read::Conditions;
 use crate::report::{Report, Row};
+use mlb_record::contract::read::Conditions;
 
 /// One instance of the reports, as the telemetry rules see it.
 #[derive(Clone, Debug)]

@@ -6,8 +6,8 @@
 use super::{subject, Figures, Instance, Measure};
 use crate::accept::rules::Rule;
 use crate::accept::verdict::Verdict;
-use crate::contract::read::Conditions;
 use crate::report::device_order;
+use mlb_record::contract::read::Conditions;
 use std::collections::BTreeMap;
 
 /// The instances `rule` reaches, by (bench, GPU, node), GPUs in numeric order.

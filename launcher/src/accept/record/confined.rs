@@ -15,7 +15,7 @@ use super::inputs::Hashed;
 use super::paths::{confined, Place};
 use crate::accept::Request;
 use crate::linux::dir::{Dir, Entry};
-use crate::reading::INPUT_LIMIT;
+use mlb_record::reading::INPUT_LIMIT;
 use std::path::Path;
 
 /// The most names listed below the record's folder by one `--verify`.

@@ -3,9 +3,9 @@
 use super::inputs::HashError;
 use super::sign::KeyError;
 use super::signers::SignersError;
-use crate::contract::record::refused;
-use crate::exit::{Classify, Kind};
-use crate::fix::Fix;
+use mlb_record::contract::record::refused;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// Why `--record`, `--sign` or `--verify` could not do its work.

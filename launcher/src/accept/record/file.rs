@@ -10,7 +10,7 @@ use super::inputs::{hash_all, Hashed};
 use super::paths::Place;
 use super::sign::{signature_path, SigningKey};
 use crate::accept::{Evaluation, Origin, Request, Verdict};
-use crate::contract::record::{to_strict_json, Output};
+use mlb_record::contract::record::{to_strict_json, Output};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -65,7 +65,7 @@ pub enum KeyError {
     },
 }
 
-impl crate::fix::Fix for KeyError {
+impl mlb_record::fix::Fix for KeyError {
     fn fix(&self) -> Option<String> {
         let by_hand = |path: &Path| {
             format!(
@@ -91,8 +91,8 @@ impl SigningKey {
     /// 16 MiB); refuses an encrypted key and a key of another algorithm
     /// than ed25519.
     pub fn read(path: &Path) -> Result<SigningKey, KeyError> {
-        let text =
-            crate::reading::read_input(path).map_err(|source| KeyError::Read { path: path.to_path_buf(), source })?;
+        let text = mlb_record::reading::read_input(path)
+            .map_err(|source| KeyError::Read { path: path.to_path_buf(), source })?;
         let key = PrivateKey::from_openssh(&text).map_err(|e| match e {
             ssh_key::Error::AlgorithmUnknown => {
                 KeyError::Algorithm { path: path.to_path_buf(), algorithm: "a kind mlb does not read".into() }

@@ -53,7 +53,7 @@ pub enum SignersError {
     },
 }
 
-impl crate::fix::Fix for SignersError {
+impl mlb_record::fix::Fix for SignersError {
     fn fix(&self) -> Option<String> {
         Some(
             "pass an allowed signers file (`alice@example.org ssh-ed25519 AAAA...` a line) or the signer's KEY.pub \
@@ -65,9 +65,9 @@ impl crate::fix::Fix for SignersError {
 
 impl AllowedSigners {
     /// Reads `path`: a regular file of at most 16 MiB
-    /// ([`read_input`](crate::reading::read_input)).
+    /// ([`read_input`](mlb_record::reading::read_input)).
     pub fn read(path: &Path) -> Result<AllowedSigners, SignersError> {
-        let text = crate::reading::read_input(path)
+        let text = mlb_record::reading::read_input(path)
             .map_err(|source| SignersError::Read { path: path.to_path_buf(), source })?;
         Self::parse(path, &text)
     }

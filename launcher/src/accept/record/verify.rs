@@ -25,9 +25,9 @@ use super::paths::Place;
 use super::sign::{check, signature_path, SignatureCheck};
 use super::signers::AllowedSigners;
 use crate::accept::{evaluate, Kind, Outcome, Request, Subject, Verdict};
-use crate::exit::{EXIT_FAILED, EXIT_OK};
 use crate::linux::dir::Dir;
-use crate::untrusted::visible;
+use mlb_record::exit::{EXIT_FAILED, EXIT_OK};
+use mlb_record::untrusted::visible;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -192,7 +192,7 @@ fn recompute(folder: &Dir, name: &Path, record: &Record, place: &Place) -> Now {
     let request = resolved_request(&record.request, &copy.place);
     let evaluation = match evaluate(&request) {
         Ok(evaluation) => evaluation,
-        Err(e) => return fallback(copy.as_given(&crate::fix::one_line(&e), place.given()), copy.left_out),
+        Err(e) => return fallback(copy.as_given(&mlb_record::fix::one_line(&e), place.given()), copy.left_out),
     };
     // A `--gpu-model` table of the host is no file of the copy.
     let name_of = |p: &Path| if copy.holds(p) { copy.place.relative(p) } else { place.relative(p) };

@@ -1,8 +1,8 @@
 //! One CSV line per verdict, figures at full precision, text cells as
-//! [`crate::untrusted::csv::text`] writes them.
+//! [`mlb_record::untrusted::csv::text`] writes them.
 
 use super::super::verdict::{Evaluation, Verdict};
-use crate::untrusted::csv::{number as figure, text};
+use mlb_record::untrusted::csv::{number as figure, text};
 
 /// The header line.
 const HEADER: &str = "outcome,rule,kind,origin,bench,gpu,node,measured,bound,margin,unit,note";

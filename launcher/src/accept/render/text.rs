@@ -6,7 +6,7 @@
 
 use super::super::verdict::{Evaluation, Outcome, Verdict};
 use super::{number, summary};
-use crate::untrusted::visible;
+use mlb_record::untrusted::visible;
 
 /// The widest line of the view.
 pub const WIDTH: usize = 100;

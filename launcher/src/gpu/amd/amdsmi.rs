@@ -25,8 +25,8 @@
 //! instances call it from their own threads.
 
 use crate::gpu::Maxima;
-use crate::reading::Reading;
 use libloading::Library;
+use mlb_record::reading::Reading;
 use std::collections::BTreeMap;
 use std::ffi::{c_void, OsStr};
 use std::sync::Arc;

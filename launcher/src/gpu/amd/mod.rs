@@ -13,7 +13,7 @@ pub use probe::AmdProbe;
 
 use super::{pci_numa_node, ContainerAccess, DeviceIndex, Gpu, GpuReader, GpuVendor, Unavailable, Vendor};
 use crate::check::Check;
-use crate::contract::env;
+use mlb_record::contract::env;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};

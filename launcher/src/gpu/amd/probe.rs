@@ -29,7 +29,7 @@
 
 use super::amdsmi::{AmdSmi, SmiGpu};
 use crate::gpu::{DeviceIndex, Gpu, GpuReader, Maxima, Vendor};
-use crate::reading::{keyed, number, Reading};
+use mlb_record::reading::{keyed, number, Reading};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -143,7 +143,7 @@ fn sysfs(Device { dir: d, hwmon, .. }: &Device, r: &mut Reading) {
 }
 
 /// The driver's ASIC-independent throttler bits (`SMU_THROTTLER_*_BIT`),
-/// by group, and the NVIDIA reason (bit of [`crate::reading::reasons::REASONS`]) each
+/// by group, and the NVIDIA reason (bit of [`mlb_record::reading::reasons::REASONS`]) each
 /// group is counted as: power limits as a software power cap, current
 /// limits as a hardware slowdown, temperatures as a thermal slowdown, VR hot
 /// and PROCHOT as a hardware thermal slowdown, platform power management as
@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn every_independent_throttler_group_is_a_slowdown_reason() {
-        use crate::reading::reasons::SLOWDOWN;
+        use mlb_record::reading::reasons::SLOWDOWN;
         for bit in (0..8).chain(16..24).chain(32..48).chain([56, 57]) {
             let reasons = as_reasons(1 << bit);
             assert!(reasons != 0 && reasons & !SLOWDOWN == 0, "bit {bit}: {reasons:#x}");

@@ -12,7 +12,7 @@ pub use probe::NvidiaProbe;
 
 use super::{pci_numa_node, ContainerAccess, DeviceIndex, Gpu, GpuReader, GpuVendor, Unavailable, Vendor};
 use crate::check::{Check, Status};
-use crate::contract::env;
+use mlb_record::contract::env;
 use nvml_wrapper::enum_wrappers::device::Clock;
 use nvml_wrapper::{Device, Nvml};
 use std::ffi::OsStr;

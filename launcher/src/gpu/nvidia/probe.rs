@@ -13,14 +13,14 @@
 //! | `energy_mj` (counter) | `nvmlDeviceGetTotalEnergyConsumption` | mJ since the driver loaded |
 //! | `ecc_corrected`, `ecc_uncorrected` (counters) | `nvmlDeviceGetTotalEccErrors` (volatile) | errors |
 //! | `xid_events` (counter), `xid_last` | NVML event sets ([`super::xid`]), where the driver has them | events, the last XID |
-//! | reasons | `nvmlDeviceGetCurrentClocksThrottleReasons` | bits, see [`crate::reading::reasons`] |
+//! | reasons | `nvmlDeviceGetCurrentClocksThrottleReasons` | bits, see [`mlb_record::reading::reasons`] |
 //!
 //! The maxima (`nvmlDeviceGetMaxClockInfo`, `nvmlDeviceGetMaxPcieLinkGeneration`,
 //! `...Width`) and the name are read once.
 
 use super::xid::XidLog;
 use crate::gpu::{DeviceIndex, GpuReader, Maxima};
-use crate::reading::Reading;
+use mlb_record::reading::Reading;
 use nvml_wrapper::enum_wrappers::device::{Clock, EccCounter, MemoryError, TemperatureSensor};
 use nvml_wrapper::enums::device::SampleValue;
 use nvml_wrapper::structs::device::FieldId;

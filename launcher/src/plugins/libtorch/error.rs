@@ -2,8 +2,8 @@
 //! loaded, and what to do about it.
 
 use super::find::Found;
-use crate::fix::Fix;
 use mlb_plugin::libtorch::release;
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// A library declares a libtorch, and the one it would load is another
@@ -94,8 +94,8 @@ impl Fix for LibtorchError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fix::one_line;
     use crate::plugins::libtorch::Via;
+    use mlb_record::fix::one_line;
 
     #[test]
     fn a_refusal_names_the_file_its_workloads_both_versions_and_the_fix() {

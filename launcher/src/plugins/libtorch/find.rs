@@ -13,9 +13,9 @@
 //! front of its workers' `LD_LIBRARY_PATH` ([`Found::library_path`]).
 
 use super::{python, runpath};
-use crate::contract::env::LD_LIBRARY_PATH;
-use crate::reading::read_limited;
 use mlb_plugin::libtorch::{version_in, LIBRARY};
+use mlb_record::contract::env::LD_LIBRARY_PATH;
+use mlb_record::reading::read_limited;
 use serde::Serialize;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -4,8 +4,8 @@
 
 use super::matching::Problem;
 use super::set::{RcpSet, Reference};
-use crate::fix::Fix;
 use crate::quality::olympic::MIN_RUNS;
+use mlb_record::fix::Fix;
 use serde_json::{Map, Value};
 
 /// One run of a config to quality.
@@ -176,11 +176,14 @@ pub(crate) mod tests {
     fn a_config_with_a_run_that_did_not_converge_or_too_few_runs_is_refused() {
         let err =
             config("ref", Some(16.0), &[Some(1.0), None, Some(2.0), Some(3.0)]).reference("p".into()).unwrap_err();
-        let text = crate::fix::one_line(&err);
+        let text = mlb_record::fix::one_line(&err);
         assert!(text.contains("`ref`") && text.contains("1 of its 4 runs") && text.contains("run 1"), "{text}");
         assert!(text.contains("fix: raise the bound"), "{text}");
         let err = config("ref", Some(16.0), &[Some(1.0), Some(2.0)]).reference("p".into()).unwrap_err();
-        assert!(crate::fix::one_line(&err).contains("needs at least 3; fix: run the config with --runs 3"), "{err}");
+        assert!(
+            mlb_record::fix::one_line(&err).contains("needs at least 3; fix: run the config with --runs 3"),
+            "{err}"
+        );
         let err = config("ref", None, &[Some(1.0); 3]).reference("p".into()).unwrap_err();
         assert_eq!(err, ReferenceError::NoBatchSize { config: "ref".into() });
     }

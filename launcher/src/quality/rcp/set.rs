@@ -70,7 +70,7 @@ const SAMPLES: &str = "samples to converge";
 impl RcpSet {
     /// Reads an RCP file (a regular file of at most 16 MiB, `read_input`).
     pub fn read(path: &Path) -> Result<RcpSet, RcpError> {
-        let text = crate::reading::read_input(path)
+        let text = mlb_record::reading::read_input(path)
             .map_err(|source| RcpError::Read { path: path.display().to_string(), source })?;
         RcpSet::parse(&text, &path.display().to_string())
     }

@@ -103,7 +103,7 @@ pub fn spread(report: &Report) -> Chart {
 mod tests {
     use super::super::fixtures::{self, report};
     use crate::charts::XAxis;
-    use crate::contract::read::Entry;
+    use mlb_record::contract::read::Entry;
 
     fn entry(name: &str, vcd: &str, avg: f64) -> Entry {
         fixtures::entry(name, vcd, true, avg)

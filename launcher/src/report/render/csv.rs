@@ -2,11 +2,11 @@
 //! does not exist): one line per config, its varying arguments as columns
 //! (or one line per bench with `--rows bench`). When some entry states its
 //! FLOPs per item, each line also holds its MFU figures. Text cells are
-//! [`crate::untrusted::csv::text`]: no line break, no escape sequence, no
+//! [`mlb_record::untrusted::csv::text`]: no line break, no escape sequence, no
 //! formula.
 
 use super::super::{Grouping, Report};
-use crate::untrusted::csv::{number as field, text};
+use mlb_record::untrusted::csv::{number as field, text};
 use serde_json::Value;
 use std::collections::BTreeSet;
 

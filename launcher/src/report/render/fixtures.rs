@@ -1,7 +1,7 @@
 //! Reports made from a few entries, for the tests of the renderings.
 
 use super::super::{aggregate, Options, Report};
-use crate::contract::read::{Entry, Losses, Reading};
+use mlb_record::contract::read::{Entry, Losses, Reading};
 use std::path::Path;
 use std::sync::Arc;
 

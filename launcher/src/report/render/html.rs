@@ -164,7 +164,7 @@ pub fn page(report: &Report, title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::{self, report};
-    use crate::contract::read::Entry;
+    use mlb_record::contract::read::Entry;
 
     fn entry(vcd: &str, completed: bool, avg: f64) -> Entry {
         fixtures::entry("vae", vcd, completed, avg)

@@ -2,7 +2,7 @@
 
 use super::super::Report;
 use super::sections::{sections, Body};
-use crate::untrusted::visible;
+use mlb_record::untrusted::visible;
 
 /// A cell's text: control characters escaped, `|` too.
 fn escape(text: &str) -> String {

@@ -142,9 +142,9 @@ pub fn curves(t: &QualityTables) -> Vec<(String, Chart)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::record::Identity;
-    use crate::contract::Report;
-    use crate::quality::record::tests::record;
+    use mlb_record::contract::quality::fixtures::record;
+    use mlb_record::contract::record::Identity;
+    use mlb_record::contract::Report;
 
     #[test]
     fn a_config_gets_its_row_its_runs_and_a_curve_per_instance() {

@@ -4,8 +4,8 @@
 
 use super::super::Report;
 use super::sections::{sections, Body, Cell};
-use crate::untrusted::visible;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use mlb_record::untrusted::visible;
 
 /// The width used when neither `COLUMNS` nor a terminal gives one.
 pub const DEFAULT_WIDTH: usize = 80;

@@ -8,7 +8,7 @@
 
 use super::super::Sampled;
 use crate::charts::{Chart, Kind, Point, Series, XAxis};
-use crate::contract::telemetry::Timeline;
+use mlb_record::contract::telemetry::Timeline;
 
 /// Size of one timeline chart, in pixels.
 const TIMELINE_CHART: (u32, u32) = (440, 300);

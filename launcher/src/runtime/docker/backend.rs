@@ -3,12 +3,12 @@
 //! made for these instances.
 
 use super::{container_config, Cancel, ContainerOutcome, Docker, DockerError, Exit, ImageFacts, LogStream, Watch};
-use crate::contract::Container;
 use crate::isolation::Isolation;
 use crate::plan::Instance;
 use crate::runtime::container::Wrapping;
 use crate::runtime::spec::ContainerSpec;
 use crate::runtime::{Backend, ContainerLaunch, End, Gone, Launch, Output, Running, RuntimeError, Stream, Traits};
+use mlb_record::contract::Container;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 

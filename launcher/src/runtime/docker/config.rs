@@ -4,12 +4,12 @@
 
 use super::client::{INSTANCE_LABEL, JOB_LABEL, RUN_LABEL, SESSION_LABEL};
 use super::image::ImageFacts;
-use crate::contract::env as vars;
-use crate::contract::Container;
 use crate::gpu::{device_list, ContainerAccess, ContainerGpus, DeviceIndex};
 use crate::isolation::Isolation;
 use crate::runtime::spec::ContainerSpec;
 use bollard::models::{ContainerCreateBody, DeviceMapping, DeviceRequest, HostConfig};
+use mlb_record::contract::env as vars;
+use mlb_record::contract::Container;
 use serde::Serialize;
 use std::collections::HashMap;
 

@@ -3,8 +3,8 @@
 //! failure record it writes if its instance cannot. Written by the launcher
 //! into the output folder, which every node sees.
 
-use crate::contract::Report;
 use crate::runtime::ProcessLaunch;
+use mlb_record::contract::Report;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

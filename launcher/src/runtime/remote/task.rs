@@ -6,11 +6,11 @@
 
 use super::{TaskLine, TaskPlan};
 use crate::console::Console;
-use crate::contract::{Report, WorkerLine};
 use crate::isolation::own_oom_kills;
 use crate::runtime::outcome::Outcome;
 use crate::runtime::supervise::{self, Facts, Watched};
 use crate::runtime::{process, signals, Output, Stream};
+use mlb_record::contract::{Report, WorkerLine};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -5,10 +5,10 @@
 //! `pre_exec` placement to the [`Command`] built here, or move the child
 //! before it starts the workload) exactly as for a bare instance.
 
-use crate::contract::env as vars;
-use crate::contract::Container;
 use crate::runtime::spec::ContainerSpec;
 use crate::runtime::{ProcessLaunch, Wrapper};
+use mlb_record::contract::env as vars;
+use mlb_record::contract::Container;
 use sha2::{Digest, Sha256};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

@@ -6,10 +6,10 @@ mod cli;
 
 pub use cli::{ContainerCli, Flavor, SingularityError, SingularityImage};
 
-use crate::contract::Container;
 use crate::plan::Instance;
 use crate::runtime::container::Wrapping;
 use crate::runtime::{shell::shell_word, Backend, Launch, RuntimeError, Traits};
+use mlb_record::contract::Container;
 use std::path::Path;
 use std::sync::Arc;
 

@@ -126,13 +126,13 @@ fn inputs(record: &Record, reports: &HashMap<String, String>) -> Inputs {
     let mut inputs = Inputs { own: 0, stored: reports.len(), foreign: Vec::new(), changed: Vec::new(), folder: None };
     let folder = record.request.reports.to_string_lossy();
     if !matches!(folder.as_ref(), "" | "." | "./") {
-        inputs.folder = Some(crate::untrusted::visible(&folder).into_owned());
+        inputs.folder = Some(mlb_record::untrusted::visible(&folder).into_owned());
     }
     for input in record.inputs.iter().filter(|i| i.role == Role::Report) {
         // Inside the record's folder as `--verify` reads it.
         let inside = confined(&input.path).is_some();
         let name = input.path.trim_start_matches("./");
-        let shown = crate::untrusted::visible(&input.path).into_owned();
+        let shown = mlb_record::untrusted::visible(&input.path).into_owned();
         match reports.get(name) {
             Some(hash) if inside && hash.eq_ignore_ascii_case(&input.sha256) => inputs.own += 1,
             Some(_) if inside => inputs.changed.push(shown),

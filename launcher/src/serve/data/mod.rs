@@ -205,7 +205,7 @@ impl From<StoreError> for DataError {
 
 impl From<QueryError> for DataError {
     fn from(error: QueryError) -> DataError {
-        use crate::fix::Fix;
+        use mlb_record::fix::Fix;
         match error {
             QueryError::Store(e) => DataError::Store(e),
             other => {
@@ -218,7 +218,7 @@ impl From<QueryError> for DataError {
 
 /// `text` with its control characters escaped.
 pub fn visible(text: &str) -> String {
-    crate::untrusted::visible(text).into_owned()
+    mlb_record::untrusted::visible(text).into_owned()
 }
 
 /// The CSV `csv` (a header line, then a line per item) with more columns:

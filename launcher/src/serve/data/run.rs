@@ -11,9 +11,6 @@ use super::params::Params;
 use super::runs::RunEntry;
 use super::shared::LARGE_TEXT;
 use super::{DataError, Page, Reader};
-use crate::contract::read::{read_text, Reading, Unreadable};
-use crate::contract::report::Report as ReportFile;
-use crate::contract::telemetry::Timeline;
 use crate::report::source::Source;
 use crate::report::{aggregate_from, Options, Report};
 use crate::store::import::kept::inflate;
@@ -21,6 +18,9 @@ use crate::store::query::args::{Filters, RunFilters};
 use crate::store::query::runs::runs as listed;
 use crate::store::StoreError;
 use crate::system::SystemDesc;
+use mlb_record::contract::read::{read_text, Reading, Unreadable};
+use mlb_record::contract::report::Report as ReportFile;
+use mlb_record::contract::telemetry::Timeline;
 use serde::Serialize;
 use sqlx::Row;
 use std::collections::HashMap;
@@ -281,7 +281,7 @@ impl Source for Stored {
     }
 
     fn report(&self, file: &Path) -> Option<ReportFile> {
-        crate::contract::read::from_text(self.texts.get(file)?).ok()
+        mlb_record::contract::read::from_text(self.texts.get(file)?).ok()
     }
 }
 

@@ -1,5 +1,5 @@
 //! What the import keeps of a report beyond `mlb report`'s light view
-//! ([`Entry`](crate::contract::read::Entry)): every finite number of its
+//! ([`Entry`](mlb_record::contract::read::Entry)): every finite number of its
 //! timings, losses and energy as named metrics, its last loss, when it
 //! started, and the provenance its run is described by.
 
@@ -40,7 +40,7 @@ const SUMMARIES: [(&str, &str); 2] = [("train_item", "items/s"), ("train", "s")]
 /// The entries of a report file's text (one object, or a list of them,
 /// closed or appended; the original's `NaN` tokens read as missing).
 pub fn entries_of(text: &str) -> Option<Vec<Extra>> {
-    match crate::contract::read::from_text::<Value>(text).ok()? {
+    match mlb_record::contract::read::from_text::<Value>(text).ok()? {
         Value::Array(items) => Some(items.iter().map(extra).collect()),
         object @ Value::Object(_) => Some(vec![extra(&object)]),
         _ => None,

@@ -24,12 +24,12 @@ pub const DOCUMENTS: [&str; 2] = ["acceptance.json", "acceptance.json.sig"];
 
 /// The largest document (and `system.json`) read from a run folder: an
 /// acceptance record is kilobytes.
-pub const DOCUMENT_BYTES: u64 = crate::reading::input::INPUT_LIMIT;
+pub const DOCUMENT_BYTES: u64 = mlb_record::reading::input::INPUT_LIMIT;
 
 /// The most a stored report text may inflate to: a report is a few
 /// kilobytes to a few megabytes (telemetry timelines); a body that would
 /// grow past this is not one the import wrote.
-pub const MAX_TEXT_BYTES: u64 = crate::contract::read::MAX_REPORT_BYTES as u64;
+pub const MAX_TEXT_BYTES: u64 = mlb_record::contract::read::MAX_REPORT_BYTES as u64;
 
 /// A report file's text as stored.
 #[derive(Clone, Debug, PartialEq)]

@@ -28,7 +28,7 @@ pub mod system;
 pub mod write;
 
 use super::{Backend, Store, StoreError};
-use crate::contract::read::Unreadable;
+use mlb_record::contract::read::Unreadable;
 use rayon::prelude::*;
 use scan::RunFolder;
 use sqlx::Row;

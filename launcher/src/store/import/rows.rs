@@ -7,10 +7,10 @@ use super::scan::{ReportFile, RunFolder};
 use super::system::SystemRow;
 use super::write::{InstanceRow, NewRun};
 use super::Labels;
-use crate::contract::read::Entry;
 use crate::linux::dir::Dir;
 use crate::report::Check;
 use chrono::{DateTime, NaiveDateTime, Utc};
+use mlb_record::contract::read::Entry;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -47,7 +47,7 @@ pub fn system_of(folder: &RunFolder) -> SystemRow {
     let entries: Vec<&Entry> = folder.files.iter().flat_map(|f| f.entries.iter().map(|e| &e.0)).collect();
     let described = folder
         .open()
-        .and_then(|dir| dir.read_bounded(Path::new(crate::contract::SYSTEM_FILE), kept::DOCUMENT_BYTES).ok())
+        .and_then(|dir| dir.read_bounded(Path::new(mlb_record::contract::SYSTEM_FILE), kept::DOCUMENT_BYTES).ok())
         .and_then(|bytes| serde_json::from_slice(&bytes).ok());
     SystemRow::of(described.as_ref(), &entries)
 }
@@ -201,9 +201,9 @@ fn instance(
         failure_message: entry.failure.as_ref().map(|f| f.1.clone()),
         fails_check: check.and_then(|c| serde_json::to_value(c).ok()?.as_str().map(str::to_string)),
         started_at: extra.started_at.as_deref().and_then(normalise_time).or_else(|| stamp_of(&file.path)),
-        items_per_s: entry.avg.and_then(crate::contract::physical::items_per_second),
+        items_per_s: entry.avg.and_then(mlb_record::contract::physical::items_per_second),
         loss: extra.loss,
-        joules_per_item: conditions.joules_per_item.and_then(crate::contract::physical::joules_per_item),
+        joules_per_item: conditions.joules_per_item.and_then(mlb_record::contract::physical::joules_per_item),
         gpu_energy: i64::from(conditions.gpu_energy),
         flagged: i64::from(entry.conditions.is_some_and(|c| c.flagged())),
         metrics: extra.metrics.clone(),

@@ -9,9 +9,9 @@
 //! is judged or hashed.
 
 use super::kept::MAX_TEXT_BYTES;
-use crate::contract::read::{read_folder_no_links, Entry, FolderError, Unreadable};
 use crate::linux::dir::Dir;
 use crate::report::{judge, Check};
+use mlb_record::contract::read::{read_folder_no_links, Entry, FolderError, Unreadable};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -6,9 +6,9 @@
 //! the folder imported. A name taken from a report is made to follow the
 //! store's rule for names ([`crate::store::name`]).
 
-use crate::contract::read::Entry;
 use crate::store::name::tidy;
 use crate::system::SystemDesc;
+use mlb_record::contract::read::Entry;
 use sha2::{Digest, Sha256};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -137,7 +137,7 @@ pub fn fallback_name(systems: &[SystemRow], imported: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::read::read_file;
+    use mlb_record::contract::read::read_file;
 
     #[test]
     fn system_json_names_the_system_else_the_reports_do() {

@@ -50,7 +50,7 @@ pub fn run(command: &QueryCommand) -> Result<String, QueryError> {
             let found = super::history::fetch(&store, history)?;
             if let Some(path) = &history.svg {
                 let chart = super::svg::chart(&found, history.scale)?;
-                crate::contract::record::write_output(path, chart.as_bytes())
+                mlb_record::contract::record::write_output(path, chart.as_bytes())
                     .map_err(|source| QueryError::Write { path: path.clone(), source })?;
             }
             Ok(render::history::render(&found, history.format))

@@ -1,9 +1,9 @@
 //! Why a query of the store could not answer, with the fix.
 
-use crate::contract::record::refused;
-use crate::exit::{Classify, Kind};
-use crate::fix::Fix;
 use crate::store::StoreError;
+use mlb_record::contract::record::refused;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
 /// An error of `mlb db runs|systems|compare|history|export`.

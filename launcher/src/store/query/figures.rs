@@ -28,11 +28,11 @@ pub fn counts(sql: &mut Sql, rule: Rule) {
 
 /// Appends the joules per item of instance `i` where it can be a measure
 /// and NULL elsewhere, as `mlb report` leaves them out
-/// ([`crate::contract::physical::joules_per_item`]: at or below its floor,
+/// ([`mlb_record::contract::physical::joules_per_item`]: at or below its floor,
 /// above its ceiling; a store imported before the rule may hold them); its
 /// square with `squared`.
 fn joules(sql: &mut Sql, squared: bool) {
-    use crate::contract::physical::{FLOOR, MAX_JOULES_PER_ITEM};
+    use mlb_record::contract::physical::{FLOOR, MAX_JOULES_PER_ITEM};
     sql.push("CASE WHEN i.joules_per_item > ").bind(Bind::Real(FLOOR));
     sql.push(" AND i.joules_per_item <= ").bind(Bind::Real(MAX_JOULES_PER_ITEM));
     sql.push(if squared { " THEN i.joules_per_item * i.joules_per_item END" } else { " THEN i.joules_per_item END" });

@@ -5,11 +5,11 @@
 use super::error::QueryError;
 use super::figures::counts;
 use super::sql::Sql;
-use crate::contract::read::{read_folder, Entry};
 use crate::report::history::{judge, Regressions};
 use crate::report::{ReportArgs, Row as ReportRow, Rule};
 use crate::store::import::system::{fallback_name, SystemRow};
 use crate::store::{Location, Store};
+use mlb_record::contract::read::{read_folder, Entry};
 use serde_json::{Map, Value};
 use sqlx::Row;
 use std::path::{Path, PathBuf};

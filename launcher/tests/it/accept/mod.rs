@@ -10,7 +10,7 @@ mod kinds;
 mod views;
 
 use crate::common::records::{file_name, record, Run};
-use mlb::contract::record::write_atomic;
+use mlb_record::contract::record::write_atomic;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

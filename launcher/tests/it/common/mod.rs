@@ -92,7 +92,7 @@ pub fn spin_command(config: &str, outdir: &Path, extra: &[&str]) -> Command {
 /// The report files in `dir`, sorted by name, parsed (not the run's
 /// `system.json` and `doctor.json`).
 pub fn reports(dir: &Path) -> Vec<(String, Value)> {
-    let is_report = |p: &Path| p.extension().is_some_and(|e| e == "json") && !mlb::contract::is_run_file(p);
+    let is_report = |p: &Path| p.extension().is_some_and(|e| e == "json") && !mlb_record::contract::is_run_file(p);
     let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(read) => read.map(|e| e.unwrap().path()).filter(|p| is_report(p)).collect(),
         Err(_) => Vec::new(),

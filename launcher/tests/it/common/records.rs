@@ -2,11 +2,11 @@
 //! `mlb worker` writes them (same keys, naming and atomic write).
 
 use chrono::{TimeZone, Utc};
-use mlb::contract::record::{timestamp, unique_id, write_atomic, Identity};
-use mlb::contract::stats::Summary;
-use mlb::contract::{PluginBuild, Report};
 use mlb::worker::heap::HeapPolicy;
 use mlb::worker::provenance;
+use mlb_record::contract::record::{timestamp, unique_id, write_atomic, Identity};
+use mlb_record::contract::stats::Summary;
+use mlb_record::contract::{PluginBuild, Report};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 

@@ -294,8 +294,8 @@ proptest! {
         for (i, bytes) in files.iter().enumerate() {
             let path = if i % 2 == 0 { dir.path().join(format!("r{i}.json")) } else { dir.path().join(format!("sub/r{i}.json")) };
             std::fs::write(&path, bytes).unwrap();
-            let _ = mlb::contract::read::read_file(&path);
-            let _ = mlb::contract::Report::load_all(&path);
+            let _ = mlb_record::contract::read::read_file(&path);
+            let _ = mlb_record::contract::Report::load_all(&path);
         }
         let opts = Options { targets: Some(Targets::shipped(GpuModel::V100)), gpu_total: Some(2), ..Options::default() };
         for (baseline, opts) in [(None, &opts), (Some(dir.path()), &Options::default())] {

@@ -310,7 +310,8 @@ fn csv_outputs_hold_no_formula_and_no_forged_line() {
     let run = dir.path().join("run");
     run_of(&run, &HOSTILE);
     let table = dir.path().join("t.csv");
-    let rows: String = HOSTILE.iter().map(|b| format!("{},100,0.5,0.5\n", mlb::untrusted::csv::cell(b))).collect();
+    let rows: String =
+        HOSTILE.iter().map(|b| format!("{},100,0.5,0.5\n", mlb_record::untrusted::csv::cell(b))).collect();
     std::fs::write(&table, format!("bench,target,perf_target,sd_target\n{rows}")).unwrap();
     let store = TestStore::new(Kind::Sqlite);
     let (code, out, err) = import(&store, &[run.to_str().unwrap(), "--system", "=cmd|' /C calc'!A0"]);

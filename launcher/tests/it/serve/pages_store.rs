@@ -3,7 +3,7 @@
 //! `mlb accept`), imported with `mlb db import`.
 
 use crate::common::records::{file_name, record, Run};
-use mlb::contract::record::write_atomic;
+use mlb_record::contract::record::write_atomic;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;

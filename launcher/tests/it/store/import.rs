@@ -119,9 +119,9 @@ fn an_original_suite_set_is_stored_as_mlb_report_judges_it(kind: Kind) {
     assert_eq!(check("infinite_loss"), counts.infinite_losses as i64);
     // Every check as `mlb report` judges the folder (the other suite's
     // files, the same bytes in each folder, are stored once).
-    let reading = mlb::contract::read::read_folder(dir.path()).unwrap();
+    let reading = mlb_record::contract::read::read_folder(dir.path()).unwrap();
     let judged = mlb::report::judge(&reading.entries);
-    let ours = |e: &mlb::contract::read::Entry| e.suite.as_deref() == Some("baselines");
+    let ours = |e: &mlb_record::contract::read::Entry| e.suite.as_deref() == Some("baselines");
     for want in judged.iter().flatten() {
         let name = serde_json::to_value(want).unwrap().as_str().unwrap().to_string();
         let count = reading.entries.iter().zip(&judged).filter(|(e, c)| ours(e) && **c == Some(*want)).count();

@@ -1,6 +1,6 @@
 //! Renderings of the query results: text tables (comfy-table), CSV, Markdown
 //! and JSON. Text, CSV and Markdown escape control characters in names
-//! ([`crate::untrusted::visible`]); JSON escapes them itself.
+//! ([`mlb_record::untrusted::visible`]); JSON escapes them itself.
 
 pub mod compare;
 pub mod history;
@@ -28,7 +28,7 @@ pub fn json(value: &impl Serialize) -> String {
     format!("{}\n", serde_json::to_string_pretty(value).expect("query results serialise"))
 }
 
-pub use crate::untrusted::csv::{number as csv_number, text as csv_text};
+pub use mlb_record::untrusted::csv::{number as csv_number, text as csv_text};
 
 /// A figure for a person: four significant digits or so; `-` when there is none.
 pub fn short(v: Option<f64>) -> String {

@@ -1,7 +1,7 @@
 //! One table as text (comfy-table) or as Markdown, cells made visible.
 
-use crate::untrusted::visible;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use mlb_record::untrusted::visible;
 
 /// `headers` and `rows` as a text table.
 pub fn text(headers: &[String], rows: &[Vec<String>]) -> String {

@@ -1,11 +1,60 @@
 //! What a report holds of its run to quality: the report's `quality` block
-//! (docs/quality.md, "The report").
+//! (docs/quality.md, "The report"), with whether the page cache was dropped
+//! before the run ([`PageCache`], which the launcher tells the worker in the
+//! instance environment: [`PAGE_CACHE`](super::env::PAGE_CACHE)) and when
+//! the instance's clock ran ([`Span`]).
 
-use super::cache::PageCache;
-use super::concurrent::Span;
-use super::rules::Rules;
 use mlb_plugin::QualitySpec;
 use serde::{Deserialize, Serialize};
+
+/// Whether the page cache was dropped before the run, and why not.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageCache {
+    /// It was dropped.
+    pub dropped: bool,
+    /// Why it was not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_not: Option<String>,
+}
+
+impl PageCache {
+    /// Dropped.
+    pub fn dropped() -> Self {
+        PageCache { dropped: true, why_not: None }
+    }
+
+    /// Kept, for `why`.
+    pub fn kept(why: impl Into<String>) -> Self {
+        PageCache { dropped: false, why_not: Some(why.into()) }
+    }
+
+    /// As the environment variable carries it: `dropped`, or `kept: WHY`.
+    pub fn to_env(&self) -> String {
+        match &self.why_not {
+            None if self.dropped => "dropped".into(),
+            why => format!("kept: {}", why.as_deref().unwrap_or("unknown")),
+        }
+    }
+
+    /// Reads what [`to_env`](Self::to_env) writes; a worker started without
+    /// it (by hand) was not told of any drop.
+    pub fn from_env(text: Option<&str>) -> Self {
+        match text.map(str::trim) {
+            Some("dropped") => PageCache::dropped(),
+            Some(other) => PageCache::kept(other.strip_prefix("kept:").unwrap_or(other).trim()),
+            None => PageCache::kept("the worker was not started by the launcher"),
+        }
+    }
+}
+
+/// When one instance's clock ran: Unix seconds at its start and its stop.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Span {
+    /// The clock started (before the first step).
+    pub started_at: f64,
+    /// The clock stopped (target reached, or the bound).
+    pub stopped_at: f64,
+}
 
 /// One evaluation on the clock: a point of the quality curve.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,28 +121,20 @@ pub struct QualityRecord {
 }
 
 impl QualityRecord {
-    /// The goal of a run under `rules`: `spec` with the run's target.
-    pub fn goal(spec: &QualitySpec, rules: &Rules) -> QualitySpec {
-        QualitySpec { target: rules.target, ..spec.clone() }
-    }
-
     /// When its clock ran.
     pub fn span(&self) -> Span {
         Span { started_at: self.started_at, stopped_at: self.stopped_at }
     }
-
-    /// The bound of `rules`.
-    pub fn bound(rules: &Rules) -> Bound {
-        Bound { items: rules.max_items, seconds: rules.max_seconds }
-    }
 }
 
-#[cfg(test)]
-pub(crate) mod tests {
+/// A quality block to build tests on (feature `fixtures`, for the crates
+/// above whose tests read one).
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixtures {
     use super::*;
 
     /// A converged run of two evaluations.
-    pub(crate) fn record() -> QualityRecord {
+    pub fn record() -> QualityRecord {
         let goal = QualitySpec { metric: "top1".into(), unit: "fraction".into(), higher_is_better: true, target: 0.5 };
         QualityRecord {
             goal,
@@ -112,6 +153,12 @@ pub(crate) mod tests {
             mllog: Some("s.n.R0.D0.mllog".into()),
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::record;
+    use super::*;
 
     #[test]
     fn the_block_reads_back_as_written_with_the_goal_flat() {
@@ -124,5 +171,14 @@ pub(crate) mod tests {
         let nan: Point =
             serde_json::from_value(serde_json::to_value(Point { value: f64::NAN, ..r.curve[0] }).unwrap()).unwrap();
         assert!(nan.value.is_nan(), "a diverged evaluation reads back");
+    }
+
+    #[test]
+    fn the_environment_carries_it_both_ways() {
+        for cache in [PageCache::dropped(), PageCache::kept("not root")] {
+            assert_eq!(PageCache::from_env(Some(&cache.to_env())), cache);
+        }
+        assert_eq!(PageCache::kept("x").to_env(), "kept: x");
+        assert!(!PageCache::from_env(None).dropped);
     }
 }

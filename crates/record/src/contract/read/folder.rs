@@ -15,6 +15,7 @@
 
 use super::entry::{Entry, Parsed, RawEntry};
 use super::text::{close_appended_array, replace_non_finite, Tokens};
+use crate::contract::step_plan::is_step_plan;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -190,7 +191,7 @@ impl Listing {
                 }
             };
             let name = item.file_name();
-            if hidden(&name) {
+            if hidden(&name) || is_step_plan(&item.path()) {
                 continue;
             }
             let json = is_report_name(&name);
@@ -538,6 +539,24 @@ mod tests {
         assert!(bad.iter().any(|(p, r)| *p == truncated && r.contains("EOF")), "{bad:?}");
         assert!(bad.iter().any(|(p, r)| *p == nameless && r.contains("entry 1") && r.contains("name")));
         assert!(bad.iter().any(|(p, r)| *p == binary && r.contains("UTF-8")));
+    }
+
+    #[test]
+    fn the_step_plans_of_a_slurm_run_are_no_reports_and_a_users_slurm_folder_is_read() {
+        use crate::contract::step_plan::{file_name, PLAN_DIR};
+        let dir = tempfile::tempdir().unwrap();
+        let ok = r#"{"name": "a", "completed": true, "train_item": {"avg": 1.0}}"#;
+        write(dir.path(), "n1/s.a.R0.D0.json", ok);
+        let plan = format!("{PLAN_DIR}/{}", file_name("s", "a", 0, 0));
+        write(dir.path(), &plan, r#"{"tasks": [{"rank": 0}]}"#);
+        write(dir.path(), &format!("older/{plan}"), r#"{"tasks": []}"#);
+        write(dir.path(), &format!("{PLAN_DIR}/s.b.R0.D0.json"), ok);
+        let reading = read_folder(dir.path()).unwrap();
+        assert!(reading.unreadable.is_empty(), "no plan is read as a report: {:?}", reading.unreadable);
+        let mut names: Vec<String> = reading.entries.iter().map(|e| e.file.display().to_string()).collect();
+        names.sort();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(names[0].ends_with("n1/s.a.R0.D0.json") && names[1].ends_with("slurm/s.b.R0.D0.json"), "{names:?}");
     }
 
     #[test]

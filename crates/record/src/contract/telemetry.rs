@@ -1,6 +1,6 @@
 //! The report's `telemetry` block as types: what the launcher's sampler
 //! saw of an instance over its timed window, summarised. The launcher
-//! builds it ([`crate::telemetry::block`]) and sets it on the worker's
+//! builds it (`mlb::telemetry::block`) and sets it on the worker's
 //! report; `mlb report` reads it back. docs/telemetry.md lists every field.
 
 use serde::{Deserialize, Serialize};
@@ -135,4 +135,9 @@ pub struct Timeline {
     /// Values by series (`null` where a slice had none).
     #[serde(flatten)]
     pub series: BTreeMap<String, Vec<Option<f64>>>,
+}
+
+impl Timeline {
+    /// The most points a timeline holds.
+    pub const POINTS: usize = 200;
 }

@@ -64,7 +64,7 @@ pub const CONTAINER_LIMITS: &str = "MLB_CONTAINER_LIMITS";
 /// clock of docs/quality.md instead of the timed loop.
 pub const TO_QUALITY: &str = "MLB_TO_QUALITY";
 /// Whether the launcher dropped the page cache before the instance's run:
-/// `dropped`, or `kept: WHY` ([`PageCache`](crate::quality::cache::PageCache)).
+/// `dropped`, or `kept: WHY` ([`PageCache`](crate::contract::quality::PageCache)).
 pub const PAGE_CACHE: &str = "MLB_PAGE_CACHE";
 /// The user's heap choice: `MLB_HEAP=libc` turns the worker's heap policy
 /// off. Passed on with glibc's own malloc variables ([`heap_choice_vars`]).

@@ -16,6 +16,7 @@
 //!   `--resume` and `mlb report`;
 //! - [`telemetry`](mod@telemetry): the report's `telemetry` block, set by the
 //!   launcher;
+//! - [`quality`]: the report's `quality` block, of a run to quality;
 //! - [`read`]: the one tolerant reader of report files (the original
 //!   suite's too), into the full report or `mlb report`'s light view;
 //! - [`keys`]: which of its keys are typed fields, and which workload keys
@@ -25,6 +26,8 @@
 //! - [`physical`]: which throughputs and energies read from a report are
 //!   measures (the rest count as missing);
 //! - [`stats`]: the summaries of observed times and throughputs a report holds;
+//! - [`step_plan`]: the Slurm step plans a run writes beside its reports,
+//!   which no walk over reports reads;
 //! - [`RUN_FILES`]: the files a run writes beside its reports that are no report.
 //!
 //! docs/worker.md ("The launcher-worker contract") describes it for people.
@@ -37,10 +40,12 @@ pub mod keys;
 pub mod line;
 pub mod physical;
 pub mod precision;
+pub mod quality;
 pub mod read;
 pub mod record;
 pub mod report;
 pub mod stats;
+pub mod step_plan;
 pub mod telemetry;
 pub mod window;
 

@@ -123,6 +123,18 @@ impl<'de> Deserialize<'de> for RecordedIsolation {
     }
 }
 
+impl Isolation {
+    /// The isolation of one instance in a run isolated by `self`: the
+    /// launcher's groups hold slot instances only (an `all` instance is
+    /// unconstrained); a container runtime or Slurm wraps every instance.
+    pub fn of_instance(self, in_slot: bool) -> Isolation {
+        match self {
+            Isolation::CgroupV1 | Isolation::CgroupV2 if !in_slot => Isolation::None,
+            run => run,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,5 +174,14 @@ mod tests {
     fn only_a_string_is_an_isolation() {
         assert!(serde_json::from_value::<RecordedIsolation>(json!(2)).is_err());
         assert_eq!(RecordedIsolation::default().as_str(), "");
+    }
+
+    #[test]
+    fn groups_hold_slot_instances_only_and_a_runtime_wraps_every_instance() {
+        assert_eq!(Isolation::CgroupV2.of_instance(true), Isolation::CgroupV2);
+        assert_eq!(Isolation::CgroupV1.of_instance(false), Isolation::None);
+        assert_eq!(Isolation::Docker.of_instance(false), Isolation::Docker);
+        assert_eq!(Isolation::Slurm.of_instance(false), Isolation::Slurm);
+        assert_eq!(Isolation::None.of_instance(true), Isolation::None);
     }
 }

@@ -152,7 +152,7 @@ mod tests {
             log: Some(String::new()),
             provenance: Some(Default::default()),
             telemetry: Some(Default::default()),
-            quality: Some(crate::quality::record::tests::record()),
+            quality: Some(crate::contract::quality::fixtures::record()),
             ..Default::default()
         };
         let value = report.to_value();
