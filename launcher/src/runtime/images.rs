@@ -210,4 +210,24 @@ mod tests {
         assert_eq!(ContainerKind::Rocm.dockerfile(), "containers/rocm/Dockerfile");
         assert_eq!(ContainerKind::Powerai.singularity_file(), "Singularity.powerai");
     }
+
+    /// `cargo build --workspace` in an image needs every member's folder:
+    /// each Singularity definition copies each top folder the workspace's
+    /// `members` name (a Dockerfile copies the whole tree).
+    #[test]
+    fn every_singularity_definition_copies_every_workspace_member() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+        let members =
+            manifest.lines().find_map(|l| l.strip_prefix("members = ")).expect("the workspace's members line");
+        let tops: Vec<&str> = members.split('"').skip(1).step_by(2).map(|m| m.split('/').next().unwrap()).collect();
+        assert!(tops.contains(&"launcher") && tops.contains(&"crates"), "{tops:?}");
+        for kind in ContainerKind::ALL {
+            let definition = std::fs::read_to_string(root.join(kind.singularity_file())).unwrap();
+            for top in &tops {
+                let line = format!("    {top} /src/mlb/{top}");
+                assert!(definition.lines().any(|l| l == line), "{} lacks `{line}`", kind.singularity_file());
+            }
+        }
+    }
 }
