@@ -216,7 +216,7 @@ mod tests {
     /// `members` name (a Dockerfile copies the whole tree).
     #[test]
     fn every_singularity_definition_copies_every_workspace_member() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
         let members =
             manifest.lines().find_map(|l| l.strip_prefix("members = ")).expect("the workspace's members line");
