@@ -8,13 +8,12 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// A dependency of one member on another, or (kind `member`) a member on
-/// itself, which says that it exists.
+/// A dependency of one member on another.
 #[derive(Debug, PartialEq, Eq)]
 struct Edge {
     from: String,
     to: String,
-    /// `normal`, `build`, `dev` or `member`.
+    /// `normal`, `build` or `dev`.
     kind: String,
 }
 
@@ -24,8 +23,16 @@ impl Edge {
     }
 }
 
-/// The layers, lowest first: the crates of each.
-type Layers = Vec<Vec<String>>;
+/// The workspace as the check sees it.
+#[derive(Debug)]
+struct Graph {
+    /// Every member, by name.
+    members: Vec<String>,
+    /// The dependencies between members.
+    edges: Vec<Edge>,
+    /// The layers, lowest first: the crates of each.
+    layers: Vec<Vec<String>>,
+}
 
 /// Checks the workspace's crate graph against its layers; the error names
 /// each edge that is not downward, and each member no layer lists.
@@ -41,68 +48,61 @@ pub fn check(root: &Path) -> Result<(), Error> {
     }
     let metadata: Value = serde_json::from_slice(&out.stdout)
         .map_err(|e| Error::Layers(format!("cargo metadata printed no JSON: {e}")))?;
-    let (edges, order) = graph(&metadata)?;
-    let problems = judge(&edges, &order);
+    let graph = graph(&metadata)?;
+    let problems = judge(&graph);
     if problems.is_empty() {
-        let between = edges.iter().filter(|e| e.kind != "member").count();
         eprintln!(
-            "xtask: the crates' {between} dependencies on each other all point down their {} layers",
-            order.len()
+            "xtask: the crates' {} dependencies on each other all point down their {} layers",
+            graph.edges.len(),
+            graph.layers.len()
         );
         return Ok(());
     }
     Err(Error::Layers(problems.join("\n  ")))
 }
 
-/// The dependencies between members (from, to, kind) and the layers, lowest
-/// first, read from `cargo metadata --no-deps`.
-fn graph(metadata: &Value) -> Result<(Vec<Edge>, Layers), Error> {
-    let order = metadata["metadata"]["layers"]["order"]
+/// The members, the dependencies between them and the layers, read from
+/// `cargo metadata --no-deps`.
+fn graph(metadata: &Value) -> Result<Graph, Error> {
+    let layers = metadata["metadata"]["layers"]["order"]
         .as_array()
         .ok_or_else(|| Error::Layers("the workspace's Cargo.toml has no [workspace.metadata.layers] order".into()))?
         .iter()
         .map(|layer| layer.as_array().into_iter().flatten().filter_map(Value::as_str).map(String::from).collect())
         .collect();
     let packages = metadata["packages"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let members: Vec<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    let members: Vec<String> = packages.iter().filter_map(|p| p["name"].as_str()).map(String::from).collect();
     let mut edges = Vec::new();
     for package in packages {
         let from = package["name"].as_str().unwrap_or_default();
         for dep in package["dependencies"].as_array().into_iter().flatten() {
             let to = dep["name"].as_str().unwrap_or_default();
-            if members.contains(&to) {
-                let kind = dep["kind"].as_str().unwrap_or("normal");
-                edges.push(Edge::new(from, to, kind));
+            if members.iter().any(|m| m == to) {
+                edges.push(Edge::new(from, to, dep["kind"].as_str().unwrap_or("normal")));
             }
         }
     }
-    for member in members {
-        edges.push(Edge::new(member, member, "member"));
-    }
-    Ok((edges, order))
+    Ok(Graph { members, edges, layers })
 }
 
-/// What is wrong with `edges` against `order`: each dependency that is not
-/// downward, each member in no layer (an edge of kind `member` from a
-/// member to itself says it exists), each crate in two layers.
-fn judge(edges: &[Edge], order: &[Vec<String>]) -> Vec<String> {
+/// What is wrong with `graph`: each crate in two layers, each member in no
+/// layer, each dependency that is not downward.
+fn judge(graph: &Graph) -> Vec<String> {
     let mut layer_of = BTreeMap::new();
     let mut problems = Vec::new();
-    for (i, layer) in order.iter().enumerate() {
+    for (i, layer) in graph.layers.iter().enumerate() {
         for name in layer {
             if layer_of.insert(name.as_str(), i).is_some() {
                 problems.push(format!("{name} is in two layers of [workspace.metadata.layers]"));
             }
         }
     }
-    for Edge { from, to, kind } in edges {
-        let (Some(a), Some(b)) = (layer_of.get(from.as_str()), layer_of.get(to.as_str())) else {
-            if kind == "member" {
-                problems.push(format!("{from} is in no layer: add it to [workspace.metadata.layers] in Cargo.toml"));
-            }
-            continue;
-        };
-        if kind != "member" && b >= a {
+    for member in graph.members.iter().filter(|m| !layer_of.contains_key(m.as_str())) {
+        problems.push(format!("{member} is in no layer: add it to [workspace.metadata.layers] in Cargo.toml"));
+    }
+    for Edge { from, to, kind } in &graph.edges {
+        let (Some(a), Some(b)) = (layer_of.get(from.as_str()), layer_of.get(to.as_str())) else { continue };
+        if b >= a {
             problems.push(format!(
                 "{from} depends ({kind}) on {to}, of layer {} where its own is {}: a crate may depend only on lower layers",
                 b + 1,
@@ -121,27 +121,30 @@ mod tests {
         Edge::new(from, to, kind)
     }
 
-    fn layers(order: &[&[&str]]) -> Layers {
-        order.iter().map(|l| l.iter().map(|s| s.to_string()).collect()).collect()
+    /// The graph of `edges` over `members` in `layers`.
+    fn of(members: &[&str], edges: Vec<Edge>, layers: &[&[&str]]) -> Graph {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+        Graph { members: names(members), edges, layers: layers.iter().map(|l| names(l)).collect() }
     }
 
     #[test]
     fn downward_edges_pass_and_upward_or_sideways_ones_are_named() {
-        let order = layers(&[&["plugin"], &["record", "spin"], &["mlb"]]);
-        let down = [edge("mlb", "record", "normal"), edge("mlb", "spin", "dev"), edge("record", "plugin", "normal")];
-        assert_eq!(judge(&down, &order), Vec::<String>::new());
+        let members = ["plugin", "record", "spin", "mlb"];
+        let order: &[&[&str]] = &[&["plugin"], &["record", "spin"], &["mlb"]];
+        let down =
+            vec![edge("mlb", "record", "normal"), edge("mlb", "spin", "dev"), edge("record", "plugin", "normal")];
+        assert_eq!(judge(&of(&members, down, order)), Vec::<String>::new());
 
-        let up = judge(&[edge("record", "mlb", "normal")], &order);
+        let up = judge(&of(&members, vec![edge("record", "mlb", "normal")], order));
         assert_eq!(up.len(), 1);
         assert!(up[0].starts_with("record depends (normal) on mlb, of layer 3 where its own is 2"), "{up:?}");
-        let sideways = judge(&[edge("spin", "record", "dev")], &order);
+        let sideways = judge(&of(&members, vec![edge("spin", "record", "dev")], order));
         assert!(sideways[0].contains("spin depends (dev) on record"), "{sideways:?}");
     }
 
     #[test]
     fn a_member_in_no_layer_or_in_two_is_named() {
-        let order = layers(&[&["plugin"], &["plugin", "mlb"]]);
-        let problems = judge(&[edge("new", "new", "member"), edge("mlb", "mlb", "member")], &order);
+        let problems = judge(&of(&["new", "mlb"], Vec::new(), &[&["plugin"], &["plugin", "mlb"]]));
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(problems[0].contains("plugin is in two layers"));
         assert!(problems[1].contains("new is in no layer"));
@@ -156,9 +159,9 @@ mod tests {
                 {"name": "b", "dependencies": [{"name": "a", "kind": null}, {"name": "a", "kind": "dev"}]}
             ]
         });
-        let (edges, order) = graph(&metadata).unwrap();
-        assert_eq!(order, layers(&[&["a"], &["b"]]));
-        assert!(edges.contains(&edge("b", "a", "normal")) && edges.contains(&edge("b", "a", "dev")));
-        assert!(!edges.iter().any(|e| e.to == "serde"), "only members' edges");
+        let graph = graph(&metadata).unwrap();
+        assert_eq!(graph.layers, [["a"], ["b"]]);
+        assert_eq!(graph.members, ["a", "b"]);
+        assert_eq!(graph.edges, [edge("b", "a", "normal"), edge("b", "a", "dev")], "only members' edges");
     }
 }
