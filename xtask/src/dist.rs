@@ -140,7 +140,7 @@ fn pack(dir: &Path, name: &str, tarball: &Path) -> Result<(), Error> {
 
 /// `path` and, when it is a folder, everything under it, parents before
 /// their entries, each folder's entries by name.
-fn walk(path: &Path, found: &mut Vec<PathBuf>) -> Result<(), Error> {
+pub fn walk(path: &Path, found: &mut Vec<PathBuf>) -> Result<(), Error> {
     found.push(path.to_path_buf());
     if !path.symlink_metadata().map_err(|source| Error::Io { path: path.to_path_buf(), source })?.is_dir() {
         return Ok(());

@@ -15,7 +15,7 @@
 use crate::build;
 use crate::cmd::{self, Env, Error};
 use crate::dist;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The most a pack may weigh, in bytes.
@@ -75,14 +75,9 @@ fn copy(from: &Path, to: &Path) -> Result<(), Error> {
 
 /// Copies the `.py` files under `from` (at any depth) to the same places under `to`.
 fn copy_python(from: &Path, to: &Path) -> Result<(), Error> {
-    let entries = std::fs::read_dir(from).map_err(|source| Error::Io { path: from.to_path_buf(), source })?;
-    for entry in entries {
-        let path = entry.map_err(|source| Error::Io { path: from.to_path_buf(), source })?.path();
-        let Some(name) = path.file_name() else { continue };
-        if path.is_dir() {
-            copy_python(&path, &to.join(name))?;
-        } else if path.extension().is_some_and(|e| e == "py") {
-            copy(&path, &to.join(name))?;
+    for path in files(from)? {
+        if path.extension().is_some_and(|e| e == "py") {
+            copy(&path, &to.join(path.strip_prefix(from).unwrap_or(&path)))?;
         }
     }
     Ok(())
@@ -90,14 +85,18 @@ fn copy_python(from: &Path, to: &Path) -> Result<(), Error> {
 
 /// The bytes of the files under `folder`.
 fn size(folder: &Path) -> Result<u64, Error> {
-    let io = |source| Error::Io { path: folder.to_path_buf(), source };
     let mut total = 0;
-    for entry in std::fs::read_dir(folder).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let meta = entry.metadata().map_err(io)?;
-        total += if meta.is_dir() { size(&entry.path())? } else { meta.len() };
+    for path in files(folder)? {
+        total += path.symlink_metadata().map_err(|source| Error::Io { path: path.clone(), source })?.len();
     }
     Ok(total)
+}
+
+/// The files under `folder`, at any depth (as `dist` walks a tree to pack).
+fn files(folder: &Path) -> Result<Vec<PathBuf>, Error> {
+    let mut found = Vec::new();
+    dist::walk(folder, &mut found)?;
+    Ok(found.into_iter().filter(|p| p.symlink_metadata().is_ok_and(|m| !m.is_dir())).collect())
 }
 
 #[cfg(test)]
