@@ -22,10 +22,10 @@ const COMPLETIONS: [(&str, &str); 3] = [
     ("fish", "share/fish/vendor_completions.d/mlb.fish"),
 ];
 
-/// Builds everything and writes the release and its debug tarball into
-/// `out`; prints their sizes and those of the stripped files; returns the
-/// release tarball's path.
-pub fn dist(root: &Path, out: &Path) -> Result<PathBuf, Error> {
+/// Builds everything and writes the release tarball into `out`, and its
+/// debug tarball when `with_debug`; prints their sizes and those of the
+/// stripped files.
+pub fn dist(root: &Path, out: &Path, with_debug: bool) -> Result<(), Error> {
     let built = build::build(root, Set::Everything)?;
     let name = format!("mlb-{}-{}-linux", env!("CARGO_PKG_VERSION"), std::env::consts::ARCH);
     create_dir(out)?;
@@ -51,14 +51,18 @@ pub fn dist(root: &Path, out: &Path) -> Result<PathBuf, Error> {
     let tarball = out.join(format!("{name}.tar.gz"));
     let debug_tarball = out.join(format!("{name}-debug.tar.gz"));
     pack(&release, &name, &tarball)?;
-    pack(&debug, &name, &debug_tarball)?;
-    for path in [&tarball, &debug_tarball] {
+    let mut written = vec![tarball];
+    if with_debug {
+        pack(&debug, &name, &debug_tarball)?;
+        written.push(debug_tarball);
+    }
+    for path in &written {
         eprintln!("xtask: {} {}", size(path)?, path.display());
     }
     for file in &shipped {
         eprintln!("xtask:   {} {} (stripped)", size(&tree.join(file))?, file.display());
     }
-    Ok(tarball)
+    Ok(())
 }
 
 /// The libraries of the release folder: every workload plugin built

@@ -91,7 +91,7 @@ fn main() -> ExitCode {
         Task::Smoke(options) => smoke::run(&root, &options),
         Task::Dist { out } => {
             let out = out.map_or_else(|| build::target_dir(&root).join("dist"), |out| root.join(out));
-            dist::dist(&root, &out).map(drop)
+            dist::dist(&root, &out, true)
         }
         Task::Layers => layers::check(&root),
         Task::GpuPack { out } => gpu_pack::pack(&root, &root.join(out)).map(drop),
