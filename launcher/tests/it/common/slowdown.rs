@@ -48,15 +48,6 @@ impl Worker {
     pub fn var(&self, name: &str) -> Option<&str> {
         self.environ.iter().find_map(|e| e.strip_prefix(name)?.strip_prefix('='))
     }
-
-    /// The CPUs of its slot: the `cpuset.cpus` of the cgroup v1 cpuset group
-    /// its launcher named in `MLB_CGROUP` (not its affinity, which is the
-    /// whole machine's until the worker has joined its group).
-    pub fn slot_cpus(&self) -> Option<String> {
-        let group = self.var("MLB_CGROUP")?.trim_start_matches('/');
-        let cpus = std::fs::read_to_string(format!("/sys/fs/cgroup/cpuset/{group}/cpuset.cpus")).ok()?;
-        Some(cpus.trim().to_string()).filter(|c| !c.is_empty())
-    }
 }
 
 /// The CPU weight (`cpu.shares`, cgroup v1's largest) of a shielded run's
@@ -123,23 +114,14 @@ struct Watcher {
 }
 
 impl Watcher {
-    fn new(suite: &str, each: impl FnMut(&Worker) + Send + 'static) -> Watcher {
-        Watcher::start(suite, None, each)
-    }
-
     /// A watcher whose thread runs in a group of its own of the weight
     /// [`SHIELD_SHARES`], removed when the thread has ended.
-    fn weighted(suite: &str, each: impl FnMut(&Worker) + Send + 'static) -> Watcher {
-        Watcher::start(suite, Some(CpuGroup::weighted("watcher")), each)
-    }
-
-    fn start(suite: &str, group: Option<CpuGroup>, mut each: impl FnMut(&Worker) + Send + 'static) -> Watcher {
+    fn weighted(suite: &str, mut each: impl FnMut(&Worker) + Send + 'static) -> Watcher {
+        let group = CpuGroup::weighted("watcher");
         let stop = Arc::new(AtomicBool::new(false));
         let (until, suite) = (stop.clone(), suite.to_string());
         let thread = std::thread::spawn(move || {
-            if let Some(group) = &group {
-                group.join();
-            }
+            group.join();
             while !until.load(Ordering::Relaxed) {
                 Worker::of_suite(&suite).iter().for_each(&mut each);
                 std::thread::sleep(Duration::from_millis(10));
