@@ -5,7 +5,8 @@
 //!   initialisation cap, read from its config;
 //! - [`cache`]: dropping the page cache before a run;
 //! - [`mllog`]: the `:::MLLOG` lines of MLPerf's log format;
-//! - [`olympic`]: a config's result over its runs (MLPerf's olympic mean);
+//! - a config's result over its runs (MLPerf's olympic mean) is
+//!   [`mlb_figures::olympic`]'s;
 //! - [`concurrent`]: the concurrent-instance metric of a run of M instances;
 //! - [`rcp`]: MLPerf's check of a config's convergence against reference
 //!   convergence points.
@@ -13,6 +14,5 @@
 pub mod cache;
 pub mod concurrent;
 pub mod mllog;
-pub mod olympic;
 pub mod rcp;
 pub mod rules;

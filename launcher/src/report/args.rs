@@ -102,7 +102,7 @@ pub struct ReportArgs {
 
     /// With `--db`: compare with at most this many earlier runs of the same
     /// system and config.
-    #[arg(long = "history", value_name = "K", default_value_t = super::history::HISTORY_RUNS, requires = "db",
+    #[arg(long = "history", value_name = "K", default_value_t = mlb_figures::regression::HISTORY_RUNS, requires = "db",
           value_parser = runs)]
     pub history: usize,
 

@@ -3,7 +3,7 @@
 //! verdict from the 95% confidence intervals.
 
 use super::rows::Row;
-use super::stats::Sample;
+use mlb_figures::Sample;
 use serde::Serialize;
 
 /// What the confidence intervals say.

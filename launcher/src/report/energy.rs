@@ -10,7 +10,7 @@ use super::judge::Rule;
 use super::per_gpu::device_order;
 use super::rows::{Judged, Layout};
 use super::source::Source;
-use super::stats::Sample;
+use mlb_figures::Sample;
 use mlb_record::contract::read::Conditions;
 use mlb_record::contract::telemetry::Timeline;
 use serde::Serialize;

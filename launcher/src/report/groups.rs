@@ -8,7 +8,7 @@
 
 use super::judge::Rule;
 use super::rows::Judged;
-use super::stats::Sample;
+use mlb_figures::Sample;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

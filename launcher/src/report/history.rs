@@ -4,20 +4,12 @@
 //! (docs/results.md, "Regressions"). The store fills [`Regressions`]; the
 //! report prints it.
 //!
-//! The regression rule ([`verdict`]) is the one of every view: the served
-//! history page and its API judge each point by it too.
+//! The regression rule is [`mlb_figures::regression`]'s, the one of every
+//! view: the served history page and its API judge each point by it too.
 
-use super::welch::{p_value, Moments};
+use mlb_figures::regression::{verdict, DROP_THRESHOLD, SIGNIFICANCE};
+use mlb_figures::Moments;
 use serde::Serialize;
-
-/// Runs of the same system and config a run is compared with, by default.
-pub const HISTORY_RUNS: usize = 5;
-
-/// A drop of the mean larger than this share is a regression (when significant).
-pub const DROP_THRESHOLD: f64 = 0.05;
-
-/// A drop is significant when Welch's p-value is below this.
-pub const SIGNIFICANCE: f64 = 0.05;
 
 /// The report's rows against their history.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -65,30 +57,9 @@ pub struct Judgement {
     pub change_percent: Option<f64>,
     /// Welch's two-sided p-value (none with fewer than two values on a side).
     pub p_value: Option<f64>,
-    /// The mean dropped by more than [`DROP_THRESHOLD`] with `p <` [`SIGNIFICANCE`].
+    /// The mean dropped by more than [`DROP_THRESHOLD`] with `p <` [`SIGNIFICANCE`]
+    /// ([`verdict`]).
     pub regression: bool,
-}
-
-/// A figure against its history under the regression rule.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Verdict {
-    /// Change of the mean, as a share of the history's mean (negative: lower).
-    pub change: Option<f64>,
-    /// Welch's two-sided p-value (none with fewer than two values on a side).
-    pub p_value: Option<f64>,
-    /// The figure got worse by more than [`DROP_THRESHOLD`] with `p <` [`SIGNIFICANCE`].
-    pub regression: bool,
-}
-
-/// The regression rule: `now` regressed against `before` when its mean is
-/// worse by more than [`DROP_THRESHOLD`] of theirs (lower, or higher when
-/// `lower_is_better`) and beyond the noise (Welch's `p <` [`SIGNIFICANCE`]).
-pub fn verdict(now: &Moments, before: &Moments, lower_is_better: bool) -> Verdict {
-    let change = now.mean.zip(before.mean.filter(|m| *m != 0.0 && m.is_finite())).map(|(n, b)| (n - b) / b);
-    let p_value = p_value(now, before);
-    let worse = change.map(|c| if lower_is_better { c } else { -c });
-    let regression = worse.is_some_and(|w| w > DROP_THRESHOLD) && p_value.is_some_and(|p| p < SIGNIFICANCE);
-    Verdict { change, p_value, regression }
 }
 
 /// Judges `current` (this run's items/s of a config) against `history`

@@ -10,8 +10,9 @@
 use super::judge::Rule;
 use super::per_gpu::device_order;
 use super::rows::{Judged, Layout};
-use super::stats::Sample;
 use crate::gpu::peak::peak;
+use mlb_figures::moments::mean;
+use mlb_figures::Sample;
 use mlb_record::contract::precision::Precision;
 use mlb_record::contract::read::Entry;
 use serde::Serialize;
@@ -146,7 +147,7 @@ impl Figures {
             label: label.to_string(),
             device: device.map(str::to_string),
             precision: join(&self.precisions),
-            flops_per_item: self.flops.iter().sum::<f64>() / self.flops.len() as f64,
+            flops_per_item: mean(&self.flops),
             achieved_tflops: Sample::of(&self.achieved),
             peak_tflops: Sample::of(&self.peaks).mean,
             peak_of: join(&self.peak_of),

@@ -26,9 +26,7 @@ pub mod render;
 mod rows;
 mod score;
 pub mod source;
-mod stats;
 mod targets;
-pub mod welch;
 
 pub use aggregate::{aggregate, aggregate_from, in_suite, BaselineReport, FailureRow, Options, Report, Run, UNIT};
 pub use args::{Format, ReportArgs};
@@ -44,7 +42,6 @@ pub use profile::{ProfileBench, ProfileScore};
 pub use relative::{Row as RelativeRow, FLAG_BELOW};
 pub use rows::{Grouping, Row};
 pub use score::{Score, MAX_FAILURE_SHARE, MULTI_GPU};
-pub use stats::{geometric_mean, t_quantile, Sample};
 pub use targets::{GpuModel, Target, Targets};
 
 use mlb_record::contract::read::{read_folder, FolderError};

@@ -13,6 +13,8 @@
 use super::mfu::MfuTables;
 use super::rows::Row;
 use super::score::MAX_FAILURE_SHARE;
+use mlb_figures::geometric;
+use mlb_figures::moments::weighted_mean;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -88,15 +90,12 @@ impl Profile {
                 mfu: mfu.rows.iter().find(|r| r.label == *bench).and_then(|r| r.mfu.mean),
             })
             .collect();
-        let weighted = |figure: fn(&ProfileBench) -> Option<f64>| {
-            let counted: Vec<(f64, f64)> = benches.iter().filter_map(|b| Some((b.weight, figure(b)?))).collect();
-            let total: f64 = counted.iter().map(|(w, _)| w).sum();
-            (total > 0.0).then_some((counted, total))
+        let weighted = |figure: fn(&ProfileBench) -> Option<f64>| -> Vec<(f64, f64)> {
+            benches.iter().filter_map(|b| Some((b.weight, figure(b)?))).collect()
         };
         let bf = u8::from(failures as f64 / results as f64 <= MAX_FAILURE_SHARE);
-        let score = weighted(|b| b.perf.filter(|p| *p > 0.0))
-            .map(|(counted, total)| f64::from(bf) * counted.iter().map(|(w, p)| w / total * p.ln()).sum::<f64>().exp());
-        let mfu = weighted(|b| b.mfu).map(|(counted, total)| counted.iter().map(|(w, m)| w * m).sum::<f64>() / total);
+        let score = geometric::weighted(&weighted(|b| b.perf.filter(|p| *p > 0.0))).map(|g| f64::from(bf) * g);
+        let mfu = weighted_mean(&weighted(|b| b.mfu));
         ProfileScore { profile: self.name.clone(), benches, bf, score, mfu }
     }
 }
@@ -104,7 +103,7 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::stats::Sample;
+    use mlb_figures::Sample;
 
     fn row(bench: &str, perf: Option<f64>) -> Row {
         Row {

@@ -1,6 +1,6 @@
 //! `mlb report` on the reports of a run to quality (docs/quality.md, "The
 //! report"): per config, the time to quality of every instance of every run,
-//! their olympic mean and spread ([`crate::quality::olympic`]), the runs that
+//! their olympic mean and spread ([`mlb_figures::olympic`]), the runs that
 //! did not converge; per run of a config, the concurrent-instance metric
 //! ([`crate::quality::concurrent`]); the quality curve of every instance.
 //!
@@ -10,7 +10,7 @@
 
 use super::rcp::RcpCheck;
 use crate::quality::concurrent::concurrent;
-use crate::quality::olympic::{olympic, spread, Olympic, Spread};
+use mlb_figures::olympic::{olympic, spread, Olympic, Spread};
 use mlb_record::contract::quality::QualityRecord;
 use mlb_record::contract::quality::Span;
 use mlb_record::contract::read::read_folder;

@@ -10,11 +10,11 @@
 
 use super::error::ReportError;
 use super::quality::{QualityInstance, QualityTables};
-use crate::quality::olympic::MIN_RUNS;
 use crate::quality::rcp::installed;
 use crate::quality::rcp::matching::{self, Problem};
 use crate::quality::rcp::reference::{self, ConfigRuns, Run};
 use crate::quality::rcp::{Checker, Pass, RcpSet};
+use mlb_figures::olympic::MIN_RUNS;
 use mlb_record::contract::record::Output;
 use serde::Serialize;
 use std::collections::BTreeMap;

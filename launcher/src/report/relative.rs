@@ -4,7 +4,7 @@
 //! tables (docs/report.md, "Algorithm", step 5) and the per-node tables are both made here.
 
 use super::rows::RowKey;
-use super::stats::Sample;
+use mlb_figures::Sample;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -3,8 +3,8 @@
 //! arguments that vary between them: `convnet[arch=resnet18]`).
 
 use super::judge::{Check, Rule};
-use super::stats::Sample;
 use super::targets::{Target, Targets};
+use mlb_figures::Sample;
 use mlb_record::contract::read::Entry;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;

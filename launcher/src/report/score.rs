@@ -2,7 +2,7 @@
 //! per-bench table: BF, PM, ST, PG, Score and RPP.
 
 use super::rows::Row;
-use super::stats::geometric_mean;
+use mlb_figures::geometric_mean;
 use serde::Serialize;
 
 /// Multi-GPU benches, left out of the report (docs/report.md, "Algorithm", step 1).

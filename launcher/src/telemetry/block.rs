@@ -6,6 +6,7 @@
 use super::powercap::is_package_energy;
 use super::sample::Sample;
 use super::scope::{self, Part, Window};
+use mlb_figures::moments::mean;
 use mlb_record::contract::telemetry::{
     Energy, GpuTelemetry, Maxima, Metrics, SlotTelemetry, Stats, Telemetry, THROTTLE_FLAG,
 };
@@ -20,7 +21,7 @@ pub fn stats_of(values: &[f64]) -> Option<Stats> {
     }
     let mut data = Data::new(values.to_vec());
     Some(Stats {
-        mean: values.iter().sum::<f64>() / values.len() as f64,
+        mean: mean(values),
         min: values.iter().copied().fold(f64::INFINITY, f64::min),
         max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         p95: data.percentile(95),

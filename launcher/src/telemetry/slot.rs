@@ -12,6 +12,7 @@
 //! | `cpu_mhz` | `cpufreq/scaling_cur_freq` of each slot CPU, else `cpu MHz` of `/proc/cpuinfo` | the same |
 
 use crate::isolation::{SlotGroup, Version};
+use mlb_figures::moments::mean;
 use mlb_record::reading::{keyed, number, Counter, Reading};
 use std::path::{Path, PathBuf};
 
@@ -106,7 +107,7 @@ impl SlotProbe {
             None => self.cpufreq.iter().filter_map(|p| number(p)).map(|khz| khz as f64 / 1000.0).collect(),
             Some((file, cpus)) => cpuinfo_mhz(&std::fs::read_to_string(file).ok()?, cpus),
         };
-        (!mhz.is_empty()).then(|| mhz.iter().sum::<f64>() / mhz.len() as f64)
+        (!mhz.is_empty()).then(|| mean(&mhz))
     }
 }
 

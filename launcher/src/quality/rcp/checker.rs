@@ -2,7 +2,8 @@
 //! submission's runs.
 
 use super::set::RcpSet;
-use super::stats::{self, interpolate, min_acceptable_mean, olympic_mean, population_stdev};
+use mlb_figures::olympic::{olympic_mean, DROPPED};
+use mlb_figures::rcp::{interpolate, min_acceptable_mean, population_stdev};
 use serde::Serialize;
 use std::fmt;
 
@@ -114,7 +115,7 @@ impl Checker {
     /// Processes the points of `set` for submissions of `submission_runs`
     /// runs (MLPerf fixes it per benchmark; mlb uses the `--runs` count).
     pub fn new(set: &RcpSet, submission_runs: usize) -> Checker {
-        let counted_runs = submission_runs as f64 - 2.0 * stats::DROPPED as f64;
+        let counted_runs = submission_runs as f64 - 2.0 * DROPPED as f64;
         let mut full: Vec<PointStats> = set
             .points
             .iter()
@@ -123,7 +124,7 @@ impl Checker {
                 runs.sort_by(f64::total_cmp);
                 let mean = olympic_mean(&runs);
                 let stdev = population_stdev(&runs);
-                let n_reference = runs.len() as f64 - 2.0 * stats::DROPPED as f64;
+                let n_reference = runs.len() as f64 - 2.0 * DROPPED as f64;
                 let min_mean = min_acceptable_mean(mean, stdev, n_reference, counted_runs);
                 PointStats {
                     name: point.name.clone(),

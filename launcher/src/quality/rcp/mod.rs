@@ -14,8 +14,8 @@
 //! package reads runs from log files, this takes their convergence points.
 //!
 //! - [`set`]: the RCP JSON files (read and written in MLPerf's shape).
-//! - [`stats`]: olympic mean, the one-sided t-test and the smallest
-//!   acceptable mean.
+//! - the statistics (olympic mean, the one-sided t-test and the smallest
+//!   acceptable mean) are [`mlb_figures::rcp`]'s.
 //! - [`checker`]: the processed reference points and the verdict on a
 //!   submission.
 //! - [`matching`]: which points a config is compared with (the same
@@ -28,7 +28,6 @@ pub mod installed;
 pub mod matching;
 pub mod reference;
 pub mod set;
-pub mod stats;
 
 pub use checker::{Checker, Outcome, Pass, PointStats, Verdict};
 pub use matching::Problem;

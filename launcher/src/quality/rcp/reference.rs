@@ -4,7 +4,7 @@
 
 use super::matching::Problem;
 use super::set::{RcpSet, Reference};
-use crate::quality::olympic::MIN_RUNS;
+use mlb_figures::olympic::MIN_RUNS;
 use mlb_record::fix::Fix;
 use serde_json::{Map, Value};
 

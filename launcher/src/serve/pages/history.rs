@@ -111,7 +111,7 @@ pub fn content(asked: &Asked, known: &[String], shown: Shown<HistoryPage>, query
     // A point is a regression when the data marks its run in its series.
     let regression = |s: usize, i: usize| {
         let (label, run) = (&h.series[s].label, h.series[s].points[i].run);
-        page.regressions
+        h.regressions
             .iter()
             .find(|r| r.label == *label && r.run == run)
             .map(|r| format!("{:+.1}% from the runs before", r.change_percent))

@@ -3,7 +3,7 @@
 
 use super::args::CompareArgs;
 use super::error::QueryError;
-use super::figures::{counts, mean_energy};
+use super::figures::{counts, grouped, select_figures};
 use super::filters::restrict_runs;
 use super::matrix::{matrix, Figure, Matrix};
 use super::sql::Sql;
@@ -47,8 +47,8 @@ pub fn compare(store: &Store, args: &CompareArgs) -> Result<Matrix, QueryError> 
 /// mean joules per item (figures that cannot be a measure left out, as
 /// `mlb report` leaves them out).
 fn figures(store: &Store, args: &CompareArgs) -> Result<Vec<Figure>, QueryError> {
-    let mut sql = Sql::new("SELECT s.name, i.bench, COUNT(*), AVG(i.items_per_s), ");
-    mean_energy(&mut sql);
+    let mut sql = Sql::new("SELECT s.name, i.bench");
+    select_figures(&mut sql);
     sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id ");
     sql.push("JOIN systems s ON s.id = r.system_id WHERE s.name IN (");
     for (k, system) in args.systems.iter().enumerate() {
@@ -57,14 +57,17 @@ fn figures(store: &Store, args: &CompareArgs) -> Result<Vec<Figure>, QueryError>
     sql.push(")");
     counts(&mut sql, Rule::strict_if(args.strict));
     restrict_runs(&mut sql, &args.filters);
-    sql.push(" GROUP BY s.name, i.bench");
-    Ok(sql.rows(store, "comparing systems", |row| {
-        Ok(Figure {
-            system: row.try_get(0)?,
-            bench: row.try_get(1)?,
-            n: row.try_get::<i64, _>(2)? as usize,
-            items_per_s: row.try_get(3)?,
-            joules_per_item: row.try_get(4)?,
+    let rows = sql.rows(store, "comparing systems", |row| {
+        Ok(((row.try_get::<String, _>(0)?, row.try_get::<String, _>(1)?), row.try_get(2)?, row.try_get(3)?))
+    })?;
+    Ok(grouped(rows)
+        .into_iter()
+        .map(|((system, bench), instances)| Figure {
+            system,
+            bench,
+            n: instances.n(),
+            items_per_s: instances.speed().mean,
+            joules_per_item: instances.energy().mean,
         })
-    })?)
+        .collect())
 }

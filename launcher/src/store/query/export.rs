@@ -6,7 +6,7 @@
 use super::args::{ExportArgs, ExportFormat};
 use super::bencher::{document, Measure, ENERGY, THROUGHPUT};
 use super::error::QueryError;
-use super::figures::counts;
+use super::figures::{counts, grouped, select_figures};
 use super::filters::restrict;
 use super::render::{csv_number, csv_text};
 use super::sql::{Bind, Sql};
@@ -35,7 +35,8 @@ pub fn export(store: &Store, args: &ExportArgs, out: &mut Sink<'_>) -> Result<()
 /// Metric Format: per bench and config (a benchmark named `BENCH CONFIG`:
 /// the original suite's benches share their arguments), the mean items/s
 /// of the instances that count between the smallest and the largest, and
-/// the same of joules per item.
+/// the same of joules per item where it can be a measure (as `mlb report`
+/// takes them).
 fn bencher(store: &Store, args: &ExportArgs) -> Result<String, QueryError> {
     let mut sql = Sql::new("SELECT r.id FROM runs r JOIN systems s ON s.id = r.system_id WHERE 1 = 1");
     if let Some(id) = args.run {
@@ -47,24 +48,28 @@ fn bencher(store: &Store, args: &ExportArgs) -> Result<String, QueryError> {
         .rows(store, "choosing the run to export", |row| row.try_get(0))?
         .first()
         .ok_or(QueryError::NoRun { run: args.run })?;
-    let mut sql = Sql::new(
-        "SELECT i.bench, i.config, AVG(i.items_per_s), MIN(i.items_per_s), MAX(i.items_per_s), \
-         AVG(i.joules_per_item), MIN(i.joules_per_item), MAX(i.joules_per_item) FROM instances i WHERE i.run_id = ",
-    );
-    sql.bind(Bind::Int(run));
+    let mut sql = Sql::new("SELECT i.bench, i.config");
+    select_figures(&mut sql);
+    sql.push(" FROM instances i WHERE i.run_id = ").bind(Bind::Int(run));
     counts(&mut sql, Rule::Original);
-    sql.push(" GROUP BY i.bench, i.config ORDER BY i.bench, i.config");
     let rows = sql.rows(store, "exporting the run", |row| {
-        let get = |k| row.try_get::<Option<f64>, _>(k);
         let name = format!("{} {}", row.try_get::<String, _>(0)?, row.try_get::<String, _>(1)?);
-        Ok((name, [get(2)?, get(3)?, get(4)?], [get(5)?, get(6)?, get(7)?]))
+        Ok((name, row.try_get(2)?, row.try_get(3)?))
     })?;
-    let measures: Vec<Measure> = rows
+    let measures: Vec<Measure> = grouped(rows)
         .into_iter()
-        .flat_map(|(config, speed, energy)| {
-            [(THROUGHPUT, speed), (ENERGY, energy)].into_iter().filter_map(move |(measure, [mean, lo, hi])| {
-                Some(Measure { benchmark: config.clone(), measure, value: mean?, lower_value: lo, upper_value: hi })
-            })
+        .flat_map(|(config, instances)| {
+            [(THROUGHPUT, instances.speed()), (ENERGY, instances.energy())].into_iter().filter_map(
+                move |(measure, s)| {
+                    Some(Measure {
+                        benchmark: config.clone(),
+                        measure,
+                        value: s.mean?,
+                        lower_value: s.min,
+                        upper_value: s.max,
+                    })
+                },
+            )
         })
         .collect();
     Ok(document(&measures))

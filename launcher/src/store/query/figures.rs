@@ -1,9 +1,14 @@
-//! The figures of `mlb report` in SQL, over the instances `i` of a query:
-//! which instances count (by the check the import stored, under the
-//! report's rule) and the mean joules per item of those with a measure.
+//! The figures of `mlb report` over the instances `i` of a query: which
+//! instances count (by the check the import stored, under the report's
+//! rule), in SQL; their items/s and joules per item (where it can be a
+//! measure), whose figures [`mlb_figures`] computes, as for `mlb report`
+//! (its sums do not depend on the order of the rows), so that a view of
+//! the store and the report cannot disagree.
 
 use super::sql::{Bind, Sql};
 use crate::report::{Check, Rule};
+use mlb_figures::Sample;
+use std::collections::BTreeMap;
 
 /// The name the import stores for `check` (its JSON name, `nan_loss`).
 fn name(check: Check) -> String {
@@ -26,40 +31,65 @@ pub fn counts(sql: &mut Sql, rule: Rule) {
     sql.push(")");
 }
 
-/// Appends the joules per item of instance `i` where it can be a measure
-/// and NULL elsewhere, as `mlb report` leaves them out
-/// ([`mlb_record::contract::physical::joules_per_item`]: at or below its floor,
-/// above its ceiling; a store imported before the rule may hold them); its
-/// square with `squared`.
-fn joules(sql: &mut Sql, squared: bool) {
+/// Appends `, i.items_per_s, ` and the joules per item of instance `i`
+/// where it can be a measure, NULL elsewhere, as `mlb report` leaves them
+/// out ([`mlb_record::contract::physical::joules_per_item`]: at or below its
+/// floor, above its ceiling; a store imported before the rule may hold
+/// them). [`Instances::add`] takes the two.
+pub fn select_figures(sql: &mut Sql) {
     use mlb_record::contract::physical::{FLOOR, MAX_JOULES_PER_ITEM};
-    sql.push("CASE WHEN i.joules_per_item > ").bind(Bind::Real(FLOOR));
+    sql.push(", i.items_per_s, CASE WHEN i.joules_per_item > ").bind(Bind::Real(FLOOR));
     sql.push(" AND i.joules_per_item <= ").bind(Bind::Real(MAX_JOULES_PER_ITEM));
-    sql.push(if squared { " THEN i.joules_per_item * i.joules_per_item END" } else { " THEN i.joules_per_item END" });
+    sql.push(" THEN i.joules_per_item END");
 }
 
-/// Appends the mean joules per item of the instances `i` that can be a measure.
-pub fn mean_energy(sql: &mut Sql) {
-    sql.push("AVG(");
-    joules(sql, false);
-    sql.push(")");
+/// The figures of a group of instances that count.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Instances {
+    /// Items/s of each (NaN without one: counted in `n`, as `mlb report`).
+    speeds: Vec<f64>,
+    /// Joules per item of those with a measure.
+    joules: Vec<f64>,
 }
 
-/// Appends `AVG(x), COUNT(x), AVG(x * x)` of the figure `x` of the
-/// instances `i`: items/s, or with `energy` joules per item where it can be
-/// a measure. [`crate::report::welch::Moments::from_sums`] makes their
-/// moments of them.
-pub fn moments(sql: &mut Sql, energy: bool) {
-    if !energy {
-        sql.push("AVG(i.items_per_s), COUNT(i.items_per_s), AVG(i.items_per_s * i.items_per_s)");
-        return;
+impl Instances {
+    /// Adds an instance of items/s `speed` and joules per item `joules`
+    /// (the columns of [`select_figures`]).
+    pub fn add(&mut self, speed: Option<f64>, joules: Option<f64>) {
+        self.speeds.push(speed.unwrap_or(f64::NAN));
+        self.joules.extend(joules);
     }
-    mean_energy(sql);
-    sql.push(", COUNT(");
-    joules(sql, false);
-    sql.push("), AVG(");
-    joules(sql, true);
-    sql.push(")");
+
+    /// The instances.
+    pub fn n(&self) -> usize {
+        self.speeds.len()
+    }
+
+    /// Their items/s, as the report's rows give them.
+    pub fn speed(&self) -> Sample {
+        Sample::of(&self.speeds)
+    }
+
+    /// The joules per item of those with a measure.
+    pub fn energy(&self) -> Sample {
+        Sample::of(&self.joules)
+    }
+
+    /// Their finite items/s, or with `energy` their joules per item: what a point of a history is the mean of, and what the
+    /// regression rule judges.
+    pub fn measures(&self, energy: bool) -> Vec<f64> {
+        let values = if energy { &self.joules } else { &self.speeds };
+        values.iter().copied().filter(|v| v.is_finite()).collect()
+    }
+}
+
+/// Groups rows of `(key, items/s, joules per item)` by key.
+pub fn grouped<K: Ord>(rows: impl IntoIterator<Item = (K, Option<f64>, Option<f64>)>) -> BTreeMap<K, Instances> {
+    let mut groups: BTreeMap<K, Instances> = BTreeMap::new();
+    for (key, speed, joules) in rows {
+        groups.entry(key).or_default().add(speed, joules);
+    }
+    groups
 }
 
 #[cfg(test)]
@@ -77,5 +107,17 @@ mod tests {
         let mut sql = Sql::new("");
         counts(&mut sql, Rule::Strict);
         assert_eq!((sql.text.as_str(), sql.binds.len()), (" AND (i.fails_check IS NULL)", 0));
+    }
+
+    #[test]
+    fn groups_keep_every_instance_in_n_and_only_measures_in_the_figures() {
+        let rows =
+            [("vae", Some(100.0), Some(2.0)), ("wlm", None, None), ("vae", Some(80.0), None), ("vae", None, None)];
+        let groups = grouped(rows);
+        let vae = &groups["vae"];
+        assert_eq!((vae.n(), vae.speed().n, vae.speed().count, vae.speed().mean), (3, 3, 2, Some(90.0)));
+        assert_eq!((vae.energy().n, vae.energy().mean), (1, Some(2.0)));
+        assert_eq!((vae.measures(false), vae.measures(true)), (vec![100.0, 80.0], vec![2.0]));
+        assert_eq!((groups["wlm"].n(), groups["wlm"].speed().mean), (1, None));
     }
 }

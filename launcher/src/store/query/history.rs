@@ -4,13 +4,14 @@
 use super::args::HistoryArgs;
 use super::compare::known;
 use super::error::QueryError;
-use super::figures::{counts, moments};
+use super::figures::{counts, grouped, select_figures};
 use super::filters::restrict;
 use super::matrix::Metric;
 use super::sql::Sql;
-use crate::report::welch::Moments;
 use crate::report::Rule;
 use crate::store::Store;
+use mlb_figures::regression::{verdict, HISTORY_RUNS};
+use mlb_figures::Moments;
 use serde::Serialize;
 use sqlx::Row;
 
@@ -30,11 +31,11 @@ pub struct Point {
     /// The metric's value: mean items/s or joules per item, or with
     /// `score` the items/s over the series' first run's.
     pub value: f64,
-    /// The moments of the values `value` is the mean of (of those that are
-    /// a measure, for joules per item), scaled as it is: what the
+    /// The values `value` is the mean of (of those that are a measure, for
+    /// joules per item), scaled as it is: what the
     /// regression rule judges a point by.
     #[serde(skip)]
-    pub moments: Moments,
+    pub values: Vec<f64>,
 }
 
 /// One bench's points, oldest first.
@@ -44,6 +45,21 @@ pub struct Series {
     pub label: String,
     /// Its points, in the order the runs started (then by run id).
     pub points: Vec<Point>,
+}
+
+/// A point that regressed against the [`HISTORY_RUNS`] points before it
+/// in its series, their instances pooled, under the regression rule of
+/// `mlb report --db` ([`verdict`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Regression {
+    /// The series (bench or config).
+    pub label: String,
+    /// The run of the point.
+    pub run: i64,
+    /// Change from the mean of the points before, in percent (negative: lower).
+    pub change_percent: f64,
+    /// Welch's two-sided p-value of the point's instances against theirs.
+    pub p_value: f64,
 }
 
 /// The history of one system.
@@ -57,6 +73,8 @@ pub struct History {
     pub unit: &'static str,
     /// One series per bench, sorted by label.
     pub series: Vec<Series>,
+    /// The points that regressed, by series.
+    pub regressions: Vec<Regression>,
 }
 
 /// The history of `system` from its points (any order; `value` holds the
@@ -77,12 +95,38 @@ pub fn history(system: &str, metric: Metric, mut points: Vec<(String, Point)>) -
             let first = s.points[0].value;
             for p in &mut s.points {
                 p.value /= first;
-                p.moments = p.moments.scaled(1.0 / first);
+                p.values.iter_mut().for_each(|v| *v /= first);
             }
         }
     }
     let unit = if metric == Metric::Score { "x first run" } else { metric.unit() };
-    History { system: system.to_string(), metric, unit, series }
+    let regressions = regressions(&series, metric);
+    History { system: system.to_string(), metric, unit, series, regressions }
+}
+
+/// The points of `series` that regressed. Lower is better for joules per
+/// item, higher for the others.
+fn regressions(series: &[Series], metric: Metric) -> Vec<Regression> {
+    let lower_is_better = metric == Metric::EnergyPerItem;
+    let mut found = Vec::new();
+    for series in series {
+        for (k, point) in series.points.iter().enumerate().skip(1) {
+            let before: Vec<f64> = series.points[k.saturating_sub(HISTORY_RUNS)..k]
+                .iter()
+                .flat_map(|p| p.values.iter().copied())
+                .collect();
+            let v = verdict(&Moments::of(&point.values), &Moments::of(&before), lower_is_better);
+            if let (true, Some(change), Some(p_value)) = (v.regression, v.change, v.p_value) {
+                found.push(Regression {
+                    label: series.label.clone(),
+                    run: point.run,
+                    change_percent: change * 100.0,
+                    p_value,
+                });
+            }
+        }
+    }
+    found
 }
 
 /// The history `args` ask for, from `store`: per run of the system and
@@ -92,8 +136,8 @@ pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
     let system = args.filters.system.as_ref().ok_or(QueryError::NoSystem)?;
     known(store, std::slice::from_ref(system))?;
     let energy = args.metric == Metric::EnergyPerItem;
-    let mut sql = Sql::new("SELECT i.bench, r.id, r.run_ids, r.started_at, COUNT(*), ");
-    moments(&mut sql, energy);
+    let mut sql = Sql::new("SELECT i.bench, r.id, r.run_ids, r.started_at");
+    select_figures(&mut sql);
     sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id JOIN systems s ON s.id = r.system_id");
     sql.push(" WHERE 1 = 1");
     counts(&mut sql, Rule::strict_if(args.strict));
@@ -101,21 +145,19 @@ pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
         sql.push(" AND (i.bench = ").text(bench).push(" OR i.config = ").text(bench).push(")");
     }
     restrict(&mut sql, &args.filters);
-    sql.push(" GROUP BY i.bench, r.id, r.run_ids, r.started_at");
     let rows = sql.rows(store, "reading the history", |row| {
-        let started: Option<String> = row.try_get(3)?;
-        let value: Option<f64> = row.try_get(5)?;
-        let measured: i64 = row.try_get(6)?;
-        let spread = Moments::from_sums(measured as usize, value, row.try_get(7)?);
-        let point = (row.try_get(1)?, row.try_get(2)?, started, row.try_get::<i64, _>(4)?, value, spread);
-        Ok((row.try_get::<String, _>(0)?, point))
+        let run: (String, i64, String, Option<String>) =
+            (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?, row.try_get(3)?);
+        Ok((run, row.try_get(4)?, row.try_get(5)?))
     })?;
-    let points = rows
+    let points = grouped(rows)
         .into_iter()
-        .filter_map(|(bench, (run, run_ids, started, n, value, spread))| {
+        .filter_map(|((bench, run, run_ids, started), instances)| {
+            let values = instances.measures(energy);
+            let value = Moments::of(&values).mean?;
             let started = started.unwrap_or_default();
             let at = chrono::DateTime::parse_from_rfc3339(&started).map_or(0, |t| t.timestamp());
-            Some((bench, Point { run, run_ids, started, at, n: n as usize, value: value?, moments: spread }))
+            Some((bench, Point { run, run_ids, started, at, n: instances.n(), value, values }))
         })
         .collect();
     Ok(history(system, args.metric, points))
@@ -126,8 +168,7 @@ mod tests {
     use super::*;
 
     fn point(run: i64, at: i64, value: f64) -> Point {
-        let moments = Moments { n: 8, mean: Some(value), variance: Some(1.0) };
-        Point { run, run_ids: run.to_string(), started: at.to_string(), at, n: 8, value, moments }
+        Point { run, run_ids: run.to_string(), started: at.to_string(), at, n: 1, value, values: vec![value] }
     }
 
     #[test]
@@ -146,5 +187,49 @@ mod tests {
         let score = history("A", Metric::Score, points);
         assert_eq!(score.series[0].points.iter().map(|p| p.value).collect::<Vec<_>>(), [1.0, 4.0, 2.0]);
         assert_eq!(score.unit, "x first run");
+    }
+
+    /// A run's point of the instance figures `values`.
+    fn measured(run: i64, values: &[f64]) -> (String, Point) {
+        let (n, value) = (values.len(), Moments::of(values).mean.unwrap());
+        let values = values.to_vec();
+        ("vae".into(), Point { run, run_ids: run.to_string(), started: String::new(), at: run, n, value, values })
+    }
+
+    /// Four instances about `mean`, `spread` apart.
+    fn around(mean: f64, spread: f64) -> [f64; 4] {
+        [mean - 1.5 * spread, mean - 0.5 * spread, mean + 0.5 * spread, mean + 1.5 * spread]
+    }
+
+    #[test]
+    fn a_drop_past_the_threshold_and_the_noise_is_marked_and_energy_counts_a_rise() {
+        let runs = [around(100.0, 0.5), around(101.0, 0.5), around(99.0, 0.5), around(90.0, 0.5), around(100.0, 0.5)];
+        let points: Vec<_> = runs.iter().zip(1..).map(|(values, run)| measured(run, values)).collect();
+        let speed = history("A", Metric::ItemsPerSecond, points.clone());
+        let marked: Vec<i64> = speed.regressions.iter().map(|r| r.run).collect();
+        assert_eq!(marked, [4]);
+        let energy = history("A", Metric::EnergyPerItem, points);
+        let marked: Vec<i64> = energy.regressions.iter().map(|r| r.run).collect();
+        assert_eq!(marked, Vec::<i64>::new(), "a lower energy per item is better");
+    }
+
+    #[test]
+    fn the_page_and_mlb_report_judge_a_point_alike() {
+        // A 6% drop within the noise (the rule of the mean of the last five
+        // alone flagged it), and a 20% drop beyond it.
+        let runs = [around(100.0, 8.0), around(104.0, 8.0), around(96.0, 8.0), around(94.0, 8.0), around(80.0, 1.0)];
+        let points: Vec<_> = runs.iter().zip(1..).map(|(values, run)| measured(run, values)).collect();
+        let page = history("A", Metric::ItemsPerSecond, points).regressions;
+        for (k, values) in runs.iter().enumerate().skip(1) {
+            let before: Vec<f64> = runs[k.saturating_sub(HISTORY_RUNS)..k].concat();
+            let report = crate::report::history::judge("vae", values, &before, vec![]);
+            let marked = page.iter().find(|r| r.run == k as i64 + 1);
+            assert_eq!(marked.is_some(), report.regression, "run {}: {report:?} against {marked:?}", k + 1);
+            if let Some(r) = marked {
+                assert!((r.change_percent - report.change_percent.unwrap()).abs() < 1e-9);
+                assert!((r.p_value - report.p_value.unwrap()).abs() < 1e-9);
+            }
+        }
+        assert_eq!(page.iter().map(|r| r.run).collect::<Vec<_>>(), [5], "{page:?}");
     }
 }

@@ -2,6 +2,7 @@
 //! reference system, with a score per system and its items/s per dollar and
 //! per watt (docs/results.md, "Queries").
 
+use mlb_figures::geometric;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -177,12 +178,6 @@ fn cell(f: &Figure, reference: Option<&Figure>, metric: Metric, price: Option<f6
     }
 }
 
-/// Geometric mean of positive values; `None` without one.
-fn geometric(values: impl Iterator<Item = f64>) -> Option<(f64, usize)> {
-    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v.ln(), n + 1));
-    (n > 0).then(|| ((sum / n as f64).exp(), n))
-}
-
 fn summary(
     rows: &[BenchRow],
     col: usize,
@@ -191,17 +186,17 @@ fn summary(
     prices: &BTreeMap<String, f64>,
 ) -> SystemSummary {
     let pairs = || rows.iter().filter_map(move |r| Some((r.cells[col].as_ref()?, r.cells[ref_col?].as_ref()?)));
-    let score = geometric(pairs().filter_map(|(c, _)| c.normalised));
+    let normalised: Vec<f64> = pairs().filter_map(|(c, _)| c.normalised).collect();
     let relative = |get: fn(&Cell) -> Option<f64>| {
-        geometric(pairs().filter_map(|(c, r)| Some(positive(get(c))? / positive(get(r))?))).map(|(g, _)| g)
+        geometric::of(pairs().filter_map(|(c, r)| Some(positive(get(c))? / positive(get(r))?)))
     };
     SystemSummary {
         system: system.to_string(),
         price: prices.get(system).copied(),
-        score: score.map(|(g, _)| g),
+        score: geometric::of(normalised.iter().copied()),
         per_dollar: relative(|c| c.items_per_s_per_dollar),
         per_watt: relative(|c| c.items_per_s_per_watt),
-        benches: score.map_or(0, |(_, n)| n),
+        benches: normalised.len(),
     }
 }
 

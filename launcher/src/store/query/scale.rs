@@ -76,7 +76,7 @@ mod tests {
                 at: 0,
                 n: 1,
                 value,
-                moments: crate::report::welch::Moments::of(&[value]),
+                values: vec![value],
             })
             .collect();
         Series { label: "b".into(), points }

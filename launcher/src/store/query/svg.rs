@@ -82,7 +82,7 @@ mod tests {
             at,
             n: 1,
             value,
-            moments: crate::report::welch::Moments::of(&[value]),
+            values: vec![value],
         };
         let h = history(
             "node <7> & co",
@@ -114,7 +114,7 @@ mod tests {
             at: 1_700_000_000 + run * 86_400,
             n: 1,
             value,
-            moments: crate::report::welch::Moments::of(&[value]),
+            values: vec![value],
         };
         let mut points = Vec::new();
         for run in 0..6 {

@@ -2,7 +2,8 @@
 //! SQLite (the unit tier) and on a real PostgreSQL server (the postgres
 //! tier, scripts/setup-postgres.sh), and the faults: a killed import, two
 //! imports at once, a full disk (root tier), hostile names, a password;
-//! the queries (`mlb db runs|systems|compare|history|export`, `mlb report --db`).
+//! the queries (`mlb db runs|systems|compare|history|export`, `mlb report --db`),
+//! and every view of one store giving the same figures and flags.
 
 pub(crate) mod backend;
 mod faults;
@@ -13,3 +14,4 @@ mod import;
 mod launch;
 mod password;
 mod queries;
+mod views;

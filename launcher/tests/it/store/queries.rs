@@ -20,33 +20,33 @@ on_both!(
 );
 
 /// Runs `mlb ARGS`; returns status, stdout, stderr.
-fn mlb(args: &[&str]) -> (Option<i32>, String, String) {
+pub(super) fn mlb(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(crate::common::mlb()).args(args).output().unwrap();
     let (stdout, stderr) = crate::common::text(&out);
     (out.status.code(), stdout, stderr)
 }
 
 /// Runs `mlb db SUB --db URL ARGS`, which must succeed; returns stdout.
-fn db(store: &TestStore, sub: &str, args: &[&str]) -> String {
+pub(super) fn db(store: &TestStore, sub: &str, args: &[&str]) -> String {
     let (code, stdout, stderr) = mlb(&[&["db", sub, "--db", &store.url], args].concat());
     assert_eq!(code, Some(0), "mlb db {sub} {args:?}: {stderr}");
     stdout
 }
 
 /// `mlb db SUB ... --format json`, parsed.
-fn db_json(store: &TestStore, sub: &str, args: &[&str]) -> Value {
+pub(super) fn db_json(store: &TestStore, sub: &str, args: &[&str]) -> Value {
     serde_json::from_str(&db(store, sub, &[args, &["--format", "json"]].concat())).unwrap()
 }
 
 /// Imports `dir` under the system `name` with `extra` arguments (tags).
-fn import_as(store: &TestStore, dir: &Path, name: &str, extra: &[&str]) {
+pub(super) fn import_as(store: &TestStore, dir: &Path, name: &str, extra: &[&str]) {
     let (code, stdout, stderr) = import(store, &[&[dir.to_str().unwrap(), "--system", name], extra].concat());
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
 }
 
 /// One report of `bench` on device `vcd` in `dir`, started at `start`
 /// (`2026-01-02T03:04:05Z`), with `items` items/s and maybe an energy.
-fn report(dir: &Path, bench: &str, vcd: usize, start: &str, items: f64, joules: Option<f64>) {
+pub(super) fn report(dir: &Path, bench: &str, vcd: usize, start: &str, items: f64, joules: Option<f64>) {
     std::fs::create_dir_all(dir).unwrap();
     let mut r = json!({
         "name": bench, "suite": "s", "vcd": vcd.to_string(), "run_id": 0, "completed": true,

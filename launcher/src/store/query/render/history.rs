@@ -1,6 +1,7 @@
-//! `mlb db history` printed: one line per bench and run, oldest first.
+//! `mlb db history` printed: one line per bench and run, oldest first, the
+//! runs that regressed marked.
 
-use super::super::history::History;
+use super::super::history::{History, Point, Series};
 use super::{csv_number, csv_text, json, short, table, Format};
 
 /// `history` in `format`.
@@ -13,8 +14,13 @@ pub fn render(history: &History, format: Format) -> String {
     }
 }
 
+/// Whether the point `p` of `s` regressed.
+fn regressed(h: &History, s: &Series, p: &Point) -> bool {
+    h.regressions.iter().any(|r| r.label == s.label && r.run == p.run)
+}
+
 fn csv(h: &History) -> String {
-    let mut out = String::from("bench,started,run,run_ids,n,value\n");
+    let mut out = String::from("bench,started,run,run_ids,n,value,regression\n");
     for s in &h.series {
         for p in &s.points {
             let cells = [
@@ -24,6 +30,7 @@ fn csv(h: &History) -> String {
                 csv_text(&p.run_ids),
                 p.n.to_string(),
                 csv_number(Some(p.value)),
+                regressed(h, s, p).to_string(),
             ];
             out.push_str(&(cells.join(",") + "\n"));
         }
@@ -32,8 +39,11 @@ fn csv(h: &History) -> String {
 }
 
 fn tables(h: &History, draw: fn(&[String], &[Vec<String>]) -> String) -> String {
-    let headers: Vec<String> =
-        ["bench", "started", "run", "run ids", "n"].iter().map(|s| s.to_string()).chain([h.unit.to_string()]).collect();
+    let headers: Vec<String> = ["bench", "started", "run", "run ids", "n"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([h.unit.to_string(), "regression".to_string()])
+        .collect();
     let rows: Vec<Vec<String>> = h
         .series
         .iter()
@@ -46,6 +56,7 @@ fn tables(h: &History, draw: fn(&[String], &[Vec<String>]) -> String) -> String 
                     p.run_ids.clone(),
                     p.n.to_string(),
                     short(Some(p.value)),
+                    if regressed(h, s, p) { "REGRESSION".to_string() } else { String::new() },
                 ]
             })
         })
@@ -68,17 +79,19 @@ mod tests {
             at,
             n: 2,
             value,
-            moments: crate::report::welch::Moments::of(&[value]),
+            values: vec![value - 0.01, value + 0.01],
         };
-        let h =
-            history("A", Metric::ItemsPerSecond, vec![("vae".into(), p(2, 20, 2.5)), ("vae".into(), p(1, 10, 1.5))]);
+        let points = vec![("vae".into(), p(2, 20, 2.5)), ("vae".into(), p(1, 10, 2.4)), ("vae".into(), p(3, 30, 1.5))];
+        let h = history("A", Metric::ItemsPerSecond, points);
         let csv = render(&h, Format::Csv);
         assert_eq!(
             csv,
-            "bench,started,run,run_ids,n,value\nvae,2026-01-01T00:00:00Z,1,1,2,1.5\nvae,2026-01-02T00:00:00Z,2,2,2,2.5\n"
+            "bench,started,run,run_ids,n,value,regression\nvae,2026-01-01T00:00:00Z,1,1,2,2.4,false\n\
+             vae,2026-01-02T00:00:00Z,2,2,2,2.5,false\nvae,2026-01-03T00:00:00Z,3,3,2,1.5,true\n"
         );
         let md = render(&h, Format::Markdown);
-        assert!(md.contains("| bench | started | run | run ids | n | items/s |"), "{md}");
+        assert!(md.contains("| bench | started | run | run ids | n | items/s | regression |"), "{md}");
         assert!(md.find("2026-01-01").unwrap() < md.find("2026-01-02").unwrap());
+        assert_eq!(md.matches("REGRESSION").count(), 1, "{md}");
     }
 }

@@ -2,8 +2,9 @@
 //! value, NaN included; mean, sample standard deviation (ddof 1), min and
 //! max skip NaN. Plus the 95% confidence interval of the mean (Student t).
 
+use crate::moments::{mean, variance};
+use crate::student;
 use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Statistics of a sample of values.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -33,13 +34,12 @@ fn number(v: f64) -> Option<f64> {
 impl Sample {
     /// Statistics of `values` (which may hold NaN).
     pub fn of(values: &[f64]) -> Sample {
-        let kept = || values.iter().copied().filter(|v| !v.is_nan());
-        let count = kept().count();
-        let mean = kept().sum::<f64>() / count as f64;
-        let sd = (count > 1).then(|| (kept().map(|v| (mean - v).powi(2)).sum::<f64>() / (count - 1) as f64).sqrt());
-        let sd = sd.and_then(number);
+        let kept: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+        let count = kept.len();
+        let mean = mean(&kept);
+        let sd = (count > 1).then(|| variance(&kept, mean, 1).sqrt()).and_then(number);
         let ci95 = sd.filter(|sd| sd.is_finite() && mean.is_finite()).map(|sd| {
-            let half = t_quantile(0.975, (count - 1) as f64) * sd / (count as f64).sqrt();
+            let half = student::quantile(0.975, (count - 1) as f64) * sd / (count as f64).sqrt();
             (mean - half, mean + half)
         });
         Sample {
@@ -47,8 +47,8 @@ impl Sample {
             count,
             mean: number(mean),
             sd,
-            min: kept().reduce(f64::min),
-            max: kept().reduce(f64::max),
+            min: kept.iter().copied().reduce(f64::min),
+            max: kept.iter().copied().reduce(f64::max),
             ci95,
         }
     }
@@ -60,39 +60,12 @@ impl Sample {
     }
 }
 
-/// The `p` quantile of Student's t distribution with `df` degrees of freedom.
-pub fn t_quantile(p: f64, df: f64) -> f64 {
-    StudentsT::new(0.0, 1.0, df).expect("df is positive").inverse_cdf(p)
-}
-
-/// Geometric mean as the original computed PG: the product of the values
-/// raised to `1 / count`, NaN values left out (pandas' `prod()` and
-/// `count()`). Without a value it is 1 (`1.0 ** (1 / 0)` was `1.0 ** inf`
-/// in numpy).
-pub fn geometric_mean(values: &[f64]) -> f64 {
-    let kept: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
-    if kept.is_empty() {
-        return 1.0;
-    }
-    kept.iter().product::<f64>().powf(1.0 / kept.len() as f64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
-    }
-
-    #[test]
-    fn t_quantiles_match_the_tables() {
-        // Two-sided 95% critical values from a printed t table.
-        for (df, want) in
-            [(1.0, 12.706), (2.0, 4.303), (4.0, 2.776), (7.0, 2.365), (9.0, 2.262), (29.0, 2.045), (120.0, 1.980)]
-        {
-            assert!(close(t_quantile(0.975, df), want, 5e-4), "df {df}: {}", t_quantile(0.975, df));
-        }
     }
 
     #[test]
@@ -131,15 +104,5 @@ mod tests {
         assert_eq!((s.n, s.mean, s.sd, s.ci95), (1, Some(3.0), None, None));
         let empty = Sample::of(&[]);
         assert_eq!((empty.n, empty.mean, empty.min), (0, None, None));
-    }
-
-    #[test]
-    fn geometric_means_as_the_original() {
-        assert!(close(geometric_mean(&[1.0, 4.0]), 2.0, 1e-12));
-        assert!(close(geometric_mean(&[0.5, 1.0, 2.0]), 1.0, 1e-12));
-        assert!(close(geometric_mean(&[2.0, f64::NAN, 4.0, 8.0]), 4.0, 1e-12));
-        assert_eq!(geometric_mean(&[0.0, 3.0]), 0.0);
-        assert_eq!(geometric_mean(&[]), 1.0);
-        assert_eq!(geometric_mean(&[f64::NAN]), 1.0);
     }
 }

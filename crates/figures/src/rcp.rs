@@ -1,7 +1,8 @@
 //! The statistics of the RCP check, as `mlperf_logging.rcp_checker` computes
 //! them (numpy and scipy), so that both give the same figures.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
+use crate::moments::{mean, variance};
+use crate::student;
 
 /// Significance of the one-sided test: a submission faster than the
 /// reference with p at most this is flagged.
@@ -11,28 +12,9 @@ pub const ALPHA: f64 = 0.05;
 /// unit of the convergence points.
 pub const TOLERANCE: f64 = 0.0001;
 
-/// Runs dropped at each end before a mean ("olympic" scoring: the fastest and
-/// the slowest).
-pub const DROPPED: usize = 1;
-
-/// The olympic mean: the mean of `sorted` without its first and last
-/// [`DROPPED`] values (NaN when nothing is left, as numpy's mean of nothing).
-pub fn olympic_mean(sorted: &[f64]) -> f64 {
-    if sorted.len() <= 2 * DROPPED {
-        return f64::NAN;
-    }
-    mean(&sorted[DROPPED..sorted.len() - DROPPED])
-}
-
-/// Arithmetic mean.
-pub fn mean(values: &[f64]) -> f64 {
-    values.iter().sum::<f64>() / values.len() as f64
-}
-
 /// Population standard deviation (numpy's `std`, ddof 0).
 pub fn population_stdev(values: &[f64]) -> f64 {
-    let m = mean(values);
-    (values.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / values.len() as f64).sqrt()
+    variance(values, mean(values), 0).sqrt()
 }
 
 /// One-sided p-value that a sample of mean `mean1` (`n1` values) converges
@@ -46,11 +28,7 @@ pub fn one_sided_p(mean1: f64, n1: f64, mean2: f64, n2: f64, stdev: f64) -> f64 
     let variance = stdev * stdev;
     let pooled = ((n1 - 1.0) * variance + (n2 - 1.0) * variance) / df;
     let t = (mean1 - mean2) / (pooled * (1.0 / n1 + 1.0 / n2)).sqrt();
-    let Ok(dist) = StudentsT::new(0.0, 1.0, df) else { return f64::NAN };
-    if t.is_nan() {
-        return f64::NAN;
-    }
-    let two_sided = 2.0 * dist.sf(t.abs());
+    let Some(two_sided) = student::two_sided_p(t, df) else { return f64::NAN };
     if t < 0.0 {
         two_sided / 2.0
     } else {
@@ -98,12 +76,6 @@ pub fn interpolate(x: f64, (x0, y0): (f64, f64), (x1, y1): (f64, f64)) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_olympic_mean_drops_one_run_at_each_end() {
-        assert_eq!(olympic_mean(&[1.0, 10.0, 20.0, 1000.0]), 15.0);
-        assert!(olympic_mean(&[1.0, 2.0]).is_nan());
-    }
 
     #[test]
     fn the_population_stdev_divides_by_n() {

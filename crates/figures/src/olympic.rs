@@ -4,6 +4,7 @@
 //! count as the slowest (and is then the one dropped); two or more make the
 //! result invalid. At least three runs are needed, so that one is left.
 
+use crate::moments::{mean, variance};
 use mlb_record::fix::Fix;
 
 /// Runs an olympic mean needs: one kept after the fastest and slowest are dropped.
@@ -64,13 +65,24 @@ impl Fix for OlympicError {
     }
 }
 
+/// Runs dropped at each end before a mean (the fastest and the slowest).
+pub const DROPPED: usize = 1;
+
+/// The olympic mean of `sorted` (ascending): the mean of the values left
+/// without the first and last [`DROPPED`] (NaN when none is left, as numpy's
+/// mean of nothing). MLPerf's RCP check takes its points' means so.
+pub fn olympic_mean(sorted: &[f64]) -> f64 {
+    if sorted.len() <= 2 * DROPPED {
+        return f64::NAN;
+    }
+    mean(&sorted[DROPPED..sorted.len() - DROPPED])
+}
+
 /// The spread of `times` (converged runs' seconds); `None` when empty.
 pub fn spread(times: &[f64]) -> Option<Spread> {
     let min = times.iter().copied().reduce(f64::min)?;
     let max = times.iter().copied().reduce(f64::max)?;
-    let n = times.len() as f64;
-    let mean = times.iter().sum::<f64>() / n;
-    let stdev = (times.len() > 1).then(|| (times.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt());
+    let stdev = (times.len() > 1).then(|| variance(times, mean(times), 1).sqrt());
     Some(Spread { min, max, stdev })
 }
 
@@ -87,15 +99,20 @@ pub fn olympic(runs: &[Option<f64>]) -> Result<Olympic, OlympicError> {
     }
     times.sort_by(f64::total_cmp);
     let spread = spread(&times).expect("at least two converged runs");
-    // A non-converged run is the slowest: only the fastest converged one goes.
-    let kept = &times[1..times.len() - (1 - count)];
-    let mean = kept.iter().sum::<f64>() / kept.len() as f64;
-    Ok(Olympic { mean, runs: runs.len(), kept: kept.len(), spread })
+    // A non-converged run is the slowest, and the one dropped at that end.
+    times.extend(std::iter::repeat_n(f64::INFINITY, count));
+    Ok(Olympic { mean: olympic_mean(&times), runs: runs.len(), kept: runs.len() - 2 * DROPPED, spread })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_olympic_mean_drops_one_value_at_each_end() {
+        assert_eq!(olympic_mean(&[1.0, 10.0, 20.0, 1000.0]), 15.0);
+        assert!(olympic_mean(&[1.0, 2.0]).is_nan());
+    }
 
     #[test]
     fn five_runs_drop_the_fastest_and_the_slowest() {

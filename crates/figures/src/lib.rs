@@ -1,0 +1,26 @@
+//! The one home of each statistic mlb shows (README.md): every view of a
+//! figure (the report, the acceptance verdict, the store's queries, the
+//! served pages) computes it through these functions.
+//!
+//! - [`moments`]: count, mean and variance of finite values, pooled and scaled;
+//! - [`sample`]: a sample's statistics as pandas took them (n, mean, sd, CI);
+//! - [`student`]: Student's t distribution, its quantiles and tails;
+//! - [`welch`]: Welch's test that two samples have the same mean;
+//! - [`regression`]: the one regression rule (a drop beyond a bound and the noise);
+//! - [`geometric`]: the geometric mean of a score;
+//! - [`olympic`]: MLPerf's olympic mean of a config's runs;
+//! - [`rcp`]: the statistics of MLPerf's reference convergence point check.
+
+pub mod geometric;
+pub mod moments;
+pub mod olympic;
+pub mod rcp;
+pub mod regression;
+pub mod sample;
+pub mod student;
+pub mod welch;
+
+pub use geometric::geometric_mean;
+pub use moments::Moments;
+pub use regression::{verdict, Verdict};
+pub use sample::Sample;
