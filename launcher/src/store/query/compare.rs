@@ -9,13 +9,12 @@ use super::matrix::{matrix, Figure, Matrix};
 use super::sql::Sql;
 use crate::report::Rule;
 use crate::store::Store;
-use sqlx::Row;
 use std::collections::BTreeMap;
 
 /// The names of the systems of `store`, sorted.
 pub fn system_names(store: &Store) -> Result<Vec<String>, QueryError> {
     let sql = Sql::new("SELECT DISTINCT name FROM systems ORDER BY name");
-    Ok(sql.rows(store, "listing systems", |row| row.try_get(0))?)
+    Ok(sql.scalars(store, "listing systems")?)
 }
 
 /// Refuses a name of `names` that the store does not know.
@@ -47,8 +46,9 @@ pub fn compare(store: &Store, args: &CompareArgs) -> Result<Matrix, QueryError> 
 /// mean joules per item (figures that cannot be a measure left out, as
 /// `mlb report` leaves them out).
 fn figures(store: &Store, args: &CompareArgs) -> Result<Vec<Figure>, QueryError> {
-    let mut sql = Sql::new("SELECT s.name, i.bench, COUNT(*), AVG(i.items_per_s), ");
+    let mut sql = Sql::new("SELECT s.name AS system, i.bench, COUNT(*) AS n, AVG(i.items_per_s) AS items_per_s, ");
     mean_energy(&mut sql);
+    sql.push(" AS joules_per_item");
     sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id ");
     sql.push("JOIN systems s ON s.id = r.system_id WHERE s.name IN (");
     for (k, system) in args.systems.iter().enumerate() {
@@ -58,13 +58,23 @@ fn figures(store: &Store, args: &CompareArgs) -> Result<Vec<Figure>, QueryError>
     counts(&mut sql, Rule::strict_if(args.strict));
     restrict_runs(&mut sql, &args.filters);
     sql.push(" GROUP BY s.name, i.bench");
-    Ok(sql.rows(store, "comparing systems", |row| {
-        Ok(Figure {
-            system: row.try_get(0)?,
-            bench: row.try_get(1)?,
-            n: row.try_get::<i64, _>(2)? as usize,
-            items_per_s: row.try_get(3)?,
-            joules_per_item: row.try_get(4)?,
-        })
-    })?)
+    let rows: Vec<Stored> = sql.rows(store, "comparing systems")?;
+    Ok(rows.into_iter().map(Figure::from).collect())
+}
+
+/// A [`Figure`] as the store gives it.
+#[derive(sqlx::FromRow)]
+struct Stored {
+    system: String,
+    bench: String,
+    n: i64,
+    items_per_s: Option<f64>,
+    joules_per_item: Option<f64>,
+}
+
+impl From<Stored> for Figure {
+    fn from(s: Stored) -> Figure {
+        let n = s.n as usize;
+        Figure { system: s.system, bench: s.bench, n, items_per_s: s.items_per_s, joules_per_item: s.joules_per_item }
+    }
 }

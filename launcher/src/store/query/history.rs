@@ -12,7 +12,6 @@ use crate::report::welch::Moments;
 use crate::report::Rule;
 use crate::store::Store;
 use serde::Serialize;
-use sqlx::Row;
 
 /// One run's figure for one bench.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -85,6 +84,19 @@ pub fn history(system: &str, metric: Metric, mut points: Vec<(String, Point)>) -
     History { system: system.to_string(), metric, unit, series }
 }
 
+/// One run's figures for one bench, as the store gives them.
+#[derive(sqlx::FromRow)]
+struct Stored {
+    bench: String,
+    run: i64,
+    run_ids: String,
+    started: Option<String>,
+    n: i64,
+    mean: Option<f64>,
+    measured: i64,
+    mean_of_squares: Option<f64>,
+}
+
 /// The history `args` ask for, from `store`: per run of the system and
 /// bench, the instances that count and their mean (joules per item left
 /// out where they cannot be a measure, as `mlb report` leaves them out).
@@ -92,7 +104,9 @@ pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
     let system = args.filters.system.as_ref().ok_or(QueryError::NoSystem)?;
     known(store, std::slice::from_ref(system))?;
     let energy = args.metric == Metric::EnergyPerItem;
-    let mut sql = Sql::new("SELECT i.bench, r.id, r.run_ids, r.started_at, COUNT(*), ");
+    // The figures' columns are named by the `WITH` list.
+    let mut sql = Sql::new("WITH stored (bench, run, run_ids, started, n, mean, measured, mean_of_squares) AS ");
+    sql.push("(SELECT i.bench, r.id, r.run_ids, r.started_at, COUNT(*), ");
     moments(&mut sql, energy);
     sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id JOIN systems s ON s.id = r.system_id");
     sql.push(" WHERE 1 = 1");
@@ -101,21 +115,16 @@ pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
         sql.push(" AND (i.bench = ").text(bench).push(" OR i.config = ").text(bench).push(")");
     }
     restrict(&mut sql, &args.filters);
-    sql.push(" GROUP BY i.bench, r.id, r.run_ids, r.started_at");
-    let rows = sql.rows(store, "reading the history", |row| {
-        let started: Option<String> = row.try_get(3)?;
-        let value: Option<f64> = row.try_get(5)?;
-        let measured: i64 = row.try_get(6)?;
-        let spread = Moments::from_sums(measured as usize, value, row.try_get(7)?);
-        let point = (row.try_get(1)?, row.try_get(2)?, started, row.try_get::<i64, _>(4)?, value, spread);
-        Ok((row.try_get::<String, _>(0)?, point))
-    })?;
+    sql.push(" GROUP BY i.bench, r.id, r.run_ids, r.started_at) SELECT * FROM stored");
+    let rows: Vec<Stored> = sql.rows(store, "reading the history")?;
     let points = rows
         .into_iter()
-        .filter_map(|(bench, (run, run_ids, started, n, value, spread))| {
-            let started = started.unwrap_or_default();
+        .filter_map(|row| {
+            let moments = Moments::from_sums(row.measured as usize, row.mean, row.mean_of_squares);
+            let started = row.started.unwrap_or_default();
             let at = chrono::DateTime::parse_from_rfc3339(&started).map_or(0, |t| t.timestamp());
-            Some((bench, Point { run, run_ids, started, at, n: n as usize, value: value?, moments: spread }))
+            let (run, run_ids, n, value) = (row.run, row.run_ids, row.n as usize, row.mean?);
+            Some((row.bench, Point { run, run_ids, started, at, n, value, moments }))
         })
         .collect();
     Ok(history(system, args.metric, points))
