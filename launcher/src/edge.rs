@@ -15,7 +15,6 @@ use crate::launch::LaunchError;
 use crate::plugins::SearchError;
 use crate::report::ReportError;
 use crate::runtime::build_cmd::BuildCmdError;
-use crate::runtime::docker::DockerError;
 use mlb_record::exit::{Classify, Kind};
 use mlb_record::fix::{Fix, MARK as FIX};
 use std::backtrace::Backtrace;
@@ -156,15 +155,7 @@ impl Classify for BuildCmdError {
     fn kind(&self) -> Kind {
         match self {
             BuildCmdError::Map(_) | BuildCmdError::NoSource(_) => Kind::Refused,
-            BuildCmdError::Docker(e) => match e {
-                DockerError::Unreachable { .. }
-                | DockerError::ImageMissing { .. }
-                | DockerError::Context { .. }
-                | DockerError::Runtime(_) => Kind::Refused,
-                DockerError::Build { .. } | DockerError::Api { .. } | DockerError::LimitNotApplied { .. } => {
-                    Kind::Failed
-                }
-            },
+            BuildCmdError::Docker(e) => e.kind(),
         }
     }
 }
@@ -263,6 +254,7 @@ pub fn render(error: &(dyn Error + 'static), fix: Option<String>, color: bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::docker::DockerError;
     use std::path::PathBuf;
 
     #[test]

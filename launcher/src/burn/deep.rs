@@ -51,7 +51,7 @@ pub fn doctor(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32
         if verdict.diagnostics.is_empty() {
             verdict.checks.push(Check::pass("diagnostics", "no vendor diagnostic installed (dcgmi, rvs)"));
         }
-        verdict.checks.extend(verdict.diagnostics.iter().flat_map(diag::Diagnostic::checks));
+        verdict.checks.extend(verdict.diagnostics.iter().flat_map(diag::checks));
         let mut system = crate::system::describe(&host, Path::new("/"), 1, None);
         system.diagnostics = verdict.diagnostics.clone();
         crate::system::write(&args.outdir, &system)

@@ -15,7 +15,7 @@ pub struct Verdict {
     /// The vendors' diagnostics run (`mlb doctor --diag`), every test's
     /// result as reported.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub diagnostics: Vec<super::diag::Diagnostic>,
+    pub diagnostics: Vec<crate::gpu::Diagnostic>,
 }
 
 impl Verdict {

@@ -2,7 +2,8 @@
 //! and, per [`Vendor`], one folder whose `mod.rs` implements [`GpuVendor`]:
 //! detection, the visible-devices variables, container access, the driver's
 //! versions for `system.json`, the doctor's checks and the telemetry reader
-//! (a [`GpuReader`], in the folder's `probe.rs`); each vendor opens its
+//! (a [`GpuReader`], in the folder's `probe.rs`), and the vendor's own
+//! diagnostic tool ([`Diagnostic`]: `nvidia/dcgmi.rs`, `amd/rvs.rs`); each vendor opens its
 //! management library once per process, honouring its override variable
 //! (`MLB_NVML_LIBRARY`, `MLB_AMDSMI_LIBRARY`). What a vendor gives back, a
 //! [`Check`] and a [`Reading`](mlb_record::reading::Reading), is defined below
@@ -15,11 +16,13 @@
 
 pub mod amd;
 mod device;
+mod diagnostic;
 pub mod nvidia;
 pub mod peak;
 mod reader;
 
 pub use device::{device_list, DeviceIndex};
+pub use diagnostic::{Diagnostic, TestResult};
 pub use nvidia::open as open_nvml;
 pub use reader::{GpuReader, Maxima};
 

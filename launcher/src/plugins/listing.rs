@@ -32,7 +32,7 @@
 
 use super::interrupt::Interrupt;
 use super::libtorch::{self, Found};
-use super::loader::{LoadError, PluginMeta};
+use super::loader::LoadError;
 use super::manifest;
 use super::probe::{probe, Probed};
 use super::search::SearchPath;
@@ -40,6 +40,7 @@ use super::trust::check_trusted;
 use crate::console::Console;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use mlb_plugin::abi::ABI_VERSION;
+use mlb_plugin::manifest::PluginMeta;
 use mlb_record::fix::one_line;
 use serde::Serialize;
 use std::io::IsTerminal;

@@ -23,10 +23,9 @@ use mlb_plugin::abi::{
     EntryFn, PluginTable, StrRef, WorkloadList, WorkloadsFn, ABI_VERSION, ENTRY_SYMBOL, ENTRY_SYMBOL_PREFIX,
     WORKLOADS_SYMBOL,
 };
-use mlb_plugin::manifest::{MAX_WORKLOADS, SECTION};
-use mlb_plugin::{ArgKind, QualitySpec};
+use mlb_plugin::manifest::{PluginMeta, MAX_WORKLOADS, SECTION};
+use mlb_plugin::QualitySpec;
 use mlb_record::fix::Fix;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -104,33 +103,6 @@ pub enum LoadError {
         /// The names it exports, comma-separated.
         available: String,
     },
-}
-
-/// A plugin's self-description.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PluginMeta {
-    /// Workload name.
-    pub name: String,
-    /// Workload version.
-    pub version: String,
-    /// ABI version of its table.
-    pub abi_version: u32,
-    /// One-line description.
-    pub description: String,
-    /// Default arguments.
-    pub default_args: serde_json::Value,
-    /// The kind of every declared argument (from the manifest; empty when
-    /// the library has none, or its manifest declares no kinds).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub arg_kinds: BTreeMap<String, ArgKind>,
-    /// What the workload's evaluation measures and its default target
-    /// (`None`: the workload has no evaluation).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quality: Option<QualitySpec>,
-    /// The version of the libtorch the library links, as built (from the
-    /// manifest; `None` when it declares none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub libtorch: Option<String>,
 }
 
 /// A loaded plugin. The library stays loaded for the life of the process.

@@ -9,9 +9,7 @@
 //! [`Blocks`]).
 
 use super::blocks::Blocks;
-use super::loader::PluginMeta;
-use mlb_plugin::manifest::{self as format, ManifestError, WorkloadManifest};
-use mlb_plugin::ArgKind;
+use mlb_plugin::manifest::{self as format, ManifestError, PluginMeta};
 use mlb_record::fix::Fix;
 use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, Endianness, FileKind, Object, ObjectSection, ReadRef};
@@ -69,9 +67,7 @@ pub fn read(path: &Path) -> Result<Option<Vec<PluginMeta>>, ManifestReadError> {
         Found::Section(section, bytes) => (section, bytes),
     };
     match format::decode(bytes) {
-        Ok(workloads) => {
-            workloads.into_iter().map(meta).collect::<Result<Vec<_>, _>>().map(Some).map_err(|e| corrupt(section, e))
-        }
+        Ok(workloads) => Ok(Some(workloads)),
         Err(ManifestError::UnknownFormat { .. }) => Ok(None),
         Err(e) => Err(corrupt(section, e)),
     }
@@ -111,23 +107,6 @@ fn macho_section<'d>(data: impl ReadRef<'d>) -> Found<'d> {
             Err(e) => Found::Unreadable(format::MACHO_SECTION, e),
         },
     }
-}
-
-fn meta(w: WorkloadManifest) -> Result<PluginMeta, ManifestError> {
-    let default_args = serde_json::from_str(&w.default_args)
-        .map_err(|e| ManifestError::Invalid(format!("default args of `{}` are not JSON: {e}", w.name)))?;
-    // A kind this mlb does not know leaves its argument unchecked.
-    let arg_kinds = w.args.iter().filter_map(|(name, kind)| Some((name.clone(), ArgKind::from_name(kind)?))).collect();
-    Ok(PluginMeta {
-        name: w.name,
-        version: w.version,
-        abi_version: w.abi_version,
-        description: w.description,
-        default_args,
-        arg_kinds,
-        quality: w.quality,
-        libtorch: w.libtorch,
-    })
 }
 
 impl Fix for ManifestReadError {

@@ -20,8 +20,9 @@ mod trust;
 
 pub use instance::{CallError, CallFailure, Instance};
 pub use listing::{list, verify, Entry, Status};
-pub use loader::{describe, load, load_workload, LoadError, Plugin, PluginMeta};
+pub use loader::{describe, load, load_workload, LoadError, Plugin};
 pub use manifest::ManifestReadError;
+pub use mlb_plugin::manifest::PluginMeta;
 pub use mlb_plugin::QualitySpec;
 pub use plan::{effective_config, Plan, PlanError, DEFAULT_SKIP};
 pub use search::{SearchError, SearchPath};

@@ -10,9 +10,9 @@
 //! and killed: a library that leaves one running is refused, naming it.
 
 use super::listing::{Status, PROBE_TIMEOUT_ENV};
-use super::loader::PluginMeta;
 use crate::console::Console;
 use crate::linux::marked::{kill_marked, Killed};
+use mlb_plugin::manifest::PluginMeta;
 use mlb_record::contract::env;
 use std::io::Read;
 use std::os::fd::{AsRawFd, RawFd};

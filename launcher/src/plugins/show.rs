@@ -3,7 +3,7 @@
 
 use super::libtorch::Found;
 use super::listing::{self, Entry, Status};
-use super::loader::PluginMeta;
+use mlb_plugin::manifest::PluginMeta;
 use mlb_record::fix::Fix;
 use std::collections::BTreeSet;
 use std::fmt::Write;

@@ -7,34 +7,7 @@
 use super::generate::{
     bsds, coco, imagenet, mnist, movielens, sine, torchvision_mnist, wikitext, wmt16, Generator, Under,
 };
-use serde::{Deserialize, Serialize};
-
-/// How much data: the original suite's sizes, or a few MB for tests and CI.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Scale {
-    /// Tens of files per set, a few MB in all: seconds to write (CI, tests).
-    #[default]
-    Small,
-    /// The sizes of the data sets the original suite read (docs/data.md).
-    Full,
-}
-
-impl Scale {
-    /// `small` or `full`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scale::Small => "small",
-            Scale::Full => "full",
-        }
-    }
-}
-
-impl std::fmt::Display for Scale {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use super::scale::Scale;
 
 /// A data set, in the layout its workloads' loaders read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

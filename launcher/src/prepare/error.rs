@@ -1,7 +1,7 @@
 //! What can stop `mlb prepare`.
 
-use super::catalog::Scale;
 use super::manifest::ManifestError;
+use super::scale::Scale;
 use crate::jobs::JobsError;
 use crate::launch::LaunchError;
 use mlb_record::exit::{Classify, Kind};

@@ -2,7 +2,7 @@
 //! what was generated (set, scale, seed, mlb version) and every file with its
 //! size and SHA-256. A folder without one was not prepared by mlb.
 
-use super::catalog::Scale;
+use super::scale::Scale;
 use crate::linux::dir::Dir;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

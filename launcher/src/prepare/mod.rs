@@ -17,12 +17,14 @@ pub mod generate;
 mod lock;
 pub mod manifest;
 mod progress;
+pub mod scale;
 pub mod select;
 pub mod stage;
 
-pub use catalog::{DataSet, Scale};
+pub use catalog::DataSet;
 pub use error::PrepareError;
 pub use lock::FILE_NAME as LOCK_FILE;
+pub use scale::Scale;
 
 use crate::jobs::{find_suite, STANDARD_SUITE};
 use crate::linux::dir::Dir;

@@ -12,7 +12,6 @@
 use super::error::StoreError;
 use super::{Backend, Store};
 use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::Row;
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -142,20 +141,19 @@ impl Store {
         };
         let reading = |e: sqlx::Error| StoreError::query(self.location(), "reading its schema version", &e);
         let count: i64 = self
-            .block_on(sqlx::query(exists).bind("_sqlx_migrations").fetch_one(self.pool()))
-            .and_then(|row| row.try_get(0))
+            .block_on(sqlx::query_scalar(exists).bind("_sqlx_migrations").fetch_one(self.pool()))
             .map_err(reading)?;
         if count == 0 {
             return Ok(0);
         }
         let last = "SELECT COALESCE(MAX(version), 0) FROM _sqlx_migrations WHERE success";
-        self.block_on(sqlx::query(last).fetch_one(self.pool())).and_then(|row| row.try_get(0)).map_err(reading)
+        self.block_on(sqlx::query_scalar(last).fetch_one(self.pool())).map_err(reading)
     }
 
     /// The mlb version that last migrated the store, as it records it.
     fn written_by(&self) -> Option<String> {
-        let query = sqlx::query("SELECT value FROM store_info WHERE key = $1").bind("mlb_version");
-        self.block_on(query.fetch_optional(self.pool())).ok()??.try_get(0).ok()
+        let query = sqlx::query_scalar("SELECT value FROM store_info WHERE key = $1").bind("mlb_version");
+        self.block_on(query.fetch_optional(self.pool())).ok()?
     }
 
     /// Copies the SQLite store, whole and consistent, to `path`.
@@ -218,9 +216,8 @@ mod tests {
         assert_eq!(backup, dir.path().join("results.db.schema-1.bak"));
         let copy = Store::connect(&Location::Sqlite(backup), crate::store::Access::ReadWrite).unwrap();
         assert_eq!(copy.schema_version().unwrap(), 1, "the copy is of the store before");
-        let marker = sqlx::query("SELECT value FROM store_info WHERE key = 'marker'");
-        let row = copy.block_on(marker.fetch_one(copy.pool())).unwrap();
-        assert_eq!(row.get::<String, _>(0), "kept");
+        let marker = sqlx::query_scalar::<_, String>("SELECT value FROM store_info WHERE key = 'marker'");
+        assert_eq!(copy.block_on(marker.fetch_one(copy.pool())).unwrap(), "kept");
     }
 
     #[test]
@@ -244,14 +241,14 @@ mod tests {
         }
         drop(old);
         let store = Store::open(&location).unwrap();
-        let one = |sql: &str| -> String { store.block_on(sqlx::query(sql).fetch_one(store.pool())).unwrap().get(0) };
+        let one = |sql: &str| -> String { store.block_on(sqlx::query_scalar(sql).fetch_one(store.pool())).unwrap() };
         assert_eq!(one("SELECT bench || ' ' || CAST(id AS TEXT) FROM instances"), "vae 7");
         assert_eq!(one("SELECT name FROM metrics WHERE instance_id = 7"), "train_item.avg");
         assert_eq!(one("SELECT group_concat(report_hash) FROM report_texts"), "h2");
         // The metrics still go with their instance.
         store.block_on(sqlx::query("DELETE FROM instances WHERE id = 7").execute(store.pool())).unwrap();
         let left: i64 =
-            store.block_on(sqlx::query("SELECT COUNT(*) FROM metrics").fetch_one(store.pool())).unwrap().get(0);
+            store.block_on(sqlx::query_scalar("SELECT COUNT(*) FROM metrics").fetch_one(store.pool())).unwrap();
         assert_eq!(left, 0);
     }
 

@@ -40,13 +40,12 @@ impl Store {
             .block_on(async {
                 let mut conn = self.pool().acquire().await?;
                 let mut tx = conn.begin().await?;
-                let runs: i64 = sqlx::query(
+                let runs: i64 = sqlx::query_scalar(
                     "SELECT COUNT(*) FROM runs WHERE system_id IN (SELECT id FROM systems WHERE name = $1)",
                 )
                 .bind(name)
                 .fetch_one(&mut *tx)
-                .await?
-                .try_get(0)?;
+                .await?;
                 // Cascades to instances, metrics, tags, report texts, documents.
                 sqlx::query("DELETE FROM runs WHERE system_id IN (SELECT id FROM systems WHERE name = $1)")
                     .bind(name)
@@ -80,11 +79,11 @@ impl Store {
 /// name), its runs move to that row and `id` is removed.
 async fn rename_row(conn: &mut AnyConnection, id: i64, system: &SystemRow) -> Result<(), sqlx::Error> {
     let fingerprint = system.fingerprint();
-    let taken = sqlx::query("SELECT id FROM systems WHERE fingerprint = $1")
+    let taken: Option<i64> = sqlx::query_scalar("SELECT id FROM systems WHERE fingerprint = $1")
         .bind(fingerprint.as_str())
         .fetch_optional(&mut *conn)
         .await?;
-    let Some(taken) = taken else {
+    let Some(keep) = taken else {
         sqlx::query("UPDATE systems SET name = $1, fingerprint = $2 WHERE id = $3")
             .bind(system.name.as_str())
             .bind(fingerprint.as_str())
@@ -93,7 +92,6 @@ async fn rename_row(conn: &mut AnyConnection, id: i64, system: &SystemRow) -> Re
             .await?;
         return Ok(());
     };
-    let keep: i64 = taken.try_get(0)?;
     // A folder is one run: one of the same folder under the row kept holds
     // its instances already (an instance is in one run only).
     sqlx::query(

@@ -56,7 +56,7 @@ pub struct SystemDesc {
     /// The vendors' diagnostics `mlb doctor --diag` ran, every test's result
     /// as reported.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub diagnostics: Vec<crate::doctor::diag::Diagnostic>,
+    pub diagnostics: Vec<crate::gpu::Diagnostic>,
 }
 
 /// Describes `host` (read under `root`, `/` on a real host) for a run

@@ -57,7 +57,8 @@
 //! version, and a reader that meets a format version it does not know treats
 //! the library as having no manifest.
 
-use crate::{Arg, Quality, QualitySpec, Workload, WorkloadArgs};
+use crate::{Arg, ArgKind, Quality, QualitySpec, Workload, WorkloadArgs};
+use std::collections::BTreeMap;
 
 /// Section name of the manifest in ELF files.
 pub const SECTION: &str = ".mlb_manifest";
@@ -262,27 +263,31 @@ const fn fnv1a(bytes: &[u8], start: usize, end: usize) -> u32 {
     hash
 }
 
-/// One workload's metadata as read back from a manifest.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WorkloadManifest {
-    /// ABI version of the workload's table.
-    pub abi_version: u32,
+/// A workload's self-description as a host reads it back: from a manifest,
+/// from the workload's table, or from `mlb worker --describe` (JSON).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PluginMeta {
     /// Workload name.
     pub name: String,
     /// Workload version.
     pub version: String,
+    /// ABI version of its table.
+    pub abi_version: u32,
     /// One-line description.
     pub description: String,
-    /// Default arguments (JSON text, as written).
-    pub default_args: String,
-    /// Every declared argument with the name of its kind (empty when the
-    /// entry declares none).
-    pub args: Vec<(String, String)>,
-    /// What the workload's `eval` measures (`None` when the entry declares
-    /// no quality, or predates it).
+    /// Default arguments.
+    pub default_args: serde_json::Value,
+    /// The kind of every declared argument whose kind this reader knows
+    /// (empty when the entry declares none; a table declares none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub arg_kinds: BTreeMap<String, ArgKind>,
+    /// What the workload's evaluation measures and its default target
+    /// (`None`: the workload has no evaluation, or its entry predates it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<QualitySpec>,
-    /// The version of the libtorch the library links (`None` when the entry
-    /// declares none, or predates the field).
+    /// The version of the libtorch the library links, as built (`None` when
+    /// the entry declares none, or predates the field; a table declares none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub libtorch: Option<String>,
 }
 
@@ -335,8 +340,8 @@ pub enum ManifestError {
 /// Returns [`ManifestError::UnknownFormat`] when a record uses a format this
 /// reader does not know, so that the caller can fall back to asking the
 /// library itself.
-pub fn decode(section: &[u8]) -> Result<Vec<WorkloadManifest>, ManifestError> {
-    let mut workloads: Vec<WorkloadManifest> = Vec::new();
+pub fn decode(section: &[u8]) -> Result<Vec<PluginMeta>, ManifestError> {
+    let mut workloads: Vec<PluginMeta> = Vec::new();
     let mut at = 0;
     loop {
         while at < section.len() && section[at] == 0 {
@@ -376,7 +381,7 @@ pub fn decode(section: &[u8]) -> Result<Vec<WorkloadManifest>, ManifestError> {
     Ok(workloads)
 }
 
-fn decode_body(mut r: Reader<'_>) -> Result<Vec<WorkloadManifest>, ManifestError> {
+fn decode_body(mut r: Reader<'_>) -> Result<Vec<PluginMeta>, ManifestError> {
     let count = r.u32("workload count")?;
     if count == 0 || count > MAX_WORKLOADS {
         return Err(ManifestError::Invalid(format!("workload count {count} (1 to {MAX_WORKLOADS})")));
@@ -390,13 +395,16 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<WorkloadManifest>, ManifestError
         // a later format and are skipped.
         let mut e = Reader { bytes: &r.bytes[..start + len], at: start };
         let abi_version = e.u32("ABI version")?;
-        let mut w = WorkloadManifest {
+        let (name, version, description) = (e.string("name")?, e.string("version")?, e.string("description")?);
+        let default_args = serde_json::from_str(&e.string("default args")?)
+            .map_err(|err| ManifestError::Invalid(format!("default args of `{name}` are not JSON: {err}")))?;
+        let mut w = PluginMeta {
             abi_version,
-            name: e.string("name")?,
-            version: e.string("version")?,
-            description: e.string("description")?,
-            default_args: e.string("default args")?,
-            args: Vec::new(),
+            name,
+            version,
+            description,
+            default_args,
+            arg_kinds: BTreeMap::new(),
             quality: None,
             libtorch: None,
         };
@@ -405,7 +413,10 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<WorkloadManifest>, ManifestError
             let count = e.u32("argument count")?;
             for _ in 0..count {
                 let name = e.string("argument name")?;
-                w.args.push((name, e.string("argument kind")?));
+                // A kind this reader does not know leaves its argument unchecked.
+                if let Some(kind) = ArgKind::from_name(&e.string("argument kind")?) {
+                    w.arg_kinds.insert(name, kind);
+                }
             }
         }
         // The quality: absent from entries written before it existed.
@@ -477,7 +488,6 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ArgKind;
 
     const A: Entry = Entry {
         abi_version: 1,
@@ -504,14 +514,14 @@ mod tests {
     /// Bytes of B's libtorch: an empty string.
     const B_LIBTORCH_LEN: usize = 4;
 
-    fn back(e: &Entry) -> WorkloadManifest {
-        WorkloadManifest {
+    fn back(e: &Entry) -> PluginMeta {
+        PluginMeta {
             abi_version: e.abi_version,
             name: e.name.into(),
             version: e.version.into(),
             description: e.description.into(),
-            default_args: e.default_args.into(),
-            args: e.args.iter().map(|a| (a.name.to_string(), a.kind.name().to_string())).collect(),
+            default_args: serde_json::from_str(e.default_args).unwrap(),
+            arg_kinds: e.args.iter().map(|a| (a.name.to_string(), a.kind)).collect(),
             quality: e.quality.map(QualitySpec::from),
             libtorch: Some(e.libtorch.to_string()).filter(|v| !v.is_empty()),
         }
@@ -595,7 +605,8 @@ mod tests {
         let bytes = shortened(to_vec(&[B]), 4 + B_QUALITY_LEN + B_LIBTORCH_LEN);
         assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
         let with_args = decode(&to_vec(&[A])).unwrap();
-        assert_eq!(with_args[0].args, [("repeat".to_string(), "count".to_string()), ("lr".into(), "number".into())]);
+        let kinds = BTreeMap::from([("repeat".to_string(), ArgKind::Count), ("lr".into(), ArgKind::Number)]);
+        assert_eq!(with_args[0].arg_kinds, kinds);
     }
 
     #[test]
@@ -618,7 +629,7 @@ mod tests {
         // As a plugin built before the libtorch existed wrote it: A without
         // its last field.
         let bytes = shortened(to_vec(&[A]), 4 + A.libtorch.len());
-        assert_eq!(decode(&bytes).unwrap(), vec![WorkloadManifest { libtorch: None, ..back(&A) }]);
+        assert_eq!(decode(&bytes).unwrap(), vec![PluginMeta { libtorch: None, ..back(&A) }]);
     }
 
     #[test]

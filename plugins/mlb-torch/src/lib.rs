@@ -8,7 +8,8 @@
 //!   [`amp`]: half precision with loss scaling and fp32 master weights;
 //!   [`grad`]: gradient clipping without host syncs; [`checkpoint`]:
 //!   activation checkpointing; [`ops`]: libtorch operations tch does not
-//!   bind; [`dist`]: multi-process data parallelism (c10d's process group).
+//!   bind; [`dist`]: multi-process data parallelism (c10d's process group);
+//!   [`replicas`]: data parallelism inside one process.
 //! - [`data`]: loaders of the real formats (MNIST idx, image folders, word
 //!   corpora) and [`synth`]: synthetic data of the same shapes.
 //! - [`flops`]: training FLOPs per item by formula; [`probe`]: a CPU's
@@ -25,10 +26,10 @@ pub mod flops;
 pub mod grad;
 pub mod metrics;
 pub mod ops;
-pub mod parallel;
 pub mod plugin;
 pub mod precision;
 pub mod probe;
+pub mod replicas;
 pub mod runtime;
 pub mod synth;
 pub mod weights;
@@ -37,7 +38,6 @@ pub mod workloads;
 pub use plugin::{TorchPlugin, TorchWorkload};
 pub use runtime::Runtime;
 
-use parallel::convnet::DistributedConvnet;
 use workloads::*;
 
 mlb_plugin::export_workloads!(

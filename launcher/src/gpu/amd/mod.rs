@@ -3,10 +3,12 @@
 //! `ROCR_VISIBLE_DEVICES`; `/dev/kfd` and the render nodes passed into a
 //! Docker container, Apptainer's `--rocm`; the amdgpu driver's and ROCm's
 //! versions; telemetry through the AMD SMI library when it loads and sysfs
-//! ([`amdsmi`], [`probe`]). The doctor has no AMD check yet.
+//! ([`amdsmi`], [`probe`]); the ROCm Validation Suite's diagnostics
+//! ([`rvs`]). The doctor has no AMD check yet.
 
 pub mod amdsmi;
 pub mod probe;
+pub mod rvs;
 
 pub use amdsmi::AmdSmi;
 pub use probe::AmdProbe;

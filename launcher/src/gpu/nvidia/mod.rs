@@ -3,8 +3,9 @@
 //! request of the `nvidia` driver, Apptainer's `--nv`; the driver's and
 //! CUDA's versions; the doctor's checks (idle, persistence mode,
 //! application clocks, power limit, PCIe link); telemetry through NVML
-//! ([`probe`], its XID events: [`xid`]).
+//! ([`probe`], its XID events: [`xid`]); DCGM's diagnostics ([`dcgmi`]).
 
+pub mod dcgmi;
 pub mod probe;
 pub mod xid;
 

@@ -25,8 +25,8 @@ mod runpath;
 pub use error::LibtorchError;
 pub use find::{Found, Via};
 
-use super::loader::PluginMeta;
 use mlb_plugin::libtorch::same_release;
+use mlb_plugin::manifest::PluginMeta;
 use std::path::Path;
 
 /// The libtorch the library at `path` (its real path), whose manifest lists

@@ -5,7 +5,7 @@
 use super::picture::{jpeg, render, Shape};
 use super::rng::stream;
 use super::{FileSpec, Generator};
-use crate::prepare::catalog::Scale;
+use crate::prepare::scale::Scale;
 use rand::Rng;
 
 /// BSDS500 at one scale and seed.

@@ -11,7 +11,7 @@
 use super::picture::{jpeg, render, Shape};
 use super::rng::stream;
 use super::{chunk_range, chunks_of, FileSpec, Generator};
-use crate::prepare::catalog::Scale;
+use crate::prepare::scale::Scale;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;

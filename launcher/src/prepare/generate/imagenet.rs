@@ -16,7 +16,7 @@
 use super::picture::{photo, Form, Shape, Texture};
 use super::rng::stream;
 use super::{FileSpec, Generator};
-use crate::prepare::catalog::Scale;
+use crate::prepare::scale::Scale;
 use rand::Rng;
 
 /// The fake ImageNet at one scale and seed.

@@ -7,7 +7,7 @@
 
 use super::rng::stream;
 use super::{chunk_range, chunks_of, FileSpec, Generator};
-use crate::prepare::catalog::Scale;
+use crate::prepare::scale::Scale;
 use rand::Rng;
 
 /// Side of an image, pixels.

@@ -20,7 +20,7 @@
 use super::rng::stream;
 use super::words::{permutation_step, Zipf};
 use super::{chunk_range, chunks_of, FileSpec, Generator};
-use crate::prepare::catalog::Scale;
+use crate::prepare::scale::Scale;
 use rand::Rng;
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -13,7 +13,7 @@
 use super::mnist::{Mnist, SIDE};
 use super::torch_save::{storage_head, tensor_tuple_head, Element, Tensor};
 use super::{FileSpec, Generator};
-use crate::prepare::catalog::Scale;
+use crate::prepare::scale::Scale;
 use std::path::Path;
 
 /// The folder of the idx files.

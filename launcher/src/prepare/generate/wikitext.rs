@@ -23,7 +23,7 @@ use super::rng::stream;
 use super::tokens::TokenIds;
 use super::words::{word, Zipf};
 use super::{FileSpec, Generator};
-use crate::prepare::catalog::Scale;
+use crate::prepare::scale::Scale;
 use rand::distr::weighted::WeightedIndex;
 use rand::distr::Distribution;
 use rand::Rng;

@@ -15,7 +15,7 @@
 use super::rng::stream;
 use super::words::{permutation_step, word, Zipf};
 use super::{chunk_range, chunks_of, FileSpec, Generator};
-use crate::prepare::catalog::Scale;
+use crate::prepare::scale::Scale;
 use rand::Rng;
 
 /// File names, as the translator reads them: the vocabulary, the training

@@ -1,4 +1,7 @@
-//! What can go wrong talking to Docker, each with the fix in the message.
+//! What can go wrong talking to Docker, each with the fix in the message,
+//! and whether it refused the work or failed it ([`Classify`]).
+
+use mlb_record::exit::{Classify, Kind};
 
 /// A Docker operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -73,6 +76,21 @@ impl DockerError {
     /// Wraps a failed request to the daemon.
     pub(crate) fn api(action: impl Into<String>, source: bollard::errors::Error) -> Self {
         DockerError::Api { action: action.into(), source }
+    }
+}
+
+impl Classify for DockerError {
+    /// A daemon, image or build context missing (or no client runtime)
+    /// refuses the work before Docker started anything; a request, a build
+    /// or a limit the daemon refused fails work it started.
+    fn kind(&self) -> Kind {
+        match self {
+            DockerError::Unreachable { .. }
+            | DockerError::ImageMissing { .. }
+            | DockerError::Context { .. }
+            | DockerError::Runtime(_) => Kind::Refused,
+            DockerError::Build { .. } | DockerError::Api { .. } | DockerError::LimitNotApplied { .. } => Kind::Failed,
+        }
     }
 }
 

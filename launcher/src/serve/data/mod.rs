@@ -96,8 +96,8 @@ impl Reader {
             }
             Location::Postgres(_) => {
                 let store = &self.store;
-                let lsn = store.block_on(sqlx::query("SELECT pg_current_wal_lsn()::text").fetch_one(store.pool()));
-                lsn.ok().and_then(|row| sqlx::Row::try_get::<String, _>(&row, 0).ok()).unwrap_or_default()
+                let lsn = sqlx::query_scalar("SELECT pg_current_wal_lsn()::text");
+                store.block_on(lsn.fetch_one(store.pool())).unwrap_or_default()
             }
         }
     }

@@ -22,7 +22,8 @@ use mlb_record::contract::read::{read_text, Reading, Unreadable};
 use mlb_record::contract::report::Report as ReportFile;
 use mlb_record::contract::telemetry::Timeline;
 use serde::Serialize;
-use sqlx::Row;
+use sqlx::any::AnyRow;
+use sqlx::FromRow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -58,7 +59,7 @@ pub struct TimelineView {
 }
 
 /// The end of a failed instance's log.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, FromRow)]
 pub struct LogTailView {
     /// The instance's report file, relative to the run's folder.
     pub file: String,
@@ -102,33 +103,20 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
     let failing = |what: &'static str| move |e: sqlx::Error| StoreError::query(store.location(), what, &e);
     let filters = Filters { system: None, runs: RunFilters { run: Some(query.id), ..RunFilters::default() } };
     let row = listed(store, &filters)?.pop().ok_or(DataError::NoRun { id: query.id })?;
-    let fetch = |sql: &'static str, what: &'static str| {
-        store.block_on(sqlx::query(sql).bind(query.id).fetch_all(store.pool())).map_err(failing(what))
-    };
-    let system = fetch(
-        "SELECT s.gpu_model, s.description FROM runs r JOIN systems s ON s.id = r.system_id WHERE r.id = $1",
-        "reading the run's system",
-    )?;
-    let (gpu_model, description): (String, Option<String>) = system
-        .first()
-        .map(|r| Ok::<_, sqlx::Error>((r.try_get(0)?, r.try_get(1)?)))
-        .transpose()
-        .map_err(failing("reading the run's system"))?
-        .unwrap_or_default();
-    let failed = fetch("SELECT COUNT(*) FROM instances WHERE run_id = $1 AND outcome = 'failed'", "counting failures")?
-        .first()
-        .and_then(|r| r.try_get::<i64, _>(0).ok())
-        .unwrap_or(0);
-    let stored =
-        fetch("SELECT file, report_hash, LENGTH(body) FROM report_texts WHERE run_id = $1", "reading the reports")?;
+    let sql = "SELECT s.gpu_model, s.description FROM runs r JOIN systems s ON s.id = r.system_id WHERE r.id = $1";
+    let system: Vec<RunSystem> = of_run(store, sql, query.id).map_err(failing("reading the run's system"))?;
+    let (gpu_model, description) = system.into_iter().next().map(|s| (s.gpu_model, s.description)).unwrap_or_default();
+    let failed =
+        sqlx::query_scalar("SELECT COUNT(*) FROM instances WHERE run_id = $1 AND outcome = 'failed'").bind(query.id);
+    let failed: i64 = store.block_on(failed.fetch_one(store.pool())).map_err(failing("counting failures"))?;
+    let sql = "SELECT file, report_hash, LENGTH(body) AS bytes FROM report_texts WHERE run_id = $1";
+    let stored: Vec<Kept> = of_run(store, sql, query.id).map_err(failing("reading the reports"))?;
     let mut hashes = HashMap::new();
     let mut size = 0;
     let mut key = String::new();
-    for text in &stored {
-        let read = (|| Ok::<_, sqlx::Error>((text.try_get(0)?, text.try_get(1)?, text.try_get::<i64, _>(2)?)))();
-        let (file, hash, bytes): (String, String, i64) = read.map_err(failing("reading the reports"))?;
-        key.push_str(&hash);
-        hashes.insert(file, hash);
+    for Kept { file, report_hash, bytes } in stored {
+        key.push_str(&report_hash);
+        hashes.insert(file, report_hash);
         size += u64::try_from(bytes).unwrap_or(0);
     }
     let folder = PathBuf::from(&row.folder);
@@ -136,32 +124,12 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
     let large = size > LARGE_TEXT;
     let Built { report, timelines, notes } =
         reader.runs().get(&query.id, &key, large, || build(reader, query.id, &folder, &gpu_model, &system))?;
-    let tails = fetch(
-        "SELECT i.file, i.entry, i.bench, i.device, t.log, t.tail FROM log_tails t JOIN instances i \
-         ON i.report_hash = t.report_hash AND i.entry = t.entry WHERE i.run_id = $1 ORDER BY i.file, i.entry",
-        "reading the log tails",
-    )?;
-    let log_tails = tails
-        .iter()
-        .map(|r| {
-            Ok(LogTailView {
-                file: r.try_get(0)?,
-                entry: r.try_get(1)?,
-                bench: r.try_get(2)?,
-                device: r.try_get(3)?,
-                log: r.try_get(4)?,
-                tail: r.try_get(5)?,
-            })
-        })
-        .collect::<Result<_, sqlx::Error>>()
-        .map_err(failing("reading the log tails"))?;
-    let documents = fetch("SELECT name, body FROM run_documents WHERE run_id = $1", "reading the acceptance record")?;
-    let document = |name: &str| {
-        documents
-            .iter()
-            .find(|r| r.try_get::<String, _>(0).is_ok_and(|n| n == name))
-            .and_then(|r| r.try_get::<String, _>(1).ok())
-    };
+    let sql = "SELECT i.file, i.entry, i.bench, i.device, t.log, t.tail FROM log_tails t JOIN instances i \
+               ON i.report_hash = t.report_hash AND i.entry = t.entry WHERE i.run_id = $1 ORDER BY i.file, i.entry";
+    let log_tails: Vec<LogTailView> = of_run(store, sql, query.id).map_err(failing("reading the log tails"))?;
+    let documents: Vec<Document> = of_run(store, "SELECT name, body FROM run_documents WHERE run_id = $1", query.id)
+        .map_err(failing("reading the acceptance record"))?;
+    let document = |name: &str| documents.iter().find(|d| d.name == name).map(|d| d.body.clone());
     let record = document(ACCEPTANCE);
     let acceptance_standing = record.as_ref().map(|text| {
         standing(text.as_bytes(), document(&format!("{ACCEPTANCE}.sig")).as_deref(), &hashes, reader.signers())
@@ -177,6 +145,43 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
         acceptance_standing,
         notes,
     })
+}
+
+/// The rows `sql` selects of the run `id` (its one placeholder).
+fn of_run<T>(store: &crate::store::Store, sql: &str, id: i64) -> Result<Vec<T>, sqlx::Error>
+where
+    T: for<'r> FromRow<'r, AnyRow> + Send + Unpin,
+{
+    store.block_on(sqlx::query_as(sql).bind(id).fetch_all(store.pool()))
+}
+
+/// A run's system: its GPU model and description (`system.json`), if any.
+#[derive(FromRow)]
+struct RunSystem {
+    gpu_model: String,
+    description: Option<String>,
+}
+
+/// A report text kept of a run: its file, its hash and its size deflated.
+#[derive(FromRow)]
+struct Kept {
+    file: String,
+    report_hash: String,
+    bytes: i64,
+}
+
+/// A document of a run folder beside its reports, by name.
+#[derive(FromRow)]
+struct Document {
+    name: String,
+    body: String,
+}
+
+/// A report text of a run, deflated.
+#[derive(FromRow)]
+struct Text {
+    file: String,
+    body: Vec<u8>,
 }
 
 /// What a run's report texts give: the costly part of its page, built
@@ -200,13 +205,11 @@ fn build(
     let store = reader.store();
     let failing = |e: sqlx::Error| StoreError::query(store.location(), "reading the reports", &e);
     let sql = "SELECT file, body FROM report_texts WHERE run_id = $1 ORDER BY file";
-    let texts = store.block_on(sqlx::query(sql).bind(id).fetch_all(store.pool())).map_err(failing)?;
+    let texts: Vec<Text> = of_run(store, sql, id).map_err(failing)?;
     let mut notes = Vec::new();
     let mut stored = Stored { system: system.clone(), texts: HashMap::new() };
     // Each deflated body is dropped once inflated.
-    for text in texts {
-        let (file, body): (String, Vec<u8>) = (text.try_get(0).map_err(failing)?, text.try_get(1).map_err(failing)?);
-        drop(text);
+    for Text { file, body } in texts {
         match inflate(&body) {
             Some(t) => {
                 stored.texts.insert(folder.join(&file), t);

@@ -7,7 +7,6 @@ use crate::store::query::args::{day_or_time, end_of_day_or_time, tag, Filters, R
 use crate::store::query::render::{list, Format};
 use crate::store::query::runs::{runs as listed, RunRow};
 use serde::Serialize;
-use sqlx::Row;
 use std::collections::HashMap;
 
 /// Runs a page.
@@ -141,14 +140,21 @@ pub fn runs(reader: &Reader, query: &RunsQuery) -> Result<Runs, DataError> {
     Ok(Runs { total, page: query.page, pages, per_page: PER_PAGE, runs })
 }
 
+/// A run's failed instances.
+#[derive(sqlx::FromRow)]
+struct Failed {
+    run_id: i64,
+    failed: i64,
+}
+
 /// The failed instances of each run with any, by run id.
 fn failed_counts(reader: &Reader) -> Result<HashMap<i64, i64>, DataError> {
     let store = reader.store();
-    let sql = "SELECT run_id, COUNT(*) FROM instances WHERE outcome = 'failed' GROUP BY run_id";
-    let rows = store
-        .block_on(sqlx::query(sql).fetch_all(store.pool()))
+    let sql = "SELECT run_id, COUNT(*) AS failed FROM instances WHERE outcome = 'failed' GROUP BY run_id";
+    let rows: Vec<Failed> = store
+        .block_on(sqlx::query_as(sql).fetch_all(store.pool()))
         .map_err(|e| crate::store::StoreError::query(store.location(), "counting failed instances", &e))?;
-    Ok(rows.iter().filter_map(|r| Some((r.try_get(0).ok()?, r.try_get(1).ok()?))).collect())
+    Ok(rows.into_iter().map(|r| (r.run_id, r.failed)).collect())
 }
 
 impl Page for Runs {

@@ -7,7 +7,6 @@ use crate::store::query::args::Filters;
 use crate::store::query::render::{csv_text, list};
 use crate::store::query::systems::{systems as listed, SystemListing};
 use serde::Serialize;
-use sqlx::Row;
 use std::collections::HashMap;
 
 /// The systems page takes no parameter but the common ones.
@@ -22,7 +21,7 @@ impl SystemsQuery {
 }
 
 /// A run, by id and start.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, sqlx::FromRow)]
 pub struct RunRef {
     /// Its id in the store.
     pub id: i64,
@@ -49,23 +48,25 @@ pub struct Systems {
     pub systems: Vec<SystemEntry>,
 }
 
+/// A run of the system of fingerprint `fingerprint`.
+#[derive(sqlx::FromRow)]
+struct SystemRun {
+    fingerprint: String,
+    #[sqlx(flatten)]
+    run: RunRef,
+}
+
 /// Every system of `reader`'s store.
 pub fn systems(reader: &Reader, _query: &SystemsQuery) -> Result<Systems, DataError> {
     let store = reader.store();
     let found = listed(store, &Filters::default())?;
     // The last run of each system row, by its fingerprint.
-    let last = "SELECT s.fingerprint, r.id, r.started_at FROM runs r JOIN systems s ON s.id = r.system_id \
-                ORDER BY r.started_at, r.id";
-    let rows = store
-        .block_on(sqlx::query(last).fetch_all(store.pool()))
+    let last = "SELECT s.fingerprint, r.id, r.started_at AS started FROM runs r \
+                JOIN systems s ON s.id = r.system_id ORDER BY r.started_at, r.id";
+    let rows: Vec<SystemRun> = store
+        .block_on(sqlx::query_as(last).fetch_all(store.pool()))
         .map_err(|e| crate::store::StoreError::query(store.location(), "listing the systems' last runs", &e))?;
-    let mut last_runs: HashMap<String, RunRef> = HashMap::new();
-    for row in rows {
-        let read = (row.try_get::<String, _>(0), row.try_get::<i64, _>(1), row.try_get::<Option<String>, _>(2));
-        if let (Ok(fingerprint), Ok(id), Ok(started)) = read {
-            last_runs.insert(fingerprint, RunRef { id, started });
-        }
-    }
+    let last_runs: HashMap<String, RunRef> = rows.into_iter().map(|r| (r.fingerprint, r.run)).collect();
     let systems = found
         .into_iter()
         .map(|listing| {

@@ -3,19 +3,18 @@
 
 use super::args::CompareArgs;
 use super::error::QueryError;
-use super::figures::{counts, grouped, select_figures};
+use super::figures::{counts, grouped, select_figures, Measured};
 use super::filters::restrict_runs;
 use super::matrix::{matrix, Figure, Matrix};
 use super::sql::Sql;
 use crate::report::Rule;
 use crate::store::Store;
-use sqlx::Row;
 use std::collections::BTreeMap;
 
 /// The names of the systems of `store`, sorted.
 pub fn system_names(store: &Store) -> Result<Vec<String>, QueryError> {
     let sql = Sql::new("SELECT DISTINCT name FROM systems ORDER BY name");
-    Ok(sql.rows(store, "listing systems", |row| row.try_get(0))?)
+    Ok(sql.scalars(store, "listing systems")?)
 }
 
 /// Refuses a name of `names` that the store does not know.
@@ -43,11 +42,20 @@ pub fn compare(store: &Store, args: &CompareArgs) -> Result<Matrix, QueryError> 
     Ok(matrix(&figures, &args.systems, &reference, args.metric, &prices))
 }
 
+/// An instance as the comparison reads it.
+#[derive(sqlx::FromRow)]
+struct Stored {
+    system: String,
+    bench: String,
+    #[sqlx(flatten)]
+    figures: Measured,
+}
+
 /// Per system and bench: the instances that count, their mean items/s and
 /// mean joules per item (figures that cannot be a measure left out, as
 /// `mlb report` leaves them out).
 fn figures(store: &Store, args: &CompareArgs) -> Result<Vec<Figure>, QueryError> {
-    let mut sql = Sql::new("SELECT s.name, i.bench");
+    let mut sql = Sql::new("SELECT s.name AS system, i.bench AS bench");
     select_figures(&mut sql);
     sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id ");
     sql.push("JOIN systems s ON s.id = r.system_id WHERE s.name IN (");
@@ -57,10 +65,8 @@ fn figures(store: &Store, args: &CompareArgs) -> Result<Vec<Figure>, QueryError>
     sql.push(")");
     counts(&mut sql, Rule::strict_if(args.strict));
     restrict_runs(&mut sql, &args.filters);
-    let rows = sql.rows(store, "comparing systems", |row| {
-        Ok(((row.try_get::<String, _>(0)?, row.try_get::<String, _>(1)?), row.try_get(2)?, row.try_get(3)?))
-    })?;
-    Ok(grouped(rows)
+    let rows: Vec<Stored> = sql.rows(store, "comparing systems")?;
+    Ok(grouped(rows.into_iter().map(|r| ((r.system, r.bench), r.figures)))
         .into_iter()
         .map(|((system, bench), instances)| Figure {
             system,

@@ -6,13 +6,13 @@
 use super::args::{ExportArgs, ExportFormat};
 use super::bencher::{document, Measure, ENERGY, THROUGHPUT};
 use super::error::QueryError;
-use super::figures::{counts, grouped, select_figures};
+use super::figures::{counts, grouped, select_figures, Measured};
 use super::filters::restrict;
 use super::render::{csv_number, csv_text};
 use super::sql::{Bind, Sql};
 use crate::report::Rule;
 use crate::store::{Store, StoreError};
-use sqlx::Row;
+use sqlx::FromRow;
 
 /// The columns of the long table's CSV.
 pub const CSV_HEADER: &str = "system,run,run_ids,started,bench,config,instance,device,node,outcome,metric,value,unit";
@@ -44,19 +44,14 @@ fn bencher(store: &Store, args: &ExportArgs) -> Result<String, QueryError> {
     }
     restrict(&mut sql, &args.filters);
     sql.push(" ORDER BY r.started_at DESC, r.id DESC LIMIT 1");
-    let run: i64 = *sql
-        .rows(store, "choosing the run to export", |row| row.try_get(0))?
-        .first()
-        .ok_or(QueryError::NoRun { run: args.run })?;
-    let mut sql = Sql::new("SELECT i.bench, i.config");
+    let run: i64 =
+        *sql.scalars(store, "choosing the run to export")?.first().ok_or(QueryError::NoRun { run: args.run })?;
+    let mut sql = Sql::new("SELECT i.bench AS bench, i.config AS config");
     select_figures(&mut sql);
     sql.push(" FROM instances i WHERE i.run_id = ").bind(Bind::Int(run));
     counts(&mut sql, Rule::Original);
-    let rows = sql.rows(store, "exporting the run", |row| {
-        let name = format!("{} {}", row.try_get::<String, _>(0)?, row.try_get::<String, _>(1)?);
-        Ok((name, row.try_get(2)?, row.try_get(3)?))
-    })?;
-    let measures: Vec<Measure> = grouped(rows)
+    let rows: Vec<Config> = sql.rows(store, "exporting the run")?;
+    let measures: Vec<Measure> = grouped(rows.into_iter().map(|c| (format!("{} {}", c.bench, c.config), c.figures)))
         .into_iter()
         .flat_map(|(config, instances)| {
             [(THROUGHPUT, instances.speed()), (ENERGY, instances.energy())].into_iter().filter_map(
@@ -75,47 +70,77 @@ fn bencher(store: &Store, args: &ExportArgs) -> Result<String, QueryError> {
     Ok(document(&measures))
 }
 
+/// An instance of a run as the export reads it.
+#[derive(FromRow)]
+struct Config {
+    bench: String,
+    config: String,
+    #[sqlx(flatten)]
+    figures: Measured,
+}
+
+/// One metric of one instance: a line of the long table.
+#[derive(FromRow)]
+struct Metric {
+    system: Option<String>,
+    run: i64,
+    run_ids: Option<String>,
+    started: Option<String>,
+    bench: Option<String>,
+    config: Option<String>,
+    instance: i64,
+    device: Option<String>,
+    node: Option<String>,
+    outcome: Option<String>,
+    metric: Option<String>,
+    value: Option<f64>,
+    unit: Option<String>,
+}
+
+impl Metric {
+    /// Its line of CSV, in the columns of [`CSV_HEADER`].
+    fn csv(&self) -> String {
+        let text = |t: &Option<String>| csv_text(t.as_deref().unwrap_or_default());
+        let cells = [
+            text(&self.system),
+            self.run.to_string(),
+            text(&self.run_ids),
+            text(&self.started),
+            text(&self.bench),
+            text(&self.config),
+            self.instance.to_string(),
+            text(&self.device),
+            text(&self.node),
+            text(&self.outcome),
+            text(&self.metric),
+            csv_number(self.value),
+            text(&self.unit),
+        ];
+        cells.join(",")
+    }
+}
+
 /// Every metric of every instance of the runs selected: one line each,
 /// written to `out` as the rows come.
 fn long_csv(store: &Store, args: &ExportArgs, out: &mut Sink<'_>) -> Result<(), QueryError> {
     use futures_util::TryStreamExt;
     let mut sql = Sql::new(
-        "SELECT s.name, r.id, r.run_ids, r.started_at, i.bench, i.config, i.id, i.device, i.node, i.outcome, \
-         m.name, m.value, m.unit FROM metrics m JOIN instances i ON i.id = m.instance_id \
-         JOIN runs r ON r.id = i.run_id JOIN systems s ON s.id = r.system_id WHERE 1 = 1",
+        "SELECT s.name AS system, r.id AS run, r.run_ids, r.started_at AS started, i.bench, i.config, \
+         i.id AS instance, i.device, i.node, i.outcome, m.name AS metric, m.value, m.unit \
+         FROM metrics m JOIN instances i ON i.id = m.instance_id JOIN runs r ON r.id = i.run_id JOIN systems s ON s.id = r.system_id WHERE 1 = 1",
     );
     if let Some(id) = args.run {
         sql.push(" AND r.id = ").bind(Bind::Int(id));
     }
     restrict(&mut sql, &args.filters);
     sql.push(" ORDER BY r.id, i.id, m.name");
-    let text =
-        |row: &sqlx::any::AnyRow, k| row.try_get::<Option<String>, _>(k).map(|t| csv_text(&t.unwrap_or_default()));
-    let line = |row: &sqlx::any::AnyRow| -> Result<String, sqlx::Error> {
-        let cells = [
-            text(row, 0)?,
-            row.try_get::<i64, _>(1)?.to_string(),
-            text(row, 2)?,
-            text(row, 3)?,
-            text(row, 4)?,
-            text(row, 5)?,
-            row.try_get::<i64, _>(6)?.to_string(),
-            text(row, 7)?,
-            text(row, 8)?,
-            text(row, 9)?,
-            text(row, 10)?,
-            csv_number(row.try_get(11)?),
-            text(row, 12)?,
-        ];
-        Ok(cells.join(","))
-    };
     let failed = |e: sqlx::Error| QueryError::from(StoreError::query(store.location(), "exporting the metrics", &e));
     let mut chunk = format!("{CSV_HEADER}\n");
     store.block_on(async {
-        let query = sql.query();
+        let query = sql.query().try_map(|row| Metric::from_row(&row));
         let mut rows = query.fetch(store.pool());
-        while let Some(row) = rows.try_next().await.map_err(failed)? {
-            chunk.push_str(&line(&row).map_err(failed)?);
+        while let Some(metric) = rows.try_next().await.map_err(failed)? {
+            chunk.push_str(&metric.csv());
             chunk.push('\n');
             if chunk.len() >= CHUNK {
                 out(&chunk).map_err(QueryError::Output)?;

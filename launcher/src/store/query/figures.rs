@@ -31,16 +31,25 @@ pub fn counts(sql: &mut Sql, rule: Rule) {
     sql.push(")");
 }
 
-/// Appends `, i.items_per_s, ` and the joules per item of instance `i`
-/// where it can be a measure, NULL elsewhere, as `mlb report` leaves them
-/// out ([`mlb_record::contract::physical::joules_per_item`]: at or below its
+/// Appends `, i.items_per_s` and the joules per item of instance `i` where
+/// it can be a measure, NULL elsewhere, as `mlb report` leaves them out
+/// ([`mlb_record::contract::physical::joules_per_item`]: at or below its
 /// floor, above its ceiling; a store imported before the rule may hold
-/// them). [`Instances::add`] takes the two.
+/// them): the columns of [`Measured`].
 pub fn select_figures(sql: &mut Sql) {
     use mlb_record::contract::physical::{FLOOR, MAX_JOULES_PER_ITEM};
-    sql.push(", i.items_per_s, CASE WHEN i.joules_per_item > ").bind(Bind::Real(FLOOR));
+    sql.push(", i.items_per_s AS items_per_s, CASE WHEN i.joules_per_item > ").bind(Bind::Real(FLOOR));
     sql.push(" AND i.joules_per_item <= ").bind(Bind::Real(MAX_JOULES_PER_ITEM));
-    sql.push(" THEN i.joules_per_item END");
+    sql.push(" THEN i.joules_per_item END AS joules_per_item");
+}
+
+/// One instance's figures, as [`select_figures`] selects them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, sqlx::FromRow)]
+pub struct Measured {
+    /// Its items/s.
+    pub items_per_s: Option<f64>,
+    /// Its joules per item, where it can be a measure.
+    pub joules_per_item: Option<f64>,
 }
 
 /// The figures of a group of instances that count.
@@ -53,11 +62,10 @@ pub struct Instances {
 }
 
 impl Instances {
-    /// Adds an instance of items/s `speed` and joules per item `joules`
-    /// (the columns of [`select_figures`]).
-    pub fn add(&mut self, speed: Option<f64>, joules: Option<f64>) {
-        self.speeds.push(speed.unwrap_or(f64::NAN));
-        self.joules.extend(joules);
+    /// Adds an instance.
+    pub fn add(&mut self, instance: Measured) {
+        self.speeds.push(instance.items_per_s.unwrap_or(f64::NAN));
+        self.joules.extend(instance.joules_per_item);
     }
 
     /// The instances.
@@ -83,11 +91,11 @@ impl Instances {
     }
 }
 
-/// Groups rows of `(key, items/s, joules per item)` by key.
-pub fn grouped<K: Ord>(rows: impl IntoIterator<Item = (K, Option<f64>, Option<f64>)>) -> BTreeMap<K, Instances> {
+/// Groups instances by key.
+pub fn grouped<K: Ord>(rows: impl IntoIterator<Item = (K, Measured)>) -> BTreeMap<K, Instances> {
     let mut groups: BTreeMap<K, Instances> = BTreeMap::new();
-    for (key, speed, joules) in rows {
-        groups.entry(key).or_default().add(speed, joules);
+    for (key, instance) in rows {
+        groups.entry(key).or_default().add(instance);
     }
     groups
 }
@@ -111,8 +119,13 @@ mod tests {
 
     #[test]
     fn groups_keep_every_instance_in_n_and_only_measures_in_the_figures() {
-        let rows =
-            [("vae", Some(100.0), Some(2.0)), ("wlm", None, None), ("vae", Some(80.0), None), ("vae", None, None)];
+        let measured = |items_per_s, joules_per_item| Measured { items_per_s, joules_per_item };
+        let rows = [
+            ("vae", measured(Some(100.0), Some(2.0))),
+            ("wlm", measured(None, None)),
+            ("vae", measured(Some(80.0), None)),
+            ("vae", measured(None, None)),
+        ];
         let groups = grouped(rows);
         let vae = &groups["vae"];
         assert_eq!((vae.n(), vae.speed().n, vae.speed().count, vae.speed().mean), (3, 3, 2, Some(90.0)));

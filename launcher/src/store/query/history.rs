@@ -4,7 +4,7 @@
 use super::args::HistoryArgs;
 use super::compare::known;
 use super::error::QueryError;
-use super::figures::{counts, grouped, select_figures};
+use super::figures::{counts, grouped, select_figures, Measured};
 use super::filters::restrict;
 use super::matrix::Metric;
 use super::sql::Sql;
@@ -13,7 +13,6 @@ use crate::store::Store;
 use mlb_figures::regression::{verdict, HISTORY_RUNS};
 use mlb_figures::Moments;
 use serde::Serialize;
-use sqlx::Row;
 
 /// One run's figure for one bench.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -129,6 +128,17 @@ fn regressions(series: &[Series], metric: Metric) -> Vec<Regression> {
     found
 }
 
+/// An instance of a run as the history reads it.
+#[derive(sqlx::FromRow)]
+struct Stored {
+    bench: String,
+    run: i64,
+    run_ids: String,
+    started: Option<String>,
+    #[sqlx(flatten)]
+    figures: Measured,
+}
+
 /// The history `args` ask for, from `store`: per run of the system and
 /// bench, the instances that count and their mean (joules per item left
 /// out where they cannot be a measure, as `mlb report` leaves them out).
@@ -136,7 +146,7 @@ pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
     let system = args.filters.system.as_ref().ok_or(QueryError::NoSystem)?;
     known(store, std::slice::from_ref(system))?;
     let energy = args.metric == Metric::EnergyPerItem;
-    let mut sql = Sql::new("SELECT i.bench, r.id, r.run_ids, r.started_at");
+    let mut sql = Sql::new("SELECT i.bench AS bench, r.id AS run, r.run_ids AS run_ids, r.started_at AS started");
     select_figures(&mut sql);
     sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id JOIN systems s ON s.id = r.system_id");
     sql.push(" WHERE 1 = 1");
@@ -145,12 +155,8 @@ pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
         sql.push(" AND (i.bench = ").text(bench).push(" OR i.config = ").text(bench).push(")");
     }
     restrict(&mut sql, &args.filters);
-    let rows = sql.rows(store, "reading the history", |row| {
-        let run: (String, i64, String, Option<String>) =
-            (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?, row.try_get(3)?);
-        Ok((run, row.try_get(4)?, row.try_get(5)?))
-    })?;
-    let points = grouped(rows)
+    let rows: Vec<Stored> = sql.rows(store, "reading the history")?;
+    let points = grouped(rows.into_iter().map(|r| ((r.bench, r.run, r.run_ids, r.started), r.figures)))
         .into_iter()
         .filter_map(|((bench, run, run_ids, started), instances)| {
             let values = instances.measures(energy);

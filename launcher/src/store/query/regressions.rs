@@ -11,7 +11,6 @@ use crate::store::import::system::{fallback_name, SystemRow};
 use crate::store::{Location, Store};
 use mlb_record::contract::read::{read_folder, Entry};
 use serde_json::{Map, Value};
-use sqlx::Row;
 use std::path::{Path, PathBuf};
 
 /// Runs `mlb report` with `--db URL` (`""`: the default store): the report,
@@ -56,6 +55,15 @@ fn same_config(config: &str, row: &ReportRow) -> bool {
     row.args.iter().all(|(k, v)| stored.get(k) == Some(v))
 }
 
+/// One instance of a past run: its run, the run's folder, its config and items/s.
+#[derive(sqlx::FromRow)]
+struct Past {
+    run: i64,
+    folder: String,
+    config: String,
+    items_per_s: f64,
+}
+
 /// The items/s of the instances that count of the last `k` runs of `system`
 /// holding `row`'s config, newest first, by run; runs imported from the
 /// reports folder itself (or below it) are left out.
@@ -68,18 +76,16 @@ fn past_runs(
     k: usize,
 ) -> Result<Vec<(i64, Vec<f64>)>, QueryError> {
     let mut sql = Sql::new(
-        "SELECT r.id, r.folder, i.config, i.items_per_s FROM instances i JOIN runs r ON r.id = i.run_id \
+        "SELECT r.id AS run, r.folder, i.config, i.items_per_s FROM instances i JOIN runs r ON r.id = i.run_id \
          JOIN systems s ON s.id = r.system_id WHERE s.name = ",
     );
     sql.text(system).push(" AND i.bench = ").text(&row.bench).push(" AND i.items_per_s IS NOT NULL");
     counts(&mut sql, rule);
     sql.push(" ORDER BY r.started_at DESC, r.id DESC");
-    let rows = sql.rows(store, "reading the history of the report's rows", |r| {
-        Ok((r.try_get::<i64, _>(0)?, r.try_get::<String, _>(1)?, r.try_get::<String, _>(2)?, r.try_get::<f64, _>(3)?))
-    })?;
+    let rows: Vec<Past> = sql.rows(store, "reading the history of the report's rows")?;
     let here = std::path::absolute(reports).unwrap_or_else(|_| reports.to_path_buf());
     let mut runs: Vec<(i64, Vec<f64>)> = Vec::new();
-    for (run, folder, config, value) in rows {
+    for Past { run, folder, config, items_per_s: value } in rows {
         if PathBuf::from(&folder).starts_with(&here) || !same_config(&config, row) {
             continue;
         }

@@ -5,7 +5,7 @@
 use crate::store::{Store, StoreError};
 use sqlx::any::{AnyArguments, AnyRow};
 use sqlx::query::Query;
-use sqlx::Any;
+use sqlx::{Any, Decode, FromRow, Row, Type};
 
 /// A value bound to a placeholder.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,17 +60,33 @@ impl Sql {
         })
     }
 
-    /// Runs the statement on `store` and reads each row with `read`;
-    /// `what` names the work in an error (`"listing runs"`).
-    pub fn rows<T>(
+    /// Runs the statement on `store` and reads each row into a `T` by the
+    /// names of its columns; `what` names the work in an error (`"listing runs"`).
+    pub fn rows<T>(&self, store: &Store, what: &str) -> Result<Vec<T>, StoreError>
+    where
+        T: for<'r> FromRow<'r, AnyRow> + Send + Unpin,
+    {
+        self.read(store, what, |row| T::from_row(&row))
+    }
+
+    /// Runs a statement of one column on `store` and reads its values.
+    pub fn scalars<T>(&self, store: &Store, what: &str) -> Result<Vec<T>, StoreError>
+    where
+        T: for<'r> Decode<'r, Any> + Type<Any> + Send + Unpin,
+    {
+        self.read(store, what, |row| row.try_get(0))
+    }
+
+    /// Runs the statement on `store` and reads each row with `read` (for
+    /// rows that no [`FromRow`] type describes whole).
+    pub fn read<T: Send + Unpin>(
         &self,
         store: &Store,
         what: &str,
-        read: impl Fn(&AnyRow) -> Result<T, sqlx::Error>,
+        read: impl FnMut(AnyRow) -> Result<T, sqlx::Error> + Send,
     ) -> Result<Vec<T>, StoreError> {
-        let fail = |e: sqlx::Error| StoreError::query(store.location(), what, &e);
-        let rows = store.block_on(self.query().fetch_all(store.pool())).map_err(fail)?;
-        rows.iter().map(|row| read(row).map_err(fail)).collect()
+        let rows = store.block_on(self.query().try_map(read).fetch_all(store.pool()));
+        rows.map_err(|e| StoreError::query(store.location(), what, &e))
     }
 }
 

@@ -28,14 +28,20 @@ pub fn systems(store: &Store, filters: &Filters) -> Result<Vec<SystemListing>, S
     // The systems table alone has these names: they need no `s.`.
     let columns = SystemRow::COLUMNS;
     let mut sql = Sql::new(&format!(
-        "SELECT {columns}, COUNT(r.id), MIN(r.started_at), MAX(r.started_at) \
+        "SELECT {columns}, COUNT(r.id) AS runs, MIN(r.started_at) AS first, MAX(r.started_at) AS last \
          FROM systems s JOIN runs r ON r.system_id = s.id WHERE 1 = 1"
     ));
     restrict(&mut sql, filters);
     sql.push(&format!(" GROUP BY s.id, {columns}"));
     sql.push(" ORDER BY s.name, s.id");
-    sql.rows(store, "listing systems", |row| {
-        let system = SystemRow::read(row, 0)?;
-        Ok(SystemListing { system, runs: row.try_get(8)?, first: row.try_get(9)?, last: row.try_get(10)? })
+    // The system's columns come first, as `SystemRow::read` reads them.
+    sql.read(store, "listing systems", |row| {
+        let system = SystemRow::read(&row, 0)?;
+        Ok(SystemListing {
+            system,
+            runs: row.try_get("runs")?,
+            first: row.try_get("first")?,
+            last: row.try_get("last")?,
+        })
     })
 }

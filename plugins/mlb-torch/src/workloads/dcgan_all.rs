@@ -3,7 +3,7 @@
 //! over every visible device in one process: the generator and the
 //! discriminator are replicated, each batch is split across the replicas,
 //! and gradients are summed onto the first replica before each update (see
-//! `crate::parallel`). Item: a real image.
+//! [`crate::replicas`]). Item: a real image.
 //!
 //! Data: a folder of images (`data` or `dataroot`), resized to 64,
 //! center-cropped and normalised to [-1, 1] by `workers` threads; else a
@@ -11,7 +11,7 @@
 
 use crate::data::DataSource;
 use crate::metrics::Metrics;
-use crate::parallel::{devices, parallel, split, Replicas};
+use crate::replicas::{devices, parallel, split, Replicas};
 use crate::workloads::dcgan::{discriminator, generator, RealImages, ADAM};
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::Step;

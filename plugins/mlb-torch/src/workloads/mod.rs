@@ -5,6 +5,7 @@
 pub mod atari;
 pub mod cart;
 pub mod convnet;
+pub mod convnet_distributed;
 pub mod dcgan;
 pub mod dcgan_all;
 pub mod fast_style;
@@ -25,6 +26,7 @@ pub mod wlm;
 pub use atari::Atari;
 pub use cart::Cart;
 pub use convnet::Convnet;
+pub use convnet_distributed::DistributedConvnet;
 pub use dcgan::Dcgan;
 pub use dcgan_all::DcganAll;
 pub use fast_style::FastStyle;

@@ -6,7 +6,7 @@
 //! `speed_w / speed_1 / w`. Item: an image.
 
 use crate::data::DataSource;
-use crate::parallel::convnet::{distributed_args, DistributedConvnet, Settings};
+use crate::workloads::convnet_distributed::{distributed_args, DistributedConvnet, Settings};
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::Step;
 use serde_json::{Map, Value};

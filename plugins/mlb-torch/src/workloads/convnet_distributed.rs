@@ -1,13 +1,13 @@
 //! convnet_distributed / convnet_distributed_fp16: ResNet training with
 //! `batch_size` images per device, data parallel over every visible device
-//! ([`super::Replicas`]); the scaling job reuses [`DistributedConvnet::train_step`]
+//! ([`crate::replicas::Replicas`]); the scaling job reuses [`DistributedConvnet::train_step`]
 //! at each width. Item: an image.
 
-use super::{devices, parallel, split, Replicas};
 use crate::amp::{LossScale, MasterWeights};
 use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
+use crate::replicas::{devices, parallel, split, Replicas};
 use crate::workloads::convnet::{resnet, ARCHS};
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::{Step, WorkloadArgs};
@@ -75,11 +75,11 @@ macro_rules! distributed_args {
             }
         }
 
-        impl TryFrom<$name> for $crate::parallel::convnet::Settings {
+        impl TryFrom<$name> for $crate::workloads::convnet_distributed::Settings {
             type Error = mlb_plugin::Error;
 
             fn try_from(args: $name) -> mlb_plugin::Result<Self> {
-                $crate::parallel::convnet::Settings::new(
+                $crate::workloads::convnet_distributed::Settings::new(
                     args.arch.or(args.network),
                     [args.batch_size, args.classes.unwrap_or(1000), args.image_size.unwrap_or(224), args.devices.unwrap_or(0)],
                     [args.lr, args.momentum.unwrap_or(0.0)],

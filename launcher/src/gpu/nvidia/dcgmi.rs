@@ -3,7 +3,7 @@
 //! (`gpu_id` / `gpu_ids` in DCGM 3, `entity_id` in DCGM 4), with `info`
 //! and `warnings`.
 
-use super::{Diagnostic, TestResult};
+use crate::gpu::diagnostic::{said, Diagnostic, TestResult};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -25,7 +25,7 @@ pub fn run(tool: &Path, level: u8) -> Diagnostic {
                 Err(e) => diagnostic.error = Some(format!("its output is not JSON ({e})")),
             }
             if diagnostic.tests.is_empty() {
-                diagnostic.error = Some(super::said(diagnostic.error.take(), &out));
+                diagnostic.error = Some(said(diagnostic.error.take(), &out));
             }
         }
     }
@@ -64,50 +64,38 @@ pub fn tests(output: &Value) -> Vec<TestResult> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::check::Status;
     use serde_json::json;
 
-    #[test]
-    fn every_result_is_kept_and_a_failed_test_fails_by_name() {
-        let output = json!({"DCGM GPU Diagnostic": {"test_categories": [
+    /// `dcgmi diag -j`'s output of a run where GPU 1's memory test failed.
+    pub(crate) fn one_failed() -> Value {
+        json!({"DCGM GPU Diagnostic": {"test_categories": [
             {"category": "Deployment", "tests": [{"name": "Denylist", "results": [{"status": "Pass"}]}]},
             {"category": "Hardware", "tests": [{"name": "GPU Memory", "results": [
                 {"gpu_id": "0", "status": "Pass"},
                 {"gpu_id": "1", "status": "Fail", "warnings": [{"warning": "DBE errors", "error_id": 12}]}
             ]}]},
             {"category": "Integration", "tests": [{"name": "PCIe", "results": [{"entity_id": 0, "status": "Skip"}]}]}
-        ]}, "version": "3.3.5"});
-        let found = tests(&output);
-        assert_eq!(found.len(), 4);
-        let diagnostic = Diagnostic {
-            tool: TOOL.into(),
-            command: "dcgmi diag -r 1 -j".into(),
-            exit_status: Some(0),
-            tests: found,
-            error: None,
-        };
-        let checks = diagnostic.checks();
-        let failed: Vec<&str> = checks.iter().filter(|c| c.status == Status::Fail).map(|c| c.name.as_str()).collect();
-        assert_eq!(failed, ["dcgmi GPU Memory gpu1"]);
-        assert!(checks[2].found.contains("DBE errors"), "{:?}", checks[2]);
-        assert!(checks[2].fix.contains("test `GPU Memory`"));
-        assert_eq!(checks[3].status, Status::Pass, "a skipped test is no failure");
+        ]}, "version": "3.3.5"})
     }
 
     #[test]
-    fn a_tool_that_gave_no_result_fails() {
-        let diagnostic = Diagnostic {
-            tool: TOOL.into(),
-            command: "dcgmi diag -r 1 -j".into(),
-            exit_status: Some(226),
-            tests: tests(&json!({"error": "host engine not running"})),
-            error: Some("Error: unable to connect to host engine".into()),
-        };
-        let checks = diagnostic.checks();
-        assert_eq!(checks.len(), 1);
-        assert_eq!(checks[0].status, Status::Fail);
-        assert!(checks[0].found.contains("unable to connect"), "{}", checks[0].found);
+    fn every_result_is_kept_with_its_gpu_and_warnings() {
+        let found = tests(&one_failed());
+        let got: Vec<(&str, Option<&str>, &str)> =
+            found.iter().map(|t| (t.name.as_str(), t.gpu.as_deref(), t.status.as_str())).collect();
+        let memory = "GPU Memory";
+        assert_eq!(
+            got,
+            [
+                ("Denylist", None, "Pass"),
+                (memory, Some("0"), "Pass"),
+                (memory, Some("1"), "Fail"),
+                ("PCIe", Some("0"), "Skip")
+            ]
+        );
+        assert_eq!(found[2].info, "DBE errors");
+        assert!(tests(&json!({"error": "host engine not running"})).is_empty());
     }
 }

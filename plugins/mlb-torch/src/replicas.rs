@@ -1,15 +1,14 @@
-//! Data parallelism inside one process: libtorch from Rust has no process
-//! group (NCCL) binding, so the multi-GPU jobs replicate the model on every
-//! visible device, split each batch across the replicas, run them in
-//! parallel threads, sum the gradients onto the first replica, update it and
-//! copy its variables back to the others — what PyTorch's `DataParallel`
-//! did for the original jobs.
+//! Data parallelism inside one process, as PyTorch's `DataParallel` did
+//! for the original jobs (`convnet_distributed`, `dcgan_all`, the scaling
+//! job): the model replicated on every visible device, each batch split
+//! across the replicas, run in parallel threads, the gradients summed onto
+//! the first replica, which is updated and whose variables are copied back
+//! to the others. Multi-process data parallelism, one process per device in
+//! a process group, is [`crate::dist`].
 //!
 //! Each replica's loss is its chunk's mean loss weighted by the chunk's share
 //! of the batch, so the summed gradients are those of the whole batch's mean
 //! loss. Batch-norm statistics are per replica, as in `DataParallel`.
-
-pub mod convnet;
 
 use tch::nn::{self, VarStore};
 use tch::{Device, Tensor};
