@@ -66,7 +66,7 @@ pub enum Command {
     /// power limits, PCIe links), cgroups and free disk space; with `--diag`
     /// the vendors' diagnostics, with `--deep` those and a short burn; writes
     /// the verdict to `OUTDIR/doctor.json`. Exit status 1 when a check failed.
-    Doctor(crate::burn::deep::DoctorArgs),
+    Doctor(crate::commands::doctor::DoctorArgs),
     /// Burn-in: gemm then membw on every slot at once for a duration, then a
     /// verdict per slot (TFLOPS and bandwidth against the best slot,
     /// throttling, XID and ECC errors) in `OUTDIR/burn.json`. Exit status 1

@@ -10,6 +10,7 @@ pub mod burn;
 pub mod charts;
 pub mod check;
 pub mod cli;
+pub mod commands;
 pub mod console;
 pub mod doctor;
 pub mod edge;

@@ -43,7 +43,7 @@ fn install_panic_hook(color: bool) {
 /// Runs what the command line asks for; returns the exit status.
 fn run(cli: Cli) -> Result<i32, ExitError> {
     match cli.command {
-        None => Ok(mlb::launch::run(&cli.launch, &cli.plugin_dir)?),
+        None => Ok(mlb::commands::launch::run(&cli.launch, &cli.plugin_dir)?),
         Some(Command::Detect { json, host, root }) => {
             let found = mlb::host::detect(&mlb::host::Probe::under(root)).with_kind(host);
             if json {
@@ -54,7 +54,7 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_OK)
         }
         Some(Command::Doctor(args)) => {
-            let (text, code) = mlb::burn::deep::doctor(&args, &cli.plugin_dir)?;
+            let (text, code) = mlb::commands::doctor::doctor(&args, &cli.plugin_dir)?;
             print_stdout(&text)?;
             Ok(code)
         }

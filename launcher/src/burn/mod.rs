@@ -10,13 +10,11 @@
 //! drains them ([`drain`]).
 
 mod args;
-pub mod deep;
 pub mod drain;
 mod error;
 pub mod fabric;
 pub mod jobs;
 pub mod reading;
-pub mod record;
 mod render;
 pub mod verdict;
 
@@ -25,6 +23,7 @@ pub use error::BurnError;
 pub use reading::FILE;
 
 use crate::accept::Outcome;
+use crate::doctor::burn_record::{self as record, Record, SlotRecord};
 use mlb_record::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -152,7 +151,7 @@ pub fn burn(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<Option<Burn>, Bu
     let folder = tempfile::tempdir().map_err(|source| BurnError::Write { path: std::env::temp_dir(), source })?;
     let jobs = folder.path().join(format!("{}.json", jobs::SUITE));
     std::fs::write(&jobs, jobs::jobs(args)).map_err(|source| BurnError::Write { path: jobs.clone(), source })?;
-    if crate::launch::run(&args.launch(jobs), plugin_dirs)? == EXIT_INTERRUPTED {
+    if crate::launch::run(&args.launch(jobs), plugin_dirs, &|_| None)? == EXIT_INTERRUPTED {
         return Ok(None);
     }
     let burn = Burn::judge(args, outdir)?;
@@ -161,7 +160,7 @@ pub fn burn(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<Option<Burn>, Bu
     std::fs::write(&file, text).map_err(|source| BurnError::Write { path: file.clone(), source })?;
     let file = std::path::absolute(&file).unwrap_or(file);
     let dir = record::dir();
-    if let Err(e) = record::write(&dir, &record::records(&burn, &file, chrono::Utc::now().timestamp())) {
+    if let Err(e) = record::write(&dir, &records(&burn, &file, chrono::Utc::now().timestamp())) {
         crate::console::Console::Err.line(&format!(
             "mlb: warning: the burn's verdicts were not recorded in {} for `mlb --strict-preflight`: {e}; fix: run \
              as root, or name a writable folder with {}",
@@ -170,6 +169,32 @@ pub fn burn(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<Option<Burn>, Bu
         ));
     }
     Ok(Some(burn))
+}
+
+/// The burn records of `burn` (judged at `time`, written to `file`): one
+/// per host, the slots without a node being this host's.
+fn records(burn: &Burn, file: &Path, time: i64) -> Vec<Record> {
+    let mut out: Vec<Record> = Vec::new();
+    for v in &burn.verdicts {
+        let host = v.slot.node.clone().unwrap_or_else(record::this_host);
+        let at = match out.iter().position(|r| r.host == host) {
+            Some(at) => at,
+            None => {
+                out.push(Record { host, time, burn: file.to_path_buf(), slots: Vec::new() });
+                out.len() - 1
+            }
+        };
+        if !out[at].slots.iter().any(|s| s.slot == v.slot.id) {
+            let failed = burn.failed.iter().find(|f| f.slot == v.slot.label());
+            out[at].slots.push(SlotRecord {
+                slot: v.slot.id.clone(),
+                gpu: v.slot.gpu.clone(),
+                passed: failed.is_none(),
+                reason: failed.map(|f| f.reason.clone()),
+            });
+        }
+    }
+    out
 }
 
 /// Runs `mlb burn`: the text to print and the exit status (0 every slot

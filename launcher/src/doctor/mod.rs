@@ -3,6 +3,7 @@
 //! check says what it found and the fix; the verdict goes into the output
 //! folder (`doctor.json`).
 
+pub mod burn_record;
 pub mod check;
 pub mod diag;
 mod host;

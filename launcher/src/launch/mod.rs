@@ -24,4 +24,4 @@ mod supervise;
 pub use args::LaunchArgs;
 pub use error::LaunchError;
 pub(crate) use run::remove_left_groups;
-pub use run::run;
+pub use run::{run, AfterRun};

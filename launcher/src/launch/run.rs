@@ -32,8 +32,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Runs `mlb --jobs FILE ...`; returns the exit status.
-pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchError> {
+/// What runs on a run's output folder once its instances are done, before
+/// its verdict: a layer above the launcher's (`mlb --db` stores the run,
+/// [`crate::commands::launch`]); the line it returns is printed as a note.
+pub type AfterRun<'a> = &'a dyn Fn(&Path) -> Option<String>;
+
+/// Runs `mlb --jobs FILE ...`, then `after` on its output folder; returns
+/// the exit status.
+pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf], after: AfterRun<'_>) -> Result<i32, LaunchError> {
     if args.host_root.is_some() && !args.dry_run {
         return Err(LaunchError::FixtureHost);
     }
@@ -154,8 +160,8 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     }
     drop(groups);
     drop(lock);
-    if let Some(db) = &args.db {
-        store_run(db, &prepared.outdir, args.jobs.as_deref(), &display);
+    if let Some(said) = after(&prepared.outdir) {
+        display.note(&said);
     }
     if let Some(stopped) = space.stopped(&prepared.outdir, not_started) {
         return Err(stopped);
@@ -170,15 +176,6 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
     } else {
         EXIT_FAILED
     })
-}
-
-/// Imports the run's reports into the store `--db` names (`mlb --db`):
-/// says what was imported, or warns why not; the run's verdict stays its own.
-fn store_run(db: &str, outdir: &Path, jobs: Option<&Path>, display: &Display) {
-    match crate::store::after_run::import_run(db, outdir, jobs) {
-        Ok(said) => display.note(said.trim_end()),
-        Err(e) => display.note(&format!("mlb: warning: the run was not stored: {}", mlb_record::fix::one_line(&e))),
-    }
 }
 
 /// Runs `mlb doctor`'s checks for this run, and the container's (the
@@ -228,7 +225,7 @@ fn preflight(args: &LaunchArgs, prepared: &Prepared, runtime: &Runtime) -> Resul
 /// The checks of the slots the run uses against their last burn
 /// (`--strict-preflight`, docs/burn.md): every node's under `--slurm`.
 fn burn_record(prepared: &Prepared) -> Vec<check::Check> {
-    use crate::burn::record::{self, Wanted};
+    use crate::doctor::burn_record::{self as record, Wanted};
     let hosts = prepared.allocation.as_ref().map_or_else(|| vec![record::this_host()], |a| a.nodes.clone());
     let local = prepared.allocation.is_none();
     let wanted: Vec<Wanted> = hosts

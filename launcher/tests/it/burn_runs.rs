@@ -25,7 +25,7 @@ use std::process::{Command, Output, Stdio};
 const SUITE: &str = "burn";
 
 /// Where the burns record their verdicts: each test's own folder.
-const BURNS_VAR: &str = mlb::burn::record::DIR_VAR;
+const BURNS_VAR: &str = mlb::doctor::burn_record::DIR_VAR;
 
 /// A private folder holding the libtorch plugin, for its gemm and membw.
 fn torch_plugin_dir() -> tempfile::TempDir {
@@ -188,7 +188,7 @@ fn an_all_reduce_across_two_slots_reports_its_bus_bandwidth_and_a_link_below_its
     let sizes: Vec<f64> = report["sizes"].as_array().unwrap().iter().map(|s| s["mb"].as_f64().unwrap()).collect();
     assert_eq!(sizes, [1.0, 25.0, 100.0], "{report:#}");
     eprintln!("all-reduce across 2 slots on loopback: {}", report["sizes"]);
-    let host = mlb::burn::record::this_host();
+    let host = mlb::doctor::burn_record::this_host();
     let record: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("burns").join(format!("{host}.json"))).unwrap())
             .unwrap();

@@ -56,7 +56,7 @@ fn missing_data_warns_or_refuses_and_the_verdict_and_system_are_written() {
 
 /// A record of this host's last burn at `time`, slot 0 passed or not.
 fn burnt(l: &Launches, time: i64, passed: bool) {
-    use mlb::burn::record::{self, Record, SlotRecord};
+    use mlb::doctor::burn_record::{self as record, Record, SlotRecord};
     let slot = SlotRecord {
         slot: "0".into(),
         gpu: None,
@@ -110,7 +110,7 @@ fn a_slot_that_failed_its_last_burn_is_refused_and_a_stale_burn_only_said() {
     // A FIFO in the place of the record once blocked the launcher, the
     // host lock held, until SIGKILL: it is said and refuses nothing.
     std::fs::create_dir_all(l.burns()).unwrap();
-    let record = l.burns().join(format!("{}.json", mlb::burn::record::this_host()));
+    let record = l.burns().join(format!("{}.json", mlb::doctor::burn_record::this_host()));
     nix::unistd::mkfifo(&record, nix::sys::stat::Mode::S_IRWXU).unwrap();
     let (code, said, _) = run("fifo");
     assert_eq!(code, Some(0), "{said}");

@@ -74,7 +74,7 @@ impl Launches {
     pub fn command(&self, jobs: &Path, out: &Path, extra: &[&str]) -> Command {
         let mut c = Command::new(super::mlb());
         c.arg("--plugin-dir").arg(self.plugins.path()).arg("--jobs").arg(jobs).arg("--outdir").arg(out).args(extra);
-        c.env(mlb::burn::record::DIR_VAR, self.burns());
+        c.env(mlb::doctor::burn_record::DIR_VAR, self.burns());
         private_lock(&mut c, &self.lock());
         c.env("NO_COLOR", "1").stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
         c

@@ -10,7 +10,6 @@
 //! warning) and refuses nothing: a campaign is not held back by a host that
 //! was never burnt.
 
-use super::Burn;
 use crate::check::{Check, Status};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -70,32 +69,6 @@ pub fn dir() -> PathBuf {
 /// This host's name, as the records key it.
 pub fn this_host() -> String {
     nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_else(|_| "unknown".into())
-}
-
-/// The records of `burn` (judged at `time`, written to `file`): one per
-/// host, the slots without a node being this host's.
-pub fn records(burn: &Burn, file: &Path, time: i64) -> Vec<Record> {
-    let mut out: Vec<Record> = Vec::new();
-    for v in &burn.verdicts {
-        let host = v.slot.node.clone().unwrap_or_else(this_host);
-        let at = match out.iter().position(|r| r.host == host) {
-            Some(at) => at,
-            None => {
-                out.push(Record { host, time, burn: file.to_path_buf(), slots: Vec::new() });
-                out.len() - 1
-            }
-        };
-        if !out[at].slots.iter().any(|s| s.slot == v.slot.id) {
-            let failed = burn.failed.iter().find(|f| f.slot == v.slot.label());
-            out[at].slots.push(SlotRecord {
-                slot: v.slot.id.clone(),
-                gpu: v.slot.gpu.clone(),
-                passed: failed.is_none(),
-                reason: failed.map(|f| f.reason.clone()),
-            });
-        }
-    }
-    out
 }
 
 /// Writes `records` into `dir`, one `HOST.json` each (replacing the
