@@ -172,7 +172,7 @@ const MKL_PATHS: [(&str, &str); 2] = [("MKL_CBWR", "COMPATIBLE"), ("MKL_ENABLE_I
 
 /// The torch tier: the whole workspace built in release in the PyTorch
 /// environment; the GPU check in CPU mode, from its pack
-/// ([`gpu_check::cpu_mode`]); mlb-torch's tests, then its learning tests
+/// ([`gpu_check::cpu_mode`]); clippy on mlb-torch; mlb-torch's tests, then its learning tests
 /// under each of [`MKL_PATHS`], then its doc tests; then the launcher's
 /// tests that run Python in the venv (group `torch`).
 fn torch(root: &Path, env: &Env) -> Result<(), Error> {
@@ -183,6 +183,10 @@ fn torch(root: &Path, env: &Env) -> Result<(), Error> {
     // tests, built by package, build the library again with the features
     // their dependencies unify to, and the pack's build would then redo it.
     gpu_check::cpu_mode(root, &built.env)?;
+    // mlb-torch is outside the default members the lint tier lints: its
+    // lints, as every member's, here where libtorch is.
+    let lint = ["clippy", "--release", "-p", "mlb-torch", "--all-targets", "--", "-D", "warnings"];
+    cmd::run(built.env.cargo().args(lint).current_dir(root))?;
     ensure_nextest(root)?;
     // One test at a time, each in a process of its own: libtorch's CPU
     // generator is one per process (a seeded test that learns, cart's,

@@ -3,9 +3,7 @@
 //! the metric's direction over a short training run on learnable data, and
 //! does not with `lr: 0`.
 
-mod common;
-
-use common::{colour_classes, evals};
+use crate::common::{colour_classes, evals};
 use mlb_plugin::Workload;
 use mlb_torch::workloads::{Convnet, Gpt, Recom, Translator, Vae, Wlm};
 use mlb_torch::{TorchPlugin, TorchWorkload};
@@ -106,7 +104,7 @@ fn convnet_evaluates_synthetic_data_and_names_a_missing_val_folder() {
     let dir = tempfile::tempdir().unwrap();
     colour_classes(&dir.path().join("train"), 2, 4);
     let data = dir.path().join("train").display().to_string();
-    let mut plugin = common::Run::<Convnet<false>>::new(&format!(r#"{{{tiny}, "data": {data:?}}}"#));
+    let mut plugin = crate::common::Run::<Convnet<false>>::new(&format!(r#"{{{tiny}, "data": {data:?}}}"#));
     plugin.step();
     let e = plugin.try_eval().unwrap_err().to_string();
     assert!(e.contains("no val/ folder in or beside") && e.contains(&data), "{e}");

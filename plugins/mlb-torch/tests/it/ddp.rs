@@ -5,11 +5,9 @@
 //!
 //! Build first in the same profile (`scripts/test-torch.sh` does):
 //! `cargo build --release -p mlb -p convnet_ddp` before
-//! `cargo test --release -p mlb-torch --test ddp`.
+//! `cargo test --release -p mlb-torch --test it ddp::`.
 
-mod common;
-
-use common::binary::{artifact, plugin_dir, root_or_skip};
+use crate::common::binary::{artifact, plugin_dir, root_or_skip};
 use mlb_torch::dist::{Backend, DataParallel, ProcessGroup, Rendezvous, Source};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

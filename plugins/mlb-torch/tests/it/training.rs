@@ -1,9 +1,7 @@
 //! Each workload really trains: on a fixed seed, the loss at the end of a
 //! short CPU run (tiny sizes) is lower than at its start.
 
-mod common;
-
-use common::{assert_learns, colour_classes, train};
+use crate::common::{assert_learns, colour_classes, train};
 use mlb_torch::workloads::{Convnet, Dcgan, Reso, ToyLstm, ToyReg, Vae, Vit, Wlm};
 
 #[test]

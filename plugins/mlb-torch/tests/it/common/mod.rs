@@ -1,6 +1,5 @@
 //! Helpers shared by the integration tests: running a workload in process
 //! on the CPU, and generating small data sets in the real formats.
-#![allow(dead_code)]
 
 pub mod binary;
 

@@ -4,9 +4,7 @@
 //! checkpointing against none, and the FLOPs per sequence against the
 //! formula.
 
-mod common;
-
-use common::train;
+use crate::common::train;
 use mlb_torch::precision::{Precision, TorchPrecision};
 use mlb_torch::workloads::gpt::attention::causal;
 use mlb_torch::workloads::gpt::model::Model;
@@ -128,7 +126,7 @@ fn fp16_with_loss_scaling_learns_the_sequence() {
 /// 3-layer model (seed 5) on fixed tokens, in `precision`, with each block
 /// checkpointed or not.
 fn gradients(checkpoint: bool, precision: Precision) -> (f64, Vec<(String, Tensor)>) {
-    let _guard = common::TORCH.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = crate::common::TORCH.lock().unwrap_or_else(|e| e.into_inner());
     tch::manual_seed(5);
     let shape = Shape { layers: 3, heads: 2, width: 32, seq_len: 16, vocab: 50, tied: true };
     let vs = tch::nn::VarStore::new(Device::Cpu);

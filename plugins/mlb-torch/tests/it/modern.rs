@@ -6,9 +6,7 @@
 //!
 //! Build first in the same profile (`scripts/test-torch.sh` does).
 
-mod common;
-
-use common::binary::{artifact, plugin_dir, root_or_skip};
+use crate::common::binary::{artifact, plugin_dir, root_or_skip};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;

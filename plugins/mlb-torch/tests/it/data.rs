@@ -1,9 +1,7 @@
 //! The real-format loaders, on small files the tests generate, and the
 //! synthetic fallback when no data folder is given.
 
-mod common;
-
-use common::{image_classes, train, write_jpegs, Run};
+use crate::common::{image_classes, train, write_jpegs, Run};
 use mlb_torch::data::corpus::{Corpus, EOS};
 use mlb_torch::data::image_folder::ImageFolder;
 use mlb_torch::data::mnist::{self, IdxImages};
