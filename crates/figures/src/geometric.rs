@@ -1,6 +1,8 @@
 //! The geometric mean: the score of `mlb report` (the original's PG) and of
 //! `mlb db compare` over the benches of a system.
 
+use crate::moments::weighted_mean;
+
 /// Geometric mean as the original computed PG: the product of the values
 /// raised to `1 / count`, NaN values left out (pandas' `prod()` and
 /// `count()`); `None` without a value (the original's PG was then
@@ -16,11 +18,12 @@ pub fn geometric_mean(values: &[f64]) -> f64 {
 }
 
 /// The geometric mean of `values` weighted by their weights (`(weight,
-/// value)` pairs, positive values): `exp(sum(w ln v) / sum(w))`, the
-/// score of a score profile; `None` without a weight.
+/// value)` pairs, positive values): the exponential of the weighted mean
+/// of their logarithms, the score of a score profile; `None` without a
+/// weight.
 pub fn weighted(values: &[(f64, f64)]) -> Option<f64> {
-    let total: f64 = values.iter().map(|(w, _)| w).sum();
-    (total > 0.0).then(|| values.iter().map(|(w, v)| w / total * v.ln()).sum::<f64>().exp())
+    let logs: Vec<(f64, f64)> = values.iter().map(|(w, v)| (*w, v.ln())).collect();
+    weighted_mean(&logs).map(f64::exp)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! figure (the report, the acceptance verdict, the store's queries, the
 //! served pages) computes it through these functions.
 //!
-//! - [`moments`]: count, mean and variance of finite values, pooled and scaled;
+//! - [`moments`]: the one sum (correctly rounded), mean, weighted mean and
+//!   variance, and the moments of finite values;
 //! - [`sample`]: a sample's statistics as pandas took them (n, mean, sd, CI);
 //! - [`student`]: Student's t distribution, its quantiles and tails;
 //! - [`welch`]: Welch's test that two samples have the same mean;

@@ -1,9 +1,9 @@
-//! The arithmetic mean and variance of values, the one place mlb sums them
-//! (correctly rounded: the same figure whatever the order the values are
-//! read in, a folder walk's, a store's or a page's), and [`Moments`]: count, mean and sample variance of a sample's finite
-//! values, as Welch's test and the regression rule take them (a history's
-//! runs pooled by concatenating their values, so that every view sums them
-//! in one order).
+//! The one place mlb sums figures, correctly rounded, so that a figure is
+//! the same whatever order its values were read in (a folder walk's, a
+//! store's, a page's); the arithmetic mean, weighted mean and variance made
+//! of that sum; and [`Moments`]: count, mean and sample variance of a
+//! sample's finite values, as Welch's test and the regression rule take
+//! them.
 
 use serde::Serialize;
 

@@ -97,7 +97,7 @@ pub fn history(reader: &Reader, query: &HistoryQuery) -> Result<HistoryPage, Dat
 }
 
 impl Page for HistoryPage {
-    /// `mlb db history --format csv`: its columns, whether a point regressed the last.
+    /// `mlb db history --format csv`, whose last column says whether a point regressed.
     fn csv(&self) -> String {
         render(&self.history, Format::Csv)
     }

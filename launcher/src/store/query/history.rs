@@ -31,8 +31,8 @@ pub struct Point {
     /// `score` the items/s over the series' first run's.
     pub value: f64,
     /// The values `value` is the mean of (of those that are a measure, for
-    /// joules per item), scaled as it is: what the
-    /// regression rule judges a point by.
+    /// joules per item), scaled as it is: what the regression rule judges a
+    /// point by.
     #[serde(skip)]
     pub values: Vec<f64>,
 }
