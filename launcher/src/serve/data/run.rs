@@ -16,13 +16,12 @@ use crate::report::{aggregate_from, Options, Report};
 use crate::store::import::kept::inflate;
 use crate::store::query::args::{Filters, RunFilters};
 use crate::store::query::runs::runs as listed;
-use crate::store::StoreError;
+use crate::store::query::sql::{Bind, Sql};
 use crate::system::SystemDesc;
 use mlb_record::contract::read::{read_text, Reading, Unreadable};
 use mlb_record::contract::report::Report as ReportFile;
 use mlb_record::contract::telemetry::Timeline;
 use serde::Serialize;
-use sqlx::any::AnyRow;
 use sqlx::FromRow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -100,17 +99,15 @@ pub struct RunPage {
 /// The run `query` names.
 pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
     let store = reader.store();
-    let failing = |what: &'static str| move |e: sqlx::Error| StoreError::query(store.location(), what, &e);
     let filters = Filters { system: None, runs: RunFilters { run: Some(query.id), ..RunFilters::default() } };
     let row = listed(store, &filters)?.pop().ok_or(DataError::NoRun { id: query.id })?;
-    let sql = "SELECT s.gpu_model, s.description FROM runs r JOIN systems s ON s.id = r.system_id WHERE r.id = $1";
-    let system: Vec<RunSystem> = of_run(store, sql, query.id).map_err(failing("reading the run's system"))?;
+    let sql = "SELECT s.gpu_model, s.description FROM runs r JOIN systems s ON s.id = r.system_id WHERE r.id = ";
+    let system: Vec<RunSystem> = of_run(sql, query.id, "").rows(store, "reading the run's system")?;
     let (gpu_model, description) = system.into_iter().next().map(|s| (s.gpu_model, s.description)).unwrap_or_default();
-    let failed =
-        sqlx::query_scalar("SELECT COUNT(*) FROM instances WHERE run_id = $1 AND outcome = 'failed'").bind(query.id);
-    let failed: i64 = store.block_on(failed.fetch_one(store.pool())).map_err(failing("counting failures"))?;
-    let sql = "SELECT file, report_hash, LENGTH(body) AS bytes FROM report_texts WHERE run_id = $1";
-    let stored: Vec<Kept> = of_run(store, sql, query.id).map_err(failing("reading the reports"))?;
+    let sql = "SELECT COUNT(*) FROM instances WHERE outcome = 'failed' AND run_id = ";
+    let failed: i64 = of_run(sql, query.id, "").scalars(store, "counting failures")?.pop().unwrap_or(0);
+    let sql = "SELECT file, report_hash, LENGTH(body) AS bytes FROM report_texts WHERE run_id = ";
+    let stored: Vec<Kept> = of_run(sql, query.id, "").rows(store, "reading the reports")?;
     let mut hashes = HashMap::new();
     let mut size = 0;
     let mut key = String::new();
@@ -125,10 +122,11 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
     let Built { report, timelines, notes } =
         reader.runs().get(&query.id, &key, large, || build(reader, query.id, &folder, &gpu_model, &system))?;
     let sql = "SELECT i.file, i.entry, i.bench, i.device, t.log, t.tail FROM log_tails t JOIN instances i \
-               ON i.report_hash = t.report_hash AND i.entry = t.entry WHERE i.run_id = $1 ORDER BY i.file, i.entry";
-    let log_tails: Vec<LogTailView> = of_run(store, sql, query.id).map_err(failing("reading the log tails"))?;
-    let documents: Vec<Document> = of_run(store, "SELECT name, body FROM run_documents WHERE run_id = $1", query.id)
-        .map_err(failing("reading the acceptance record"))?;
+               ON i.report_hash = t.report_hash AND i.entry = t.entry WHERE i.run_id = ";
+    let log_tails: Vec<LogTailView> =
+        of_run(sql, query.id, " ORDER BY i.file, i.entry").rows(store, "reading the log tails")?;
+    let sql = "SELECT name, body FROM run_documents WHERE run_id = ";
+    let documents: Vec<Document> = of_run(sql, query.id, "").rows(store, "reading the acceptance record")?;
     let document = |name: &str| documents.iter().find(|d| d.name == name).map(|d| d.body.clone());
     let record = document(ACCEPTANCE);
     let acceptance_standing = record.as_ref().map(|text| {
@@ -147,12 +145,11 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
     })
 }
 
-/// The rows `sql` selects of the run `id` (its one placeholder).
-fn of_run<T>(store: &crate::store::Store, sql: &str, id: i64) -> Result<Vec<T>, sqlx::Error>
-where
-    T: for<'r> FromRow<'r, AnyRow> + Send + Unpin,
-{
-    store.block_on(sqlx::query_as(sql).bind(id).fetch_all(store.pool()))
+/// The statement `select` (ending in `= `) of the run `id`, then `rest`.
+fn of_run(select: &str, id: i64, rest: &str) -> Sql {
+    let mut sql = Sql::new(select);
+    sql.bind(Bind::Int(id)).push(rest);
+    sql
 }
 
 /// A run's system: its GPU model and description (`system.json`), if any.
@@ -203,9 +200,8 @@ fn build(
     system: &Option<SystemDesc>,
 ) -> Result<Built, DataError> {
     let store = reader.store();
-    let failing = |e: sqlx::Error| StoreError::query(store.location(), "reading the reports", &e);
-    let sql = "SELECT file, body FROM report_texts WHERE run_id = $1 ORDER BY file";
-    let texts: Vec<Text> = of_run(store, sql, id).map_err(failing)?;
+    let sql = "SELECT file, body FROM report_texts WHERE run_id = ";
+    let texts: Vec<Text> = of_run(sql, id, " ORDER BY file").rows(store, "reading the reports")?;
     let mut notes = Vec::new();
     let mut stored = Stored { system: system.clone(), texts: HashMap::new() };
     // Each deflated body is dropped once inflated.

@@ -19,7 +19,7 @@ pub mod regressions;
 pub mod render;
 pub mod runs;
 pub mod scale;
-mod sql;
+pub(crate) mod sql;
 pub mod svg;
 pub mod systems;
 
