@@ -110,6 +110,11 @@ pub fn hash(mut file: std::fs::File) -> std::io::Result<(u64, String)> {
     }
 }
 
+/// Size and SHA-256 (lower-case hex) of `bytes`.
+pub fn digest(bytes: &[u8]) -> (u64, String) {
+    (bytes.len() as u64, hex(&Sha256::digest(bytes)))
+}
+
 /// Lower-case hex of `digest`.
 pub fn hex(digest: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()

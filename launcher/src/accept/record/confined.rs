@@ -224,7 +224,7 @@ pub fn rehash(folder: &Dir, recorded: &[Hashed]) -> (Vec<Hashed>, Vec<LeftOut>) 
         };
         match folder.read_bounded(&rel, INPUT_LIMIT) {
             Ok(bytes) if budget.take(1, bytes.len() as u64) => {
-                let (size, sha256) = digest(&bytes);
+                let (size, sha256) = crate::prepare::manifest::digest(&bytes);
                 hashed.push(Hashed { sha256, size, ..h.clone() });
             }
             Ok(_) => left_out.push(leave(format!("past the limits of --verify ({MAX_BYTES} bytes in all)"))),
@@ -233,12 +233,6 @@ pub fn rehash(folder: &Dir, recorded: &[Hashed]) -> (Vec<Hashed>, Vec<LeftOut>) 
         }
     }
     (hashed, left_out)
-}
-
-/// Size and SHA-256 (lower-case hex) of `bytes`.
-fn digest(bytes: &[u8]) -> (u64, String) {
-    use sha2::{Digest, Sha256};
-    (bytes.len() as u64, crate::prepare::manifest::hex(&Sha256::digest(bytes)))
 }
 
 #[cfg(test)]

@@ -55,11 +55,14 @@ pub struct LogTail {
     pub tail: String,
 }
 
-/// `text` deflated (zlib, fast level: the import's time goes to reading).
+/// `text` deflated (zlib, fast level: the import's time goes to reading),
+/// no longer than it is: the import holds every file's until it is written.
 pub fn deflate(text: &str) -> Vec<u8> {
     let mut encoder = ZlibEncoder::new(Vec::with_capacity(text.len() / 4), Compression::fast());
     encoder.write_all(text.as_bytes()).expect("writing to memory");
-    encoder.finish().expect("writing to memory")
+    let mut body = encoder.finish().expect("writing to memory");
+    body.shrink_to_fit();
+    body
 }
 
 /// The text of a stored body; `None` when it is not one [`deflate`] wrote

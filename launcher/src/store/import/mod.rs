@@ -1,13 +1,14 @@
 //! `mlb db import DIR...`: mlb's run folders and the original suite's
 //! report folders, at any depth, into the store.
 //!
-//! - [`scan`]: the report files under a folder, judged as `mlb report`
-//!   judges the folder, hashed, grouped by run folder;
-//! - [`extract`]: what is kept of a report beyond `mlb report`'s view;
+//! - [`scan`]: the report files under a folder, each read and parsed once
+//!   (with what is kept beyond `mlb report`'s view, the record crate's
+//!   `Extra`), judged as `mlb report` judges the folder, hashed, grouped by
+//!   run folder;
 //! - [`system`]: which system a run folder is of;
 //! - [`rows`]: a run folder's rows;
 //! - [`kept`]: what is kept beyond the figures (report texts, log tails, documents);
-//! - [`write`]: one run folder written in one transaction.
+//! - [`write`]: run folders written a batch a transaction.
 //!
 //! Idempotent: a run folder whose report files are all stored (their
 //! content hashes, with their texts: a file imported before the store kept
@@ -17,10 +18,10 @@
 //! it, rows.rs), not its file's bytes: an appended file grown, or a report
 //! rewritten in place, updates its instances and adds the new ones. A run
 //! folder cut short (a killed import, a full disk) left nothing and is
-//! written whole by the next import. Two imports at once both land, with
+//! written whole by the next import: folders are written a batch a
+//! transaction. Two imports at once both land, with
 //! no duplicate: the second writer of an instance updates it.
 
-pub mod extract;
 pub mod kept;
 pub mod rows;
 pub mod scan;
@@ -168,36 +169,32 @@ impl Store {
         Ok(known)
     }
 
-    /// Writes each of `runs` in its own transaction, retried when another
-    /// writer held the store; returns how many were written and what they
-    /// wrote.
+    /// Writes `runs` in one transaction, retried when another writer held
+    /// the store; returns how many were written and what they wrote.
     fn write_runs(&self, runs: &[write::NewRun<'_>]) -> Result<(usize, write::Written), StoreError> {
-        let (mut written, mut instances) = (0, write::Written::default());
-        for run in runs {
-            let what = || format!("importing the run folder {}", run.folder);
-            let mut tries = 0;
-            let new = loop {
-                let done = self.block_on(async {
-                    let mut conn = self.pool().acquire().await?;
-                    write::write_run(&mut conn, self.backend(), run).await
-                });
-                match done {
-                    Err(e) if contended(&e) && tries < RETRIES => {
-                        tries += 1;
-                        std::thread::sleep(Duration::from_millis(20 * tries));
-                    }
-                    done => break done.map_err(|e| StoreError::query(self.location(), what(), &e))?,
+        let Some(first) = runs.first() else { return Ok((0, write::Written::default())) };
+        let what = || match runs.len() {
+            1 => format!("importing the run folder {}", first.folder),
+            n => format!("importing the run folder {} (and {} more)", first.folder, n - 1),
+        };
+        let mut tries = 0;
+        loop {
+            let done = self.block_on(async {
+                let mut conn = self.pool().acquire().await?;
+                write::write_runs(&mut conn, self.backend(), runs).await
+            });
+            match done {
+                Err(e) if contended(&e) && tries < RETRIES => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(20 * tries));
                 }
-            };
-            written += 1;
-            instances.new += new.new;
-            instances.updated += new.updated;
+                done => return Ok((runs.len(), done.map_err(|e| StoreError::query(self.location(), what(), &e))?)),
+            }
         }
-        Ok((written, instances))
     }
 }
 
-/// Times a run folder is written again after another writer got in its way.
+/// Times a batch of run folders is written again after another writer got in its way.
 const RETRIES: u64 = 10;
 
 /// Whether `error` is another writer's doing, worth a retry: SQLite's busy

@@ -1,16 +1,14 @@
 //! A run folder's rows: its system, its run, and an instance row (with its
 //! metrics) for each entry of its new report files.
 
-use super::extract::{entries_of, Extra};
 use super::kept::{self, LogTail, StoredText};
 use super::scan::{ReportFile, RunFolder};
 use super::system::SystemRow;
 use super::write::{InstanceRow, NewRun};
 use super::Labels;
-use crate::linux::dir::Dir;
 use crate::report::Check;
 use chrono::{DateTime, NaiveDateTime, Utc};
-use mlb_record::contract::read::Entry;
+use mlb_record::contract::read::{Entry, Extra};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -53,8 +51,7 @@ pub fn system_of(folder: &RunFolder) -> SystemRow {
 }
 
 /// The rows of `folder`'s report files (all new), of `system`, labelled by
-/// `labels`, imported at `now`. Reads each file again for what the light
-/// view leaves out.
+/// `labels`, imported at `now`.
 pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, now: &str) -> NewRun<'a> {
     let entries: Vec<&Entry> = folder.files.iter().flat_map(|f| f.entries.iter().map(|e| &e.0)).collect();
     let dir = folder.open();
@@ -62,9 +59,8 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
     let mut extras_all = Vec::with_capacity(entries.len());
     let (mut texts, mut log_tails) = (Vec::with_capacity(folder.files.len()), Vec::new());
     for file in &folder.files {
-        let (extras, text) = extras_of(dir.as_ref(), file);
         let relative = file.path.strip_prefix(&folder.path).unwrap_or(&file.path).to_string_lossy().into_owned();
-        for (i, ((entry, check), extra)) in file.entries.iter().zip(&extras).enumerate() {
+        for (i, ((entry, check), extra)) in file.entries.iter().zip(&file.extras).enumerate() {
             let row = instance(file, &relative, i, entry, *check, extra);
             if let (true, Some(log), Some(dir)) = (row.outcome == "failed", &extra.log, &dir) {
                 if let Some(tail) = kept::log_tail(dir, &folder.path, log) {
@@ -78,10 +74,8 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
             }
             instances.push(row);
         }
-        if let Some(text) = text {
-            texts.push(StoredText { report_hash: file.hash.clone(), file: relative, body: kept::deflate(&text) });
-        }
-        extras_all.extend(extras);
+        texts.push(StoredText { report_hash: file.hash.clone(), file: relative, body: file.body.clone() });
+        extras_all.extend(&file.extras);
     }
     let folder_text = folder.path.to_string_lossy().into_owned();
     let identities = identities(&folder_text, &instances_keys(&instances, &extras_all));
@@ -113,7 +107,7 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
 /// What names each of `rows` (whose extras are `extras`), beside its run
 /// folder and its place among rows alike: the fields a report's identity
 /// is made of, never its file's bytes or name.
-fn instances_keys(rows: &[InstanceRow], extras: &[Extra]) -> Vec<(String, (String, i64))> {
+fn instances_keys(rows: &[InstanceRow], extras: &[&Extra]) -> Vec<(String, (String, i64))> {
     rows.iter()
         .zip(extras)
         .map(|(row, extra)| {
@@ -157,18 +151,6 @@ fn identities(folder: &str, keys: &[(String, (String, i64))]) -> Vec<String> {
         *count += 1;
     }
     out
-}
-
-/// What each entry of `file` (in the run folder held open as `dir`) adds,
-/// and the file's text to keep; empty extras and no text when the file
-/// cannot be read again as it was (changed since, or now a link).
-fn extras_of(dir: Option<&Dir>, file: &ReportFile) -> (Vec<Extra>, Option<String>) {
-    let bytes = dir.and_then(|d| d.read_bounded(file.name(), kept::MAX_TEXT_BYTES).ok());
-    let text = bytes.and_then(|b| String::from_utf8(b).ok());
-    match text.as_deref().and_then(entries_of) {
-        Some(extras) if extras.len() == file.entries.len() => (extras, text),
-        _ => (vec![Extra::default(); file.entries.len()], None),
-    }
 }
 
 /// The row of the `index`th entry of `file`.

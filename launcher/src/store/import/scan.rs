@@ -1,18 +1,19 @@
 //! Finding what to import under a folder: its report files at any depth
-//! (mlb's and the original suite's, through the one report reader), judged
-//! as `mlb report` judges the folder, hashed, and grouped into run folders
-//! (each folder that holds report files).
+//! (mlb's and the original suite's, through the one report reader), each
+//! read once and parsed once into its entries and what the store keeps
+//! beyond them, hashed and its text deflated as it is read, judged as
+//! `mlb report` judges the folder, and grouped into run folders (each
+//! folder that holds report files).
 //!
 //! The folder is a vendor's: below the folder the user named, no link is
-//! followed and no special file is read ([`Dir`]). A report reached through
-//! a link (to a file or a folder) is left out, with the reason, before it
-//! is judged or hashed.
+//! followed and no special file is read (the reader's
+//! [`read_folder_no_links`]). A report reached through a link (to a file or
+//! a folder) is left out, with the reason, before it is read.
 
-use super::kept::MAX_TEXT_BYTES;
+use super::kept;
 use crate::linux::dir::Dir;
 use crate::report::{judge, Check};
-use mlb_record::contract::read::{read_folder_no_links, Entry, FolderError, Unreadable};
-use rayon::prelude::*;
+use mlb_record::contract::read::{read_folder_no_links, Entry, Extra, FolderError, Unreadable};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,8 +34,8 @@ pub struct Scan {
 pub struct RunFolder {
     /// The folder, absolute, links resolved: one folder has one name.
     pub path: PathBuf,
-    /// The folder the user named, held open (every file of the run is read
-    /// below it, no link followed).
+    /// The folder the user named, held open (every other file of the run is
+    /// read below it, no link followed).
     pub root: Arc<Dir>,
     /// The folder, relative to `root`.
     pub rel: PathBuf,
@@ -57,15 +58,12 @@ pub struct ReportFile {
     pub path: Arc<Path>,
     /// sha256 (hex) of its bytes.
     pub hash: String,
+    /// Its text as read, deflated ([`kept::deflate`]).
+    pub body: Vec<u8>,
     /// Its entries in file order, each with the first check it fails.
     pub entries: Vec<(Entry, Option<Check>)>,
-}
-
-impl ReportFile {
-    /// Its name in its run folder.
-    pub fn name(&self) -> &Path {
-        self.path.file_name().map_or(Path::new(""), Path::new)
-    }
+    /// What each entry adds to its light view, in the same order.
+    pub extras: Vec<Extra>,
 }
 
 /// Reads every report under `dir` and groups them; errs only when `dir`
@@ -75,55 +73,31 @@ pub fn scan(dir: &Path) -> Result<Scan, FolderError> {
     // One name for a folder, whatever path reached it (`a/./b`, a link).
     let dir = std::fs::canonicalize(dir).map_err(failed)?;
     let root = Arc::new(Dir::open(&dir).map_err(failed)?);
-    let reading = read_folder_no_links(&dir)?;
-    let mut files: Vec<(Arc<Path>, Vec<Entry>)> = Vec::new();
-    for entry in reading.entries {
-        match files.last_mut() {
-            Some(last) if Arc::ptr_eq(&last.0, &entry.file) => last.1.push(entry),
-            _ => files.push((entry.file.clone(), vec![entry])),
-        }
-    }
-    let mut unreadable = reading.unreadable;
-    let hashes: Vec<std::io::Result<String>> =
-        files.par_iter().map(|(path, _)| hash_inside(&root, path.strip_prefix(&dir).unwrap_or(path))).collect();
-    let mut kept: Vec<(Arc<Path>, String, usize)> = Vec::new();
-    let mut entries: Vec<Entry> = Vec::new();
-    for ((path, found), hash) in files.into_iter().zip(hashes) {
-        match hash {
-            Ok(hash) => {
-                kept.push((path, hash, found.len()));
-                entries.extend(found);
-            }
-            Err(e) => unreadable.push(Unreadable { path: path.to_path_buf(), reason: e.to_string() }),
-        }
+    let reading =
+        read_folder_no_links(&dir, |text| (crate::prepare::manifest::digest(text.as_bytes()).1, kept::deflate(text)))?;
+    // Judged together, in the reader's order, as `mlb report` judges them.
+    let mut entries = Vec::new();
+    let mut files = Vec::with_capacity(reading.files.len());
+    for file in reading.files {
+        let (light, extras): (Vec<Entry>, Vec<Extra>) = file.entries.into_iter().unzip();
+        files.push((file.path, file.kept, extras));
+        entries.extend(light);
     }
     let checks = judge(&entries);
     let mut judged = entries.into_iter().zip(checks);
     let mut folders: Vec<RunFolder> = Vec::new();
     let mut index: HashMap<PathBuf, usize> = HashMap::new();
-    for (path, hash, count) in kept {
+    for (path, (hash, body), extras) in files {
         let folder = path.parent().unwrap_or(&dir).to_path_buf();
         let at = *index.entry(folder.clone()).or_insert_with(|| {
             let rel = folder.strip_prefix(&dir).unwrap_or(Path::new("")).to_path_buf();
             folders.push(RunFolder { path: folder, root: root.clone(), rel, files: Vec::new() });
             folders.len() - 1
         });
-        let entries = judged.by_ref().take(count).collect();
-        folders[at].files.push(ReportFile { path, hash, entries });
+        let entries = judged.by_ref().take(extras.len()).collect();
+        folders[at].files.push(ReportFile { path, hash, body, entries, extras });
     }
-    Ok(Scan { dir, folders, unreadable })
-}
-
-/// sha256 (hex) of the regular file `rel` below `root` (no link followed,
-/// of at most [`MAX_TEXT_BYTES`]), hashed as `mlb prepare` hashes its files.
-pub fn hash_inside(root: &Dir, rel: &Path) -> std::io::Result<String> {
-    let file = root.open_file(rel)?;
-    let size = file.metadata()?.len();
-    if size > MAX_TEXT_BYTES {
-        let why = format!("{size} bytes, over the limit of {MAX_TEXT_BYTES} bytes for a report file");
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
-    }
-    crate::prepare::manifest::hash(file).map(|(_, sha256)| sha256)
+    Ok(Scan { dir, folders, unreadable: reading.unreadable })
 }
 
 /// sha256 (hex) of the file at `path` (the user's own: the jobs file),
@@ -157,6 +131,9 @@ mod tests {
         assert_eq!(checks, [Some(Check::NanLoss), Some(Check::NoThroughput)]);
         assert_eq!(three.files[0].hash, hash_file(&dir.path().join("a/b/three.json")).unwrap());
         assert_eq!(three.files[0].hash.len(), 64);
+        let text = std::fs::read_to_string(dir.path().join("a/b/three.json")).unwrap();
+        assert_eq!(kept::inflate(&three.files[0].body).as_deref(), Some(text.as_str()));
+        assert_eq!(three.files[0].extras.len(), 2);
         assert_eq!(scan.unreadable.len(), 1);
     }
 }

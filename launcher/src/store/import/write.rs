@@ -1,15 +1,17 @@
-//! Writing one run folder: its system, its run, its labels, its instances
-//! and their metrics, in one transaction. Rows go in batches of many rows
-//! a statement, every value a bound parameter, every text through
+//! Writing run folders: each its system, its run, its labels, its
+//! instances and their metrics, a batch of folders in one transaction (a
+//! folder is stored whole or not at all; a commit writes every page it
+//! changed again: fewer commits, fewer writes). Rows go in batches of many
+//! rows a statement, every value a bound parameter, every text through
 //! [`bind_text`]. The run is written as its folder is now: an instance
 //! stored before (the same identity) is updated in place, one its folder
 //! no longer holds is removed, and a run of the same folder left without
 //! instances (stored under another system before) is removed.
 
-use super::extract::Metric;
 use super::kept::{LogTail, StoredText};
 use super::system::SystemRow;
 use crate::store::{bind_f64, bind_text, Backend};
+use mlb_record::contract::read::Metric;
 use sqlx::any::AnyArguments;
 use sqlx::query::Query;
 use sqlx::{Any, AnyConnection, Row};
@@ -100,13 +102,29 @@ pub struct Written {
     pub updated: usize,
 }
 
-/// Writes `run` on `conn` (of `backend`) inside a transaction. Nothing is
-/// written when it fails.
-pub async fn write_run(conn: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -> Result<Written, sqlx::Error> {
+/// Writes `runs` on `conn` (of `backend`) inside one transaction. Nothing
+/// is written when it fails.
+pub async fn write_runs(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    runs: &[NewRun<'_>],
+) -> Result<Written, sqlx::Error> {
     use sqlx::Connection;
     let mut tx = conn.begin().await?;
-    let system_id = system_id(&mut tx, &run.system).await?;
-    let run_id = run_id(&mut tx, system_id, run).await?;
+    let mut written = Written::default();
+    for run in runs {
+        let run = write_run(&mut tx, backend, run).await?;
+        written.new += run.new;
+        written.updated += run.updated;
+    }
+    tx.commit().await?;
+    Ok(written)
+}
+
+/// Writes `run` on `tx` (of `backend`), inside the caller's transaction.
+async fn write_run(tx: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -> Result<Written, sqlx::Error> {
+    let system_id = system_id(tx, &run.system).await?;
+    let run_id = run_id(tx, system_id, run).await?;
     for (key, value) in run.tags {
         let query = sqlx::query(
             "INSERT INTO tags (run_id, key, value) VALUES ($1, $2, $3) \
@@ -116,7 +134,7 @@ pub async fn write_run(conn: &mut AnyConnection, backend: Backend, run: &NewRun<
         bind_text(bind_text(query, Some(key.as_str())), Some(value.as_str())).execute(&mut *tx).await?;
     }
     let identities: Vec<&str> = run.instances.iter().map(|row| row.identity.as_str()).collect();
-    let stored = count_in(&mut tx, backend, "SELECT COUNT(*) FROM instances WHERE identity IN ", &identities).await?;
+    let stored = count_in(tx, backend, "SELECT COUNT(*) FROM instances WHERE identity IN ", &identities).await?;
     // RETURNING gives its rows in no set order: each by its identity.
     let mut returned: HashMap<String, i64> = HashMap::with_capacity(run.instances.len());
     for batch in run.instances.chunks(INSTANCES_A_STATEMENT) {
@@ -148,12 +166,12 @@ pub async fn write_run(conn: &mut AnyConnection, backend: Backend, run: &NewRun<
             backend.placeholders(batch.len(), 4)
         );
         let query = batch.iter().fold(sqlx::query(&sql), |q, (id, (name, value, unit))| {
-            bind_text(bind_text(q.bind(*id), Some(name.as_str())).bind(*value), Some(unit.as_str()))
+            bind_text(bind_text(q.bind(*id), Some(&**name)).bind(*value), Some(&**unit))
         });
         query.execute(&mut *tx).await?;
     }
-    remove_stale(&mut tx, backend, run_id, &ids).await?;
-    write_kept(&mut tx, backend, run_id, run).await?;
+    remove_stale(tx, backend, run_id, &ids).await?;
+    write_kept(tx, backend, run_id, run).await?;
     sqlx::query(
         "DELETE FROM runs WHERE folder = $1 AND id <> $2 AND NOT EXISTS \
          (SELECT 1 FROM instances i WHERE i.run_id = runs.id)",
@@ -162,7 +180,6 @@ pub async fn write_run(conn: &mut AnyConnection, backend: Backend, run: &NewRun<
     .bind(run_id)
     .execute(&mut *tx)
     .await?;
-    tx.commit().await?;
     let stored = stored as usize;
     Ok(Written { new: ids.len().saturating_sub(stored), updated: stored.min(ids.len()) })
 }

@@ -8,14 +8,19 @@
 //! of its MFU (`flops_per_item`, `peak_tflops`), and the scalar
 //! arguments of the config. Numbers may be the original's `NaN`/`Infinity` tokens (read
 //! through [`text`](super::text)'s markers) or `null`.
+//!
+//! The same pass also gives what the store keeps beyond that view
+//! ([`Extra`]) when asked (`EXTRA`): the fields [`Extra`] reads are then
+//! read as values, kept for it, and the view's own fields taken from them.
 
 use super::conditions::{Conditions, RawTelemetry};
+use super::extra::{self, Extra};
 use super::intern::intern;
 use super::text::marker_value;
 use crate::contract::keys::Key as ReportKey;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
@@ -128,6 +133,8 @@ pub struct RawEntry {
     /// The first field of an odd type (a string `train_item`, a scalar
     /// `batch_loss`), read as missing.
     odd: Option<&'static str>,
+    /// What the store keeps beyond this view, when asked for (else empty).
+    extra: Extra,
 }
 
 impl RawEntry {
@@ -136,14 +143,15 @@ impl RawEntry {
     /// is missing or true) and a field it is judged by has an odd type (the
     /// original stopped on it). A failed entry with such a field stays a
     /// failure: the original never read those fields of a failed entry.
-    pub fn into_entry(self, file: &Arc<Path>) -> Result<Entry, &'static str> {
+    /// Its [`Extra`] comes beside it (empty unless it was asked for).
+    pub fn into_entry(self, file: &Arc<Path>) -> Result<(Entry, Extra), &'static str> {
         let name = self.name.ok_or("an entry has no `name`")?;
         if let (Some(why), true) = (self.odd, self.completed != Some(false)) {
             return Err(why);
         }
         let mut args = self.args;
         args.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok(Entry {
+        let entry = Entry {
             file: file.clone(),
             name,
             suite: self.suite,
@@ -159,7 +167,8 @@ impl RawEntry {
             flops_per_item: self.flops_per_item,
             probe_peak: self.probe_peak,
             args,
-        })
+        };
+        Ok((entry, self.extra))
     }
 }
 
@@ -224,19 +233,21 @@ impl Key<'_> {
 /// A [`RawEntry`] parsed from strict JSON (`TOLERANT = false`: numbers
 /// are finite, so the losses are skipped unparsed but for `null`) or from
 /// text whose non-finite tokens became [`text`](super::text)'s
-/// markers (`TOLERANT = true`).
-pub struct Parsed<const TOLERANT: bool>(pub RawEntry);
+/// markers (`TOLERANT = true`); with its [`Extra`] when `EXTRA`.
+pub struct Parsed<const TOLERANT: bool, const EXTRA: bool>(pub RawEntry);
 
-impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
+impl<'de, const TOLERANT: bool, const EXTRA: bool> Deserialize<'de> for Parsed<TOLERANT, EXTRA> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct EntryVisitor<const T: bool>;
-        impl<'de, const T: bool> Visitor<'de> for EntryVisitor<T> {
-            type Value = Parsed<T>;
+        struct EntryVisitor<const T: bool, const X: bool>;
+        impl<'de, const T: bool, const X: bool> Visitor<'de> for EntryVisitor<T, X> {
+            type Value = Parsed<T, X>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a report object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed<T>, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed<T, X>, A::Error> {
                 let mut e = RawEntry::default();
+                // The fields `Extra` reads, as values (only when `X`).
+                let mut kept = Map::new();
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
                         Key::Name => e.name = Some(map.next_value::<Option<Name>>()?.map(|n| n.0)),
@@ -244,22 +255,30 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
                         Key::Vcd => e.vcd = e.text(map.next_value()?, "`vcd` is not a string or a number"),
                         Key::Gpu => e.gpu = e.text(map.next_value()?, "`gpu` is not a string"),
                         Key::Hostname => e.hostname = e.text(map.next_value()?, "`hostname` is not a string"),
-                        Key::Provenance => e.slurm_node = map.next_value::<ProvenanceNode>()?.node(),
-                        Key::Telemetry => e.conditions = map.next_value::<RawTelemetry>()?.conditions(),
+                        Key::Provenance => {
+                            e.slurm_node = next::<X, _, ProvenanceNode>(&mut map, &mut kept, "provenance")?.node();
+                        }
+                        Key::Telemetry => {
+                            e.conditions = next::<X, _, RawTelemetry>(&mut map, &mut kept, "telemetry")?.conditions();
+                        }
                         Key::Completed => e.completed = Some(map.next_value::<Shallow>()?.truth()),
                         Key::Failure => e.failure = map.next_value::<Object<RawFailure>>()?.pair(),
                         Key::TrainItem => {
-                            let avg = map.next_value::<Object<RawThroughput>>()?.avg();
+                            let avg = next::<X, _, Object<RawThroughput>>(&mut map, &mut kept, "train_item")?.avg();
                             e.avg = e.or_odd(avg, "`train_item` is not an object with a numeric `avg`").flatten();
                         }
                         Key::BatchLoss => {
-                            let LossScan(losses) = map.next_value::<LossScan<T>>()?;
+                            let LossScan(losses) = next::<X, _, LossScan<T>>(&mut map, &mut kept, "batch_loss")?;
                             e.losses = e.or_odd(losses, "`batch_loss` is not a list of numbers").unwrap_or_default();
                         }
                         // Figures of the MFU only: one of another type is
                         // left out, and the entry judged as it is.
                         Key::FlopsPerItem => e.flops_per_item = map.next_value::<Num>()?.positive(),
                         Key::PeakTflops => e.probe_peak = map.next_value::<Num>()?.positive(),
+                        // No config argument (a test checks it): kept whole.
+                        Key::Other(k) if X && extra::OTHER_KEYS.contains(&&*k) => {
+                            kept.insert(k.into_owned(), map.next_value()?);
+                        }
                         // Skipped unread (serde_json's fast path) unless it
                         // may be a config argument.
                         Key::Other(k) if not_config(&k) => {
@@ -272,11 +291,31 @@ impl<'de, const TOLERANT: bool> Deserialize<'de> for Parsed<TOLERANT> {
                         }
                     }
                 }
+                if X {
+                    e.extra = Extra::of(&kept);
+                }
                 Ok(Parsed(e))
             }
         }
-        d.deserialize_map(EntryVisitor::<TOLERANT>)
+        d.deserialize_map(EntryVisitor::<TOLERANT, EXTRA>)
     }
+}
+
+/// The next value of `map` as a `V`; when `KEEP`, read as a value first,
+/// kept in `kept` under `key` (for the entry's [`Extra`]), and the `V`
+/// taken from it.
+fn next<'de, const KEEP: bool, A: MapAccess<'de>, V: DeserializeOwned>(
+    map: &mut A,
+    kept: &mut Map<String, Value>,
+    key: &str,
+) -> Result<V, A::Error> {
+    if !KEEP {
+        return map.next_value();
+    }
+    let value: Value = map.next_value()?;
+    let read = V::deserialize(&value).map_err(de::Error::custom)?;
+    kept.insert(key.to_string(), value);
+    Ok(read)
 }
 
 impl RawEntry {
@@ -679,13 +718,13 @@ mod tests {
     use serde_json::json;
 
     fn entry(v: Value) -> Entry {
-        let raw: Parsed<true> = serde_json::from_value(v).unwrap();
-        raw.0.into_entry(&Arc::from(Path::new("f.json"))).unwrap()
+        let raw: Parsed<true, false> = serde_json::from_value(v).unwrap();
+        raw.0.into_entry(&Arc::from(Path::new("f.json"))).unwrap().0
     }
 
     fn parse<const T: bool>(text: &str) -> Result<Entry, String> {
-        let raw: Parsed<T> = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        raw.0.into_entry(&Arc::from(Path::new("f.json"))).map_err(str::to_string)
+        let raw: Parsed<T, false> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        raw.0.into_entry(&Arc::from(Path::new("f.json"))).map(|(entry, _)| entry).map_err(str::to_string)
     }
 
     #[test]

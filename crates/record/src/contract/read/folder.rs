@@ -12,8 +12,13 @@
 //! Only the top level is listed before reading starts: each folder one
 //! below is listed by the thread that reads it, so that listing 100,000
 //! files in 800 folders does not hold up their reading.
+//!
+//! `mlb report` reads the light view of each entry ([`read_folder`]);
+//! `mlb db import` reads each file once, whole: its entries with their
+//! [`Extra`], and its text to keep ([`read_folder_no_links`]).
 
 use super::entry::{Entry, Parsed, RawEntry};
+use super::extra::Extra;
 use super::text::{close_appended_array, replace_non_finite, Tokens};
 use crate::contract::step_plan::is_step_plan;
 use rayon::prelude::*;
@@ -60,14 +65,50 @@ pub struct Unreadable {
 /// the original's order. Errs only when `dir` itself cannot be listed; a bad
 /// file is listed in `unreadable`.
 pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
-    read_tree(dir, Links::Follow)
+    let mut entries = Vec::new();
+    let read = |text: &str, path: &Path| found_in(text, path);
+    let (files, unreadable) = read_tree(dir, Links::Follow, &read, |found| found.move_into(&mut entries))?;
+    Ok(Reading { files, entries, unreadable })
 }
 
-/// [`read_folder`] of a folder mlb did not write (`mlb db import`): a link
+/// [`read_folder`] of a folder mlb did not write (`mlb db import`), each
+/// file read once and parsed once: its entries with their [`Extra`], and
+/// what `keep` makes of its text (its hash, its text to store). A link
 /// below `dir` (to a report or a folder) is neither followed nor read, but
-/// listed in `unreadable` ("a symbolic link, not followed").
-pub fn read_folder_no_links(dir: &Path) -> Result<Reading, FolderError> {
-    read_tree(dir, Links::Refuse)
+/// listed in `unreadable` ("a symbolic link, not followed"); nothing but a
+/// regular file is read, each folder and file opened below `dir` without
+/// following a link (one put in the place of either since the listing).
+pub fn read_folder_no_links<K: Send>(
+    dir: &Path,
+    keep: impl Fn(&str) -> K + Sync,
+) -> Result<WholeReading<K>, FolderError> {
+    let mut files = Vec::new();
+    let read = |text: &str, path: &Path| {
+        let path: Arc<Path> = Arc::from(path);
+        Ok(WholeFile { entries: read_whole(text, &path)?, path, kept: keep(text) })
+    };
+    let (_, unreadable) = read_tree(dir, Links::Refuse, &read, |file| files.push(file))?;
+    Ok(WholeReading { files, unreadable })
+}
+
+/// Every report file under a folder, read whole ([`read_folder_no_links`]).
+#[derive(Debug)]
+pub struct WholeReading<K> {
+    /// The files, in the order of [`read_folder`]'s entries.
+    pub files: Vec<WholeFile<K>>,
+    /// Files (or folders) that could not be read, with the reason.
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// A report file read whole.
+#[derive(Debug)]
+pub struct WholeFile<K> {
+    /// The file (its entries' `file`).
+    pub path: Arc<Path>,
+    /// Its entries in file order, each with what the store keeps beyond it.
+    pub entries: Vec<(Entry, Extra)>,
+    /// What the reader's `keep` made of its text.
+    pub kept: K,
 }
 
 /// What the walk does with a link below the folder it reads.
@@ -79,21 +120,48 @@ enum Links {
     Refuse,
 }
 
-/// [`read_folder`], links below `dir` taken as `links` says.
-fn read_tree(dir: &Path, links: Links) -> Result<Reading, FolderError> {
-    let listing = std::fs::read_dir(dir).map_err(|source| FolderError { path: dir.to_path_buf(), source })?;
+/// How each file of a walk is read: its text (and its path) into a `T`.
+type ReadOne<'a, T> = dyn Fn(&str, &Path) -> Result<T, Unreadable> + Sync + 'a;
+
+/// A walk of the folder `dir`: links below it taken as `links` says, each
+/// file read by `read`.
+struct Walk<'a, T> {
+    dir: &'a Path,
+    links: Links,
+    /// `dir`, held open when no link is followed: every folder below is
+    /// opened from it, one name at a time.
+    root: Option<std::fs::File>,
+    read: &'a ReadOne<'a, T>,
+}
+
+/// Walks `dir` ([`read_folder`]), links below it taken as `links` says,
+/// each file read by `read` and what it gave handed to `take`, in order;
+/// returns how many files were found and what could not be read.
+fn read_tree<T: Send>(
+    dir: &Path,
+    links: Links,
+    read: &ReadOne<'_, T>,
+    mut take: impl FnMut(T) + Send,
+) -> Result<(usize, Vec<Unreadable>), FolderError> {
+    let failed = |source| FolderError { path: dir.to_path_buf(), source };
+    let listing = std::fs::read_dir(dir).map_err(failed)?;
+    let root = match links {
+        Links::Follow => None,
+        Links::Refuse => Some(std::fs::File::open(dir).map_err(failed)?),
+    };
+    let walk = Walk { dir, links, root, read };
     let mut top = Listing::of(dir, Ok(listing), links);
-    let mut reading = Reading { unreadable: std::mem::take(&mut top.unreadable), ..Reading::default() };
+    let mut found = Taken { files: 0, unreadable: std::mem::take(&mut top.unreadable), take: &mut take };
     let mut seen = HashSet::new();
     if let Ok(m) = std::fs::metadata(dir) {
         seen.insert((m.dev(), m.ino()));
     }
     // One folder below, as the original's first glob: each folder listed by
     // the thread that reads it.
-    let below = unseen(std::mem::take(&mut top.folders), &mut seen, &mut reading.unreadable);
+    let below = unseen(std::mem::take(&mut top.folders), &mut seen, &mut found.unreadable);
     // A batch is moved into the list while the next one is read.
     let mut deeper = Vec::new();
-    let mut done: Vec<(Listing, Vec<Read>)> = Vec::new();
+    let mut done: Vec<(Listing, Vec<Result<T, Unreadable>>)> = Vec::new();
     for batch in below.chunks(FOLDERS_A_BATCH) {
         let previous = std::mem::take(&mut done);
         (done, ()) = rayon::join(
@@ -101,39 +169,46 @@ fn read_tree(dir: &Path, links: Links) -> Result<Reading, FolderError> {
                 batch
                     .par_iter()
                     .map(|folder| Listing::of(folder, std::fs::read_dir(folder), links))
-                    .map(Listing::read_all)
+                    .map(|listing| {
+                        let read = listing.read(&walk);
+                        (listing, read)
+                    })
                     .collect()
             },
-            || reading.take_folders(previous, &mut deeper),
+            || found.take_folders(previous, &mut deeper),
         );
     }
-    reading.take_folders(done, &mut deeper);
+    found.take_folders(done, &mut deeper);
     // The top level, as the original's second glob.
-    let read = top.read();
-    reading.take(top.names.len(), read);
+    let read = top.read(&walk);
+    found.take(top.names.len(), read);
     // Deeper, which the original did not read: listed first (a link loop is
     // caught in one order), then read a batch at a time.
     let mut listings = Vec::new();
-    list_below(deeper, links, &mut seen, &mut listings, &mut reading.unreadable);
+    list_below(deeper, links, &mut seen, &mut listings, &mut found.unreadable);
     for batch in listings.chunks(FOLDERS_A_BATCH) {
-        let done: Vec<Vec<Read>> = batch.par_iter().map(Listing::read).collect();
+        let done: Vec<Vec<_>> = batch.par_iter().map(|listing| listing.read(&walk)).collect();
         for (listing, read) in batch.iter().zip(done) {
-            reading.take(listing.names.len(), read);
+            found.take(listing.names.len(), read);
         }
     }
-    Ok(reading)
+    Ok((found.files, found.unreadable))
 }
 
 /// Folders read in parallel at a time: only two batches' entries are held
 /// twice while they move into the list.
 const FOLDERS_A_BATCH: usize = 32;
 
-/// What reading one file gave.
-type Read = Result<Found<Entry>, Unreadable>;
+/// What a walk found so far: files counted, what they gave handed on.
+struct Taken<'a, T> {
+    files: usize,
+    unreadable: Vec<Unreadable>,
+    take: &'a mut (dyn FnMut(T) + Send),
+}
 
-impl Reading {
+impl<T> Taken<'_, T> {
     /// Takes what reading `folders` gave, in order, and their sub-folders.
-    fn take_folders(&mut self, folders: Vec<(Listing, Vec<Read>)>, deeper: &mut Vec<PathBuf>) {
+    fn take_folders(&mut self, folders: Vec<(Listing, Vec<Result<T, Unreadable>>)>, deeper: &mut Vec<PathBuf>) {
         for (listing, read) in folders {
             self.take(listing.names.len(), read);
             self.unreadable.extend(listing.unreadable);
@@ -142,11 +217,11 @@ impl Reading {
     }
 
     /// Counts `files` more files and takes what reading them gave, in order.
-    fn take(&mut self, files: usize, read: Vec<Read>) {
+    fn take(&mut self, files: usize, read: Vec<Result<T, Unreadable>>) {
         self.files += files;
         for result in read {
             match result {
-                Ok(found) => found.move_into(&mut self.entries),
+                Ok(found) => (self.take)(found),
                 Err(bad) => self.unreadable.push(bad),
             }
         }
@@ -218,28 +293,26 @@ impl Listing {
         out
     }
 
-    /// The listing with what each of its files gave.
-    fn read_all(self) -> (Listing, Vec<Read>) {
-        let read = self.read();
-        (self, read)
-    }
-
-    /// What each file gave, in order. Each file is opened relative to the
-    /// folder's handle: one path component to look up, not the whole path.
-    fn read(&self) -> Vec<Read> {
+    /// What each file gave to `walk`'s reader, in order. Each file is
+    /// opened relative to the folder's handle: one path component to look
+    /// up, not the whole path.
+    fn read<T: Send>(&self, walk: &Walk<'_, T>) -> Vec<Result<T, Unreadable>> {
         if self.names.is_empty() {
             return Vec::new();
         }
-        let folder = std::fs::File::open(&self.folder);
+        let folder = match &walk.root {
+            None => std::fs::File::open(&self.folder),
+            Some(root) => open_below(root, self.folder.strip_prefix(walk.dir).unwrap_or(&self.folder)),
+        };
         self.names
             .par_iter()
             .map(|name| {
                 let path = self.folder.join(name);
                 let file = match &folder {
-                    Ok(folder) => open_at(folder, name),
+                    Ok(folder) => open_at(folder, name, walk.links),
                     Err(e) => Err(std::io::Error::new(e.kind(), format!("cannot open its folder: {e}"))),
                 };
-                read_entries(file, &path)
+                with_text(file, &path, |text| (walk.read)(text, &path))
             })
             .collect()
     }
@@ -291,12 +364,40 @@ fn list_below(
 }
 
 /// Opens `name` in `folder` to read it. Non-blocking: a file replaced by a
-/// FIFO since the listing does not hang the open.
-fn open_at(folder: &std::fs::File, name: &OsStr) -> std::io::Result<std::fs::File> {
-    use nix::fcntl::{openat, OFlag};
+/// FIFO since the listing does not hang the open. When `links` refuses
+/// them, a link in its place is not followed, and nothing but a regular
+/// file is opened.
+fn open_at(folder: &std::fs::File, name: &OsStr, links: Links) -> std::io::Result<std::fs::File> {
+    use nix::fcntl::OFlag;
+    let flags = OFlag::O_RDONLY | OFlag::O_NONBLOCK | OFlag::O_NOCTTY;
+    if links == Links::Follow {
+        return open_in(folder, name, flags);
+    }
+    let file = open_in(folder, name, flags | OFlag::O_NOFOLLOW)?;
+    if !file.metadata()?.is_file() {
+        let why = "not a regular file (a FIFO, socket or device)";
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why));
+    }
+    Ok(file)
+}
+
+/// The folder `rel` below `root`, opened a name at a time, following no
+/// link.
+fn open_below(root: &std::fs::File, rel: &Path) -> std::io::Result<std::fs::File> {
+    use nix::fcntl::OFlag;
+    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW;
+    let mut folder = root.try_clone()?;
+    for name in rel.components() {
+        folder = open_in(&folder, name.as_os_str(), flags)?;
+    }
+    Ok(folder)
+}
+
+/// `name` in `folder`, opened with `flags` (and closed on exec).
+fn open_in(folder: &std::fs::File, name: &OsStr, flags: nix::fcntl::OFlag) -> std::io::Result<std::fs::File> {
     use std::os::fd::{AsRawFd, FromRawFd};
-    let flags = OFlag::O_RDONLY | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK | OFlag::O_NOCTTY;
-    let fd = openat(Some(folder.as_raw_fd()), name, flags, nix::sys::stat::Mode::empty())?;
+    let flags = flags | nix::fcntl::OFlag::O_CLOEXEC;
+    let fd = nix::fcntl::openat(Some(folder.as_raw_fd()), name, flags, nix::sys::stat::Mode::empty())?;
     // SAFETY: `fd` was just opened here and is owned by nothing else.
     Ok(unsafe { std::fs::File::from_raw_fd(fd) })
 }
@@ -331,21 +432,24 @@ impl Kind {
 /// Reads one report file: one report object, or an array of them (closed or
 /// appended). Non-finite tokens are read as `null`.
 pub fn read_file(path: &Path) -> Result<Vec<Entry>, Unreadable> {
-    read_entries(std::fs::File::open(path), path).map(|found| {
+    with_text(std::fs::File::open(path), path, |text| found_in(text, path)).map(|found| {
         let mut entries = Vec::new();
         found.move_into(&mut entries);
         entries
     })
 }
 
-/// The entries of the file at `path`, opened as `file` (see [`read_file`]),
-/// a lone report kept without a list of its own.
-fn read_entries(file: std::io::Result<std::fs::File>, path: &Path) -> Result<Found<Entry>, Unreadable> {
+/// What `read` gives of the text of the file at `path`, opened as `file`.
+fn with_text<T>(
+    file: std::io::Result<std::fs::File>,
+    path: &Path,
+    read: impl FnOnce(&str) -> Result<T, Unreadable>,
+) -> Result<T, Unreadable> {
     let bad = |reason: String| Unreadable { path: path.to_path_buf(), reason };
     BUFFER.with_borrow_mut(|buf| {
         let len = file.and_then(|f| read_into(f, buf)).map_err(|e| bad(e.to_string()))?;
         let text = std::str::from_utf8(&buf[..len]).map_err(|e| bad(format!("not UTF-8 text: {e}")))?;
-        found_in(text, path)
+        read(text)
     })
 }
 
@@ -357,12 +461,30 @@ pub fn read_text(path: &Path, text: &str) -> Result<Vec<Entry>, Unreadable> {
     Ok(entries)
 }
 
-/// The entries of `text`, read from the file `path`.
+/// The entries of `text`, read from the file `path`, a lone report kept
+/// without a list of its own.
 fn found_in(text: &str, path: &Path) -> Result<Found<Entry>, Unreadable> {
-    let bad = |reason: String| Unreadable { path: path.to_path_buf(), reason };
-    let raws = parse(text).map_err(bad)?;
-    let file: Arc<Path> = Arc::from(path);
-    raws.try_map(|i, raw| raw.into_entry(&file).map_err(|why| bad(format!("entry {}: {why}", i + 1))))
+    let found = entries_in::<false>(text, &Arc::from(path))?;
+    Ok(match found {
+        Found::One((entry, _)) => Found::One(entry),
+        Found::Many(entries) => Found::Many(entries.into_iter().map(|(entry, _)| entry).collect()),
+    })
+}
+
+/// The entries of `text`, read from the file `file`, each with its
+/// [`Extra`]: what `mlb db import` reads of a file.
+pub fn read_whole(text: &str, file: &Arc<Path>) -> Result<Vec<(Entry, Extra)>, Unreadable> {
+    let mut entries = Vec::new();
+    entries_in::<true>(text, file)?.move_into(&mut entries);
+    Ok(entries)
+}
+
+/// The entries of `text`, read from the file `file`, with their [`Extra`]
+/// when `EXTRA` (else empty ones).
+fn entries_in<const EXTRA: bool>(text: &str, file: &Arc<Path>) -> Result<Found<(Entry, Extra)>, Unreadable> {
+    let bad = |reason: String| Unreadable { path: file.to_path_buf(), reason };
+    let raws = parse::<EXTRA>(text).map_err(bad)?;
+    raws.try_map(|i, raw| raw.into_entry(file).map_err(|why| bad(format!("entry {}: {why}", i + 1))))
 }
 
 /// What one file holds: one report (most files: no list allocated for it,
@@ -437,23 +559,26 @@ fn read_into(mut file: std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<usiz
 /// token (mlb's files: the fast path), else tolerantly with the tokens
 /// replaced by markers (the original's). Only strict text that fails is
 /// parsed a second time, as an appended array.
-fn parse(text: &str) -> Result<Found<RawEntry>, String> {
+fn parse<const EXTRA: bool>(text: &str) -> Result<Found<RawEntry>, String> {
     let tolerant = replace_non_finite(text, Tokens::Markers);
     let result = match &tolerant {
-        Cow::Borrowed(strict) => parse_as::<false>(strict).or_else(|_| parse_as::<true>(&close_appended_array(strict))),
+        Cow::Borrowed(strict) => {
+            parse_as::<false, EXTRA>(strict).or_else(|_| parse_as::<true, EXTRA>(&close_appended_array(strict)))
+        }
         Cow::Owned(marked) => match close_appended_array(marked) {
-            Cow::Borrowed(whole) => parse_as::<true>(whole),
-            Cow::Owned(closed) => parse_as::<true>(&closed),
+            Cow::Borrowed(whole) => parse_as::<true, EXTRA>(whole),
+            Cow::Owned(closed) => parse_as::<true, EXTRA>(&closed),
         },
     };
     result.map_err(|e| format!("not a report (JSON object or array of objects): {e}"))
 }
 
-fn parse_as<const TOLERANT: bool>(text: &str) -> Result<Found<RawEntry>, serde_json::Error> {
+fn parse_as<const TOLERANT: bool, const EXTRA: bool>(text: &str) -> Result<Found<RawEntry>, serde_json::Error> {
     if text.trim_start().starts_with('[') {
-        serde_json::from_str::<Vec<Parsed<TOLERANT>>>(text).map(|v| Found::Many(v.into_iter().map(|p| p.0).collect()))
+        serde_json::from_str::<Vec<Parsed<TOLERANT, EXTRA>>>(text)
+            .map(|v| Found::Many(v.into_iter().map(|p| p.0).collect()))
     } else {
-        serde_json::from_str::<Parsed<TOLERANT>>(text).map(|one| Found::One(one.0))
+        serde_json::from_str::<Parsed<TOLERANT, EXTRA>>(text).map(|one| Found::One(one.0))
     }
 }
 
@@ -592,8 +717,9 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), dir.path().join("sub")).unwrap();
         std::os::unix::fs::symlink(outside.path().join("s.b.R0.D0.json"), dir.path().join("s.b.R0.D1.json")).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("notes.txt")).unwrap();
-        let reading = read_folder_no_links(dir.path()).unwrap();
-        let names: Vec<&str> = reading.entries.iter().filter_map(|e| e.name.as_deref()).collect();
+        let reading = read_folder_no_links(dir.path(), str::len).unwrap();
+        let names: Vec<&str> =
+            reading.files.iter().flat_map(|f| &f.entries).filter_map(|e| e.0.name.as_deref()).collect();
         assert_eq!(names, ["a"]);
         let mut left: Vec<(String, &str)> = reading
             .unreadable

@@ -9,20 +9,26 @@
 //! - [`entry`]: the light view of a report `mlb report` works on (only the
 //!   fields it needs, read in one pass without an intermediate value), with
 //!   the config's arguments told apart by [`keys`](crate::contract::keys);
+//! - [`extra`]: what the results store keeps of an entry beyond that view,
+//!   read in the same pass when asked for;
 //! - [`intern`]: one shared copy of the texts the entries repeat;
 //! - [`conditions`]: what that view keeps of the `telemetry` block;
 //! - [`folder`]: finding the report files of a folder and reading them into
-//!   entries, in parallel, in the original's order.
+//!   entries, in parallel, in the original's order (for `mlb db import`,
+//!   each file read once, whole).
 
 pub mod conditions;
 pub mod entry;
+pub mod extra;
 pub mod folder;
 pub mod intern;
 pub mod text;
 
 pub use conditions::Conditions;
 pub use entry::{Entry, Losses};
+pub use extra::{Extra, Metric};
 pub use folder::{
-    read_file, read_folder, read_folder_no_links, read_text, FolderError, Reading, Unreadable, MAX_REPORT_BYTES,
+    read_file, read_folder, read_folder_no_links, read_text, read_whole, FolderError, Reading, Unreadable, WholeFile,
+    WholeReading, MAX_REPORT_BYTES,
 };
 pub use text::from_text;
