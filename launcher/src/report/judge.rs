@@ -16,6 +16,7 @@
 use mlb_record::contract::read::Entry;
 use rustc_hash::FxHashMap as HashMap;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// Why an entry fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -115,35 +116,38 @@ impl Rule {
 /// an entry both rules keep. `entries` must be in the order the original
 /// read them.
 pub fn judge(entries: &[Entry]) -> Vec<Option<Check>> {
-    let mut checks: Vec<Option<Check>> = vec![None; entries.len()];
-    let mut groups: HashMap<Option<&str>, Vec<usize>> = HashMap::default();
-    for (i, e) in entries.iter().enumerate() {
-        groups.entry(e.name.as_deref()).or_default().push(i);
+    let mut judge = Judge::default();
+    entries.iter().map(|e| judge.next(e)).collect()
+}
+
+/// [`judge`] one entry at a time, in the order the original read them: an
+/// entry's check depends only on the entries of its name read before it
+/// (the original skipped the entry after a NaN loss among those of a
+/// name that completed). `mlb db import` judges a folder as it reads it.
+#[derive(Debug, Default)]
+pub struct Judge {
+    /// For each name, whether the next entry of that name that completed
+    /// escapes the NaN check (the one after a NaN loss).
+    skip_next: HashMap<Option<Arc<str>>, bool>,
+}
+
+impl Judge {
+    /// The first check `entry`, read after every entry given before, fails.
+    pub fn next(&mut self, entry: &Entry) -> Option<Check> {
+        if entry.completed == Some(false) {
+            return Some(Check::Incomplete);
+        }
+        let skip = self.skip_next.entry(entry.name.clone()).or_default();
+        let nan = if std::mem::take(skip) {
+            None
+        } else if entry.losses.nan_or_null() {
+            *skip = true;
+            Some(Check::NanLoss)
+        } else {
+            None
+        };
+        nan.or_else(|| stricter(entry))
     }
-    for members in groups.values() {
-        let mut remaining = Vec::with_capacity(members.len());
-        for &i in members {
-            if entries[i].completed == Some(false) {
-                checks[i] = Some(Check::Incomplete);
-            } else {
-                remaining.push(i);
-            }
-        }
-        let mut skip = false;
-        for &i in &remaining {
-            if std::mem::take(&mut skip) {
-                continue;
-            }
-            if entries[i].losses.nan_or_null() {
-                checks[i] = Some(Check::NanLoss);
-                skip = true;
-            }
-        }
-        for &i in &remaining {
-            checks[i] = checks[i].or_else(|| stricter(&entries[i]));
-        }
-    }
-    checks
 }
 
 /// mlb's stricter checks of an entry the original keeps.

@@ -34,7 +34,7 @@ pub use baseline::{Comparison, Verdict};
 pub use energy::{ConditionFlag, EnergyRow, EnergyTables, Sampled, MAX_JOULES_PER_ITEM};
 pub use error::ReportError;
 pub use groups::GroupRow;
-pub use judge::{judge, Check, Rule};
+pub use judge::{judge, Check, Judge, Rule};
 pub use mfu::{MfuRow, MfuTables, PeakSource};
 pub use per_gpu::{device_order, Device, GpuTables};
 pub use per_node::NodeTables;

@@ -3,12 +3,16 @@
 //!
 //! - [`scan`]: the report files under a folder, each read and parsed once
 //!   (with what is kept beyond `mlb report`'s view, the record crate's
-//!   `Extra`), judged as `mlb report` judges the folder, hashed, grouped by
-//!   run folder;
+//!   `Extra`), judged as `mlb report` judges the folder, hashed, handed on
+//!   a run folder at a time as soon as it is read;
 //! - [`system`]: which system a run folder is of;
 //! - [`rows`]: a run folder's rows;
 //! - [`kept`]: what is kept beyond the figures (report texts, log tails, documents);
 //! - [`write`]: run folders written a batch a transaction.
+//!
+//! What is held at once is a batch of run folders, not the tree: folders
+//! naming no host read before any names one wait (they are named after
+//! it), the rest are written a batch a transaction.
 //!
 //! Idempotent: a run folder whose report files are all stored (their
 //! content hashes, with their texts: a file imported before the store kept
@@ -34,7 +38,8 @@ use rayon::prelude::*;
 use scan::RunFolder;
 use sqlx::Row;
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How what is imported is labelled.
@@ -94,55 +99,146 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-/// Run folders read and written at a time: the next batch is read while
-/// one is written.
-const FOLDERS_A_BATCH: usize = 16;
+/// Report files written a transaction (whole run folders: a batch closes
+/// with the folder that reaches it). A commit writes each page it changed
+/// again, and the store's indexes on hashes change pages all over: on
+/// 100,000 reports, 1,000 a transaction wrote 2.8 GB to the store, 5,000
+/// 1.5 GB and 20,000 1.1 GB, but held 150, 330 and 510 MB
+/// (docs/results.md).
+const REPORTS_A_TRANSACTION: usize = 5_000;
 
 /// Hashes looked up a statement.
 const HASHES_A_STATEMENT: usize = 1000;
 
-/// Imports every report under each of `dirs` into `store`.
+/// Imports every report under each of `dirs` into `store`: each run folder
+/// as soon as its files are read, a batch of folders a transaction, while
+/// the next folders are read.
 pub fn import(store: &Store, dirs: &[PathBuf], labels: &Labels) -> Result<Imported, StoreError> {
     let mut imported = Imported::default();
+    let mut met = HashSet::new();
     for dir in dirs {
-        let found = scan::scan(dir).map_err(|source| StoreError::Reports { source })?;
-        imported.unreadable.extend(found.unreadable);
-        let mut stored =
-            store.known_hashes(found.folders.iter().flat_map(|f| f.files.iter().map(|r| r.hash.as_str())))?;
-        let mut folders = Vec::new();
-        // The system is of every report of the folder, stored or not.
-        let systems: Vec<system::SystemRow> = found.folders.iter().map(rows::system_of).collect();
-        let fallback = system::fallback_name(&systems, &found.dir);
-        for (folder, system) in found.folders.into_iter().zip(systems) {
-            let system = system.named(labels.system.as_deref(), &fallback);
-            // A file met twice (copies under two folders) counts once. A
-            // folder with a new file is written whole, as it is now.
-            let new = folder.files.iter().filter(|f| stored.insert(f.hash.clone())).count();
-            imported.skipped_files += folder.files.len() - new;
-            if new > 0 {
-                folders.push((folder, system));
-            }
-        }
-        let now = rows::now();
-        let build = |batch: &[(RunFolder, system::SystemRow)]| -> Vec<write::NewRun<'_>> {
-            batch.par_iter().map(|(folder, system)| rows::new_run(folder, system.clone(), labels, &now)).collect()
+        let scan = scan::Scan::open(dir).map_err(|source| StoreError::Reports { source })?;
+        let mut importing = Importing {
+            store,
+            labels,
+            now: rows::now(),
+            fallback: labels.system.clone(),
+            waiting: Vec::new(),
+            batch: Vec::new(),
+            reports: 0,
+            met: &mut met,
+            imported: &mut imported,
+            failed: None,
         };
-        let mut batches = folders.chunks(FOLDERS_A_BATCH);
-        let mut ready = batches.next().map(build).unwrap_or_default();
-        loop {
-            let next = batches.next();
-            let (built, written) = rayon::join(|| next.map(build), || store.write_runs(&ready));
-            let (runs, written) = written?;
-            imported.runs += runs;
-            imported.instances += written.new;
-            imported.updated += written.updated;
-            match built {
-                Some(b) => ready = b,
-                None => break,
-            }
+        let unreadable = scan
+            .each_folder(|folder| match importing.add(folder) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    importing.failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            })
+            .map_err(|source| StoreError::Reports { source })?;
+        if let Some(failed) = importing.failed.take() {
+            return Err(failed);
         }
+        importing.finish(&scan.dir)?;
+        imported.unreadable.extend(unreadable);
     }
     Ok(imported)
+}
+
+/// An import of one folder under way: run folders in, transactions out.
+struct Importing<'a> {
+    store: &'a Store,
+    labels: &'a Labels,
+    /// When the folder's runs are imported.
+    now: String,
+    /// The name of the systems whose folders name no host
+    /// ([`system::fallback_name`]), once known: the first host a folder
+    /// names, in the reader's order (or `--system`, which names them all).
+    fallback: Option<String>,
+    /// Folders naming no host met before the name is known: held until it is.
+    waiting: Vec<(RunFolder, system::SystemRow)>,
+    /// Folders to write next, named.
+    batch: Vec<(RunFolder, system::SystemRow)>,
+    /// Report files in `batch`.
+    reports: usize,
+    /// Report files stored or met (by hash): a file met twice (copies
+    /// under two folders) counts once.
+    met: &'a mut HashSet<String>,
+    imported: &'a mut Imported,
+    /// What stopped the import.
+    failed: Option<StoreError>,
+}
+
+impl Importing<'_> {
+    /// Takes the next run folder the scan read, and writes a batch when one is full.
+    fn add(&mut self, folder: RunFolder) -> Result<(), StoreError> {
+        // The system is of every report of the folder, stored or not.
+        let system = rows::system_of(&folder);
+        if self.fallback.is_none() {
+            if system.host.is_empty() {
+                self.waiting.push((folder, system));
+                return Ok(());
+            }
+            self.fallback = Some(system::fallback_name(std::slice::from_ref(&system), Path::new("")));
+            for (folder, system) in std::mem::take(&mut self.waiting) {
+                self.queue(folder, system)?;
+            }
+        }
+        self.queue(folder, system)
+    }
+
+    /// Queues `folder` of `system`, named, to be written.
+    fn queue(&mut self, folder: RunFolder, system: system::SystemRow) -> Result<(), StoreError> {
+        let fallback = self.fallback.as_deref().unwrap_or_default();
+        let system = system.named(self.labels.system.as_deref(), fallback);
+        self.reports += folder.files.len();
+        self.batch.push((folder, system));
+        if self.reports >= REPORTS_A_TRANSACTION {
+            self.write()?;
+        }
+        Ok(())
+    }
+
+    /// Writes what is left once the folder `dir` is read: the folders
+    /// waiting for a name get the folder's (no folder named a host).
+    fn finish(mut self, dir: &Path) -> Result<(), StoreError> {
+        if self.fallback.is_none() {
+            self.fallback = Some(system::fallback_name(&[], dir));
+        }
+        for (folder, system) in std::mem::take(&mut self.waiting) {
+            self.queue(folder, system)?;
+        }
+        self.write()
+    }
+
+    /// Writes the batch's folders with a new or changed report file, in one
+    /// transaction. A folder with a new file is written whole, as it is now.
+    fn write(&mut self) -> Result<(), StoreError> {
+        let batch = std::mem::take(&mut self.batch);
+        self.reports = 0;
+        let hashes = batch.iter().flat_map(|(folder, _)| folder.files.iter().map(|f| f.hash.as_str()));
+        let stored = self.store.known_hashes(hashes)?;
+        self.met.extend(stored);
+        let mut changed = Vec::with_capacity(batch.len());
+        for (folder, system) in batch {
+            let new = folder.files.iter().filter(|f| self.met.insert(f.hash.clone())).count();
+            self.imported.skipped_files += folder.files.len() - new;
+            if new > 0 {
+                changed.push((folder, system));
+            }
+        }
+        let (labels, now) = (self.labels, self.now.as_str());
+        let runs: Vec<write::NewRun<'_>> =
+            changed.par_iter().map(|(folder, system)| rows::new_run(folder, system.clone(), labels, now)).collect();
+        let (written_runs, written) = self.store.write_runs(&runs)?;
+        self.imported.runs += written_runs;
+        self.imported.instances += written.new;
+        self.imported.updated += written.updated;
+        Ok(())
+    }
 }
 
 impl Store {

@@ -2,31 +2,30 @@
 //! (mlb's and the original suite's, through the one report reader), each
 //! read once and parsed once into its entries and what the store keeps
 //! beyond them, hashed and its text deflated as it is read, judged as
-//! `mlb report` judges the folder, and grouped into run folders (each
-//! folder that holds report files).
+//! `mlb report` judges the folder, and handed on a run folder (a folder
+//! that holds report files) at a time, as soon as its files are read: what
+//! is held at once is a run folder, not the whole tree.
 //!
 //! The folder is a vendor's: below the folder the user named, no link is
 //! followed and no special file is read (the reader's
-//! [`read_folder_no_links`]). A report reached through a link (to a file or
+//! [`walk_folder_no_links`]). A report reached through a link (to a file or
 //! a folder) is left out, with the reason, before it is read.
 
 use super::kept;
 use crate::linux::dir::Dir;
-use crate::report::{judge, Check};
-use mlb_record::contract::read::{read_folder_no_links, Entry, Extra, FolderError, Unreadable};
-use std::collections::HashMap;
+use crate::report::{Check, Judge};
+use mlb_record::contract::read::{walk_folder_no_links, Entry, Extra, FolderError, Unreadable};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// What a folder holds to import.
-#[derive(Debug, Default)]
+/// A folder to import, held open.
+#[derive(Debug)]
 pub struct Scan {
-    /// The folder scanned, absolute, links resolved.
+    /// The folder, absolute, links resolved.
     pub dir: PathBuf,
-    /// Its run folders, in the order the reader met them.
-    pub folders: Vec<RunFolder>,
-    /// Files and folders left out, and why.
-    pub unreadable: Vec<Unreadable>,
+    /// The folder, held open: every file of its run folders is read below it.
+    root: Arc<Dir>,
 }
 
 /// A folder of report files: one run.
@@ -66,38 +65,63 @@ pub struct ReportFile {
     pub extras: Vec<Extra>,
 }
 
-/// Reads every report under `dir` and groups them; errs only when `dir`
-/// cannot be listed.
-pub fn scan(dir: &Path) -> Result<Scan, FolderError> {
-    let failed = |source| FolderError { path: dir.to_path_buf(), source };
-    // One name for a folder, whatever path reached it (`a/./b`, a link).
-    let dir = std::fs::canonicalize(dir).map_err(failed)?;
-    let root = Arc::new(Dir::open(&dir).map_err(failed)?);
-    let reading =
-        read_folder_no_links(&dir, |text| (crate::prepare::manifest::digest(text.as_bytes()).1, kept::deflate(text)))?;
-    // Judged together, in the reader's order, as `mlb report` judges them.
-    let mut entries = Vec::new();
-    let mut files = Vec::with_capacity(reading.files.len());
-    for file in reading.files {
-        let (light, extras): (Vec<Entry>, Vec<Extra>) = file.entries.into_iter().unzip();
-        files.push((file.path, file.kept, extras));
-        entries.extend(light);
+impl Scan {
+    /// Opens `dir` to scan it.
+    pub fn open(dir: &Path) -> Result<Scan, FolderError> {
+        let failed = |source| FolderError { path: dir.to_path_buf(), source };
+        // One name for a folder, whatever path reached it (`a/./b`, a link).
+        let dir = std::fs::canonicalize(dir).map_err(failed)?;
+        let root = Arc::new(Dir::open(&dir).map_err(failed)?);
+        Ok(Scan { dir, root })
     }
-    let checks = judge(&entries);
-    let mut judged = entries.into_iter().zip(checks);
-    let mut folders: Vec<RunFolder> = Vec::new();
-    let mut index: HashMap<PathBuf, usize> = HashMap::new();
-    for (path, (hash, body), extras) in files {
-        let folder = path.parent().unwrap_or(&dir).to_path_buf();
-        let at = *index.entry(folder.clone()).or_insert_with(|| {
-            let rel = folder.strip_prefix(&dir).unwrap_or(Path::new("")).to_path_buf();
-            folders.push(RunFolder { path: folder, root: root.clone(), rel, files: Vec::new() });
-            folders.len() - 1
-        });
-        let entries = judged.by_ref().take(extras.len()).collect();
-        folders[at].files.push(ReportFile { path, hash, body, entries, extras });
+
+    /// Reads every report under the folder and hands each run folder to
+    /// `each`, its files judged together in the reader's order as `mlb
+    /// report` judges them, once all of them are read (the reader hands a
+    /// folder's files one after another); stops when `each` breaks.
+    /// Returns the files and folders left out; errs only when the folder
+    /// cannot be listed.
+    pub fn each_folder(
+        &self,
+        mut each: impl FnMut(RunFolder) -> ControlFlow<()> + Send,
+    ) -> Result<Vec<Unreadable>, FolderError> {
+        let mut judge = Judge::default();
+        let mut current: Option<RunFolder> = None;
+        let mut stopped = false;
+        let keep = |text: &str| (crate::prepare::manifest::digest(text.as_bytes()).1, kept::deflate(text));
+        let unreadable = walk_folder_no_links(&self.dir, keep, |file| {
+            let folder = file.path.parent().unwrap_or(&self.dir);
+            if current.as_ref().is_some_and(|c| c.path != folder) {
+                let done = current.take().expect("a folder");
+                if each(done).is_break() {
+                    stopped = true;
+                    return ControlFlow::Break(());
+                }
+            }
+            let run = current.get_or_insert_with(|| self.run_folder(folder));
+            let (hash, body) = file.kept;
+            let (light, extras): (Vec<Entry>, Vec<Extra>) = file.entries.into_iter().unzip();
+            let entries = light
+                .into_iter()
+                .map(|entry| {
+                    let check = judge.next(&entry);
+                    (entry, check)
+                })
+                .collect();
+            run.files.push(ReportFile { path: file.path, hash, body, entries, extras });
+            ControlFlow::Continue(())
+        })?;
+        if let (Some(last), false) = (current, stopped) {
+            let _ = each(last);
+        }
+        Ok(unreadable)
     }
-    Ok(Scan { dir, folders, unreadable: reading.unreadable })
+
+    /// The run folder `folder` (below the folder scanned), its files yet to add.
+    fn run_folder(&self, folder: &Path) -> RunFolder {
+        let rel = folder.strip_prefix(&self.dir).unwrap_or(Path::new("")).to_path_buf();
+        RunFolder { path: folder.to_path_buf(), root: self.root.clone(), rel, files: Vec::new() }
+    }
 }
 
 /// sha256 (hex) of the file at `path` (the user's own: the jobs file),
@@ -122,11 +146,18 @@ mod tests {
         put("a/two.json", r#"{"name": "vae", "vcd": "1", "completed": false}"#);
         put("a/b/three.json", "[\n{\"name\": \"wlm\", \"batch_loss\": [NaN]},\n{\"name\": \"wlm\"},\n");
         put("a/bad.json", "{");
-        let scan = scan(&dir.path().join("a")).unwrap();
-        let folders: Vec<(&Path, usize)> = scan.folders.iter().map(|f| (f.path.as_path(), f.files.len())).collect();
+        let mut found = Vec::new();
+        let unreadable = Scan::open(&dir.path().join("a"))
+            .unwrap()
+            .each_folder(|folder| {
+                found.push(folder);
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+        let folders: Vec<(&Path, usize)> = found.iter().map(|f| (f.path.as_path(), f.files.len())).collect();
         assert_eq!(folders.len(), 2);
         assert!(folders.contains(&(&dir.path().join("a"), 2)) && folders.contains(&(&dir.path().join("a/b"), 1)));
-        let three = scan.folders.iter().find(|f| f.path.ends_with("b")).unwrap();
+        let three = found.iter().find(|f| f.path.ends_with("b")).unwrap();
         let checks: Vec<Option<Check>> = three.files[0].entries.iter().map(|e| e.1).collect();
         assert_eq!(checks, [Some(Check::NanLoss), Some(Check::NoThroughput)]);
         assert_eq!(three.files[0].hash, hash_file(&dir.path().join("a/b/three.json")).unwrap());
@@ -134,6 +165,41 @@ mod tests {
         let text = std::fs::read_to_string(dir.path().join("a/b/three.json")).unwrap();
         assert_eq!(kept::inflate(&three.files[0].body).as_deref(), Some(text.as_str()));
         assert_eq!(three.files[0].extras.len(), 2);
-        assert_eq!(scan.unreadable.len(), 1);
+        assert_eq!(unreadable.len(), 1);
+    }
+
+    #[test]
+    fn a_folder_is_handed_on_whole_once_and_a_break_stops_the_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        for folder in 0..40 {
+            for file in 0..3 {
+                let path = dir.path().join(format!("run{folder}/r{file}.json"));
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, r#"{"name": "vae", "vcd": "0", "train_item": {"avg": 1.0}}"#).unwrap();
+            }
+        }
+        let scan = Scan::open(dir.path()).unwrap();
+        let mut seen = Vec::new();
+        scan.each_folder(|folder| {
+            seen.push((folder.path.clone(), folder.files.len()));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let mut folders: Vec<&PathBuf> = seen.iter().map(|(p, _)| p).collect();
+        folders.sort();
+        folders.dedup();
+        assert_eq!((seen.len(), folders.len()), (40, 40), "each folder once");
+        assert!(seen.iter().all(|(_, files)| *files == 3), "{seen:?}");
+        let mut handed = 0;
+        scan.each_folder(|_| {
+            handed += 1;
+            if handed == 2 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .unwrap();
+        assert_eq!(handed, 2);
     }
 }

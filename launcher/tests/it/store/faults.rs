@@ -38,7 +38,9 @@ fn a_killed_import_leaves_whole_runs_and_a_rerun_finishes(kind: Kind) {
     let store = TestStore::new(kind);
     drop(store.open()); // the schema, before the import starts
     let dir = tempfile::tempdir().unwrap();
-    let (folders, per_folder) = (150, 40);
+    // More reports than two transactions take (5,000 each): the first
+    // batch of folders is in while the rest are read.
+    let (folders, per_folder) = (300, 40);
     write_runs(dir.path(), folders, per_folder);
     let mut child = start(&store, dir.path());
     // Killed once some runs are in, well before the end.

@@ -26,6 +26,7 @@ use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
+use std::ops::ControlFlow;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -67,37 +68,35 @@ pub struct Unreadable {
 pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
     let mut entries = Vec::new();
     let read = |text: &str, path: &Path| found_in(text, path);
-    let (files, unreadable) = read_tree(dir, Links::Follow, &read, |found| found.move_into(&mut entries))?;
+    let (files, unreadable) = read_tree(dir, Links::Follow, &read, |found| {
+        found.move_into(&mut entries);
+        ControlFlow::Continue(())
+    })?;
     Ok(Reading { files, entries, unreadable })
 }
 
 /// [`read_folder`] of a folder mlb did not write (`mlb db import`), each
 /// file read once and parsed once: its entries with their [`Extra`], and
-/// what `keep` makes of its text (its hash, its text to store). A link
-/// below `dir` (to a report or a folder) is neither followed nor read, but
-/// listed in `unreadable` ("a symbolic link, not followed"); nothing but a
-/// regular file is read, each folder and file opened below `dir` without
-/// following a link (one put in the place of either since the listing).
-pub fn read_folder_no_links<K: Send>(
+/// what `keep` makes of its text (its hash, its text to store), handed to
+/// `take` one file at a time, in the order of [`read_folder`]'s entries
+/// (a folder's files one after another), while the next folders are read.
+/// The walk stops when `take` breaks. Returns the files (or folders) that
+/// could not be read. A link below `dir` (to a report or a folder) is
+/// neither followed nor read, but listed there ("a symbolic link, not
+/// followed"); nothing but a regular file is read, each folder and file
+/// opened below `dir` without following a link (one put in the place of
+/// either since the listing).
+pub fn walk_folder_no_links<K: Send>(
     dir: &Path,
     keep: impl Fn(&str) -> K + Sync,
-) -> Result<WholeReading<K>, FolderError> {
-    let mut files = Vec::new();
+    take: impl FnMut(WholeFile<K>) -> ControlFlow<()> + Send,
+) -> Result<Vec<Unreadable>, FolderError> {
     let read = |text: &str, path: &Path| {
         let path: Arc<Path> = Arc::from(path);
         Ok(WholeFile { entries: read_whole(text, &path)?, path, kept: keep(text) })
     };
-    let (_, unreadable) = read_tree(dir, Links::Refuse, &read, |file| files.push(file))?;
-    Ok(WholeReading { files, unreadable })
-}
-
-/// Every report file under a folder, read whole ([`read_folder_no_links`]).
-#[derive(Debug)]
-pub struct WholeReading<K> {
-    /// The files, in the order of [`read_folder`]'s entries.
-    pub files: Vec<WholeFile<K>>,
-    /// Files (or folders) that could not be read, with the reason.
-    pub unreadable: Vec<Unreadable>,
+    let (_, unreadable) = read_tree(dir, Links::Refuse, &read, take)?;
+    Ok(unreadable)
 }
 
 /// A report file read whole.
@@ -135,13 +134,14 @@ struct Walk<'a, T> {
 }
 
 /// Walks `dir` ([`read_folder`]), links below it taken as `links` says,
-/// each file read by `read` and what it gave handed to `take`, in order;
-/// returns how many files were found and what could not be read.
+/// each file read by `read` and what it gave handed to `take`, in order,
+/// until `take` breaks; returns how many files were found and what could
+/// not be read.
 fn read_tree<T: Send>(
     dir: &Path,
     links: Links,
     read: &ReadOne<'_, T>,
-    mut take: impl FnMut(T) + Send,
+    mut take: impl FnMut(T) -> ControlFlow<()> + Send,
 ) -> Result<(usize, Vec<Unreadable>), FolderError> {
     let failed = |source| FolderError { path: dir.to_path_buf(), source };
     let listing = std::fs::read_dir(dir).map_err(failed)?;
@@ -151,7 +151,8 @@ fn read_tree<T: Send>(
     };
     let walk = Walk { dir, links, root, read };
     let mut top = Listing::of(dir, Ok(listing), links);
-    let mut found = Taken { files: 0, unreadable: std::mem::take(&mut top.unreadable), take: &mut take };
+    let mut found =
+        Taken { files: 0, unreadable: std::mem::take(&mut top.unreadable), take: &mut take, stopped: false };
     let mut seen = HashSet::new();
     if let Ok(m) = std::fs::metadata(dir) {
         seen.insert((m.dev(), m.ino()));
@@ -163,6 +164,9 @@ fn read_tree<T: Send>(
     let mut deeper = Vec::new();
     let mut done: Vec<(Listing, Vec<Result<T, Unreadable>>)> = Vec::new();
     for batch in below.chunks(FOLDERS_A_BATCH) {
+        if found.stopped {
+            return Ok((found.files, found.unreadable));
+        }
         let previous = std::mem::take(&mut done);
         (done, ()) = rayon::join(
             || {
@@ -179,6 +183,9 @@ fn read_tree<T: Send>(
         );
     }
     found.take_folders(done, &mut deeper);
+    if found.stopped {
+        return Ok((found.files, found.unreadable));
+    }
     // The top level, as the original's second glob.
     let read = top.read(&walk);
     found.take(top.names.len(), read);
@@ -187,6 +194,9 @@ fn read_tree<T: Send>(
     let mut listings = Vec::new();
     list_below(deeper, links, &mut seen, &mut listings, &mut found.unreadable);
     for batch in listings.chunks(FOLDERS_A_BATCH) {
+        if found.stopped {
+            break;
+        }
         let done: Vec<Vec<_>> = batch.par_iter().map(|listing| listing.read(&walk)).collect();
         for (listing, read) in batch.iter().zip(done) {
             found.take(listing.names.len(), read);
@@ -199,11 +209,13 @@ fn read_tree<T: Send>(
 /// twice while they move into the list.
 const FOLDERS_A_BATCH: usize = 32;
 
-/// What a walk found so far: files counted, what they gave handed on.
+/// What a walk found so far: files counted, what they gave handed on
+/// until the taker stopped the walk.
 struct Taken<'a, T> {
     files: usize,
     unreadable: Vec<Unreadable>,
-    take: &'a mut (dyn FnMut(T) + Send),
+    take: &'a mut (dyn FnMut(T) -> ControlFlow<()> + Send),
+    stopped: bool,
 }
 
 impl<T> Taken<'_, T> {
@@ -221,7 +233,8 @@ impl<T> Taken<'_, T> {
         self.files += files;
         for result in read {
             match result {
-                Ok(found) => (self.take)(found),
+                Ok(_) if self.stopped => {}
+                Ok(found) => self.stopped = (self.take)(found).is_break(),
                 Err(bad) => self.unreadable.push(bad),
             }
         }
@@ -717,12 +730,15 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), dir.path().join("sub")).unwrap();
         std::os::unix::fs::symlink(outside.path().join("s.b.R0.D0.json"), dir.path().join("s.b.R0.D1.json")).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("notes.txt")).unwrap();
-        let reading = read_folder_no_links(dir.path(), str::len).unwrap();
-        let names: Vec<&str> =
-            reading.files.iter().flat_map(|f| &f.entries).filter_map(|e| e.0.name.as_deref()).collect();
+        let mut files = Vec::new();
+        let unreadable = walk_folder_no_links(dir.path(), str::len, |file| {
+            files.push(file);
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let names: Vec<&str> = files.iter().flat_map(|f| &f.entries).filter_map(|e| e.0.name.as_deref()).collect();
         assert_eq!(names, ["a"]);
-        let mut left: Vec<(String, &str)> = reading
-            .unreadable
+        let mut left: Vec<(String, &str)> = unreadable
             .iter()
             .map(|u| (u.path.file_name().unwrap().to_string_lossy().into_owned(), u.reason.as_str()))
             .collect();
