@@ -9,6 +9,7 @@
 //!   user's input file;
 //! - [`untrusted`]: text mlb did not write, made safe for a terminal and a
 //!   CSV cell;
+//! - [`digest`]: SHA-256 as mlb names content;
 //! - [`exit`]: the exit statuses of `mlb` and `mlb worker`, and whether an
 //!   error refused the work or failed it;
 //! - [`fix`]: what a person can do about an error.
@@ -17,6 +18,7 @@
 //! layers above are in docs/architecture.md.
 
 pub mod contract;
+pub mod digest;
 pub mod exit;
 pub mod fix;
 pub mod reading;

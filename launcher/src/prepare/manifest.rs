@@ -4,9 +4,9 @@
 
 use super::scale::Scale;
 use crate::linux::dir::Dir;
+use mlb_record::digest::sha256_of;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -76,7 +76,7 @@ impl Manifest {
                 if stop.load(Ordering::Relaxed) {
                     return None;
                 }
-                let found = dir.open_file(Path::new(&entry.path)).and_then(hash);
+                let found = dir.open_file(Path::new(&entry.path)).and_then(sha256_of);
                 tick();
                 match found {
                     Err(e) => Some(format!("{}: {e}", entry.path)),
@@ -93,31 +93,6 @@ impl Manifest {
         problems.sort();
         problems
     }
-}
-
-/// Size and SHA-256 of what `file` holds.
-pub fn hash(mut file: std::fs::File) -> std::io::Result<(u64, String)> {
-    let mut hash = Sha256::new();
-    let mut buffer = vec![0u8; 1 << 16];
-    let mut bytes = 0;
-    loop {
-        let n = file.read(&mut buffer)?;
-        if n == 0 {
-            return Ok((bytes, hex(&hash.finalize())));
-        }
-        hash.update(&buffer[..n]);
-        bytes += n as u64;
-    }
-}
-
-/// Size and SHA-256 (lower-case hex) of `bytes`.
-pub fn digest(bytes: &[u8]) -> (u64, String) {
-    (bytes.len() as u64, hex(&Sha256::digest(bytes)))
-}
-
-/// Lower-case hex of `digest`.
-pub fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A manifest that cannot be read.

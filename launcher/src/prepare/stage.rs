@@ -16,8 +16,9 @@
 //! included) is removed, never written through.
 
 use super::generate::Generator;
-use super::manifest::{hash, hex, Entry, Manifest, FILE_NAME as MANIFEST};
+use super::manifest::{Entry, Manifest, FILE_NAME as MANIFEST};
 use crate::linux::dir::Dir;
+use mlb_record::digest::{hex, sha256_of};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::collections::btree_map::Entry as Slot;
@@ -170,7 +171,7 @@ impl Partial {
     /// `path` and the file (a regular file, not a link) still hashes to it.
     fn kept(&self, path: &str, folder: &Dir, name: &OsStr) -> Option<(u64, String)> {
         let recorded = self.recorded.get(path)?;
-        let found = folder.open_file(Path::new(name)).and_then(hash).ok()?;
+        let found = folder.open_file(Path::new(name)).and_then(sha256_of).ok()?;
         (found == *recorded).then_some(found)
     }
 

@@ -14,7 +14,6 @@ use mlb_record::contract::stats::Summary;
 use mlb_record::contract::{env, exit, Edge, PluginBuild, Report, WorkerLine};
 use mlb_record::fix::one_line;
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -207,8 +206,9 @@ impl Context {
     }
 
     fn build_id(&self) -> String {
-        std::fs::read(&self.plugin_path)
-            .map(|bytes| format!("{:x}", Sha256::digest(&bytes))[..12].to_string())
+        std::fs::File::open(&self.plugin_path)
+            .and_then(mlb_record::digest::sha256_of)
+            .map(|(_, sha256)| sha256[..12].to_string())
             .unwrap_or_else(|_| "unknown".into())
     }
 

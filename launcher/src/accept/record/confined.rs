@@ -224,7 +224,7 @@ pub fn rehash(folder: &Dir, recorded: &[Hashed]) -> (Vec<Hashed>, Vec<LeftOut>) 
         };
         match folder.read_bounded(&rel, INPUT_LIMIT) {
             Ok(bytes) if budget.take(1, bytes.len() as u64) => {
-                let (size, sha256) = crate::prepare::manifest::digest(&bytes);
+                let (size, sha256) = (bytes.len() as u64, mlb_record::digest::sha256(&bytes));
                 hashed.push(Hashed { sha256, size, ..h.clone() });
             }
             Ok(_) => left_out.push(leave(format!("past the limits of --verify ({MAX_BYTES} bytes in all)"))),

@@ -38,7 +38,7 @@ pub fn hash_all(inputs: &[Input], name: impl Fn(&Path) -> String + Sync) -> Resu
         .map(|input| {
             let failed = |source| HashError { path: input.path.clone(), source };
             let (size, sha256) =
-                std::fs::File::open(&input.path).and_then(crate::prepare::manifest::hash).map_err(failed)?;
+                std::fs::File::open(&input.path).and_then(mlb_record::digest::sha256_of).map_err(failed)?;
             Ok(Hashed { role: input.role, path: name(&input.path), sha256, size })
         })
         .collect::<Result<Vec<_>, _>>()?;

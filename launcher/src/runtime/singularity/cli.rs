@@ -9,7 +9,6 @@ use crate::runtime::spec::ContainerSpec;
 use crate::runtime::{ProcessLaunch, Wrapper};
 use mlb_record::contract::env as vars;
 use mlb_record::contract::Container;
-use sha2::{Digest, Sha256};
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
@@ -157,10 +156,9 @@ impl SingularityImage {
     /// Opens `path` and hashes it (reads the whole file once).
     pub fn open(path: &Path) -> Result<Self, SingularityError> {
         let err = |source| SingularityError::Image { path: path.into(), source };
-        let mut file = std::fs::File::open(path).map_err(err)?;
-        let mut hasher = Sha256::new();
-        std::io::copy(&mut file, &mut hasher).map_err(err)?;
-        Ok(SingularityImage { path: path.into(), digest: format!("sha256:{:x}", hasher.finalize()) })
+        let file = std::fs::File::open(path).map_err(err)?;
+        let (_, sha256) = mlb_record::digest::sha256_of(file).map_err(err)?;
+        Ok(SingularityImage { path: path.into(), digest: format!("sha256:{sha256}") })
     }
 }
 

@@ -147,7 +147,7 @@ fn identities(folder: &str, keys: &[(String, (String, i64))]) -> Vec<String> {
             hash.update(part.as_bytes());
             hash.update([0]);
         }
-        out[i] = crate::prepare::manifest::hex(&hash.finalize());
+        out[i] = mlb_record::digest::hex(&hash.finalize());
         *count += 1;
     }
     out

@@ -88,7 +88,7 @@ impl Scan {
         let mut judge = Judge::default();
         let mut current: Option<RunFolder> = None;
         let mut stopped = false;
-        let keep = |text: &str| (crate::prepare::manifest::digest(text.as_bytes()).1, kept::deflate(text));
+        let keep = |text: &str| (mlb_record::digest::sha256(text.as_bytes()), kept::deflate(text));
         let unreadable = walk_folder_no_links(&self.dir, keep, |file| {
             let folder = file.path.parent().unwrap_or(&self.dir);
             if current.as_ref().is_some_and(|c| c.path != folder) {
@@ -125,9 +125,9 @@ impl Scan {
 }
 
 /// sha256 (hex) of the file at `path` (the user's own: the jobs file),
-/// hashed as `mlb prepare` hashes its files.
+/// named as mlb names content ([`mlb_record::digest`]).
 pub fn hash_file(path: &Path) -> std::io::Result<String> {
-    crate::prepare::manifest::hash(std::fs::File::open(path)?).map(|(_, sha256)| sha256)
+    mlb_record::digest::sha256_of(std::fs::File::open(path)?).map(|(_, sha256)| sha256)
 }
 
 #[cfg(test)]

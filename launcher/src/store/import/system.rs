@@ -120,7 +120,7 @@ impl SystemRow {
             hash.update(part.as_bytes());
             hash.update([0]);
         }
-        crate::prepare::manifest::hex(&hash.finalize())
+        mlb_record::digest::hex(&hash.finalize())
     }
 }
 

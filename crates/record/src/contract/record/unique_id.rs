@@ -2,7 +2,6 @@
 
 use crate::contract::keys::Key;
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 /// sha256 (hex) over the job name and its sorted arguments, those that are
 /// part of the id ([`Key::in_unique_id`]: not the instance's, its sizing,
@@ -13,7 +12,7 @@ pub fn unique_id(name: &str, args: &Map<String, Value>) -> String {
         args.iter().map(|(k, v)| (super::arg_key(k), v)).filter(|(k, _)| Key::of(k).in_unique_id()).collect();
     let canonical = serde_json::json!({ "name": name, "args": kept });
     let text = super::to_strict_json(&canonical);
-    format!("{:x}", Sha256::digest(text.as_bytes()))
+    crate::digest::sha256(text.as_bytes())
 }
 
 #[cfg(test)]
