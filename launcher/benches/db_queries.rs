@@ -13,8 +13,7 @@
 
 use clap::Parser;
 use mlb::cli::{Cli, Command};
-use mlb::store::command::DbCommand;
-use mlb::store::query::command::QueryCommand;
+use mlb::commands::db::DbCommand;
 use mlb::store::{Location, Store};
 use nix::sys::resource::{getrusage, UsageWho};
 use runs_store::{fill, median, BENCHES, RUNS_PER_SYSTEM};
@@ -27,10 +26,10 @@ const RUNS: usize = 11;
 const LIMIT_MS: f64 = 100.0;
 
 /// The `mlb db` query `args`, parsed.
-fn db_args(args: &[&str]) -> QueryCommand {
+fn db_args(args: &[&str]) -> DbCommand {
     let cli = Cli::try_parse_from([&["mlb", "db"], args].concat()).unwrap();
     match cli.command {
-        Some(Command::Db { command: DbCommand::Query(query) }) => query,
+        Some(Command::Db { command }) => command,
         _ => unreachable!("mlb db"),
     }
 }
@@ -81,12 +80,12 @@ fn main() {
     for (what, args) in &queries {
         let parsed = db_args(args);
         let (query_ms, query_cpu) = time(|| match &parsed {
-            QueryCommand::Compare(c) => {
-                let m = mlb::store::query::compare::compare(&store, c).unwrap();
+            DbCommand::Compare(c) => {
+                let m = mlb::store::query::compare::compare(&store, &c.options()).unwrap();
                 assert_eq!(m.rows.len(), BENCHES);
             }
-            QueryCommand::History(h) => {
-                let found = mlb::store::query::history::fetch(&store, h).unwrap();
+            DbCommand::History(h) => {
+                let found = mlb::store::query::history::fetch(&store, &h.options()).unwrap();
                 assert_eq!(found.series[0].points.len(), RUNS_PER_SYSTEM);
             }
             _ => unreachable!(),

@@ -82,11 +82,11 @@ pub enum Command {
     Db {
         /// What to do with the store.
         #[command(subcommand)]
-        command: crate::store::command::DbCommand,
+        command: crate::commands::db::DbCommand,
     },
     /// A read-only web server over the results store: systems, runs, comparisons and
     /// histories as pages and as a JSON/CSV API (docs/serve.md).
-    Serve(crate::serve::ServeArgs),
+    Serve(crate::commands::serve::ServeArgs),
     /// Generates the data sets the jobs read into `$BASE/data`, in their real formats.
     Prepare(crate::prepare::PrepareArgs),
     /// Runs one instance of one workload (started by the launcher).

@@ -75,11 +75,7 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_OK)
         }
         Some(Command::Report(args)) => {
-            let text = match &args.db {
-                Some(db) => mlb::store::query::regressions::report(&args, db)?,
-                None => mlb::report::run(&args)?,
-            };
-            print_stdout(&text)?;
+            print_stdout(&mlb::commands::report::run(&args)?)?;
             Ok(EXIT_OK)
         }
         Some(Command::Burn(args)) => {
@@ -101,11 +97,11 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_OK)
         }
         Some(Command::Db { command }) => {
-            print_stdout(&mlb::store::command::run(&command)?)?;
+            print_stdout(&mlb::commands::db::run(&command)?)?;
             Ok(EXIT_OK)
         }
         Some(Command::Serve(args)) => {
-            mlb::serve::run(&args)?;
+            mlb::commands::serve::run(&args)?;
             Ok(EXIT_OK)
         }
         Some(Command::Prepare(args)) => {

@@ -8,7 +8,6 @@
 //! - [`name`]: the rule for the names the store keeps (a system's);
 //! - [`import`]: `mlb db import`, reports into the store;
 //! - [`after_run`]: `mlb --jobs FILE --db`, the run imported when it ends;
-//! - [`command`]: the `mlb db` subcommands;
 //! - [`system_edit`]: `mlb db rename-system` and `remove-system`;
 //! - [`query`]: runs, systems, comparisons, history, regressions' past runs and exports;
 //! - [`error`]: what can go wrong, with the fix.
@@ -20,7 +19,6 @@
 //! as the same type from either backend.
 
 pub mod after_run;
-pub mod command;
 pub mod error;
 pub mod import;
 pub mod location;

@@ -8,7 +8,15 @@ use super::import::system::SystemRow;
 use super::query::compare::system_names;
 use super::query::QueryError;
 use super::{Store, StoreError};
-use sqlx::{AnyConnection, Connection, Row};
+use sqlx::{AnyConnection, Connection};
+
+/// A system's row and its id.
+#[derive(sqlx::FromRow)]
+struct Stored {
+    id: i64,
+    #[sqlx(flatten)]
+    system: SystemRow,
+}
 
 impl Store {
     /// Renames the system `old` to `new` (a name [`super::name::check`]
@@ -20,11 +28,9 @@ impl Store {
             let mut conn = self.pool().acquire().await?;
             let mut tx = conn.begin().await?;
             let select = format!("SELECT id, {} FROM systems WHERE name = $1", SystemRow::COLUMNS);
-            let rows = sqlx::query(&select).bind(old).fetch_all(&mut *tx).await?;
-            for row in rows {
-                let id: i64 = row.try_get(0)?;
-                let system = SystemRow { name: new.to_string(), ..SystemRow::read(&row, 1)? };
-                rename_row(&mut tx, id, &system).await?;
+            let rows: Vec<Stored> = sqlx::query_as(&select).bind(old).fetch_all(&mut *tx).await?;
+            for Stored { id, system } in rows {
+                rename_row(&mut tx, id, &SystemRow { name: new.to_string(), ..system }).await?;
             }
             tx.commit().await
         })

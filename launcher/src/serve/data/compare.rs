@@ -3,9 +3,9 @@
 
 use super::params::{checked_name, Params};
 use super::{DataError, Page, Reader};
-use crate::store::command::DbArg;
-use crate::store::query::args::{CompareArgs, RunFilters};
+use crate::store::query::compare::CompareOptions;
 use crate::store::query::compare::{compare as matrix_of, system_names};
+use crate::store::query::filters::RunFilters;
 use crate::store::query::glob::Glob;
 use crate::store::query::matrix::{Matrix, Metric};
 use crate::store::query::render::{compare::render, Format};
@@ -65,8 +65,7 @@ pub fn compare(reader: &Reader, query: &CompareQuery) -> Result<Comparison, Data
     if systems.is_empty() {
         return Err(DataError::Refused("the store holds no system yet; import runs with `mlb db import DIR`".into()));
     }
-    let args = CompareArgs {
-        store: DbArg { db: None },
+    let args = CompareOptions {
         systems,
         reference: query.reference.clone(),
         metric: query.metric,
@@ -74,7 +73,6 @@ pub fn compare(reader: &Reader, query: &CompareQuery) -> Result<Comparison, Data
         benches: query.benches.clone(),
         filters: RunFilters::default(),
         strict: false,
-        format: Format::Json,
     };
     Ok(matrix_of(store, &args)?)
 }

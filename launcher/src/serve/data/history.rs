@@ -5,9 +5,8 @@
 
 use super::params::Params;
 use super::{DataError, Page, Reader};
-use crate::store::command::DbArg;
-use crate::store::query::args::{Filters, HistoryArgs, RunFilters};
-use crate::store::query::history::{fetch, History};
+use crate::store::query::filters::{Filters, RunFilters};
+use crate::store::query::history::{fetch, History, HistoryOptions};
 use crate::store::query::matrix::Metric;
 use crate::store::query::render::{history::render, Format};
 use crate::store::query::scale::Scale;
@@ -68,8 +67,7 @@ pub struct HistoryPage {
 
 /// The history `query` asks for.
 pub fn history(reader: &Reader, query: &HistoryQuery) -> Result<HistoryPage, DataError> {
-    let args = HistoryArgs {
-        store: DbArg { db: None },
+    let args = HistoryOptions {
         filters: Filters {
             system: Some(query.system.clone()),
             runs: RunFilters { config: query.config.clone(), ..RunFilters::default() },
@@ -77,9 +75,6 @@ pub fn history(reader: &Reader, query: &HistoryQuery) -> Result<HistoryPage, Dat
         bench: query.bench.clone(),
         metric: query.metric,
         strict: false,
-        svg: None,
-        scale: query.scale,
-        format: Format::Json,
     };
     let mut history = fetch(reader.store(), &args)?;
     if let Some(k) = query.last {

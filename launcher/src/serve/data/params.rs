@@ -82,9 +82,7 @@ impl Params {
 
     /// The metric `name`: `items/s`, `energy/item` or `score`.
     pub fn metric(&self, name: &str) -> Result<Option<Metric>, DataError> {
-        self.parsed(name, |v| {
-            <Metric as clap::ValueEnum>::from_str(v, false).map_err(|_| "pass items/s, energy/item or score".into())
-        })
+        self.parsed(name, |v| Metric::named(v).ok_or_else(|| "pass items/s, energy/item or score".into()))
     }
 }
 

@@ -14,7 +14,7 @@ use super::{DataError, Page, Reader};
 use crate::report::source::Source;
 use crate::report::{aggregate_from, Options, Report};
 use crate::store::import::kept::inflate;
-use crate::store::query::args::{Filters, RunFilters};
+use crate::store::query::filters::{Filters, RunFilters};
 use crate::store::query::runs::runs as listed;
 use crate::store::query::sql::{Bind, Sql};
 use crate::system::SystemDesc;

@@ -3,7 +3,7 @@
 
 use super::params::{checked_name, Params};
 use super::{DataError, Page, Reader};
-use crate::store::query::args::{day_or_time, end_of_day_or_time, tag, Filters, RunFilters};
+use crate::store::query::filters::{day_or_time, end_of_day_or_time, tag, Filters, RunFilters};
 use crate::store::query::render::{list, Format};
 use crate::store::query::runs::{runs as listed, RunRow};
 use serde::Serialize;

@@ -3,7 +3,7 @@
 
 use super::params::Params;
 use super::{DataError, Page, Reader};
-use crate::store::query::args::Filters;
+use crate::store::query::filters::Filters;
 use crate::store::query::render::{csv_text, list};
 use crate::store::query::systems::{systems as listed, SystemListing};
 use serde::Serialize;

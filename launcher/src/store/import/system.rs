@@ -10,13 +10,11 @@ use crate::store::name::tidy;
 use crate::system::SystemDesc;
 use mlb_record::contract::read::Entry;
 use sha2::{Digest, Sha256};
-use sqlx::any::AnyRow;
-use sqlx::Row;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// A system's row.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+/// A system's row (read by its columns' names, [`SystemRow::COLUMNS`]).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, sqlx::FromRow)]
 pub struct SystemRow {
     /// The name queries go by.
     pub name: String,
@@ -37,22 +35,8 @@ pub struct SystemRow {
 }
 
 impl SystemRow {
-    /// The columns of the `systems` table a row is read from ([`SystemRow::read`]), in its order.
+    /// The columns of the `systems` table a row is read from, by name.
     pub const COLUMNS: &'static str = "name, host, cpu, gpu_model, gpu_count, driver, runtime_versions, description";
-
-    /// The system in the columns of `row` from `at` on, in the order of [`SystemRow::COLUMNS`].
-    pub fn read(row: &AnyRow, at: usize) -> Result<SystemRow, sqlx::Error> {
-        Ok(SystemRow {
-            name: row.try_get(at)?,
-            host: row.try_get(at + 1)?,
-            cpu: row.try_get(at + 2)?,
-            gpu_model: row.try_get(at + 3)?,
-            gpu_count: row.try_get(at + 4)?,
-            driver: row.try_get(at + 5)?,
-            runtime_versions: row.try_get(at + 6)?,
-            description: row.try_get(at + 7)?,
-        })
-    }
 
     /// The system of a run folder described by its `system.json` as
     /// `described`, whose reports are `entries`; named later ([`SystemRow::named`]).

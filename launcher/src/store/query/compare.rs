@@ -1,11 +1,11 @@
 //! `mlb db compare`: the per-bench figures of each system from the store,
 //! then the matrix ([`super::matrix`]).
 
-use super::args::CompareArgs;
 use super::error::QueryError;
 use super::figures::{counts, grouped, select_figures, Measured};
-use super::filters::restrict_runs;
-use super::matrix::{matrix, Figure, Matrix};
+use super::filters::{restrict_runs, RunFilters};
+use super::glob::Glob;
+use super::matrix::{matrix, Figure, Matrix, Metric};
 use super::sql::Sql;
 use crate::report::Rule;
 use crate::store::Store;
@@ -26,8 +26,27 @@ pub fn known(store: &Store, names: &[String]) -> Result<(), QueryError> {
     }
 }
 
+/// What a comparison of systems shows (`mlb db compare`, `/compare`).
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    /// The systems, as columns in this order (at least one).
+    pub systems: Vec<String>,
+    /// The system every figure is normalised to (default: the first).
+    pub reference: Option<String>,
+    /// What the cells show.
+    pub metric: Metric,
+    /// Prices of systems in dollars, for items/s per dollar.
+    pub price: Vec<(String, f64)>,
+    /// Only the benches whose name matches.
+    pub benches: Option<Glob>,
+    /// Which runs of each system.
+    pub filters: RunFilters,
+    /// Failures judged by mlb's stricter check (as `mlb report --strict`).
+    pub strict: bool,
+}
+
 /// The comparison `args` ask for.
-pub fn compare(store: &Store, args: &CompareArgs) -> Result<Matrix, QueryError> {
+pub fn compare(store: &Store, args: &CompareOptions) -> Result<Matrix, QueryError> {
     known(store, &args.systems)?;
     let reference = args.reference.clone().unwrap_or_else(|| args.systems[0].clone());
     let not_compared = |name: &String| !args.systems.contains(name);
@@ -54,7 +73,7 @@ struct Stored {
 /// Per system and bench: the instances that count, their mean items/s and
 /// mean joules per item (figures that cannot be a measure left out, as
 /// `mlb report` leaves them out).
-fn figures(store: &Store, args: &CompareArgs) -> Result<Vec<Figure>, QueryError> {
+fn figures(store: &Store, args: &CompareOptions) -> Result<Vec<Figure>, QueryError> {
     let mut sql = Sql::new("SELECT s.name AS system, i.bench AS bench");
     select_figures(&mut sql);
     sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id ");

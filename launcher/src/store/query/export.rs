@@ -3,11 +3,10 @@
 //! as the store gives it (a million rows once took 1.8 GB, ten times the
 //! output, held whole before the first line went out).
 
-use super::args::{ExportArgs, ExportFormat};
 use super::bencher::{document, Measure, ENERGY, THROUGHPUT};
 use super::error::QueryError;
 use super::figures::{counts, grouped, select_figures, Measured};
-use super::filters::restrict;
+use super::filters::{restrict, Filters};
 use super::render::{csv_number, csv_text};
 use super::sql::{Bind, Sql};
 use crate::report::Rule;
@@ -23,8 +22,28 @@ pub type Sink<'a> = dyn FnMut(&str) -> std::io::Result<()> + 'a;
 /// Bytes of CSV gathered before they go to the sink.
 const CHUNK: usize = 64 * 1024;
 
+/// What `mlb db export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// Bencher Metric Format JSON of one run (`bencher run --adapter json`).
+    Bencher,
+    /// CSV of the long metrics table: one line per instance and metric.
+    Csv,
+}
+
+/// What an export writes, of which runs.
+#[derive(Clone, Debug)]
+pub struct ExportOptions {
+    /// What to write.
+    pub format: ExportFormat,
+    /// With `bencher`: the run (default: the newest run the filters select).
+    pub run: Option<i64>,
+    /// Which runs.
+    pub filters: Filters,
+}
+
 /// Writes what `args` ask for to `out`.
-pub fn export(store: &Store, args: &ExportArgs, out: &mut Sink<'_>) -> Result<(), QueryError> {
+pub fn export(store: &Store, args: &ExportOptions, out: &mut Sink<'_>) -> Result<(), QueryError> {
     match args.format {
         ExportFormat::Bencher => out(&bencher(store, args)?).map_err(QueryError::Output),
         ExportFormat::Csv => long_csv(store, args, out),
@@ -37,7 +56,7 @@ pub fn export(store: &Store, args: &ExportArgs, out: &mut Sink<'_>) -> Result<()
 /// of the instances that count between the smallest and the largest, and
 /// the same of joules per item where it can be a measure (as `mlb report`
 /// takes them).
-fn bencher(store: &Store, args: &ExportArgs) -> Result<String, QueryError> {
+fn bencher(store: &Store, args: &ExportOptions) -> Result<String, QueryError> {
     let mut sql = Sql::new("SELECT r.id FROM runs r JOIN systems s ON s.id = r.system_id WHERE 1 = 1");
     if let Some(id) = args.run {
         sql.push(" AND r.id = ").bind(Bind::Int(id));
@@ -122,7 +141,7 @@ impl Metric {
 
 /// Every metric of every instance of the runs selected: one line each,
 /// written to `out` as the rows come.
-fn long_csv(store: &Store, args: &ExportArgs, out: &mut Sink<'_>) -> Result<(), QueryError> {
+fn long_csv(store: &Store, args: &ExportOptions, out: &mut Sink<'_>) -> Result<(), QueryError> {
     use futures_util::TryStreamExt;
     let mut sql = Sql::new(
         "SELECT s.name AS system, r.id AS run, r.run_ids, r.started_at AS started, i.bench, i.config, \

@@ -1,11 +1,10 @@
 //! `mlb db history`: one metric of a system over time, a series per bench
 //! (or config), each point a run with its id (docs/results.md, "Queries").
 
-use super::args::HistoryArgs;
 use super::compare::known;
 use super::error::QueryError;
 use super::figures::{counts, grouped, select_figures, Measured};
-use super::filters::restrict;
+use super::filters::{restrict, Filters};
 use super::matrix::Metric;
 use super::sql::Sql;
 use crate::report::Rule;
@@ -139,10 +138,23 @@ struct Stored {
     figures: Measured,
 }
 
+/// What a history shows (`mlb db history`, `/history`).
+#[derive(Clone, Debug)]
+pub struct HistoryOptions {
+    /// Which runs (a system is required).
+    pub filters: Filters,
+    /// Only this bench (or config).
+    pub bench: Option<String>,
+    /// What the points show (`score`: items/s over the first run's).
+    pub metric: Metric,
+    /// Failures judged by mlb's stricter check (as `mlb report --strict`).
+    pub strict: bool,
+}
+
 /// The history `args` ask for, from `store`: per run of the system and
 /// bench, the instances that count and their mean (joules per item left
 /// out where they cannot be a measure, as `mlb report` leaves them out).
-pub fn fetch(store: &Store, args: &HistoryArgs) -> Result<History, QueryError> {
+pub fn fetch(store: &Store, args: &HistoryOptions) -> Result<History, QueryError> {
     let system = args.filters.system.as_ref().ok_or(QueryError::NoSystem)?;
     known(store, std::slice::from_ref(system))?;
     let energy = args.metric == Metric::EnergyPerItem;

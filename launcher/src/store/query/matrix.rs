@@ -24,6 +24,17 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// The metric of its name (`items/s`, `energy/item`, `score`: the
+    /// command line's and the API's).
+    pub fn named(text: &str) -> Option<Metric> {
+        match text {
+            "items/s" => Some(Metric::ItemsPerSecond),
+            "energy/item" => Some(Metric::EnergyPerItem),
+            "score" => Some(Metric::Score),
+            _ => None,
+        }
+    }
+
     /// The unit of a cell's value.
     pub fn unit(self) -> &'static str {
         match self {
@@ -203,6 +214,15 @@ fn summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_metric_is_named_as_the_command_line_names_it() {
+        for metric in <Metric as clap::ValueEnum>::value_variants() {
+            let name = clap::ValueEnum::to_possible_value(metric).unwrap();
+            assert_eq!(Metric::named(name.get_name()), Some(*metric));
+        }
+        assert_eq!(Metric::named("joules"), None);
+    }
 
     fn fig(bench: &str, system: &str, speed: f64, joules: Option<f64>) -> Figure {
         Figure { bench: bench.into(), system: system.into(), n: 8, items_per_s: Some(speed), joules_per_item: joules }

@@ -4,14 +4,12 @@
 //! "Export"). The figures are computed by pure functions over what the store
 //! returns; the SQL binds every name as a parameter.
 
-pub mod args;
 pub mod bencher;
-pub mod command;
 pub mod compare;
 pub mod error;
 pub mod export;
 mod figures;
-mod filters;
+pub mod filters;
 pub mod glob;
 pub mod history;
 pub mod matrix;

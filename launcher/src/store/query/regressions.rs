@@ -1,45 +1,20 @@
-//! `mlb report --reports DIR --db`: each row of the report against the last
-//! runs of the same system and config in the store
-//! ([`crate::report::history`]: change, Welch's p-value, regression flag).
+//! What `mlb report --reports DIR --db` reads of the store: the system the
+//! reports would be imported as, and for a row of the report the last runs
+//! of that system holding its config (the commands layer judges the row
+//! against them, [`crate::report::history`]).
 
 use super::error::QueryError;
 use super::figures::counts;
 use super::sql::Sql;
-use crate::report::history::{judge, Regressions};
-use crate::report::{ReportArgs, Row as ReportRow, Rule};
+use crate::report::{Row as ReportRow, Rule};
 use crate::store::import::system::{fallback_name, SystemRow};
-use crate::store::{Location, Store};
+use crate::store::Store;
 use mlb_record::contract::read::{read_folder, Entry};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
-/// Runs `mlb report` with `--db URL` (`""`: the default store): the report,
-/// with its rows judged against their history; returns what to print.
-pub fn report(args: &ReportArgs, db: &str) -> Result<String, QueryError> {
-    let mut report = crate::report::report(args)?;
-    let location = Location::from_env(Some(db))?;
-    let store = Store::open_existing(&location)?;
-    let system = match &args.system {
-        Some(name) => name.clone(),
-        None => default_system(&args.reports)?,
-    };
-    let rule = Rule::strict_if(args.strict);
-    let mut found = Regressions::new(location.to_string(), system, args.history);
-    for row in &report.rows {
-        let current: Vec<f64> = report.runs.iter().filter(|r| r.label == row.label).map(|r| r.value).collect();
-        let past = past_runs(&store, &found.system, row, rule, &report.reports, args.history)?;
-        if past.is_empty() {
-            continue;
-        }
-        let (runs, values): (Vec<i64>, Vec<Vec<f64>>) = past.into_iter().unzip();
-        found.rows.push(judge(&row.label, &current, &values.concat(), runs));
-    }
-    report.regressions = Some(found);
-    Ok(crate::report::show(args, &report)?)
-}
-
 /// The name `mlb db import` gives the system of the reports in `dir`.
-fn default_system(dir: &Path) -> Result<String, QueryError> {
+pub fn default_system(dir: &Path) -> Result<String, QueryError> {
     let reading = read_folder(dir).map_err(crate::store::StoreError::from)?;
     let entries: Vec<&Entry> = reading.entries.iter().collect();
     let system = SystemRow::of(crate::system::read(dir).as_ref(), &entries);
@@ -67,7 +42,7 @@ struct Past {
 /// The items/s of the instances that count of the last `k` runs of `system`
 /// holding `row`'s config, newest first, by run; runs imported from the
 /// reports folder itself (or below it) are left out.
-fn past_runs(
+pub fn past_runs(
     store: &Store,
     system: &str,
     row: &ReportRow,

@@ -1,8 +1,7 @@
 //! `mlb db runs`: the runs the filters select, oldest first, with their
 //! system, identity, instance count and tags.
 
-use super::args::Filters;
-use super::filters::restrict;
+use super::filters::{restrict, Filters};
 use super::sql::Sql;
 use crate::store::{Store, StoreError};
 use serde::Serialize;

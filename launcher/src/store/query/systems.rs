@@ -1,19 +1,18 @@
 //! `mlb db systems`: the systems of the runs the filters select, with how
 //! many runs each has and when the first and the last started.
 
-use super::args::Filters;
-use super::filters::restrict;
+use super::filters::{restrict, Filters};
 use super::sql::Sql;
 use crate::store::import::system::SystemRow;
 use crate::store::{Store, StoreError};
 use serde::Serialize;
-use sqlx::Row;
 
 /// One stored system (one `system.json` identity) and its runs selected.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, sqlx::FromRow)]
 pub struct SystemListing {
     /// The system as stored.
     #[serde(flatten)]
+    #[sqlx(flatten)]
     pub system: SystemRow,
     /// Runs selected.
     pub runs: i64,
@@ -34,14 +33,5 @@ pub fn systems(store: &Store, filters: &Filters) -> Result<Vec<SystemListing>, S
     restrict(&mut sql, filters);
     sql.push(&format!(" GROUP BY s.id, {columns}"));
     sql.push(" ORDER BY s.name, s.id");
-    // The system's columns come first, as `SystemRow::read` reads them.
-    sql.read(store, "listing systems", |row| {
-        let system = SystemRow::read(&row, 0)?;
-        Ok(SystemListing {
-            system,
-            runs: row.try_get("runs")?,
-            first: row.try_get("first")?,
-            last: row.try_get("last")?,
-        })
-    })
+    sql.rows(store, "listing systems")
 }

@@ -211,17 +211,12 @@ fn benches_sharing_their_arguments_are_exported_apart(kind: Kind) {
 
 #[test]
 fn the_csv_export_goes_out_a_piece_at_a_time() {
-    use mlb::store::query::args::{ExportArgs, ExportFormat, Filters};
+    use mlb::store::query::export::{ExportFormat, ExportOptions};
     let store = TestStore::new(Kind::Sqlite);
     let dir = tempfile::tempdir().unwrap();
     let reports = super::backend::write_runs(dir.path(), 4, 500);
     assert_eq!(import(&store, &[dir.path().to_str().unwrap()]).0, Some(0));
-    let args = ExportArgs {
-        store: mlb::store::command::DbArg { db: Some(store.url.clone()) },
-        format: ExportFormat::Csv,
-        run: None,
-        filters: Filters::default(),
-    };
+    let args = ExportOptions { format: ExportFormat::Csv, run: None, filters: Default::default() };
     let mut pieces: Vec<String> = Vec::new();
     let opened = store.open();
     mlb::store::query::export::export(&opened, &args, &mut |text| {

@@ -1,12 +1,11 @@
-//! `mlb serve [--db URL] [--bind ADDR] [--token-file F] [--allowed-signers F]`.
+//! `mlb serve [--db URL] [--bind ADDR] [--token-file F] [--allowed-signers F]`:
+//! its options into the server's [`Settings`].
 
-use crate::store::command::DbArg;
+use super::db::DbArg;
+use crate::serve::{ServeError, Settings, DEFAULT_BIND};
 use clap::Args;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-
-/// The address served when `--bind` is not given: this host only.
-pub const DEFAULT_BIND: &str = "127.0.0.1:8537";
 
 /// `mlb serve`.
 #[derive(Debug, Args)]
@@ -27,4 +26,14 @@ pub struct ServeArgs {
     /// page names the signer of its record by them.
     #[arg(long, value_name = "FILE")]
     pub allowed_signers: Option<PathBuf>,
+}
+
+/// Serves what `args` ask for until Ctrl-C or SIGTERM.
+pub fn run(args: &ServeArgs) -> Result<(), ServeError> {
+    crate::serve::run(&Settings {
+        store: args.store.location()?,
+        bind: args.bind,
+        token_file: args.token_file.clone(),
+        allowed_signers: args.allowed_signers.clone(),
+    })
 }

@@ -1,0 +1,34 @@
+//! `mlb db export`: a run in Bencher Metric Format, or the long metrics
+//! table as CSV, streamed to stdout ([`crate::store::query::export`]).
+
+use super::filters::FilterArgs;
+use super::DbArg;
+use crate::store::query::export::{export, ExportFormat, ExportOptions};
+use crate::store::query::QueryError;
+use crate::store::Store;
+use clap::Args;
+
+/// `mlb db export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The store.
+    #[command(flatten)]
+    pub store: DbArg,
+    /// What to write.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// With `bencher`: the run (its id in `mlb db runs`; default: the newest run the filters select).
+    #[arg(long, value_name = "ID")]
+    pub run: Option<i64>,
+    /// Which runs.
+    #[command(flatten)]
+    pub filters: FilterArgs,
+}
+
+/// Writes the export `args` ask for to stdout; returns nothing more to print.
+pub fn run(args: &ExportArgs) -> Result<String, QueryError> {
+    let store = Store::open_existing(&args.store.location()?)?;
+    let options = ExportOptions { format: args.format, run: args.run, filters: args.filters.filters() };
+    export(&store, &options, &mut |text| crate::console::Console::Out.write(text))?;
+    Ok(String::new())
+}

@@ -1,0 +1,66 @@
+//! `mlb db history`: one system over time ([`crate::store::query::history`]),
+//! and its chart when `--svg` asks.
+
+use super::filters::FilterArgs;
+use super::DbArg;
+use crate::store::query::history::{fetch, HistoryOptions};
+use crate::store::query::render::{self, Format};
+use crate::store::query::scale::Scale;
+use crate::store::query::{Metric, QueryError};
+use crate::store::Store;
+use clap::Args;
+use std::path::PathBuf;
+
+/// `mlb db history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The store.
+    #[command(flatten)]
+    pub store: DbArg,
+    /// Which runs (`--system` is required).
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Only this bench (or config).
+    #[arg(long, value_name = "NAME")]
+    pub bench: Option<String>,
+    /// What the points show (`score`: items/s over the first run's).
+    #[arg(long, value_enum, default_value_t = Metric::ItemsPerSecond)]
+    pub metric: Metric,
+    /// Judge failures by mlb's stricter check (as `mlb report --strict`).
+    #[arg(long)]
+    pub strict: bool,
+    /// Also write the history as an SVG chart.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// The chart's y axis: each bench relative to its own median (a drop
+    /// of any bench shows, whatever its items/s), or the values as they are.
+    #[arg(long, value_enum, value_name = "SCALE", default_value_t = Scale::Relative, requires = "svg")]
+    pub scale: Scale,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+impl HistoryArgs {
+    /// The history asked for.
+    pub fn options(&self) -> HistoryOptions {
+        HistoryOptions {
+            filters: self.filters.filters(),
+            bench: self.bench.clone(),
+            metric: self.metric,
+            strict: self.strict,
+        }
+    }
+}
+
+/// The history `args` ask for, as `--format` asks, after writing the chart when asked.
+pub fn run(args: &HistoryArgs) -> Result<String, QueryError> {
+    let store = Store::open_existing(&args.store.location()?)?;
+    let found = fetch(&store, &args.options())?;
+    if let Some(path) = &args.svg {
+        let chart = crate::store::query::svg::chart(&found, args.scale)?;
+        mlb_record::contract::record::write_output(path, chart.as_bytes())
+            .map_err(|source| QueryError::Write { path: path.clone(), source })?;
+    }
+    Ok(render::history::render(&found, args.format))
+}

@@ -1,0 +1,36 @@
+//! `mlb db runs` and `mlb db systems`: the runs and systems the filters select.
+
+use super::filters::FilterArgs;
+use super::DbArg;
+use crate::store::query::render::{self, Format};
+use crate::store::query::QueryError;
+use crate::store::Store;
+use clap::Args;
+
+/// `mlb db runs` and `mlb db systems`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// The store.
+    #[command(flatten)]
+    pub store: DbArg,
+    /// Which runs.
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// The runs `args` select, as `--format` asks.
+pub fn runs(args: &ListArgs) -> Result<String, QueryError> {
+    let store = Store::open_existing(&args.store.location()?)?;
+    let runs = crate::store::query::runs::runs(&store, &args.filters.filters())?;
+    Ok(render::list::runs(&runs, args.format))
+}
+
+/// The systems of the runs `args` select, as `--format` asks.
+pub fn systems(args: &ListArgs) -> Result<String, QueryError> {
+    let store = Store::open_existing(&args.store.location()?)?;
+    let systems = crate::store::query::systems::systems(&store, &args.filters.filters())?;
+    Ok(render::list::systems(&systems, args.format))
+}

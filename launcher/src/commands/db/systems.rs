@@ -1,0 +1,45 @@
+//! `mlb db rename-system OLD NEW` and `mlb db remove-system NAME`
+//! ([`crate::store::system_edit`]).
+
+use super::DbArg;
+use crate::store::query::QueryError;
+use crate::store::Store;
+use clap::Args;
+
+/// `mlb db rename-system OLD NEW`
+#[derive(Debug, Args)]
+pub struct RenameSystemArgs {
+    /// The system's name now.
+    #[arg(value_name = "OLD")]
+    pub old: String,
+    /// Its new name (at most 200 characters, no control character).
+    #[arg(value_name = "NEW", value_parser = parse_name)]
+    pub new: String,
+    #[command(flatten)]
+    pub store: DbArg,
+}
+
+/// `mlb db remove-system NAME`
+#[derive(Debug, Args)]
+pub struct RemoveSystemArgs {
+    /// The system to remove, with its runs.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+    #[command(flatten)]
+    pub store: DbArg,
+}
+
+/// A name the store keeps ([`crate::store::name::check`]).
+pub fn parse_name(text: &str) -> Result<String, String> {
+    crate::store::name::check(text).map(str::to_string).map_err(|e| e.to_string())
+}
+
+/// Renames the system; returns what was done.
+pub fn rename(args: &RenameSystemArgs) -> Result<String, QueryError> {
+    Store::open_existing(&args.store.location()?)?.rename_system(&args.old, &args.new)
+}
+
+/// Removes the system; returns what was done.
+pub fn remove(args: &RemoveSystemArgs) -> Result<String, QueryError> {
+    Store::open_existing(&args.store.location()?)?.remove_system(&args.name)
+}
