@@ -3,8 +3,8 @@
 //! `busbw_gbs` with the link it crossed) and conditions (throttling, XID and
 //! uncorrected ECC errors of its telemetry block).
 
-use mlb_record::contract::is_run_file;
-use mlb_record::contract::step_plan::is_step_plan;
+use mlb_record::contract::report::ReadError;
+use mlb_record::contract::Report;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -87,85 +87,68 @@ pub struct Unreadable {
 }
 
 /// The report files of `dir` and its node folders (`mlb --slurm` writes a
-/// folder per node), not the run files (among them [`FILE`]) nor the Slurm step plans,
-/// sorted by path.
+/// folder per node), found by the record crate's walk: not the run files
+/// (among them [`FILE`]) nor the Slurm step plans, sorted by path. A folder
+/// or entry that cannot be listed is an error: a burn judges every slot.
 pub fn files(dir: &Path) -> Result<Vec<PathBuf>, Unreadable> {
-    let mut files = Vec::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let listing =
-            std::fs::read_dir(&folder).map_err(|e| Unreadable { path: folder.clone(), reason: e.to_string() })?;
-        for path in listing.filter_map(|e| e.ok().map(|e| e.path())) {
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if name.starts_with('.') || is_step_plan(&path) {
-                continue;
-            } else if path.is_dir() {
-                folders.push(path);
-            } else if name.ends_with(".json") && !is_run_file(&path) {
-                files.push(path);
-            }
-        }
+    let (mut files, unreadable) = mlb_record::contract::read::report_files(dir)
+        .map_err(|e| Unreadable { path: e.path, reason: e.source.to_string() })?;
+    if let Some(bad) = unreadable.into_iter().next() {
+        return Err(Unreadable { path: bad.path, reason: bad.reason });
     }
     files.sort();
     Ok(files)
 }
 
-/// Every report of [`files`].
+/// Every report of [`files`], each read whole into the report model.
 pub fn read(dir: &Path) -> Result<Vec<Measured>, Unreadable> {
-    let unreadable = |path: &Path, reason: String| Unreadable { path: path.to_path_buf(), reason };
     files(dir)?
-        .iter()
-        .map(|path| {
-            let text = mlb_record::reading::read_input(path).map_err(|e| unreadable(path, e.to_string()))?;
-            let value: Value = serde_json::from_str(&text).map_err(|e| unreadable(path, e.to_string()))?;
-            measured(&value).ok_or_else(|| unreadable(path, "no `name` or `vcd`: not a report of mlb".into()))
+        .into_iter()
+        .map(|path| match Report::load(&path) {
+            Ok(report) => Ok(measured(&report)),
+            Err(ReadError::Io { source, .. }) => Err(Unreadable { path, reason: source.to_string() }),
+            Err(ReadError::NotAReport { source, .. }) => Err(Unreadable { path, reason: source.to_string() }),
         })
         .collect()
 }
 
-/// One report's figures; `None` without a bench name or a device.
-pub fn measured(report: &Value) -> Option<Measured> {
-    let text = |v: &Value| v.as_str().map(str::to_string);
-    let bench = text(&report["name"])?;
+/// One report's figures.
+pub fn measured(report: &Report) -> Measured {
+    let arg = |key: &str| report.args.get(key);
+    let text = |key: &str| arg(key).and_then(Value::as_str).map(str::to_string);
+    let number = |key: &str| arg(key).and_then(Value::as_f64);
     let slot = Slot {
-        node: text(&report["provenance"]["slurm"]["node"]),
-        id: match &report["vcd"] {
-            Value::Number(n) => n.to_string(),
-            other => text(other)?,
-        },
-        gpu: text(&report["gpu"]),
+        node: report.provenance.as_ref().and_then(|p| p.slurm.as_ref()).map(|s| s.node.clone()),
+        id: report.vcd.clone(),
+        gpu: text("gpu"),
     };
-    let failure = match report["completed"].as_bool() {
-        Some(true) => None,
-        _ => Some(match (report["failure"]["cause"].as_str(), report["failure"]["message"].as_str()) {
-            (Some(cause), Some(message)) => format!("{cause}: {message}"),
-            (Some(cause), None) => cause.to_string(),
-            _ => "did not complete".to_string(),
-        }),
+    let failure = match (&report.failure, report.completed) {
+        (_, true) => None,
+        (Some(f), _) if f.message.is_empty() => Some(f.cause.to_string()),
+        (Some(f), _) => Some(format!("{}: {}", f.cause, f.message)),
+        (None, _) => Some("did not complete".to_string()),
     };
-    let figure = ["tflops", "bandwidth_gbs", "busbw_gbs"].iter().find_map(|f| report[*f].as_f64());
-    let link = report.get("interface").map(|interface| Link {
-        interface: text(interface),
-        nominal_gbs: report["nominal_gbs"].as_f64(),
-        note: text(&report["nominal_note"]),
-        ranks: report["world_size"].as_u64(),
+    let link = arg("interface").map(|interface| Link {
+        interface: interface.as_str().map(str::to_string),
+        nominal_gbs: number("nominal_gbs"),
+        note: text("nominal_note"),
+        ranks: arg("world_size").and_then(Value::as_u64),
     });
-    let telemetry = &report["telemetry"];
-    let gpus = telemetry["gpus"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let shares = gpus.iter().map(|g| &g["throttled_fraction"]).chain([&telemetry["slot"]["cpu_throttled_fraction"]]);
-    let throttled = shares.filter_map(Value::as_f64).reduce(f64::max);
-    let total = |name: &str| gpus.iter().filter_map(|g| g["totals"][name].as_f64()).sum::<f64>();
-    Some(Measured {
+    let gpus = report.telemetry.as_ref().map(|t| t.gpus.as_slice()).unwrap_or_default();
+    let cpu = report.telemetry.as_ref().and_then(|t| t.slot.cpu_throttled_fraction);
+    let throttled = gpus.iter().map(|g| g.throttled_fraction).chain([cpu]).flatten().reduce(f64::max);
+    let total = |name: &str| gpus.iter().filter_map(|g| g.metrics.totals.get(name)).sum::<f64>();
+    Measured {
         slot,
-        bench,
+        bench: report.name.clone(),
         failure,
-        figure,
-        precision: text(&report["precision"]),
+        figure: ["tflops", "bandwidth_gbs", "busbw_gbs"].into_iter().find_map(number),
+        precision: text("precision"),
         throttled,
         xid: total("xid_events"),
         ecc_uncorrected: total("ecc_uncorrected"),
         link,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -173,18 +156,37 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A full report of `bench` on device `vcd`, with `fields` added, as a
+    /// worker writes it.
+    fn report(bench: &str, vcd: Value, fields: Value) -> Value {
+        let mut report = json!({"suite": "burn", "name": bench, "run_id": 0, "jr_id": "0", "vcd": vcd});
+        report.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+        report
+    }
+
+    /// What a burn reads of `report`, parsed as the report file would be.
+    fn measure(report: Value) -> Measured {
+        measured(&mlb_record::contract::read::from_text(&report.to_string()).unwrap())
+    }
+
+    /// A telemetry block of one GPU and the slot.
+    fn telemetry(gpu: Value, slot: Value) -> Value {
+        json!({"sample_hz": 10.0, "samples": 100, "window_seconds": 10.0, "items": 0, "slot": slot,
+            "gpus": [gpu]})
+    }
+
     #[test]
     fn a_report_gives_its_slot_figure_and_telemetry() {
-        let report = json!({
-            "name": "gemm", "vcd": "1", "gpu": "NVIDIA H100", "completed": true, "tflops": 612.5,
-            "precision": "bf16", "provenance": {"slurm": {"node": "n2"}},
-            "telemetry": {
-                "gpus": [{"throttled_fraction": 0.02, "totals": {"xid_events": 1.0, "ecc_uncorrected": 2.0}}],
-                "slot": {"cpu_throttled_fraction": 0.3}
-            }
-        });
-        let m = measured(&report).unwrap();
-        assert_eq!(m.slot.label(), "n2/1");
+        let gpu = json!({"device": "1", "throttled_fraction": 0.02,
+            "totals": {"xid_events": 1.0, "ecc_uncorrected": 2.0}});
+        let m = measure(report(
+            "gemm",
+            json!("1"),
+            json!({"gpu": "NVIDIA H100", "completed": true, "tflops": 612.5, "precision": "bf16",
+                "provenance": {"slurm": {"node": "n2"}},
+                "telemetry": telemetry(gpu, json!({"cpu_throttled_fraction": 0.3}))}),
+        ));
+        assert_eq!((m.slot.label(), m.slot.model()), ("n2/1".into(), "NVIDIA H100"));
         assert_eq!((m.figure, m.precision.as_deref()), (Some(612.5), Some("bf16")));
         assert_eq!((m.throttled, m.xid, m.ecc_uncorrected), (Some(0.3), 1.0, 2.0));
         assert_eq!((m.failure, m.link), (None, None));
@@ -192,28 +194,36 @@ mod tests {
 
     #[test]
     fn an_all_reduce_gives_its_bus_bandwidth_and_link() {
-        let report = json!({"name": "allreduce", "vcd": "0", "completed": true, "busbw_gbs": 2.5,
-            "interface": "eth0", "nominal_gbs": 12.5});
-        let m = measured(&report).unwrap();
+        let m = measure(report(
+            "allreduce",
+            json!("0"),
+            json!({"completed": true, "busbw_gbs": 2.5, "interface": "eth0", "nominal_gbs": 12.5}),
+        ));
         assert_eq!(m.figure, Some(2.5));
         let link = Link { interface: Some("eth0".into()), nominal_gbs: Some(12.5), note: None, ranks: None };
         assert_eq!(m.link, Some(link));
-        let alone = json!({"name": "allreduce", "vcd": "0", "completed": true, "interface": "lo", "world_size": 1,
-            "nominal_gbs": null, "nominal_note": "loopback: no nominal rate"});
-        let link = measured(&alone).unwrap().link.unwrap();
+        let alone = report(
+            "allreduce",
+            json!("0"),
+            json!({"completed": true, "interface": "lo", "world_size": 1, "nominal_gbs": null,
+                "nominal_note": "loopback: no nominal rate"}),
+        );
+        let link = measure(alone).link.unwrap();
         assert_eq!((link.note.as_deref(), link.ranks), (Some("loopback: no nominal rate"), Some(1)));
     }
 
     #[test]
     fn reports_of_node_folders_are_read_and_run_files_left_out() {
         let dir = tempfile::tempdir().unwrap();
-        let report = |node: &str| {
-            json!({"name": "gemm", "vcd": "0", "completed": true, "tflops": 1.0,
-            "provenance": {"slurm": {"node": node}}})
-        };
         for node in ["n1", "n2"] {
+            let text = report(
+                "gemm",
+                json!("0"),
+                json!({"completed": true, "tflops": 1.0, "provenance": {"slurm": {"node": node}}}),
+            )
+            .to_string();
             std::fs::create_dir(dir.path().join(node)).unwrap();
-            std::fs::write(dir.path().join(node).join("burn.gemm.R0.D0.json"), report(node).to_string()).unwrap();
+            std::fs::write(dir.path().join(node).join("burn.gemm.R0.D0.json"), text).unwrap();
             std::fs::write(dir.path().join(node).join("system.json"), "{}").unwrap();
         }
         let plans = dir.path().join(mlb_record::contract::step_plan::PLAN_DIR);
@@ -225,12 +235,34 @@ mod tests {
     }
 
     #[test]
+    fn a_file_that_is_no_report_or_a_folder_that_cannot_be_listed_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("burn.gemm.R0.D0.json");
+        std::fs::write(&file, r#"{"name": "gemm", "vcd": "0", "completed": true}"#).unwrap();
+        let bad = read(dir.path()).unwrap_err();
+        assert_eq!(bad.path, file);
+        assert!(bad.reason.contains("suite"), "{}", bad.reason);
+        let missing = dir.path().join("missing");
+        assert_eq!(files(&missing).unwrap_err().path, missing);
+    }
+
+    #[test]
     fn a_failure_record_keeps_its_cause_and_message() {
-        let record = json!({"name": "membw", "vcd": 0, "completed": false,
-            "failure": {"cause": "error", "message": "out of memory"}});
-        let m = measured(&record).unwrap();
+        let record = report(
+            "membw",
+            json!(0),
+            json!({"completed": false, "failure": {"cause": "error", "message": "out of memory"}}),
+        );
+        let m = measure(record);
         assert_eq!((m.slot.label(), m.slot.model()), ("0".into(), "cpu"));
         assert_eq!(m.failure.as_deref(), Some("error: out of memory"));
         assert_eq!((m.figure, m.throttled), (None, None));
+        let m = measure(report(
+            "membw",
+            json!("0"),
+            json!({"completed": false, "failure": {"cause": "oom", "message": ""}}),
+        ));
+        assert_eq!(m.failure.as_deref(), Some("oom"));
+        assert_eq!(measure(report("membw", json!("0"), json!({}))).failure.as_deref(), Some("did not complete"));
     }
 }

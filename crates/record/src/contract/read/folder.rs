@@ -15,7 +15,9 @@
 //!
 //! `mlb report` reads the light view of each entry ([`read_folder`]);
 //! `mlb db import` reads each file once, whole: its entries with their
-//! [`Extra`], and its text to keep ([`read_folder_no_links`]).
+//! [`Extra`], and its text to keep ([`walk_folder_no_links`]); `mlb burn`
+//! takes only the files' paths from the same walk, none opened
+//! ([`report_files`]), and reads each into the full report model.
 
 use super::entry::{Entry, Parsed, RawEntry};
 use super::extra::Extra;
@@ -68,7 +70,8 @@ pub struct Unreadable {
 pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
     let mut entries = Vec::new();
     let read = |text: &str, path: &Path| found_in(text, path);
-    let (files, unreadable) = read_tree(dir, Links::Follow, &read, |found| {
+    let reader = Reader::new(dir, Links::Follow, &read)?;
+    let (files, unreadable) = walk_tree(dir, Links::Follow, &reader, |found| {
         found.move_into(&mut entries);
         ControlFlow::Continue(())
     })?;
@@ -95,8 +98,25 @@ pub fn walk_folder_no_links<K: Send>(
         let path: Arc<Path> = Arc::from(path);
         Ok(WholeFile { entries: read_whole(text, &path)?, path, kept: keep(text) })
     };
-    let (_, unreadable) = read_tree(dir, Links::Refuse, &read, take)?;
+    let reader = Reader::new(dir, Links::Refuse, &read)?;
+    let (_, unreadable) = walk_tree(dir, Links::Refuse, &reader, take)?;
     Ok(unreadable)
+}
+
+/// The report files under `dir` (any depth), found as [`read_folder`]
+/// finds them (hidden names, the run's own files and Slurm step plans left
+/// out, a link to a folder followed once) but none of them opened: for a
+/// reader that reads each file itself, into the full report model
+/// (`mlb burn`). In [`read_folder`]'s order. Errs only when `dir` itself
+/// cannot be listed; a folder or entry below it that cannot be listed, or a
+/// `*.json` name that is not a regular file, is in the second list.
+pub fn report_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<Unreadable>), FolderError> {
+    let mut files = Vec::new();
+    let (_, unreadable) = walk_tree(dir, Links::Follow, &Paths, |path| {
+        files.push(path);
+        ControlFlow::Continue(())
+    })?;
+    Ok((files, unreadable))
 }
 
 /// A report file read whole.
@@ -122,9 +142,16 @@ enum Links {
 /// How each file of a walk is read: its text (and its path) into a `T`.
 type ReadOne<'a, T> = dyn Fn(&str, &Path) -> Result<T, Unreadable> + Sync + 'a;
 
-/// A walk of the folder `dir`: links below it taken as `links` says, each
-/// file read by `read`.
-struct Walk<'a, T> {
+/// What a walk makes of each folder's report files, in order: what their
+/// texts give ([`Reader`]), or only their paths ([`Paths`]).
+trait Files<T>: Sync {
+    /// What the files of `listing` give, in its order.
+    fn of(&self, listing: &Listing) -> Vec<Result<T, Unreadable>>;
+}
+
+/// The reader of the files below the folder `dir`: links below it taken as
+/// `links` says, each file's text read by `read`.
+struct Reader<'a, T> {
     dir: &'a Path,
     links: Links,
     /// `dir`, held open when no link is followed: every folder below is
@@ -133,23 +160,66 @@ struct Walk<'a, T> {
     read: &'a ReadOne<'a, T>,
 }
 
-/// Walks `dir` ([`read_folder`]), links below it taken as `links` says,
-/// each file read by `read` and what it gave handed to `take`, in order,
-/// until `take` breaks; returns how many files were found and what could
-/// not be read.
-fn read_tree<T: Send>(
+impl<'a, T> Reader<'a, T> {
+    /// The reader of the files below `dir`; errs when `dir` is to be held
+    /// open and cannot be.
+    fn new(dir: &'a Path, links: Links, read: &'a ReadOne<'a, T>) -> Result<Self, FolderError> {
+        let root = match links {
+            Links::Follow => None,
+            Links::Refuse => {
+                Some(std::fs::File::open(dir).map_err(|source| FolderError { path: dir.to_path_buf(), source })?)
+            }
+        };
+        Ok(Reader { dir, links, root, read })
+    }
+}
+
+/// Each file's text read, opened relative to its folder's handle: one
+/// path component to look up, not the whole path.
+impl<T: Send> Files<T> for Reader<'_, T> {
+    fn of(&self, listing: &Listing) -> Vec<Result<T, Unreadable>> {
+        if listing.names.is_empty() {
+            return Vec::new();
+        }
+        let folder = match &self.root {
+            None => std::fs::File::open(&listing.folder),
+            Some(root) => open_below(root, listing.folder.strip_prefix(self.dir).unwrap_or(&listing.folder)),
+        };
+        listing
+            .names
+            .par_iter()
+            .map(|name| {
+                let path = listing.folder.join(name);
+                let file = match &folder {
+                    Ok(folder) => open_at(folder, name, self.links),
+                    Err(e) => Err(std::io::Error::new(e.kind(), format!("cannot open its folder: {e}"))),
+                };
+                with_text(file, &path, |text| (self.read)(text, &path))
+            })
+            .collect()
+    }
+}
+
+/// The files' paths, none of them opened: a walk that only lists.
+struct Paths;
+
+impl Files<PathBuf> for Paths {
+    fn of(&self, listing: &Listing) -> Vec<Result<PathBuf, Unreadable>> {
+        listing.names.iter().map(|name| Ok(listing.folder.join(name))).collect()
+    }
+}
+
+/// Walks `dir` ([`read_folder`]'s order), links below it taken as `links`
+/// says, each folder's files made into `T`s by `files` and handed to
+/// `take`, in order, until `take` breaks; returns how many files were found
+/// and what could not be listed or read.
+fn walk_tree<T: Send>(
     dir: &Path,
     links: Links,
-    read: &ReadOne<'_, T>,
+    files: &dyn Files<T>,
     mut take: impl FnMut(T) -> ControlFlow<()> + Send,
 ) -> Result<(usize, Vec<Unreadable>), FolderError> {
-    let failed = |source| FolderError { path: dir.to_path_buf(), source };
-    let listing = std::fs::read_dir(dir).map_err(failed)?;
-    let root = match links {
-        Links::Follow => None,
-        Links::Refuse => Some(std::fs::File::open(dir).map_err(failed)?),
-    };
-    let walk = Walk { dir, links, root, read };
+    let listing = std::fs::read_dir(dir).map_err(|source| FolderError { path: dir.to_path_buf(), source })?;
     let mut top = Listing::of(dir, Ok(listing), links);
     let mut found =
         Taken { files: 0, unreadable: std::mem::take(&mut top.unreadable), take: &mut take, stopped: false };
@@ -174,7 +244,7 @@ fn read_tree<T: Send>(
                     .par_iter()
                     .map(|folder| Listing::of(folder, std::fs::read_dir(folder), links))
                     .map(|listing| {
-                        let read = listing.read(&walk);
+                        let read = files.of(&listing);
                         (listing, read)
                     })
                     .collect()
@@ -187,7 +257,7 @@ fn read_tree<T: Send>(
         return Ok((found.files, found.unreadable));
     }
     // The top level, as the original's second glob.
-    let read = top.read(&walk);
+    let read = files.of(&top);
     found.take(top.names.len(), read);
     // Deeper, which the original did not read: listed first (a link loop is
     // caught in one order), then read a batch at a time.
@@ -197,7 +267,7 @@ fn read_tree<T: Send>(
         if found.stopped {
             break;
         }
-        let done: Vec<Vec<_>> = batch.par_iter().map(|listing| listing.read(&walk)).collect();
+        let done: Vec<Vec<_>> = batch.par_iter().map(|listing| files.of(listing)).collect();
         for (listing, read) in batch.iter().zip(done) {
             found.take(listing.names.len(), read);
         }
@@ -304,30 +374,6 @@ impl Listing {
             }
         }
         out
-    }
-
-    /// What each file gave to `walk`'s reader, in order. Each file is
-    /// opened relative to the folder's handle: one path component to look
-    /// up, not the whole path.
-    fn read<T: Send>(&self, walk: &Walk<'_, T>) -> Vec<Result<T, Unreadable>> {
-        if self.names.is_empty() {
-            return Vec::new();
-        }
-        let folder = match &walk.root {
-            None => std::fs::File::open(&self.folder),
-            Some(root) => open_below(root, self.folder.strip_prefix(walk.dir).unwrap_or(&self.folder)),
-        };
-        self.names
-            .par_iter()
-            .map(|name| {
-                let path = self.folder.join(name);
-                let file = match &folder {
-                    Ok(folder) => open_at(folder, name, walk.links),
-                    Err(e) => Err(std::io::Error::new(e.kind(), format!("cannot open its folder: {e}"))),
-                };
-                with_text(file, &path, |text| (walk.read)(text, &path))
-            })
-            .collect()
     }
 }
 
@@ -746,6 +792,34 @@ mod tests {
         let link = "a symbolic link, not followed";
         assert_eq!(left, [("notes.txt".to_string(), link), ("s.b.R0.D1.json".into(), link), ("sub".into(), link)]);
         assert_eq!(read_folder(dir.path()).unwrap().entries.len(), 3, "read_folder follows them");
+    }
+
+    #[test]
+    fn report_files_lists_what_read_folder_reads_and_opens_none() {
+        use crate::contract::step_plan::{file_name, PLAN_DIR};
+        let dir = tempfile::tempdir().unwrap();
+        let ok = r#"{"name": "a", "completed": true, "train_item": {"avg": 1.0}}"#;
+        let mut want = vec![
+            write(dir.path(), "s.a.R0.D0.json", ok),
+            write(dir.path(), "n1/s.a.R0.D1.json", ok),
+            write(dir.path(), "n1/deeper/s.a.R0.D2.json", ok),
+            // Listed, not read: neither its text nor its size is looked at.
+            write(dir.path(), "n2/truncated.json", r#"{"name": "#),
+        ];
+        let huge = dir.path().join("huge.json");
+        std::fs::File::create(&huge).unwrap().set_len(MAX_REPORT_BYTES as u64 + 1).unwrap();
+        want.push(huge);
+        write(dir.path(), ".hidden/s.a.R0.D3.json", ok);
+        write(dir.path(), ".s.a.R0.D4.json", ok);
+        write(dir.path(), &format!("n1/{}", crate::contract::BURN_FILE), "{}");
+        write(dir.path(), &format!("{PLAN_DIR}/{}", file_name("s", "a", 0, 0)), r#"{"tasks": []}"#);
+        write(dir.path(), "notes.txt", "not a report");
+        let (mut files, unreadable) = report_files(dir.path()).unwrap();
+        assert!(unreadable.is_empty(), "{unreadable:?}");
+        files.sort();
+        want.sort();
+        assert_eq!(files, want);
+        assert!(report_files(Path::new("/nonexistent/reports")).is_err());
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! - [`conditions`]: what that view keeps of the `telemetry` block;
 //! - [`folder`]: finding the report files of a folder and reading them into
 //!   entries, in parallel, in the original's order (for `mlb db import`,
-//!   each file read once, whole).
+//!   each file read once, whole; for `mlb burn`, only listed).
 
 pub mod conditions;
 pub mod entry;
@@ -28,7 +28,7 @@ pub use conditions::Conditions;
 pub use entry::{Entry, Losses};
 pub use extra::{Extra, Metric};
 pub use folder::{
-    read_file, read_folder, read_text, read_whole, walk_folder_no_links, FolderError, Reading, Unreadable, WholeFile,
-    MAX_REPORT_BYTES,
+    read_file, read_folder, read_text, read_whole, report_files, walk_folder_no_links, FolderError, Reading,
+    Unreadable, WholeFile, MAX_REPORT_BYTES,
 };
 pub use text::from_text;

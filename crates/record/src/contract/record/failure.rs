@@ -44,6 +44,24 @@ impl Cause {
     ];
 }
 
+/// A cause shows as its name in `failure.cause` (`oom`).
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Cause::Config => "config",
+            Cause::Load => "load",
+            Cause::Error => "error",
+            Cause::Panic => "panic",
+            Cause::Nan => "nan",
+            Cause::Crash => "crash",
+            Cause::Oom => "oom",
+            Cause::Timeout => "timeout",
+            Cause::Exit => "exit",
+            Cause::Launch => "launch",
+        })
+    }
+}
+
 /// A failure: cause, human message and, when known, the step it happened at.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
@@ -84,6 +102,13 @@ mod tests {
                 Cause::Launch => 9,
             };
             assert_eq!(at, i, "{cause:?}");
+        }
+    }
+
+    #[test]
+    fn a_cause_shows_as_its_recorded_name() {
+        for cause in Cause::ALL {
+            assert_eq!(serde_json::to_value(cause).unwrap(), cause.to_string(), "{cause:?}");
         }
     }
 }
