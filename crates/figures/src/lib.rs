@@ -10,7 +10,8 @@
 //! - [`regression`]: the one regression rule (a drop beyond a bound and the noise);
 //! - [`geometric`]: the geometric mean of a score;
 //! - [`olympic`]: MLPerf's olympic mean of a config's runs;
-//! - [`rcp`]: the statistics of MLPerf's reference convergence point check.
+//! - [`rcp`]: the statistics of MLPerf's reference convergence point check;
+//! - [`timing`]: a worker's timed observations summarised (a report's `train`).
 
 pub mod geometric;
 pub mod moments;
@@ -19,6 +20,7 @@ pub mod rcp;
 pub mod regression;
 pub mod sample;
 pub mod student;
+pub mod timing;
 pub mod welch;
 
 pub use geometric::geometric_mean;

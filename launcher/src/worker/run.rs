@@ -10,7 +10,6 @@ use chrono::{DateTime, Utc};
 use mlb_record::contract::quality::PageCache;
 use mlb_record::contract::quality::QualityRecord;
 use mlb_record::contract::record::{self, Cause, Failure, Identity};
-use mlb_record::contract::stats::Summary;
 use mlb_record::contract::{env, exit, Edge, PluginBuild, Report, WorkerLine};
 use mlb_record::fix::one_line;
 use serde_json::{json, Map, Value};
@@ -257,8 +256,8 @@ impl Context {
     fn finish(&self, plan: Plan, device: &str, fragment: Map<String, Value>, result: &LoopResult) -> i32 {
         let timed: Vec<_> = result.observations.iter().skip(plan.skip as usize).collect();
         let times: Vec<f64> = timed.iter().map(|o| o.seconds).collect();
-        let items = timed.iter().map(|o| o.items as f64).sum::<f64>() / timed.len().max(1) as f64;
-        let Some(train) = Summary::of(&times) else {
+        let items = mlb_figures::moments::mean(&timed.iter().map(|o| o.items as f64).collect::<Vec<_>>());
+        let Some(train) = mlb_figures::timing::summary(&times) else {
             return self.fail(Failure::new(Cause::Error, "no timed observation"), None);
         };
         // The plugin's report keys, under the arguments; the run's own facts.

@@ -113,6 +113,11 @@ pub fn is_argument(key: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// The summary of one observation of one second.
+    fn one_second() -> crate::contract::stats::Summary {
+        crate::contract::stats::Summary { avg: 1.0, count: 1, max: 1.0, min: 1.0, sd: 0.0, unit: "s".into() }
+    }
+
     #[test]
     fn lists_are_sorted_and_apart() {
         for list in [FIELDS, INSTANCE, SIZING] {
@@ -144,8 +149,8 @@ mod tests {
             devices: Some(1),
             cpu_cores: Some(1),
             items: Some(1.0),
-            train: crate::contract::stats::Summary::of(&[1.0]),
-            train_item: crate::contract::stats::Summary::of(&[1.0]).map(|s| s.throughput(1.0)),
+            train: Some(one_second()),
+            train_item: Some(one_second().throughput(1.0)),
             batch_loss: Some(vec![]),
             epoch_loss: Some(vec![]),
             metrics: Some(serde_json::json!({})),

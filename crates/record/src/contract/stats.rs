@@ -1,4 +1,6 @@
-//! Statistics over timed observations (docs/worker.md, "Timing").
+//! What a report holds of timed observations (docs/worker.md, "Timing"):
+//! their summary (computed by `mlb-figures`' `timing`) and the throughput
+//! it gives.
 
 use crate::contract::report::de::float;
 use serde::{Deserialize, Serialize};
@@ -47,24 +49,6 @@ pub struct Throughput {
 }
 
 impl Summary {
-    /// Summarises observation times; `None` when there are none.
-    pub fn of(times: &[f64]) -> Option<Self> {
-        if times.is_empty() {
-            return None;
-        }
-        let n = times.len() as f64;
-        let avg = times.iter().sum::<f64>() / n;
-        let var = times.iter().map(|t| (t - avg).powi(2)).sum::<f64>() / n;
-        Some(Summary {
-            avg,
-            count: times.len() as u64,
-            max: times.iter().cloned().fold(f64::MIN, f64::max),
-            min: times.iter().cloned().fold(f64::MAX, f64::min),
-            sd: var.sqrt(),
-            unit: "s".into(),
-        })
-    }
-
     /// Throughput for `items` processed per observation.
     pub fn throughput(&self, items: f64) -> Throughput {
         let (min, max) = (items / self.max, items / self.min);
@@ -77,12 +61,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hand_computed() {
-        let s = Summary::of(&[1.0, 2.0, 3.0, 4.0]).unwrap();
-        assert_eq!((s.avg, s.count, s.min, s.max), (2.5, 4, 1.0, 4.0));
-        assert!((s.sd - 1.25f64.sqrt()).abs() < 1e-12, "population sd");
+    fn throughput_is_items_over_each_time() {
+        let s = Summary { avg: 2.5, count: 4, max: 4.0, min: 1.0, sd: 1.0, unit: "s".into() };
         let t = s.throughput(10.0);
         assert_eq!((t.avg, t.min, t.max, t.range), (4.0, 2.5, 10.0, 7.5));
-        assert!(Summary::of(&[]).is_none());
     }
 }

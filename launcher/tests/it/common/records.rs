@@ -5,7 +5,6 @@ use chrono::{TimeZone, Utc};
 use mlb::worker::heap::HeapPolicy;
 use mlb::worker::provenance;
 use mlb_record::contract::record::{timestamp, unique_id, write_atomic, Identity};
-use mlb_record::contract::stats::Summary;
 use mlb_record::contract::{PluginBuild, Report};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -33,7 +32,7 @@ pub fn record(r: &Run) -> Value {
     }
     let items = 320.0;
     let t = items / r.items_per_sec;
-    let train = Summary::of(&[t * 0.98, t, t * 1.02]).unwrap();
+    let train = mlb_figures::timing::summary(&[t * 0.98, t, t * 1.02]).unwrap();
     let at = timestamp(Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap());
     let plugin = PluginBuild { name: r.bench.into(), version: "0.1.0".into(), build: "0123456789ab".into() };
     let losses: Vec<f64> = (1..=100).map(|i| 1.0 / (i as f64 + 0.5)).collect();
