@@ -118,7 +118,8 @@ impl Fix for MlbError {
             MlbError::Query(e) => e.fix(),
             MlbError::Serve(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
-            MlbError::Plugins(_) | MlbError::Build(_) | MlbError::Generate(_) | MlbError::Stdout(_) => None,
+            MlbError::Build(e) => e.fix(),
+            MlbError::Plugins(_) | MlbError::Generate(_) | MlbError::Stdout(_) => None,
         }
     }
 }

@@ -306,12 +306,12 @@ impl Fix for LaunchError {
                 outdir.display()
             )),
             LaunchError::WorkloadArgs { refusal, .. } => refusal.fix(),
+            LaunchError::Docker(e) => e.fix(),
             LaunchError::Clock { refusal, .. } => refusal.fix(),
             LaunchError::NoJobsFile
             | LaunchError::FixtureHost
             | LaunchError::Search(_)
             | LaunchError::Io { .. }
-            | LaunchError::Docker(_)
             | LaunchError::Images(_)
             | LaunchError::Singularity(_)
             | LaunchError::Preflight { .. }

@@ -107,7 +107,7 @@ pub fn run_instances(
         match started {
             Ok(running) => live.push(p.live(running)),
             Err(e) => {
-                let f = p.failed(e.to_string());
+                let f = p.failed(mlb_record::fix::one_line(&e));
                 progress.instance(f.instance.identity.jr_id, &f.instance.identity.vcd, &f.outcome.describe());
                 done.push(f);
             }

@@ -39,6 +39,15 @@ pub enum BuildCmdError {
     NoSource(PathBuf),
 }
 
+impl mlb_record::fix::Fix for BuildCmdError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            BuildCmdError::Docker(e) => e.fix(),
+            BuildCmdError::Map(_) | BuildCmdError::NoSource(_) => None,
+        }
+    }
+}
+
 /// Builds the image `args` asks for, calling `on_progress` with the builder's output.
 pub fn run(args: &BuildArgs, on_progress: &mut dyn FnMut(&str)) -> Result<ImageFacts, BuildCmdError> {
     let map = match &args.images {

@@ -2,6 +2,7 @@
 
 use crate::runtime::docker::DockerError;
 use crate::runtime::singularity::SingularityError;
+use mlb_record::fix::Fix;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -62,4 +63,15 @@ pub enum RuntimeError {
     /// The step of the instance did not start: why, shared by all its tasks.
     #[error(transparent)]
     Step(Arc<RuntimeError>),
+}
+
+impl Fix for RuntimeError {
+    /// Docker's fix (a daemon down, an image missing); the others say what
+    /// happened to one instance, which its record and log tell.
+    fn fix(&self) -> Option<String> {
+        match self {
+            RuntimeError::Docker(e) => e.fix(),
+            _ => None,
+        }
+    }
 }

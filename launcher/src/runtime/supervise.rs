@@ -11,6 +11,7 @@
 
 use super::outcome::{classify, Ending, Outcome};
 use super::{End, Running};
+use mlb_record::fix::one_line;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -144,8 +145,8 @@ impl Watched {
         };
         match self.end.expect("supervised to its end") {
             End::Supervised { outcome, recorded } => (outcome, recorded),
-            End::Failed(e) if !interrupted && timed_out.is_none() => (Outcome::not_started(e.to_string()), false),
-            End::Lost(e) if !interrupted && timed_out.is_none() => (Outcome::lost(e.to_string()), false),
+            End::Failed(e) if !interrupted && timed_out.is_none() => (Outcome::not_started(one_line(&e)), false),
+            End::Lost(e) if !interrupted && timed_out.is_none() => (Outcome::lost(one_line(&e)), false),
             End::Failed(_) | End::Lost(_) => (classify(&ending(None, None, false)), false),
             End::Exit { code, signal, oom_killed } => (classify(&ending(code, signal, oom_killed)), false),
         }

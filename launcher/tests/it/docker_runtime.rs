@@ -7,6 +7,7 @@
 //! is unreachable; run `scripts/setup-docker.sh` as root first.
 
 use crate::common;
+use mlb_record::fix::Fix;
 
 use common::docker::{docker, test_image};
 use mlb::isolation::Isolation;
@@ -261,10 +262,12 @@ fn containers_left_behind_are_removed_by_label() {
 fn a_missing_image_names_the_build_command() {
     let docker = docker();
     let map = ImageMap::builtin();
-    let err = docker.image("mlb:rocm", &map.build_hint("mlb:rocm")).unwrap_err().to_string();
-    assert!(err.contains("image `mlb:rocm` not found") && err.contains("mlb containers build rocm"), "{err}");
-    let err = docker.image("mlb-test:no-such-tag", &map.build_hint("mlb-test:no-such-tag")).unwrap_err().to_string();
-    assert!(err.contains("scripts/build-test-image.sh") && err.contains("mlb containers build"), "{err}");
+    let err = docker.image("mlb:rocm", &map.build_hint("mlb:rocm")).unwrap_err();
+    assert!(err.to_string().contains("image `mlb:rocm` not found"), "{err}");
+    assert!(err.fix().unwrap().contains("mlb containers build rocm"), "{err}");
+    let err = docker.image("mlb-test:no-such-tag", &map.build_hint("mlb-test:no-such-tag")).unwrap_err();
+    let fix = err.fix().unwrap();
+    assert!(fix.contains("scripts/build-test-image.sh") && fix.contains("mlb containers build"), "{fix}");
 }
 
 #[test]
@@ -276,7 +279,7 @@ fn an_unreachable_daemon_is_named_with_the_fix() {
     let dead = dir.path().join("dead.sock");
     drop(std::os::unix::net::UnixListener::bind(&dead).unwrap());
     for endpoint in [missing, format!("unix://{}", dead.display())] {
-        let err = Docker::connect_to(&endpoint).err().expect("no daemon there").to_string();
+        let err = mlb_record::fix::one_line(&Docker::connect_to(&endpoint).err().expect("no daemon there"));
         assert!(err.contains(&format!("cannot reach the Docker daemon at {endpoint}")), "{err}");
         assert!(err.contains("is dockerd running?") && err.contains("scripts/setup-docker.sh"), "{err}");
     }

@@ -46,7 +46,7 @@ impl DockerRuntime {
     fn new(docker: Result<Arc<Docker>, Arc<DockerError>>, image: ImageFacts, wrapping: Wrapping) -> Self {
         let notes = match &docker {
             Ok(_) => format!("docker image: {} ({})\n", image.name, image.digest),
-            Err(e) => format!("docker image: {} (not inspected: {e})\n", image.name),
+            Err(e) => format!("docker image: {} (not inspected: {})\n", image.name, mlb_record::fix::one_line(&**e)),
         };
         let traits = Traits {
             isolation: Some(Isolation::Docker),

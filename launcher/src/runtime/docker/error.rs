@@ -1,17 +1,14 @@
-//! What can go wrong talking to Docker, each with the fix in the message,
-//! and whether it refused the work or failed it ([`Classify`]).
+//! What can go wrong talking to Docker, what to do about it ([`Fix`]), and
+//! whether it refused the work or failed it ([`Classify`]).
 
 use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::Fix;
 
 /// A Docker operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum DockerError {
     /// The daemon does not answer (not running, wrong `DOCKER_HOST`, no permission on the socket).
-    #[error(
-        "cannot reach the Docker daemon at {endpoint}: {source}; is dockerd running? start it with \
-         `sudo systemctl start docker` or `sudo dockerd &` (`scripts/setup-docker.sh` installs and starts it), \
-         or point DOCKER_HOST at a running daemon"
-    )]
+    #[error("cannot reach the Docker daemon at {endpoint}: {source}")]
     Unreachable {
         /// The endpoint tried (`unix:///var/run/docker.sock`, `tcp://...`).
         endpoint: String,
@@ -19,7 +16,7 @@ pub enum DockerError {
         source: bollard::errors::Error,
     },
     /// The image is not in the daemon's image store.
-    #[error("image `{image}` not found in the Docker daemon at {endpoint}: {hint}")]
+    #[error("image `{image}` not found in the Docker daemon at {endpoint}")]
     ImageMissing {
         /// The image name.
         image: String,
@@ -29,10 +26,7 @@ pub enum DockerError {
         hint: String,
     },
     /// Docker accepted the container but did not apply a slot limit.
-    #[error(
-        "Docker did not apply the {what} of instance {instance}: asked {asked}, applied {applied}; \
-         check that the daemon's cgroup controllers (cpuset, memory) are available"
-    )]
+    #[error("Docker did not apply the {what} of instance {instance}: asked {asked}, applied {applied}")]
     LimitNotApplied {
         /// Which limit.
         what: &'static str,
@@ -76,6 +70,26 @@ impl DockerError {
     /// Wraps a failed request to the daemon.
     pub(crate) fn api(action: impl Into<String>, source: bollard::errors::Error) -> Self {
         DockerError::Api { action: action.into(), source }
+    }
+}
+
+impl Fix for DockerError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            DockerError::Unreachable { .. } => Some(
+                "is dockerd running? start it with `sudo systemctl start docker` or `sudo dockerd &` \
+                 (`scripts/setup-docker.sh` installs and starts it), or point DOCKER_HOST at a running daemon"
+                    .into(),
+            ),
+            DockerError::ImageMissing { hint, .. } => Some(hint.clone()),
+            DockerError::LimitNotApplied { .. } => {
+                Some("check that the daemon's cgroup controllers (cpuset, memory) are available".into())
+            }
+            DockerError::Api { .. }
+            | DockerError::Build { .. }
+            | DockerError::Context { .. }
+            | DockerError::Runtime(_) => None,
+        }
     }
 }
 
