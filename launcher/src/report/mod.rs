@@ -46,22 +46,9 @@ pub use targets::{GpuModel, Target, Targets};
 
 use mlb_record::contract::read::{read_folder, FolderError};
 
-/// Runs `mlb report`: returns what to print on stdout, after writing the
-/// HTML page when asked.
-pub fn run(args: &ReportArgs) -> Result<String, ReportError> {
-    if let Some(file) = &args.write_rcp {
-        return rcp::write(&args.reports, file);
-    }
-    show(args, &report(args)?)
-}
-
-/// The report `args` ask for, before it is printed.
-pub fn report(args: &ReportArgs) -> Result<Report, ReportError> {
-    let targets = match (&args.targets, &args.gpu_model) {
-        (Some(path), _) => Some(Targets::from_file(path)?),
-        (None, Some(model)) => Some(crate::targets::catalog::find(&crate::targets::Folders::from_env(), model)?),
-        (None, None) => None,
-    };
+/// The report `args` ask for, against `targets` (the table `--targets`
+/// or `--gpu-model` names, which the command finds), before it is printed.
+pub fn report(args: &ReportArgs, targets: Option<Targets>) -> Result<Report, ReportError> {
     let opts = Options {
         suite: args.suite.clone(),
         targets,

@@ -1,6 +1,6 @@
 //! Target tables (`bench,target,perf_target,sd_target`): the shipped ones for
 //! V100, RTX and MI50 (compiled in), or a CSV file (`--targets FILE`, or one
-//! found by name in a target folder: [`crate::targets::catalog`]).
+//! found by name in a target folder, which `mlb targets` keeps: `targets/catalog.rs`).
 
 use super::error::ReportError;
 use mlb_record::untrusted::visible;
