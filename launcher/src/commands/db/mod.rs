@@ -21,7 +21,7 @@ pub enum DbCommand {
     /// (report files at any depth; each folder holding reports is a run).
     /// A run folder whose reports are all stored (by content hash) is
     /// skipped, one with a new or changed report is written again as it is
-    /// now; each run folder is written in one transaction.
+    /// now; each run folder is stored whole or not at all.
     Import(import::ImportArgs),
     /// Renames a system (onto a name taken, the two are one system).
     RenameSystem(systems::RenameSystemArgs),
