@@ -121,6 +121,7 @@ pub fn import(store: &Store, dirs: &[PathBuf], labels: &Labels) -> Result<Import
         let mut importing = Importing {
             store,
             labels,
+            dir: &scan.dir,
             now: rows::now(),
             fallback: labels.system.clone(),
             waiting: Vec::new(),
@@ -128,21 +129,21 @@ pub fn import(store: &Store, dirs: &[PathBuf], labels: &Labels) -> Result<Import
             reports: 0,
             met: &mut met,
             imported: &mut imported,
-            failed: None,
         };
+        let mut failed = None;
         let unreadable = scan
             .each_folder(|folder| match importing.add(folder) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(e) => {
-                    importing.failed = Some(e);
+                    failed = Some(e);
                     ControlFlow::Break(())
                 }
             })
             .map_err(|source| StoreError::Reports { source })?;
-        if let Some(failed) = importing.failed.take() {
+        if let Some(failed) = failed {
             return Err(failed);
         }
-        importing.finish(&scan.dir)?;
+        importing.finish()?;
         imported.unreadable.extend(unreadable);
     }
     Ok(imported)
@@ -152,6 +153,8 @@ pub fn import(store: &Store, dirs: &[PathBuf], labels: &Labels) -> Result<Import
 struct Importing<'a> {
     store: &'a Store,
     labels: &'a Labels,
+    /// The folder imported, links resolved.
+    dir: &'a Path,
     /// When the folder's runs are imported.
     now: String,
     /// The name of the systems whose folders name no host
@@ -168,8 +171,6 @@ struct Importing<'a> {
     /// under two folders) counts once.
     met: &'a mut HashSet<String>,
     imported: &'a mut Imported,
-    /// What stopped the import.
-    failed: Option<StoreError>,
 }
 
 impl Importing<'_> {
@@ -182,7 +183,7 @@ impl Importing<'_> {
                 self.waiting.push((folder, system));
                 return Ok(());
             }
-            self.fallback = Some(system::fallback_name(std::slice::from_ref(&system), Path::new("")));
+            self.fallback = Some(system::fallback_name(std::slice::from_ref(&system), self.dir));
             for (folder, system) in std::mem::take(&mut self.waiting) {
                 self.queue(folder, system)?;
             }
@@ -202,11 +203,11 @@ impl Importing<'_> {
         Ok(())
     }
 
-    /// Writes what is left once the folder `dir` is read: the folders
-    /// waiting for a name get the folder's (no folder named a host).
-    fn finish(mut self, dir: &Path) -> Result<(), StoreError> {
+    /// Writes what is left once the folder is read: the folders waiting
+    /// for a name get the folder's (no folder named a host).
+    fn finish(mut self) -> Result<(), StoreError> {
         if self.fallback.is_none() {
-            self.fallback = Some(system::fallback_name(&[], dir));
+            self.fallback = Some(system::fallback_name(&[], self.dir));
         }
         for (folder, system) in std::mem::take(&mut self.waiting) {
             self.queue(folder, system)?;

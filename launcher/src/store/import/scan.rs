@@ -87,16 +87,12 @@ impl Scan {
     ) -> Result<Vec<Unreadable>, FolderError> {
         let mut judge = Judge::default();
         let mut current: Option<RunFolder> = None;
-        let mut stopped = false;
         let keep = |text: &str| (mlb_record::digest::sha256(text.as_bytes()), kept::deflate(text));
         let unreadable = walk_folder_no_links(&self.dir, keep, |file| {
             let folder = file.path.parent().unwrap_or(&self.dir);
             if current.as_ref().is_some_and(|c| c.path != folder) {
-                let done = current.take().expect("a folder");
-                if each(done).is_break() {
-                    stopped = true;
-                    return ControlFlow::Break(());
-                }
+                // A break stops the walk: `current` stays taken.
+                each(current.take().expect("a folder"))?;
             }
             let run = current.get_or_insert_with(|| self.run_folder(folder));
             let (hash, body) = file.kept;
@@ -111,7 +107,7 @@ impl Scan {
             run.files.push(ReportFile { path: file.path, hash, body, entries, extras });
             ControlFlow::Continue(())
         })?;
-        if let (Some(last), false) = (current, stopped) {
+        if let Some(last) = current {
             let _ = each(last);
         }
         Ok(unreadable)
@@ -122,12 +118,6 @@ impl Scan {
         let rel = folder.strip_prefix(&self.dir).unwrap_or(Path::new("")).to_path_buf();
         RunFolder { path: folder.to_path_buf(), root: self.root.clone(), rel, files: Vec::new() }
     }
-}
-
-/// sha256 (hex) of the file at `path` (the user's own: the jobs file),
-/// named as mlb names content ([`mlb_record::digest`]).
-pub fn hash_file(path: &Path) -> std::io::Result<String> {
-    mlb_record::digest::sha256_of(std::fs::File::open(path)?).map(|(_, sha256)| sha256)
 }
 
 #[cfg(test)]
@@ -160,7 +150,8 @@ mod tests {
         let three = found.iter().find(|f| f.path.ends_with("b")).unwrap();
         let checks: Vec<Option<Check>> = three.files[0].entries.iter().map(|e| e.1).collect();
         assert_eq!(checks, [Some(Check::NanLoss), Some(Check::NoThroughput)]);
-        assert_eq!(three.files[0].hash, hash_file(&dir.path().join("a/b/three.json")).unwrap());
+        let bytes = std::fs::read(dir.path().join("a/b/three.json")).unwrap();
+        assert_eq!(three.files[0].hash, mlb_record::digest::sha256(&bytes));
         assert_eq!(three.files[0].hash.len(), 64);
         let text = std::fs::read_to_string(dir.path().join("a/b/three.json")).unwrap();
         assert_eq!(kept::inflate(&three.files[0].body).as_deref(), Some(text.as_str()));
