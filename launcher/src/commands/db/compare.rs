@@ -6,7 +6,6 @@ use crate::store::query::compare::{compare, CompareOptions};
 use crate::store::query::glob::Glob;
 use crate::store::query::render::{self, Format};
 use crate::store::query::{Metric, QueryError};
-use crate::store::Store;
 use clap::Args;
 
 /// `mlb db compare`.
@@ -67,7 +66,7 @@ fn price(text: &str) -> Result<(String, f64), String> {
 
 /// The comparison `args` ask for, as `--format` asks.
 pub fn run(args: &CompareArgs) -> Result<String, QueryError> {
-    let store = Store::open_existing(&args.store.location()?)?;
+    let store = args.store.open_existing()?;
     Ok(render::compare::render(&compare(&store, &args.options())?, args.format))
 }
 

@@ -5,7 +5,6 @@ use super::filters::FilterArgs;
 use super::DbArg;
 use crate::store::query::export::{export, ExportFormat, ExportOptions};
 use crate::store::query::QueryError;
-use crate::store::Store;
 use clap::Args;
 
 /// `mlb db export`.
@@ -27,7 +26,7 @@ pub struct ExportArgs {
 
 /// Writes the export `args` ask for to stdout; returns nothing more to print.
 pub fn run(args: &ExportArgs) -> Result<String, QueryError> {
-    let store = Store::open_existing(&args.store.location()?)?;
+    let store = args.store.open_existing()?;
     let options = ExportOptions { format: args.format, run: args.run, filters: args.filters.filters() };
     export(&store, &options, &mut |text| crate::console::Console::Out.write(text))?;
     Ok(String::new())

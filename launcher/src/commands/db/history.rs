@@ -7,7 +7,6 @@ use crate::store::query::history::{fetch, HistoryOptions};
 use crate::store::query::render::{self, Format};
 use crate::store::query::scale::Scale;
 use crate::store::query::{Metric, QueryError};
-use crate::store::Store;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -55,7 +54,7 @@ impl HistoryArgs {
 
 /// The history `args` ask for, as `--format` asks, after writing the chart when asked.
 pub fn run(args: &HistoryArgs) -> Result<String, QueryError> {
-    let store = Store::open_existing(&args.store.location()?)?;
+    let store = args.store.open_existing()?;
     let found = fetch(&store, &args.options())?;
     if let Some(path) = &args.svg {
         let chart = crate::store::query::svg::chart(&found, args.scale)?;

@@ -4,7 +4,6 @@ use super::filters::FilterArgs;
 use super::DbArg;
 use crate::store::query::render::{self, Format};
 use crate::store::query::QueryError;
-use crate::store::Store;
 use clap::Args;
 
 /// `mlb db runs` and `mlb db systems`.
@@ -23,14 +22,14 @@ pub struct ListArgs {
 
 /// The runs `args` select, as `--format` asks.
 pub fn runs(args: &ListArgs) -> Result<String, QueryError> {
-    let store = Store::open_existing(&args.store.location()?)?;
+    let store = args.store.open_existing()?;
     let runs = crate::store::query::runs::runs(&store, &args.filters.filters())?;
     Ok(render::list::runs(&runs, args.format))
 }
 
 /// The systems of the runs `args` select, as `--format` asks.
 pub fn systems(args: &ListArgs) -> Result<String, QueryError> {
-    let store = Store::open_existing(&args.store.location()?)?;
+    let store = args.store.open_existing()?;
     let systems = crate::store::query::systems::systems(&store, &args.filters.filters())?;
     Ok(render::list::systems(&systems, args.format))
 }

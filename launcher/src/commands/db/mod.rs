@@ -11,7 +11,7 @@ pub mod list;
 pub mod systems;
 
 use crate::store::query::QueryError;
-use crate::store::{Location, StoreError};
+use crate::store::{Location, Store, StoreError};
 use clap::{Args, Subcommand};
 
 /// `mlb db ...`
@@ -53,6 +53,12 @@ impl DbArg {
     /// The store this names.
     pub fn location(&self) -> Result<Location, StoreError> {
         Location::from_env(self.db.as_deref())
+    }
+
+    /// The store this names, opened; one that does not exist yet is an
+    /// error (only an import makes a store).
+    pub fn open_existing(&self) -> Result<Store, StoreError> {
+        Store::open_existing(&self.location()?)
     }
 }
 

@@ -3,7 +3,6 @@
 
 use super::DbArg;
 use crate::store::query::QueryError;
-use crate::store::Store;
 use clap::Args;
 
 /// `mlb db rename-system OLD NEW`
@@ -36,10 +35,10 @@ pub fn parse_name(text: &str) -> Result<String, String> {
 
 /// Renames the system; returns what was done.
 pub fn rename(args: &RenameSystemArgs) -> Result<String, QueryError> {
-    Store::open_existing(&args.store.location()?)?.rename_system(&args.old, &args.new)
+    args.store.open_existing()?.rename_system(&args.old, &args.new)
 }
 
 /// Removes the system; returns what was done.
 pub fn remove(args: &RemoveSystemArgs) -> Result<String, QueryError> {
-    Store::open_existing(&args.store.location()?)?.remove_system(&args.name)
+    args.store.open_existing()?.remove_system(&args.name)
 }
