@@ -32,12 +32,12 @@ else
     fi
 
     # The charting library of the HTML report is vendored at build time from
-    # the npm registry (launcher/build.rs, docs/charts.md), with npm or curl. In
+    # the npm registry (crates/judge/build.rs, docs/charts.md), with npm or curl. In
     # an image with neither, python3 fetches the pinned tarball by its registry
     # URL, and the build checks it.
     fetched=
     if [ -z "${MLB_ECHARTS_TARBALL:-}" ] && ! command -v npm >/dev/null 2>&1 && ! command -v curl >/dev/null 2>&1; then
-        set -- $(grep -v '^#' launcher/src/charts/library.pin)
+        set -- $(grep -v '^#' crates/judge/src/charts/library.pin)
         fetched=/tmp/$1-$2.tgz
         python3 -c 'import urllib.request,sys; sys.stdout.buffer.write(urllib.request.urlopen(sys.argv[1]).read())' \
             "https://registry.npmjs.org/$1/-/$1-$2.tgz" > "$fetched"

@@ -87,7 +87,7 @@ if ((${#headers[@]})); then
 fi
 
 # libtorch's library folder, and its version: `mlb --version` names it
-# (launcher/build/version.rs).
+# (launcher/build.rs).
 { read -r libdir; read -r libtorch; } < <("$venv/bin/python" -c \
     'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib")); print(torch.__version__)' 2>/dev/null)
 

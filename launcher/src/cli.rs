@@ -3,15 +3,15 @@
 
 pub mod generate;
 
-use crate::host::HostKind;
-use crate::launch::LaunchArgs;
-use crate::report::ReportArgs;
-use crate::worker::WorkerArgs;
+use crate::commands::launch::LaunchArgs;
+use crate::commands::report::ReportArgs;
 use clap::{Parser, Subcommand};
+use mlb_run::host::HostKind;
+use mlb_run::worker::WorkerArgs;
 use std::path::PathBuf;
 
 /// mlb: GPU training benchmarks, fairly, in isolation, inside vendor containers.
-// `--version` names the build's commit and libtorch (launcher/build/version.rs):
+// `--version` names the build's commit and libtorch (launcher/build.rs):
 // `mlb 0.1.0 (commit 1a2b3c4d5e6f, libtorch 2.11.0+cu130)`.
 #[derive(Debug, Parser)]
 #[command(name = "mlb", version = env!("MLB_BUILD_VERSION"), about, long_about = None)]
@@ -37,18 +37,18 @@ pub enum Command {
     Plugins {
         /// What to do with plugins.
         #[command(subcommand)]
-        command: PluginsCommand,
+        command: crate::commands::plugins::PluginsCommand,
     },
     /// Statistics, targets and score of a folder of report files.
     Report(ReportArgs),
     /// Verdicts on a run: rules (a YAML file, or the original score's pass
     /// criteria) per bench, GPU and node. Exit status 1 when one fails.
-    Accept(crate::accept::AcceptArgs),
+    Accept(crate::commands::accept::AcceptArgs),
     /// Target tables: derive one from a reference run, list those found.
     Targets {
         /// What to do with target tables.
         #[command(subcommand)]
-        command: crate::targets::TargetsCommand,
+        command: crate::commands::targets::TargetsCommand,
     },
     /// Describes this host: kind, GPUs, usable CPUs and memory, NUMA nodes, cgroups.
     Detect {
@@ -76,7 +76,7 @@ pub enum Command {
     Slurm {
         /// What to do with Slurm.
         #[command(subcommand)]
-        command: crate::slurm::SlurmCommand,
+        command: mlb_run::slurm::SlurmCommand,
     },
     /// The results store: import runs, list them, compare systems, follow one over time, export.
     Db {
@@ -88,7 +88,7 @@ pub enum Command {
     /// histories as pages and as a JSON/CSV API (docs/serve.md).
     Serve(crate::commands::serve::ServeArgs),
     /// Generates the data sets the jobs read into `$BASE/data`, in their real formats.
-    Prepare(crate::prepare::PrepareArgs),
+    Prepare(crate::commands::prepare::PrepareArgs),
     /// Runs one instance of one workload (started by the launcher).
     #[command(hide = true)]
     Worker(Box<WorkerArgs>),
@@ -96,7 +96,7 @@ pub enum Command {
     Containers {
         /// What to do with container images.
         #[command(subcommand)]
-        command: ContainersCommand,
+        command: crate::commands::containers::ContainersCommand,
     },
     /// Writes the man pages or prints a shell's completion script (for a
     /// release: `cargo xtask dist`).
@@ -105,37 +105,6 @@ pub enum Command {
         /// What to generate.
         #[command(subcommand)]
         command: generate::GenerateCommand,
-    },
-}
-
-/// `mlb containers ...`
-#[derive(Debug, Subcommand)]
-pub enum ContainersCommand {
-    /// Builds the image of a kind from `containers/KIND/Dockerfile` through the Docker daemon.
-    Build(crate::runtime::build_cmd::BuildArgs),
-}
-
-/// `mlb plugins ...`
-#[derive(Debug, Subcommand)]
-pub enum PluginsCommand {
-    /// Lists every plugin found, and every file refused with the reason.
-    ///
-    /// Plugins are described by their manifest (read from the file, without
-    /// loading it); files without one are loaded in a child process.
-    List {
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
-        /// Load every file in a child process (as `mlb worker` would) instead
-        /// of trusting manifests: slower, and checks each manifest against the
-        /// library's own tables.
-        #[arg(long)]
-        verify: bool,
-    },
-    /// One workload: its description, version, file, and its arguments with their defaults.
-    Show {
-        /// The workload's name (as in `mlb plugins list`).
-        name: String,
     },
 }
 

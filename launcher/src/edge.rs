@@ -11,12 +11,12 @@
 //! `RUST_BACKTRACE` asks for them. Panics are bugs: the binary reports them
 //! through color-eyre's panic hook (the library has no color-eyre).
 
-use crate::launch::LaunchError;
-use crate::plugins::SearchError;
-use crate::report::ReportError;
-use crate::runtime::build_cmd::BuildCmdError;
+use crate::commands::containers::BuildCmdError;
+use mlb_judge::report::ReportError;
 use mlb_record::exit::{Classify, Kind};
 use mlb_record::fix::{Fix, MARK as FIX};
+use mlb_run::launch::LaunchError;
+use mlb_run::plugins::SearchError;
 use std::backtrace::Backtrace;
 use std::error::Error;
 use std::ffi::OsStr;
@@ -33,37 +33,37 @@ pub enum MlbError {
     Report(#[from] ReportError),
     /// `mlb accept`.
     #[error(transparent)]
-    Accept(#[from] crate::accept::AcceptError),
+    Accept(#[from] mlb_judge::accept::AcceptError),
     /// `mlb burn` (boxed: it holds a launch's errors and its own).
     #[error(transparent)]
     Burn(Box<crate::burn::BurnError>),
     /// `mlb targets derive`.
     #[error(transparent)]
-    Targets(#[from] crate::targets::TargetsError),
+    Targets(#[from] mlb_judge::targets::TargetsError),
     /// `mlb plugins list`: no search path.
     #[error(transparent)]
     Plugins(#[from] SearchError),
     /// `mlb plugins show NAME`: no such plugin.
     #[error(transparent)]
-    NoSuchPlugin(#[from] crate::plugins::show::NoSuchPlugin),
+    NoSuchPlugin(#[from] mlb_run::plugins::show::NoSuchPlugin),
     /// `mlb containers build`.
     #[error(transparent)]
     Build(#[from] BuildCmdError),
     /// `mlb slurm submit`.
     #[error(transparent)]
-    Slurm(#[from] crate::slurm::SlurmError),
+    Slurm(#[from] mlb_run::slurm::SlurmError),
     /// `mlb prepare` (boxed: its errors carry paths and settings).
     #[error(transparent)]
-    Prepare(Box<crate::prepare::PrepareError>),
+    Prepare(Box<mlb_prepare::PrepareError>),
     /// `mlb db ...`: the results store.
     #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] mlb_store::store::StoreError),
     /// `mlb db` queries.
     #[error(transparent)]
-    Query(#[from] crate::store::query::QueryError),
+    Query(#[from] mlb_store::store::query::QueryError),
     /// `mlb serve`.
     #[error(transparent)]
-    Serve(#[from] crate::serve::ServeError),
+    Serve(#[from] mlb_store::serve::ServeError),
     /// `mlb generate man`.
     #[error(transparent)]
     Generate(#[from] crate::cli::generate::GenerateError),
@@ -130,8 +130,8 @@ impl From<crate::burn::BurnError> for MlbError {
     }
 }
 
-impl From<crate::prepare::PrepareError> for MlbError {
-    fn from(error: crate::prepare::PrepareError) -> Self {
+impl From<mlb_prepare::PrepareError> for MlbError {
+    fn from(error: mlb_prepare::PrepareError) -> Self {
         MlbError::Prepare(Box::new(error))
     }
 }
@@ -140,24 +140,6 @@ impl MlbError {
     /// The exit status this error ends the process with.
     pub fn exit_code(&self) -> i32 {
         self.kind().exit_code()
-    }
-}
-
-impl Classify for SearchError {
-    /// The search path is built before any plugin is looked at.
-    fn kind(&self) -> Kind {
-        match self {
-            SearchError::CurrentExe(_) => Kind::Refused,
-        }
-    }
-}
-
-impl Classify for BuildCmdError {
-    fn kind(&self) -> Kind {
-        match self {
-            BuildCmdError::Map(_) | BuildCmdError::NoSource(_) => Kind::Refused,
-            BuildCmdError::Docker(e) => e.kind(),
-        }
     }
 }
 
@@ -255,7 +237,7 @@ pub fn render(error: &(dyn Error + 'static), fix: Option<String>, color: bool) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::docker::DockerError;
+    use mlb_run::runtime::docker::DockerError;
     use std::path::PathBuf;
 
     #[test]

@@ -5,11 +5,11 @@
 
 use clap::Parser;
 use mlb::cli::generate::{self, GenerateCommand};
-use mlb::cli::{Cli, Command, ContainersCommand, PluginsCommand};
+use mlb::cli::{Cli, Command};
+use mlb::commands::containers::ContainersCommand;
 use mlb::console::Console;
 use mlb::edge::{self, ExitError, MlbError};
 use mlb::slurm::SlurmCommand;
-use mlb::targets::TargetsCommand;
 use mlb_record::exit::{EXIT_INTERRUPTED, EXIT_OK};
 
 /// mimalloc for everything the binary allocates (not the workloads' own
@@ -58,20 +58,8 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             print_stdout(&text)?;
             Ok(code)
         }
-        Some(Command::Plugins { command: PluginsCommand::List { json, verify } }) => {
-            let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
-            let entries = if verify { mlb::plugins::verify(&search) } else { mlb::plugins::list(&search) };
-            let text = if json {
-                mlb::plugins::listing::to_json(&entries)
-            } else {
-                mlb::plugins::listing::to_table(&entries, &search)
-            };
-            print_stdout(&format!("{text}\n"))?;
-            Ok(EXIT_OK)
-        }
-        Some(Command::Plugins { command: PluginsCommand::Show { name } }) => {
-            let search = mlb::plugins::SearchPath::from_env(&cli.plugin_dir)?;
-            print_stdout(&mlb::plugins::show::show(&mlb::plugins::list(&search), &name)?)?;
+        Some(Command::Plugins { command }) => {
+            print_stdout(&mlb::commands::plugins::run(&command, &cli.plugin_dir)?)?;
             Ok(EXIT_OK)
         }
         Some(Command::Report(args)) => {
@@ -84,16 +72,12 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(code)
         }
         Some(Command::Accept(args)) => {
-            let (text, code) = mlb::accept::run(&args)?;
+            let (text, code) = mlb::commands::accept::run(&args)?;
             print_stdout(&text)?;
             Ok(code)
         }
-        Some(Command::Targets { command: TargetsCommand::Derive(args) }) => {
-            print_stdout(&mlb::targets::run_derive(&args)?)?;
-            Ok(EXIT_OK)
-        }
-        Some(Command::Targets { command: TargetsCommand::List }) => {
-            print_stdout(&mlb::targets::catalog::render(&mlb::targets::Folders::from_env()))?;
+        Some(Command::Targets { command }) => {
+            print_stdout(&mlb::commands::targets::run(&command)?)?;
             Ok(EXIT_OK)
         }
         Some(Command::Db { command }) => {
@@ -105,11 +89,9 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_OK)
         }
         Some(Command::Prepare(args)) => {
-            let outcome = mlb::prepare::run(&args)?;
-            let lines: String = outcome.sets.iter().map(|p| format!("{p}\n")).collect();
-            let none = outcome.sets.is_empty() && outcome.interrupted.is_none();
-            print_stdout(if none { "the selected jobs read no data set\n" } else { &lines })?;
-            let Some(stopped) = outcome.interrupted else { return Ok(EXIT_OK) };
+            let (text, stopped) = mlb::commands::prepare::run(&args)?;
+            print_stdout(&text)?;
+            let Some(stopped) = stopped else { return Ok(EXIT_OK) };
             Console::Err.line(&format!("mlb: {stopped}"));
             Ok(EXIT_INTERRUPTED)
         }
@@ -117,7 +99,7 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
         Some(Command::Slurm { command: SlurmCommand::Submit(args) }) => Ok(mlb::slurm::submit::main(&args)?),
         Some(Command::Slurm { command: SlurmCommand::Task { plan } }) => Ok(mlb::slurm::task::main(&plan)),
         Some(Command::Containers { command: ContainersCommand::Build(args) }) => {
-            let image = mlb::runtime::build_cmd::run(&args, &mut |line| Console::Out.line(line))?;
+            let image = mlb::commands::containers::run(&args, &mut |line| Console::Out.line(line))?;
             print_stdout(&format!("built {} ({})\n", image.name, image.id))?;
             Ok(EXIT_OK)
         }

@@ -1,5 +1,5 @@
 """The MFU of `gpt 124m` in bf16 as mlb's report computes it
-(launcher/src/report/mfu.rs): the `gpt_124m` job of the installed suite
+(crates/judge/src/report/mfu.rs): the `gpt_124m` job of the installed suite
 (`modern` on a GPU: sequences of 1024, batch 16, 45 timed steps after 5;
 `modern-smoke`'s tiny one on the CPU, and `modern`'s through `--dry-run`)
 through `mlb --jobs`, then `mlb report --format json`'s MFU row: achieved

@@ -1,7 +1,7 @@
 //! The command line of `mlb burn`.
 
-use crate::launch::LaunchArgs;
 use clap::Args;
+use mlb_run::launch::Options as LaunchOptions;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -128,8 +128,8 @@ impl BurnArgs {
     }
 
     /// The launch of `jobs`, the burn's jobs file: its slots and isolation.
-    pub fn launch(&self, jobs: PathBuf) -> LaunchArgs {
-        LaunchArgs {
+    pub fn launch(&self, jobs: PathBuf) -> LaunchOptions {
+        LaunchOptions {
             jobs: Some(jobs),
             outdir: Some(self.outdir.clone()),
             devices: self.devices,
@@ -137,11 +137,8 @@ impl BurnArgs {
             no_cgroups: self.no_cgroups,
             wait: self.wait,
             lock: self.lock.clone(),
-            runs: 1,
-            max_configs: 10_000,
-            sample_hz: 10.0,
             pause: Duration::ZERO,
-            ..LaunchArgs::default()
+            ..LaunchOptions::default()
         }
     }
 

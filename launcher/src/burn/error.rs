@@ -1,9 +1,9 @@
 //! Why `mlb burn` refused or failed before it gave its verdicts.
 
 use super::reading::Unreadable;
-use crate::launch::LaunchError;
 use mlb_record::exit::{Classify, Kind};
 use mlb_record::fix::Fix;
+use mlb_run::launch::LaunchError;
 use std::path::PathBuf;
 
 /// Why `mlb burn` gave no verdict.

@@ -9,7 +9,7 @@
 
 use super::reading::{Measured, Slot};
 use super::verdict::{Bounds, Check, Verdict};
-use crate::accept::Outcome;
+use mlb_judge::accept::Outcome;
 
 /// The `link` and `fabric` verdicts of `slot`'s all-reduce `m`; `all` are
 /// every slot's all-reduces (the best node's figures).

@@ -22,9 +22,9 @@ pub use args::BurnArgs;
 pub use error::BurnError;
 pub use reading::FILE;
 
-use crate::accept::Outcome;
-use crate::doctor::burn_record::{self as record, Record, SlotRecord};
+use mlb_judge::accept::Outcome;
 use mlb_record::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
+use mlb_run::doctor::burn_record::{self as record, Record, SlotRecord};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use verdict::{Bounds, Verdict};
@@ -151,7 +151,7 @@ pub fn burn(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<Option<Burn>, Bu
     let folder = tempfile::tempdir().map_err(|source| BurnError::Write { path: std::env::temp_dir(), source })?;
     let jobs = folder.path().join(format!("{}.json", jobs::SUITE));
     std::fs::write(&jobs, jobs::jobs(args)).map_err(|source| BurnError::Write { path: jobs.clone(), source })?;
-    if crate::launch::run(&args.launch(jobs), plugin_dirs, &|_| None)? == EXIT_INTERRUPTED {
+    if mlb_run::launch::run(&args.launch(jobs), plugin_dirs, &|_| None)? == EXIT_INTERRUPTED {
         return Ok(None);
     }
     let burn = Burn::judge(args, outdir)?;
@@ -161,7 +161,7 @@ pub fn burn(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<Option<Burn>, Bu
     let file = std::path::absolute(&file).unwrap_or(file);
     let dir = record::dir();
     if let Err(e) = record::write(&dir, &records(&burn, &file, chrono::Utc::now().timestamp())) {
-        crate::console::Console::Err.line(&format!(
+        mlb_run::console::Console::Err.line(&format!(
             "mlb: warning: the burn's verdicts were not recorded in {} for `mlb --strict-preflight`: {e}; fix: run \
              as root, or name a writable folder with {}",
             dir.display(),

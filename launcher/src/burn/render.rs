@@ -4,8 +4,8 @@
 use super::reading::Slot;
 use super::verdict::{Check, Verdict};
 use super::Burn;
-use crate::accept::Outcome;
-use crate::store::query::render::table;
+use mlb_judge::accept::Outcome;
+use mlb_store::store::query::render::table;
 
 /// The table, a line per failed slot's reasons, the drain commands.
 pub fn table(burn: &Burn) -> String {

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `completed` | an instance of the slot failed or left no report |
 //! | `tflops` | gemm's TFLOPS below `tolerance` of the best slot of the same model |
-//! | `peak` | gemm's TFLOPS below `min_peak` of the dense peak of the GPU's model in its precision (the peak table, [`crate::gpu::peak`]); not measured for a model or precision the table lacks, and no verdict on a CPU slot |
+//! | `peak` | gemm's TFLOPS below `min_peak` of the dense peak of the GPU's model in its precision (the peak table, [`mlb_run::gpu::peak`]); not measured for a model or precision the table lacks, and no verdict on a CPU slot |
 //! | `bandwidth` | membw's bandwidth below `tolerance` of the best slot of the same model |
 //! | `throttled` | a GPU or the slot's CPU quota throttled more than `max_throttled` of a window |
 //! | `xid` | a GPU reported an XID error inside a window |
@@ -17,7 +17,7 @@
 
 use super::jobs::{ALLREDUCE, GEMM, MEMBW};
 use super::reading::{Measured, Slot};
-use crate::accept::Outcome;
+use mlb_judge::accept::Outcome;
 use mlb_record::contract::precision::Precision;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -161,7 +161,7 @@ struct PeakShare {
 fn peak(m: &Measured, bounds: Bounds) -> Option<PeakShare> {
     let gpu = m.slot.gpu.as_deref()?;
     let precision = m.precision.as_deref().and_then(|p| p.parse::<Precision>().ok());
-    let Some(peak) = precision.and_then(|p| crate::gpu::peak::peak(gpu, p)) else {
+    let Some(peak) = precision.and_then(|p| mlb_run::gpu::peak::peak(gpu, p)) else {
         let precision = m.precision.as_deref().unwrap_or("an unknown precision");
         let reason = format!("the peak table has no figure for {gpu} in {precision}");
         return Some(PeakShare {
@@ -271,7 +271,7 @@ mod tests {
             (m.slot.gpu, m.precision) = (Some(name.into()), Some("bf16".into()));
             m
         };
-        let h100 = crate::gpu::peak::peak("NVIDIA H100 80GB HBM3", Precision::Bf16).unwrap().tflops;
+        let h100 = mlb_run::gpu::peak::peak("NVIDIA H100 80GB HBM3", Precision::Bf16).unwrap().tflops;
         let measured = [gpu("0", "NVIDIA H100 80GB HBM3", 0.4 * h100), gpu("1", "Mystery GPU", 10.0)];
         let verdicts = judge(&measured, BOUNDS, BENCHES);
         let peak: Vec<(String, Outcome)> =

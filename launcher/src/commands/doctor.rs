@@ -1,15 +1,15 @@
 //! `mlb doctor` with load: the doctor's checks, then with `--diag` the
-//! vendors' diagnostics ([`crate::doctor::diag`]), and with `--deep` those
+//! vendors' diagnostics ([`mlb_run::doctor::diag`]), and with `--deep` those
 //! and a short burn, whose failed slots become failed checks. Everything
 //! goes into `doctor.json`; the diagnostics also into `system.json`. A
 //! command of its own, since it composes the doctor and a burn (a launch).
 
 use crate::burn::{BurnArgs, BurnError};
-use crate::check::{Check, Status};
-use crate::doctor::{self, diag, Verdict};
 use crate::edge::MlbError;
 use clap::Args;
 use mlb_record::exit::{EXIT_FAILED, EXIT_OK};
+use mlb_run::check::{Check, Status};
+use mlb_run::doctor::{self, diag, Verdict};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -44,7 +44,7 @@ pub struct DoctorArgs {
 
 /// Runs `mlb doctor`: the text to print and the exit status (1 when a check failed).
 pub fn doctor(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), MlbError> {
-    let host = crate::host::detect(&crate::host::Probe::this_host());
+    let host = mlb_run::host::detect(&mlb_run::host::Probe::this_host());
     let mut verdict = doctor::examine(&host, &args.outdir, &[]);
     if args.diag || args.deep {
         verdict.diagnostics = diag::run_all(args.diag_level);
@@ -52,10 +52,10 @@ pub fn doctor(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32
             verdict.checks.push(Check::pass("diagnostics", "no vendor diagnostic installed (dcgmi, rvs)"));
         }
         verdict.checks.extend(verdict.diagnostics.iter().flat_map(diag::checks));
-        let mut system = crate::system::describe(&host, Path::new("/"), 1, None);
+        let mut system = mlb_run::system::describe(&host, Path::new("/"), 1, None);
         system.diagnostics = verdict.diagnostics.clone();
-        crate::system::write(&args.outdir, &system)
-            .map_err(|source| MlbError::Verdict { path: args.outdir.join(crate::system::FILE), source })?;
+        mlb_run::system::write(&args.outdir, &system)
+            .map_err(|source| MlbError::Verdict { path: args.outdir.join(mlb_run::system::FILE), source })?;
     }
     if args.deep {
         verdict.checks.extend(burn_checks(args, plugin_dirs)?);

@@ -1,8 +1,13 @@
-//! The commands layer: one file per command that composes the layers below
-//! it (a command that is one domain's alone is run by that domain, from
-//! `main.rs`). Nothing below imports it.
+//! The commands layer: one file per command, holding its options (clap's)
+//! and turning them into the typed options of the crates below, whose
+//! functions it puts in order. Nothing below imports it.
 //!
 //! - [`launch`]: `mlb --jobs FILE ...`, and with `--db` the run stored;
+//! - [`accept`]: `mlb accept`, the verdicts and the acceptance record;
+//! - [`targets`]: `mlb targets derive|list`;
+//! - [`prepare`]: `mlb prepare`, the data sets;
+//! - [`plugins`]: `mlb plugins list|show`;
+//! - [`containers`]: `mlb containers build`;
 //! - [`report`]: `mlb report`, and with `--db` its rows against the store;
 //! - [`db`]: `mlb db ...`, a file a subcommand;
 //! - [`serve`]: `mlb serve`;
@@ -14,8 +19,13 @@
 //! serve` builds from a request as a command builds them from its
 //! arguments.
 
+pub mod accept;
+pub mod containers;
 pub mod db;
 pub mod doctor;
 pub mod launch;
+pub mod plugins;
+pub mod prepare;
 pub mod report;
 pub mod serve;
+pub mod targets;

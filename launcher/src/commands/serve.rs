@@ -2,8 +2,8 @@
 //! its options into the server's [`Settings`].
 
 use super::db::DbArg;
-use crate::serve::{ServeError, Settings, DEFAULT_BIND};
 use clap::Args;
+use mlb_store::serve::{ServeError, Settings, DEFAULT_BIND};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -30,7 +30,7 @@ pub struct ServeArgs {
 
 /// Serves what `args` ask for until Ctrl-C or SIGTERM.
 pub fn run(args: &ServeArgs) -> Result<(), ServeError> {
-    crate::serve::run(&Settings {
+    mlb_store::serve::run(&Settings {
         store: args.store.location()?,
         bind: args.bind,
         token_file: args.token_file.clone(),

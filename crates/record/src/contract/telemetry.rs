@@ -1,6 +1,6 @@
 //! The report's `telemetry` block as types: what the launcher's sampler
 //! saw of an instance over its timed window, summarised. The launcher
-//! builds it (`mlb::telemetry::block`) and sets it on the worker's
+//! builds it (`mlb_run::telemetry::block`) and sets it on the worker's
 //! report; `mlb report` reads it back. docs/telemetry.md lists every field.
 
 use serde::{Deserialize, Serialize};

@@ -1,12 +1,12 @@
-//! `mlb db compare`: benches x systems ([`crate::store::query::compare`]).
+//! `mlb db compare`: benches x systems ([`mlb_store::store::query::compare`]).
 
 use super::filters::RunFilterArgs;
 use super::DbArg;
-use crate::store::query::compare::{compare, CompareOptions};
-use crate::store::query::glob::Glob;
-use crate::store::query::render::{self, Format};
-use crate::store::query::{Metric, QueryError};
 use clap::Args;
+use mlb_store::store::query::compare::{compare, CompareOptions};
+use mlb_store::store::query::glob::Glob;
+use mlb_store::store::query::render::{self, Format};
+use mlb_store::store::query::{Metric, QueryError};
 
 /// `mlb db compare`.
 #[derive(Debug, Args)]

@@ -1,11 +1,11 @@
 //! `mlb db export`: a run in Bencher Metric Format, or the long metrics
-//! table as CSV, streamed to stdout ([`crate::store::query::export`]).
+//! table as CSV, streamed to stdout ([`mlb_store::store::query::export`]).
 
 use super::filters::FilterArgs;
 use super::DbArg;
-use crate::store::query::export::{export, ExportFormat, ExportOptions};
-use crate::store::query::QueryError;
 use clap::Args;
+use mlb_store::store::query::export::{export, ExportFormat, ExportOptions};
+use mlb_store::store::query::QueryError;
 
 /// `mlb db export`.
 #[derive(Debug, Args)]
@@ -28,6 +28,6 @@ pub struct ExportArgs {
 pub fn run(args: &ExportArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let options = ExportOptions { format: args.format, run: args.run, filters: args.filters.filters() };
-    export(&store, &options, &mut |text| crate::console::Console::Out.write(text))?;
+    export(&store, &options, &mut |text| mlb_run::console::Console::Out.write(text))?;
     Ok(String::new())
 }

@@ -1,8 +1,8 @@
 //! The filters every `mlb db` query takes, as options of the command line,
 //! into the store's [`Filters`].
 
-use crate::store::query::filters::{day_or_time, end_of_day_or_time, tag, Filters, RunFilters};
 use clap::Args;
+use mlb_store::store::query::filters::{day_or_time, end_of_day_or_time, tag, Filters, RunFilters};
 
 /// Which runs a query reads: every filter given must hold.
 #[derive(Clone, Debug, Default, Args)]

@@ -1,13 +1,13 @@
-//! `mlb db history`: one system over time ([`crate::store::query::history`]),
+//! `mlb db history`: one system over time ([`mlb_store::store::query::history`]),
 //! and its chart when `--svg` asks.
 
 use super::filters::FilterArgs;
 use super::DbArg;
-use crate::store::query::history::{fetch, HistoryOptions};
-use crate::store::query::render::{self, Format};
-use crate::store::query::scale::Scale;
-use crate::store::query::{Metric, QueryError};
 use clap::Args;
+use mlb_store::store::query::history::{fetch, HistoryOptions};
+use mlb_store::store::query::render::{self, Format};
+use mlb_store::store::query::scale::Scale;
+use mlb_store::store::query::{Metric, QueryError};
 use std::path::PathBuf;
 
 /// `mlb db history`.
@@ -57,7 +57,7 @@ pub fn run(args: &HistoryArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let found = fetch(&store, &args.options())?;
     if let Some(path) = &args.svg {
-        let chart = crate::store::query::svg::chart(&found, args.scale)?;
+        let chart = mlb_store::store::query::svg::chart(&found, args.scale)?;
         mlb_record::contract::record::write_output(path, chart.as_bytes())
             .map_err(|source| QueryError::Write { path: path.clone(), source })?;
     }

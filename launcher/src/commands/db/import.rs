@@ -1,10 +1,10 @@
-//! `mlb db import DIR...`: run folders into the store ([`crate::store::import`]).
+//! `mlb db import DIR...`: run folders into the store ([`mlb_store::store::import`]).
 
 use super::DbArg;
-use crate::store::import::{import, Labels};
-use crate::store::query::filters::tag;
-use crate::store::query::QueryError;
-use crate::store::Store;
+use mlb_store::store::import::{import, Labels};
+use mlb_store::store::query::filters::tag;
+use mlb_store::store::query::QueryError;
+use mlb_store::store::Store;
 use std::path::PathBuf;
 
 /// `mlb db import DIR...`

@@ -2,9 +2,9 @@
 
 use super::filters::FilterArgs;
 use super::DbArg;
-use crate::store::query::render::{self, Format};
-use crate::store::query::QueryError;
 use clap::Args;
+use mlb_store::store::query::render::{self, Format};
+use mlb_store::store::query::QueryError;
 
 /// `mlb db runs` and `mlb db systems`.
 #[derive(Debug, Args)]
@@ -23,13 +23,13 @@ pub struct ListArgs {
 /// The runs `args` select, as `--format` asks.
 pub fn runs(args: &ListArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
-    let runs = crate::store::query::runs::runs(&store, &args.filters.filters())?;
+    let runs = mlb_store::store::query::runs::runs(&store, &args.filters.filters())?;
     Ok(render::list::runs(&runs, args.format))
 }
 
 /// The systems of the runs `args` select, as `--format` asks.
 pub fn systems(args: &ListArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
-    let systems = crate::store::query::systems::systems(&store, &args.filters.filters())?;
+    let systems = mlb_store::store::query::systems::systems(&store, &args.filters.filters())?;
     Ok(render::list::systems(&systems, args.format))
 }

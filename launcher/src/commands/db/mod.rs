@@ -1,5 +1,5 @@
 //! `mlb db ...`: the results store's subcommands, a file each, each turning
-//! its arguments into the store's typed options ([`crate::store::query`]),
+//! its arguments into the store's typed options ([`mlb_store::store::query`]),
 //! which `mlb serve` builds from a request the same way.
 
 pub mod compare;
@@ -10,9 +10,9 @@ pub mod import;
 pub mod list;
 pub mod systems;
 
-use crate::store::query::QueryError;
-use crate::store::{Location, Store, StoreError};
 use clap::{Args, Subcommand};
+use mlb_store::store::query::QueryError;
+use mlb_store::store::{Location, Store, StoreError};
 
 /// `mlb db ...`
 #[derive(Debug, Subcommand)]

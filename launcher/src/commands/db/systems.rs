@@ -1,9 +1,9 @@
 //! `mlb db rename-system OLD NEW` and `mlb db remove-system NAME`
-//! ([`crate::store::system_edit`]).
+//! ([`mlb_store::store::system_edit`]).
 
 use super::DbArg;
-use crate::store::query::QueryError;
 use clap::Args;
+use mlb_store::store::query::QueryError;
 
 /// `mlb db rename-system OLD NEW`
 #[derive(Debug, Args)]
@@ -28,9 +28,9 @@ pub struct RemoveSystemArgs {
     pub store: DbArg,
 }
 
-/// A name the store keeps ([`crate::store::name::check`]).
+/// A name the store keeps ([`mlb_store::store::name::check`]).
 pub fn parse_name(text: &str) -> Result<String, String> {
-    crate::store::name::check(text).map(str::to_string).map_err(|e| e.to_string())
+    mlb_store::store::name::check(text).map(str::to_string).map_err(|e| e.to_string())
 }
 
 /// Renames the system; returns what was done.

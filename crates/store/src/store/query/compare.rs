@@ -1,0 +1,98 @@
+//! `mlb db compare`: the per-bench figures of each system from the store,
+//! then the matrix ([`super::matrix`]).
+
+use super::error::QueryError;
+use super::figures::{counts, grouped, select_figures, Measured};
+use super::filters::{restrict_runs, RunFilters};
+use super::glob::Glob;
+use super::matrix::{matrix, Figure, Matrix, Metric};
+use super::sql::Sql;
+use crate::store::Store;
+use mlb_judge::report::Rule;
+use std::collections::BTreeMap;
+
+/// The names of the systems of `store`, sorted.
+pub fn system_names(store: &Store) -> Result<Vec<String>, QueryError> {
+    let sql = Sql::new("SELECT DISTINCT name FROM systems ORDER BY name");
+    Ok(sql.scalars(store, "listing systems")?)
+}
+
+/// Refuses a name of `names` that the store does not know.
+pub fn known(store: &Store, names: &[String]) -> Result<(), QueryError> {
+    let known = system_names(store)?;
+    match names.iter().find(|n| !known.contains(n)) {
+        Some(name) => Err(QueryError::UnknownSystem { name: name.clone(), known }),
+        None => Ok(()),
+    }
+}
+
+/// What a comparison of systems shows (`mlb db compare`, `/compare`).
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    /// The systems, as columns in this order (at least one).
+    pub systems: Vec<String>,
+    /// The system every figure is normalised to (default: the first).
+    pub reference: Option<String>,
+    /// What the cells show.
+    pub metric: Metric,
+    /// Prices of systems in dollars, for items/s per dollar.
+    pub price: Vec<(String, f64)>,
+    /// Only the benches whose name matches.
+    pub benches: Option<Glob>,
+    /// Which runs of each system.
+    pub filters: RunFilters,
+    /// Failures judged by mlb's stricter check (as `mlb report --strict`).
+    pub strict: bool,
+}
+
+/// The comparison `args` ask for.
+pub fn compare(store: &Store, args: &CompareOptions) -> Result<Matrix, QueryError> {
+    known(store, &args.systems)?;
+    let reference = args.reference.clone().unwrap_or_else(|| args.systems[0].clone());
+    let not_compared = |name: &String| !args.systems.contains(name);
+    if let Some(name) = std::iter::once(&reference).chain(args.price.iter().map(|(n, _)| n)).find(|n| not_compared(n)) {
+        return Err(QueryError::NotCompared { name: name.clone(), systems: args.systems.clone() });
+    }
+    let mut figures = figures(store, args)?;
+    if let Some(glob) = &args.benches {
+        figures.retain(|f| glob.matches(&f.bench));
+    }
+    let prices: BTreeMap<String, f64> = args.price.iter().cloned().collect();
+    Ok(matrix(&figures, &args.systems, &reference, args.metric, &prices))
+}
+
+/// An instance as the comparison reads it.
+#[derive(sqlx::FromRow)]
+struct Stored {
+    system: String,
+    bench: String,
+    #[sqlx(flatten)]
+    figures: Measured,
+}
+
+/// Per system and bench: the instances that count, their mean items/s and
+/// mean joules per item (figures that cannot be a measure left out, as
+/// `mlb report` leaves them out).
+fn figures(store: &Store, args: &CompareOptions) -> Result<Vec<Figure>, QueryError> {
+    let mut sql = Sql::new("SELECT s.name AS system, i.bench AS bench");
+    select_figures(&mut sql);
+    sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id ");
+    sql.push("JOIN systems s ON s.id = r.system_id WHERE s.name IN (");
+    for (k, system) in args.systems.iter().enumerate() {
+        sql.push(if k == 0 { "" } else { ", " }).text(system);
+    }
+    sql.push(")");
+    counts(&mut sql, Rule::strict_if(args.strict));
+    restrict_runs(&mut sql, &args.filters);
+    let rows: Vec<Stored> = sql.rows(store, "comparing systems")?;
+    Ok(grouped(rows.into_iter().map(|r| ((r.system, r.bench), r.figures)))
+        .into_iter()
+        .map(|((system, bench), instances)| Figure {
+            system,
+            bench,
+            n: instances.n(),
+            items_per_s: instances.speed().mean,
+            joules_per_item: instances.energy().mean,
+        })
+        .collect())
+}

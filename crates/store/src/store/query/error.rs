@@ -1,0 +1,90 @@
+//! Why a query of the store could not answer, with the fix.
+
+use crate::store::StoreError;
+use mlb_record::contract::record::refused;
+use mlb_record::exit::{Classify, Kind};
+use mlb_record::fix::Fix;
+use std::path::PathBuf;
+
+/// An error of `mlb db runs|systems|compare|history|export`.
+#[derive(Debug, thiserror::Error)]
+pub enum QueryError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The report of `mlb report --db` failed.
+    #[error(transparent)]
+    Report(#[from] mlb_judge::report::ReportError),
+    /// A name given is no system of the store.
+    #[error("no system `{name}` in the store (known: {})", if known.is_empty() { "none".to_string() } else { known.join(", ") })]
+    UnknownSystem {
+        /// The name given.
+        name: String,
+        /// The names the store holds.
+        known: Vec<String>,
+    },
+    /// `--reference` or `--price` names a system `--systems` does not.
+    #[error("`{name}` is not one of the systems compared ({})", systems.join(", "))]
+    NotCompared {
+        /// The name given.
+        name: String,
+        /// The systems of `--systems`.
+        systems: Vec<String>,
+    },
+    /// `mlb db history` without `--system`.
+    #[error("mlb db history needs the system whose history to show")]
+    NoSystem,
+    /// `mlb db export --format bencher` and no run selected.
+    #[error("no run in the store matches{}", run.map_or(" the filters".to_string(), |id| format!(" the id {id}")))]
+    NoRun {
+        /// The run asked for, if one was.
+        run: Option<i64>,
+    },
+    /// The chart could not be drawn.
+    #[error(transparent)]
+    Chart(#[from] super::svg::ChartError),
+    /// The export could not be written to stdout.
+    #[error("cannot write the export to standard output: {0}")]
+    Output(std::io::Error),
+    /// The chart could not be written.
+    #[error("cannot write the chart {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl Classify for QueryError {
+    fn kind(&self) -> Kind {
+        match self {
+            QueryError::Store(e) => e.kind(),
+            QueryError::Report(e) => e.kind(),
+            QueryError::UnknownSystem { .. }
+            | QueryError::NotCompared { .. }
+            | QueryError::NoSystem
+            | QueryError::NoRun { .. } => Kind::Refused,
+            QueryError::Write { source, .. } if refused(source) => Kind::Refused,
+            QueryError::Chart(_) | QueryError::Write { .. } | QueryError::Output(_) => Kind::Failed,
+        }
+    }
+}
+
+impl Fix for QueryError {
+    fn fix(&self) -> Option<String> {
+        match self {
+            QueryError::Store(e) => e.fix(),
+            QueryError::Report(e) => e.fix(),
+            QueryError::UnknownSystem { .. } => {
+                Some("pass the names `mlb db systems` lists (mlb db import --system NAME names a system)".into())
+            }
+            QueryError::NotCompared { .. } => Some("add it to --systems, or leave it out".into()),
+            QueryError::NoSystem => Some("pass --system NAME (`mlb db systems` lists them)".into()),
+            QueryError::NoRun { .. } => Some("pass --run ID of a run `mlb db runs` lists".into()),
+            QueryError::Chart(_) => None,
+            QueryError::Write { .. } => Some("pass --svg with a file in a folder you can write".into()),
+            QueryError::Output(_) => Some("write the export to a file or a pipe with room for it".into()),
+        }
+    }
+}

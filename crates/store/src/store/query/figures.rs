@@ -1,0 +1,136 @@
+//! The figures of `mlb report` over the instances `i` of a query: which
+//! instances count (by the check the import stored, under the report's
+//! rule), in SQL; their items/s and joules per item (where it can be a
+//! measure), whose figures [`mlb_figures`] computes, as for `mlb report`
+//! (its sums do not depend on the order of the rows), so that a view of
+//! the store and the report cannot disagree.
+
+use super::sql::{Bind, Sql};
+use mlb_figures::Sample;
+use mlb_judge::report::{Check, Rule};
+use std::collections::BTreeMap;
+
+/// The name the import stores for `check` (its JSON name, `nan_loss`).
+fn name(check: Check) -> String {
+    serde_json::to_value(check).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+/// Appends ` AND` the condition that instance `i` counts under `rule`: it
+/// fails no check, or only checks `rule` lets pass (docs/report.md,
+/// "mlb's stricter check").
+pub fn counts(sql: &mut Sql, rule: Rule) {
+    sql.push(" AND (i.fails_check IS NULL");
+    let passing: Vec<Check> = Check::ALL.into_iter().filter(|c| !rule.fails(Some(*c))).collect();
+    if !passing.is_empty() {
+        sql.push(" OR i.fails_check IN (");
+        for (k, check) in passing.into_iter().enumerate() {
+            sql.push(if k == 0 { "" } else { ", " }).bind(Bind::Text(name(check)));
+        }
+        sql.push(")");
+    }
+    sql.push(")");
+}
+
+/// Appends `, i.items_per_s` and the joules per item of instance `i` where
+/// it can be a measure, NULL elsewhere, as `mlb report` leaves them out
+/// ([`mlb_record::contract::physical::joules_per_item`]: at or below its
+/// floor, above its ceiling; a store imported before the rule may hold
+/// them): the columns of [`Measured`].
+pub fn select_figures(sql: &mut Sql) {
+    use mlb_record::contract::physical::{FLOOR, MAX_JOULES_PER_ITEM};
+    sql.push(", i.items_per_s AS items_per_s, CASE WHEN i.joules_per_item > ").bind(Bind::Real(FLOOR));
+    sql.push(" AND i.joules_per_item <= ").bind(Bind::Real(MAX_JOULES_PER_ITEM));
+    sql.push(" THEN i.joules_per_item END AS joules_per_item");
+}
+
+/// One instance's figures, as [`select_figures`] selects them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, sqlx::FromRow)]
+pub struct Measured {
+    /// Its items/s.
+    pub items_per_s: Option<f64>,
+    /// Its joules per item, where it can be a measure.
+    pub joules_per_item: Option<f64>,
+}
+
+/// The figures of a group of instances that count.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Instances {
+    /// Items/s of each (NaN without one: counted in `n`, as `mlb report`).
+    speeds: Vec<f64>,
+    /// Joules per item of those with a measure.
+    joules: Vec<f64>,
+}
+
+impl Instances {
+    /// Adds an instance.
+    pub fn add(&mut self, instance: Measured) {
+        self.speeds.push(instance.items_per_s.unwrap_or(f64::NAN));
+        self.joules.extend(instance.joules_per_item);
+    }
+
+    /// The instances.
+    pub fn n(&self) -> usize {
+        self.speeds.len()
+    }
+
+    /// Their items/s, as the report's rows give them.
+    pub fn speed(&self) -> Sample {
+        Sample::of(&self.speeds)
+    }
+
+    /// The joules per item of those with a measure.
+    pub fn energy(&self) -> Sample {
+        Sample::of(&self.joules)
+    }
+
+    /// Their finite items/s, or with `energy` their joules per item: what a point of a history is the mean of, and what the
+    /// regression rule judges.
+    pub fn measures(&self, energy: bool) -> Vec<f64> {
+        let values = if energy { &self.joules } else { &self.speeds };
+        values.iter().copied().filter(|v| v.is_finite()).collect()
+    }
+}
+
+/// Groups instances by key.
+pub fn grouped<K: Ord>(rows: impl IntoIterator<Item = (K, Measured)>) -> BTreeMap<K, Instances> {
+    let mut groups: BTreeMap<K, Instances> = BTreeMap::new();
+    for (key, instance) in rows {
+        groups.entry(key).or_default().add(instance);
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_original_rule_lets_the_stricter_checks_pass() {
+        let mut sql = Sql::new("WHERE 1 = 1");
+        counts(&mut sql, Rule::Original);
+        assert_eq!(sql.text, "WHERE 1 = 1 AND (i.fails_check IS NULL OR i.fails_check IN ($1, $2, $3))");
+        let names: Vec<Bind> =
+            ["skipped_nan_loss", "infinite_loss", "no_throughput"].map(|n| Bind::Text(n.into())).into();
+        assert_eq!(sql.binds, names);
+        let mut sql = Sql::new("");
+        counts(&mut sql, Rule::Strict);
+        assert_eq!((sql.text.as_str(), sql.binds.len()), (" AND (i.fails_check IS NULL)", 0));
+    }
+
+    #[test]
+    fn groups_keep_every_instance_in_n_and_only_measures_in_the_figures() {
+        let measured = |items_per_s, joules_per_item| Measured { items_per_s, joules_per_item };
+        let rows = [
+            ("vae", measured(Some(100.0), Some(2.0))),
+            ("wlm", measured(None, None)),
+            ("vae", measured(Some(80.0), None)),
+            ("vae", measured(None, None)),
+        ];
+        let groups = grouped(rows);
+        let vae = &groups["vae"];
+        assert_eq!((vae.n(), vae.speed().n, vae.speed().count, vae.speed().mean), (3, 3, 2, Some(90.0)));
+        assert_eq!((vae.energy().n, vae.energy().mean), (1, Some(2.0)));
+        assert_eq!((vae.measures(false), vae.measures(true)), (vec![100.0, 80.0], vec![2.0]));
+        assert_eq!((groups["wlm"].n(), groups["wlm"].speed().mean), (1, None));
+    }
+}
