@@ -71,12 +71,12 @@ pub enum Command {
     /// verdict per slot (TFLOPS and bandwidth against the best slot,
     /// throttling, XID and ECC errors) in `OUTDIR/burn.json`. Exit status 1
     /// when a slot failed.
-    Burn(crate::burn::BurnArgs),
+    Burn(crate::commands::burn::BurnArgs),
     /// Slurm: submit a run as a batch job (`mlb slurm submit`).
     Slurm {
         /// What to do with Slurm.
         #[command(subcommand)]
-        command: mlb_run::slurm::SlurmCommand,
+        command: crate::commands::slurm::SlurmCommand,
     },
     /// The results store: import runs, list them, compare systems, follow one over time, export.
     Db {

@@ -36,7 +36,7 @@ pub enum MlbError {
     Accept(#[from] mlb_judge::accept::AcceptError),
     /// `mlb burn` (boxed: it holds a launch's errors and its own).
     #[error(transparent)]
-    Burn(Box<crate::burn::BurnError>),
+    Burn(Box<crate::commands::burn::BurnError>),
     /// `mlb targets derive`.
     #[error(transparent)]
     Targets(#[from] mlb_judge::targets::TargetsError),
@@ -124,8 +124,8 @@ impl Fix for MlbError {
     }
 }
 
-impl From<crate::burn::BurnError> for MlbError {
-    fn from(error: crate::burn::BurnError) -> Self {
+impl From<crate::commands::burn::BurnError> for MlbError {
+    fn from(error: crate::commands::burn::BurnError) -> Self {
         MlbError::Burn(Box::new(error))
     }
 }

@@ -11,7 +11,6 @@
 //! `mlb-plugin` crate) that one `mlb worker` process per slot loads, times
 //! and reports on.
 
-pub mod burn;
 pub mod cli;
 pub mod commands;
 pub mod edge;

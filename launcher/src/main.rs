@@ -9,7 +9,6 @@ use mlb::cli::{Cli, Command};
 use mlb::commands::containers::ContainersCommand;
 use mlb::console::Console;
 use mlb::edge::{self, ExitError, MlbError};
-use mlb::slurm::SlurmCommand;
 use mlb_record::exit::{EXIT_INTERRUPTED, EXIT_OK};
 
 /// mimalloc for everything the binary allocates (not the workloads' own
@@ -67,7 +66,7 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_OK)
         }
         Some(Command::Burn(args)) => {
-            let (text, code) = mlb::burn::run(&args, &cli.plugin_dir)?;
+            let (text, code) = mlb::commands::burn::run(&args, &cli.plugin_dir)?;
             print_stdout(&text)?;
             Ok(code)
         }
@@ -96,8 +95,7 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_INTERRUPTED)
         }
         Some(Command::Worker(args)) => Ok(mlb::worker::main(*args)),
-        Some(Command::Slurm { command: SlurmCommand::Submit(args) }) => Ok(mlb::slurm::submit::main(&args)?),
-        Some(Command::Slurm { command: SlurmCommand::Task { plan } }) => Ok(mlb::slurm::task::main(&plan)),
+        Some(Command::Slurm { command }) => Ok(mlb::commands::slurm::run(&command)?),
         Some(Command::Containers { command: ContainersCommand::Build(args) }) => {
             let image = mlb::commands::containers::run(&args, &mut |line| Console::Out.line(line))?;
             print_stdout(&format!("built {} ({})\n", image.name, image.id))?;

@@ -4,7 +4,7 @@
 //! goes into `doctor.json`; the diagnostics also into `system.json`. A
 //! command of its own, since it composes the doctor and a burn (a launch).
 
-use crate::burn::{BurnArgs, BurnError};
+use crate::commands::burn::{BurnArgs, BurnError};
 use crate::edge::MlbError;
 use clap::Args;
 use mlb_record::exit::{EXIT_FAILED, EXIT_OK};
@@ -81,10 +81,10 @@ fn failed(verdict: &Verdict) -> bool {
 fn burn_checks(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<Vec<Check>, BurnError> {
     let burn_args =
         BurnArgs::short(args.outdir.join("burn"), Duration::from_secs(args.burn_seconds.max(1)), args.devices);
-    let Some(burn) = crate::burn::burn(&burn_args, plugin_dirs)? else {
+    let Some(burn) = crate::commands::burn::burn(&burn_args, plugin_dirs)? else {
         return Ok(vec![Check::not(Status::Fail, "burn", "interrupted", "run mlb doctor --deep again")]);
     };
-    let file = burn_args.outdir.join(crate::burn::FILE);
+    let file = burn_args.outdir.join(crate::commands::burn::FILE);
     let fix =
         format!("see {} and burn the slot again (`mlb burn`); a GPU that fails again needs service", file.display());
     if burn.failed.is_empty() {
@@ -93,7 +93,7 @@ fn burn_checks(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<Vec<Check>,
         let found = format!("every slot passed ({} slot(s), {} s per workload)", slots.len(), args.burn_seconds);
         return Ok(vec![Check::pass("burn", found)]);
     }
-    let check = |f: &crate::burn::Failed| {
+    let check = |f: &crate::commands::burn::Failed| {
         Check::not(Status::Fail, format!("burn slot {}", f.slot), f.reason.clone(), fix.clone())
     };
     Ok(burn.failed.iter().map(check).collect())

@@ -8,11 +8,14 @@
 //! - [`prepare`]: `mlb prepare`, the data sets;
 //! - [`plugins`]: `mlb plugins list|show`;
 //! - [`containers`]: `mlb containers build`;
+//! - [`slurm`]: `mlb slurm submit|task`;
 //! - [`report`]: `mlb report`, and with `--db` its rows against the store;
 //! - [`db`]: `mlb db ...`, a file a subcommand;
 //! - [`serve`]: `mlb serve`;
 //! - [`doctor`]: `mlb doctor`, its checks with the vendors' diagnostics and
-//!   a short burn.
+//!   a short burn;
+//! - [`burn`]: `mlb burn`, the stress workloads through a launch, verdicts
+//!   per slot, Slurm's drain commands.
 //!
 //! A command's options (clap's) stop here: what is below takes typed
 //! options (the store's `CompareOptions`, serve's `Settings`), which `mlb
@@ -20,6 +23,7 @@
 //! arguments.
 
 pub mod accept;
+pub mod burn;
 pub mod containers;
 pub mod db;
 pub mod doctor;
@@ -28,4 +32,5 @@ pub mod plugins;
 pub mod prepare;
 pub mod report;
 pub mod serve;
+pub mod slurm;
 pub mod targets;

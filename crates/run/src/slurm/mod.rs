@@ -18,21 +18,3 @@ pub use allocation::Allocation;
 pub use error::SlurmError;
 pub use site::SlurmSite;
 pub use step::StepShape;
-pub use submit::SubmitArgs;
-
-use clap::Subcommand;
-use std::path::PathBuf;
-
-/// `mlb slurm ...`
-#[derive(Debug, Subcommand)]
-pub enum SlurmCommand {
-    /// Writes an sbatch script running `mlb --slurm --jobs FILE` into the output folder and submits it.
-    Submit(Box<SubmitArgs>),
-    /// Runs one task of a job step on its node (started by `mlb --slurm` through srun).
-    #[command(hide = true)]
-    Task {
-        /// The step's plan.
-        #[arg(long, value_name = "FILE")]
-        plan: PathBuf,
-    },
-}

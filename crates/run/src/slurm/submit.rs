@@ -6,63 +6,50 @@ use super::error::SlurmError;
 use crate::console::Console;
 use crate::jobs::render;
 use crate::runtime::shell::shell_word;
-use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The script's file name in the output folder.
 pub const SCRIPT: &str = "mlb-slurm.sbatch";
 
-/// `mlb slurm submit` options.
-#[derive(Debug, Clone, Args)]
-pub struct SubmitArgs {
+/// What `mlb slurm submit` is asked for: the jobs, the allocation, the
+/// flags of the run it starts.
+#[derive(Debug, Clone, Default)]
+pub struct Submission {
     /// Jobs file (or an installed suite: `baselines`, `smoke`).
-    #[arg(long, value_name = "FILE")]
     pub jobs: PathBuf,
     /// Nodes to allocate.
-    #[arg(long, value_name = "N")]
     pub nodes: u32,
     /// GPUs per node (one slot each); omit on CPU nodes.
-    #[arg(long = "gpus-per-node", value_name = "G")]
     pub gpus_per_node: Option<u32>,
     /// Slots per node on CPU nodes (as `mlb --devices`).
-    #[arg(long, value_name = "N")]
     pub devices: Option<u32>,
     /// CPUs of each slot.
-    #[arg(long = "cpus-per-task", value_name = "C")]
     pub cpus_per_task: Option<u32>,
     /// Partition.
-    #[arg(long, value_name = "P")]
     pub partition: Option<String>,
     /// Time limit of the allocation (Slurm's format: `1:00:00`).
-    #[arg(long, value_name = "T")]
     pub time: Option<String>,
     /// Account to charge.
-    #[arg(long, value_name = "A")]
     pub account: Option<String>,
     /// Report folder (default: `./output`); the script and Slurm's output go there too.
-    #[arg(long, value_name = "DIR")]
     pub outdir: Option<PathBuf>,
     /// Run only these jobs (comma-separated).
-    #[arg(long, value_name = "JOB")]
     pub name: Option<String>,
     /// Kill an instance that runs longer than this many seconds (finite, at least 1).
-    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = crate::runtime::supervise::timeout)]
     pub timeout: Option<f64>,
     /// Print the script; submit nothing.
-    #[arg(long = "dry-run")]
     pub dry_run: bool,
     /// More sbatch flags, after `--` (`-- --exclusive --qos=high`).
-    #[arg(last = true, value_name = "SBATCH FLAGS")]
     pub extra: Vec<String>,
 }
 
 /// Writes and submits the script (prints it with `--dry-run`); exit status 0.
-pub fn main(args: &SubmitArgs) -> Result<i32, SlurmError> {
-    let outdir = absolute(args.outdir.clone().unwrap_or_else(|| PathBuf::from("output")));
+pub fn main(submission: &Submission) -> Result<i32, SlurmError> {
+    let outdir = absolute(submission.outdir.clone().unwrap_or_else(|| PathBuf::from("output")));
     let mlb = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb"));
-    let script = script(args, &mlb, &outdir)?;
-    if args.dry_run {
+    let script = script(submission, &mlb, &outdir)?;
+    if submission.dry_run {
         Console::Out.print(&script);
         return Ok(0);
     }
@@ -91,43 +78,45 @@ pub fn main(args: &SubmitArgs) -> Result<i32, SlurmError> {
     Ok(0)
 }
 
-/// The sbatch script of `args`, running this `mlb`, reports into `outdir`;
+/// The sbatch script of `submission`, running this `mlb`, reports into `outdir`;
 /// refused when a value written into it holds a control character.
-pub fn script(args: &SubmitArgs, mlb: &Path, outdir: &Path) -> Result<String, SlurmError> {
-    let jobs = if args.jobs.exists() { absolute(args.jobs.clone()) } else { args.jobs.clone() };
-    check_values(args, &jobs, outdir)?;
-    let slots = args.gpus_per_node.or(args.devices).unwrap_or(1);
+pub fn script(submission: &Submission, mlb: &Path, outdir: &Path) -> Result<String, SlurmError> {
+    let jobs = if submission.jobs.exists() { absolute(submission.jobs.clone()) } else { submission.jobs.clone() };
+    check_values(submission, &jobs, outdir)?;
+    let slots = submission.gpus_per_node.or(submission.devices).unwrap_or(1);
     let word = |p: &Path| shell_word(&p.display().to_string());
     let mut s =
         String::from("#!/bin/bash\n# Written by `mlb slurm submit`: one `mlb --slurm` run in the allocation below.\n");
     let suite = jobs.file_stem().map_or_else(|| "jobs".into(), |s| s.to_string_lossy().into_owned());
     s.push_str(&format!("#SBATCH --job-name=mlb-{suite}\n"));
-    s.push_str(&format!("#SBATCH --nodes={}\n", args.nodes));
+    s.push_str(&format!("#SBATCH --nodes={}\n", submission.nodes));
     s.push_str(&format!("#SBATCH --ntasks-per-node={slots}\n"));
-    if let Some(c) = args.cpus_per_task {
+    if let Some(c) = submission.cpus_per_task {
         s.push_str(&format!("#SBATCH --cpus-per-task={c}\n"));
     }
-    if let Some(g) = args.gpus_per_node {
+    if let Some(g) = submission.gpus_per_node {
         s.push_str(&format!("#SBATCH --gpus-per-node={g}\n"));
     }
-    for (flag, value) in [("partition", &args.partition), ("time", &args.time), ("account", &args.account)] {
+    for (flag, value) in
+        [("partition", &submission.partition), ("time", &submission.time), ("account", &submission.account)]
+    {
         if let Some(v) = value {
             s.push_str(&format!("#SBATCH --{flag}={v}\n"));
         }
     }
     s.push_str(&format!("#SBATCH --output={}\n", outdir.join("slurm-%j.out").display()));
-    for flag in &args.extra {
+    for flag in &submission.extra {
         s.push_str(&format!("#SBATCH {flag}\n"));
     }
     s.push_str("\nset -euo pipefail\n");
     let mut line = vec![word(mlb), "--slurm".into(), "--jobs".into(), word(&jobs), "--outdir".into(), word(outdir)];
-    if let Some(d) = args.devices.filter(|_| args.gpus_per_node.is_none()) {
+    if let Some(d) = submission.devices.filter(|_| submission.gpus_per_node.is_none()) {
         line.extend(["--devices".into(), d.to_string()]);
     }
-    if let Some(name) = &args.name {
+    if let Some(name) = &submission.name {
         line.extend(["--name".into(), shell_word(name)]);
     }
-    if let Some(t) = args.timeout {
+    if let Some(t) = submission.timeout {
         line.extend(["--timeout".into(), t.to_string()]);
     }
     s.push_str(&format!("exec {}\n", line.join(" ")));
@@ -137,13 +126,15 @@ pub fn script(args: &SubmitArgs, mlb: &Path, outdir: &Path) -> Result<String, Sl
 /// Refuses the first value written into the script that holds a control
 /// character: a newline would start a line of its own there (another
 /// `#SBATCH` flag, or a command of the script).
-fn check_values(args: &SubmitArgs, jobs: &Path, outdir: &Path) -> Result<(), SlurmError> {
+fn check_values(submission: &Submission, jobs: &Path, outdir: &Path) -> Result<(), SlurmError> {
     let path = |p: &Path| p.display().to_string();
     let mut values: Vec<(String, String)> = vec![("--jobs".into(), path(jobs)), ("--outdir".into(), path(outdir))];
-    let options = [("--partition", &args.partition), ("--time", &args.time), ("--account", &args.account)];
-    values
-        .extend(options.into_iter().chain([("--name", &args.name)]).filter_map(|(o, v)| Some((o.into(), v.clone()?))));
-    values.extend(args.extra.iter().map(|flag| ("sbatch flag".into(), flag.clone())));
+    let options =
+        [("--partition", &submission.partition), ("--time", &submission.time), ("--account", &submission.account)];
+    values.extend(
+        options.into_iter().chain([("--name", &submission.name)]).filter_map(|(o, v)| Some((o.into(), v.clone()?))),
+    );
+    values.extend(submission.extra.iter().map(|flag| ("sbatch flag".into(), flag.clone())));
     match values.into_iter().find(|(_, v)| render::control_char(v).is_some()) {
         Some((what, value)) => Err(SlurmError::ControlCharacter { what, value: render::one_line(&value) }),
         None => Ok(()),
@@ -157,34 +148,20 @@ fn absolute(p: PathBuf) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        submit: SubmitArgs,
-    }
 
     #[test]
     fn a_readable_script() {
-        let cli = Cli::parse_from([
-            "x",
-            "--jobs",
-            "suite.json",
-            "--nodes",
-            "2",
-            "--gpus-per-node",
-            "4",
-            "--partition",
-            "gpu",
-            "--time",
-            "1:00:00",
-            "--timeout",
-            "600",
-            "--",
-            "--exclusive",
-        ]);
-        let s = script(&cli.submit, Path::new("/opt/mlb/bin/mlb"), Path::new("/scratch/out")).unwrap();
+        let submission = Submission {
+            jobs: "suite.json".into(),
+            nodes: 2,
+            gpus_per_node: Some(4),
+            partition: Some("gpu".into()),
+            time: Some("1:00:00".into()),
+            timeout: Some(600.0),
+            extra: vec!["--exclusive".into()],
+            ..Submission::default()
+        };
+        let s = script(&submission, Path::new("/opt/mlb/bin/mlb"), Path::new("/scratch/out")).unwrap();
         assert!(s.starts_with("#!/bin/bash\n"), "{s}");
         for line in [
             "#SBATCH --nodes=2\n",

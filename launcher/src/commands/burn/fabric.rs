@@ -94,7 +94,7 @@ pub fn judge(slot: &Slot, m: &Measured, all: &[&Measured], bounds: Bounds) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::burn::reading::Link;
+    use crate::commands::burn::reading::Link;
 
     const BOUNDS: Bounds = Bounds { tolerance: 0.9, max_throttled: 0.05, min_peak: 0.5, min_link: 0.25 };
 
