@@ -206,6 +206,30 @@ fn at_least_one(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        launch: LaunchArgs,
+    }
+
+    /// The command line's defaults and `Options::default()` (what a burn
+    /// starts from) are one set of values: a launch without flags gets the
+    /// same options either way.
+    #[test]
+    fn no_flag_gives_the_launch_defaults() {
+        let args = Cli::try_parse_from(["mlb", "--jobs", "j.json"]).unwrap().launch;
+        // `--base` and `--lock` also read the environment.
+        let defaults = Options {
+            jobs: Some("j.json".into()),
+            base: args.base.clone(),
+            lock: args.lock.clone(),
+            ..Options::default()
+        };
+        assert_eq!(args.options(), defaults);
+        assert_eq!(args.db, None);
+    }
 
     #[test]
     fn numbers_out_of_range_are_refused_with_the_accepted_range() {

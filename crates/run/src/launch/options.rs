@@ -18,7 +18,7 @@ pub const SEED_STEP: u64 = 100;
 
 /// A launch's options; [`Default`] is what the command line gives when no
 /// flag is passed, but the jobs file.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// The jobs file to run (JSON, or YAML for `.yaml`/`.yml`).
     pub jobs: Option<PathBuf>,
