@@ -8,7 +8,9 @@
 //! A user error prints as one plain block: `mlb: error: ...`, each cause the
 //! message does not already include, then the fix. Colour only on a terminal
 //! and never with `NO_COLOR`; where the error arose and a backtrace only when
-//! `RUST_BACKTRACE` asks for them. Panics are bugs: the binary reports them
+//! `MLB_BACKTRACE` asks for them (not `RUST_BACKTRACE`, which many machines
+//! set for every program: an expected error is not a bug, and a refused
+//! input must not print a stack). Panics are bugs: the binary reports them
 //! through color-eyre's panic hook (the library has no color-eyre).
 
 use crate::commands::containers::BuildCmdError;
@@ -144,7 +146,7 @@ impl MlbError {
 }
 
 /// An error on its way out, with where it entered the edge (the `?` that
-/// converted it) and, when `RUST_BACKTRACE` asks for one, a backtrace.
+/// converted it) and, when [`BACKTRACE_VAR`] asks for one, a backtrace.
 #[derive(Debug)]
 pub struct ExitError {
     error: Box<MlbError>,
@@ -155,8 +157,8 @@ pub struct ExitError {
 impl<E: Into<MlbError>> From<E> for ExitError {
     #[track_caller]
     fn from(error: E) -> ExitError {
-        let backtrace = wants_backtrace(std::env::var_os("RUST_BACKTRACE").as_deref())
-            .then(|| Box::new(Backtrace::force_capture()));
+        let backtrace =
+            wants_backtrace(std::env::var_os(BACKTRACE_VAR).as_deref()).then(|| Box::new(Backtrace::force_capture()));
         ExitError { error: Box::new(error.into()), location: Location::caller(), backtrace }
     }
 }
@@ -173,7 +175,7 @@ impl ExitError {
     }
 
     /// The text to print on stderr: the error's block, then (only when
-    /// `RUST_BACKTRACE` asked for it) where it arose and the backtrace.
+    /// [`BACKTRACE_VAR`] asked for it) where it arose and the backtrace.
     pub fn render(&self, color: bool) -> String {
         let mut out = render(self.error.as_ref(), self.error.fix(), color);
         if let Some(backtrace) = &self.backtrace {
@@ -183,9 +185,13 @@ impl ExitError {
     }
 }
 
-/// Whether `RUST_BACKTRACE` (its value) asks for backtraces: set, and not `0`.
-pub fn wants_backtrace(rust_backtrace: Option<&OsStr>) -> bool {
-    rust_backtrace.is_some_and(|v| v != "0")
+/// The variable that asks for where an error arose and its backtrace: a
+/// developer's, when an error's message is not enough to find its cause.
+pub const BACKTRACE_VAR: &str = "MLB_BACKTRACE";
+
+/// Whether [`BACKTRACE_VAR`] (its value) asks for backtraces: set, and not `0`.
+pub fn wants_backtrace(value: Option<&OsStr>) -> bool {
+    value.is_some_and(|v| v != "0")
 }
 
 /// Whether stderr gets colour: only on a terminal, and never when
@@ -261,7 +267,7 @@ mod tests {
     }
 
     #[test]
-    fn backtraces_when_rust_backtrace_is_set_and_not_zero() {
+    fn backtraces_when_mlb_backtrace_is_set_and_not_zero() {
         assert!(!wants_backtrace(None));
         assert!(!wants_backtrace(Some(OsStr::new("0"))));
         assert!(wants_backtrace(Some(OsStr::new("1"))));

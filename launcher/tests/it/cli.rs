@@ -18,6 +18,7 @@ fn plain(mlb: &Path, args: &[&str]) -> Output {
         .env_remove("FORCE_COLOR")
         .env_remove("RUST_BACKTRACE")
         .env_remove("RUST_LIB_BACKTRACE")
+        .env_remove("MLB_BACKTRACE")
         .env_remove("MLB_PLUGIN_PATH")
         .output()
         .expect("mlb runs")
@@ -128,19 +129,31 @@ fn a_report_that_cannot_be_written_fails_with_1() {
     );
 }
 
+/// `RUST_BACKTRACE`, which many machines set for every program, leaves an
+/// expected error its plain block; `MLB_BACKTRACE` adds where it arose and
+/// a backtrace.
 #[test]
-fn rust_backtrace_adds_where_the_error_arose_and_a_backtrace() {
-    let out = Command::new(common::mlb())
-        .args(["--jobs", "/nonexistent/jobs.json"])
-        .env_remove("NO_COLOR")
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .unwrap();
-    let (_, stderr) = common::text(&out);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr.starts_with("mlb: error: cannot read jobs file /nonexistent/jobs.json: "), "{stderr}");
-    assert!(stderr.contains("\n  location: launcher/src/main.rs:") && stderr.contains("\n  backtrace:\n"), "{stderr}");
-    assert!(!stderr.contains('\x1b'), "{stderr}");
+fn only_mlb_backtrace_adds_where_the_error_arose_and_a_backtrace() {
+    let refused = |var: &str| {
+        let out = Command::new(common::mlb())
+            .args(["--jobs", "/nonexistent/jobs.json"])
+            .env_remove("NO_COLOR")
+            .env_remove("RUST_BACKTRACE")
+            .env_remove("MLB_BACKTRACE")
+            .env(var, "1")
+            .output()
+            .unwrap();
+        let (_, stderr) = common::text(&out);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr.starts_with("mlb: error: cannot read jobs file /nonexistent/jobs.json: "), "{stderr}");
+        assert!(!stderr.contains('\x1b'), "{stderr}");
+        stderr
+    };
+    let plain = refused("RUST_BACKTRACE");
+    assert!(!plain.contains("location:") && !plain.contains("backtrace"), "{plain}");
+    assert_eq!(plain.lines().count(), 1, "the message alone: {plain}");
+    let debug = refused("MLB_BACKTRACE");
+    assert!(debug.contains("\n  location: launcher/src/main.rs:") && debug.contains("\n  backtrace:\n"), "{debug}");
 }
 
 /// `mlb ARGS` on a pseudo-terminal (util-linux `script`), with `env` set:

@@ -13,7 +13,7 @@ fn import_with(url: &str) -> (Option<i32>, String) {
     let out = Command::new(crate::common::mlb())
         .args(["db", "import", "--db", url])
         .arg(dir.path())
-        .env("RUST_BACKTRACE", "1")
+        .env("MLB_BACKTRACE", "1")
         .env("RUST_LOG", "trace")
         .output()
         .unwrap();
