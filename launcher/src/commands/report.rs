@@ -177,7 +177,8 @@ pub fn run(args: &ReportArgs) -> Result<String, QueryError> {
     if let Some(file) = &args.write_rcp {
         return Ok(mlb_judge::report::rcp::write(&args.reports, file)?);
     }
-    let mut report = mlb_judge::report::report(&args.request(targets(args)?))?;
+    let request = args.request(targets(args)?);
+    let mut report = mlb_judge::report::report(&request)?;
     let Some(db) = &args.db else { return Ok(show(args, &report)?) };
     let location = Location::from_env(Some(db))?;
     let store = Store::open_existing(&location)?;
@@ -185,11 +186,10 @@ pub fn run(args: &ReportArgs) -> Result<String, QueryError> {
         Some(name) => name.clone(),
         None => default_system(&args.reports)?,
     };
-    let rule = Rule::strict_if(args.strict);
     let mut found = Regressions::new(location.to_string(), system, args.history);
     for row in &report.rows {
         let current: Vec<f64> = report.runs.iter().filter(|r| r.label == row.label).map(|r| r.value).collect();
-        let past = past_runs(&store, &found.system, row, rule, &report.reports, args.history)?;
+        let past = past_runs(&store, &found.system, row, request.options.rule, &report.reports, args.history)?;
         if past.is_empty() {
             continue;
         }
