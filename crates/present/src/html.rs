@@ -1,0 +1,140 @@
+//! The HTML back-end: a section as HTML, and the one page frame every
+//! page mlb writes (a report, an acceptance) or serves shares: its style
+//! sheet, its `<head>`, its title.
+
+use crate::document::{Body, Cell, Document, Mark, Section};
+
+/// The style sheet of every page mlb writes or serves.
+pub const STYLE: &str = include_str!("style.css");
+
+/// Escapes text for HTML.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The class a mark gives its cell (`pass`, `fail`, `warn`).
+pub fn class(mark: Option<Mark>) -> &'static str {
+    match mark {
+        None => "",
+        Some(Mark::Pass) => " class=\"pass\"",
+        Some(Mark::Fail) => " class=\"fail\"",
+        Some(Mark::Warn) => " class=\"warn\"",
+    }
+}
+
+/// One cell as `<tag>`, classed by its mark.
+pub fn cell(tag: &str, c: &Cell) -> String {
+    format!("<{tag}{}>{}</{tag}>", class(c.mark), escape(&c.text))
+}
+
+/// A section's body as HTML.
+pub fn body(body: &Body) -> String {
+    let mut out = String::new();
+    match body {
+        Body::Table(t) => {
+            // A table wider than the page (eight GPUs' columns) scrolls in its own box.
+            out.push_str("<div class=\"scroll\"><table><tr>");
+            for h in &t.headers {
+                out.push_str(&format!("<th>{}</th>", escape(h)));
+            }
+            out.push_str("</tr>\n");
+            for row in &t.rows {
+                out.push_str("<tr>");
+                out.extend(row.iter().map(|c| cell("td", c)));
+                out.push_str("</tr>\n");
+            }
+            out.push_str("</table></div>\n");
+        }
+        Body::Pairs(pairs) => {
+            out.push_str("<div class=\"scroll\"><table class=\"pairs\">\n");
+            for (label, value) in pairs {
+                out.push_str(&format!("<tr><th>{}</th>{}</tr>\n", escape(label), cell("td", value)));
+            }
+            out.push_str("</table></div>\n");
+        }
+        Body::Notes(notes) => {
+            out.push_str("<ul>\n");
+            for note in notes {
+                out.push_str(&format!("<li>{}</li>\n", escape(note)));
+            }
+            out.push_str("</ul>\n");
+        }
+    }
+    out
+}
+
+/// A section: its title as `<h2>`, then its body.
+pub fn section<A>(section: &Section<A>) -> String {
+    format!("<h2>{}</h2>\n{}", escape(&section.title), body(&section.body))
+}
+
+/// What a page holds inside the frame.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Page<'a> {
+    /// The title: the tab's, and the page's heading.
+    pub title: &'a str,
+    /// Raw markup the `<head>` starts with (a Content-Security-Policy
+    /// `<meta>` must come first to cover the rest).
+    pub head: &'a str,
+    /// Raw markup before the heading (a served page's navigation).
+    pub before: &'a str,
+    /// The content, after the heading.
+    pub body: &'a str,
+    /// Raw markup at the end of the body (scripts).
+    pub after: &'a str,
+}
+
+/// The page frame: doctype, language, charset, viewport, `head`, title,
+/// the style sheet, then `before`, the heading, `body` and `after`.
+pub fn page(page: Page<'_>) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{head}\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title}</title><style>{STYLE}</style></head><body>\n{before}<h1>{title}</h1>\n{body}{after}</body></html>\n",
+        head = page.head,
+        title = escape(page.title),
+        before = page.before,
+        body = page.body,
+        after = page.after,
+    )
+}
+
+/// `document` as a whole page in the frame, its title the heading.
+pub fn render<A>(document: &Document<A>) -> String {
+    let body: String = document.sections.iter().map(section).collect();
+    page(Page { title: &document.title, body: &body, ..Page::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes() {
+        assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+    }
+
+    #[test]
+    fn a_document_is_one_page_with_its_sections_and_marks() {
+        let mut doc: Document = Document::new("mlb <accept>");
+        doc.push(
+            "Verdicts",
+            Body::table(["rule", "outcome"], vec![vec!["r".into(), Cell::marked("FAIL", Mark::Fail)]]),
+        );
+        let page = render(&doc);
+        assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<title>mlb &lt;accept&gt;</title>"));
+        assert!(page.contains("<h2>Verdicts</h2>") && page.contains("<td class=\"fail\">FAIL</td>"));
+        assert!(page.contains("name=\"viewport\""), "{page}");
+    }
+}
