@@ -83,6 +83,7 @@ impl Body {
 /// A titled part of a document. `A` is what a page puts after it (the
 /// report's charts), unused by the other formats.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(bound(serialize = ""))]
 pub struct Section<A = ()> {
     /// Title.
     pub title: String,
@@ -103,6 +104,7 @@ impl<A> Section<A> {
 
 /// What a command shows: a title and its sections.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(bound(serialize = ""))]
 pub struct Document<A = ()> {
     /// The document's title (`mlb report`): a page's title, a Markdown
     /// heading; text output does not print it.
