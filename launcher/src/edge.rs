@@ -72,6 +72,14 @@ pub enum MlbError {
     /// The result could not be printed.
     #[error("cannot write to stdout: {0}")]
     Stdout(#[source] std::io::Error),
+    /// `--output FILE`: the result could not be written there.
+    #[error("cannot write the output {}: {source}", path.display())]
+    Output {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// `mlb doctor`: the verdict could not be written.
     #[error("cannot write the verdict {}: {source}", path.display())]
     Verdict {
@@ -99,6 +107,7 @@ impl Classify for MlbError {
             MlbError::Query(e) => e.kind(),
             MlbError::Serve(e) => e.kind(),
             MlbError::Generate(_) | MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
+            MlbError::Output { .. } => Kind::Refused,
         }
     }
 }
@@ -120,6 +129,9 @@ impl Fix for MlbError {
             MlbError::Query(e) => e.fix(),
             MlbError::Serve(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
+            MlbError::Output { .. } => {
+                Some("pass --output a new file, or a regular file in a folder that exists".into())
+            }
             MlbError::Build(e) => e.fix(),
             MlbError::Plugins(_) | MlbError::Generate(_) | MlbError::Stdout(_) => None,
         }

@@ -7,6 +7,7 @@ use clap::Parser;
 use mlb::cli::generate::{self, GenerateCommand};
 use mlb::cli::{Cli, Command};
 use mlb::commands::containers::ContainersCommand;
+use mlb::commands::output::OutputArgs;
 use mlb::console::Console;
 use mlb::edge::{self, ExitError, MlbError};
 use mlb_record::exit::{EXIT_INTERRUPTED, EXIT_OK};
@@ -62,7 +63,7 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_OK)
         }
         Some(Command::Report(args)) => {
-            print_stdout(&mlb::commands::report::run(&args)?)?;
+            deliver(&args.output, &mlb::commands::report::run(&args)?)?;
             Ok(EXIT_OK)
         }
         Some(Command::Burn(args)) => {
@@ -117,6 +118,15 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
 /// (a name read from a file never sends an escape sequence to the
 /// terminal: `mlb_record::untrusted::printable`); a closed pipe (`mlb ... | head`)
 /// is not an error.
+/// Puts `text` where `--output` says: into its file, whole, or on stdout.
+fn deliver(output: &OutputArgs, text: &str) -> Result<(), MlbError> {
+    match &output.output {
+        None => print_stdout(text),
+        Some(path) => mlb_record::contract::record::write_output(path, text.as_bytes())
+            .map_err(|source| MlbError::Output { path: path.clone(), source }),
+    }
+}
+
 fn print_stdout(text: &str) -> Result<(), MlbError> {
     Console::Out.write(&mlb_record::untrusted::printable(text)).map_err(MlbError::Stdout)
 }

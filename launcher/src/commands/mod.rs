@@ -15,7 +15,8 @@
 //! - [`doctor`]: `mlb doctor`, its checks with the vendors' diagnostics and
 //!   a short burn;
 //! - [`burn`]: `mlb burn`, the stress workloads through a launch, verdicts
-//!   per slot, Slurm's drain commands.
+//!   per slot, Slurm's drain commands;
+//! - [`output`]: the output flags every command that prints results shares.
 //!
 //! A command's options (clap's) stop here: what is below takes typed
 //! options (the store's `CompareOptions`, serve's `Settings`), which `mlb
@@ -28,6 +29,7 @@ pub mod containers;
 pub mod db;
 pub mod doctor;
 pub mod launch;
+pub mod output;
 pub mod plugins;
 pub mod prepare;
 pub mod report;

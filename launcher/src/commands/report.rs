@@ -7,9 +7,11 @@
 //! report imports neither the targets' catalog nor the store, and the store
 //! no report's options.
 
-use clap::{Args, ValueEnum};
+use super::output::OutputArgs;
+use clap::Args;
 use mlb_judge::report::history::{judge, Regressions};
 use mlb_judge::report::{page, render, Grouping, Options, Report, ReportError, Request, Rule, Targets};
+use mlb_present::Format;
 use mlb_store::store::query::regressions::{default_system, past_runs};
 use mlb_store::store::query::QueryError;
 use mlb_store::store::{Location, Store};
@@ -30,19 +32,6 @@ fn runs(text: &str) -> Result<usize, String> {
         Ok(k) if k > 0 => Ok(k),
         _ => Err(format!("`{text}` is not a number of runs (1 or more)")),
     }
-}
-
-/// How the report is printed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Text tables.
-    Table,
-    /// One JSON document with every figure.
-    Json,
-    /// The per-bench table as CSV.
-    Csv,
-    /// Markdown tables.
-    Markdown,
 }
 
 /// `mlb report`: statistics, targets and score of a set of report files.
@@ -72,15 +61,15 @@ pub struct ReportArgs {
     #[arg(long, value_name = "USD", value_parser = finite, allow_negative_numbers = true)]
     pub price: Option<f64>,
 
-    /// Output format on stdout.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    /// `--format`, `--output`, `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Also write a self-contained HTML page with tables and charts.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
 
-    /// Title of the HTML page.
+    /// Title of the HTML page (default: `mlb report: DIR`).
     #[arg(long, value_name = "TEXT")]
     pub title: Option<String>,
 
@@ -213,16 +202,16 @@ fn targets(args: &ReportArgs) -> Result<Option<Targets>, ReportError> {
 }
 
 /// Writes the HTML page of `report` when `args` ask for one; returns what to
-/// print on stdout.
+/// print: the report in `--format`.
 fn show(args: &ReportArgs, report: &Report) -> Result<String, ReportError> {
+    let title = || args.title.clone().unwrap_or_else(|| format!("mlb report: {}", args.reports.display()));
     if let Some(path) = &args.html {
-        let title = args.title.clone().unwrap_or_else(|| format!("mlb report: {}", args.reports.display()));
-        page::write(path, || render::html::page(report, &title))?;
+        page::write(path, || render::html::page(report, &title()))?;
     }
-    Ok(match args.format {
-        Format::Table => render::table::render(report),
+    Ok(match args.output.format {
+        Format::Text | Format::Markdown => args.output.render(&render::document(report)),
         Format::Json => render::json(report),
         Format::Csv => render::csv::render(report),
-        Format::Markdown => render::markdown::render(report),
+        Format::Html => render::html::page(report, &title()),
     })
 }

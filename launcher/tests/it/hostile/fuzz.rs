@@ -300,8 +300,10 @@ proptest! {
         let opts = Options { targets: Some(Targets::shipped(GpuModel::V100)), gpu_total: Some(2), ..Options::default() };
         for (baseline, opts) in [(None, &opts), (Some(dir.path()), &Options::default())] {
             if let Ok(built) = report::build(dir.path(), baseline, opts) {
-                let _ = (render::table::render(&built), render::json(&built), render::csv::render(&built));
-                let _ = (render::markdown::render(&built), render::html::page(&built, "fuzz"));
+                let document = render::document(&built);
+                let _ = (mlb_present::text::render(&document, mlb_present::Width::of(80)), render::json(&built));
+                let _ = (mlb_present::markdown::render(&document), render::csv::render(&built));
+                let _ = render::html::page(&built, "fuzz");
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use super::super::verdict::{Evaluation, Outcome, Verdict};
 use super::{number, summary};
-use crate::report::render::html::escape;
+use mlb_present::html::escape;
 
 const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222}h1{font-size:22px}\
 table{border-collapse:collapse;font-family:monospace;font-size:13px}\

@@ -5,78 +5,10 @@
 //! request, so it works air-gapped and loads nothing.
 
 use super::super::Report;
-use super::sections::{sections, Anchor, Body, Cell, Mark};
+use super::sections::{sections, Anchor};
 use super::{charts, timelines};
 use crate::charts::embed;
-
-/// The report's style sheet (the pages of `mlb serve` start from it too).
-pub const STYLE: &str = "body{font-family:sans-serif;margin:24px;color:#222}\
-h1{font-size:22px}h2{font-size:18px;margin-top:28px;border-bottom:1px solid #ccc}h3{font-size:15px}\
-table{border-collapse:collapse;font-family:monospace;font-size:13px}\
-td,th{border:1px solid #ddd;padding:3px 8px;text-align:right;white-space:nowrap}th{background:#f3f3f3}\
-td:first-child,th:first-child{text-align:left}\
-.pass{color:#080;font-weight:bold}.fail{color:#c00;font-weight:bold}.warn{color:#c60;font-weight:bold}\
-.charts{display:flex;flex-wrap:wrap;gap:12px}.charts figure{margin:0}.absent{color:#666;font-style:italic}\
-.scroll{max-width:100%;overflow-x:auto}";
-
-/// Escapes text for HTML.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-fn cell(tag: &str, c: &Cell) -> String {
-    let class = match c.mark {
-        None => "",
-        Some(Mark::Pass) => " class=\"pass\"",
-        Some(Mark::Fail) => " class=\"fail\"",
-        Some(Mark::Warn) => " class=\"warn\"",
-    };
-    format!("<{tag}{class}>{}</{tag}>", escape(&c.text))
-}
-
-fn body(out: &mut String, body: &Body) {
-    match body {
-        Body::Table { headers, rows } => {
-            // A table wider than the page (eight GPUs' columns) scrolls in its own box.
-            out.push_str("<div class=\"scroll\"><table><tr>");
-            for h in headers {
-                out.push_str(&format!("<th>{}</th>", escape(h)));
-            }
-            out.push_str("</tr>\n");
-            for row in rows {
-                out.push_str("<tr>");
-                out.extend(row.iter().map(|c| cell("td", c)));
-                out.push_str("</tr>\n");
-            }
-            out.push_str("</table></div>\n");
-        }
-        Body::Pairs(pairs) => {
-            out.push_str("<table>\n");
-            for (label, value) in pairs {
-                out.push_str(&format!("<tr><th>{}</th>{}</tr>\n", escape(label), cell("td", value)));
-            }
-            out.push_str("</table>\n");
-        }
-        Body::Lines(lines) => {
-            out.push_str("<ul>\n");
-            for line in lines {
-                out.push_str(&format!("<li>{}</li>\n", escape(line)));
-            }
-            out.push_str("</ul>\n");
-        }
-    }
-}
+use mlb_present::html::{escape, Page};
 
 fn charts(out: &mut String, anchor: Anchor, report: &Report) {
     match anchor {
@@ -138,8 +70,7 @@ fn charts(out: &mut String, anchor: Anchor, report: &Report) {
 pub fn content(report: &Report) -> String {
     let mut out = String::new();
     for section in sections(report) {
-        out.push_str(&format!("<h2>{}</h2>\n", escape(&section.title)));
-        body(&mut out, &section.body);
+        out.push_str(&mlb_present::html::section(&section));
         if let Some(anchor) = section.anchor {
             charts(&mut out, anchor, report);
         }
@@ -147,18 +78,11 @@ pub fn content(report: &Report) -> String {
     out
 }
 
-/// The whole page.
+/// The whole page, in the one page frame.
 pub fn page(report: &Report, title: &str) -> String {
-    let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{csp}<title>{t}</title>\
-         <style>{STYLE}</style></head><body>\n<h1>{t}</h1>\n",
-        csp = embed::csp_meta(),
-        t = escape(title)
-    );
-    out.push_str(&content(report));
-    out.push_str(&embed::scripts());
-    out.push_str("</body></html>\n");
-    out
+    let head = embed::csp_meta();
+    let (body, after) = (content(report), embed::scripts());
+    mlb_present::html::page(Page { title, head: &head, body: &body, after: &after, ..Page::default() })
 }
 
 #[cfg(test)]
@@ -209,10 +133,5 @@ mod tests {
         for outside in ["<script src", "<link", "<iframe", "<img", "url("] {
             assert!(!markup(&page).contains(outside), "the page must not load anything: found {outside}");
         }
-    }
-
-    #[test]
-    fn escapes() {
-        assert_eq!(super::escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
     }
 }

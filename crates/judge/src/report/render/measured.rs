@@ -89,7 +89,7 @@ pub fn mfu(report: &Report) -> Vec<Section> {
     }
     if !m.sources.is_empty() {
         let lines = m.sources.iter().map(|s| format!("{}: {}", s.model, s.source)).collect();
-        out.push(section("Peak table sources (dense, no sparsity)", Body::Lines(lines)));
+        out.push(section("Peak table sources (dense, no sparsity)", Body::Notes(lines)));
     }
     out
 }
@@ -115,7 +115,7 @@ pub fn profile(p: &super::super::ProfileScore) -> Body {
         Some(m) => format!("weighted MFU: {:.1}%", m * 100.0),
         None => "weighted MFU: - (no bench states FLOPs with a known peak)".into(),
     });
-    Body::Lines(lines)
+    Body::Notes(lines)
 }
 
 /// The energy tables and the flagged instances, when there are any.
@@ -173,7 +173,7 @@ pub fn energy_and_conditions(report: &Report) -> Vec<Section> {
         );
         out.push(Section {
             anchor: Some(Anchor::Timelines),
-            ..section("Telemetry timelines", Body::Lines(vec![line]))
+            ..section("Telemetry timelines", Body::Notes(vec![line]))
         });
     }
     out

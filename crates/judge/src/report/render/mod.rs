@@ -1,21 +1,26 @@
-//! Renderings of a [`Report`]: text tables, JSON, CSV, Markdown and an HTML
-//! page with charts. Table, Markdown and HTML share one layout
-//! ([`sections`]); CSV and JSON hold the raw figures.
+//! Renderings of a [`Report`]: its [`document`] (the sections) for the
+//! presentation layer's text and Markdown, an HTML page with charts
+//! ([`html`]), and CSV and JSON with the raw figures.
 
 pub mod charts;
 pub mod csv;
 pub mod html;
-pub mod markdown;
 mod measured;
 pub mod quality;
 pub mod sections;
-pub mod table;
 mod timelines;
 
 #[cfg(test)]
 mod fixtures;
 
 use super::Report;
+use mlb_present::Document;
+use sections::Anchor;
+
+/// The report as a document: its sections, titled `mlb report`.
+pub fn document(report: &Report) -> Document<Anchor> {
+    Document { title: "mlb report".into(), sections: sections::sections(report) }
+}
 
 /// The report as pretty JSON (every figure at full precision).
 pub fn json(report: &Report) -> String {

@@ -58,7 +58,7 @@ pub fn sections(t: &QualityTables) -> Vec<Section> {
     let not: Vec<String> =
         t.configs.iter().flat_map(|r| r.not_converged.iter().map(move |run| format!("{}: {run}", r.config))).collect();
     if !not.is_empty() {
-        out.push(section("Not converged (within the bound)", Body::Lines(not)));
+        out.push(section("Not converged (within the bound)", Body::Notes(not)));
     }
     out
 }
@@ -142,6 +142,7 @@ pub fn curves(t: &QualityTables) -> Vec<(String, Chart)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mlb_present::Table;
     use mlb_record::contract::quality::fixtures::record;
     use mlb_record::contract::record::Identity;
     use mlb_record::contract::Report;
@@ -155,7 +156,7 @@ mod tests {
         let t = super::super::super::quality::tables(&reports);
         let s = sections(&t);
         assert_eq!(s.len(), 2, "all converged: no list of failures");
-        let Body::Table { rows, .. } = &s[0].body else { panic!() };
+        let Body::Table(Table { rows, .. }) = &s[0].body else { panic!() };
         assert_eq!(rows[0][0].text, "learns");
         assert_eq!(rows[0][2].text, "2/2");
         assert!(rows[0][3].text.contains("at least 3"), "{:?}", rows[0][3]);

@@ -1,59 +1,13 @@
-//! The layout of a report, independent of the output format: titled
-//! sections holding a table, label/value pairs or lines, with cells marked
-//! pass, fail or warn.
+//! The layout of a report, independent of the output format: the
+//! presentation layer's sections ([`mlb_present`]), each with the charts
+//! that follow it in the HTML page.
 
 use super::super::history::Regressions;
 use super::super::relative::{Cell as RelCell, Flag, Row as RelRow, FLAG_BELOW};
 use super::super::{FailureRow, Grouping, Report, Row, Rule, Verdict};
 use super::measured;
 
-/// How a cell should stand out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
-    /// A check passed.
-    Pass,
-    /// A check failed.
-    Fail,
-    /// Worth a look (a GPU below 90% of the best).
-    Warn,
-}
-
-/// One cell: text and an optional mark.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Cell {
-    /// What is shown.
-    pub text: String,
-    /// How it stands out.
-    pub mark: Option<Mark>,
-}
-
-impl From<String> for Cell {
-    fn from(text: String) -> Self {
-        Cell { text, mark: None }
-    }
-}
-
-impl From<&str> for Cell {
-    fn from(text: &str) -> Self {
-        Cell { text: text.into(), mark: None }
-    }
-}
-
-/// What a section holds.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Body {
-    /// A table: header and rows.
-    Table {
-        /// Column names.
-        headers: Vec<String>,
-        /// Rows of cells.
-        rows: Vec<Vec<Cell>>,
-    },
-    /// Label and value pairs.
-    Pairs(Vec<(String, Cell)>),
-    /// Lines of text.
-    Lines(Vec<String>),
-}
+pub use mlb_present::{Body, Cell, Mark, Table};
 
 /// Which chart belongs after a section (HTML only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,19 +22,12 @@ pub enum Anchor {
     Quality,
 }
 
-/// A titled part of the report.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Section {
-    /// Title.
-    pub title: String,
-    /// Content.
-    pub body: Body,
-    /// Charts that follow it in the HTML page.
-    pub anchor: Option<Anchor>,
-}
+/// A titled part of the report, and the charts that follow it in the
+/// HTML page.
+pub type Section = mlb_present::Section<Anchor>;
 
 pub(super) fn section(title: impl Into<String>, body: Body) -> Section {
-    Section { title: title.into(), body, anchor: None }
+    Section::new(title, body)
 }
 
 pub(super) fn num(v: Option<f64>) -> Cell {
@@ -108,7 +55,7 @@ fn interval(ci: Option<(f64, f64)>) -> Cell {
 }
 
 pub(super) fn table(headers: &[&str], rows: Vec<Vec<Cell>>) -> Body {
-    Body::Table { headers: headers.iter().map(|h| h.to_string()).collect(), rows }
+    Body::table(headers.iter().copied(), rows)
 }
 
 /// One row per config and group size: the ranks' mean, the group's total,
@@ -157,7 +104,7 @@ pub fn sections(report: &Report) -> Vec<Section> {
     let mut out = vec![section("Report", Body::Pairs(header(report)))];
     out.extend(measured::system(report));
     if !report.warnings.is_empty() {
-        out.push(section("Warnings", Body::Lines(report.warnings.iter().map(|w| format!("warning: {w}")).collect())));
+        out.push(section("Warnings", Body::Notes(report.warnings.iter().map(|w| format!("warning: {w}")).collect())));
     }
     let results = match report.grouping {
         Grouping::Config => section("Results (one row per config)", config_table(report, &report.rows)),
@@ -241,7 +188,7 @@ pub fn sections(report: &Report) -> Vec<Section> {
             "ratio".into(),
             "verdict".into(),
         ];
-        let body = Body::Table { headers: headers.to_vec(), rows: rows.collect() };
+        let body = Body::table(headers, rows.collect());
         out.push(section(format!("Baseline: {}", base.reports.display()), body));
     }
     if let Some(regressions) = &report.regressions {
@@ -270,7 +217,7 @@ pub fn sections(report: &Report) -> Vec<Section> {
         out.extend(super::quality::sections(quality));
     }
     if !report.notes.is_empty() {
-        out.push(section("Notes", Body::Lines(report.notes.clone())));
+        out.push(section("Notes", Body::Notes(report.notes.clone())));
     }
     out
 }
@@ -318,9 +265,9 @@ fn history(report: &Report, h: &Regressions) -> Section {
     );
     if h.rows.is_empty() {
         let line = format!("no earlier run of {} in the store holds these configs", h.system);
-        return section(title, Body::Lines(vec![line]));
+        return section(title, Body::Notes(vec![line]));
     }
-    section(title, Body::Table { headers: headers.to_vec(), rows })
+    section(title, Body::table(headers, rows))
 }
 
 /// Failed or disputed entries: file, bench, vcd, cause, message.
@@ -389,7 +336,7 @@ fn config_table(report: &Report, rows: &[Row]) -> Body {
         unit(report, "min"),
         unit(report, "max"),
     ];
-    Body::Table { headers, rows: cells.collect() }
+    Body::table(headers, cells.collect())
 }
 
 /// One row per bench: the original's table, with targets and passes.
@@ -429,12 +376,12 @@ fn bench_table(report: &Report, rows: &[Row]) -> Body {
         "sd%".into(),
         "sd%_pass".into(),
     ];
-    Body::Table { headers, rows: cells.collect() }
+    Body::table(headers, cells.collect())
 }
 
 fn score(report: &Report) -> Body {
     let Some(s) = &report.score else {
-        return Body::Lines(vec!["no score: pass --gpu-model NAME (`mlb targets list`) or --targets FILE".into()]);
+        return Body::Notes(vec!["no score: pass --gpu-model NAME (`mlb targets list`) or --targets FILE".into()]);
     };
     let share = s.failures as f64 / s.results as f64;
     let bf_ok = Some(s.bf == 1);
@@ -474,7 +421,7 @@ fn relative(report: &Report, columns: &[String], rows: &[RelRow], measure: usize
             cells
         })
         .collect();
-    Body::Table { headers, rows }
+    Body::table(headers, rows)
 }
 
 /// The flagged columns (a `column` each) of a relative table.

@@ -10,7 +10,7 @@ use super::table::{heading, table, Cell};
 use crate::store::query::matrix::{Matrix, Metric};
 use crate::store::query::render::short;
 use mlb_judge::charts::{embed, Chart, Kind, Point, Series, XAxis};
-use mlb_judge::report::render::html::escape;
+use mlb_present::html::escape;
 
 /// Height of the bar chart's plot, in pixels.
 const CHART_HEIGHT: u32 = 360;

@@ -2,7 +2,7 @@
 //! page's query parameters, so that submitting one changes the URL (a
 //! permalink of the filtered page) and needs no script.
 
-use mlb_judge::report::render::html::escape;
+use mlb_present::html::escape;
 
 /// What a field is.
 pub enum Input<'a> {

@@ -5,7 +5,7 @@
 //! draw the page's charts (the library only where the page has a chart).
 
 use super::assets;
-use mlb_judge::report::render::html::{escape, STYLE};
+use mlb_present::html::{escape, STYLE};
 
 /// The dashboard's own style, after the report's (compiled in).
 const OWN_STYLE: &str = include_str!("style.css");

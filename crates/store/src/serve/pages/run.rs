@@ -10,7 +10,8 @@ use super::layout::empty;
 use super::table::{csv_link, table, when, Cell};
 use crate::serve::data::acceptance::Standing;
 use crate::serve::data::run::RunPage;
-use mlb_judge::report::render::html::{self, escape};
+use mlb_judge::report::render::html;
+use mlb_present::html::escape;
 use serde_json::Value;
 
 fn about(page: &RunPage) -> String {

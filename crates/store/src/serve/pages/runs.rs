@@ -7,7 +7,7 @@ use super::layout::{empty, EMPTY_STORE};
 use super::query::with;
 use super::table::{heading, table, Cell};
 use crate::serve::data::runs::Runs;
-use mlb_judge::report::render::html::escape;
+use mlb_present::html::escape;
 
 const OUTCOMES: [(&str, &str); 3] = [("", "any"), ("completed", "completed"), ("failed", "failed")];
 

@@ -6,7 +6,7 @@ use super::layout::{empty, EMPTY_STORE};
 use super::query::encode;
 use super::table::{heading, table, when, Cell};
 use crate::serve::data::systems::{SystemEntry, Systems};
-use mlb_judge::report::render::html::escape;
+use mlb_present::html::escape;
 
 /// A blank value of the store (an identity the reports did not give) reads
 /// as `-`, never as an empty cell or a separator.

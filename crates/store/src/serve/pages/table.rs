@@ -2,7 +2,7 @@
 //! section heading with a link to the same figures as CSV from the API.
 
 use crate::store::query::render::short;
-use mlb_judge::report::render::html::escape;
+use mlb_present::html::escape;
 
 /// A table cell, as HTML.
 pub struct Cell {
