@@ -77,7 +77,11 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(code)
         }
         Some(Command::Targets { command }) => {
-            print_stdout(&mlb::commands::targets::run(&command)?)?;
+            let text = mlb::commands::targets::run(&command)?;
+            match command.output() {
+                Some(output) => deliver(output, &text)?,
+                None => print_stdout(&text)?,
+            }
             Ok(EXIT_OK)
         }
         Some(Command::Db { command }) => {
