@@ -49,7 +49,8 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             if json {
                 print_stdout(&format!("{}\n", mlb::host::show::json(&found)))?;
             } else {
-                print_stdout(&mlb::host::show::human(&found))?;
+                let document = mlb::host::show::document(&found);
+                print_stdout(&mlb_present::text::render(&document, mlb_present::Width::of_stdout()))?;
             }
             Ok(EXIT_OK)
         }

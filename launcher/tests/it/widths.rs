@@ -116,6 +116,7 @@ fn every_command(set: &Set, label: &str) -> Vec<(String, String)> {
         ("report-benches", vec!["report", "--reports", dir, "--rows", "bench"], &set.benches),
         ("accept", vec!["accept", "--reports", dir, "--rules", rules], &set.nodes),
         ("targets-list", vec!["targets", "list"], &[]),
+        ("detect", vec!["detect"], &[]),
         ("db-systems", vec!["db", "systems", "--db", db], &system),
         ("db-runs", vec!["db", "runs", "--db", db], &system),
         ("db-history", vec!["db", "history", "--db", db, "--system", label, "--bench", bench], &system),
