@@ -126,7 +126,9 @@ fn every_command(set: &Set, label: &str) -> Vec<(String, String)> {
         for columns in WIDTHS {
             let text = text(&args, columns);
             check(&format!("{label} {what}"), &text, columns.unwrap_or(100), names);
-            if columns == Some(80) {
+            // The host's own and the folders' paths differ between machines.
+            let machine = what == "detect" || what == "targets-list";
+            if columns == Some(80) && !machine {
                 at_80
                     .push((what.to_string(), text.replace(dir, "[DIR]").replace(db, "[DB]").replace(rules, "[RULES]")));
             }
