@@ -10,6 +10,7 @@
 use clap::{Args, ValueEnum};
 use mlb_judge::report::history::{judge, Regressions};
 use mlb_judge::report::{page, render, Grouping, Options, Report, ReportError, Request, Rule, Targets};
+use mlb_present::Progress;
 use mlb_store::store::query::regressions::{default_system, past_runs};
 use mlb_store::store::query::QueryError;
 use mlb_store::store::{Location, Store};
@@ -178,7 +179,9 @@ pub fn run(args: &ReportArgs) -> Result<String, QueryError> {
         return Ok(mlb_judge::report::rcp::write(&args.reports, file)?);
     }
     let request = args.request(targets(args)?);
-    let mut report = mlb_judge::report::report(&request)?;
+    let progress = Progress::on_stderr("mlb report", None, "report files");
+    let mut report = mlb_judge::report::report(&request, &|| progress.tick())?;
+    progress.finish(None);
     let Some(db) = &args.db else { return Ok(show(args, &report)?) };
     let location = Location::from_env(Some(db))?;
     let store = Store::open_existing(&location)?;

@@ -6,7 +6,8 @@
 use clap::{Args, Subcommand};
 use mlb_judge::report::{aggregate, folder_error, GpuModel, Options};
 use mlb_judge::targets::{catalog, derive, Folders, TargetsError};
-use mlb_record::contract::read::read_folder;
+use mlb_present::Progress;
+use mlb_record::contract::read::read_folder_told;
 use mlb_record::contract::record::Output;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -72,7 +73,9 @@ pub fn run(command: &TargetsCommand) -> Result<String, TargetsError> {
 /// or where it was written).
 fn run_derive(args: &DeriveArgs) -> Result<String, TargetsError> {
     let dir = &args.reports;
-    let reading = read_folder(dir).map_err(folder_error)?;
+    let progress = Progress::on_stderr("mlb targets derive", None, "report files");
+    let reading = read_folder_told(dir, &|| progress.tick()).map_err(folder_error)?;
+    progress.finish(None);
     let models: BTreeSet<String> =
         reading.entries.iter().filter_map(|e| e.gpu.as_deref().map(str::to_string)).collect();
     let opts = Options { suite: args.suite.clone(), ..Options::default() };

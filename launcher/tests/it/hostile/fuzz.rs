@@ -299,7 +299,7 @@ proptest! {
         }
         let opts = Options { targets: Some(Targets::shipped(GpuModel::V100)), gpu_total: Some(2), ..Options::default() };
         for (baseline, opts) in [(None, &opts), (Some(dir.path()), &Options::default())] {
-            if let Ok(built) = report::build(dir.path(), baseline, opts) {
+            if let Ok(built) = report::build(dir.path(), baseline, opts, &|| ()) {
                 let _ = (render::table::render(&built), render::json(&built), render::csv::render(&built));
                 let _ = (render::markdown::render(&built), render::html::page(&built, "fuzz"));
             }
