@@ -145,6 +145,10 @@ fn bar(label: &str, total: Option<u64>, unit: &str) -> ProgressBar {
         let _ = write!(w, "{:.0}/s", state.per_sec());
     }));
     bar.set_prefix(label.to_string());
+    if total.is_none() {
+        // A spinner turns between ticks: work of few slow items (probes, diagnostics) still shows it runs.
+        bar.enable_steady_tick(Duration::from_millis(120));
+    }
     bar
 }
 

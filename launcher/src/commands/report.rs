@@ -181,8 +181,12 @@ pub fn run(args: &ReportArgs) -> Result<String, QueryError> {
     let request = args.request(targets(args)?);
     let progress = Progress::on_stderr("mlb report", None, "report files");
     let mut report = mlb_judge::report::report(&request, &|| progress.tick())?;
-    progress.finish(None);
-    let Some(db) = &args.db else { return Ok(show(args, &report)?) };
+    // The summary once the command has done all it was asked: a failure says why alone.
+    let Some(db) = &args.db else {
+        let shown = show(args, &report)?;
+        progress.finish(None);
+        return Ok(shown);
+    };
     let location = Location::from_env(Some(db))?;
     let store = Store::open_existing(&location)?;
     let system = match &args.system {
@@ -200,7 +204,9 @@ pub fn run(args: &ReportArgs) -> Result<String, QueryError> {
         found.rows.push(judge(&row.label, &current, &values.concat(), runs));
     }
     report.regressions = Some(found);
-    Ok(show(args, &report)?)
+    let shown = show(args, &report)?;
+    progress.finish(None);
+    Ok(shown)
 }
 
 /// The target table `args` name: a file (`--targets`), else the catalog's

@@ -75,7 +75,6 @@ fn run_derive(args: &DeriveArgs) -> Result<String, TargetsError> {
     let dir = &args.reports;
     let progress = Progress::on_stderr("mlb targets derive", None, "report files");
     let reading = read_folder_told(dir, &|| progress.tick()).map_err(folder_error)?;
-    progress.finish(None);
     let models: BTreeSet<String> =
         reading.entries.iter().filter_map(|e| e.gpu.as_deref().map(str::to_string)).collect();
     let opts = Options { suite: args.suite.clone(), ..Options::default() };
@@ -87,8 +86,13 @@ fn run_derive(args: &DeriveArgs) -> Result<String, TargetsError> {
     }
     let benches = derive::derive(&report, args.perf);
     let text = derive::to_csv(&args.gpu_model, dir, &benches, args.perf, &reasons);
-    let Some(out) = &args.out else { return Ok(text) };
+    // The summary once the command has done all it was asked: a failure says why alone.
+    let Some(out) = &args.out else {
+        progress.finish(None);
+        return Ok(text);
+    };
     write(out, &text)?;
+    progress.finish(None);
     let mut said = format!("wrote {} ({} benches)\n", out.display(), benches.len());
     if let Some(model) = GpuModel::named(&args.gpu_model) {
         said.push_str(&format!(
