@@ -69,9 +69,9 @@ type Seconds = (f64, f64);
 fn measure(location: &Location, dir: &Path, files: usize, run: usize) -> (Seconds, Seconds) {
     let store = Store::open(location).expect("open the store");
     let folders = [dir.to_path_buf()];
-    let (first, import_s) = timed(|| import(&store, &folders, &Labels::default()).expect("import"));
+    let (first, import_s) = timed(|| import(&store, &folders, &Labels::default(), &|_| ()).expect("import"));
     assert_eq!(first.instances, files, "every report stored");
-    let (again, again_s) = timed(|| import(&store, &folders, &Labels::default()).expect("import again"));
+    let (again, again_s) = timed(|| import(&store, &folders, &Labels::default(), &|_| ()).expect("import again"));
     assert_eq!((again.instances, again.skipped_files), (0, files), "nothing new");
     eprintln!("  run {}: import {}, again {}", run + 1, shown(import_s), shown(again_s));
     (import_s, again_s)

@@ -16,7 +16,6 @@ mod error;
 pub mod generate;
 mod lock;
 pub mod manifest;
-mod progress;
 pub mod scale;
 pub mod select;
 pub mod stage;
@@ -27,10 +26,10 @@ pub use lock::FILE_NAME as LOCK_FILE;
 pub use scale::Scale;
 
 use manifest::Manifest;
+use mlb_present::Progress;
 use mlb_run::jobs::find_suite;
 use mlb_run::linux::dir::Dir;
 use mlb_run::runtime::signals;
-use progress::Progress;
 use std::fmt;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -211,9 +210,9 @@ fn check(
             seed: options.seed,
         });
     }
-    let progress = Progress::for_stderr(&format!("check {}", set.folder()), manifest.files.len());
-    let problems = manifest.verify(&dir, &|| progress.file(0), interrupt);
-    progress.finish();
+    let progress = Progress::on_stderr(&format!("check {}", set.folder()), Some(manifest.files.len() as u64), "files");
+    let problems = manifest.verify(&dir, &|| progress.tick(), interrupt);
+    progress.finish(None);
     match problems.first() {
         None => Ok(Some(manifest)),
         Some(first) => {
@@ -234,13 +233,14 @@ enum Generated {
 fn generate(set: DataSet, data: &Dir, options: &Options, interrupt: &AtomicBool) -> Result<Generated, PrepareError> {
     let generator = set.generator(options.scale, options.seed);
     let partial_path = data.at(stage::partial_name(set.folder()));
-    let progress = Progress::for_stderr(&format!("generate {}", set.folder()), generator.files().len());
+    let label = format!("generate {}", set.folder());
+    let progress = Progress::on_stderr(&label, Some(generator.files().len() as u64), "files");
     let settings = format!("{} {} {}", set.folder(), options.scale, options.seed);
     let written = stage::Partial::open(data, set.folder(), &settings).and_then(|partial| {
-        let files = partial.write_all(generator.as_ref(), &|bytes| progress.file(bytes), interrupt)?;
+        let files = partial.write_all(generator.as_ref(), &|bytes| progress.add_bytes(bytes), interrupt)?;
         Ok((partial, files))
     });
-    progress.finish();
+    progress.finish(None);
     let finished = written.and_then(|(partial, files)| {
         let manifest = Manifest {
             data_set: set.folder().into(),

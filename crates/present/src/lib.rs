@@ -12,6 +12,9 @@
 //! - [`html`]: a section as HTML, inside the one page frame every page
 //!   mlb writes or serves shares.
 //!
+//! Work that can take longer than 2 s shows its [`progress`] on stderr: a
+//! bar on a terminal, one summary line otherwise.
+//!
 //! A command whose data has figures at full precision (a report, a store
 //! query) prints JSON and CSV from its own data instead: the document holds
 //! the figures as shown, rounded for a person.
@@ -22,11 +25,13 @@ pub mod format;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod progress;
 pub mod text;
 pub mod width;
 
 pub use document::{Body, Cell, Document, Mark, Section, Table};
 pub use format::Format;
+pub use progress::Progress;
 pub use width::Width;
 
 /// `document` in `format`, text fitted to `width`.

@@ -5,6 +5,7 @@
 
 use clap::{Args, ValueEnum};
 use mlb_judge::accept::{evaluate, record, render, AcceptError, Request};
+use mlb_present::Progress;
 use mlb_record::contract::record::Output;
 use std::path::PathBuf;
 
@@ -121,7 +122,8 @@ pub fn run(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
         Some(path) => Some(Output::at(path).map_err(|source| AcceptError::Out { path: path.clone(), source })?),
         None => None,
     };
-    let evaluation = evaluate(&request)?;
+    let progress = Progress::on_stderr("mlb accept", None, "report files");
+    let evaluation = evaluate(&request, &|| progress.tick())?;
     let mut output = match args.format {
         Format::Text => render::text::render(&evaluation, &request.reports),
         Format::Json => render::json(&evaluation),
@@ -137,9 +139,12 @@ pub fn run(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
         if args.format == Format::Text {
             output.push_str(&recorded);
         }
+        // The summary once the command has done all it was asked: a failure says why alone.
+        progress.finish(None);
         return Ok((output, code));
     };
     let path = out.path().to_path_buf();
     out.put(output.as_bytes()).map_err(|source| AcceptError::Out { path: path.clone(), source })?;
+    progress.finish(None);
     Ok((format!("{}\nwritten to {}\n{recorded}", render::summary(&evaluation), path.display()), code))
 }

@@ -7,6 +7,7 @@
 use crate::commands::burn::{BurnArgs, BurnError};
 use crate::edge::MlbError;
 use clap::Args;
+use mlb_present::Progress;
 use mlb_record::exit::{EXIT_FAILED, EXIT_OK};
 use mlb_run::check::{Check, Status};
 use mlb_run::doctor::{self, diag, Verdict};
@@ -47,7 +48,10 @@ pub fn doctor(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32
     let host = mlb_run::host::detect(&mlb_run::host::Probe::this_host());
     let mut verdict = doctor::examine(&host, &args.outdir, &[]);
     if args.diag || args.deep {
+        let progress = Progress::on_stderr("mlb doctor: vendor diagnostics", None, "diagnostics");
         verdict.diagnostics = diag::run_all(args.diag_level);
+        progress.add(verdict.diagnostics.len() as u64);
+        progress.finish(None);
         if verdict.diagnostics.is_empty() {
             verdict.checks.push(Check::pass("diagnostics", "no vendor diagnostic installed (dcgmi, rvs)"));
         }

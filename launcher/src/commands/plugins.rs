@@ -3,6 +3,7 @@
 //! table or JSON; one workload's description and arguments (docs/plugins.md).
 
 use clap::Subcommand;
+use mlb_present::Progress;
 use mlb_run::plugins::{self, listing, show, SearchPath};
 use std::path::PathBuf;
 
@@ -36,7 +37,14 @@ pub fn run(command: &PluginsCommand, plugin_dirs: &[PathBuf]) -> Result<String, 
     let search = SearchPath::from_env(plugin_dirs)?;
     match command {
         PluginsCommand::List { json, verify } => {
-            let entries = if *verify { plugins::verify(&search) } else { plugins::list(&search) };
+            let entries = if *verify {
+                let progress = Progress::on_stderr("mlb plugins list --verify", None, "libraries probed");
+                let entries = plugins::verify(&search, &|| progress.tick());
+                progress.finish(None);
+                entries
+            } else {
+                plugins::list(&search)
+            };
             let text = if *json { listing::to_json(&entries) } else { listing::to_table(&entries, &search) };
             Ok(format!("{text}\n"))
         }

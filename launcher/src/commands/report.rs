@@ -11,7 +11,7 @@ use super::output::OutputArgs;
 use clap::Args;
 use mlb_judge::report::history::{judge, Regressions};
 use mlb_judge::report::{page, render, Grouping, Options, Report, ReportError, Request, Rule, Targets};
-use mlb_present::Format;
+use mlb_present::{Format, Progress};
 use mlb_store::store::query::regressions::{default_system, past_runs};
 use mlb_store::store::query::QueryError;
 use mlb_store::store::{Location, Store};
@@ -167,8 +167,14 @@ pub fn run(args: &ReportArgs) -> Result<String, QueryError> {
         return Ok(mlb_judge::report::rcp::write(&args.reports, file)?);
     }
     let request = args.request(targets(args)?);
-    let mut report = mlb_judge::report::report(&request)?;
-    let Some(db) = &args.db else { return Ok(show(args, &report)?) };
+    let progress = Progress::on_stderr("mlb report", None, "report files");
+    let mut report = mlb_judge::report::report(&request, &|| progress.tick())?;
+    // The summary once the command has done all it was asked: a failure says why alone.
+    let Some(db) = &args.db else {
+        let shown = show(args, &report)?;
+        progress.finish(None);
+        return Ok(shown);
+    };
     let location = Location::from_env(Some(db))?;
     let store = Store::open_existing(&location)?;
     let system = match &args.system {
@@ -186,7 +192,9 @@ pub fn run(args: &ReportArgs) -> Result<String, QueryError> {
         found.rows.push(judge(&row.label, &current, &values.concat(), runs));
     }
     report.regressions = Some(found);
-    Ok(show(args, &report)?)
+    let shown = show(args, &report)?;
+    progress.finish(None);
+    Ok(shown)
 }
 
 /// The target table `args` name: a file (`--targets`), else the catalog's

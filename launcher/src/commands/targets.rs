@@ -7,7 +7,8 @@ use super::output::OutputArgs;
 use clap::{Args, Subcommand};
 use mlb_judge::report::{aggregate, folder_error, GpuModel, Options};
 use mlb_judge::targets::{catalog, derive, Folders, TargetsError};
-use mlb_record::contract::read::read_folder;
+use mlb_present::Progress;
+use mlb_record::contract::read::read_folder_told;
 use mlb_record::contract::record::Output;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -91,7 +92,8 @@ pub fn run(command: &TargetsCommand) -> Result<String, TargetsError> {
 /// or where it was written).
 fn run_derive(args: &DeriveArgs) -> Result<String, TargetsError> {
     let dir = &args.reports;
-    let reading = read_folder(dir).map_err(folder_error)?;
+    let progress = Progress::on_stderr("mlb targets derive", None, "report files");
+    let reading = read_folder_told(dir, &|| progress.tick()).map_err(folder_error)?;
     let models: BTreeSet<String> =
         reading.entries.iter().filter_map(|e| e.gpu.as_deref().map(str::to_string)).collect();
     let opts = Options { suite: args.suite.clone(), ..Options::default() };
@@ -103,8 +105,13 @@ fn run_derive(args: &DeriveArgs) -> Result<String, TargetsError> {
     }
     let benches = derive::derive(&report, args.perf);
     let text = derive::to_csv(&args.gpu_model, dir, &benches, args.perf, &reasons);
-    let Some(out) = &args.out else { return Ok(text) };
+    // The summary once the command has done all it was asked: a failure says why alone.
+    let Some(out) = &args.out else {
+        progress.finish(None);
+        return Ok(text);
+    };
     write(out, &text)?;
+    progress.finish(None);
     let mut said = format!("wrote {} ({} benches)\n", out.display(), benches.len());
     if let Some(model) = GpuModel::named(&args.gpu_model) {
         said.push_str(&format!(

@@ -9,7 +9,7 @@ use super::verdict::{Evaluation, Input, Role};
 use super::Request;
 use crate::report::{aggregate, folder_error, in_suite, same_accelerator, GpuModel, Grouping, Options, Targets};
 use crate::targets::catalog::{self, Origin as TableOrigin};
-use mlb_record::contract::read::{read_folder, Entry, Reading};
+use mlb_record::contract::read::{read_folder_told, Entry, Reading};
 use mlb_record::contract::{SYSTEM_FILE, VERDICT_FILE};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 /// first, then not measured, then passed), and the files they were
 /// computed from. Refused: a folder that cannot be read, a target table or
 /// rules file that is not valid, a rule naming a bench known nowhere, the
-/// default rules without a target table.
-pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
+/// default rules without a target table. `file_read` is called as each
+/// report file is read.
+pub fn evaluate(req: &Request, file_read: &(dyn Fn() + Sync)) -> Result<Evaluation, AcceptError> {
     let mut inputs = Vec::new();
     let rules = match &req.rules {
         Some(path) => {
@@ -33,7 +34,7 @@ pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
         None => (None, None, None),
     };
     inputs.extend(table_file.map(|path| Input { role: Role::Targets, path }));
-    let reading = read_folder(&req.reports).map_err(folder_error)?;
+    let reading = read_folder_told(&req.reports, file_read).map_err(folder_error)?;
     if req.rules.is_none() && targets.is_none() {
         return Err(AcceptError::NoTargets);
     }
@@ -43,7 +44,7 @@ pub fn evaluate(req: &Request) -> Result<Evaluation, AcceptError> {
     let base = match &req.baseline {
         Some(dir) => {
             same_accelerator(&req.reports, dir, false)?;
-            let reading = read_folder(dir).map_err(folder_error)?;
+            let reading = read_folder_told(dir, file_read).map_err(folder_error)?;
             inputs.extend(files_of(dir, &reading, keep, Role::BaselineReport, Role::BaselineSystem));
             Some((dir.as_path(), reading))
         }

@@ -42,7 +42,7 @@ pub use rows::{Grouping, Row};
 pub use score::{Score, MAX_FAILURE_SHARE, MULTI_GPU};
 pub use targets::{GpuModel, Target, Targets};
 
-use mlb_record::contract::read::{read_folder, FolderError};
+use mlb_record::contract::read::{read_folder_told, FolderError};
 use std::path::PathBuf;
 
 /// What `mlb report` is asked to read and how to judge it.
@@ -61,9 +61,10 @@ pub struct Request {
     pub rcp: Option<PathBuf>,
 }
 
-/// The report `request` asks for, before it is printed.
-pub fn report(request: &Request) -> Result<Report, ReportError> {
-    let mut report = build(&request.reports, request.baseline.as_deref(), &request.options)?;
+/// The report `request` asks for, before it is printed; `file_read` is
+/// called as each report file is read ([`read_folder_told`]).
+pub fn report(request: &Request, file_read: &(dyn Fn() + Sync)) -> Result<Report, ReportError> {
+    let mut report = build(&request.reports, request.baseline.as_deref(), &request.options, file_read)?;
     report.quality = quality::read(&request.reports);
     if request.to_quality {
         let no_run = || ReportError::NoQualityRun { path: request.reports.clone() };
@@ -74,13 +75,19 @@ pub fn report(request: &Request) -> Result<Report, ReportError> {
     Ok(report)
 }
 
-/// Reads `dir` (and `baseline`) and aggregates the report.
-pub fn build(dir: &std::path::Path, baseline: Option<&std::path::Path>, opts: &Options) -> Result<Report, ReportError> {
-    let reading = read_folder(dir).map_err(folder_error)?;
+/// Reads `dir` (and `baseline`), calling `file_read` as each file is read,
+/// and aggregates the report.
+pub fn build(
+    dir: &std::path::Path,
+    baseline: Option<&std::path::Path>,
+    opts: &Options,
+    file_read: &(dyn Fn() + Sync),
+) -> Result<Report, ReportError> {
+    let reading = read_folder_told(dir, file_read).map_err(folder_error)?;
     let base = match baseline {
         Some(b) => {
             same_accelerator(dir, b, opts.force)?;
-            Some((b, read_folder(b).map_err(folder_error)?))
+            Some((b, read_folder_told(b, file_read).map_err(folder_error)?))
         }
         None => None,
     };

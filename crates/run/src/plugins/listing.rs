@@ -124,13 +124,14 @@ impl Mode<'_> {
 /// Every candidate of the search path, in search order, described by its
 /// manifest (files without one are probed, in parallel).
 pub fn list(search: &SearchPath) -> Vec<Entry> {
-    list_with(search, &current_mlb(), Mode::Manifest)
+    list_with(search, &current_mlb(), Mode::Manifest, &|| ())
 }
 
 /// As [`list`], but every candidate is probed (loaded in a child process),
-/// manifest or not: `mlb plugins list --verify`.
-pub fn verify(search: &SearchPath) -> Vec<Entry> {
-    list_with(search, &current_mlb(), Mode::Verify)
+/// manifest or not: `mlb plugins list --verify`. `probe_done` is called
+/// as each probe ends.
+pub fn verify(search: &SearchPath, probe_done: &(dyn Fn() + Sync)) -> Vec<Entry> {
+    list_with(search, &current_mlb(), Mode::Verify, probe_done)
 }
 
 /// The entries a launch running the plugins `names` needs: as [`list`], but
@@ -139,15 +140,16 @@ pub fn verify(search: &SearchPath) -> Vec<Entry> {
 /// names that plugin. The libtorch a manifest names is looked for only when
 /// the workers run `here`, on this host.
 pub fn resolve(search: &SearchPath, names: &[String], here: bool) -> Vec<Entry> {
-    list_with(search, &current_mlb(), Mode::Resolve { names, here })
+    list_with(search, &current_mlb(), Mode::Resolve { names, here }, &|| ())
 }
 
 fn current_mlb() -> PathBuf {
     std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mlb"))
 }
 
-/// As [`list`] or [`verify`], probing with the given `mlb` binary.
-pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
+/// As [`list`] or [`verify`], probing with the given `mlb` binary;
+/// `probe_done` is called as each probe ends.
+pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode, probe_done: &(dyn Fn() + Sync)) -> Vec<Entry> {
     let candidates = search.candidates();
     let known: Vec<Known> = candidates.iter().map(|path| Known::of(path, mode)).collect();
     let needed = match mode {
@@ -168,7 +170,13 @@ pub fn list_with(search: &SearchPath, mlb: &Path, mode: Mode) -> Vec<Entry> {
             .enumerate()
             .map(|(i, (p, k))| {
                 let library_path = k.libtorch.as_ref().and_then(Found::library_path);
-                probed_here(i, k).then(|| s.spawn(move || probe(mlb, p, library_path, timeout, flag)))
+                probed_here(i, k).then(|| {
+                    s.spawn(move || {
+                        let done = probe(mlb, p, library_path, timeout, flag);
+                        probe_done();
+                        done
+                    })
+                })
             })
             .collect();
         handles

@@ -14,5 +14,5 @@ pub fn import_run(db: &str, outdir: &Path, jobs: Option<&Path>) -> Result<String
     let store = Store::open(&Location::from_env(Some(db))?)?;
     let jobs_hash = jobs.and_then(|f| std::fs::File::open(f).and_then(sha256_of).ok()).map(|(_, sha256)| sha256);
     let labels = Labels { jobs_hash, ..Labels::default() };
-    Ok(import(&store, &[outdir.to_path_buf()], &labels)?.render(&store))
+    Ok(import(&store, &[outdir.to_path_buf()], &labels, &|_| ())?.render(&store))
 }

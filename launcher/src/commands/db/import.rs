@@ -1,6 +1,7 @@
 //! `mlb db import DIR...`: run folders into the store ([`mlb_store::store::import`]).
 
 use super::DbArg;
+use mlb_present::Progress;
 use mlb_store::store::import::{import, Labels};
 use mlb_store::store::query::filters::tag;
 use mlb_store::store::query::QueryError;
@@ -28,5 +29,8 @@ pub struct ImportArgs {
 pub fn run(args: &ImportArgs) -> Result<String, QueryError> {
     let store = Store::open(&args.store.location()?)?;
     let labels = Labels { system: args.system.clone(), tags: args.tags.clone(), jobs_hash: None };
-    Ok(import(&store, &args.dirs, &labels)?.render(&store))
+    let progress = Progress::on_stderr("mlb db import", None, "report files");
+    let imported = import(&store, &args.dirs, &labels, &|files| progress.add(files))?;
+    progress.finish(Some(&imported.summary()));
+    Ok(imported.render(&store))
 }

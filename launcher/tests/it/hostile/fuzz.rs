@@ -299,7 +299,7 @@ proptest! {
         }
         let opts = Options { targets: Some(Targets::shipped(GpuModel::V100)), gpu_total: Some(2), ..Options::default() };
         for (baseline, opts) in [(None, &opts), (Some(dir.path()), &Options::default())] {
-            if let Ok(built) = report::build(dir.path(), baseline, opts) {
+            if let Ok(built) = report::build(dir.path(), baseline, opts, &|| ()) {
                 let document = render::document(&built);
                 let _ = (mlb_present::text::render(&document, mlb_present::Width::of(80)), render::json(&built));
                 let _ = (mlb_present::markdown::render(&document), render::csv::render(&built));

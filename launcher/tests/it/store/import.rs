@@ -9,6 +9,7 @@ on_both!(
     labels_name_the_system_and_tag_the_runs,
     hostile_names_are_stored_and_read_back_as_they_are,
     an_original_suite_set_is_stored_as_mlb_report_judges_it,
+    stderr_piped_gets_one_summary_line_of_the_counts,
 );
 
 fn a_folder_tree_is_imported_once_and_again_adds_nothing(kind: Kind) {
@@ -55,6 +56,29 @@ fn a_folder_tree_is_imported_once_and_again_adds_nothing(kind: Kind) {
     let (_, stdout, _) = import(&store, &[&folder]);
     assert!(stdout.starts_with("imported 1 report of 1 run folder"), "{stdout}");
     assert_eq!(counts()[..2], [3, files as i64 + 1]);
+}
+
+/// stderr not a terminal: no bar, one line at the end naming the counts;
+/// stdout holds the import's own lines only.
+fn stderr_piped_gets_one_summary_line_of_the_counts(kind: Kind) {
+    let store = TestStore::new(kind);
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_runs(dir.path(), 2, 5);
+    std::fs::write(dir.path().join("run000/bad.json"), "{").unwrap();
+    let folder = dir.path().display().to_string();
+    for (imported, stored) in [(files, 0), (0, files)] {
+        let (code, stdout, stderr) = import(&store, &[&folder]);
+        assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        let runs = if imported > 0 { 2 } else { 0 };
+        let said = format!(
+            "mlb db import: {} files, {imported} reports imported of {runs} run folders (0 updated), \
+             {stored} files already stored, 1 left out in ",
+            files + 1
+        );
+        assert!(stderr.starts_with(&said) && stderr.ends_with(" s\n"), "{said:?} in {stderr:?}");
+        assert!(!stdout.contains("mlb db import:"), "{stdout}");
+    }
 }
 
 fn labels_name_the_system_and_tag_the_runs(kind: Kind) {

@@ -190,7 +190,7 @@ fn recompute(folder: &Dir, name: &Path, record: &Record, place: &Place) -> Now {
         Err(e) => return fallback(e.to_string(), Vec::new()),
     };
     let request = resolved_request(&record.request, &copy.place);
-    let evaluation = match evaluate(&request) {
+    let evaluation = match evaluate(&request, &|| ()) {
         Ok(evaluation) => evaluation,
         Err(e) => return fallback(copy.as_given(&mlb_record::fix::one_line(&e), place.given()), copy.left_out),
     };

@@ -68,8 +68,18 @@ pub struct Unreadable {
 /// the original's order. Errs only when `dir` itself cannot be listed; a bad
 /// file is listed in `unreadable`.
 pub fn read_folder(dir: &Path) -> Result<Reading, FolderError> {
+    read_folder_told(dir, &|| ())
+}
+
+/// [`read_folder`], calling `file_read` (from any of the reading threads)
+/// each time a file's text is read, its reports parsed or not: how a
+/// command shows the progress of a large folder.
+pub fn read_folder_told(dir: &Path, file_read: &(dyn Fn() + Sync)) -> Result<Reading, FolderError> {
     let mut entries = Vec::new();
-    let read = |text: &str, path: &Path| found_in(text, path);
+    let read = |text: &str, path: &Path| {
+        file_read();
+        found_in(text, path)
+    };
     let reader = Reader::new(dir, Links::Follow, &read)?;
     let (files, unreadable) = walk_tree(dir, Links::Follow, &reader, |found| {
         found.move_into(&mut entries);
@@ -650,6 +660,23 @@ mod tests {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    #[test]
+    fn the_reader_is_told_of_every_file_read_from_every_thread_parsed_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        for folder in 0..5 {
+            for file in 0..20 {
+                write(dir.path(), &format!("run{folder}/r{file}.json"), r#"{"name": "vae", "vcd": "0"}"#);
+            }
+        }
+        write(dir.path(), "run0/bad.json", "{");
+        write(dir.path(), "deeper/still/r.json", r#"{"name": "wlm", "vcd": "0"}"#);
+        let told = std::sync::atomic::AtomicUsize::new(0);
+        let reading =
+            read_folder_told(dir.path(), &|| _ = told.fetch_add(1, std::sync::atomic::Ordering::Relaxed)).unwrap();
+        assert_eq!((reading.files, reading.entries.len(), reading.unreadable.len()), (102, 101, 1));
+        assert_eq!(told.into_inner(), 102);
     }
 
     #[test]

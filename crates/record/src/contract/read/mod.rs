@@ -28,7 +28,7 @@ pub use conditions::Conditions;
 pub use entry::{Entry, Losses};
 pub use extra::{Extra, Metric};
 pub use folder::{
-    read_file, read_folder, read_text, read_whole, report_files, walk_folder_no_links, FolderError, Reading,
-    Unreadable, WholeFile, MAX_REPORT_BYTES,
+    read_file, read_folder, read_folder_told, read_text, read_whole, report_files, walk_folder_no_links, FolderError,
+    Reading, Unreadable, WholeFile, MAX_REPORT_BYTES,
 };
 pub use text::from_text;

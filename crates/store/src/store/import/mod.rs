@@ -56,6 +56,8 @@ pub struct Labels {
 /// What an import did.
 #[derive(Debug, Default)]
 pub struct Imported {
+    /// Report files read (stored before or not).
+    pub files: usize,
     /// Run folders with new or changed reports, written.
     pub runs: usize,
     /// Instances not stored before.
@@ -89,6 +91,21 @@ impl Imported {
         }
         out
     }
+
+    /// What it did in one line, for a log: `1202 files, 1150 reports
+    /// imported of 40 run folders (0 updated), 50 files already stored, 2
+    /// left out` (the files counted with those left out).
+    pub fn summary(&self) -> String {
+        format!(
+            "{} files, {} reports imported of {} run folders ({} updated), {} files already stored, {} left out",
+            self.files + self.unreadable.len(),
+            self.instances,
+            self.runs,
+            self.updated,
+            self.skipped_files,
+            self.unreadable.len()
+        )
+    }
 }
 
 fn plural(n: usize) -> &'static str {
@@ -112,8 +129,14 @@ const HASHES_A_STATEMENT: usize = 1000;
 
 /// Imports every report under each of `dirs` into `store`: each run folder
 /// as soon as its files are read, a batch of folders a transaction, while
-/// the next folders are read.
-pub fn import(store: &Store, dirs: &[PathBuf], labels: &Labels) -> Result<Imported, StoreError> {
+/// the next folders are read. `files_read` is called with the number of
+/// report files of each run folder read (a command's progress).
+pub fn import(
+    store: &Store,
+    dirs: &[PathBuf],
+    labels: &Labels,
+    files_read: &(dyn Fn(u64) + Sync),
+) -> Result<Imported, StoreError> {
     let mut imported = Imported::default();
     let mut met = HashSet::new();
     for dir in dirs {
@@ -127,6 +150,7 @@ pub fn import(store: &Store, dirs: &[PathBuf], labels: &Labels) -> Result<Import
             waiting: Vec::new(),
             batch: Vec::new(),
             reports: 0,
+            files_read,
             met: &mut met,
             imported: &mut imported,
         };
@@ -167,6 +191,8 @@ struct Importing<'a> {
     batch: Vec<(RunFolder, system::SystemRow)>,
     /// Report files in `batch`.
     reports: usize,
+    /// Told the report files of each run folder read.
+    files_read: &'a (dyn Fn(u64) + Sync),
     /// Report files stored or met (by hash): a file met twice (copies
     /// under two folders) counts once.
     met: &'a mut HashSet<String>,
@@ -176,6 +202,8 @@ struct Importing<'a> {
 impl Importing<'_> {
     /// Takes the next run folder the scan read, and writes a batch when one is full.
     fn add(&mut self, folder: RunFolder) -> Result<(), StoreError> {
+        self.imported.files += folder.files.len();
+        (self.files_read)(folder.files.len() as u64);
         // The system is of every report of the folder, stored or not.
         let system = rows::system_of(&folder);
         if self.fallback.is_none() {
