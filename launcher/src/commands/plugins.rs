@@ -2,7 +2,9 @@
 //! their manifests (or loaded in a child process with `--verify`), as a
 //! table or JSON; one workload's description and arguments (docs/plugins.md).
 
+use super::output::OutputArgs;
 use clap::Subcommand;
+use mlb_present::Format;
 use mlb_run::plugins::{self, listing, show, SearchPath};
 use std::path::PathBuf;
 
@@ -14,9 +16,9 @@ pub enum PluginsCommand {
     /// Plugins are described by their manifest (read from the file, without
     /// loading it); files without one are loaded in a child process.
     List {
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
+        /// `--format`, `--output`, `--wide`.
+        #[command(flatten)]
+        output: OutputArgs,
         /// Load every file in a child process (as `mlb worker` would) instead
         /// of trusting manifests: slower, and checks each manifest against the
         /// library's own tables.
@@ -30,14 +32,31 @@ pub enum PluginsCommand {
     },
 }
 
+/// The formats `mlb plugins list` prints.
+const FORMATS: &[Format] = &[Format::Text, Format::Json];
+
+impl PluginsCommand {
+    /// Where its result goes: `--format`, `--output`, `--wide` of `list`.
+    pub fn output(&self) -> Option<&OutputArgs> {
+        match self {
+            PluginsCommand::List { output, .. } => Some(output),
+            PluginsCommand::Show { .. } => None,
+        }
+    }
+}
+
 /// Runs `mlb plugins ...` over the search path that starts with
 /// `plugin_dirs`: what to print on stdout.
 pub fn run(command: &PluginsCommand, plugin_dirs: &[PathBuf]) -> Result<String, crate::edge::MlbError> {
     let search = SearchPath::from_env(plugin_dirs)?;
     match command {
-        PluginsCommand::List { json, verify } => {
+        PluginsCommand::List { output, verify } => {
+            output.only("mlb plugins list", FORMATS)?;
             let entries = if *verify { plugins::verify(&search) } else { plugins::list(&search) };
-            let text = if *json { listing::to_json(&entries) } else { listing::to_table(&entries, &search) };
+            let text = match output.format {
+                Format::Json => listing::to_json(&entries),
+                _ => listing::to_table(&entries, &search),
+            };
             Ok(format!("{text}\n"))
         }
         PluginsCommand::Show { name } => Ok(show::show(&plugins::list(&search), name)?),

@@ -3,6 +3,7 @@
 //! `mlb_judge::targets::derive`'s rule) and list the tables `--gpu-model`
 //! finds (docs/targets.md).
 
+use super::output::OutputFile;
 use clap::{Args, Subcommand};
 use mlb_judge::report::{aggregate, folder_error, GpuModel, Options};
 use mlb_judge::targets::{catalog, derive, Folders, TargetsError};
@@ -33,7 +34,7 @@ fn share(text: &str) -> Result<f64, String> {
 /// `mlb targets derive`.
 #[derive(Debug, Args)]
 pub struct DeriveArgs {
-    /// The reference run's reports folder (read with its sub-folders).
+    /// Folder of report files (read with its sub-folders).
     #[arg(long, value_name = "DIR")]
     pub reports: PathBuf,
 
@@ -50,9 +51,9 @@ pub struct DeriveArgs {
     #[arg(long, value_name = "SHARE", value_parser = share, default_value_t = derive::PERF_TARGET)]
     pub perf: f64,
 
-    /// Write the table to FILE (atomically, mode 0644) instead of stdout.
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    /// `--output FILE` (its folder made when missing, mode 0644).
+    #[command(flatten)]
+    pub output: OutputFile,
 
     /// Derive even from a run with failures, too few results or several
     /// GPU models.
@@ -84,7 +85,7 @@ fn run_derive(args: &DeriveArgs) -> Result<String, TargetsError> {
     }
     let benches = derive::derive(&report, args.perf);
     let text = derive::to_csv(&args.gpu_model, dir, &benches, args.perf, &reasons);
-    let Some(out) = &args.out else { return Ok(text) };
+    let Some(out) = &args.output.output else { return Ok(text) };
     write(out, &text)?;
     let mut said = format!("wrote {} ({} benches)\n", out.display(), benches.len());
     if let Some(model) = GpuModel::named(&args.gpu_model) {

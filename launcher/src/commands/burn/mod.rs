@@ -23,6 +23,7 @@ pub use error::BurnError;
 pub use reading::FILE;
 
 use mlb_judge::accept::Outcome;
+use mlb_present::Format;
 use mlb_record::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use mlb_run::doctor::burn_record::{self as record, Record, SlotRecord};
 use serde::Serialize;
@@ -197,12 +198,18 @@ fn records(burn: &Burn, file: &Path, time: i64) -> Vec<Record> {
     out
 }
 
+/// The formats `mlb burn` prints.
+const FORMATS: &[Format] = &[Format::Text, Format::Json];
+
 /// Runs `mlb burn`: the text to print and the exit status (0 every slot
 /// passed, 1 one failed, 130 interrupted).
-pub fn run(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), BurnError> {
+pub fn run(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), crate::edge::MlbError> {
+    args.output.only("mlb burn", FORMATS)?;
     let Some(burn) = burn(args, plugin_dirs)? else { return Ok((String::new(), EXIT_INTERRUPTED)) };
-    let mut out =
-        if args.json { serde_json::to_string_pretty(&burn).expect("serialises") + "\n" } else { render::table(&burn) };
+    let mut out = match args.output.format {
+        Format::Json => serde_json::to_string_pretty(&burn).expect("serialises") + "\n",
+        _ => render::table(&burn),
+    };
     if args.drain {
         for d in &burn.drain {
             match drain::drain(&d.node, &d.reason) {

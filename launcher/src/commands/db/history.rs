@@ -2,10 +2,12 @@
 //! and its chart when `--svg` asks.
 
 use super::filters::FilterArgs;
-use super::DbArg;
+use super::{store_format, DbArg};
+use crate::commands::output::OutputArgs;
+use crate::edge::MlbError;
 use clap::Args;
 use mlb_store::store::query::history::{fetch, HistoryOptions};
-use mlb_store::store::query::render::{self, Format};
+use mlb_store::store::query::render;
 use mlb_store::store::query::scale::Scale;
 use mlb_store::store::query::{Metric, QueryError};
 use std::path::PathBuf;
@@ -35,9 +37,9 @@ pub struct HistoryArgs {
     /// of any bench shows, whatever its items/s), or the values as they are.
     #[arg(long, value_enum, value_name = "SCALE", default_value_t = Scale::Relative, requires = "svg")]
     pub scale: Scale,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// `--format`, `--output`, `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 impl HistoryArgs {
@@ -53,7 +55,13 @@ impl HistoryArgs {
 }
 
 /// The history `args` ask for, as `--format` asks, after writing the chart when asked.
-pub fn run(args: &HistoryArgs) -> Result<String, QueryError> {
+pub fn run(args: &HistoryArgs) -> Result<String, MlbError> {
+    let format = store_format(&args.output, "mlb db history")?;
+    Ok(history(args, format)?)
+}
+
+/// [`run`] in `format`.
+fn history(args: &HistoryArgs, format: render::Format) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let found = fetch(&store, &args.options())?;
     if let Some(path) = &args.svg {
@@ -61,5 +69,5 @@ pub fn run(args: &HistoryArgs) -> Result<String, QueryError> {
         mlb_record::contract::record::write_output(path, chart.as_bytes())
             .map_err(|source| QueryError::Write { path: path.clone(), source })?;
     }
-    Ok(render::history::render(&found, args.format))
+    Ok(render::history::render(&found, format))
 }

@@ -1,10 +1,11 @@
 //! `mlb db runs` and `mlb db systems`: the runs and systems the filters select.
 
 use super::filters::FilterArgs;
-use super::DbArg;
+use super::{store_format, DbArg};
+use crate::commands::output::OutputArgs;
+use crate::edge::MlbError;
 use clap::Args;
-use mlb_store::store::query::render::{self, Format};
-use mlb_store::store::query::QueryError;
+use mlb_store::store::query::render;
 
 /// `mlb db runs` and `mlb db systems`.
 #[derive(Debug, Args)]
@@ -15,21 +16,23 @@ pub struct ListArgs {
     /// Which runs.
     #[command(flatten)]
     pub filters: FilterArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// `--format`, `--output`, `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// The runs `args` select, as `--format` asks.
-pub fn runs(args: &ListArgs) -> Result<String, QueryError> {
+pub fn runs(args: &ListArgs) -> Result<String, MlbError> {
+    let format = store_format(&args.output, "mlb db runs")?;
     let store = args.store.open_existing()?;
     let runs = mlb_store::store::query::runs::runs(&store, &args.filters.filters())?;
-    Ok(render::list::runs(&runs, args.format))
+    Ok(render::list::runs(&runs, format))
 }
 
 /// The systems of the runs `args` select, as `--format` asks.
-pub fn systems(args: &ListArgs) -> Result<String, QueryError> {
+pub fn systems(args: &ListArgs) -> Result<String, MlbError> {
+    let format = store_format(&args.output, "mlb db systems")?;
     let store = args.store.open_existing()?;
     let systems = mlb_store::store::query::systems::systems(&store, &args.filters.filters())?;
-    Ok(render::list::systems(&systems, args.format))
+    Ok(render::list::systems(&systems, format))
 }

@@ -10,8 +10,11 @@ pub mod import;
 pub mod list;
 pub mod systems;
 
+use super::output::{OutputArgs, Unavailable};
+use crate::edge::MlbError;
 use clap::{Args, Subcommand};
-use mlb_store::store::query::QueryError;
+use mlb_present::Format;
+use mlb_store::store::query::render;
 use mlb_store::store::{Location, Store, StoreError};
 
 /// `mlb db ...`
@@ -40,12 +43,15 @@ pub enum DbCommand {
     Export(export::ExportArgs),
 }
 
-/// Where the store is: `--db URL`, else `MLB_DB`, else the default file.
-#[derive(Debug, Clone, Args)]
+/// `--db [URL]`, the results store, as every command that reads or writes
+/// it spells it: `--db URL`, or `--db` alone for the default store. The
+/// commands of `mlb db` and `mlb serve` use the default store without it
+/// too; `mlb --jobs` and `mlb report` use a store only when it is given.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
 pub struct DbArg {
-    /// The store: `sqlite:PATH` or `postgres://USER@HOST/DB` (default:
-    /// `MLB_DB`, else `$XDG_DATA_HOME/mlb/results.db`).
-    #[arg(long, value_name = "URL")]
+    /// The results store: `sqlite:PATH` or `postgres://USER@HOST/DB`; `--db`
+    /// alone: the default store, `MLB_DB`, else `$XDG_DATA_HOME/mlb/results.db`.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
     pub db: Option<String>,
 }
 
@@ -62,16 +68,46 @@ impl DbArg {
     }
 }
 
-/// Runs `command`; returns what to print.
-pub fn run(command: &DbCommand) -> Result<String, QueryError> {
-    match command {
-        DbCommand::Import(args) => import::run(args),
-        DbCommand::RenameSystem(args) => systems::rename(args),
-        DbCommand::RemoveSystem(args) => systems::remove(args),
-        DbCommand::Runs(args) => list::runs(args),
-        DbCommand::Systems(args) => list::systems(args),
-        DbCommand::Compare(args) => compare::run(args),
-        DbCommand::History(args) => history::run(args),
-        DbCommand::Export(args) => export::run(args),
+impl DbCommand {
+    /// Where its result goes: `--format`, `--output`, `--wide` of a query;
+    /// `None` for a command that prints what it did.
+    pub fn output(&self) -> Option<&OutputArgs> {
+        match self {
+            DbCommand::Runs(args) | DbCommand::Systems(args) => Some(&args.output),
+            DbCommand::Compare(args) => Some(&args.output),
+            DbCommand::History(args) => Some(&args.output),
+            DbCommand::Import(_) | DbCommand::RenameSystem(_) | DbCommand::RemoveSystem(_) | DbCommand::Export(_) => {
+                None
+            }
+        }
     }
+}
+
+/// Runs `command`; returns what to print.
+pub fn run(command: &DbCommand) -> Result<String, MlbError> {
+    Ok(match command {
+        DbCommand::Import(args) => import::run(args)?,
+        DbCommand::RenameSystem(args) => systems::rename(args)?,
+        DbCommand::RemoveSystem(args) => systems::remove(args)?,
+        DbCommand::Runs(args) => list::runs(args)?,
+        DbCommand::Systems(args) => list::systems(args)?,
+        DbCommand::Compare(args) => compare::run(args)?,
+        DbCommand::History(args) => history::run(args)?,
+        DbCommand::Export(args) => export::run(args)?,
+    })
+}
+
+/// The formats the queries of `mlb db` print.
+const FORMATS: &[Format] = &[Format::Text, Format::Json, Format::Csv, Format::Markdown];
+
+/// The store's rendering of `output`'s `--format` for `command`; refused
+/// before the store is opened when it has none.
+fn store_format(output: &OutputArgs, command: &'static str) -> Result<render::Format, Unavailable> {
+    output.only(command, FORMATS)?;
+    Ok(match output.format {
+        Format::Json => render::Format::Json,
+        Format::Csv => render::Format::Csv,
+        Format::Markdown => render::Format::Markdown,
+        Format::Text | Format::Html => render::Format::Text,
+    })
 }

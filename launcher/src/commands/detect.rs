@@ -1,0 +1,36 @@
+//! `mlb detect`: this host as mlb sees it ([`mlb_run::host`]), as text or JSON.
+
+use super::output::{OutputArgs, Unavailable};
+use clap::Args;
+use mlb_present::Format;
+use mlb_run::host::HostKind;
+use std::path::PathBuf;
+
+/// `mlb detect` options.
+#[derive(Debug, Args)]
+pub struct DetectArgs {
+    /// `--format`, `--output`, `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Treat the host as this kind instead of the detected one.
+    #[arg(long, value_name = "KIND")]
+    pub host: Option<HostKind>,
+
+    /// Read the host description under this folder instead of `/` (fixture trees).
+    #[arg(long = "host-root", value_name = "DIR", hide = true)]
+    pub host_root: Option<PathBuf>,
+}
+
+/// The formats `mlb detect` prints.
+const FORMATS: &[Format] = &[Format::Text, Format::Json];
+
+/// Runs `mlb detect`: the host in `--format`.
+pub fn run(args: &DetectArgs) -> Result<String, Unavailable> {
+    args.output.only("mlb detect", FORMATS)?;
+    let found = mlb_run::host::detect(&mlb_run::host::Probe::under(args.host_root.clone())).with_kind(args.host);
+    Ok(match args.output.format {
+        Format::Json => format!("{}\n", mlb_run::host::show::json(&found)),
+        _ => mlb_run::host::show::human(&found),
+    })
+}
