@@ -74,7 +74,7 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(code)
         }
         Some(Command::Targets { command }) => {
-            print_stdout(&mlb::commands::targets::run(&command)?)?;
+            deliver(command.output(), &mlb::commands::targets::run(&command)?)?;
             Ok(EXIT_OK)
         }
         Some(Command::Db { command }) => {

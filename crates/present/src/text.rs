@@ -67,18 +67,21 @@ pub fn table(table: &Table, width: Width) -> String {
 fn parts(table: &Table, columns: usize) -> Option<Vec<String>> {
     let mut parts = Vec::new();
     let mut part = vec![0];
+    let fits = |part: &[usize]| widest(&draw(table, part)) <= columns;
     for column in 1..table.headers.len() {
         part.push(column);
-        let drawn = draw(table, &part);
-        if widest(&drawn) <= columns {
+        if fits(&part) {
             continue;
         }
-        if part.len() == 2 {
+        part.pop();
+        if part.len() == 1 {
             return None;
         }
-        part.pop();
         parts.push(draw(table, &part));
         part = vec![0, column];
+        if !fits(&part) {
+            return None;
+        }
     }
     parts.push(draw(table, &part));
     Some(parts)
@@ -233,6 +236,13 @@ mod tests {
             assert!(words.contains(&word), "{word} whole in\n{text}");
         }
         assert!(!text.contains('│'), "blocks, not a table:\n{text}");
+        let mut last = table.clone();
+        for (row, n) in last.rows.iter_mut().zip(["1", "2"]) {
+            row.insert(1, n.into());
+        }
+        last.headers.insert(1, "n".into());
+        let text = super::table(&last, Width::of(60));
+        assert!(!text.contains('│'), "a long last column makes blocks too:\n{text}");
     }
 
     #[test]

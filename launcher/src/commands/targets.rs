@@ -3,7 +3,7 @@
 //! `mlb_judge::targets::derive`'s rule) and list the tables `--gpu-model`
 //! finds (docs/targets.md).
 
-use super::output::OutputFile;
+use super::output::{OutputArgs, OutputFile};
 use clap::{Args, Subcommand};
 use mlb_judge::report::{aggregate, folder_error, GpuModel, Options};
 use mlb_judge::targets::{catalog, derive, Folders, TargetsError};
@@ -20,7 +20,25 @@ pub enum TargetsCommand {
     /// bench or several GPU models unless --force.
     Derive(DeriveArgs),
     /// Every target table `--gpu-model` finds: name, where from, benches.
-    List,
+    List(ListArgs),
+}
+
+/// `mlb targets list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// `--format`, `--output`, `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl TargetsCommand {
+    /// Where the command's output goes, when it takes `--output`.
+    pub fn output(&self) -> Option<&OutputArgs> {
+        match self {
+            TargetsCommand::List(args) => Some(&args.output),
+            TargetsCommand::Derive(_) => None,
+        }
+    }
 }
 
 /// Parses `--perf`: a share in (0, 1].
@@ -65,7 +83,7 @@ pub struct DeriveArgs {
 pub fn run(command: &TargetsCommand) -> Result<String, TargetsError> {
     match command {
         TargetsCommand::Derive(args) => run_derive(args),
-        TargetsCommand::List => Ok(catalog::render(&Folders::from_env())),
+        TargetsCommand::List(args) => Ok(args.output.render(&catalog::document(&Folders::from_env()))),
     }
 }
 

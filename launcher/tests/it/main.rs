@@ -49,4 +49,5 @@ mod telemetry_amdsmi;
 mod telemetry_nvml;
 mod telemetry_slot;
 mod to_quality;
+mod widths;
 mod worker_faults;

@@ -190,11 +190,12 @@ fn a_derived_table_in_the_user_folder_is_found_by_report_and_list() {
     // Each bench at its own mean: perf 1 >= 0.9 and sd% within 1.5 x itself.
     assert_eq!(report["score"]["pm"].as_f64(), Some(1.0));
     assert_eq!(report["score"]["st"].as_f64(), Some(1.0));
-    let list = ok(&mlb(config.path(), &["targets", "list"]));
-    let line = list.lines().find(|l| l.starts_with("h100 ")).unwrap_or_else(|| panic!("{list}"));
-    assert!(line.contains(&format!("user {f}")) && line.ends_with("3: cart, convnet, vae"), "{list}");
-    assert!(list.lines().any(|l| l.starts_with("V100 ") && l.contains("built-in")), "{list}");
-    assert!(list.contains(&format!("user folder: {}\n", folder.display())), "{list}");
+    let list = ok(&mlb(config.path(), &["targets", "list", "--format", "csv"]));
+    assert!(list.contains(&format!("h100,user {f},3,\"cart, convnet, vae\"\n")), "{list}");
+    assert!(list.lines().any(|l| l.starts_with("V100,built-in,20,")), "{list}");
+    assert!(list.contains(&format!("user,{}\n", folder.display())), "{list}");
+    let text = ok(&mlb(config.path(), &["targets", "list"]));
+    assert!(text.lines().any(|l| l.starts_with("h100") || l.contains("│ h100 ")), "{text}");
 }
 
 #[test]

@@ -11,7 +11,7 @@
 
 use super::folders::Folders;
 use crate::report::{GpuModel, ReportError, Targets};
-use mlb_record::untrusted::visible;
+use mlb_present::{Body, Cell, Document, Mark};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -102,42 +102,47 @@ fn known(all: &[Candidate]) -> Vec<String> {
     names
 }
 
-/// `mlb targets list`: every table with where it is from and its benches;
-/// a table hidden by an earlier one of the same name says so, an
-/// unreadable one says why; then the folders searched.
-pub fn render(folders: &Folders) -> String {
+/// `mlb targets list`: every table with where it is from and its benches
+/// (a table hidden by an earlier one of the same name says so, an
+/// unreadable one says why), then the folders searched.
+pub fn document(folders: &Folders) -> Document {
     let all = candidates(folders);
-    let lines: Vec<(String, String, String)> = all
+    let rows = all
         .iter()
         .enumerate()
         .map(|(i, c)| {
             let hidden = all[..i].iter().any(|e| e.name.eq_ignore_ascii_case(&c.name));
-            let benches = match c.read() {
-                Ok(t) => {
-                    let names: Vec<_> = t.benches.keys().map(|b| visible(b)).collect();
-                    format!("{}: {}", t.benches.len(), names.join(", "))
-                }
-                Err(e) => format!("unreadable: {}", visible(&e.to_string())),
+            let (count, benches) = match c.read() {
+                Ok(t) => (
+                    t.benches.len().to_string().into(),
+                    t.benches.keys().cloned().collect::<Vec<_>>().join(", ").into(),
+                ),
+                Err(e) => ("-".into(), Cell::marked(format!("unreadable: {e}"), Mark::Fail)),
             };
-            let name = visible(&c.name);
-            let name = if hidden { format!("{name} (hidden by the one above)") } else { name.into_owned() };
-            (name, visible(&c.origin.to_string()).into_owned(), benches)
+            let name = if hidden { format!("{} (hidden by the one above)", c.name) } else { c.name.clone() };
+            vec![name.into(), c.origin.to_string().into(), count, benches]
         })
         .collect();
-    let width = |f: fn(&(String, String, String)) -> usize| lines.iter().map(f).max().unwrap_or(0);
-    let (w0, w1) = (width(|l| l.0.len()).max(5), width(|l| l.1.len()).max(4));
-    let mut out = format!("{:w0$}  {:w1$}  BENCHES\n", "MODEL", "FROM");
-    for (name, origin, benches) in &lines {
-        out.push_str(&format!("{name:w0$}  {origin:w1$}  {benches}\n"));
-    }
-    let folder = |label: &str, dir: &Option<PathBuf>| match dir {
-        Some(d) if d.is_dir() => format!("{label} folder: {}\n", visible(&d.display().to_string())),
-        Some(d) => format!("{label} folder: {} (missing)\n", visible(&d.display().to_string())),
-        None => format!("{label} folder: none\n"),
+    let folder = |dir: &Option<PathBuf>| -> Cell {
+        match dir {
+            Some(d) if d.is_dir() => d.display().to_string().into(),
+            Some(d) => format!("{} (missing)", d.display()).into(),
+            None => "none".into(),
+        }
     };
-    out.push_str(&folder("user", &folders.user));
-    out.push_str(&folder("installation", &folders.installation));
-    out
+    let mut document = Document::new("mlb targets list");
+    document.push(
+        "Target tables (`--gpu-model MODEL`: the first of a name wins)",
+        Body::table(["model", "from", "benches", "names"], rows),
+    );
+    document.push(
+        "Folders searched",
+        Body::Pairs(vec![
+            ("user".into(), folder(&folders.user)),
+            ("installation".into(), folder(&folders.installation)),
+        ]),
+    );
+    document
 }
 
 #[cfg(test)]
@@ -174,13 +179,16 @@ mod tests {
         let f = folders(&dir.path().join("none"), dir.path());
         std::fs::write(dir.path().join("bad.csv"), "bench,target\n").unwrap();
         std::fs::write(dir.path().join("rtx.csv"), TABLE).unwrap();
-        let text = render(&f);
-        assert!(text.contains("user folder: ") && text.contains("none (missing)"), "{text}");
-        assert!(text.lines().any(|l| l.starts_with("bad ") && l.contains("unreadable: ")), "{text}");
-        assert!(
-            text.lines().any(|l| l.starts_with("rtx (hidden by the one above)") && l.ends_with("1: vae")),
-            "{text}"
-        );
-        assert!(text.lines().any(|l| l.starts_with("V100 ") && l.contains("built-in") && l.contains("20: ")), "{text}");
+        let document = document(&f);
+        let Body::Table(tables) = &document.sections[0].body else { panic!("{document:?}") };
+        let row = |name: &str| -> Vec<&str> {
+            let row = tables.rows.iter().find(|r| r[0].text == name).unwrap_or_else(|| panic!("{name}: {tables:?}"));
+            row.iter().map(|c| c.text.as_str()).collect()
+        };
+        assert!(row("bad")[3].starts_with("unreadable: "), "{:?}", row("bad"));
+        assert_eq!(row("rtx (hidden by the one above)")[2..], ["1", "vae"]);
+        assert_eq!(row("V100")[1..3], ["built-in", "20"]);
+        let Body::Pairs(folders) = &document.sections[1].body else { panic!("{document:?}") };
+        assert!(folders[0].1.text.ends_with("none (missing)"), "{folders:?}");
     }
 }

@@ -38,7 +38,8 @@ fn table_lines(text: &str) -> Vec<&str> {
 fn the_report_tables_of_eight_gpus_fit_the_terminal() {
     let dir = tempfile::tempdir().unwrap();
     eight_gpus(dir.path(), &["convnet", "vae"]);
-    for (columns, width) in [(None, 80), (Some("120"), 120), (Some("60"), 60)] {
+    // Piped without COLUMNS: 100 columns.
+    for (columns, width) in [(None, 100), (Some("120"), 120), (Some("60"), 60)] {
         let mut command = Command::new(crate::common::mlb());
         command.args(["report", "--reports"]).arg(dir.path()).env_remove("COLUMNS");
         if let Some(c) = columns {
