@@ -1,14 +1,13 @@
 //! `mlb db compare`: benches x systems ([`mlb_store::store::query::compare`]).
 
 use super::filters::RunFilterArgs;
-use super::{store_format, DbArg};
+use super::{show, DbArg};
 use crate::commands::output::OutputArgs;
-use crate::edge::MlbError;
 use clap::Args;
 use mlb_store::store::query::compare::{compare, CompareOptions};
 use mlb_store::store::query::glob::Glob;
 use mlb_store::store::query::render;
-use mlb_store::store::query::Metric;
+use mlb_store::store::query::{Metric, QueryError};
 
 /// `mlb db compare`.
 #[derive(Debug, Args)]
@@ -68,10 +67,10 @@ fn price(text: &str) -> Result<(String, f64), String> {
 }
 
 /// The comparison `args` ask for, as `--format` asks.
-pub fn run(args: &CompareArgs) -> Result<String, MlbError> {
-    let format = store_format(&args.output, "mlb db compare")?;
+pub fn run(args: &CompareArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
-    Ok(render::compare::render(&compare(&store, &args.options())?, format))
+    let matrix = compare(&store, &args.options())?;
+    Ok(show(&args.output, || render::compare::document(&matrix), |format| render::compare::render(&matrix, format)))
 }
 
 #[cfg(test)]

@@ -2,9 +2,8 @@
 //! and its chart when `--svg` asks.
 
 use super::filters::FilterArgs;
-use super::{store_format, DbArg};
+use super::{show, DbArg};
 use crate::commands::output::OutputArgs;
-use crate::edge::MlbError;
 use clap::Args;
 use mlb_store::store::query::history::{fetch, HistoryOptions};
 use mlb_store::store::query::render;
@@ -55,13 +54,7 @@ impl HistoryArgs {
 }
 
 /// The history `args` ask for, as `--format` asks, after writing the chart when asked.
-pub fn run(args: &HistoryArgs) -> Result<String, MlbError> {
-    let format = store_format(&args.output, "mlb db history")?;
-    Ok(history(args, format)?)
-}
-
-/// [`run`] in `format`.
-fn history(args: &HistoryArgs, format: render::Format) -> Result<String, QueryError> {
+pub fn run(args: &HistoryArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let found = fetch(&store, &args.options())?;
     if let Some(path) = &args.svg {
@@ -69,5 +62,5 @@ fn history(args: &HistoryArgs, format: render::Format) -> Result<String, QueryEr
         mlb_record::contract::record::write_output(path, chart.as_bytes())
             .map_err(|source| QueryError::Write { path: path.clone(), source })?;
     }
-    Ok(render::history::render(&found, format))
+    Ok(show(&args.output, || render::history::document(&found), |format| render::history::render(&found, format)))
 }

@@ -1,11 +1,11 @@
 //! `mlb db runs` and `mlb db systems`: the runs and systems the filters select.
 
 use super::filters::FilterArgs;
-use super::{store_format, DbArg};
+use super::{show, DbArg};
 use crate::commands::output::OutputArgs;
-use crate::edge::MlbError;
 use clap::Args;
-use mlb_store::store::query::render;
+use mlb_store::store::query::render::list;
+use mlb_store::store::query::QueryError;
 
 /// `mlb db runs` and `mlb db systems`.
 #[derive(Debug, Args)]
@@ -22,17 +22,15 @@ pub struct ListArgs {
 }
 
 /// The runs `args` select, as `--format` asks.
-pub fn runs(args: &ListArgs) -> Result<String, MlbError> {
-    let format = store_format(&args.output, "mlb db runs")?;
+pub fn runs(args: &ListArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let runs = mlb_store::store::query::runs::runs(&store, &args.filters.filters())?;
-    Ok(render::list::runs(&runs, format))
+    Ok(show(&args.output, || list::runs_document(&runs), |format| list::runs(&runs, format)))
 }
 
 /// The systems of the runs `args` select, as `--format` asks.
-pub fn systems(args: &ListArgs) -> Result<String, MlbError> {
-    let format = store_format(&args.output, "mlb db systems")?;
+pub fn systems(args: &ListArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let systems = mlb_store::store::query::systems::systems(&store, &args.filters.filters())?;
-    Ok(render::list::systems(&systems, format))
+    Ok(show(&args.output, || list::systems_document(&systems), |format| list::systems(&systems, format)))
 }

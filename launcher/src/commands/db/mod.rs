@@ -10,11 +10,11 @@ pub mod import;
 pub mod list;
 pub mod systems;
 
-use super::output::{OutputArgs, Unavailable};
-use crate::edge::MlbError;
+use super::output::OutputArgs;
 use clap::{Args, Subcommand};
-use mlb_present::Format;
+use mlb_present::{Document, Format};
 use mlb_store::store::query::render;
+use mlb_store::store::query::QueryError;
 use mlb_store::store::{Location, Store, StoreError};
 
 /// `mlb db ...`
@@ -84,30 +84,30 @@ impl DbCommand {
 }
 
 /// Runs `command`; returns what to print.
-pub fn run(command: &DbCommand) -> Result<String, MlbError> {
-    Ok(match command {
-        DbCommand::Import(args) => import::run(args)?,
-        DbCommand::RenameSystem(args) => systems::rename(args)?,
-        DbCommand::RemoveSystem(args) => systems::remove(args)?,
-        DbCommand::Runs(args) => list::runs(args)?,
-        DbCommand::Systems(args) => list::systems(args)?,
-        DbCommand::Compare(args) => compare::run(args)?,
-        DbCommand::History(args) => history::run(args)?,
-        DbCommand::Export(args) => export::run(args)?,
-    })
+pub fn run(command: &DbCommand) -> Result<String, QueryError> {
+    match command {
+        DbCommand::Import(args) => import::run(args),
+        DbCommand::RenameSystem(args) => systems::rename(args),
+        DbCommand::RemoveSystem(args) => systems::remove(args),
+        DbCommand::Runs(args) => list::runs(args),
+        DbCommand::Systems(args) => list::systems(args),
+        DbCommand::Compare(args) => compare::run(args),
+        DbCommand::History(args) => history::run(args),
+        DbCommand::Export(args) => export::run(args),
+    }
 }
 
-/// The formats the queries of `mlb db` print.
-const FORMATS: &[Format] = &[Format::Text, Format::Json, Format::Csv, Format::Markdown];
-
-/// The store's rendering of `output`'s `--format` for `command`; refused
-/// before the store is opened when it has none.
-fn store_format(output: &OutputArgs, command: &'static str) -> Result<render::Format, Unavailable> {
-    output.only(command, FORMATS)?;
-    Ok(match output.format {
-        Format::Json => render::Format::Json,
-        Format::Csv => render::Format::Csv,
-        Format::Markdown => render::Format::Markdown,
-        Format::Text | Format::Html => render::Format::Text,
-    })
+/// A query's result as `output` asks: JSON and CSV from its own data
+/// (`data`, every figure at full precision), the other formats from its
+/// document.
+fn show(
+    output: &OutputArgs,
+    document: impl FnOnce() -> Document,
+    data: impl FnOnce(render::Format) -> String,
+) -> String {
+    match output.format {
+        Format::Json => data(render::Format::Json),
+        Format::Csv => data(render::Format::Csv),
+        Format::Text | Format::Markdown | Format::Html => output.render(&document()),
+    }
 }
