@@ -47,7 +47,7 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
     match cli.command {
         None => Ok(mlb::commands::launch::run(&cli.launch, &cli.plugin_dir)?),
         Some(Command::Detect(args)) => {
-            deliver(Some(&args.output), &mlb::commands::detect::run(&args)?)?;
+            deliver(Some(&args.output), &mlb::commands::detect::run(&args))?;
             Ok(EXIT_OK)
         }
         Some(Command::Doctor(args)) => {

@@ -1,6 +1,7 @@
-//! `mlb detect`: this host as mlb sees it ([`mlb_run::host`]), as text or JSON.
+//! `mlb detect`: this host as mlb sees it ([`mlb_run::host`]): its
+//! document in any format, JSON from the description itself.
 
-use super::output::{OutputArgs, Unavailable};
+use super::output::OutputArgs;
 use clap::Args;
 use mlb_present::Format;
 use mlb_run::host::HostKind;
@@ -22,15 +23,11 @@ pub struct DetectArgs {
     pub host_root: Option<PathBuf>,
 }
 
-/// The formats `mlb detect` prints.
-const FORMATS: &[Format] = &[Format::Text, Format::Json];
-
 /// Runs `mlb detect`: the host in `--format`.
-pub fn run(args: &DetectArgs) -> Result<String, Unavailable> {
-    args.output.only("mlb detect", FORMATS)?;
+pub fn run(args: &DetectArgs) -> String {
     let found = mlb_run::host::detect(&mlb_run::host::Probe::under(args.host_root.clone())).with_kind(args.host);
-    Ok(match args.output.format {
+    match args.output.format {
         Format::Json => format!("{}\n", mlb_run::host::show::json(&found)),
-        _ => mlb_run::host::show::human(&found),
-    })
+        _ => args.output.render(&mlb_run::host::show::document(&found)),
+    }
 }

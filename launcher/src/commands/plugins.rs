@@ -48,10 +48,12 @@ impl PluginsCommand {
 /// Runs `mlb plugins ...` over the search path that starts with
 /// `plugin_dirs`: what to print on stdout.
 pub fn run(command: &PluginsCommand, plugin_dirs: &[PathBuf]) -> Result<String, crate::edge::MlbError> {
+    if let Some(output) = command.output() {
+        output.only("mlb plugins list", FORMATS)?;
+    }
     let search = SearchPath::from_env(plugin_dirs)?;
     match command {
         PluginsCommand::List { output, verify } => {
-            output.only("mlb plugins list", FORMATS)?;
             let entries = if *verify { plugins::verify(&search) } else { plugins::list(&search) };
             let text = match output.format {
                 Format::Json => listing::to_json(&entries),

@@ -166,13 +166,13 @@ fn an_old_spelling_prints_its_note_on_stderr_and_works() {
 
 #[test]
 fn a_format_a_command_cannot_print_is_refused_before_it_starts() {
-    let out = common::run(&["detect", "--format", "csv"]);
+    let out = common::run(&["plugins", "list", "--format", "csv", "--plugin-dir", "/nonexistent"]);
     let (stdout, stderr) = common::text(&out);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
     assert!(stdout.is_empty(), "{stdout}");
     assert_eq!(
         stderr,
-        "mlb: error: mlb detect cannot print --format csv yet\n  fix: pass --format text or --format json\n"
+        "mlb: error: mlb plugins list cannot print --format csv yet\n  fix: pass --format text or --format json\n"
     );
 }
 

@@ -99,10 +99,10 @@ fn detect_command_human_json_and_override() {
     for expected in [
         "host kind      ngc",
         "GPUs           4",
-        "[2] Tesla V100-SXM2-16GB | memory unknown | NUMA node 0 | PCI 0000:86:00.0 | via sysfs",
+        "│ 2     ┆ Tesla V100-SXM2-16GB ┆ unknown ┆ 0         ┆ 0000:86:00.0 ┆ sysfs │",
         "usable CPUs    16 (0-15)",
         "usable memory  64.00 GiB",
-        "node 1: CPUs 8-15",
+        "│ 1    ┆ 8-15 │",
         "cgroup-v1",
     ] {
         assert!(stdout.contains(expected), "missing {expected:?} in\n{stdout}");
