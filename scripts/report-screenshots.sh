@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Screenshots of the HTML report (`mlb report --html`), 1400 pixels wide, in
+# Screenshots of the HTML report (`mlb report --format html`), 1400 pixels wide, in
 # headless Chromium: runs the browser tests of the page
 # (launcher/tests/it/report_html.rs), which keep each page they load and a
 # PNG of it in DIR: report (four benches on four GPUs, one throttled

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs Debian's `chromium`, which the HTML report test (`mlb report
-# --html`) uses to load the page headless and check its charts render.
+# --format html`) uses to load the page headless and check its charts render.
 # Idempotent: does nothing when chromium is already installed.
 set -eu
 

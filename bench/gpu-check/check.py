@@ -62,7 +62,7 @@ def main():
     steps = [s for s in STEPS if not opts.only or s.name in opts.only.split(",")]
 
     mlb = os.path.join(opts.prefix, "bin", "mlb")
-    host = json.loads(subprocess.run([mlb, "detect", "--json"], stdout=subprocess.PIPE, text=True, check=True).stdout)
+    host = json.loads(subprocess.run([mlb, "detect", "--format", "json"], stdout=subprocess.PIPE, text=True, check=True).stdout)
     gpu = opts.mode == "gpu" or (opts.mode == "auto" and bool(host.get("gpus")))
     mode = "gpu" if gpu else "cpu"
     work = opts.work or tempfile.mkdtemp(prefix="gpu-check-")

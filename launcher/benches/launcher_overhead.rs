@@ -165,7 +165,7 @@ fn figures(installs: &[&Install], jobs: &Path, out: &Path, cgroups: bool) -> Vec
     let list = |runs, extra: &'static [&'static str]| {
         measure_each(runs, installs, |install: &&Install| {
             let mut cmd = Command::new(&install.mlb);
-            cmd.args(["plugins", "list", "--json"]).args(extra);
+            cmd.args(["plugins", "list", "--format", "json"]).args(extra);
             cmd
         })
     };
@@ -275,7 +275,7 @@ fn main() {
         println!("acceptance (full install):");
         let listing = |extra: &[&str]| {
             let out = Command::new(&install.mlb)
-                .args(["plugins", "list", "--json"])
+                .args(["plugins", "list", "--format", "json"])
                 .args(extra)
                 .env_remove("MLB_PLUGIN_PATH")
                 .output()

@@ -15,7 +15,7 @@
 //!   pandas) the same way, median of 3 runs, when `python3` can import pandas;
 //! - when `MLB_ORIGINAL_REPORT` names a command running the original suite's
 //!   own `mlbench-report` (docs/report.md, "Speed", says how to install it),
-//!   times it too, with `--jobs baselines --gpu-model V100 --html`, median of 3;
+//!   times it too, with `--jobs baselines --gpu-model V100 --format html --output PAGE`, median of 3;
 //! - prints where mlb's time goes, in process: listing and reading the
 //!   files (parallel), then aggregating, median of 5.
 //!
@@ -68,7 +68,9 @@ fn main() {
         if let Some(tool) = std::env::var_os(ORIGINAL_TOOL) {
             let page = dir.path().join("original.html");
             let mut cmd = Command::new(&tool);
-            cmd.args(["--jobs", "baselines", "--gpu-model", "V100", "--reports", &reports]).arg("--html").arg(&page);
+            cmd.args(["--jobs", "baselines", "--gpu-model", "V100", "--reports", &reports])
+                .args(["--format", "html", "--output"])
+                .arg(&page);
             compare("mlbench-report", &measure(&mut cmd, ORIGINAL_RUNS), &mlb);
         }
         breakdown(dir.path(), files);

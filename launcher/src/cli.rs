@@ -1,12 +1,13 @@
 //! The command line: global options and subcommands; `generate/` renders
-//! its man pages and completions.
+//! its man pages and completions, `deprecated/` keeps the old spellings of
+//! flags working for one release.
 
+pub mod deprecated;
 pub mod generate;
 
 use crate::commands::launch::LaunchArgs;
 use crate::commands::report::ReportArgs;
 use clap::{Parser, Subcommand};
-use mlb_run::host::HostKind;
 use mlb_run::worker::WorkerArgs;
 use std::path::PathBuf;
 
@@ -39,7 +40,8 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::commands::plugins::PluginsCommand,
     },
-    /// Statistics, targets and score of a folder of report files.
+    /// Statistics, targets and score of a folder of report files; with
+    /// `--db`, each row judged against its history in the results store.
     Report(ReportArgs),
     /// Verdicts on a run: rules (a YAML file, or the original score's pass
     /// criteria) per bench, GPU and node. Exit status 1 when one fails.
@@ -51,17 +53,7 @@ pub enum Command {
         command: crate::commands::targets::TargetsCommand,
     },
     /// Describes this host: kind, GPUs, usable CPUs and memory, NUMA nodes, cgroups.
-    Detect {
-        /// Print JSON instead of text.
-        #[arg(long)]
-        json: bool,
-        /// Treat the host as this kind instead of the detected one.
-        #[arg(long, value_name = "KIND")]
-        host: Option<HostKind>,
-        /// Read the host description under this folder instead of `/` (fixture trees).
-        #[arg(long, value_name = "DIR", hide = true)]
-        root: Option<PathBuf>,
-    },
+    Detect(crate::commands::detect::DetectArgs),
     /// Is this host fit to measure on? Checks GPUs (idle, persistence, clocks,
     /// power limits, PCIe links), cgroups and free disk space; with `--diag`
     /// the vendors' diagnostics, with `--deep` those and a short burn; writes

@@ -80,6 +80,9 @@ pub enum MlbError {
         /// Why.
         source: std::io::Error,
     },
+    /// `--format` names a format the command cannot print yet.
+    #[error(transparent)]
+    Format(#[from] crate::commands::output::Unavailable),
     /// `mlb doctor`: the verdict could not be written.
     #[error("cannot write the verdict {}: {source}", path.display())]
     Verdict {
@@ -107,7 +110,7 @@ impl Classify for MlbError {
             MlbError::Query(e) => e.kind(),
             MlbError::Serve(e) => e.kind(),
             MlbError::Generate(_) | MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
-            MlbError::Output { .. } => Kind::Refused,
+            MlbError::Output { .. } | MlbError::Format(_) => Kind::Refused,
         }
     }
 }
@@ -129,6 +132,7 @@ impl Fix for MlbError {
             MlbError::Query(e) => e.fix(),
             MlbError::Serve(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
+            MlbError::Format(e) => Some(e.fix()),
             MlbError::Output { .. } => {
                 Some("pass --output a new file, or a regular file in a folder that exists".into())
             }

@@ -3,9 +3,8 @@
 //! outcome, user errors as one plain block, panics through color-eyre. All
 //! logic lives in the library.
 
-use clap::Parser;
 use mlb::cli::generate::{self, GenerateCommand};
-use mlb::cli::{Cli, Command};
+use mlb::cli::{deprecated, Cli, Command};
 use mlb::commands::containers::ContainersCommand;
 use mlb::commands::output::OutputArgs;
 use mlb::console::Console;
@@ -21,7 +20,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let color = edge::stderr_color();
     install_panic_hook(color);
-    let cli = Cli::parse();
+    let (cli, notes) = deprecated::parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    for note in notes {
+        Console::Err.line(&note);
+    }
     let code = match run(cli) {
         Ok(code) => code,
         Err(failure) => {
@@ -44,32 +46,26 @@ fn install_panic_hook(color: bool) {
 fn run(cli: Cli) -> Result<i32, ExitError> {
     match cli.command {
         None => Ok(mlb::commands::launch::run(&cli.launch, &cli.plugin_dir)?),
-        Some(Command::Detect { json, host, root }) => {
-            let found = mlb::host::detect(&mlb::host::Probe::under(root)).with_kind(host);
-            if json {
-                print_stdout(&format!("{}\n", mlb::host::show::json(&found)))?;
-            } else {
-                let document = mlb::host::show::document(&found);
-                print_stdout(&mlb_present::text::render(&document, mlb_present::Width::of_stdout()))?;
-            }
+        Some(Command::Detect(args)) => {
+            deliver(Some(&args.output), &mlb::commands::detect::run(&args))?;
             Ok(EXIT_OK)
         }
         Some(Command::Doctor(args)) => {
             let (text, code) = mlb::commands::doctor::doctor(&args, &cli.plugin_dir)?;
-            print_stdout(&text)?;
+            deliver(Some(&args.output), &text)?;
             Ok(code)
         }
         Some(Command::Plugins { command }) => {
-            print_stdout(&mlb::commands::plugins::run(&command, &cli.plugin_dir)?)?;
+            deliver(command.output(), &mlb::commands::plugins::run(&command, &cli.plugin_dir)?)?;
             Ok(EXIT_OK)
         }
         Some(Command::Report(args)) => {
-            deliver(&args.output, &mlb::commands::report::run(&args)?)?;
+            deliver(Some(&args.output), &mlb::commands::report::run(&args)?)?;
             Ok(EXIT_OK)
         }
         Some(Command::Burn(args)) => {
             let (text, code) = mlb::commands::burn::run(&args, &cli.plugin_dir)?;
-            print_stdout(&text)?;
+            deliver(Some(&args.output), &text)?;
             Ok(code)
         }
         Some(Command::Accept(args)) => {
@@ -78,15 +74,11 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(code)
         }
         Some(Command::Targets { command }) => {
-            let text = mlb::commands::targets::run(&command)?;
-            match command.output() {
-                Some(output) => deliver(output, &text)?,
-                None => print_stdout(&text)?,
-            }
+            deliver(command.output(), &mlb::commands::targets::run(&command)?)?;
             Ok(EXIT_OK)
         }
         Some(Command::Db { command }) => {
-            print_stdout(&mlb::commands::db::run(&command)?)?;
+            deliver(command.output(), &mlb::commands::db::run(&command)?)?;
             Ok(EXIT_OK)
         }
         Some(Command::Serve(args)) => {
@@ -119,19 +111,20 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
     }
 }
 
+/// Puts `text` where `--output` of `output` says: into its file, whole, or
+/// on stdout (also without `output`: a command that prints what it did).
+fn deliver(output: Option<&OutputArgs>, text: &str) -> Result<(), MlbError> {
+    match output.and_then(OutputArgs::path) {
+        None => print_stdout(text),
+        Some(path) => mlb_record::contract::record::write_output(path, text.as_bytes())
+            .map_err(|source| MlbError::Output { path: path.to_path_buf(), source }),
+    }
+}
+
 /// Prints `text`, its control characters but line breaks and tabs escaped
 /// (a name read from a file never sends an escape sequence to the
 /// terminal: `mlb_record::untrusted::printable`); a closed pipe (`mlb ... | head`)
 /// is not an error.
-/// Puts `text` where `--output` says: into its file, whole, or on stdout.
-fn deliver(output: &OutputArgs, text: &str) -> Result<(), MlbError> {
-    match &output.output {
-        None => print_stdout(text),
-        Some(path) => mlb_record::contract::record::write_output(path, text.as_bytes())
-            .map_err(|source| MlbError::Output { path: path.clone(), source }),
-    }
-}
-
 fn print_stdout(text: &str) -> Result<(), MlbError> {
     Console::Out.write(&mlb_record::untrusted::printable(text)).map_err(MlbError::Stdout)
 }

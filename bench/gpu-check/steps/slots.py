@@ -10,7 +10,7 @@ JOB = {"name": "slot", "plugin": "spin", "args": {"repeat": 2, "number": 1, "ski
 
 
 def run(context, figures):
-    host, _ = context.mlb_json("detect", "--json")
+    host, _ = context.mlb_json("detect", "--format", "json")
     cgroup = host.get("cgroup") or {}
     figures.set("cgroup", f"{cgroup.get('version')} at {cgroup.get('mount')}, slot groups can be made: "
                           f"{cgroup.get('can_create')}")

@@ -35,7 +35,7 @@ def run(context, figures):
         throughput = (report.get("train_item") or {}).get("avg")
         figures.row("configs", {"job": report["name"], "plugin": plugin, "outcome": problem or "ok",
                                 "items/s": throughput, "cuda": report.get("cuda"), "gpu": report.get("gpu")})
-    listed, _ = context.mlb_json("plugins", "list", "--json")
+    listed, _ = context.mlb_json("plugins", "list", "--format", "json")
     run_plugins = {j["plugin"] for j in jobs}
     figures.set("workloads not in these suites",
                 sorted({p["name"] for p in listed if p.get("status") == "ok"} - run_plugins - STRESS))

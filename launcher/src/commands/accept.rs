@@ -3,29 +3,21 @@
 //! (docs/accept.md). The evaluation, the renderings and the record are
 //! `mlb_judge::accept`'s; this file only puts them in order.
 
-use clap::{Args, ValueEnum};
+use super::output::OutputArgs;
+use crate::edge::MlbError;
+use clap::Args;
 use mlb_judge::accept::{evaluate, record, render, AcceptError, Request};
-use mlb_present::Progress;
+use mlb_present::{Format, Progress};
 use mlb_record::contract::record::Output;
 use std::path::PathBuf;
 
-/// How the verdicts are printed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// One line per verdict, failed first, within 100 columns.
-    Text,
-    /// The evaluation: every verdict and the files read.
-    Json,
-    /// One line per verdict.
-    Csv,
-    /// A self-contained HTML page.
-    Html,
-}
+/// The formats `mlb accept` prints.
+pub const FORMATS: &[Format] = &[Format::Text, Format::Json, Format::Csv, Format::Html];
 
 /// `mlb accept`: verdicts on a run, from a rules file or the default rules.
 #[derive(Debug, Args)]
 pub struct AcceptArgs {
-    /// Folder of the run's report files (read with its sub-folders).
+    /// Folder of report files (read with its sub-folders).
     #[arg(long, value_name = "DIR", required_unless_present = "verify")]
     pub reports: Option<PathBuf>,
 
@@ -52,13 +44,9 @@ pub struct AcceptArgs {
     #[arg(long, value_name = "NAME")]
     pub suite: Option<String>,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
-
-    /// Write the output to FILE instead of stdout (stdout then gets the summary line).
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    /// `--format`, `--output` (stdout then gets the summary line), `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// The acceptance record: --record, --sign, --verify, --allowed-signers.
     #[command(flatten)]
@@ -85,7 +73,7 @@ pub struct RecordArgs {
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["record", "sign", "reports", "rules", "targets", "gpu_model", "baseline", "suite", "out"]
+        conflicts_with_all = ["record", "sign", "reports", "rules", "targets", "gpu_model", "baseline", "suite", "output"]
     )]
     pub verify: Option<PathBuf>,
 
@@ -110,25 +98,31 @@ impl AcceptArgs {
 }
 
 /// Runs `mlb accept`: what to print on stdout and the exit status (0 when
-/// every verdict passed, 1 otherwise). With `--out FILE` the output goes
+/// every verdict passed, 1 otherwise). With `--output FILE` the output goes
 /// there, whole or not at all, and stdout gets the summary line.
-pub fn run(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
+pub fn run(args: &AcceptArgs) -> Result<(String, i32), MlbError> {
+    args.output.only("mlb accept", FORMATS)?;
+    Ok(verdicts(args)?)
+}
+
+/// [`run`] in a format `mlb accept` prints.
+fn verdicts(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
     if let Some(path) = &args.record.verify {
         return Ok(record::run_verify(path, args.record.allowed_signers.as_deref())?);
     }
     let request = args.request();
     let key = record::ready(args.record.record.as_deref(), args.record.sign.as_deref(), &request)?;
-    let out = match &args.out {
-        Some(path) => Some(Output::at(path).map_err(|source| AcceptError::Out { path: path.clone(), source })?),
+    let out = match args.output.path() {
+        Some(path) => Some(Output::at(path).map_err(|source| AcceptError::Out { path: path.to_path_buf(), source })?),
         None => None,
     };
     let progress = Progress::on_stderr("mlb accept", None, "report files");
     let evaluation = evaluate(&request, &|| progress.tick())?;
-    let mut output = match args.format {
-        Format::Text => render::text::render(&evaluation, &request.reports),
+    let mut output = match args.output.format {
         Format::Json => render::json(&evaluation),
         Format::Csv => render::csv::render(&evaluation),
         Format::Html => render::html::page(&evaluation, &request.reports),
+        Format::Text | Format::Markdown => render::text::render(&evaluation, &request.reports),
     };
     let code = evaluation.exit_code();
     let recorded = match &args.record.record {
@@ -136,7 +130,7 @@ pub fn run(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
         None => String::new(),
     };
     let Some(out) = out else {
-        if args.format == Format::Text {
+        if args.output.format == Format::Text {
             output.push_str(&recorded);
         }
         // The summary once the command has done all it was asked: a failure says why alone.

@@ -20,8 +20,9 @@ pub struct BuildArgs {
     #[arg(value_enum)]
     pub kind: ContainerKind,
 
-    /// Image name to tag the result with (default: the kind's image in the mapping).
-    #[arg(long)]
+    /// The image's name and tag, as `docker build --tag` takes it (default:
+    /// the kind's image in the mapping). A label of a run is `--label`.
+    #[arg(long, value_name = "IMAGE")]
     pub tag: Option<String>,
 
     /// Image mapping file (JSON, kind -> image) overriding `configs/containers.json`.

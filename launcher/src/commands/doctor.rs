@@ -5,9 +5,10 @@
 //! command of its own, since it composes the doctor and a burn (a launch).
 
 use crate::commands::burn::{BurnArgs, BurnError};
+use crate::commands::output::OutputArgs;
 use crate::edge::MlbError;
 use clap::Args;
-use mlb_present::Progress;
+use mlb_present::{Format, Progress};
 use mlb_record::exit::{EXIT_FAILED, EXIT_OK};
 use mlb_run::check::{Check, Status};
 use mlb_run::doctor::{self, diag, Verdict};
@@ -20,9 +21,9 @@ pub struct DoctorArgs {
     /// Folder for the verdict (default: `./output`).
     #[arg(long, value_name = "DIR", default_value = "output")]
     pub outdir: PathBuf,
-    /// Print the verdict as JSON.
-    #[arg(long)]
-    pub json: bool,
+    /// `--format`, `--output`, `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Also run the vendors' diagnostics that are installed (`dcgmi diag`,
     /// `rvs`), keeping every test's result.
     #[arg(long)]
@@ -43,8 +44,12 @@ pub struct DoctorArgs {
     pub devices: Option<usize>,
 }
 
+/// The formats `mlb doctor` prints.
+const FORMATS: &[Format] = &[Format::Text, Format::Json];
+
 /// Runs `mlb doctor`: the text to print and the exit status (1 when a check failed).
 pub fn doctor(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), MlbError> {
+    args.output.only("mlb doctor", FORMATS)?;
     let host = mlb_run::host::detect(&mlb_run::host::Probe::this_host());
     let mut verdict = doctor::examine(&host, &args.outdir, &[]);
     if args.diag || args.deep {
@@ -67,7 +72,7 @@ pub fn doctor(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32
     let file = verdict
         .write(&args.outdir)
         .map_err(|source| MlbError::Verdict { path: args.outdir.join(doctor::FILE), source })?;
-    let text = if args.json {
+    let text = if args.output.format == Format::Json {
         format!("{}\n", serde_json::to_string_pretty(&verdict).expect("serialises"))
     } else {
         verdict.render()

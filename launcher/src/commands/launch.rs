@@ -3,6 +3,7 @@
 //! Composed here, so that the launcher imports no store, and the launch
 //! takes typed [`Options`], not the command line's.
 
+use super::db::DbArg;
 use clap::Args;
 use mlb_run::host::HostKind;
 use mlb_run::launch::{LaunchError, Options, MAX_PAUSE_SECONDS, MAX_SAMPLE_HZ};
@@ -109,12 +110,10 @@ pub struct LaunchArgs {
     #[arg(long = "strict-preflight")]
     pub strict_preflight: bool,
 
-    /// Import the run into the results store when it ends: `--db` alone for
-    /// the default store (`MLB_DB`, else `$XDG_DATA_HOME/mlb/results.db`), or
-    /// `--db URL` (`sqlite:PATH`, `postgres://...`). A failure to import is
-    /// a warning: the exit status stays the run's.
-    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
-    pub db: Option<String>,
+    /// `--db [URL]`: import the run into this store when it ends (a failure
+    /// to import is a warning: the exit status stays the run's).
+    #[command(flatten)]
+    pub store: DbArg,
 
     /// Telemetry samples per second of every instance (0 to 1000; 0: none).
     #[arg(long = "sample-hz", value_name = "HZ", default_value = "10", allow_negative_numbers = true, value_parser = sample_hz)]
@@ -166,7 +165,7 @@ impl LaunchArgs {
 /// Runs `args`' jobs, and stores the run when `--db` asks; returns the
 /// exit status (the run's own: a store that fails is a warning).
 pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchError> {
-    let store = |outdir: &Path| Some(stored(args.db.as_deref()?, outdir, args.jobs.as_deref()));
+    let store = |outdir: &Path| Some(stored(args.store.db.as_deref()?, outdir, args.jobs.as_deref()));
     mlb_run::launch::run(&args.options(), plugin_dirs, &store)
 }
 
@@ -228,7 +227,7 @@ mod tests {
             ..Options::default()
         };
         assert_eq!(args.options(), defaults);
-        assert_eq!(args.db, None);
+        assert_eq!(args.store.db, None);
     }
 
     #[test]

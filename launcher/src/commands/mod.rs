@@ -12,6 +12,7 @@
 //! - [`report`]: `mlb report`, and with `--db` its rows against the store;
 //! - [`db`]: `mlb db ...`, a file a subcommand;
 //! - [`serve`]: `mlb serve`;
+//! - [`detect`]: `mlb detect`, this host;
 //! - [`doctor`]: `mlb doctor`, its checks with the vendors' diagnostics and
 //!   a short burn;
 //! - [`burn`]: `mlb burn`, the stress workloads through a launch, verdicts
@@ -27,6 +28,7 @@ pub mod accept;
 pub mod burn;
 pub mod containers;
 pub mod db;
+pub mod detect;
 pub mod doctor;
 pub mod launch;
 pub mod output;

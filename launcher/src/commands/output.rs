@@ -1,7 +1,9 @@
 //! The output flags of every command that prints results, defined once:
 //! `--format text|json|csv|markdown|html`, `--output FILE` and `--wide`.
 //! A command flattens [`OutputArgs`] into its own options, lays out what it
-//! found as a [`Document`] and hands it to [`OutputArgs::render`].
+//! found as a [`Document`] and hands it to [`OutputArgs::render`]; a
+//! command that writes a file but prints no formats (`mlb targets derive`)
+//! flattens [`OutputFile`] alone.
 
 use clap::Args;
 use mlb_present::{Document, Format, Width};
@@ -16,10 +18,9 @@ pub struct OutputArgs {
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub format: Format,
 
-    /// Write the output into FILE instead of standard output: whole, or not
-    /// at all; a regular file there is replaced, a link or a folder refused.
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    /// `--output FILE`.
+    #[command(flatten)]
+    pub file: OutputFile,
 
     /// Text: keep every table whole, wider than the terminal, instead of
     /// cutting it into parts or blocks that fit.
@@ -27,11 +28,45 @@ pub struct OutputArgs {
     pub wide: bool,
 }
 
+/// `--output FILE`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Args)]
+pub struct OutputFile {
+    /// Write the output into FILE instead of standard output: whole, or not
+    /// at all; a regular file there is replaced, a link or a folder refused.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `--format` asked for a format the command cannot print yet.
+#[derive(Debug, thiserror::Error)]
+#[error("{command} cannot print --format {} yet", asked.name())]
+pub struct Unavailable {
+    /// The command (`mlb detect`).
+    pub command: &'static str,
+    /// The format asked for.
+    pub asked: Format,
+    /// The formats it prints.
+    pub formats: &'static [Format],
+}
+
+impl Unavailable {
+    /// What to pass instead.
+    pub fn fix(&self) -> String {
+        let names: Vec<String> = self.formats.iter().map(|f| format!("--format {}", f.name())).collect();
+        format!("pass {}", names.join(" or "))
+    }
+}
+
 impl OutputArgs {
+    /// The file `--output` names, if any.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        self.file.output.as_deref()
+    }
+
     /// The width text is fitted to: standard output's, or 100 columns when
     /// the output goes into a file.
     pub fn width(&self) -> Width {
-        let width = match self.output {
+        let width = match self.file.output {
             Some(_) => Width::of(mlb_present::width::PIPED),
             None => Width::of_stdout(),
         };
@@ -41,5 +76,28 @@ impl OutputArgs {
     /// `document` in the asked format.
     pub fn render<A>(&self, document: &Document<A>) -> String {
         mlb_present::render(document, self.format, self.width())
+    }
+
+    /// Refuses a `--format` that `command` cannot print: it prints only
+    /// `formats`. Called before the command starts anything.
+    pub fn only(&self, command: &'static str, formats: &'static [Format]) -> Result<(), Unavailable> {
+        match formats.contains(&self.format) {
+            true => Ok(()),
+            false => Err(Unavailable { command, asked: self.format, formats }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_format_a_command_lacks_is_refused_with_those_it_has() {
+        let args = OutputArgs { format: Format::Csv, ..OutputArgs::default() };
+        assert!(args.only("mlb x", &[Format::Text, Format::Csv]).is_ok());
+        let refused = args.only("mlb x", &[Format::Text, Format::Json]).unwrap_err();
+        assert_eq!(refused.to_string(), "mlb x cannot print --format csv yet");
+        assert_eq!(refused.fix(), "pass --format text or --format json");
     }
 }

@@ -2,8 +2,9 @@
 //! their manifests (or loaded in a child process with `--verify`), as a
 //! table or JSON; one workload's description and arguments (docs/plugins.md).
 
+use super::output::OutputArgs;
 use clap::Subcommand;
-use mlb_present::Progress;
+use mlb_present::{Format, Progress};
 use mlb_run::plugins::{self, listing, show, SearchPath};
 use std::path::PathBuf;
 
@@ -15,9 +16,9 @@ pub enum PluginsCommand {
     /// Plugins are described by their manifest (read from the file, without
     /// loading it); files without one are loaded in a child process.
     List {
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
+        /// `--format`, `--output`, `--wide`.
+        #[command(flatten)]
+        output: OutputArgs,
         /// Load every file in a child process (as `mlb worker` would) instead
         /// of trusting manifests: slower, and checks each manifest against the
         /// library's own tables.
@@ -31,12 +32,28 @@ pub enum PluginsCommand {
     },
 }
 
+/// The formats `mlb plugins list` prints.
+const FORMATS: &[Format] = &[Format::Text, Format::Json];
+
+impl PluginsCommand {
+    /// Where its result goes: `--format`, `--output`, `--wide` of `list`.
+    pub fn output(&self) -> Option<&OutputArgs> {
+        match self {
+            PluginsCommand::List { output, .. } => Some(output),
+            PluginsCommand::Show { .. } => None,
+        }
+    }
+}
+
 /// Runs `mlb plugins ...` over the search path that starts with
 /// `plugin_dirs`: what to print on stdout.
 pub fn run(command: &PluginsCommand, plugin_dirs: &[PathBuf]) -> Result<String, crate::edge::MlbError> {
+    if let Some(output) = command.output() {
+        output.only("mlb plugins list", FORMATS)?;
+    }
     let search = SearchPath::from_env(plugin_dirs)?;
     match command {
-        PluginsCommand::List { json, verify } => {
+        PluginsCommand::List { output, verify } => {
             let entries = if *verify {
                 let progress = Progress::on_stderr("mlb plugins list --verify", None, "libraries probed");
                 let entries = plugins::verify(&search, &|| progress.tick());
@@ -45,7 +62,10 @@ pub fn run(command: &PluginsCommand, plugin_dirs: &[PathBuf]) -> Result<String, 
             } else {
                 plugins::list(&search)
             };
-            let text = if *json { listing::to_json(&entries) } else { listing::to_table(&entries, &search) };
+            let text = match output.format {
+                Format::Json => listing::to_json(&entries),
+                _ => listing::to_table(&entries, &search),
+            };
             Ok(format!("{text}\n"))
         }
         PluginsCommand::Show { name } => Ok(show::show(&plugins::list(&search), name)?),

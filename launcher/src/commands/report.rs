@@ -7,6 +7,7 @@
 //! report imports neither the targets' catalog nor the store, and the store
 //! no report's options.
 
+use super::db::DbArg;
 use super::output::OutputArgs;
 use clap::Args;
 use mlb_judge::report::history::{judge, Regressions};
@@ -65,8 +66,9 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
-    /// Also write a self-contained HTML page with tables and charts.
-    #[arg(long, value_name = "FILE")]
+    /// Also write a self-contained HTML page with tables and charts (old
+    /// spelling of `--format html --output FILE`, which prints nothing else).
+    #[arg(long, value_name = "FILE", hide = true)]
     pub html: Option<PathBuf>,
 
     /// Title of the HTML page (default: `mlb report: DIR`).
@@ -94,11 +96,9 @@ pub struct ReportArgs {
     #[arg(long)]
     pub strict: bool,
 
-    /// Compare each row with its history in the results store: `--db` alone
-    /// for the default store (`MLB_DB`, else `$XDG_DATA_HOME/mlb/results.db`),
-    /// or `--db sqlite:PATH` / `--db postgres://...`.
-    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
-    pub db: Option<String>,
+    /// `--db [URL]`: compare each row with its history in this store.
+    #[command(flatten)]
+    pub store: DbArg,
 
     /// With `--db`: compare with at most this many earlier runs of the same
     /// system and config.
@@ -170,7 +170,7 @@ pub fn run(args: &ReportArgs) -> Result<String, QueryError> {
     let progress = Progress::on_stderr("mlb report", None, "report files");
     let mut report = mlb_judge::report::report(&request, &|| progress.tick())?;
     // The summary once the command has done all it was asked: a failure says why alone.
-    let Some(db) = &args.db else {
+    let Some(db) = &args.store.db else {
         let shown = show(args, &report)?;
         progress.finish(None);
         return Ok(shown);

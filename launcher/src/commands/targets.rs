@@ -3,7 +3,7 @@
 //! `mlb_judge::targets::derive`'s rule) and list the tables `--gpu-model`
 //! finds (docs/targets.md).
 
-use super::output::OutputArgs;
+use super::output::{OutputArgs, OutputFile};
 use clap::{Args, Subcommand};
 use mlb_judge::report::{aggregate, folder_error, GpuModel, Options};
 use mlb_judge::targets::{catalog, derive, Folders, TargetsError};
@@ -53,7 +53,7 @@ fn share(text: &str) -> Result<f64, String> {
 /// `mlb targets derive`.
 #[derive(Debug, Args)]
 pub struct DeriveArgs {
-    /// The reference run's reports folder (read with its sub-folders).
+    /// Folder of report files (read with its sub-folders).
     #[arg(long, value_name = "DIR")]
     pub reports: PathBuf,
 
@@ -70,9 +70,9 @@ pub struct DeriveArgs {
     #[arg(long, value_name = "SHARE", value_parser = share, default_value_t = derive::PERF_TARGET)]
     pub perf: f64,
 
-    /// Write the table to FILE (atomically, mode 0644) instead of stdout.
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    /// `--output FILE` (its folder made when missing, mode 0644).
+    #[command(flatten)]
+    pub output: OutputFile,
 
     /// Derive even from a run with failures, too few results or several
     /// GPU models.
@@ -106,7 +106,7 @@ fn run_derive(args: &DeriveArgs) -> Result<String, TargetsError> {
     let benches = derive::derive(&report, args.perf);
     let text = derive::to_csv(&args.gpu_model, dir, &benches, args.perf, &reasons);
     // The summary once the command has done all it was asked: a failure says why alone.
-    let Some(out) = &args.out else {
+    let Some(out) = &args.output.output else {
         progress.finish(None);
         return Ok(text);
     };

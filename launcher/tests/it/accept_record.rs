@@ -412,7 +412,8 @@ fn the_procurement_walk_through_of_the_docs() {
     key(dir, "acceptance_key");
     // 1. The vendor's run; 2. targets derived from it.
     run(&dir.join("vendor-h100"), 1.0, 1.0);
-    let derive = ["targets", "derive", "--reports", "vendor-h100", "--gpu-model", "H100", "--out", "targets/H100.csv"];
+    let derive =
+        ["targets", "derive", "--reports", "vendor-h100", "--gpu-model", "H100", "--output", "targets/H100.csv"];
     let out = mlb(dir, &derive);
     assert!(out.status.success(), "{}", stderr(&out));
     // 3. The delivery check at 90%, recorded and signed.

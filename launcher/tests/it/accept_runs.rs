@@ -108,7 +108,7 @@ fn a_crowded_slot_fails_the_per_gpu_and_baseline_rules_and_a_clean_rerun_passes(
         "slotbox",
         "--perf",
         &FLOOR.to_string(),
-        "--out",
+        "--output",
         path(&targets),
     ]);
     assert_ran(&derive, "mlb targets derive");

@@ -45,7 +45,7 @@ fn nothing_to_do_is_explained() {
 #[test]
 fn plugin_dir_still_works_before_a_subcommand() {
     let spin = common::spin_dir();
-    let out = common::run(&["--plugin-dir", spin.path().to_str().unwrap(), "plugins", "list", "--json"]);
+    let out = common::run(&["--plugin-dir", spin.path().to_str().unwrap(), "plugins", "list", "--format", "json"]);
     let (stdout, stderr) = common::text(&out);
     assert!(out.status.success(), "{stderr}");
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
@@ -123,7 +123,8 @@ fn a_report_that_cannot_be_written_fails_with_1() {
     assert_eq!(
         stderr,
         format!(
-            "mlb: error: cannot write the HTML report {}: No such file or directory (os error 2)\n",
+            "mlb: note: --html is deprecated, use --format html --output FILE; the old spelling goes in the next \
+             release\nmlb: error: cannot write the HTML report {}: No such file or directory (os error 2)\n",
             html.display()
         )
     );

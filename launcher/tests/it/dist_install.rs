@@ -194,7 +194,7 @@ fn the_release_tarball_runs_the_smoke_suite_where_the_repository_is_not() {
     check_stripped(&prefix);
 
     assert_eq!(elsewhere.mlb(&["--version"]), expected_version());
-    let listed: Vec<Value> = serde_json::from_str(&elsewhere.mlb(&["plugins", "list", "--json"])).unwrap();
+    let listed: Vec<Value> = serde_json::from_str(&elsewhere.mlb(&["plugins", "list", "--format", "json"])).unwrap();
     let plugins = prefix.join("lib/mlb/plugins");
     for name in smoke("plugin") {
         let entry = listed.iter().find(|e| e["name"] == name.as_str()).unwrap_or_else(|| panic!("{name}: {listed:#?}"));

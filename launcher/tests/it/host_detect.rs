@@ -93,7 +93,7 @@ fn cpu_host_uses_its_affinity_and_enclosing_memory_limit() {
 fn detect_command_human_json_and_override() {
     let t = hosts::ngc();
     let root = t.root().to_str().unwrap();
-    let out = common::run(&["detect", "--root", root]);
+    let out = common::run(&["detect", "--host-root", root]);
     let (stdout, stderr) = common::text(&out);
     assert!(out.status.success(), "{stderr}");
     for expected in [
@@ -107,7 +107,7 @@ fn detect_command_human_json_and_override() {
     ] {
         assert!(stdout.contains(expected), "missing {expected:?} in\n{stdout}");
     }
-    let out = common::run(&["detect", "--root", root, "--json", "--host", "rocm"]);
+    let out = common::run(&["detect", "--host-root", root, "--format", "json", "--host", "rocm"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((v["kind"].as_str(), v["kind_overridden"].as_bool()), (Some("rocm"), Some(true)));
     assert_eq!(v["gpus"].as_array().unwrap().len(), 4);
@@ -116,7 +116,7 @@ fn detect_command_human_json_and_override() {
 
 #[test]
 fn detect_this_host() {
-    let out = common::run(&["detect", "--json"]);
+    let out = common::run(&["detect", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let affinity = mlb::linux::cpulist::affinity();
     let cpus: Vec<usize> = v["cpus"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap() as usize).collect();

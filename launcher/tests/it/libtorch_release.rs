@@ -37,9 +37,10 @@ fn on_site<'c>(cmd: &'c mut Command, library_path: Option<&Path>, python: &Path)
     }
 }
 
-/// The entries of `mlb plugins list --json --plugin-dir DIR` for `dir`.
+/// The entries of `mlb plugins list --format json --plugin-dir DIR` for `dir`.
 fn list(dir: &Path, library_path: Option<&Path>, python: &Path) -> Vec<Value> {
-    let out = mlb(&["plugins", "list", "--json", "--plugin-dir", dir.to_str().unwrap()], library_path, python);
+    let out =
+        mlb(&["plugins", "list", "--format", "json", "--plugin-dir", dir.to_str().unwrap()], library_path, python);
     assert!(out.status.success(), "{:?}", common::text(&out));
     let all: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     all.into_iter().filter(|e| Path::new(e["path"].as_str().unwrap()).starts_with(dir)).collect()

@@ -17,6 +17,7 @@ mod burn_runs;
 mod cli;
 mod dist_install;
 mod docker_runtime;
+mod flags;
 mod host_detect;
 mod hostile;
 mod launch_cgroups;

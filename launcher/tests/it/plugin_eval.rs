@@ -125,7 +125,7 @@ fn plugins_list_and_show_give_the_metric_and_target() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout).unwrap()
     };
-    let json: serde_json::Value = serde_json::from_str(&mlb(&["plugins", "list", "--json"])).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&mlb(&["plugins", "list", "--format", "json"])).unwrap();
     let spin = json.as_array().unwrap().iter().find(|e| e["name"] == "spin").unwrap();
     assert_eq!(
         spin["quality"],

@@ -88,9 +88,9 @@ impl Site<'_> {
         self.apply(&mut Command::new(common::mlb())).args(args).output().unwrap()
     }
 
-    /// The entries of `dir` in `mlb plugins list --json`.
+    /// The entries of `dir` in `mlb plugins list --format json`.
     fn list(&self, dir: &Path) -> Vec<Value> {
-        let out = self.mlb(&["plugins", "list", "--json", "--plugin-dir", dir.to_str().unwrap()]);
+        let out = self.mlb(&["plugins", "list", "--format", "json", "--plugin-dir", dir.to_str().unwrap()]);
         assert!(out.status.success(), "listing must not fail: {:?}", common::text(&out));
         let all: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
         all.into_iter().filter(|e| Path::new(e["path"].as_str().unwrap()).starts_with(dir)).collect()
@@ -235,7 +235,8 @@ fn python3s_libtorch_is_put_in_front_of_the_workers_library_path() {
     assert_eq!(entries[0]["libtorch_found"]["via"], "python", "{entries:?}");
     assert_eq!(entries[0]["libtorch_found"]["dir"], lib_dir.to_str().unwrap());
     // A probe (--verify) loads it with that folder in front, as a worker.
-    let out = here.mlb(&["plugins", "list", "--json", "--verify", "--plugin-dir", dir.path().to_str().unwrap()]);
+    let out =
+        here.mlb(&["plugins", "list", "--format", "json", "--verify", "--plugin-dir", dir.path().to_str().unwrap()]);
     let probed: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let mine = probed.iter().find(|e| Path::new(e["path"].as_str().unwrap()).starts_with(dir.path())).unwrap();
     assert_eq!(mine["status"], "ok", "{mine}");

@@ -31,7 +31,7 @@ int x(void) { return 0; }
 
 fn list(dirs: &[&Path]) -> Vec<Value> {
     let mut cmd = Command::new(common::mlb());
-    cmd.args(["plugins", "list", "--json"]);
+    cmd.args(["plugins", "list", "--format", "json"]);
     for d in dirs {
         cmd.arg("--plugin-dir").arg(d);
     }
@@ -143,7 +143,7 @@ fn search_order_is_plugin_dir_then_env_then_binary_folder() {
     let beside = bin.path().join("libc.so");
     std::fs::copy(common::spin_plugin(), &beside).unwrap();
     let out = Command::new(&mlb)
-        .args(["plugins", "list", "--json", "--plugin-dir"])
+        .args(["plugins", "list", "--format", "json", "--plugin-dir"])
         .arg(first.path())
         .env("MLB_PLUGIN_PATH", second.path())
         .output()

@@ -31,7 +31,7 @@ pub(crate) fn spin_copy(dir: &Path, name: &str) -> PathBuf {
     p
 }
 
-/// The entries of `dir` in `mlb plugins list --json [--verify] --plugin-dir
+/// The entries of `dir` in `mlb plugins list --format json [--verify] --plugin-dir
 /// dir` (the binary's own folder, searched too, is left out).
 fn list(dir: &Path, verify: bool) -> Vec<Value> {
     let out = list_command(dir, verify, true);
@@ -44,7 +44,7 @@ fn list_command(dir: &Path, verify: bool, json: bool) -> Output {
     let mut cmd = Command::new(common::mlb());
     cmd.args(["plugins", "list"]).arg("--plugin-dir").arg(dir).env_remove("MLB_PLUGIN_PATH");
     if json {
-        cmd.arg("--json");
+        cmd.args(["--format", "json"]);
     }
     if verify {
         cmd.arg("--verify");

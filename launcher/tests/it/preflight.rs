@@ -120,7 +120,7 @@ fn a_slot_that_failed_its_last_burn_is_refused_and_a_stale_burn_only_said() {
 #[test]
 fn doctor_writes_its_verdict() {
     let dir = tempfile::tempdir().unwrap();
-    let out = common::run(&["doctor", "--outdir", dir.path().to_str().unwrap(), "--json"]);
+    let out = common::run(&["doctor", "--outdir", dir.path().to_str().unwrap(), "--format", "json"]);
     let (stdout, stderr) = text(&out);
     let verdict = json(&dir.path().join("doctor.json"));
     let checks = verdict["checks"].as_array().unwrap();

@@ -120,7 +120,10 @@ fn reference_runs_make_points_and_a_faster_submission_is_flagged() {
         "{table}"
     );
     let page = submission.dir().join("page.html");
-    report(&submission.out(), &["--to-quality", "--rcp", file.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    report(
+        &submission.out(),
+        &["--to-quality", "--rcp", file.to_str().unwrap(), "--format", "html", "--output", page.to_str().unwrap()],
+    );
     assert!(std::fs::read_to_string(&page).unwrap().contains("RCP Interpolation"));
 
     let missing = submission.dir().join("missing.json");

@@ -1,4 +1,4 @@
-//! `mlb report --html`: the page is self-contained, and in a real headless
+//! `mlb report --format html`: the page is self-contained, and in a real headless
 //! Chromium (Debian's `chromium`; install it with `scripts/setup-chromium.sh`)
 //! its charts draw with no console error, show the expected series, answer
 //! a hover with the value, keep their axis labels apart, and a host without
@@ -93,7 +93,7 @@ fn cpu_only(dir: &Path) {
     write_atomic(dir, &file_name(&r), &report).unwrap();
 }
 
-/// Writes the reports with `fill`, and the page `mlb report --html` makes.
+/// Writes the reports with `fill`, and the page `mlb report --format html --output FILE` makes.
 fn render_page(dir: &Path, fill: fn(&Path), args: &[&str]) -> PathBuf {
     fill(&dir.join("reports"));
     let html = dir.join("report.html");
@@ -102,7 +102,7 @@ fn render_page(dir: &Path, fill: fn(&Path), args: &[&str]) -> PathBuf {
         .args(args)
         .arg("--reports")
         .arg(dir.join("reports"))
-        .arg("--html")
+        .args(["--format", "html", "--output"])
         .arg(&html)
         .output()
         .unwrap();

@@ -233,7 +233,7 @@ fn one_row_per_config_in_every_view() {
     let md = stdout(&mlb(&["--reports", d, "--gpu-model", "V100", "--format", "markdown"]));
     assert!(md.lines().any(|l| l.starts_with("| convnet[arch=resnet50] | 4 | 0 | 0 |")), "{md}");
     let html_path = dir.path().join("r.html");
-    stdout(&mlb(&["--reports", d, "--gpu-model", "V100", "--html", html_path.to_str().unwrap()]));
+    stdout(&mlb(&["--reports", d, "--gpu-model", "V100", "--format", "html", "--output", html_path.to_str().unwrap()]));
     let html = std::fs::read_to_string(&html_path).unwrap();
     assert!(html.contains("<td>convnet[arch=resnet34]</td>"), "results row");
     assert!(html.contains("<figure data-bench=\"convnet[arch=resnet34]\">"), "a per-GPU chart per config");

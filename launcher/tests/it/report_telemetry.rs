@@ -76,7 +76,7 @@ fn energy_per_item_items_per_watt_and_flags() {
     // The flagged instance's timeline is drawn; it was read while the report
     // was aggregated, before the page was rendered.
     let page = dir.path().join("page.html");
-    let out = mlb(&["--reports", d, "--html", page.to_str().unwrap()]);
+    let out = mlb(&["--reports", d, "--format", "html", "--output", page.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("convnet on GPU 1: power (W)") && html.contains("convnet on GPU 1: clock (MHz)"), "{html}");
@@ -149,7 +149,7 @@ fn a_timeline_of_200000_points_is_drawn_from_a_few_thousand() {
     write(dir.path(), 0, "0", b);
     let page = dir.path().join("page.html");
     let d = dir.path().to_str().unwrap();
-    let out = mlb(&["--reports", d, "--html", page.to_str().unwrap()]);
+    let out = mlb(&["--reports", d, "--format", "html", "--output", page.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let size = std::fs::metadata(&page).unwrap().len();
     eprintln!("page of a 200,000-slice timeline: {size} bytes");

@@ -113,7 +113,7 @@ fn refused_then_forced(dir: &Path, name: &str, reason: &str) {
     let config = tempfile::tempdir().unwrap();
     let out = config.path().join("t.csv");
     let (d, o) = (dir.to_str().unwrap(), out.to_str().unwrap());
-    let args = ["targets", "derive", "--reports", d, "--gpu-model", name, "--out", o];
+    let args = ["targets", "derive", "--reports", d, "--gpu-model", name, "--output", o];
     let refused = mlb(config.path(), &args);
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
@@ -180,7 +180,7 @@ fn a_derived_table_in_the_user_folder_is_found_by_report_and_list() {
     let folder = config.path().join("mlb/targets");
     let file = folder.join("h100.csv");
     let (d, f) = (run.path().to_str().unwrap(), file.to_str().unwrap());
-    ok(&mlb(config.path(), &["targets", "derive", "--reports", d, "--gpu-model", "H100", "--out", f]));
+    ok(&mlb(config.path(), &["targets", "derive", "--reports", d, "--gpu-model", "H100", "--output", f]));
     let report: Value = serde_json::from_str(&ok(&mlb(
         config.path(),
         &["report", "--reports", d, "--gpu-model", "H100", "--format", "json"],
@@ -225,9 +225,9 @@ fn a_table_that_cannot_be_written_fails_and_leaves_nothing() {
     std::fs::write(&blocker, "not a folder").unwrap();
     let out = blocker.join("h100.csv");
     let (d, o) = (run.path().to_str().unwrap(), out.to_str().unwrap());
-    let failed = mlb(config.path(), &["targets", "derive", "--reports", d, "--gpu-model", "H100", "--out", o]);
+    let failed = mlb(config.path(), &["targets", "derive", "--reports", d, "--gpu-model", "H100", "--output", o]);
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert_eq!(failed.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains(&format!("cannot write the target table {o}")) && stderr.contains("--out"), "{stderr}");
+    assert!(stderr.contains(&format!("cannot write the target table {o}")) && stderr.contains("--output"), "{stderr}");
     assert_eq!(std::fs::read_dir(config.path()).unwrap().count(), 1, "no temporary file is left");
 }

@@ -145,7 +145,7 @@ fn five_runs_give_an_olympic_mean_and_the_report_names_the_runs_that_did_not_con
     let table = report(&l.out(), &[]);
     assert!(table.contains("Time to quality") && table.contains("quality >= 0.9"), "{table}");
     let page = l.dir().join("page.html");
-    report(&l.out(), &["--html", page.to_str().unwrap()]);
+    report(&l.out(), &["--format", "html", "--output", page.to_str().unwrap()]);
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("id=\"quality\"") && html.contains("learns: quality on the clock"));
 

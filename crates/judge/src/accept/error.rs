@@ -42,7 +42,7 @@ pub enum AcceptError {
     /// The acceptance record cannot be written, signed or verified.
     #[error(transparent)]
     Record(#[from] super::record::RecordError),
-    /// The output file (`--out`) cannot be written.
+    /// The output file (`--output`) cannot be written.
     #[error("cannot write the verdicts to {path}: {source}")]
     Out {
         /// The file.
@@ -78,7 +78,7 @@ impl Fix for AcceptError {
                     .into(),
             ),
             AcceptError::Record(e) => e.fix(),
-            AcceptError::Out { .. } => Some("pass a writable --out FILE".into()),
+            AcceptError::Out { .. } => Some("pass a writable --output FILE".into()),
         }
     }
 }

@@ -121,7 +121,7 @@ impl Fix for ReportError {
             ReportError::Targets { .. } => Some("write it as CSV lines `bench,target,perf_target,sd_target`".into()),
             ReportError::UnknownModel { name, .. } => Some(format!(
                 "pass one of the known names, or write `{name}.csv` into your target folder \
-                 (`mlb targets derive --gpu-model {name} --out FILE` derives one from a run; `mlb targets list` shows the folders)"
+                 (`mlb targets derive --gpu-model {name} --output FILE` derives one from a run; `mlb targets list` shows the folders)"
             )),
             ReportError::OtherAccelerator { .. } => {
                 Some("compare runs of one accelerator model, or pass --force to compare anyway".into())

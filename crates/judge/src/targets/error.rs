@@ -53,7 +53,7 @@ impl Fix for TargetsError {
                  or pass --force to derive anyway"
                     .into(),
             ),
-            TargetsError::Write { .. } => Some("pass an --out FILE in a folder you can write".into()),
+            TargetsError::Write { .. } => Some("pass an --output FILE in a folder you can write".into()),
         }
     }
 }

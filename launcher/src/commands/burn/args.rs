@@ -1,5 +1,6 @@
 //! The command line of `mlb burn`.
 
+use crate::commands::output::OutputArgs;
 use clap::Args;
 use mlb_run::launch::Options as LaunchOptions;
 use std::path::PathBuf;
@@ -76,9 +77,9 @@ pub struct BurnArgs {
     #[arg(long)]
     pub wait: bool,
 
-    /// Print the verdicts as JSON.
-    #[arg(long)]
-    pub json: bool,
+    /// `--format`, `--output`, `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     /// Take this lock file instead of the host's (tests running side by side).
     #[arg(long = "lock", env = "MLB_LOCK", value_name = "FILE", hide = true)]
@@ -122,7 +123,7 @@ impl BurnArgs {
             drain: false,
             no_cgroups: false,
             wait: false,
-            json: false,
+            output: OutputArgs::default(),
             lock: None,
         }
     }

@@ -23,6 +23,7 @@ pub use error::BurnError;
 pub use reading::FILE;
 
 use mlb_judge::accept::Outcome;
+use mlb_present::Format;
 use mlb_record::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use mlb_run::doctor::burn_record::{self as record, Record, SlotRecord};
 use serde::Serialize;
@@ -197,20 +198,29 @@ fn records(burn: &Burn, file: &Path, time: i64) -> Vec<Record> {
     out
 }
 
-/// Runs `mlb burn`: the text to print and the exit status (0 every slot
-/// passed, 1 one failed, 130 interrupted).
+/// Runs `mlb burn`: what to print and the exit status (0 every slot
+/// passed, 1 one failed, 130 interrupted). What `--drain` did and where the
+/// verdicts are follow the text; with another `--format` they go to stderr,
+/// so that the output stays one JSON, CSV, Markdown or HTML document.
 pub fn run(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), BurnError> {
     let Some(burn) = burn(args, plugin_dirs)? else { return Ok((String::new(), EXIT_INTERRUPTED)) };
-    let mut out =
-        if args.json { serde_json::to_string_pretty(&burn).expect("serialises") + "\n" } else { render::table(&burn) };
+    let mut out = match args.output.format {
+        Format::Json => serde_json::to_string_pretty(&burn).expect("serialises") + "\n",
+        _ => args.output.render(&render::document(&burn)),
+    };
+    let mut said = String::new();
     if args.drain {
         for d in &burn.drain {
             match drain::drain(&d.node, &d.reason) {
-                Ok(()) => out.push_str(&format!("drained {}\n", d.node)),
-                Err(why) => out.push_str(&format!("could not drain {}: {why}\n", d.node)),
+                Ok(()) => said.push_str(&format!("drained {}\n", d.node)),
+                Err(why) => said.push_str(&format!("could not drain {}: {why}\n", d.node)),
             }
         }
     }
-    out.push_str(&format!("verdicts: {}\n", args.outdir.join(FILE).display()));
+    said.push_str(&format!("verdicts: {}\n", args.outdir.join(FILE).display()));
+    match args.output.format {
+        Format::Text => out.push_str(&said),
+        _ => said.lines().for_each(|line| mlb_run::console::Console::Err.line(line)),
+    }
     Ok((out, if burn.any_failed() { EXIT_FAILED } else { EXIT_OK }))
 }

@@ -1,17 +1,18 @@
-//! The burn's verdicts as a table: one row per slot with its figures and,
-//! for a failed slot, why; then the drain commands of failed Slurm nodes.
+//! The burn's verdicts as a document: one row per slot with its figures
+//! and, for a failed slot, why; then the drain commands of failed Slurm nodes.
 
 use super::reading::Slot;
 use super::verdict::{Check, Verdict};
 use super::Burn;
 use mlb_judge::accept::Outcome;
-use mlb_store::store::query::render::table;
+use mlb_present::{Body, Cell, Document, Mark};
 
-/// The table, a line per failed slot's reasons, the drain commands.
-pub fn table(burn: &Burn) -> String {
+/// The table, a note per slot whose link was not judged and per failed
+/// slot's reasons, the drain commands.
+pub fn document(burn: &Burn) -> Document {
     let headers = ["slot", "gpu", "gemm TFLOPS", "of peak", "membw GB/s", "throttled", "busbw GB/s", "link", "verdict"]
         .map(String::from);
-    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
     let mut slots: Vec<&Slot> = burn.verdicts.iter().map(|v| &v.slot).collect();
     slots.dedup();
     for slot in slots {
@@ -25,7 +26,11 @@ pub fn table(burn: &Burn) -> String {
         };
         let share = |check: Check| of(check).and_then(|v| v.value).map_or("-".into(), |s| format!("{:.0}%", 100.0 * s));
         let failed = burn.failed.iter().find(|f| f.slot == slot.label());
-        rows.push(vec![
+        let verdict = match failed {
+            Some(_) => Cell::marked(Outcome::Fail.to_string(), Mark::Fail),
+            None => Cell::marked("pass", Mark::Pass),
+        };
+        let figures = [
             slot.label(),
             slot.gpu.clone().unwrap_or_else(|| "cpu".into()),
             figure(Check::Tflops, 3),
@@ -34,24 +39,24 @@ pub fn table(burn: &Burn) -> String {
             share(Check::Throttled),
             busbw(burn, slot),
             link(burn, slot),
-            failed.map_or("pass".into(), |_| Outcome::Fail.to_string()),
-        ]);
+        ];
+        rows.push(figures.into_iter().map(Cell::from).chain([verdict]).collect());
     }
-    let mut out = table::text(&headers, &rows);
+    let mut document = Document::new("mlb burn");
+    document.push("Slots", Body::Table(mlb_present::Table { headers: headers.into(), rows }));
     let judged = burn.verdicts.iter().filter(|v| v.check == Check::Link && v.outcome == Outcome::NotMeasured);
-    for v in judged {
-        out.push_str(&format!("slot {} link {}\n", v.slot.label(), v.reason.as_deref().unwrap_or("not judged")));
-    }
-    for f in &burn.failed {
-        out.push_str(&format!("slot {} failed: {}\n", f.slot, f.reason));
+    let mut notes: Vec<String> = judged
+        .map(|v| format!("slot {} link {}", v.slot.label(), v.reason.as_deref().unwrap_or("not judged")))
+        .collect();
+    notes.extend(burn.failed.iter().map(|f| format!("slot {} failed: {}", f.slot, f.reason)));
+    if !notes.is_empty() {
+        document.push("Notes", Body::Notes(notes));
     }
     if !burn.drain.is_empty() {
-        out.push_str("drain the failed nodes (mlb burn --drain runs these):\n");
-        for d in &burn.drain {
-            out.push_str(&format!("  {}\n", d.command));
-        }
+        let commands = burn.drain.iter().map(|d| d.command.clone()).collect();
+        document.push("Drain the failed nodes (mlb burn --drain runs these)", Body::Notes(commands));
     }
-    out
+    document
 }
 
 /// The slot's all-reduce bus bandwidth and its share of the link's nominal rate.

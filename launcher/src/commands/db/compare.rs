@@ -1,11 +1,12 @@
 //! `mlb db compare`: benches x systems ([`mlb_store::store::query::compare`]).
 
 use super::filters::RunFilterArgs;
-use super::DbArg;
+use super::{show, DbArg};
+use crate::commands::output::OutputArgs;
 use clap::Args;
 use mlb_store::store::query::compare::{compare, CompareOptions};
 use mlb_store::store::query::glob::Glob;
-use mlb_store::store::query::render::{self, Format};
+use mlb_store::store::query::render;
 use mlb_store::store::query::{Metric, QueryError};
 
 /// `mlb db compare`.
@@ -23,7 +24,8 @@ pub struct CompareArgs {
     /// What the cells show.
     #[arg(long, value_enum, default_value_t = Metric::ItemsPerSecond)]
     pub metric: Metric,
-    /// Prices of the systems in dollars, for items/s per dollar (`A=12000,B=30000`).
+    /// Price of a system in USD, for items/s per dollar: `NAME=USD`
+    /// (repeatable, or comma-separated: `A=12000,B=30000`).
     #[arg(long, value_name = "NAME=USD", value_delimiter = ',', value_parser = price)]
     pub price: Vec<(String, f64)>,
     /// Only the benches whose name matches this pattern (`*`: any text, `?`: one character).
@@ -35,9 +37,9 @@ pub struct CompareArgs {
     /// Judge failures by mlb's stricter check (as `mlb report --strict`).
     #[arg(long)]
     pub strict: bool,
-    /// Output format (`csv`: rows benches, columns systems).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// `--format` (`csv`: rows benches, columns systems), `--output`, `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 impl CompareArgs {
@@ -67,7 +69,8 @@ fn price(text: &str) -> Result<(String, f64), String> {
 /// The comparison `args` ask for, as `--format` asks.
 pub fn run(args: &CompareArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
-    Ok(render::compare::render(&compare(&store, &args.options())?, args.format))
+    let matrix = compare(&store, &args.options())?;
+    Ok(show(&args.output, || render::compare::document(&matrix), |format| render::compare::render(&matrix, format)))
 }
 
 #[cfg(test)]

@@ -13,9 +13,10 @@ pub struct ExportArgs {
     /// The store.
     #[command(flatten)]
     pub store: DbArg,
-    /// What to write.
-    #[arg(long, value_enum)]
-    pub format: ExportFormat,
+    /// What to write: `bencher` (Bencher Metric Format JSON of one run) or
+    /// `csv` (the long metrics table).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub to: ExportFormat,
     /// With `bencher`: the run (its id in `mlb db runs`; default: the newest run the filters select).
     #[arg(long, value_name = "ID")]
     pub run: Option<i64>,
@@ -27,7 +28,7 @@ pub struct ExportArgs {
 /// Writes the export `args` ask for to stdout; returns nothing more to print.
 pub fn run(args: &ExportArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
-    let options = ExportOptions { format: args.format, run: args.run, filters: args.filters.filters() };
+    let options = ExportOptions { format: args.to, run: args.run, filters: args.filters.filters() };
     export(&store, &options, &mut |text| mlb_run::console::Console::Out.write(text))?;
     Ok(String::new())
 }

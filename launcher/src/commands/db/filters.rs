@@ -18,9 +18,9 @@ pub struct FilterArgs {
 /// Which runs of a system a query reads.
 #[derive(Clone, Debug, Default, Args)]
 pub struct RunFilterArgs {
-    /// Only runs with this tag (repeatable: every one must be there).
-    #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = tag)]
-    pub tags: Vec<(String, String)>,
+    /// Only runs carrying this label `KEY=VALUE` (repeatable: every one must be there).
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = tag)]
+    pub labels: Vec<(String, String)>,
     /// Only runs started on or after this day or time (`2026-01-31`, or RFC 3339).
     #[arg(long, value_name = "DATE", value_parser = day_or_time)]
     pub since: Option<String>,
@@ -43,7 +43,7 @@ impl RunFilterArgs {
     /// The filters given.
     pub fn filters(&self) -> RunFilters {
         RunFilters {
-            tags: self.tags.clone(),
+            tags: self.labels.clone(),
             since: self.since.clone(),
             until: self.until.clone(),
             config: self.config.clone(),

@@ -2,10 +2,11 @@
 //! and its chart when `--svg` asks.
 
 use super::filters::FilterArgs;
-use super::DbArg;
+use super::{show, DbArg};
+use crate::commands::output::OutputArgs;
 use clap::Args;
 use mlb_store::store::query::history::{fetch, HistoryOptions};
-use mlb_store::store::query::render::{self, Format};
+use mlb_store::store::query::render;
 use mlb_store::store::query::scale::Scale;
 use mlb_store::store::query::{Metric, QueryError};
 use std::path::PathBuf;
@@ -35,9 +36,9 @@ pub struct HistoryArgs {
     /// of any bench shows, whatever its items/s), or the values as they are.
     #[arg(long, value_enum, value_name = "SCALE", default_value_t = Scale::Relative, requires = "svg")]
     pub scale: Scale,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// `--format`, `--output`, `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 impl HistoryArgs {
@@ -61,5 +62,5 @@ pub fn run(args: &HistoryArgs) -> Result<String, QueryError> {
         mlb_record::contract::record::write_output(path, chart.as_bytes())
             .map_err(|source| QueryError::Write { path: path.clone(), source })?;
     }
-    Ok(render::history::render(&found, args.format))
+    Ok(show(&args.output, || render::history::document(&found), |format| render::history::render(&found, format)))
 }

@@ -1,9 +1,10 @@
 //! `mlb db runs` and `mlb db systems`: the runs and systems the filters select.
 
 use super::filters::FilterArgs;
-use super::DbArg;
+use super::{show, DbArg};
+use crate::commands::output::OutputArgs;
 use clap::Args;
-use mlb_store::store::query::render::{self, Format};
+use mlb_store::store::query::render::list;
 use mlb_store::store::query::QueryError;
 
 /// `mlb db runs` and `mlb db systems`.
@@ -15,21 +16,21 @@ pub struct ListArgs {
     /// Which runs.
     #[command(flatten)]
     pub filters: FilterArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// `--format`, `--output`, `--wide`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// The runs `args` select, as `--format` asks.
 pub fn runs(args: &ListArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let runs = mlb_store::store::query::runs::runs(&store, &args.filters.filters())?;
-    Ok(render::list::runs(&runs, args.format))
+    Ok(show(&args.output, || list::runs_document(&runs), |format| list::runs(&runs, format)))
 }
 
 /// The systems of the runs `args` select, as `--format` asks.
 pub fn systems(args: &ListArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let systems = mlb_store::store::query::systems::systems(&store, &args.filters.filters())?;
-    Ok(render::list::systems(&systems, args.format))
+    Ok(show(&args.output, || list::systems_document(&systems), |format| list::systems(&systems, format)))
 }

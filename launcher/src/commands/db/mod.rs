@@ -10,7 +10,10 @@ pub mod import;
 pub mod list;
 pub mod systems;
 
+use super::output::OutputArgs;
 use clap::{Args, Subcommand};
+use mlb_present::{Document, Format};
+use mlb_store::store::query::render;
 use mlb_store::store::query::QueryError;
 use mlb_store::store::{Location, Store, StoreError};
 
@@ -40,12 +43,15 @@ pub enum DbCommand {
     Export(export::ExportArgs),
 }
 
-/// Where the store is: `--db URL`, else `MLB_DB`, else the default file.
-#[derive(Debug, Clone, Args)]
+/// `--db [URL]`, the results store, as every command that reads or writes
+/// it spells it: `--db URL`, or `--db` alone for the default store. The
+/// commands of `mlb db` and `mlb serve` use the default store without it
+/// too; `mlb --jobs` and `mlb report` use a store only when it is given.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
 pub struct DbArg {
-    /// The store: `sqlite:PATH` or `postgres://USER@HOST/DB` (default:
-    /// `MLB_DB`, else `$XDG_DATA_HOME/mlb/results.db`).
-    #[arg(long, value_name = "URL")]
+    /// The results store: `sqlite:PATH` or `postgres://USER@HOST/DB`; `--db`
+    /// alone: the default store, `MLB_DB`, else `$XDG_DATA_HOME/mlb/results.db`.
+    #[arg(long, value_name = "URL", num_args = 0..=1, default_missing_value = "")]
     pub db: Option<String>,
 }
 
@@ -62,6 +68,21 @@ impl DbArg {
     }
 }
 
+impl DbCommand {
+    /// Where its result goes: `--format`, `--output`, `--wide` of a query;
+    /// `None` for a command that prints what it did.
+    pub fn output(&self) -> Option<&OutputArgs> {
+        match self {
+            DbCommand::Runs(args) | DbCommand::Systems(args) => Some(&args.output),
+            DbCommand::Compare(args) => Some(&args.output),
+            DbCommand::History(args) => Some(&args.output),
+            DbCommand::Import(_) | DbCommand::RenameSystem(_) | DbCommand::RemoveSystem(_) | DbCommand::Export(_) => {
+                None
+            }
+        }
+    }
+}
+
 /// Runs `command`; returns what to print.
 pub fn run(command: &DbCommand) -> Result<String, QueryError> {
     match command {
@@ -73,5 +94,20 @@ pub fn run(command: &DbCommand) -> Result<String, QueryError> {
         DbCommand::Compare(args) => compare::run(args),
         DbCommand::History(args) => history::run(args),
         DbCommand::Export(args) => export::run(args),
+    }
+}
+
+/// A query's result as `output` asks: JSON and CSV from its own data
+/// (`data`, every figure at full precision), the other formats from its
+/// document.
+fn show(
+    output: &OutputArgs,
+    document: impl FnOnce() -> Document,
+    data: impl FnOnce(render::Format) -> String,
+) -> String {
+    match output.format {
+        Format::Json => data(render::Format::Json),
+        Format::Csv => data(render::Format::Csv),
+        Format::Text | Format::Markdown | Format::Html => output.render(&document()),
     }
 }

@@ -13,7 +13,7 @@ fn refused(run: &Path, rules_text: &str) -> String {
         run.to_str().unwrap(),
         "--rules",
         r.to_str().unwrap(),
-        "--out",
+        "--output",
         out_file.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

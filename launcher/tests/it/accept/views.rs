@@ -83,7 +83,7 @@ fn json_csv_and_html_and_out() {
         r.to_str().unwrap(),
         "--format",
         "html",
-        "--out",
+        "--output",
         file.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0));

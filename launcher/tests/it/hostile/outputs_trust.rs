@@ -82,10 +82,12 @@ impl Scene {
         vec![
             s(&["report", "--reports", &run, "--targets", &table, "--html", target]),
             s(&["report", "--reports", &run, "--write-rcp", target]),
-            s(&["accept", "--reports", &run, "--targets", &table, "--out", target]),
+            s(&["accept", "--reports", &run, "--targets", &table, "--output", target]),
             s(&["accept", "--reports", &run, "--targets", &table, "--record", target]),
-            s(&["targets", "derive", "--reports", &run, "--gpu-model", "Model X", "--out", target]),
+            s(&["targets", "derive", "--reports", &run, "--gpu-model", "Model X", "--output", target]),
             s(&["db", "history", "--db", &self.store.url, "--system", "A", "--bench", "vae", "--svg", target]),
+            s(&["report", "--reports", &run, "--targets", &table, "--format", "html", "--output", target]),
+            s(&["db", "runs", "--db", &self.store.url, "--output", target]),
         ]
     }
 }
@@ -251,7 +253,7 @@ fn a_derived_table_reads_back_as_derived_and_forges_no_row() {
             run.to_str().unwrap(),
             "--gpu-model",
             "Model X",
-            "--out",
+            "--output",
             table.to_str().unwrap(),
         ],
     );
@@ -320,7 +322,7 @@ fn csv_outputs_hold_no_formula_and_no_forged_line() {
     let outputs = [
         ("report", vec!["report", "--reports", r, "--targets", t, "--format", "csv"]),
         ("accept", vec!["accept", "--reports", r, "--targets", t, "--format", "csv"]),
-        ("db export", vec!["db", "export", "--db", &store.url, "--format", "csv"]),
+        ("db export", vec!["db", "export", "--db", &store.url, "--to", "csv"]),
         ("db compare", vec!["db", "compare", "--db", &store.url, "--systems", "=cmd|' /C calc'!A0", "--format", "csv"]),
         ("db runs", vec!["db", "runs", "--db", &store.url, "--format", "csv"]),
     ];

@@ -43,10 +43,10 @@ fn spin_in(dir: &Path) -> PathBuf {
     p
 }
 
-/// `mlb plugins list --json [--verify]` over `dirs` (no `MLB_PLUGIN_PATH`).
+/// `mlb plugins list --format json [--verify]` over `dirs` (no `MLB_PLUGIN_PATH`).
 fn list(dirs: &[&Path], verify: bool, env: &[(&str, &str)]) -> (Vec<Value>, String) {
     let mut cmd = Command::new(common::mlb());
-    cmd.args(["plugins", "list", "--json"]).env_remove("MLB_PLUGIN_PATH").envs(env.iter().copied());
+    cmd.args(["plugins", "list", "--format", "json"]).env_remove("MLB_PLUGIN_PATH").envs(env.iter().copied());
     if verify {
         cmd.arg("--verify");
     }

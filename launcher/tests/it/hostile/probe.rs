@@ -51,10 +51,10 @@ fn escaping_library(pid_file: &Path, hang: bool) -> (tempfile::TempDir, PathBuf)
     (dir, lib)
 }
 
-/// `mlb plugins list --json` of `dir` alone, probes bounded by `timeout_s`.
+/// `mlb plugins list --format json` of `dir` alone, probes bounded by `timeout_s`.
 fn listing(dir: &Path, timeout_s: u32) -> Child {
     Command::new(common::mlb())
-        .args(["plugins", "list", "--json", "--plugin-dir"])
+        .args(["plugins", "list", "--format", "json", "--plugin-dir"])
         .arg(dir)
         .env_remove("MLB_PLUGIN_PATH")
         .env("MLB_PROBE_TIMEOUT", timeout_s.to_string())

@@ -105,7 +105,7 @@ pub fn fill(url: &str) {
         let folder = dir.path().join(format!("{system}-{day}"));
         write_run(&folder, system, day, benches);
         let out = Command::new(crate::common::mlb())
-            .args(["db", "import", "--db", url, "--system", system, "--tag", &format!("site={site}")])
+            .args(["db", "import", "--db", url, "--system", system, "--label", &format!("site={site}")])
             .arg(&folder)
             .output()
             .unwrap();

@@ -197,7 +197,7 @@ fn benches_sharing_their_arguments_are_exported_apart(kind: Kind) {
         report(dir.path(), bench, 0, items);
     }
     assert_eq!(import(&store, &[dir.path().to_str().unwrap(), "--system", "A"]).0, Some(0));
-    let (code, stdout, stderr) = mlb(&["db", "export", "--db", &store.url, "--format", "bencher"]);
+    let (code, stdout, stderr) = mlb(&["db", "export", "--db", &store.url, "--to", "bencher"]);
     assert_eq!(code, Some(0), "{stderr}");
     let bmf: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let benchmarks = bmf.as_object().unwrap();

@@ -87,7 +87,7 @@ fn labels_name_the_system_and_tag_the_runs(kind: Kind) {
     write_runs(dir.path(), 2, 4);
     let folder = dir.path().display().to_string();
     let (code, stdout, stderr) =
-        import(&store, &[&folder, "--system", "lab-b", "--tag", "driver=550", "--tag", "site=north"]);
+        import(&store, &[&folder, "--system", "lab-b", "--label", "driver=550", "--label", "site=north"]);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     assert_eq!(
         store.texts("SELECT name, host, gpu_model FROM systems", &[]),
@@ -98,7 +98,7 @@ fn labels_name_the_system_and_tag_the_runs(kind: Kind) {
         tags.into_iter().map(|r| (r[0].clone().unwrap(), r[1].clone().unwrap())).collect();
     assert_eq!(pairs.iter().filter(|p| p.0 == "driver" && p.1 == "550").count(), 2);
     assert_eq!(pairs.iter().filter(|p| p.0 == "site" && p.1 == "north").count(), 2);
-    let (code, _, stderr) = import(&store, &[&folder, "--tag", "novalue"]);
+    let (code, _, stderr) = import(&store, &[&folder, "--label", "novalue"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("KEY=VALUE"), "{stderr}");
 }
@@ -116,7 +116,7 @@ fn hostile_names_are_stored_and_read_back_as_they_are(kind: Kind) {
     std::fs::write(dir.path().join("r.json"), report.to_string()).unwrap();
     let folder = dir.path().display().to_string();
     let tag = format!("{HOSTILE}={HOSTILE}");
-    let (code, stdout, stderr) = import(&store, &[&folder, "--system", HOSTILE, "--tag", &tag]);
+    let (code, stdout, stderr) = import(&store, &[&folder, "--system", HOSTILE, "--label", &tag]);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     let rows = store.texts("SELECT bench, suite, node, gpu, config FROM instances WHERE bench = $1", &[HOSTILE]);
     let config = serde_json::json!({HOSTILE: HOSTILE}).to_string();

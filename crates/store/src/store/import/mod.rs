@@ -47,7 +47,7 @@ use std::time::Duration;
 pub struct Labels {
     /// The system name (`--system NAME`) instead of the host's.
     pub system: Option<String>,
-    /// `--tag KEY=VALUE` labels of every run imported.
+    /// `--label KEY=VALUE` labels of every run imported.
     pub tags: Vec<(String, String)>,
     /// sha256 (hex) of the jobs file, when mlb imports the run it launched.
     pub jobs_hash: Option<String>,

@@ -34,7 +34,7 @@ pub enum QueryError {
     /// `mlb db history` without `--system`.
     #[error("mlb db history needs the system whose history to show")]
     NoSystem,
-    /// `mlb db export --format bencher` and no run selected.
+    /// `mlb db export --to bencher` and no run selected.
     #[error("no run in the store matches{}", run.map_or(" the filters".to_string(), |id| format!(" the id {id}")))]
     NoRun {
         /// The run asked for, if one was.

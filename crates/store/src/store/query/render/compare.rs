@@ -2,7 +2,8 @@
 //! Lambda publishes its tables) and one summary per system.
 
 use super::super::matrix::{Cell, Matrix, Metric};
-use super::{csv_number, csv_text, json, short, table, Format};
+use super::{csv_number, csv_text, json, short, Format};
+use mlb_present::{Body, Document};
 
 /// The summary rows of the CSV, after the benches: their first cell.
 pub const CSV_SUMMARY: [&str; 3] = ["(score)", "(items/s per dollar)", "(items/s per watt)"];
@@ -12,8 +13,6 @@ pub fn render(matrix: &Matrix, format: Format) -> String {
     match format {
         Format::Json => json(matrix),
         Format::Csv => csv(matrix),
-        Format::Text => tables(matrix, table::text),
-        Format::Markdown => tables(matrix, table::markdown),
     }
 }
 
@@ -48,31 +47,33 @@ fn cell(metric: Metric, c: &Option<Cell>) -> String {
     }
 }
 
-fn tables(m: &Matrix, draw: fn(&[String], &[Vec<String>]) -> String) -> String {
+/// The matrix and the summary per system as a document.
+pub fn document(m: &Matrix) -> Document {
     let reference = &m.reference;
-    let mut out = format!("{} per bench, normalised to {reference} (x {reference})\n\n", m.unit);
-    let headers: Vec<String> = std::iter::once("bench".to_string()).chain(m.systems.iter().cloned()).collect();
-    let rows: Vec<Vec<String>> = m
+    let mut document = Document::new("mlb db compare");
+    let headers = std::iter::once("bench".to_string()).chain(m.systems.iter().cloned());
+    let rows = m
         .rows
         .iter()
-        .map(|r| std::iter::once(r.bench.clone()).chain(r.cells.iter().map(|c| cell(m.metric, c))).collect())
+        .map(|r| {
+            std::iter::once(r.bench.clone().into()).chain(r.cells.iter().map(|c| cell(m.metric, c).into())).collect()
+        })
         .collect();
-    out.push_str(&draw(&headers, &rows));
-    out.push('\n');
-    let headers: Vec<String> = [
+    document
+        .push(format!("{} per bench, normalised to {reference} (x {reference})", m.unit), Body::table(headers, rows));
+    let headers = [
         "system".to_string(),
         "price ($)".into(),
         format!("score (x {reference})"),
         format!("items/s per $ (x {reference})"),
         format!("items/s per W (x {reference})"),
         "benches".into(),
-    ]
-    .into();
-    let rows: Vec<Vec<String>> = m
+    ];
+    let rows = m
         .summaries
         .iter()
         .map(|s| {
-            vec![
+            [
                 s.system.clone(),
                 short(s.price),
                 short(s.score),
@@ -80,10 +81,12 @@ fn tables(m: &Matrix, draw: fn(&[String], &[Vec<String>]) -> String) -> String {
                 short(s.per_watt),
                 s.benches.to_string(),
             ]
+            .map(Into::into)
+            .into()
         })
         .collect();
-    out.push_str(&draw(&headers, &rows));
-    out
+    document.push("Per system", Body::table(headers, rows));
+    document
 }
 
 #[cfg(test)]
@@ -119,11 +122,11 @@ mod tests {
 
     #[test]
     fn tables_show_values_with_their_ratio() {
-        let md = render(&sample(), Format::Markdown);
+        let md = mlb_present::markdown::render(&document(&sample()));
         assert!(md.contains("| vae | 100.0 (1.000x) | 150.0 (1.500x) |"), "{md}");
         assert!(md.contains("| wlm\\|x | 10.000 (1.000x) | - |"), "{md}");
         assert!(md.contains("| A | 1000.0 | 1.000 | 1.000 | - | 2 |"), "{md}");
-        let text = render(&sample(), Format::Text);
+        let text = mlb_present::text::render(&document(&sample()), mlb_present::Width::of(160));
         assert!(text.contains("150.0 (1.500x)"), "{text}");
         let json: serde_json::Value = serde_json::from_str(&render(&sample(), Format::Json)).unwrap();
         assert_eq!(json["rows"][0]["cells"][1]["normalised"], 1.5);

@@ -2,15 +2,14 @@
 //! runs that regressed marked.
 
 use super::super::history::{History, Point, Series};
-use super::{csv_number, csv_text, json, short, table, Format};
+use super::{csv_number, csv_text, json, short, Format};
+use mlb_present::{Body, Cell, Document, Mark};
 
 /// `history` in `format`.
 pub fn render(history: &History, format: Format) -> String {
     match format {
         Format::Json => json(history),
         Format::Csv => csv(history),
-        Format::Text => tables(history, table::text),
-        Format::Markdown => tables(history, table::markdown),
     }
 }
 
@@ -38,30 +37,28 @@ fn csv(h: &History) -> String {
     out
 }
 
-fn tables(h: &History, draw: fn(&[String], &[Vec<String>]) -> String) -> String {
-    let headers: Vec<String> = ["bench", "started", "run", "run ids", "n"]
+/// The history as a document: a row per bench and run, a regression marked.
+pub fn document(h: &History) -> Document {
+    let headers = ["bench", "started", "run", "run ids", "n"]
         .iter()
         .map(|s| s.to_string())
-        .chain([h.unit.to_string(), "regression".to_string()])
-        .collect();
-    let rows: Vec<Vec<String>> = h
+        .chain([h.unit.to_string(), "regression".to_string()]);
+    let rows = h
         .series
         .iter()
         .flat_map(|s| {
             s.points.iter().map(|p| {
-                vec![
-                    s.label.clone(),
-                    p.started.clone(),
-                    p.run.to_string(),
-                    p.run_ids.clone(),
-                    p.n.to_string(),
-                    short(Some(p.value)),
-                    if regressed(h, s, p) { "REGRESSION".to_string() } else { String::new() },
-                ]
+                let regression =
+                    if regressed(h, s, p) { Cell::marked("REGRESSION", Mark::Fail) } else { Cell::from("") };
+                let cells =
+                    [&s.label, &p.started, &p.run.to_string(), &p.run_ids, &p.n.to_string(), &short(Some(p.value))];
+                cells.into_iter().map(|c| Cell::from(c.as_str())).chain([regression]).collect()
             })
         })
         .collect();
-    format!("{} over time\n\n{}", h.system, draw(&headers, &rows))
+    let mut document = Document::new("mlb db history");
+    document.push(format!("{} over time", h.system), Body::table(headers, rows));
+    document
 }
 
 #[cfg(test)]
@@ -89,7 +86,7 @@ mod tests {
             "bench,started,run,run_ids,n,value,regression\nvae,2026-01-01T00:00:00Z,1,1,2,2.4,false\n\
              vae,2026-01-02T00:00:00Z,2,2,2,2.5,false\nvae,2026-01-03T00:00:00Z,3,3,2,1.5,true\n"
         );
-        let md = render(&h, Format::Markdown);
+        let md = mlb_present::markdown::render(&document(&h));
         assert!(md.contains("| bench | started | run | run ids | n | items/s | regression |"), "{md}");
         assert!(md.find("2026-01-01").unwrap() < md.find("2026-01-02").unwrap());
         assert_eq!(md.matches("REGRESSION").count(), 1, "{md}");

@@ -1,29 +1,35 @@
-//! `mlb db runs` and `mlb db systems` printed: a line per run or system.
+//! `mlb db runs` and `mlb db systems` printed: a row per run or system,
+//! as a document (text, Markdown, HTML) or from the rows themselves (JSON,
+//! CSV).
 
 use super::super::runs::RunRow;
 use super::super::systems::SystemListing;
-use super::{csv_text, json, table, Format};
+use super::{csv_text, json, Format};
+use mlb_present::{Body, Cell, Document};
 
-/// A table of `headers` and `rows` in `format` (JSON is the caller's).
-fn draw(headers: &[&str], rows: Vec<Vec<String>>, format: Format) -> String {
+/// `headers` and `rows` as CSV.
+fn csv(headers: &[&str], rows: &[Vec<String>]) -> String {
     let headers: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
-    match format {
-        Format::Markdown => table::markdown(&headers, &rows),
-        Format::Csv => std::iter::once(&headers)
-            .chain(&rows)
-            .map(|cells| cells.iter().map(|c| csv_text(c)).collect::<Vec<_>>().join(",") + "\n")
-            .collect(),
-        Format::Text | Format::Json => table::text(&headers, &rows),
-    }
+    std::iter::once(&headers)
+        .chain(rows)
+        .map(|cells| cells.iter().map(|c| csv_text(c)).collect::<Vec<_>>().join(",") + "\n")
+        .collect()
 }
 
-/// The runs in `format`.
-pub fn runs(runs: &[RunRow], format: Format) -> String {
-    if format == Format::Json {
-        return json(&runs);
-    }
-    let rows = runs
-        .iter()
+/// A document of one table titled `title`.
+fn table(title: &str, headers: &[&str], rows: Vec<Vec<String>>) -> Document {
+    let mut document = Document::new(title);
+    let rows = rows.into_iter().map(|r| r.into_iter().map(Cell::from).collect()).collect();
+    document.push(title, Body::table(headers.iter().copied(), rows));
+    document
+}
+
+/// The columns of a run.
+const RUN_HEADERS: [&str; 9] = ["id", "system", "started", "run ids", "instances", "mlb", "image", "tags", "folder"];
+
+/// A run's cells.
+fn run_rows(runs: &[RunRow]) -> Vec<Vec<String>> {
+    runs.iter()
         .map(|r| {
             let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
             vec![
@@ -38,17 +44,28 @@ pub fn runs(runs: &[RunRow], format: Format) -> String {
                 r.folder.clone(),
             ]
         })
-        .collect();
-    let headers = ["id", "system", "started", "run ids", "instances", "mlb", "image", "tags", "folder"];
-    draw(&headers, rows, format)
+        .collect()
 }
 
-/// The systems in `format`.
-pub fn systems(systems: &[SystemListing], format: Format) -> String {
-    if format == Format::Json {
-        return json(&systems);
+/// The runs in `format`.
+pub fn runs(runs: &[RunRow], format: Format) -> String {
+    match format {
+        Format::Json => json(&runs),
+        Format::Csv => csv(&RUN_HEADERS, &run_rows(runs)),
     }
-    let rows = systems
+}
+
+/// The runs as a document.
+pub fn runs_document(runs: &[RunRow]) -> Document {
+    table("Runs", &RUN_HEADERS, run_rows(runs))
+}
+
+/// The columns of a system.
+const SYSTEM_HEADERS: [&str; 9] = ["system", "host", "gpu", "gpus", "driver", "cpu", "runs", "first", "last"];
+
+/// A system's cells.
+fn system_rows(systems: &[SystemListing]) -> Vec<Vec<String>> {
+    systems
         .iter()
         .map(|listing| {
             let s = &listing.system;
@@ -64,7 +81,18 @@ pub fn systems(systems: &[SystemListing], format: Format) -> String {
                 listing.last.clone().unwrap_or_default(),
             ]
         })
-        .collect();
-    let headers = ["system", "host", "gpu", "gpus", "driver", "cpu", "runs", "first", "last"];
-    draw(&headers, rows, format)
+        .collect()
+}
+
+/// The systems in `format`.
+pub fn systems(systems: &[SystemListing], format: Format) -> String {
+    match format {
+        Format::Json => json(&systems),
+        Format::Csv => csv(&SYSTEM_HEADERS, &system_rows(systems)),
+    }
+}
+
+/// The systems as a document.
+pub fn systems_document(systems: &[SystemListing]) -> Document {
+    table("Systems", &SYSTEM_HEADERS, system_rows(systems))
 }

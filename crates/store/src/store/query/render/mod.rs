@@ -1,24 +1,21 @@
-//! Renderings of the query results: text tables (comfy-table), CSV, Markdown
-//! and JSON. Text, CSV and Markdown escape control characters in names
-//! ([`mlb_record::untrusted::visible`]); JSON escapes them itself.
+//! Renderings of the query results: a document each (text, Markdown and
+//! HTML, [`mlb_present`], which makes names visible), and CSV and JSON from
+//! the results themselves, every figure at full precision (CSV escapes
+//! control characters in names, [`mlb_record::untrusted::csv`]; JSON
+//! escapes them itself).
 
 pub mod compare;
 pub mod history;
 pub mod list;
-pub mod table;
 
-use clap::ValueEnum;
 use serde::Serialize;
 
-/// How a query's result is printed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+/// How a query's result is printed from its own data (the other formats
+/// are its document's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
-    /// Text tables.
-    Text,
     /// CSV: rows benches, columns systems (compare); one line per point (history).
     Csv,
-    /// Markdown tables.
-    Markdown,
     /// One JSON document with every figure at full precision.
     Json,
 }
