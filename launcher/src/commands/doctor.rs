@@ -44,12 +44,8 @@ pub struct DoctorArgs {
     pub devices: Option<usize>,
 }
 
-/// The formats `mlb doctor` prints.
-const FORMATS: &[Format] = &[Format::Text, Format::Json];
-
 /// Runs `mlb doctor`: the text to print and the exit status (1 when a check failed).
 pub fn doctor(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), MlbError> {
-    args.output.only("mlb doctor", FORMATS)?;
     let host = mlb_run::host::detect(&mlb_run::host::Probe::this_host());
     let mut verdict = doctor::examine(&host, &args.outdir, &[]);
     if args.diag || args.deep {
@@ -72,13 +68,18 @@ pub fn doctor(args: &DoctorArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32
     let file = verdict
         .write(&args.outdir)
         .map_err(|source| MlbError::Verdict { path: args.outdir.join(doctor::FILE), source })?;
-    let text = if args.output.format == Format::Json {
-        format!("{}\n", serde_json::to_string_pretty(&verdict).expect("serialises"))
-    } else {
-        verdict.render()
-    };
     let code = if failed(&verdict) { EXIT_FAILED } else { EXIT_OK };
-    Ok((format!("{text}verdict: {}\n", file.display()), code))
+    let text = match args.output.format {
+        Format::Json => mlb_present::json::render(&verdict),
+        _ => args.output.render(&verdict.document()),
+    };
+    // Where the verdict went: part of the text, a note beside the other formats.
+    let written = format!("verdict: {}\n", file.display());
+    if args.output.format == Format::Text {
+        return Ok((format!("{text}\n{written}"), code));
+    }
+    mlb_run::console::Console::Err.print(&written);
+    Ok((text, code))
 }
 
 fn failed(verdict: &Verdict) -> bool {

@@ -111,12 +111,15 @@ fn every_command(set: &Set, label: &str) -> Vec<(String, String)> {
     let rules = etc.path().join("rules.yaml");
     std::fs::write(&rules, "rules:\n  - kind: per_node\n    min: 0.9\n  - kind: per_gpu\n    min: 0.9\n").unwrap();
     let rules = rules.to_str().unwrap();
+    let doctor = etc.path().join("doctor");
+    let doctor = doctor.to_str().unwrap();
     let commands: Vec<(&str, Vec<&str>, &[String])> = vec![
         ("report", vec!["report", "--reports", dir], &both),
         ("report-benches", vec!["report", "--reports", dir, "--rows", "bench"], &set.benches),
         ("accept", vec!["accept", "--reports", dir, "--rules", rules], &set.nodes),
         ("targets-list", vec!["targets", "list"], &[]),
         ("detect", vec!["detect"], &[]),
+        ("doctor", vec!["doctor", "--outdir", doctor], &[]),
         ("db-systems", vec!["db", "systems", "--db", db], &system),
         ("db-runs", vec!["db", "runs", "--db", db], &system),
         ("db-history", vec!["db", "history", "--db", db, "--system", label, "--bench", bench], &system),
@@ -127,7 +130,7 @@ fn every_command(set: &Set, label: &str) -> Vec<(String, String)> {
             let text = text(&args, columns);
             check(&format!("{label} {what}"), &text, columns.unwrap_or(100), names);
             // The host's own and the folders' paths differ between machines.
-            let machine = what == "detect" || what == "targets-list";
+            let machine = ["detect", "doctor", "targets-list"].contains(&what);
             if columns == Some(80) && !machine {
                 at_80
                     .push((what.to_string(), text.replace(dir, "[DIR]").replace(db, "[DB]").replace(rules, "[RULES]")));

@@ -1,6 +1,7 @@
 //! The verdict of every check of `mlb doctor`, its file and its lines.
 
 use crate::check::{Check, Status};
+use mlb_present::{Body, Cell, Document, Mark};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -29,9 +30,24 @@ impl Verdict {
         self.checks.iter().filter(|c| c.status != Status::Pass)
     }
 
-    /// One line per check: `pass  cgroups: found (fix: ...)`.
-    pub fn render(&self) -> String {
-        self.checks.iter().map(|c| format!("{}\n", line(c))).collect()
+    /// The checks as a document: one row per check, its status marked,
+    /// what was found and the fix.
+    pub fn document(&self) -> Document {
+        let rows = self
+            .checks
+            .iter()
+            .map(|c| {
+                let status = match c.status {
+                    Status::Pass => Cell::marked("pass", Mark::Pass),
+                    Status::Warn => Cell::marked("warn", Mark::Warn),
+                    Status::Fail => Cell::marked("FAIL", Mark::Fail),
+                };
+                vec![c.name.as_str().into(), status, c.found.as_str().into(), c.fix.as_str().into()]
+            })
+            .collect();
+        let mut document = Document::new("mlb doctor");
+        document.push("Checks", Body::table(["check", "status", "found", "fix"], rows));
+        document
     }
 
     /// Writes the verdict as [`FILE`] in `dir`.
