@@ -5,13 +5,14 @@
 
 use clap::{Args, ValueEnum};
 use mlb_judge::accept::{evaluate, record, render, AcceptError, Request};
+use mlb_present::Width;
 use mlb_record::contract::record::Output;
 use std::path::PathBuf;
 
 /// How the verdicts are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// One line per verdict, failed first, within 100 columns.
+    /// The verdicts for a person, failed first, fitted to the terminal's width.
     Text,
     /// The evaluation: every verdict and the files read.
     Json,
@@ -123,7 +124,10 @@ pub fn run(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
     };
     let evaluation = evaluate(&request)?;
     let mut output = match args.format {
-        Format::Text => render::text::render(&evaluation, &request.reports),
+        Format::Text => {
+            let width = if args.out.is_some() { Width::of(mlb_present::width::PIPED) } else { Width::of_stdout() };
+            mlb_present::text::render(&render::document(&evaluation, &request.reports), width)
+        }
         Format::Json => render::json(&evaluation),
         Format::Csv => render::csv::render(&evaluation),
         Format::Html => render::html::page(&evaluation, &request.reports),
