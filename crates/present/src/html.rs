@@ -87,21 +87,27 @@ pub struct Page<'a> {
     /// Raw markup the `<head>` starts with (a Content-Security-Policy
     /// `<meta>` must come first to cover the rest).
     pub head: &'a str,
-    /// Raw markup before the heading (a served page's navigation).
+    /// Raw markup before the page's `<main>` (a served page's header and
+    /// navigation).
     pub before: &'a str,
     /// The content, after the heading.
     pub body: &'a str,
-    /// Raw markup at the end of the body (scripts).
+    /// Raw markup after the page's `<main>` (a footer, scripts).
     pub after: &'a str,
 }
 
-/// The page frame: doctype, language, charset, viewport, `head`, title,
-/// the style sheet, then `before`, the heading, `body` and `after`.
+/// The start of every page, up to the markup of its `head`: doctype,
+/// language and charset.
+pub const START: &str = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+
+/// The page frame: [`START`], `head`, the viewport, the title, the style
+/// sheet; then `before`, and in `<main>` the heading and `body`; then
+/// `after`.
 pub fn page(page: Page<'_>) -> String {
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{head}\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title}</title><style>{STYLE}</style></head><body>\n{before}<h1>{title}</h1>\n{body}{after}</body></html>\n",
+        "{START}{head}<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title}</title><style>{STYLE}</style></head><body>\n{before}\
+         <main>\n<h1>{title}</h1>\n{body}</main>\n{after}</body></html>\n",
         head = page.head,
         title = escape(page.title),
         before = page.before,

@@ -1,5 +1,6 @@
 //! `mlb db history`: one system over time ([`mlb_store::store::query::history`]),
-//! and its chart when `--svg` asks.
+//! and its chart (the one `mlb serve`'s history page draws) as a
+//! self-contained page when `--svg` asks.
 
 use super::filters::FilterArgs;
 use super::DbArg;
@@ -28,7 +29,8 @@ pub struct HistoryArgs {
     /// Judge failures by mlb's stricter check (as `mlb report --strict`).
     #[arg(long)]
     pub strict: bool,
-    /// Also write the history as an SVG chart.
+    /// Also write the history's chart (the one of `mlb serve`'s history page)
+    /// as a self-contained HTML page.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// The chart's y axis: each bench relative to its own median (a drop
@@ -57,7 +59,7 @@ pub fn run(args: &HistoryArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let found = fetch(&store, &args.options())?;
     if let Some(path) = &args.svg {
-        let chart = mlb_store::store::query::svg::chart(&found, args.scale)?;
+        let chart = mlb_store::store::query::chart::page(&found, args.scale);
         mlb_record::contract::record::write_output(path, chart.as_bytes())
             .map_err(|source| QueryError::Write { path: path.clone(), source })?;
     }
