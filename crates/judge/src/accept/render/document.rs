@@ -11,8 +11,9 @@ use mlb_present::{Body, Cell, Document, Mark};
 use std::path::Path;
 
 /// The verdict table's columns. The subject names the row: a table cut
-/// into parts repeats it, a row laid out as a block is headed by it.
-const COLUMNS: [&str; 7] = ["subject", "rule", "outcome", "measured", "bound", "margin", "unit"];
+/// into parts repeats it, a row laid out as a block is headed by it; the
+/// outcome comes next, in sight beside it on a narrow page.
+const COLUMNS: [&str; 7] = ["subject", "outcome", "rule", "measured", "bound", "margin", "unit"];
 
 /// How an outcome stands out: a pass, a failure, and a figure that was not
 /// measured (no pass either) as worth a look.
@@ -27,8 +28,8 @@ fn mark(outcome: Outcome) -> Mark {
 fn row(v: &Verdict) -> Vec<Cell> {
     vec![
         v.subject.to_string().into(),
-        v.rule.as_str().into(),
         Cell::marked(v.outcome.to_string(), mark(v.outcome)),
+        v.rule.as_str().into(),
         number(v.measured, false).into(),
         number(v.bound, false).into(),
         number(v.margin, true).into(),
@@ -105,7 +106,7 @@ mod tests {
         assert_eq!(titles, ["Acceptance", "Verdicts", "Not passed", "Summary"]);
         let Body::Table(table) = &doc.sections[1].body else { panic!("a table of verdicts") };
         assert_eq!(table.rows.len(), 10);
-        let marks: Vec<Option<Mark>> = table.rows.iter().take(3).map(|r| r[2].mark).collect();
+        let marks: Vec<Option<Mark>> = table.rows.iter().take(3).map(|r| r[1].mark).collect();
         assert_eq!(marks, [Some(Mark::Fail), Some(Mark::Warn), Some(Mark::Pass)]);
         assert_eq!(table.rows[0][5].text, "-0.1925");
         let Body::Notes(notes) = &doc.sections[2].body else { panic!("notes") };

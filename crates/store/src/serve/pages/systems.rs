@@ -42,7 +42,7 @@ pub fn content(data: &Systems, query: &str) -> String {
         };
         vec![
             Cell::link(&format!("/runs?system={}", encode(&s.name)), &s.name),
-            Cell::text(or_dash(&s.host)),
+            Cell::name(or_dash(&s.host)),
             Cell::text(&gpus),
             Cell::text(or_dash(&s.driver)),
             Cell::text(or_dash(&s.runtime_versions)),
