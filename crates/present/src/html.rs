@@ -2,7 +2,7 @@
 //! page mlb writes (a report, an acceptance) or serves shares: its style
 //! sheet, its `<head>`, its title.
 
-use crate::document::{Body, Cell, Document, Mark, Section};
+use crate::document::{Body, Cell, Document, Mark, Section, Table};
 
 /// The style sheet of every page mlb writes or serves.
 pub const STYLE: &str = include_str!("style.css");
@@ -23,19 +23,40 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// The class a mark gives its cell (`pass`, `fail`, `warn`).
-pub fn class(mark: Option<Mark>) -> &'static str {
-    match mark {
-        None => "",
-        Some(Mark::Pass) => " class=\"pass\"",
-        Some(Mark::Fail) => " class=\"fail\"",
-        Some(Mark::Warn) => " class=\"warn\"",
+/// The class attribute of a cell: its mark's class, and `l` when it is
+/// text aligned left (words, not figures); empty when neither.
+fn classes(mark: Option<Mark>, left: bool) -> String {
+    let mark = match mark {
+        None => None,
+        Some(Mark::Pass) => Some("pass"),
+        Some(Mark::Fail) => Some("fail"),
+        Some(Mark::Warn) => Some("warn"),
+    };
+    let names: Vec<&str> = mark.into_iter().chain(left.then_some("l")).collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(" class=\"{}\"", names.join(" "))
     }
+}
+
+/// Which columns of `table` hold words rather than figures: those with a
+/// cell of two letters or more (`degraded`, a rule's name), aligned left;
+/// the others (`93%`, `1.2e-3`, `-`) are aligned right, as figures are.
+fn word_columns(table: &Table) -> Vec<bool> {
+    (0..table.headers.len())
+        .map(|i| {
+            table
+                .rows
+                .iter()
+                .any(|r| r.get(i).is_some_and(|c| c.text.chars().filter(char::is_ascii_alphabetic).count() >= 2))
+        })
+        .collect()
 }
 
 /// One cell as `<tag>`, classed by its mark.
 pub fn cell(tag: &str, c: &Cell) -> String {
-    format!("<{tag}{}>{}</{tag}>", class(c.mark), escape(&c.text))
+    format!("<{tag}{}>{}</{tag}>", classes(c.mark, false), escape(&c.text))
 }
 
 /// A section's body as HTML.
@@ -45,13 +66,16 @@ pub fn body(body: &Body) -> String {
         Body::Table(t) => {
             // A table wider than the page (eight GPUs' columns) scrolls in its own box.
             out.push_str("<div class=\"scroll\"><table><tr>");
-            for h in &t.headers {
-                out.push_str(&format!("<th>{}</th>", escape(h)));
+            let words = word_columns(t);
+            for (h, &word) in t.headers.iter().zip(&words) {
+                out.push_str(&format!("<th{}>{}</th>", classes(None, word), escape(h)));
             }
             out.push_str("</tr>\n");
             for row in &t.rows {
                 out.push_str("<tr>");
-                out.extend(row.iter().map(|c| cell("td", c)));
+                for (c, &word) in row.iter().zip(words.iter().chain(std::iter::repeat(&false))) {
+                    out.push_str(&format!("<td{}>{}</td>", classes(c.mark, word), escape(&c.text)));
+                }
                 out.push_str("</tr>\n");
             }
             out.push_str("</table></div>\n");
@@ -87,21 +111,27 @@ pub struct Page<'a> {
     /// Raw markup the `<head>` starts with (a Content-Security-Policy
     /// `<meta>` must come first to cover the rest).
     pub head: &'a str,
-    /// Raw markup before the heading (a served page's navigation).
+    /// Raw markup before the page's `<main>` (a served page's header and
+    /// navigation).
     pub before: &'a str,
     /// The content, after the heading.
     pub body: &'a str,
-    /// Raw markup at the end of the body (scripts).
+    /// Raw markup after the page's `<main>` (a footer, scripts).
     pub after: &'a str,
 }
 
-/// The page frame: doctype, language, charset, viewport, `head`, title,
-/// the style sheet, then `before`, the heading, `body` and `after`.
+/// The start of every page, up to the markup of its `head`: doctype,
+/// language and charset.
+pub const START: &str = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+
+/// The page frame: [`START`], `head`, the viewport, the title, the style
+/// sheet; then `before`, and in `<main>` the heading and `body`; then
+/// `after`.
 pub fn page(page: Page<'_>) -> String {
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{head}\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{title}</title><style>{STYLE}</style></head><body>\n{before}<h1>{title}</h1>\n{body}{after}</body></html>\n",
+        "{START}{head}<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title}</title><style>{STYLE}</style></head><body>\n{before}\
+         <main>\n<h1>{title}</h1>\n{body}</main>\n{after}</body></html>\n",
         head = page.head,
         title = escape(page.title),
         before = page.before,
@@ -134,7 +164,22 @@ mod tests {
         );
         let page = render(&doc);
         assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<title>mlb &lt;accept&gt;</title>"));
-        assert!(page.contains("<h2>Verdicts</h2>") && page.contains("<td class=\"fail\">FAIL</td>"));
+        assert!(page.contains("<h2>Verdicts</h2>") && page.contains("<td class=\"fail l\">FAIL</td>"), "{page}");
         assert!(page.contains("name=\"viewport\""), "{page}");
+        assert!(page.contains("<main>\n<h1>mlb &lt;accept&gt;</h1>") && page.starts_with(START), "{page}");
+    }
+
+    #[test]
+    fn columns_of_words_align_left_and_columns_of_figures_right() {
+        let table = Body::table(
+            ["gpu", "mean", "link", "share"],
+            vec![
+                vec!["0".into(), "1.2e-3".into(), "degraded".into(), Cell::marked("93%", Mark::Warn)],
+                vec!["1".into(), "-".into(), "ok".into(), "100%".into()],
+            ],
+        );
+        let html = body(&table);
+        assert!(html.contains("<tr><th>gpu</th><th>mean</th><th class=\"l\">link</th><th>share</th></tr>"), "{html}");
+        assert!(html.contains("<td>1.2e-3</td><td class=\"l\">degraded</td><td class=\"warn\">93%</td>"), "{html}");
     }
 }

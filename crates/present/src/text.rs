@@ -62,8 +62,8 @@ pub fn table(table: &Table, width: Width) -> String {
 }
 
 /// The table cut into parts of columns, each with the first and each at
-/// most `columns` wide; `None` when the first column and one other are
-/// already too wide.
+/// most `columns` wide; `None` when the first column and any one other
+/// are already too wide.
 fn parts(table: &Table, columns: usize) -> Option<Vec<String>> {
     let mut parts = Vec::new();
     let mut part = vec![0];
@@ -243,6 +243,16 @@ mod tests {
         last.headers.insert(1, "n".into());
         let text = super::table(&last, Width::of(60));
         assert!(!text.contains('│'), "a long last column makes blocks too:\n{text}");
+    }
+
+    #[test]
+    fn a_table_whose_first_column_fits_with_some_columns_but_not_all_becomes_blocks() {
+        let subject = "convnet gpu 5 node gpu-node-rack12-slot02.cluster.example.org";
+        let rule = "every-gpu-within-ten-percent-of-the-best";
+        let table = Table::new(["subject", "outcome", "rule"], vec![vec![subject.into(), "FAIL".into(), rule.into()]]);
+        let text = super::table(&table, Width::of(100));
+        assert!(text.lines().all(|l| chars(l) <= 100), "{text}");
+        assert!(text.starts_with(&format!("{subject}\n")) && text.contains(rule), "blocks:\n{text}");
     }
 
     #[test]

@@ -64,6 +64,7 @@ pub const OLD: &[Old] = &[
     Old { path: &["db", "export"], old: "format", change: Change::Renamed("to") },
     Old { path: &["report"], old: "table", change: Change::FormatValue(Format::Text) },
     Old { path: &["report"], old: "html", change: Change::Kept("--format html --output FILE") },
+    Old { path: &["db", "history"], old: "svg", change: Change::Kept("--format html --output FILE") },
 ];
 
 impl Old {

@@ -11,9 +11,6 @@ use mlb_present::{Format, Progress};
 use mlb_record::contract::record::Output;
 use std::path::PathBuf;
 
-/// The formats `mlb accept` prints.
-pub const FORMATS: &[Format] = &[Format::Text, Format::Json, Format::Csv, Format::Html];
-
 /// `mlb accept`: verdicts on a run, from a rules file or the default rules.
 #[derive(Debug, Args)]
 pub struct AcceptArgs {
@@ -101,7 +98,6 @@ impl AcceptArgs {
 /// every verdict passed, 1 otherwise). With `--output FILE` the output goes
 /// there, whole or not at all, and stdout gets the summary line.
 pub fn run(args: &AcceptArgs) -> Result<(String, i32), MlbError> {
-    args.output.only("mlb accept", FORMATS)?;
     Ok(verdicts(args)?)
 }
 
@@ -122,7 +118,7 @@ fn verdicts(args: &AcceptArgs) -> Result<(String, i32), AcceptError> {
         Format::Json => render::json(&evaluation),
         Format::Csv => render::csv::render(&evaluation),
         Format::Html => render::html::page(&evaluation, &request.reports),
-        Format::Text | Format::Markdown => render::text::render(&evaluation, &request.reports),
+        Format::Text | Format::Markdown => args.output.render(&render::document(&evaluation, &request.reports)),
     };
     let code = evaluation.exit_code();
     let recorded = match &args.record.record {

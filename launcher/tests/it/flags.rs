@@ -110,6 +110,7 @@ fn spellings(old: &deprecated::Old) -> (Vec<&'static str>, Vec<&'static str>) {
     let (mut before, mut after) = (path.clone(), path);
     let extra: &[&str] = match old.path {
         ["db"] => &["runs"],
+        ["db", "history"] => &["--system", "s"],
         ["accept"] | ["report"] | ["targets", "derive"] => &["--reports", "r"],
         _ => &[],
     };
@@ -128,6 +129,7 @@ fn spellings(old: &deprecated::Old) -> (Vec<&'static str>, Vec<&'static str>) {
         (Change::FormatValue(_), "table") => (before.extend(["--format", "table"]), after.extend(["--format", "text"])),
         // Kept: the same flag, which the new spelling does not need.
         (Change::Kept(_), "html") => (before.extend(["--html", "p.html"]), after.extend(["--html", "p.html"])),
+        (Change::Kept(_), "svg") => (before.extend(["--svg", "p.html"]), after.extend(["--svg", "p.html"])),
         other => panic!("no command line for {other:?}: add one"),
     };
     (before, after)

@@ -1,10 +1,12 @@
-//! `mlb db history`: one system over time ([`mlb_store::store::query::history`]),
-//! and its chart when `--svg` asks.
+//! `mlb db history`: one system over time ([`mlb_store::store::query::history`]);
+//! `--format html` is its chart (the one `mlb serve`'s history page draws)
+//! as a self-contained page.
 
 use super::filters::FilterArgs;
 use super::{show, DbArg};
 use crate::commands::output::OutputArgs;
 use clap::Args;
+use mlb_present::Format;
 use mlb_store::store::query::history::{fetch, HistoryOptions};
 use mlb_store::store::query::render;
 use mlb_store::store::query::scale::Scale;
@@ -29,12 +31,14 @@ pub struct HistoryArgs {
     /// Judge failures by mlb's stricter check (as `mlb report --strict`).
     #[arg(long)]
     pub strict: bool,
-    /// Also write the history as an SVG chart.
-    #[arg(long, value_name = "FILE")]
+    /// Also write the history's chart as a page into FILE (deprecated: use
+    /// `--format html --output FILE`).
+    #[arg(long, value_name = "FILE", hide = true)]
     pub svg: Option<PathBuf>,
-    /// The chart's y axis: each bench relative to its own median (a drop
-    /// of any bench shows, whatever its items/s), or the values as they are.
-    #[arg(long, value_enum, value_name = "SCALE", default_value_t = Scale::Relative, requires = "svg")]
+    /// With `--format html`: the chart's y axis, each bench relative to its
+    /// own median (a drop of any bench shows, whatever its items/s), or the
+    /// values as they are.
+    #[arg(long, value_enum, value_name = "SCALE", default_value_t = Scale::Relative)]
     pub scale: Scale,
     /// `--format`, `--output`, `--wide`.
     #[command(flatten)]
@@ -58,9 +62,12 @@ pub fn run(args: &HistoryArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let found = fetch(&store, &args.options())?;
     if let Some(path) = &args.svg {
-        let chart = mlb_store::store::query::svg::chart(&found, args.scale)?;
+        let chart = mlb_store::store::query::chart::page(&found, args.scale);
         mlb_record::contract::record::write_output(path, chart.as_bytes())
             .map_err(|source| QueryError::Write { path: path.clone(), source })?;
+    }
+    if args.output.format == Format::Html {
+        return Ok(mlb_store::store::query::chart::page(&found, args.scale));
     }
     Ok(show(&args.output, || render::history::document(&found), |format| render::history::render(&found, format)))
 }

@@ -17,12 +17,19 @@ use std::process::{Command, Output};
 
 /// `mlb accept ARGS`, with no target folder of the machine's user read.
 pub fn accept(args: &[&str]) -> Output {
+    accept_with(&[], args)
+}
+
+/// `mlb accept ARGS` with the environment variables `vars` set, with no
+/// target folder of the machine's user read.
+pub fn accept_with(vars: &[(&str, &str)], args: &[&str]) -> Output {
     let home = tempfile::tempdir().unwrap();
     Command::new(env!("CARGO_BIN_EXE_mlb"))
         .arg("accept")
         .args(args)
         .env("XDG_CONFIG_HOME", home.path())
         .env("HOME", home.path())
+        .envs(vars.iter().copied())
         .output()
         .unwrap()
 }

@@ -1,56 +1,59 @@
-//! The text view within 100 columns (names never cut), and the JSON, CSV
-//! and HTML formats.
+//! The text view fitted to the width (`COLUMNS`; names never cut), and
+//! the JSON, CSV and HTML formats.
 
-use super::{accept, rules, slots, stdout};
+use super::{accept, accept_with, rules, slots, stdout};
+use std::process::Output;
+
+/// `mlb accept ARGS` on a terminal `columns` wide (as `COLUMNS` says).
+fn accept_in(columns: usize, args: &[&str]) -> Output {
+    accept_with(&[("COLUMNS", &columns.to_string())], args)
+}
 
 #[test]
-fn the_text_view_fits_100_columns_failed_lines_first() {
+fn the_text_view_fits_the_width_failed_lines_first_and_never_cuts_a_name() {
     let (run, etc) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let long = "a_bench_with_a_name_much_longer_than_any_column_of_the_view_would_hold";
-    slots(run.path(), long, "a-node-with-a-rather-long-host-name.example.org", &[100.0, 60.0]);
-    slots(run.path(), "convnet", "a-node-with-a-rather-long-host-name.example.org", &[100.0, 100.0]);
+    let node = "a-node-with-a-rather-long-host-name.example.org";
+    slots(run.path(), long, node, &[100.0, 60.0]);
+    slots(run.path(), "convnet", node, &[100.0, 100.0]);
     let r = rules(
         etc.path(),
         "rules:\n  - id: every-gpu-within-ten-percent-of-the-best\n    kind: per_gpu\n    min: 0.9\n",
     );
-    let out = accept(&["--reports", run.path().to_str().unwrap(), "--rules", r.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let text = stdout(&out);
-    // A name is never cut: the table of verdicts is as wide as its longest
-    // name needs; every other line fits.
-    let table = |l: &str| ["outcome", "FAIL ", "pass "].iter().any(|start| l.starts_with(start));
-    for line in text.lines().filter(|l| !table(l)) {
-        assert!(line.chars().count() <= 100, "{} columns: {line}", line.chars().count());
+    for columns in [80, 100, 160] {
+        let out = accept_in(columns, &["--reports", run.path().to_str().unwrap(), "--rules", r.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1));
+        let text = stdout(&out);
+        for line in text.lines() {
+            assert!(line.chars().count() <= columns, "{} of {columns} columns: {line}", line.chars().count());
+        }
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for name in [long, "every-gpu-within-ten-percent-of-the-best"] {
+            assert!(words.contains(&name), "{name} whole at {columns} columns:\n{text}");
+        }
+        assert!(!text.contains('…'), "{text}");
+        // The failed verdict comes first: its FAIL before any pass.
+        let (fail, pass) = (text.find("FAIL").unwrap(), text.find("pass").unwrap());
+        assert!(fail < pass, "{text}");
+        assert!(text.contains("(rule at ") && text.contains("rules.yaml:2:5)"), "{text}");
+        assert!(text.contains("FAIL: 1 failed, 0 not measured (no pass), 3 passed"), "{text}");
     }
-    assert!(text.lines().any(|l| l.starts_with("FAIL") && l.contains(long)), "{text}");
-    assert!(!text.contains('…'), "{text}");
-    let lines: Vec<&str> = text.lines().collect();
-    let header = lines.iter().position(|l| l.starts_with("outcome")).unwrap();
-    assert!(lines[header + 1].starts_with("FAIL"), "{text}");
-    assert!(lines[header + 2].starts_with("  at ") && lines[header + 2].contains("rules.yaml:2:5"), "{text}");
-    assert!(text.contains("FAIL: 1 failed, 0 not measured (no pass), 3 passed"), "{text}");
 }
 
 /// Two nodes whose names differ only at their end were once cut to the
-/// same letters (`gpu-node-rack12-sl…`): the column widens instead.
+/// same letters (`gpu-node-rack12-sl…`): each is shown whole.
 #[test]
 fn two_nodes_never_look_the_same() {
     let (run, etc) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     slots(run.path(), "convnet", "gpu-node-rack12-slot01", &[100.0, 100.0]);
     slots(run.path(), "convnet", "gpu-node-rack12-slot02", &[50.0, 50.0]);
     let r = rules(etc.path(), "rules:\n  - kind: per_node\n    min: 0.9\n  - kind: per_gpu\n    min: 0.9\n");
-    let out = accept(&["--reports", run.path().to_str().unwrap(), "--rules", r.to_str().unwrap()]);
-    let text = stdout(&out);
-    let rows = |node: &str| text.lines().filter(|l| l.contains(&format!("node {node}"))).count();
-    assert!(rows("gpu-node-rack12-slot01") >= 1 && rows("gpu-node-rack12-slot02") >= 1, "{text}");
-    assert!(!text.contains('…'), "{text}");
-    let header = text.lines().find(|l| l.starts_with("outcome")).unwrap();
-    let at = header.find("measured").unwrap();
-    for row in text.lines().filter(|l| l.contains(" node gpu-node")) {
-        assert!(
-            row[..at].trim_end().ends_with(|c: char| c.is_ascii_digit()),
-            "the figures start after the name: {row}"
-        );
+    for columns in [80, 100] {
+        let out = accept_in(columns, &["--reports", run.path().to_str().unwrap(), "--rules", r.to_str().unwrap()]);
+        let text = stdout(&out);
+        let rows = |node: &str| text.lines().filter(|l| l.contains(&format!("node {node}"))).count();
+        assert!(rows("gpu-node-rack12-slot01") >= 1 && rows("gpu-node-rack12-slot02") >= 1, "{text}");
+        assert!(!text.contains('…'), "{text}");
     }
 }
 

@@ -4,6 +4,7 @@
 //! the pages in a headless Chromium (browser tier).
 
 mod api;
+mod frame;
 mod pages;
 pub mod pages_store;
 mod readable;

@@ -1,6 +1,6 @@
 //! Output people read: the relative GPU tables of `mlb report` on eight
 //! GPUs were 240 characters wide (and wider than a run's page); the served
-//! and SVG history charts put benches of 2 and 300,000 items/s on one
+//! and written history charts put benches of 2 and 300,000 items/s on one
 //! linear axis, where a 15% drop of the slow one was invisible.
 
 use super::server::{report, Server};
@@ -96,43 +96,39 @@ fn fast_and_slow() -> (TestStore, tempfile::TempDir) {
     (store, dir)
 }
 
-/// The heights (pixels, growing downwards) of the points of the `k`th line of `svg`.
-fn line_heights(svg: &str, k: usize) -> Vec<f64> {
-    let line = svg.lines().filter(|l| l.starts_with("<polyline") && l.contains("stroke-width=\"2\"")).nth(k).unwrap();
-    let points = line.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
-    points.split(' ').filter_map(|xy| xy.split(',').nth(1)?.parse().ok()).collect()
-}
-
 #[test]
-fn the_svg_history_shows_a_drop_of_a_slow_bench_beside_a_fast_one() {
+fn the_written_history_chart_shows_a_drop_of_a_slow_bench_beside_a_fast_one() {
     let (store, dir) = fast_and_slow();
-    let svg = dir.path().join("history.svg");
+    let page = dir.path().join("history.html");
     let history = |extra: &[&str]| {
         let out = Command::new(crate::common::mlb())
-            .args(["db", "history", "--db", &store.url, "--system", "A", "--svg", svg.to_str().unwrap()])
+            .args(["db", "history", "--db", &store.url, "--system", "A", "--format", "html", "--output"])
+            .arg(&page)
             .args(extra)
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", crate::common::text(&out).1);
-        std::fs::read_to_string(&svg).unwrap()
+        chart_in(&std::fs::read_to_string(&page).unwrap())
     };
     let relative = history(&[]);
-    assert!(
-        relative.contains("relative to the bench&apos;s median") || relative.contains("relative to the bench's median")
-    );
-    let slow = line_heights(&relative, 1);
-    assert!(slow[5] - slow[4] > 20.0, "the slow bench's 15% drop is {} pixels: {slow:?}", slow[5] - slow[4]);
-    let absolute = line_heights(&history(&["--scale", "absolute"]), 1);
-    assert!(absolute[5] - absolute[4] < 1.0, "absolute values, as asked: {absolute:?}");
+    assert_eq!(relative["option"]["yAxis"]["name"], "relative to the bench's median", "{relative}");
+    let slow = values(&relative, "slow");
+    assert!((slow[5] - 0.85).abs() < 1e-9, "the slow bench's 15% drop: {slow:?}");
+    assert_eq!(values(&history(&["--scale", "absolute"]), "slow")[5], 1.7, "absolute values, as asked");
+}
+
+/// The JSON of the (first) chart of the page `html`.
+fn chart_in(html: &str) -> Value {
+    let start = html.find("<script type=\"application/json\">").expect("a chart") + 32;
+    let end = start + html[start..].find("</script>").unwrap();
+    serde_json::from_str(&html[start..end]).unwrap()
 }
 
 /// The chart of the history page at `path`: its JSON.
 fn chart_of(server: &Server, path: &str) -> Value {
     let page = server.get(path, &[]);
     assert_eq!(page.status, 200, "{}", page.body);
-    let start = page.body.find("<script type=\"application/json\">").expect("a chart") + 32;
-    let end = start + page.body[start..].find("</script>").unwrap();
-    serde_json::from_str(&page.body[start..end]).unwrap()
+    chart_in(&page.body)
 }
 
 /// The y values of the series `name` of `chart`.

@@ -12,7 +12,7 @@ use std::process::Command;
 on_both!(
     compare_gives_the_per_bench_figures_of_mlb_report,
     compare_normalises_to_the_reference_with_prices_and_energy,
-    history_is_oldest_first_with_run_ids_and_its_chart_is_svg,
+    history_is_oldest_first_with_run_ids_and_its_chart_is_a_page,
     a_slower_run_is_a_regression_against_its_history_and_noise_is_not,
     exports_are_bencher_json_and_the_long_csv,
     runs_and_systems_are_filtered_by_system_tag_date_and_config,
@@ -142,7 +142,7 @@ fn compare_normalises_to_the_reference_with_prices_and_energy(kind: Kind) {
     assert!(stderr.contains("`B` is not one of the systems compared"), "{stderr}");
 }
 
-fn history_is_oldest_first_with_run_ids_and_its_chart_is_svg(kind: Kind) {
+fn history_is_oldest_first_with_run_ids_and_its_chart_is_a_page(kind: Kind) {
     let store = TestStore::new(kind);
     let dir = tempfile::tempdir().unwrap();
     // Imported newest first: the history still reads oldest first.
@@ -156,8 +156,10 @@ fn history_is_oldest_first_with_run_ids_and_its_chart_is_svg(kind: Kind) {
     }
     report(&dir.path().join("other"), "vae", 0, "2026-03-02T10:00:00Z", 1.0, None);
     import_as(&store, &dir.path().join("other"), "node8", &[]);
-    let svg = dir.path().join("history.svg");
-    let h = db_json(&store, "history", &["--system", "node7", "--bench", "vae", "--svg", svg.to_str().unwrap()]);
+    let page = dir.path().join("history.html");
+    let h = db_json(&store, "history", &["--system", "node7", "--bench", "vae"]);
+    let args = ["--system", "node7", "--bench", "vae", "--format", "html", "--output", page.to_str().unwrap()];
+    db(&store, "history", &args);
     assert_eq!(h["series"].as_array().unwrap().len(), 1);
     let points = h["series"][0]["points"].as_array().unwrap();
     let started: Vec<&str> = points.iter().map(|p| p["started"].as_str().unwrap()).collect();
@@ -167,9 +169,10 @@ fn history_is_oldest_first_with_run_ids_and_its_chart_is_svg(kind: Kind) {
     let runs = db_json(&store, "runs", &["--system", "node7"]);
     let oldest = runs.as_array().unwrap().iter().find(|r| r["started"].as_str().unwrap().starts_with("2026-03-01"));
     assert_eq!(points[0]["run"], oldest.unwrap()["id"]);
-    let chart = std::fs::read_to_string(&svg).unwrap();
-    assert!(chart.starts_with("<svg") && chart.trim_end().ends_with("</svg>"), "{chart}");
-    assert!(chart.contains("node7") && chart.contains("vae"));
+    let chart = std::fs::read_to_string(&page).unwrap();
+    assert!(chart.starts_with("<!DOCTYPE html>") && chart.trim_end().ends_with("</html>"), "{chart}");
+    assert!(chart.contains("<div class=\"chart\"><script type=\"application/json\">"), "the served page's chart");
+    assert!(chart.contains("node7") && chart.contains("\"name\":\"vae\""));
     // Every bench without --bench, in a table.
     let text = db(&store, "history", &["--system", "node7"]);
     assert_eq!(text.matches("2026-03-0").count(), 6, "{text}");

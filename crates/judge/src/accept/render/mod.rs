@@ -1,10 +1,13 @@
-//! Renderings of an [`Evaluation`]: text within 100 columns, JSON, CSV and
-//! an HTML page. Each lists the verdicts in the evaluation's order (failed
-//! first).
+//! Renderings of an [`Evaluation`]: its [`document`] for the presentation
+//! layer's text (fitted to a width), Markdown and HTML page ([`html`]), and
+//! JSON and CSV with every figure at full precision. Each lists the
+//! verdicts in the evaluation's order (failed first).
 
 pub mod csv;
+mod document;
 pub mod html;
-pub mod text;
+
+pub use document::document;
 
 use super::verdict::{Evaluation, Outcome};
 

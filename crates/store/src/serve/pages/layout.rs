@@ -1,14 +1,12 @@
-//! The frame of every page: the head (the style sheet, compiled in; no
-//! font or style sheet is fetched), a header with the name of the
-//! dashboard and its navigation, the page's content, a footer naming the
-//! store and mlb's version, and, at the end of the body, the scripts that
-//! draw the page's charts (the library only where the page has a chart).
+//! A served page in the one page frame of every page mlb writes or serves
+//! ([`mlb_present::html::page`]: its head, its style sheet, compiled in; no
+//! font or style sheet is fetched): before the content, a header with the
+//! name of the dashboard and its navigation; after it, a footer naming the
+//! store and mlb's version, and the scripts that draw the page's charts
+//! (the library only where the page has a chart).
 
 use super::assets;
-use mlb_present::html::{escape, STYLE};
-
-/// The dashboard's own style, after the report's (compiled in).
-const OWN_STYLE: &str = include_str!("style.css");
+use mlb_present::html::{escape, Page};
 
 /// The parts of the dashboard, in the order of the navigation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,20 +69,21 @@ pub fn page(frame: &Frame, content: &str) -> String {
             format!("<a href=\"{}\"{current}>{}</a>", s.path(), s.name())
         })
         .collect();
+    let header = format!("<header><a class=\"brand\" href=\"/\">mlb results</a><nav>{nav}</nav></header>\n");
     let library = if content.contains(MOUNT) { assets::library().element() } else { String::new() };
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <link rel=\"icon\" href=\"data:,\"><title>{title} · mlb</title>\
-         <style>{STYLE}{OWN_STYLE}</style></head><body>\n\
-         <header><a class=\"brand\" href=\"/\">mlb results</a><nav>{nav}</nav></header>\n\
-         <main>\n<h1>{title}</h1>\n{content}</main>\n\
-         <footer>store: {store} · mlb {version}</footer>\n{library}{boot}\n</body></html>\n",
-        title = escape(frame.title),
+    let after = format!(
+        "<footer>store: {store} · mlb {version}</footer>\n{library}{boot}\n",
         store = escape(frame.store),
         version = env!("CARGO_PKG_VERSION"),
         boot = assets::boot().element(),
-    )
+    );
+    mlb_present::html::page(Page {
+        title: frame.title,
+        head: "<link rel=\"icon\" href=\"data:,\">",
+        before: &header,
+        body: content,
+        after: &after,
+    })
 }
 
 /// What a page with pickers shows under them.
@@ -115,7 +114,7 @@ mod tests {
     #[test]
     fn the_frame_names_the_page_its_section_and_store_and_loads_nothing_from_outside() {
         let html = page(&FRAME, "<p>x</p>");
-        assert!(html.contains("<title>Runs &lt;all&gt; · mlb</title>") && html.contains("<h1>Runs &lt;all&gt;</h1>"));
+        assert!(html.contains("<title>Runs &lt;all&gt;</title>") && html.contains("<h1>Runs &lt;all&gt;</h1>"));
         assert!(html.contains("<a href=\"/runs\" class=\"current\" aria-current=\"page\">Runs</a>"));
         assert_eq!(html.matches("class=\"current\"").count(), 1);
         for s in Section::ALL {

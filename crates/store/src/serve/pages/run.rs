@@ -7,9 +7,10 @@
 //! ends of the logs of its failed instances.
 
 use super::layout::empty;
-use super::table::{csv_link, table, when, Cell};
+use super::table::{csv_link, table, Cell};
 use crate::serve::data::acceptance::Standing;
 use crate::serve::data::run::RunPage;
+use crate::store::query::render::when;
 use mlb_judge::report::render::html;
 use mlb_present::html::escape;
 use serde_json::Value;

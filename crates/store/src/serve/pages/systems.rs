@@ -4,8 +4,9 @@
 
 use super::layout::{empty, EMPTY_STORE};
 use super::query::encode;
-use super::table::{heading, table, when, Cell};
+use super::table::{heading, table, Cell};
 use crate::serve::data::systems::{SystemEntry, Systems};
+use crate::store::query::render::when;
 use mlb_present::html::escape;
 
 /// A blank value of the store (an identity the reports did not give) reads
@@ -41,7 +42,7 @@ pub fn content(data: &Systems, query: &str) -> String {
         };
         vec![
             Cell::link(&format!("/runs?system={}", encode(&s.name)), &s.name),
-            Cell::text(or_dash(&s.host)),
+            Cell::name(or_dash(&s.host)),
             Cell::text(&gpus),
             Cell::text(or_dash(&s.driver)),
             Cell::text(or_dash(&s.runtime_versions)),

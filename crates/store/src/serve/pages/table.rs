@@ -1,7 +1,7 @@
 //! Tables of the pages: cells that are text, figures or links, and a
 //! section heading with a link to the same figures as CSV from the API.
 
-use crate::store::query::render::short;
+use crate::store::query::render::{short, when};
 use mlb_present::html::escape;
 
 /// A table cell, as HTML.
@@ -16,6 +16,12 @@ impl Cell {
         Cell { html: escape(text), class: "text" }
     }
 
+    /// A name (a host, a node), left-aligned and never broken across lines
+    /// (not even at its hyphens).
+    pub fn name(text: &str) -> Cell {
+        Cell { html: escape(text), class: "text whole" }
+    }
+
     /// A figure as `mlb db` prints it for a person (about four significant
     /// digits), or `-` when there is none.
     pub fn figure(value: Option<f64>) -> Cell {
@@ -28,9 +34,9 @@ impl Cell {
     }
 
     /// A time of the store (RFC 3339, UTC) to the minute, as a person
-    /// reads it (`2026-01-02 10:00 UTC`); `-` when there is none.
+    /// reads it (`2026-01-02 10:00 UTC`), on one line; `-` when there is none.
     pub fn time(text: Option<&str>) -> Cell {
-        Cell::text(&text.map_or_else(|| "-".into(), when))
+        Cell::name(&text.map_or_else(|| "-".into(), when))
     }
 
     /// A link to `href` reading `text`.
@@ -45,19 +51,17 @@ impl Cell {
     }
 }
 
-/// A time of the store (RFC 3339) to the minute, in UTC; text that is no
-/// such time as it is.
-pub fn when(text: &str) -> String {
-    chrono::DateTime::parse_from_rfc3339(text)
-        .map_or_else(|_| text.to_string(), |t| t.with_timezone(&chrono::Utc).format("%Y-%m-%d %H:%M UTC").to_string())
-}
-
 /// A table: a header row of `headers`, then `rows`; `id` names it for
-/// links and tests.
+/// links and tests. A table wider than the page scrolls in its own box, as
+/// the report's do ([`mlb_present::html::body`]).
 pub fn table(id: &str, headers: &[&str], rows: impl IntoIterator<Item = Vec<Cell>>) -> String {
-    let mut out = format!("<table id=\"{}\"><tr>", escape(id));
-    for h in headers {
-        out.push_str(&format!("<th>{}</th>", escape(h)));
+    let rows: Vec<Vec<Cell>> = rows.into_iter().collect();
+    let mut out = format!("<div class=\"scroll\"><table id=\"{}\"><tr>", escape(id));
+    for (i, h) in headers.iter().enumerate() {
+        // A column of text is headed on its left, as its cells are.
+        let text = rows.first().and_then(|r| r.get(i)).is_some_and(|c| c.class.starts_with("text"));
+        let class = if text { " class=\"text\"" } else { "" };
+        out.push_str(&format!("<th{class}>{}</th>", escape(h)));
     }
     out.push_str("</tr>\n");
     for row in rows {
@@ -68,7 +72,7 @@ pub fn table(id: &str, headers: &[&str], rows: impl IntoIterator<Item = Vec<Cell
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</table>\n");
+    out.push_str("</table></div>\n");
     out
 }
 
@@ -111,9 +115,10 @@ mod tests {
         assert!(html.contains("<td class=\"text\"><a href=\"/runs?system=a&amp;b\">&lt;a&gt;</a></td>"), "{html}");
         assert!(html.contains("<td class=\"fail\">0.6667</td>"));
         assert!(table("t", &["x"], [vec![Cell::figure(None)]]).contains("<td>-</td>"));
-        assert_eq!(when("2026-01-02T10:00:59.000000Z"), "2026-01-02 10:00 UTC");
-        assert_eq!(when("2026-01-02T12:00:00+02:00"), "2026-01-02 10:00 UTC");
-        assert_eq!(when("yesterday"), "yesterday");
+        let hosts = table("h", &["host", "runs"], [vec![Cell::name("gpu-node-rack12-slot01"), Cell::count(3)]]);
+        assert!(hosts.starts_with("<div class=\"scroll\">"), "a wide table scrolls in its box: {hosts}");
+        assert!(hosts.contains("<th class=\"text\">host</th><th>runs</th>"), "{hosts}");
+        assert!(hosts.contains("<td class=\"text whole\">gpu-node-rack12-slot01</td>"), "{hosts}");
     }
 
     #[test]

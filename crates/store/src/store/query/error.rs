@@ -40,9 +40,6 @@ pub enum QueryError {
         /// The run asked for, if one was.
         run: Option<i64>,
     },
-    /// The chart could not be drawn.
-    #[error(transparent)]
-    Chart(#[from] super::svg::ChartError),
     /// The export could not be written to stdout.
     #[error("cannot write the export to standard output: {0}")]
     Output(std::io::Error),
@@ -66,7 +63,7 @@ impl Classify for QueryError {
             | QueryError::NoSystem
             | QueryError::NoRun { .. } => Kind::Refused,
             QueryError::Write { source, .. } if refused(source) => Kind::Refused,
-            QueryError::Chart(_) | QueryError::Write { .. } | QueryError::Output(_) => Kind::Failed,
+            QueryError::Write { .. } | QueryError::Output(_) => Kind::Failed,
         }
     }
 }
@@ -82,8 +79,7 @@ impl Fix for QueryError {
             QueryError::NotCompared { .. } => Some("add it to --systems, or leave it out".into()),
             QueryError::NoSystem => Some("pass --system NAME (`mlb db systems` lists them)".into()),
             QueryError::NoRun { .. } => Some("pass --run ID of a run `mlb db runs` lists".into()),
-            QueryError::Chart(_) => None,
-            QueryError::Write { .. } => Some("pass --svg with a file in a folder you can write".into()),
+            QueryError::Write { .. } => Some("pass --output a file in a folder you can write".into()),
             QueryError::Output(_) => Some("write the export to a file or a pipe with room for it".into()),
         }
     }

@@ -5,6 +5,7 @@
 //! returns; the SQL binds every name as a parameter.
 
 pub mod bencher;
+pub mod chart;
 pub mod compare;
 pub mod error;
 pub mod export;
@@ -18,7 +19,6 @@ pub mod render;
 pub mod runs;
 pub mod scale;
 pub(crate) mod sql;
-pub mod svg;
 pub mod systems;
 
 pub use error::QueryError;

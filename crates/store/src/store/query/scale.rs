@@ -1,7 +1,8 @@
-//! How a history chart draws its values (`mlb db history --svg`, the
-//! history page of `mlb serve`): by default each series relative to its own
-//! median, so that benches from 2 to 300,000 items/s share one axis and a
-//! 15% drop of any of them shows as 0.85; or the values as they are.
+//! How a history chart draws its values (the history page of `mlb serve`,
+//! the page `mlb db history --svg` writes): by default each series relative
+//! to its own median, so that benches from 2 to 300,000 items/s share one
+//! axis and a 15% drop of any of them shows as 0.85; or the values as they
+//! are.
 
 use super::history::Series;
 use serde::Serialize;
