@@ -1,8 +1,10 @@
 //! `mlb plugins list|show`: the workload plugins this install finds, from
-//! their manifests (or loaded in a child process with `--verify`), as a
-//! table or JSON; one workload's description and arguments (docs/plugins.md).
+//! their manifests (or loaded in a child process with `--verify`), one line
+//! per workload fitted to the width, or JSON; one workload's description and
+//! what each of its arguments does (docs/plugins.md).
 
 use clap::Subcommand;
+use mlb_present::Width;
 use mlb_run::plugins::{self, listing, show, SearchPath};
 use std::path::PathBuf;
 
@@ -14,7 +16,7 @@ pub enum PluginsCommand {
     /// Plugins are described by their manifest (read from the file, without
     /// loading it); files without one are loaded in a child process.
     List {
-        /// Print JSON instead of a table.
+        /// Print JSON instead of one line per workload.
         #[arg(long)]
         json: bool,
         /// Load every file in a child process (as `mlb worker` would) instead
@@ -23,7 +25,7 @@ pub enum PluginsCommand {
         #[arg(long)]
         verify: bool,
     },
-    /// One workload: its description, version, file, and its arguments with their defaults.
+    /// One workload: its description, version, file, and what each of its arguments does, with its default.
     Show {
         /// The workload's name (as in `mlb plugins list`).
         name: String,
@@ -34,12 +36,13 @@ pub enum PluginsCommand {
 /// `plugin_dirs`: what to print on stdout.
 pub fn run(command: &PluginsCommand, plugin_dirs: &[PathBuf]) -> Result<String, crate::edge::MlbError> {
     let search = SearchPath::from_env(plugin_dirs)?;
+    let columns = Width::of_stdout().columns;
     match command {
         PluginsCommand::List { json, verify } => {
             let entries = if *verify { plugins::verify(&search) } else { plugins::list(&search) };
-            let text = if *json { listing::to_json(&entries) } else { listing::to_table(&entries, &search) };
+            let text = if *json { listing::to_json(&entries) } else { listing::to_text(&entries, &search, columns) };
             Ok(format!("{text}\n"))
         }
-        PluginsCommand::Show { name } => Ok(show::show(&plugins::list(&search), name)?),
+        PluginsCommand::Show { name } => Ok(show::show(&plugins::list(&search), name, columns)?),
     }
 }
