@@ -80,9 +80,6 @@ pub enum MlbError {
         /// Why.
         source: std::io::Error,
     },
-    /// `--format` names a format the command cannot print yet.
-    #[error(transparent)]
-    Format(#[from] crate::commands::output::Unavailable),
     /// `mlb doctor`: the verdict could not be written.
     #[error("cannot write the verdict {}: {source}", path.display())]
     Verdict {
@@ -110,7 +107,7 @@ impl Classify for MlbError {
             MlbError::Query(e) => e.kind(),
             MlbError::Serve(e) => e.kind(),
             MlbError::Generate(_) | MlbError::Stdout(_) | MlbError::Verdict { .. } => Kind::Failed,
-            MlbError::Output { .. } | MlbError::Format(_) => Kind::Refused,
+            MlbError::Output { .. } => Kind::Refused,
         }
     }
 }
@@ -132,7 +129,6 @@ impl Fix for MlbError {
             MlbError::Query(e) => e.fix(),
             MlbError::Serve(e) => e.fix(),
             MlbError::Verdict { .. } => Some("pass another --outdir".into()),
-            MlbError::Format(e) => Some(e.fix()),
             MlbError::Output { .. } => {
                 Some("pass --output a new file, or a regular file in a folder that exists".into())
             }

@@ -165,6 +165,27 @@ fn draw(table: &Table, columns: &[usize]) -> String {
     format!("{drawn}\n")
 }
 
+/// `text` cut to at most `columns` characters, its last one `…` when cut:
+/// for a line of prose that must stay one line (a description in a list).
+pub fn cut(text: &str, columns: usize) -> String {
+    if chars(text) <= columns {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(columns.saturating_sub(1)).collect();
+    kept + "…"
+}
+
+/// `text` cut to at most `columns` characters from its start, its first one
+/// `…` when cut: for a path, whose file name is at its end.
+pub fn cut_start(text: &str, columns: usize) -> String {
+    let count = chars(text);
+    if count <= columns {
+        return text.to_string();
+    }
+    let kept: String = text.chars().skip(count - columns.saturating_sub(1)).collect();
+    format!("…{kept}")
+}
+
 /// The widest line of `text`, in characters.
 pub fn widest(text: &str) -> usize {
     text.lines().map(chars).max().unwrap_or(0)
@@ -182,6 +203,15 @@ fn trim_end(line: String) -> String {
 mod tests {
     use super::*;
     use crate::document::Cell;
+
+    #[test]
+    fn a_cut_line_ends_and_a_cut_path_starts_with_an_ellipsis() {
+        assert_eq!(cut("trains a small model", 20), "trains a small model");
+        assert_eq!(cut("trains a small model", 10), "trains a …");
+        assert_eq!(chars(&cut("ünïcode text", 5)), 5);
+        assert_eq!(cut_start("/a/long/folder/libmlb_torch.so", 30), "/a/long/folder/libmlb_torch.so");
+        assert_eq!(cut_start("/a/long/folder/libmlb_torch.so", 20), "…der/libmlb_torch.so");
+    }
 
     fn gpus() -> Table {
         let mut headers = vec!["config".to_string()];

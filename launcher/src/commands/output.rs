@@ -37,26 +37,6 @@ pub struct OutputFile {
     pub output: Option<PathBuf>,
 }
 
-/// `--format` asked for a format the command cannot print yet.
-#[derive(Debug, thiserror::Error)]
-#[error("{command} cannot print --format {} yet", asked.name())]
-pub struct Unavailable {
-    /// The command (`mlb detect`).
-    pub command: &'static str,
-    /// The format asked for.
-    pub asked: Format,
-    /// The formats it prints.
-    pub formats: &'static [Format],
-}
-
-impl Unavailable {
-    /// What to pass instead.
-    pub fn fix(&self) -> String {
-        let names: Vec<String> = self.formats.iter().map(|f| format!("--format {}", f.name())).collect();
-        format!("pass {}", names.join(" or "))
-    }
-}
-
 impl OutputArgs {
     /// The file `--output` names, if any.
     pub fn path(&self) -> Option<&std::path::Path> {
@@ -76,28 +56,5 @@ impl OutputArgs {
     /// `document` in the asked format.
     pub fn render<A>(&self, document: &Document<A>) -> String {
         mlb_present::render(document, self.format, self.width())
-    }
-
-    /// Refuses a `--format` that `command` cannot print: it prints only
-    /// `formats`. Called before the command starts anything.
-    pub fn only(&self, command: &'static str, formats: &'static [Format]) -> Result<(), Unavailable> {
-        match formats.contains(&self.format) {
-            true => Ok(()),
-            false => Err(Unavailable { command, asked: self.format, formats }),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_format_a_command_lacks_is_refused_with_those_it_has() {
-        let args = OutputArgs { format: Format::Csv, ..OutputArgs::default() };
-        assert!(args.only("mlb x", &[Format::Text, Format::Csv]).is_ok());
-        let refused = args.only("mlb x", &[Format::Text, Format::Json]).unwrap_err();
-        assert_eq!(refused.to_string(), "mlb x cannot print --format csv yet");
-        assert_eq!(refused.fix(), "pass --format text or --format json");
     }
 }

@@ -1,10 +1,11 @@
 //! `mlb plugins list|show`: the workload plugins this install finds, from
-//! their manifests (or loaded in a child process with `--verify`), as a
-//! table or JSON; one workload's description and arguments (docs/plugins.md).
+//! their manifests (or loaded in a child process with `--verify`), one line
+//! per workload fitted to the width, or JSON; one workload's description and
+//! what each of its arguments does (docs/plugins.md).
 
 use super::output::OutputArgs;
 use clap::Subcommand;
-use mlb_present::{Format, Progress};
+use mlb_present::{Format, Progress, Width};
 use mlb_run::plugins::{self, listing, show, SearchPath};
 use std::path::PathBuf;
 
@@ -25,15 +26,12 @@ pub enum PluginsCommand {
         #[arg(long)]
         verify: bool,
     },
-    /// One workload: its description, version, file, and its arguments with their defaults.
+    /// One workload: its description, version, file, and what each of its arguments does, with its default.
     Show {
         /// The workload's name (as in `mlb plugins list`).
         name: String,
     },
 }
-
-/// The formats `mlb plugins list` prints.
-const FORMATS: &[Format] = &[Format::Text, Format::Json];
 
 impl PluginsCommand {
     /// Where its result goes: `--format`, `--output`, `--wide` of `list`.
@@ -48,10 +46,8 @@ impl PluginsCommand {
 /// Runs `mlb plugins ...` over the search path that starts with
 /// `plugin_dirs`: what to print on stdout.
 pub fn run(command: &PluginsCommand, plugin_dirs: &[PathBuf]) -> Result<String, crate::edge::MlbError> {
-    if let Some(output) = command.output() {
-        output.only("mlb plugins list", FORMATS)?;
-    }
     let search = SearchPath::from_env(plugin_dirs)?;
+    let columns = Width::of_stdout().columns;
     match command {
         PluginsCommand::List { output, verify } => {
             let entries = if *verify {
@@ -64,10 +60,11 @@ pub fn run(command: &PluginsCommand, plugin_dirs: &[PathBuf]) -> Result<String, 
             };
             let text = match output.format {
                 Format::Json => listing::to_json(&entries),
-                _ => listing::to_table(&entries, &search),
+                Format::Text => listing::to_text(&entries, &search, output.width().columns),
+                _ => output.render(&listing::document(&entries)),
             };
             Ok(format!("{text}\n"))
         }
-        PluginsCommand::Show { name } => Ok(show::show(&plugins::list(&search), name)?),
+        PluginsCommand::Show { name } => Ok(show::show(&plugins::list(&search), name, columns)?),
     }
 }

@@ -167,15 +167,22 @@ fn an_old_spelling_prints_its_note_on_stderr_and_works() {
 }
 
 #[test]
-fn a_format_a_command_cannot_print_is_refused_before_it_starts() {
-    let out = common::run(&["plugins", "list", "--format", "csv", "--plugin-dir", "/nonexistent"]);
-    let (stdout, stderr) = common::text(&out);
-    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
-    assert!(stdout.is_empty(), "{stdout}");
-    assert_eq!(
-        stderr,
-        "mlb: error: mlb plugins list cannot print --format csv yet\n  fix: pass --format text or --format json\n"
-    );
+fn every_command_that_prints_results_prints_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let outdir = dir.path().to_str().unwrap();
+    let commands: [&[&str]; 4] =
+        [&["plugins", "list"], &["detect"], &["targets", "list"], &["doctor", "--outdir", outdir]];
+    for command in commands {
+        for (format, starts) in [("csv", ""), ("markdown", "# mlb "), ("html", "<!DOCTYPE html>"), ("json", "")] {
+            let out = common::run(&[command, &["--format", format]].concat());
+            let (stdout, stderr) = common::text(&out);
+            assert!(matches!(out.status.code(), Some(0 | 1)), "{command:?} {format}: {stderr}");
+            assert!(!stdout.trim().is_empty() && stdout.starts_with(starts), "{command:?} {format}: {stdout}");
+            if format == "json" {
+                serde_json::from_str::<serde_json::Value>(&stdout).unwrap_or_else(|e| panic!("{command:?}: {e}"));
+            }
+        }
+    }
 }
 
 /// The repository's root.

@@ -157,32 +157,95 @@ fn search_order_is_plugin_dir_then_env_then_binary_folder() {
     assert_eq!(paths[2..], [beside.to_str().unwrap()], "{paths:?}");
 }
 
-/// The table fits 100 columns when piped, even with a long path and a
-/// refusal; the arguments are in `plugins show NAME`.
+/// `mlb plugins list` and `show` of `dir` alone (no plugin beside the
+/// binary, no `MLB_PLUGIN_PATH`), `columns` wide: stdout.
+fn lone(args: &[&str], dir: &Path, columns: usize) -> String {
+    let (_home, mlb) = common::lone_mlb();
+    let out = Command::new(mlb)
+        .args(args)
+        .arg("--plugin-dir")
+        .arg(dir)
+        .env_remove("MLB_PLUGIN_PATH")
+        .env("COLUMNS", columns.to_string())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = common::text(&out);
+    assert!(out.status.success(), "{stderr}");
+    stdout
+}
+
+/// `name` stands in `line` as a word of its own, as `grep -w` finds it.
+fn has_word(line: &str, name: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(name).any(|(at, _)| !line[..at].ends_with(word) && !line[at + name.len()..].starts_with(word))
+}
+
+/// The listing fits the width, one line per workload under its file, with
+/// a long path and a refusal: every name whole (`grep -w` finds it), and no
+/// default-args JSON.
 #[test]
-fn the_table_fits_100_columns_and_show_gives_the_arguments() {
+fn the_list_fits_every_width_and_never_cuts_a_name() {
     let dir = private_dir();
     let deep = dir.path().join("a-rather-long-folder-name-for-plugins/and-another-one-below-it");
     std::fs::create_dir_all(&deep).unwrap();
     std::fs::copy(common::spin_plugin(), deep.join("libmlb_spin.so")).unwrap();
     common::c_library(&deep, "libmlb_v2.so", V2_PLUGIN);
-    let plugins = deep.to_str().unwrap();
-    let out = Command::new(common::mlb()).args(["plugins", "list", "--plugin-dir", plugins]).output().unwrap();
-    let (table, stderr) = common::text(&out);
-    assert!(out.status.success(), "{stderr}");
-    assert!(table.contains("spin") && table.contains("REFUSED"), "{table}");
-    let widest = table.lines().map(|l| l.chars().count()).max().unwrap();
-    assert!(widest <= 100, "{widest} columns:\n{table}");
-    assert!(!table.contains("\"repeat\""), "no default-args JSON in the table:\n{table}");
-    let show = Command::new(common::mlb()).args(["plugins", "show", "spin", "--plugin-dir", plugins]).output().unwrap();
-    let (text, stderr) = common::text(&show);
-    assert!(show.status.success(), "{stderr}");
-    assert!(text.starts_with("spin ") && text.contains("arguments (kind, default):\n"), "{text}");
-    let line = |name: &str| text.lines().find(|l| l.trim_start().starts_with(&format!("{name} "))).unwrap_or("");
-    assert_eq!(line("size").split_whitespace().collect::<Vec<_>>(), ["size", "count", "64"], "{text}");
-    assert_eq!(line("nan_at").split_whitespace().collect::<Vec<_>>(), ["nan_at", "count", "-"], "{text}");
-    let missing =
-        Command::new(common::mlb()).args(["plugins", "show", "nope", "--plugin-dir", plugins]).output().unwrap();
+    let listed: Vec<Value> = serde_json::from_str(&lone(&["plugins", "list", "--json"], &deep, 100)).unwrap();
+    let names: Vec<&str> = listed.iter().filter_map(|e| e["name"].as_str()).collect();
+    assert_eq!(names, ["spin"]);
+    for columns in [80, 100, 160] {
+        let text = lone(&["plugins", "list"], &deep, columns);
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(widest <= columns, "{widest} columns over {columns}:\n{text}");
+        for name in &names {
+            assert!(text.lines().any(|l| has_word(l, name)), "`{name}` is not whole at {columns}:\n{text}");
+        }
+        assert!(text.lines().any(|l| l.starts_with("  REFUSED: ")), "{text}");
+        assert!(!text.contains("\"repeat\""), "no default-args JSON:\n{text}");
+    }
+    // The layout, wide enough for nothing to be cut: this run's folder
+    // redacted, the search path (the binary's folders) left out.
+    let text = lone(&["plugins", "list"], &deep, 300);
+    let shown = text.split("search path").next().unwrap().replace(deep.to_str().unwrap(), "[plugins]");
+    insta::assert_snapshot!("plugins_list_text", shown);
+}
+
+#[test]
+fn has_word_is_grep_w() {
+    assert!(has_word("  convnet_distributed  0.1.0", "convnet_distributed"));
+    assert!(!has_word("  convnet_distribute…", "convnet_distributed"));
+    assert!(!has_word("  convnet_distributed  0.1.0", "convnet"));
+    assert!(has_word("convnet, convnet_fp16", "convnet"));
+}
+
+/// `plugins show` says what every argument does: a description on each
+/// argument's line (or the lines below it), never `(not described)`.
+#[test]
+fn show_describes_every_argument() {
+    let dir = private_dir();
+    std::fs::copy(common::spin_plugin(), dir.path().join("libmlb_spin.so")).unwrap();
+    let listed: Vec<Value> = serde_json::from_str(&lone(&["plugins", "list", "--json"], dir.path(), 100)).unwrap();
+    let kinds = listed[0]["arg_kinds"].as_object().unwrap();
+    assert_eq!(listed[0]["arg_help"].as_object().unwrap().len(), kinds.len(), "{:?}", listed[0]);
+    let text = lone(&["plugins", "show", "spin"], dir.path(), 200);
+    assert!(text.starts_with("spin ") && text.contains("arguments (kind, default, what it does):\n"), "{text}");
+    for (name, kind) in kinds {
+        let line = text.lines().find(|l| l.trim_start().starts_with(&format!("{name} "))).unwrap_or("");
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert!(words.len() > 3 && words[1] == kind, "`{name}`: {line:?}\n{text}");
+        assert!(!line.contains("(not described)"), "`{name}`: {line:?}");
+    }
+    let size = text.lines().find(|l| l.starts_with("  size ")).unwrap();
+    assert_eq!(size.split_whitespace().take(3).collect::<Vec<_>>(), ["size", "count", "64"], "{text}");
+    assert!(size.ends_with("Side of the matrices (0: a step does no work)."), "{size}");
+    let narrow = lone(&["plugins", "show", "spin"], dir.path(), 80);
+    assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");
+    let missing = Command::new(common::mlb())
+        .args(["plugins", "show", "nope", "--plugin-dir"])
+        .arg(dir.path())
+        .env_remove("MLB_PLUGIN_PATH")
+        .output()
+        .unwrap();
     assert_eq!(missing.status.code(), Some(2));
     assert!(common::text(&missing).1.contains("no plugin named `nope`; plugins found: spin"));
 }

@@ -92,6 +92,7 @@ fn spin_meta() -> PluginMeta {
         description: Spin::DESCRIPTION.into(),
         default_args: serde_json::from_str(mlb_spin::Args::DEFAULTS).unwrap(),
         arg_kinds: mlb_spin::Args::DECLARED.iter().map(|a| (a.name.to_string(), a.kind)).collect(),
+        arg_help: mlb_spin::Args::DECLARED.iter().map(|a| (a.name.to_string(), a.help.to_string())).collect(),
         quality: Spin::QUALITY.map(Into::into),
         libtorch: None,
     }
@@ -151,8 +152,8 @@ fn a_library_without_manifest_is_probed() {
     assert_eq!(mine.len(), 1);
     assert_eq!(mine[0]["status"], "ok");
     let meta: PluginMeta = serde_json::from_value(mine[0].clone()).unwrap();
-    // The argument kinds are listed by the manifest only: the probe has none.
-    assert_eq!(meta, PluginMeta { arg_kinds: Default::default(), ..spin_meta() });
+    // The arguments are listed by the manifest only: the probe has none.
+    assert_eq!(meta, PluginMeta { arg_kinds: Default::default(), arg_help: Default::default(), ..spin_meta() });
     // And it still runs: no manifest is not an error.
     let (out, reports) = worker(&stripped, &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

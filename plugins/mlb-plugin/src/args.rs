@@ -1,7 +1,8 @@
 //! A workload's declared arguments: one struct, written once with
 //! [`workload_args!`](crate::workload_args), from which come the defaults the
 //! manifest and the table publish, the kind of every argument (what
-//! `mlb --jobs` checks before anything starts) and the parsing of a config.
+//! `mlb --jobs` checks before anything starts), its description (the field's
+//! doc comment, which `mlb plugins show` prints) and the parsing of a config.
 //!
 //! ```
 //! mlb_plugin::workload_args! {
@@ -19,6 +20,7 @@
 //! use mlb_plugin::{ArgKind, Config, WorkloadArgs};
 //! assert_eq!(Args::DEFAULTS, r#"{"repeat": 20, "number": 100, "batch_size": 256, "lr": 0.01}"#);
 //! assert_eq!(Args::DECLARED[3].kind, ArgKind::Count);
+//! assert_eq!(Args::DECLARED[4].help, "SGD learning rate.");
 //! let args = Args::from_config(&Config::parse(r#"{"lr": "0.5"}"#).unwrap()).unwrap();
 //! assert_eq!((args.batch_size, args.lr, args.data), (256, 0.5, None));
 //! ```
@@ -67,7 +69,26 @@ pub struct Arg {
     pub name: &'static str,
     /// What it takes.
     pub kind: ArgKind,
+    /// What it does, with its unit and range: the field's doc comment, its
+    /// lines joined into one paragraph.
+    pub help: &'static str,
 }
+
+/// The worker's counts, which every workload takes: the first arguments of
+/// [`WorkloadArgs::DECLARED`].
+pub const COUNTS: [Arg; 3] = [
+    Arg {
+        name: "repeat",
+        kind: ArgKind::Count,
+        help: "Observations of `number` steps each; the first `skip` are warm-up, the others timed.",
+    },
+    Arg { name: "number", kind: ArgKind::Count, help: "Steps in one observation, timed together." },
+    Arg {
+        name: "skip",
+        kind: ArgKind::Count,
+        help: "Warm-up observations left out of the statistics (10 when absent); less than `repeat`.",
+    },
+];
 
 /// A workload's arguments: what [`workload_args!`](crate::workload_args)
 /// implements for the struct it declares.
@@ -206,6 +227,20 @@ pub fn read_arg<T: ArgValue>(config: &Config, key: &str, default: Option<&str>) 
 /// manifest, so it is written as JSON writes it (`0.0005`, `"resnet101"`,
 /// `""` for a flag that is on). Types: `u64`, `usize` (kind count), `f64`
 /// (number), `String` (text), `bool` (flag), and `Option` of those.
+///
+/// Every field has a doc comment, its description in the manifest and in
+/// `mlb plugins show`: what the argument does, its unit and its range, and
+/// what an absent `Option` means. A field without one does not compile.
+///
+/// ```compile_fail
+/// mlb_plugin::workload_args! {
+///     /// Arguments without a word on `lr`.
+///     pub struct Args {
+///         repeat = 20, number = 100;
+///         pub lr: f64 = 0.01,
+///     }
+/// }
+/// ```
 #[macro_export]
 macro_rules! workload_args {
     (
@@ -213,7 +248,7 @@ macro_rules! workload_args {
         $vis:vis struct $name:ident {
             repeat = $repeat:literal, number = $number:literal $(, skip = $skip:literal)? ;
             $(
-                $(#[$field_meta:meta])*
+                $(#[doc = $doc:literal])*
                 $field_vis:vis $field:ident : $ty:ty $(= $default:literal)?
             ),* $(,)?
         }
@@ -222,10 +257,19 @@ macro_rules! workload_args {
         #[derive(Clone, Debug, PartialEq)]
         $vis struct $name {
             $(
-                $(#[$field_meta])*
+                $(#[doc = $doc])*
                 $field_vis $field: $ty,
             )*
         }
+
+        // Every argument is described.
+        const _: () = {
+            $(assert!(
+                !concat!($($doc),*).trim_ascii().is_empty(),
+                concat!("argument `", stringify!($field), "` of `", stringify!($name),
+                    "` has no doc comment: say what it does, its unit and its range"),
+            );)*
+        };
 
         impl $crate::WorkloadArgs for $name {
             const DEFAULTS: &'static str = concat!(
@@ -235,10 +279,14 @@ macro_rules! workload_args {
                 "}"
             );
             const DECLARED: &'static [$crate::Arg] = &[
-                $crate::Arg { name: "repeat", kind: $crate::ArgKind::Count },
-                $crate::Arg { name: "number", kind: $crate::ArgKind::Count },
-                $crate::Arg { name: "skip", kind: $crate::ArgKind::Count },
-                $($crate::Arg { name: stringify!($field), kind: <$ty as $crate::ArgValue>::KIND },)*
+                $crate::COUNTS[0],
+                $crate::COUNTS[1],
+                $crate::COUNTS[2],
+                $($crate::Arg {
+                    name: stringify!($field),
+                    kind: <$ty as $crate::ArgValue>::KIND,
+                    help: concat!($($doc),*).trim_ascii(),
+                },)*
             ];
 
             fn from_config(config: &$crate::Config) -> ::std::result::Result<Self, $crate::ConfigError> {
@@ -274,14 +322,24 @@ mod tests {
         /// Every kind, with and without defaults.
         struct Every {
             repeat = 10, number = 5, skip = 1;
+            /// Samples per step.
             batch_size: usize = 64,
+            /// Learning rate,
+            /// over two lines.
             lr: f64 = 20,
+            /// Model.
             arch: String = "resnet101",
+            /// Loss scale.
             loss_scale: String = 128,
+            /// GAE.
             use_gae: bool = "",
+            /// Frozen batch norm.
             frozen_bn: bool,
+            /// Devices.
             devices: Option<u64>,
+            /// Data folder.
             data: Option<String>,
+            /// Must be given.
             required: u64,
         }
     }
@@ -322,6 +380,14 @@ mod tests {
         );
         assert!(ArgKind::ALL.iter().all(|k| ArgKind::from_name(k.name()) == Some(*k)));
         assert_eq!(ArgKind::from_name("integer"), None);
+    }
+
+    #[test]
+    fn descriptions_are_the_doc_comments_in_one_paragraph() {
+        let help: Vec<&str> = Every::DECLARED.iter().map(|a| a.help).collect();
+        assert_eq!(help[..3], COUNTS.map(|a| a.help));
+        assert_eq!(help[3..5], ["Samples per step.", "Learning rate, over two lines."]);
+        assert!(help.iter().all(|h| !h.is_empty() && h.trim() == *h), "{help:?}");
     }
 
     #[test]

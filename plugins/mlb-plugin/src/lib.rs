@@ -50,7 +50,7 @@ pub mod precision;
 mod quality;
 mod workload;
 
-pub use args::{read_arg, Arg, ArgKind, ArgValue, WorkloadArgs};
+pub use args::{read_arg, Arg, ArgKind, ArgValue, WorkloadArgs, COUNTS};
 pub use config::{Config, ConfigError};
 pub use precision::{Precision, UnknownPrecision};
 pub use quality::{Quality, QualitySpec};

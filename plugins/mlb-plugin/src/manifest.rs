@@ -32,6 +32,8 @@
 //!            u32 higher is better (0 or 1), 8 bytes default target
 //!            (IEEE 754 binary64, little-endian)]
 //!           [string libtorch (empty: none)]
+//!           [u32 argument count, then per argument, in the order of the
+//!            argument list: string description]
 //!           [fields a later format appends; readers skip them]
 //! ```
 //!
@@ -51,6 +53,11 @@
 //! gives it (`2.11.0+cu130`): mlb refuses the library when the libtorch it
 //! would load is another release ([`crate::libtorch`]). An entry without it
 //! (a plugin built before it) declares none.
+//!
+//! The descriptions (appended after the libtorch, always written) say what
+//! each argument of the list does, its unit and its range: the doc comment
+//! of its field ([`Arg::help`]). An entry without them (a plugin built
+//! before them) describes no argument.
 //!
 //! Fields are only ever appended to an entry (its length lets an older reader
 //! skip what it does not know); an incompatible layout gets a new format
@@ -96,7 +103,7 @@ pub struct Entry {
     pub description: &'static str,
     /// Default arguments, a JSON object.
     pub default_args: &'static str,
-    /// Every declared argument and its kind.
+    /// Every declared argument, its kind and its description.
     pub args: &'static [Arg],
     /// What the workload's `eval` measures, if it has one.
     pub quality: Option<Quality>,
@@ -156,7 +163,14 @@ impl Entry {
             a += 1;
         }
         let [metric, unit] = self.quality_strings();
-        len + 4 + metric.len() + 4 + unit.len() + QUALITY_FIXED_LEN + 4 + self.libtorch.len()
+        len += 4 + metric.len() + 4 + unit.len() + QUALITY_FIXED_LEN + 4 + self.libtorch.len();
+        len += 4; // description count
+        let mut a = 0;
+        while a < self.args.len() {
+            len += 4 + self.args[a].help.len();
+            a += 1;
+        }
+        len
     }
 }
 
@@ -231,6 +245,13 @@ const fn write(entries: &[Entry], out: &mut [u8]) {
         at = put_bytes(out, at, &target.to_bits().to_le_bytes());
         at = put_u32(out, at, entry.libtorch.len() as u32);
         at = put_bytes(out, at, entry.libtorch.as_bytes());
+        at = put_u32(out, at, entry.args.len() as u32);
+        let mut a = 0;
+        while a < entry.args.len() {
+            at = put_u32(out, at, entry.args[a].help.len() as u32);
+            at = put_bytes(out, at, entry.args[a].help.as_bytes());
+            a += 1;
+        }
         i += 1;
     }
     assert!(at == out.len(), "manifest length miscounted");
@@ -281,6 +302,11 @@ pub struct PluginMeta {
     /// (empty when the entry declares none; a table declares none).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub arg_kinds: BTreeMap<String, ArgKind>,
+    /// What every declared argument does, with its unit and range (empty
+    /// when the entry describes none, or predates the field; a table
+    /// describes none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub arg_help: BTreeMap<String, String>,
     /// What the workload's evaluation measures and its default target
     /// (`None`: the workload has no evaluation, or its entry predates it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -405,18 +431,21 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<PluginMeta>, ManifestError> {
             description,
             default_args,
             arg_kinds: BTreeMap::new(),
+            arg_help: BTreeMap::new(),
             quality: None,
             libtorch: None,
         };
         // The argument list: absent from entries written before it existed.
+        let mut args = Vec::new();
         if e.at < e.bytes.len() {
             let count = e.u32("argument count")?;
             for _ in 0..count {
                 let name = e.string("argument name")?;
                 // A kind this reader does not know leaves its argument unchecked.
                 if let Some(kind) = ArgKind::from_name(&e.string("argument kind")?) {
-                    w.arg_kinds.insert(name, kind);
+                    w.arg_kinds.insert(name.clone(), kind);
                 }
+                args.push(name);
             }
         }
         // The quality: absent from entries written before it existed.
@@ -426,6 +455,20 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<PluginMeta>, ManifestError> {
         // The libtorch: absent from entries written before it existed.
         if e.at < e.bytes.len() {
             w.libtorch = Some(e.string("libtorch")?).filter(|v| !v.is_empty());
+        }
+        // The descriptions: absent from entries written before they existed.
+        if e.at < e.bytes.len() {
+            let count = e.u32("description count")? as usize;
+            if count != args.len() {
+                let list = args.len();
+                return Err(ManifestError::Invalid(format!(
+                    "`{}` describes {count} arguments, its argument list has {list}",
+                    w.name
+                )));
+            }
+            for name in args {
+                w.arg_help.insert(name, e.string("argument description")?);
+            }
         }
         if w.name.is_empty() {
             return Err(ManifestError::Invalid("a workload has an empty name".into()));
@@ -495,7 +538,10 @@ mod tests {
         version: "1.0.0",
         description: "first, with \"quotes\" and ünïcode",
         default_args: r#"{"repeat": 2}"#,
-        args: &[Arg { name: "repeat", kind: ArgKind::Count }, Arg { name: "lr", kind: ArgKind::Number }],
+        args: &[
+            Arg { name: "repeat", kind: ArgKind::Count, help: "observations" },
+            Arg { name: "lr", kind: ArgKind::Number, help: "learning rate, from 0 up" },
+        ],
         quality: Some(Quality { metric: "top1", unit: "fraction", higher_is_better: true, target: 0.75 }),
         libtorch: "2.11.0+cu130",
     };
@@ -513,6 +559,8 @@ mod tests {
     const B_QUALITY_LEN: usize = 4 + 4 + 4 + 8;
     /// Bytes of B's libtorch: an empty string.
     const B_LIBTORCH_LEN: usize = 4;
+    /// Bytes of B's descriptions: a count of 0.
+    const B_HELP_LEN: usize = 4;
 
     fn back(e: &Entry) -> PluginMeta {
         PluginMeta {
@@ -522,6 +570,7 @@ mod tests {
             description: e.description.into(),
             default_args: serde_json::from_str(e.default_args).unwrap(),
             arg_kinds: e.args.iter().map(|a| (a.name.to_string(), a.kind)).collect(),
+            arg_help: e.args.iter().map(|a| (a.name.to_string(), a.help.to_string())).collect(),
             quality: e.quality.map(QualitySpec::from),
             libtorch: Some(e.libtorch.to_string()).filter(|v| !v.is_empty()),
         }
@@ -602,7 +651,7 @@ mod tests {
     fn an_entry_without_the_argument_list_declares_no_arguments() {
         // As a plugin built before the list existed wrote it: B's list is
         // the 4 bytes (a count of 0) before its quality.
-        let bytes = shortened(to_vec(&[B]), 4 + B_QUALITY_LEN + B_LIBTORCH_LEN);
+        let bytes = shortened(to_vec(&[B]), 4 + B_QUALITY_LEN + B_LIBTORCH_LEN + B_HELP_LEN);
         assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
         let with_args = decode(&to_vec(&[A])).unwrap();
         let kinds = BTreeMap::from([("repeat".to_string(), ArgKind::Count), ("lr".into(), ArgKind::Number)]);
@@ -612,7 +661,7 @@ mod tests {
     #[test]
     fn an_entry_without_the_quality_declares_none() {
         // As a plugin built before the quality existed wrote it.
-        let bytes = shortened(to_vec(&[B]), B_QUALITY_LEN + B_LIBTORCH_LEN);
+        let bytes = shortened(to_vec(&[B]), B_QUALITY_LEN + B_LIBTORCH_LEN + B_HELP_LEN);
         assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
         let read = decode(&to_vec(&[A])).unwrap();
         let quality = read[0].quality.as_ref().expect("A declares a quality");
@@ -627,9 +676,37 @@ mod tests {
         assert_eq!(read[0].libtorch.as_deref(), Some("2.11.0+cu130"));
         assert_eq!(read[1].libtorch, None, "an empty libtorch declares none");
         // As a plugin built before the libtorch existed wrote it: A without
-        // its last field.
-        let bytes = shortened(to_vec(&[A]), 4 + A.libtorch.len());
-        assert_eq!(decode(&bytes).unwrap(), vec![PluginMeta { libtorch: None, ..back(&A) }]);
+        // its libtorch and descriptions.
+        let bytes = shortened(to_vec(&[A]), 4 + A.libtorch.len() + help_len(&A));
+        let before = PluginMeta { libtorch: None, arg_help: BTreeMap::new(), ..back(&A) };
+        assert_eq!(decode(&bytes).unwrap(), vec![before]);
+    }
+
+    /// Bytes of `e`'s descriptions: their count, then each string.
+    fn help_len(e: &Entry) -> usize {
+        4 + e.args.iter().map(|a| 4 + a.help.len()).sum::<usize>()
+    }
+
+    #[test]
+    fn the_descriptions_round_trip_and_an_entry_without_them_describes_nothing() {
+        let read = decode(&to_vec(&[A])).unwrap();
+        let help = BTreeMap::from([
+            ("repeat".to_string(), "observations".to_string()),
+            ("lr".into(), "learning rate, from 0 up".into()),
+        ]);
+        assert_eq!(read[0].arg_help, help);
+        // As a plugin built before the descriptions existed wrote it.
+        let bytes = shortened(to_vec(&[A]), help_len(&A));
+        assert_eq!(decode(&bytes).unwrap(), vec![PluginMeta { arg_help: BTreeMap::new(), ..back(&A) }]);
+        // A count that is not the argument list's is corrupt: A's is the 4
+        // bytes before its last two descriptions.
+        let mut bytes = to_vec(&[A]);
+        let at = bytes.len() - help_len(&A);
+        bytes[at] = 1;
+        let sum = fnv1a(&bytes, HEADER_LEN, bytes.len());
+        bytes[16..20].copy_from_slice(&sum.to_le_bytes());
+        let e = decode(&bytes).unwrap_err().to_string();
+        assert!(e.contains("`alpha` describes 1 arguments, its argument list has 2"), "{e}");
     }
 
     #[test]

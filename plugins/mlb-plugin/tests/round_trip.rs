@@ -9,10 +9,15 @@ workload_args! {
     /// Arguments of the counter.
     struct Args {
         repeat = 20, number = 10;
+        /// Items a step counts.
         batch_size: u64 = 4,
+        /// `create` fails.
         refuse: bool,
+        /// Step that returns an error.
         fail_at: Option<u64>,
+        /// Step that panics.
         panic_at: Option<u64>,
+        /// `eval` fails.
         eval_fails: bool,
     }
 }

@@ -38,12 +38,13 @@ use super::probe::{probe, Probed};
 use super::search::SearchPath;
 use super::trust::check_trusted;
 use crate::console::Console;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use mlb_plugin::abi::ABI_VERSION;
 use mlb_plugin::manifest::PluginMeta;
+use mlb_present::text::{cut, cut_start};
+use mlb_present::{Body, Cell, Document, Mark};
 use mlb_record::fix::one_line;
+use mlb_record::untrusted::visible;
 use serde::Serialize;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -327,45 +328,93 @@ pub fn to_json(entries: &[Entry]) -> String {
     serde_json::to_string_pretty(entries).unwrap_or_else(|_| "[]".into())
 }
 
-/// Width of the table when stdout is no terminal (a terminal's own width otherwise).
-const PIPED_WIDTH: u16 = 100;
-
-/// The listing as a table that fits the terminal (100 columns when piped),
-/// followed by the search path. The quality column gives the metric of a
-/// workload's evaluation and its default target (`-`: none). The arguments
-/// are in `--json` and `mlb plugins show NAME`.
-pub fn to_table(entries: &[Entry], search: &SearchPath) -> String {
-    let mut table = Table::new();
-    table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
-    if !std::io::stdout().is_terminal() {
-        table.set_width(PIPED_WIDTH);
-    }
-    table.set_header(["name", "version", "abi", "quality", "description", "path"]);
+/// The listing as text, no line wider than `columns`: a header, then each
+/// file on a line of its own (its path cut at the start when too long),
+/// followed by one line per workload it holds: name, version, the quality
+/// its evaluation measures with the default target (`-`: none) and its
+/// description cut with `…`; a shadowed workload says which file wins, a
+/// refused file why. Names are never cut (`grep -w NAME` finds each). The
+/// search path follows. The arguments are in `--json` and
+/// `mlb plugins show NAME`.
+pub fn to_text(entries: &[Entry], search: &SearchPath, columns: usize) -> String {
+    let rows: Vec<[String; 3]> = entries
+        .iter()
+        .filter_map(|e| match &e.status {
+            Status::Ok { meta } | Status::Shadowed { meta, .. } => Some(columns_of(meta)),
+            Status::Refused { .. } => None,
+        })
+        .collect();
+    let header = ["workload".to_string(), "version".into(), "quality".into()];
+    let widths: [usize; 3] =
+        std::array::from_fn(|c| rows.iter().chain([&header]).map(|r| r[c].chars().count()).max().unwrap_or(0));
+    let line = |[name, version, quality]: [String; 3], rest: &str| {
+        let [nw, vw, qw] = widths;
+        let text = format!("  {name:<nw$}  {version:<vw$}  {quality:<qw$}  {rest}");
+        // Never cut into the name.
+        cut(text.trim_end(), columns.max(2 + name.chars().count()))
+    };
+    let mut out = vec![line(header, "description")];
+    let mut file: Option<&Path> = None;
     for e in entries {
-        let path = e.path.display().to_string();
-        let row = match &e.status {
-            Status::Ok { meta } => row(meta, path),
-            Status::Shadowed { meta, by } => row(meta, format!("{path}\n(shadowed by {})", by.display())),
-            Status::Refused { reason } => {
-                vec!["-".into(), "-".into(), "-".into(), "-".into(), format!("REFUSED: {reason}"), path]
+        if file != Some(e.path.as_path()) {
+            out.push(cut_start(&visible(&e.path.display().to_string()), columns));
+            file = Some(&e.path);
+        }
+        out.push(match &e.status {
+            Status::Ok { meta } => line(columns_of(meta), &visible(&meta.description)),
+            Status::Shadowed { meta, by } => {
+                line(columns_of(meta), &format!("shadowed by {}", visible(&by.display().to_string())))
             }
-        };
-        table.add_row(row);
+            Status::Refused { reason } => cut(&format!("  REFUSED: {}", visible(reason)), columns),
+        });
     }
-    let dirs: Vec<String> = search.dirs().iter().map(|d| format!("  {}", d.display())).collect();
-    format!("{table}\nsearch path (first match wins):\n{}", dirs.join("\n"))
+    out.push(cut("search path (first match wins):", columns));
+    out.extend(
+        search
+            .dirs()
+            .iter()
+            .map(|d| format!("  {}", cut_start(&visible(&d.display().to_string()), columns.saturating_sub(2)))),
+    );
+    out.join("\n")
 }
 
-fn row(meta: &PluginMeta, path: String) -> Vec<String> {
+/// The listing as a document, for the formats other than text and JSON:
+/// one row per workload (or refused file) with its file.
+pub fn document(entries: &[Entry]) -> Document {
+    let rows = entries
+        .iter()
+        .map(|e| {
+            let file = Cell::from(e.path.display().to_string());
+            let described = |meta: &PluginMeta, what: Cell| {
+                let quality = meta.quality.as_ref().map_or("-".into(), |q| q.summary());
+                vec![meta.name.as_str().into(), meta.version.as_str().into(), quality.into(), what, file.clone()]
+            };
+            match &e.status {
+                Status::Ok { meta } => described(meta, meta.description.as_str().into()),
+                Status::Shadowed { meta, by } => {
+                    described(meta, Cell::marked(format!("shadowed by {}", by.display()), Mark::Warn))
+                }
+                Status::Refused { reason } => {
+                    vec![
+                        "-".into(),
+                        "-".into(),
+                        "-".into(),
+                        Cell::marked(format!("refused: {reason}"), Mark::Fail),
+                        file,
+                    ]
+                }
+            }
+        })
+        .collect();
+    let mut document = Document::new("mlb plugins list");
+    document.push("Workloads", Body::table(["workload", "version", "quality", "description", "file"], rows));
+    document
+}
+
+/// A workload's name, version and quality, as the text listing shows them.
+fn columns_of(meta: &PluginMeta) -> [String; 3] {
     let quality = meta.quality.as_ref().map_or("-".into(), |q| q.summary());
-    vec![
-        meta.name.clone(),
-        meta.version.clone(),
-        format!("v{}", meta.abi_version),
-        quality,
-        meta.description.clone(),
-        path,
-    ]
+    [visible(&meta.name).into_owned(), visible(&meta.version).into_owned(), visible(&quality).into_owned()]
 }
 
 #[cfg(test)]
@@ -380,8 +429,51 @@ mod tests {
             description: String::new(),
             default_args: serde_json::json!({}),
             arg_kinds: Default::default(),
+            arg_help: Default::default(),
             quality: None,
             libtorch: None,
+        }
+    }
+
+    #[test]
+    fn the_text_has_one_line_per_workload_under_its_file_and_never_cuts_a_name() {
+        let long = "a description of many words that goes on well past the width of any terminal ".repeat(3);
+        let torch = PathBuf::from("/plugins/libmlb_torch.so");
+        let ok = |name: &str| Entry {
+            path: torch.clone(),
+            status: Status::Ok { meta: PluginMeta { description: long.clone(), ..meta(name) } },
+            libtorch: None,
+        };
+        let entries = [
+            ok("convnet_distributed"),
+            ok("toy_reg"),
+            Entry {
+                path: "/plugins/libmlb_v2.so".into(),
+                status: Status::Refused { reason: long.clone() },
+                libtorch: None,
+            },
+            Entry {
+                path: "/later/libmlb_toy.so".into(),
+                status: Status::Shadowed { meta: meta("toy_reg"), by: torch.clone() },
+                libtorch: None,
+            },
+        ];
+        let search = SearchPath::new(&["/plugins".into()], [], Path::new("/usr/bin/mlb"));
+        for columns in [40, 80, 100, 160] {
+            let text = to_text(&entries, &search, columns);
+            assert!(text.lines().all(|l| l.chars().count() <= columns), "{columns}:\n{text}");
+            let lines: Vec<&str> = text.lines().collect();
+            assert!(lines[0].starts_with("  workload  ") && lines[0].contains("version"), "{text}");
+            assert_eq!(lines[1], "/plugins/libmlb_torch.so", "the file once, above its workloads");
+            assert!(lines[2].starts_with("  convnet_distributed  1 ") && lines[2].ends_with('…'), "{text}");
+            assert!(lines[3].starts_with("  toy_reg "), "{text}");
+            assert_eq!(lines[4], "/plugins/libmlb_v2.so");
+            assert!(lines[5].starts_with("  REFUSED: a description") && lines[5].ends_with('…'), "{text}");
+            assert_eq!(lines[6], "/later/libmlb_toy.so");
+            assert!(lines[7].starts_with("  toy_reg "), "{text}");
+            assert!(columns < 80 || lines[7].contains("  shadowed by /plugins/lib"), "{text}");
+            assert_eq!(lines[8], "search path (first match wins):");
+            assert_eq!(lines[9], "  /plugins");
         }
     }
 

@@ -209,6 +209,7 @@ fn open(path: &Path) -> Result<Vec<(&'static PluginTable, PluginMeta)>, LoadErro
         }
         for ((_, meta), listed) in workloads.iter_mut().zip(manifest) {
             meta.arg_kinds = listed.arg_kinds;
+            meta.arg_help = listed.arg_help;
             meta.libtorch = listed.libtorch;
         }
     }
@@ -274,6 +275,7 @@ fn table_meta(table: &'static PluginTable, path: &Path) -> Result<PluginMeta, Lo
         description: text(&table.description, "description")?,
         default_args: serde_json::from_str(&default_args).map_err(|e| bad(format!("default_args is not JSON: {e}")))?,
         arg_kinds: BTreeMap::new(),
+        arg_help: BTreeMap::new(),
         quality,
         libtorch: None,
     };

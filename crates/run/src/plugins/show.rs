@@ -1,10 +1,12 @@
 //! `mlb plugins show NAME`: one workload, its quality, its arguments, their
-//! kinds and their defaults.
+//! kinds, their defaults and what each does.
 
 use super::libtorch::Found;
 use super::listing::{self, Entry, Status};
 use mlb_plugin::manifest::PluginMeta;
+use mlb_present::text::wrap;
 use mlb_record::fix::Fix;
+use mlb_record::untrusted::visible;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -21,23 +23,26 @@ pub struct NoSuchPlugin {
 /// The description of workload `name` among `entries`: name, version, ABI,
 /// file, description, the quality its evaluation measures, the libtorch it
 /// was built for and the one it will load, then each argument (declared or
-/// with a default) on a line of its own: name, kind (`-` when undeclared),
-/// default (`-` when none).
-pub fn show(entries: &[Entry], name: &str) -> Result<String, NoSuchPlugin> {
+/// with a default): name, kind (`-` when undeclared), default (`-` when
+/// none) and what it does (its unit and range; `(not described)` from a
+/// plugin built before descriptions), wrapped under itself to `columns`.
+pub fn show(entries: &[Entry], name: &str, columns: usize) -> Result<String, NoSuchPlugin> {
     let Some(entry) = listing::find(entries, name) else {
         let names = listing::names(entries);
         let available = if names.is_empty() { "none".into() } else { names.join(", ") };
         return Err(NoSuchPlugin { name: name.to_string(), available });
     };
     let Status::Ok { meta } = &entry.status else { unreachable!("find returns usable plugins only") };
-    Ok(describe(meta, &entry.path.display().to_string(), entry.libtorch.as_ref()))
+    Ok(describe(meta, &entry.path.display().to_string(), entry.libtorch.as_ref(), columns))
 }
 
-fn describe(meta: &PluginMeta, path: &str, found: Option<&Found>) -> String {
+/// What `show` prints for `meta`, found at `path`.
+fn describe(meta: &PluginMeta, path: &str, found: Option<&Found>, columns: usize) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} {} (plugin ABI v{})", meta.name, meta.version, meta.abi_version);
-    let _ = writeln!(out, "file: {path}");
-    let _ = writeln!(out, "{}", meta.description);
+    let (name, version) = (visible(&meta.name), visible(&meta.version));
+    let _ = writeln!(out, "{name} {version} (plugin ABI v{})", meta.abi_version);
+    let _ = writeln!(out, "file: {}", visible(path));
+    let _ = writeln!(out, "{}", visible(&meta.description));
     let _ = match &meta.quality {
         Some(q) => writeln!(
             out,
@@ -60,17 +65,37 @@ fn describe(meta: &PluginMeta, path: &str, found: Option<&Found>) -> String {
         (Some(built), None) => writeln!(out, "libtorch: built for {built}"),
         (None, _) => writeln!(out, "libtorch: none"),
     };
-    let _ = writeln!(out, "arguments (kind, default):");
+    // Each line of the head wrapped at the width, its next lines indented.
+    let mut out: String = out.lines().flat_map(|l| wrap(l, "", 2, columns)).map(|l| l + "\n").collect();
+    let _ = writeln!(out, "arguments (kind, default, what it does):");
     let defaults = meta.default_args.as_object();
-    let names: BTreeSet<&String> = meta.arg_kinds.keys().chain(defaults.into_iter().flat_map(|d| d.keys())).collect();
+    let names: BTreeSet<&String> =
+        meta.arg_kinds.keys().chain(meta.arg_help.keys()).chain(defaults.into_iter().flat_map(|d| d.keys())).collect();
     if names.is_empty() {
         out.push_str("  (none declared)\n");
     }
-    let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
-    for name in names {
-        let kind = meta.arg_kinds.get(name).map_or("-", |k| k.name());
-        let default = defaults.and_then(|d| d.get(name)).map_or("-".to_string(), |v| v.to_string());
-        let _ = writeln!(out, "  {name:<width$}  {kind:<6}  {default}");
+    let rows: Vec<[String; 4]> = names
+        .into_iter()
+        .map(|name| {
+            let kind = meta.arg_kinds.get(name).map_or("-", |k| k.name());
+            let default = defaults.and_then(|d| d.get(name)).map_or("-".to_string(), |v| v.to_string());
+            let help = meta.arg_help.get(name).filter(|h| !h.is_empty()).map_or("(not described)", String::as_str);
+            [visible(name).into_owned(), kind.to_string(), visible(&default).into_owned(), visible(help).into_owned()]
+        })
+        .collect();
+    let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0);
+    let (name_w, kind_w, default_w) = (width(0), width(1), width(2));
+    // The descriptions in a column of their own while it keeps half the
+    // width, else each under its argument.
+    let indent = 2 + name_w + 2 + kind_w + 2 + default_w + 2;
+    for [name, kind, default, help] in rows {
+        if indent <= columns / 2 {
+            let first = format!("  {name:<name_w$}  {kind:<kind_w$}  {default:<default_w$}  ");
+            out.extend(wrap(&help, &first, indent, columns).into_iter().map(|l| l + "\n"));
+        } else {
+            let _ = writeln!(out, "  {name}  {kind}  {default}");
+            out.extend(wrap(&help, "      ", 6, columns).into_iter().map(|l| l + "\n"));
+        }
     }
     out
 }
@@ -99,6 +124,14 @@ mod tests {
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
+            arg_help: [
+                ("batch_size", "Samples per step."),
+                ("lr", "SGD learning rate, above 0; the rate of every parameter group at every step of the run."),
+                ("data", "A data folder (synthetic data when absent)."),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
             quality: Some(QualitySpec {
                 metric: "top1".into(),
                 unit: "fraction".into(),
@@ -114,18 +147,33 @@ mod tests {
     fn a_workload_with_its_arguments_one_per_line() {
         let entries = [entry("toy", json!({"repeat": 20, "batch_size": 64, "lr": 0.1}))];
         assert_eq!(
-            show(&entries, "toy").unwrap(),
-            "toy 1.2.0 (plugin ABI v1)\nfile: /p/libmlb_toy.so\ntrains a toy\nquality: top1 (fraction), higher is better, default target 0.75\nlibtorch: none\narguments (kind, default):\n  batch_size  count   64\n  data        text    -\n  lr          number  0.1\n  repeat      -       20\n"
+            show(&entries, "toy", 80).unwrap(),
+            "toy 1.2.0 (plugin ABI v1)\nfile: /p/libmlb_toy.so\ntrains a toy\n\
+             quality: top1 (fraction), higher is better, default target 0.75\nlibtorch: none\n\
+             arguments (kind, default, what it does):\n\
+             \x20 batch_size  count   64   Samples per step.\n\
+             \x20 data        text    -    A data folder (synthetic data when absent).\n\
+             \x20 lr          number  0.1  SGD learning rate, above 0; the rate of every\n\
+             \x20                          parameter group at every step of the run.\n\
+             \x20 repeat      -       20   (not described)\n"
         );
+        // Too narrow for a column: each description under its argument.
+        let narrow = show(&entries, "toy", 40).unwrap();
+        assert!(
+            narrow.contains("\n  lr  number  0.1\n      SGD learning rate, above 0; the\n      rate of every"),
+            "{narrow}"
+        );
+        assert!(narrow.lines().all(|l| l.chars().count() <= 40), "{narrow}");
         let mut bare = entry("toy", json!({}));
         if let Status::Ok { meta } = &mut bare.status {
             meta.arg_kinds.clear();
             meta.quality = None;
+            meta.arg_help.clear();
         }
-        let bare = show(&[bare], "toy").unwrap();
+        let bare = show(&[bare], "toy", 80).unwrap();
         assert!(
             bare.ends_with(
-                "quality: none (no evaluation)\nlibtorch: none\narguments (kind, default):\n  (none declared)\n"
+                "quality: none (no evaluation)\nlibtorch: none\narguments (kind, default, what it does):\n  (none declared)\n"
             ),
             "{bare}"
         );
@@ -137,11 +185,11 @@ mod tests {
         if let Status::Ok { meta } = &mut torch.status {
             meta.libtorch = Some("2.11.0+cu130".into());
         }
-        let built = show(&[torch.clone()], "toy").unwrap();
+        let built = show(&[torch.clone()], "toy", 200).unwrap();
         assert!(built.contains("\nlibtorch: built for 2.11.0+cu130\n"), "{built}");
         torch.libtorch =
             Some(Found { version: Some("2.11.0+cpu".into()), dir: "/opt/t/lib".into(), via: Via::LdLibraryPath });
-        let text = show(&[torch], "toy").unwrap();
+        let text = show(&[torch], "toy", 200).unwrap();
         assert!(
             text.contains(
                 "\nlibtorch: built for 2.11.0+cu130; loads 2.11.0+cpu in /opt/t/lib (found through LD_LIBRARY_PATH)\n"
@@ -152,7 +200,7 @@ mod tests {
 
     #[test]
     fn an_unknown_name_lists_the_plugins() {
-        let err = show(&[entry("toy", json!({}))], "nope").unwrap_err();
+        let err = show(&[entry("toy", json!({}))], "nope", 80).unwrap_err();
         assert_eq!(err.available, "toy");
         assert_eq!(err.to_string(), "no plugin named `nope`; plugins found: toy");
         assert!(err.fix().is_some_and(|f| f.contains("mlb plugins list")));

@@ -89,22 +89,54 @@ macro_rules! convnet_args {
             $(#[$doc])*
             pub struct $name {
                 repeat = 15, number = 5;
+                /// Images per step (per rank under data parallel).
                 pub batch_size: u64 = $batch,
+                /// ResNet depth: `resnet18`, `resnet34`, `resnet50`,
+                /// `resnet101` or `resnet152` (random initialisation).
                 pub arch: String = "resnet101",
+                /// Learning rate of plain SGD.
                 pub lr: f64 = 0.1,
+                /// Threads decoding and augmenting the images of `data`.
                 pub workers: usize = 8,
+                /// Half precision: a static loss scale (a number, 1 or more)
+                /// or `dynamic` (128 when absent).
                 pub loss_scale: Option<String> $(= $scale)?,
+                /// Data parallel (the `_ddp` variants): bound of the
+                /// rendezvous and of every collective, in seconds (300 when
+                /// absent).
                 pub timeout: Option<f64> $(= $timeout)?,
+                /// Data parallel (the `_ddp` variants): size of the gradient
+                /// all-reduce buckets, in MiB (25 when absent).
                 pub bucket_mb: Option<f64> $(= $bucket)?,
+                /// Data parallel (the `_ddp` variants): the network interface
+                /// Gloo binds (else `GLOO_SOCKET_IFNAME`, else the address of
+                /// this host's name).
                 pub interface: Option<String>,
+                /// Data parallel (the `_ddp` variants): `auto` (NCCL on a
+                /// GPU, else Gloo), `gloo` or `nccl` (`auto` when absent).
                 pub backend: Option<String>,
+                /// Data parallel (the `_ddp` variants): the all-reduce
+                /// overlaps the backward pass (on when absent).
                 pub overlap: Option<bool>,
+                /// Classes of the classifier (1000 when absent).
                 pub classes: Option<u64>,
+                /// Side of the square input images, in pixels (224 when
+                /// absent).
                 pub image_size: Option<u64>,
+                /// Trains in half precision with loss scaling and fp32 master
+                /// weights (always, in the `_fp16` variants).
                 pub half: bool,
+                /// Batch norm on its running statistics (as detection
+                /// fine-tuning freezes it): gradients independent of how the
+                /// batch is split over ranks.
                 pub frozen_bn: bool,
+                /// A file the final weights are written to (`.safetensors`,
+                /// else a libtorch archive); none when absent.
                 pub save_weights: Option<String>,
+                /// An image folder of class sub-folders of JPEGs (ImageNet
+                /// `train`); one synthetic batch on the device when absent.
                 pub data: Option<String>,
+                /// Held-out images of an evaluation (500 when absent).
                 pub eval_items: Option<u64>,
             }
         }

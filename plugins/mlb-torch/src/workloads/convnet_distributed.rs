@@ -59,18 +59,39 @@ macro_rules! distributed_args {
             $(#[$doc])*
             pub struct $name {
                 $($counts)*;
+                /// Images per device and step.
                 pub batch_size: u64 = $batch,
+                /// Learning rate of SGD.
                 pub lr: f64 = $lr,
+                /// ResNet depth: `resnet18`, `resnet34`, `resnet50`,
+                /// `resnet101` or `resnet152` (`network` when absent, else
+                /// `resnet101`).
                 pub arch: Option<String> $(= $arch)?,
+                /// The original suite's name for `arch`, read when `arch` is
+                /// absent.
                 pub network: Option<String> $(= $network)?,
+                /// SGD momentum, 0 to below 1 (0 when absent).
                 pub momentum: Option<f64> $(= $momentum)?,
+                /// Threads decoding and augmenting the images of `data` (8
+                /// when absent).
                 pub workers: Option<usize> $(= $workers)?,
+                /// Half precision: a static loss scale (a number, 1 or more)
+                /// or `dynamic` (128 when absent).
                 pub loss_scale: Option<String> $(= $scale)?,
+                /// At most this many of the visible GPUs (0 or absent: all).
                 pub devices: Option<u64>,
+                /// Classes of the classifier (1000 when absent).
                 pub classes: Option<u64>,
+                /// Side of the square input images, in pixels (224 when
+                /// absent).
                 pub image_size: Option<u64>,
+                /// Replicas on the CPU when there is no GPU (1 when absent).
                 pub cpu_replicas: Option<usize>,
+                /// Trains in half precision with loss scaling and fp32 master
+                /// weights (always, in the `_fp16` variant).
                 pub half: bool,
+                /// An image folder of class sub-folders of JPEGs (ImageNet
+                /// `train`); one synthetic batch on the device when absent.
                 pub data: Option<String>,
             }
         }

@@ -33,13 +33,22 @@ mlb_plugin::workload_args! {
     /// The arguments of dcgan, with the original suite's defaults.
     pub struct Args {
         repeat = 25, number = 5;
+        /// Real images per step.
         pub batch_size: u64 = 128,
+        /// Learning rate of both Adam optimisers.
         pub lr: f64 = 0.0002,
+        /// Threads decoding, resizing and cropping the images of `data`.
         pub workers: usize = 8,
+        /// Size of the generator's latent noise vector (100 when absent).
         pub nz: Option<u64>,
+        /// Feature maps of the generator's last layer (64 when absent).
         pub ngf: Option<u64>,
+        /// Feature maps of the discriminator's first layer (64 when absent).
         pub ndf: Option<u64>,
+        /// A folder of images (class sub-folders or flat); a fixed synthetic
+        /// batch of smooth random images when absent.
         pub data: Option<String>,
+        /// The original suite's name for `data`, read when `data` is absent.
         pub dataroot: Option<String>,
     }
 }

@@ -23,15 +23,27 @@ mlb_plugin::workload_args! {
     /// The arguments of dcgan_all, with the original suite's defaults.
     pub struct Args {
         repeat = 50, number = 10;
+        /// Real images per device and step.
         pub batch_size: u64 = 128,
+        /// Learning rate of both Adam optimisers.
         pub lr: f64 = 0.0002,
+        /// Size of the generator's latent noise vector (100 when absent).
         pub nz: Option<u64>,
+        /// Feature maps of the generator's last layer (64 when absent).
         pub ngf: Option<u64>,
+        /// Feature maps of the discriminator's first layer (64 when absent).
         pub ndf: Option<u64>,
+        /// At most this many of the visible GPUs (0 or absent: all).
         pub ngpu: Option<u64>,
+        /// Replicas on the CPU when there is no GPU (1 when absent).
         pub cpu_replicas: Option<usize>,
+        /// Threads decoding, resizing and cropping the images of `data` (8
+        /// when absent).
         pub workers: Option<usize>,
+        /// A folder of images (class sub-folders or flat); a fixed synthetic
+        /// batch of smooth random images when absent.
         pub data: Option<String>,
+        /// The original suite's name for `data`, read when `data` is absent.
         pub dataroot: Option<String>,
     }
 }

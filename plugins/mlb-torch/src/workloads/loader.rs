@@ -24,9 +24,15 @@ mlb_plugin::workload_args! {
     /// The arguments of loader, with the original suite's defaults.
     pub struct Args {
         repeat = 15, number = 5;
+        /// Images per batch moved to the device.
         pub batch_size: usize = 256,
+        /// Threads decoding and augmenting the images.
         pub workers: usize = 8,
+        /// Side of the square crops, in pixels (224 when absent).
         pub image_size: Option<u64>,
+        /// An image folder of class sub-folders of JPEGs (ImageNet `train`);
+        /// synthetic 500x375 JPEGs, decoded again for every batch, when
+        /// absent.
         pub data: Option<String>,
     }
 }

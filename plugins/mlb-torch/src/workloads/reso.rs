@@ -23,11 +23,20 @@ mlb_plugin::workload_args! {
     /// The arguments of reso, with the original suite's defaults.
     pub struct Args {
         repeat = 25, number = 5;
+        /// Images per step.
         pub batch_size: u64 = 64,
+        /// Upscaling factor r of the network: the input is the target
+        /// downscaled by r.
         pub upscale_factor: u64 = 2,
+        /// Learning rate of Adam.
         pub lr: f64 = 0.1,
+        /// Threads cropping and resizing the images of `data`.
         pub workers: usize = 8,
+        /// Side of the square target crops, in pixels (256 when absent;
+        /// rounded down to a multiple of `upscale_factor`).
         pub crop_size: Option<u64>,
+        /// A folder of photographs (BSDS500 `images/train`); a fixed
+        /// synthetic batch of smooth random images when absent.
         pub data: Option<String>,
     }
 }

@@ -32,9 +32,14 @@ mlb_plugin::workload_args! {
     /// The arguments of toy_lstm, with the original suite's defaults.
     pub struct Args {
         repeat = 10, number = 5, skip = 1;
+        /// Type of the model and data: `float16`, `float32` or `float64`.
         pub dtype: String = "float32",
+        /// Learning rate of plain SGD.
         pub lr: f64 = 0.01,
+        /// Sine waves generated, the first three held out (more than 3; 100
+        /// when absent).
         pub series: Option<usize>,
+        /// Samples per wave (2 or more; 1000 when absent).
         pub length: Option<usize>,
     }
 }

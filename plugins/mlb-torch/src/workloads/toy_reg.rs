@@ -18,7 +18,9 @@ mlb_plugin::workload_args! {
     /// The arguments of toy_reg, with the original suite's defaults.
     pub struct Args {
         repeat = 20, number = 100;
+        /// Samples generated per step.
         pub batch_size: u64 = 256,
+        /// Learning rate of plain SGD.
         pub lr: f64 = 0.01,
     }
 }

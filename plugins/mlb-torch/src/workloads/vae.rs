@@ -30,8 +30,13 @@ mlb_plugin::workload_args! {
     /// The arguments of vae, with the original suite's defaults.
     pub struct Args {
         repeat = 50, number = 30;
+        /// Images per step.
         pub batch_size: u64 = 128,
+        /// Learning rate of Adam.
         pub lr: f64 = 0.001,
+        /// An MNIST folder (`train-images-idx3-ubyte`, gzipped or not, in it,
+        /// its `raw/` or `MNIST/raw/`); synthetic handwriting-like digits
+        /// when absent.
         pub data: Option<String>,
         /// Held-out images of an evaluation (1000 when absent).
         pub eval_items: Option<u64>,

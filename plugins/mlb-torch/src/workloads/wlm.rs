@@ -47,20 +47,42 @@ macro_rules! wlm_args {
             $(#[$doc])*
             pub struct $name {
                 repeat = 15, number = 5;
+                /// Sequences per step: the columns the corpus is cut into.
                 pub batch_size: u64 = $batch,
+                /// Size of the word embeddings.
                 pub emsize: u64 = 656,
+                /// Hidden units per GRU layer.
                 pub nhid: u64 = 656,
+                /// Dropout probability, 0 to below 1, after the embedding and
+                /// between layers.
                 pub dropout: f64 = 0.5,
+                /// Learning rate of plain SGD.
                 pub lr: f64 = 20,
+                /// Gradient norm clipped to this (L2, over all parameters).
                 pub clip: f64 = 0.25,
+                /// Half precision: a static loss scale (a number, 1 or more)
+                /// or `dynamic` (128 when absent).
                 pub loss_scale: Option<String> $(= $scale)?,
+                /// Tokens per sequence, the truncated back-propagation
+                /// length (35 when absent).
                 pub bptt: Option<u64>,
+                /// GRU layers (2 when absent).
                 pub nlayers: Option<u64>,
+                /// Vocabulary of the generated corpus (33278, wikitext-2's,
+                /// when absent; the corpus's when `data` is given).
                 pub vocab: Option<u64>,
+                /// Tokens of the generated corpus (2088628, wikitext-2's
+                /// training split, when absent).
                 pub corpus_tokens: Option<u64>,
+                /// Trains in half precision with loss scaling and fp32 master
+                /// weights (always, in `wlmfp16`).
                 pub fp16: bool,
+                /// The recurrent cell: only `GRU` (the default) is built.
                 pub model: Option<String>,
+                /// A wikitext-2 folder (`train.txt` or `wiki.train.tokens`);
+                /// a generated corpus of Zipf-distributed tokens when absent.
                 pub data: Option<String>,
+                /// Held-out sequences of an evaluation (200 when absent).
                 pub eval_items: Option<u64>,
             }
         }

@@ -2,6 +2,7 @@
 //! hundreds of MB): one module per area. The torch tier runs each test in
 //! a process of its own (docs/testing.md).
 
+mod arguments_doc;
 mod common;
 mod data;
 mod ddp;

@@ -27,22 +27,41 @@ mlb_plugin::workload_args! {
     /// The arguments of atari, with the original suite's defaults.
     pub struct Args {
         repeat = 15, number = 5;
+        /// Environments run in parallel.
         pub num_processes: usize = 16,
+        /// Steps of each environment per rollout.
         pub num_steps: u64 = 128,
+        /// Learning rate of Adam.
         pub lr: f64 = 0.0007,
+        /// PPO's clip of the probability ratio.
         pub clip_param: f64 = 0.1,
+        /// Passes of PPO over each rollout.
         pub ppo_epoch: usize = 4,
+        /// Minibatches each pass is cut into (1 or more).
         pub num_mini_batch: u64 = 4,
+        /// Weight of the value loss.
         pub value_loss_coef: f64 = 0.5,
+        /// Weight of the entropy bonus.
         pub entropy_coef: f64 = 0.01,
+        /// Advantages by GAE with `gae_lambda` (else plain discounted returns).
         pub use_gae: bool = "",
+        /// Lambda of GAE, 0 to 1.
         pub gae_lambda: f64 = 0.95,
+        /// Discount factor of the returns, 0 to 1.
         pub gamma: f64 = 0.99,
+        /// The learning rate decays linearly to 0 over `num_env_steps`.
         pub use_linear_lr_decay: bool = "",
+        /// Environment steps of the whole run the linear decay spans.
         pub num_env_steps: u64 = 10000000,
+        /// Gradient norm clipped to this (L2; 0.5 when absent).
         pub max_grad_norm: Option<f64>,
+        /// A file of initial weights (`.safetensors`, else a libtorch
+        /// archive); random initialisation when absent.
         pub weights: Option<String>,
+        /// The algorithm: only `ppo` (the default) is built.
         pub algo: Option<String>,
+        /// The environment: only the built-in Pong-like game, a name
+        /// starting with `Pong` (`PongNoFrameskip-v4` when absent).
         pub env_name: Option<String>,
     }
 }

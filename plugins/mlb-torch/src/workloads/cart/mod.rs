@@ -25,7 +25,9 @@ mlb_plugin::workload_args! {
     /// The arguments of cart, with the original suite's defaults.
     pub struct Args {
         repeat = 200, number = 500;
+        /// Discount factor of the returns, 0 to 1.
         pub gamma: f64 = 0.99,
+        /// Learning rate of Adam.
         pub lr: f64 = 0.01,
     }
 }

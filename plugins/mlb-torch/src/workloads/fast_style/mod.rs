@@ -36,15 +36,28 @@ mlb_plugin::workload_args! {
     /// The arguments of fast_style, with the original suite's defaults.
     pub struct Args {
         repeat = 25, number = 5;
+        /// Images per step.
         pub batch_size: usize = 128,
+        /// Side of the square training images, in pixels.
         pub image_size: u64 = 64,
+        /// Learning rate of Adam.
         pub lr: f64 = 0.001,
+        /// Weight of the content loss (on VGG16's `relu2_2`).
         pub content_weight: f64 = 1e5,
+        /// Weight of the style loss (Gram matrices of four VGG16 layers).
         pub style_weight: f64 = 1e10,
+        /// Threads decoding, resizing and cropping the images of `data`.
         pub workers: usize = 8,
+        /// A folder of images (COCO in the original); synthetic pictures
+        /// when absent.
         pub data: Option<String>,
+        /// The original suite's name for `data`, read when `data` is absent.
         pub dataset: Option<String>,
+        /// The style image; a synthetic picture when absent.
         pub style_image: Option<String>,
+        /// A file of VGG16 weights under torchvision's names (`.safetensors`,
+        /// else a libtorch archive); a randomly initialised loss network
+        /// when absent.
         pub vgg_weights: Option<String>,
     }
 }

@@ -51,28 +51,64 @@ mlb_plugin::workload_args! {
     /// The arguments of gpt.
     pub struct Args {
         repeat = 10, number = 5;
+        /// Model size by name: `tiny`, `124m`, `350m` or `1.3b` (each sets
+        /// `layers`, `heads`, `width` and `seq_len`).
         pub size: String = "124m",
+        /// Sequences of one micro-batch (1 or more).
         pub batch_size: u64 = 8,
+        /// Training precision: `fp32`, `bf16` or `fp16` (autocast; fp16 with
+        /// loss scaling).
         pub precision: String = "bf16",
+        /// Peak learning rate of AdamW, reached after the warm-up.
         pub lr: f64 = 6e-4,
+        /// Steps of linear warm-up to the peak learning rate.
         pub warmup: u64 = 100,
+        /// Steps of cosine decay after the warm-up, down to a tenth of the
+        /// peak, held after.
         pub decay_steps: u64 = 5000,
+        /// AdamW weight decay of the matrices (norms and biases get none).
         pub weight_decay: f64 = 0.1,
+        /// Gradient norm clipped to this (L2, over all parameters).
         pub clip: f64 = 1.0,
+        /// Micro-batches whose gradients one step sums (1 or more): a step
+        /// trains `batch_size * accumulate` sequences.
         pub accumulate: u64 = 1,
+        /// The output layer shares the token embedding's weights.
         pub tied: bool = true,
+        /// Checkpoints every block: activations recomputed in the backward
+        /// pass, about a third more compute for much less memory.
         pub checkpoint: bool,
+        /// Transformer blocks (1 or more; the size's when absent).
         pub layers: Option<u64>,
+        /// Attention heads per block (1 or more, dividing `width`; the size's
+        /// when absent).
         pub heads: Option<u64>,
+        /// Model width, the embedding dimension (the size's when absent).
         pub width: Option<u64>,
+        /// Tokens per sequence (the size's when absent).
         pub seq_len: Option<u64>,
+        /// Vocabulary of the synthetic tokens (2 or more; 50304 when absent;
+        /// the data's when `data` is given).
         pub vocab: Option<u64>,
+        /// Data parallel: bound of the rendezvous and of every collective, in
+        /// seconds (300 when absent).
         pub timeout: Option<f64>,
+        /// Data parallel: size of the gradient all-reduce buckets, in MiB
+        /// (25 when absent).
         pub bucket_mb: Option<f64>,
+        /// Data parallel: the network interface Gloo binds (else
+        /// `GLOO_SOCKET_IFNAME`, else the address of this host's name).
         pub interface: Option<String>,
+        /// Data parallel: `auto` (NCCL on a GPU, else Gloo), `gloo` or `nccl`
+        /// (`auto` when absent).
         pub backend: Option<String>,
+        /// Data parallel: the all-reduce overlaps the backward pass (on when
+        /// absent; only when `accumulate` is 1).
         pub overlap: Option<bool>,
+        /// A wikitext folder prepared by `mlb prepare` (its `train.ids`);
+        /// synthetic Zipf-distributed tokens when absent.
         pub data: Option<String>,
+        /// Held-out sequences of an evaluation (64 when absent).
         pub eval_items: Option<u64>,
     }
 }

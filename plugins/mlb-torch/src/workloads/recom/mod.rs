@@ -39,15 +39,28 @@ mlb_plugin::workload_args! {
     /// The arguments of recom, with the original suite's defaults.
     pub struct Args {
         repeat = 25, number = 100;
+        /// Samples per step: positives and their negatives, each a (user,
+        /// item) pair.
         pub batch_size: u64 = 2048,
+        /// Learning rate of Adam.
         pub lr: f64 = 0.0005,
+        /// Dimension of the matrix factorisation embeddings.
         pub factors: u64 = 64,
+        /// Widths of the MLP layers, separated by spaces; the first is
+        /// twice the MLP embedding dimension.
         pub layers: String = "256 256 128 64",
+        /// Negative samples drawn per positive.
         pub negatives: u64 = 4,
+        /// MovieLens ml-20m `ratings.csv`, or its folder; synthetic positives
+        /// with Zipf-distributed item popularity when absent.
         pub data: Option<String>,
+        /// Users of the synthetic data (138493, ml-20m's, when absent).
         pub users: Option<u64>,
+        /// Items of the synthetic data (26744, ml-20m's, when absent).
         pub items: Option<u64>,
+        /// Positive pairs of the synthetic data (1000000 when absent).
         pub synthetic_pairs: Option<u64>,
+        /// A file of initial weights (`.safetensors`, else a libtorch archive); random initialisation when absent.
         pub weights: Option<String>,
         /// Held-out users of an evaluation (1000 when absent).
         pub eval_items: Option<u64>,

@@ -37,13 +37,24 @@ mlb_plugin::workload_args! {
     /// The arguments of ssd, with the original suite's defaults.
     pub struct Args {
         repeat = 15, number = 5;
+        /// Images per step.
         pub batch_size: usize = 128,
+        /// Learning rate of SGD.
         pub lr: f64 = 0.001,
+        /// SGD momentum, 0 to below 1.
         pub momentum: f64 = 0.9,
+        /// SGD weight decay.
         pub weight_decay: f64 = 0.0005,
+        /// Threads decoding, resizing and box-encoding the images of `data`.
         pub workers: usize = 8,
+        /// A COCO folder; a fixed synthetic batch of random images with one
+        /// to three random boxes each when absent.
         pub data: Option<String>,
+        /// A file of weights of the whole detector (`.safetensors`, else a
+        /// libtorch archive); none loaded when absent.
         pub weights: Option<String>,
+        /// A torchvision ResNet34 state dict saved as safetensors, the
+        /// backbone's initial weights; a random backbone when absent.
         pub backbone_weights: Option<String>,
     }
 }

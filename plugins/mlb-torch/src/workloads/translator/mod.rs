@@ -30,21 +30,35 @@ mlb_plugin::workload_args! {
     /// The arguments of translator, with the original suite's defaults.
     pub struct Args {
         repeat = 15, number = 10;
+        /// Sentence pairs per step.
         pub batch_size: u64 = 64,
+        /// Learning rate of Adam.
         pub lr: f64 = 0.0005,
+        /// Hidden units of every LSTM layer (1 or more).
         pub hidden: u64 = 1024,
+        /// LSTM layers of the encoder and of the decoder (2 or more).
         pub layers: u64 = 4,
+        /// Size of the shared vocabulary (16 or more; the data's when `data`
+        /// is given).
         pub vocab: u64 = 32000,
+        /// Longest sentence kept, in tokens (6 or more).
         pub max_length: u64 = 50,
+        /// Label smoothing of the cross entropy, 0 to below 1.
         pub smoothing: f64 = 0.1,
+        /// Gradient norm clipped to this (L2, over all parameters).
         pub clip: f64 = 5.0,
+        /// Dropout probability, 0 to below 1.
         pub dropout: f64 = 0.2,
         /// Bound of the uniform initialisation of the weights: the
         /// reference's 0.1 is for hidden 1024; small models need a wider
         /// start (0.4 at hidden 64) or sit on the most common token.
         pub init: f64 = 0.1,
+        /// Sentence pairs of the synthetic data (10000 when absent).
         pub synthetic_pairs: Option<u64>,
+        /// The WMT16 en-de folder after BPE; synthetic pairs of the same
+        /// shapes when absent.
         pub data: Option<String>,
+        /// A file of initial weights (`.safetensors`, else a libtorch archive); random initialisation when absent.
         pub weights: Option<String>,
         /// Held-out pairs of an evaluation (300 when absent).
         pub eval_items: Option<u64>,

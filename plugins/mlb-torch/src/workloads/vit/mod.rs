@@ -36,25 +36,55 @@ mlb_plugin::workload_args! {
     /// The arguments of vit.
     pub struct Args {
         repeat = 15, number = 5;
+        /// Model size by name: `tiny`, `small` or `base` (ViT-Ti, ViT-S,
+        /// ViT-B; each sets `layers`, `heads` and `width`).
         pub size: String = "base",
+        /// Transformer blocks (the size's when absent).
         pub layers: Option<u64>,
+        /// Attention heads per block, dividing `width` (the size's when
+        /// absent).
         pub heads: Option<u64>,
+        /// Model width, the embedding dimension (the size's when absent).
         pub width: Option<u64>,
+        /// Side of the square input images, in pixels (a multiple of `patch`).
         pub image_size: u64 = 224,
+        /// Side of the square patches the image is cut into, in pixels.
         pub patch: u64 = 16,
+        /// Images per step (per rank under data parallel).
         pub batch_size: u64 = 64,
+        /// Training precision: `fp32`, `bf16` or `fp16` (autocast; fp16 with
+        /// loss scaling).
         pub precision: String = "fp32",
+        /// Peak learning rate of AdamW, reached after the warm-up.
         pub lr: f64 = 0.001,
+        /// AdamW weight decay.
         pub weight_decay: f64 = 0.05,
+        /// Steps of linear warm-up to the peak learning rate.
         pub warmup: u64 = 10,
+        /// Steps of cosine decay after the warm-up, down to a tenth of the
+        /// peak, held after.
         pub decay: u64 = 1000,
+        /// Classes of the classifier head.
         pub classes: u64 = 1000,
+        /// Threads decoding and augmenting the images of `data`.
         pub workers: usize = 8,
+        /// An image folder of class sub-folders of JPEGs (ImageNet `train`);
+        /// one synthetic batch on the device when absent.
         pub data: Option<String>,
+        /// Data parallel: bound of the rendezvous and of every collective, in
+        /// seconds (300 when absent).
         pub timeout: Option<f64>,
+        /// Data parallel: size of the gradient all-reduce buckets, in MiB
+        /// (25 when absent).
         pub bucket_mb: Option<f64>,
+        /// Data parallel: the network interface Gloo binds (else
+        /// `GLOO_SOCKET_IFNAME`, else the address of this host's name).
         pub interface: Option<String>,
+        /// Data parallel: `auto` (NCCL on a GPU, else Gloo), `gloo` or `nccl`
+        /// (`auto` when absent).
         pub backend: Option<String>,
+        /// Data parallel: the all-reduce overlaps the backward pass (on when
+        /// absent).
         pub overlap: Option<bool>,
     }
 }
