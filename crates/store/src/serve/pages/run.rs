@@ -61,8 +61,8 @@ fn acceptance(record: &Value) -> String {
             _ => "warn",
         };
         vec![
-            Cell::text(&text(&v["rule"])),
-            Cell::text(&subject.join(", ")),
+            Cell::name(&text(&v["rule"])),
+            Cell::names(&subject),
             Cell::figure(v["measured"].as_f64()),
             Cell::figure(v["bound"].as_f64()),
             Cell::text(&text(&v["unit"])),

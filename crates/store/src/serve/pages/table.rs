@@ -22,6 +22,13 @@ impl Cell {
         Cell { html: escape(text), class: "text whole" }
     }
 
+    /// Names (`bench vae`, `node gpu-node-rack12-slot02`), left-aligned and
+    /// joined by commas: the cell wraps between them, never inside one.
+    pub fn names(names: &[String]) -> Cell {
+        let names: Vec<String> = names.iter().map(|n| format!("<span class=\"whole\">{}</span>", escape(n))).collect();
+        Cell { html: names.join(", "), class: "text" }
+    }
+
     /// A figure as `mlb db` prints it for a person (about four significant
     /// digits), or `-` when there is none.
     pub fn figure(value: Option<f64>) -> Cell {
@@ -104,6 +111,7 @@ pub fn csv_href(path: &str, query: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mlb_present::html::STYLE;
 
     #[test]
     fn cells_are_escaped_and_marked() {
@@ -119,6 +127,10 @@ mod tests {
         assert!(hosts.starts_with("<div class=\"scroll\">"), "a wide table scrolls in its box: {hosts}");
         assert!(hosts.contains("<th class=\"text\">host</th><th>runs</th>"), "{hosts}");
         assert!(hosts.contains("<td class=\"text whole\">gpu-node-rack12-slot01</td>"), "{hosts}");
+        let of = table("a", &["of"], [vec![Cell::names(&["bench <v>".into(), "node gpu-node-7".into()])]]);
+        let whole = "<span class=\"whole\">bench &lt;v&gt;</span>, <span class=\"whole\">node gpu-node-7</span>";
+        assert!(of.contains(whole), "each name kept whole, the cell wrapping between them: {of}");
+        assert!(STYLE.contains("span.whole{white-space:nowrap}"), "{STYLE}");
     }
 
     #[test]
