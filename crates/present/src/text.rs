@@ -130,7 +130,8 @@ fn labelled(pairs: &[(String, String)], indent: usize, columns: usize) -> Vec<St
 
 /// `text` after `first` on the first line and `indent` spaces on the
 /// next ones, broken between words to lines of at most `columns`
-/// characters. A word wider than a line stands alone on one, whole.
+/// characters. A word wider than a line stands alone on one, whole (after
+/// `first` when that is only spaces, else on the next line).
 pub fn wrap(text: &str, first: &str, indent: usize, columns: usize) -> Vec<String> {
     if chars(first) + chars(text) <= columns {
         return vec![format!("{first}{text}")];
@@ -139,7 +140,9 @@ pub fn wrap(text: &str, first: &str, indent: usize, columns: usize) -> Vec<Strin
     let mut line = first.to_string();
     let mut empty = true;
     for word in text.split(' ').filter(|w| !w.is_empty()) {
-        if !empty && chars(&line) + 1 + chars(word) > columns {
+        let fits = chars(&line) + usize::from(!empty) + chars(word) <= columns;
+        // A line that holds a word, or a label, goes before a word that does not fit.
+        if !fits && !(empty && line.trim().is_empty()) {
             lines.push(std::mem::replace(&mut line, " ".repeat(indent)));
             empty = true;
         }
@@ -290,6 +293,9 @@ mod tests {
         let lines = wrap("one two three four five", "label  ", 7, 18);
         assert_eq!(lines, ["label  one two", "       three four", "       five"]);
         assert_eq!(wrap("short", "x ", 2, 80), ["x short"]);
+        let path = "/a/path/longer/than/the/whole/width/of/the/line";
+        assert_eq!(wrap(path, "file  ", 6, 20), ["file  ", &format!("      {path}")], "alone under its label");
+        assert_eq!(wrap(&format!("{path} x"), "", 2, 20), [path, "  x"]);
     }
 
     #[test]
