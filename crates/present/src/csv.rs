@@ -39,3 +39,18 @@ pub fn render<A>(document: &Document<A>) -> String {
     }
     sections.join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{Body, Cell};
+
+    #[test]
+    fn each_section_is_its_title_then_its_rows_quoted_and_safe_for_a_spreadsheet() {
+        let mut doc: Document = Document::new("t");
+        doc.push("GPUs, all", Body::table(["gpu", "note"], vec![vec!["0".into(), Cell::from("=1+1, \"x\"")]]));
+        doc.push("Host", Body::Pairs(vec![("kind".into(), "cpu".into())]));
+        let csv = render(&doc);
+        assert_eq!(csv, "\"GPUs, all\"\ngpu,note\n0,\"'=1+1, \"\"x\"\"\"\n\nHost\nkind,cpu\n");
+    }
+}

@@ -50,3 +50,18 @@ pub fn render<A>(document: &Document<A>) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::Body;
+
+    #[test]
+    fn a_heading_per_section_and_pipes_escaped_in_cells() {
+        let mut doc: Document = Document::new("mlb x");
+        doc.push("Runs", Body::table(["a|b", "c"], vec![vec!["1".into(), "x\ny".into()]]));
+        doc.push("Notes", Body::Notes(vec!["one".into()]));
+        let md = render(&doc);
+        assert_eq!(md, "# mlb x\n\n## Runs\n\n| a\\|b | c |\n| --- | --- |\n| 1 | x\\ny |\n\n## Notes\n\n- one\n\n");
+    }
+}
