@@ -141,8 +141,10 @@ pub fn wrap(text: &str, first: &str, indent: usize, columns: usize) -> Vec<Strin
     let mut empty = true;
     for word in text.split(' ').filter(|w| !w.is_empty()) {
         let fits = chars(&line) + usize::from(!empty) + chars(word) <= columns;
-        // A line that holds a word, or a label, goes before a word that does not fit.
-        if !fits && !(empty && line.trim().is_empty()) {
+        // A word that does not fit goes on a line of its own, unless the
+        // line holds nothing yet but spaces.
+        let blank = empty && line.trim().is_empty();
+        if !(fits || blank) {
             lines.push(std::mem::replace(&mut line, " ".repeat(indent)));
             empty = true;
         }
