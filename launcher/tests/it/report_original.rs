@@ -235,7 +235,7 @@ fn one_row_per_config_in_every_view() {
     let html_path = dir.path().join("r.html");
     stdout(&mlb(&["--reports", d, "--gpu-model", "V100", "--format", "html", "--output", html_path.to_str().unwrap()]));
     let html = std::fs::read_to_string(&html_path).unwrap();
-    assert!(html.contains("<td>convnet[arch=resnet34]</td>"), "results row");
+    assert!(html.contains("<td class=\"l\">convnet[arch=resnet34]</td>"), "results row");
     assert!(html.contains("<figure data-bench=\"convnet[arch=resnet34]\">"), "a per-GPU chart per config");
 
     // --rows bench: the original's grouping everywhere.
