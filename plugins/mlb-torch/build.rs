@@ -22,8 +22,13 @@ use std::path::{Path, PathBuf};
 
 fn main() {
     mlb_torch_build::link_plugin();
-    let native =
-        ["native/leaky_relu.cpp", "native/autocast.cpp", "native/matmul_precision.cpp", "native/checkpoint.cpp"];
+    let native = [
+        "native/leaky_relu.cpp",
+        "native/autocast.cpp",
+        "native/matmul_precision.cpp",
+        "native/checkpoint.cpp",
+        "native/optim.cpp",
+    ];
     mlb_torch_build::compile_cpp("mlb_torch_native", &native);
     println!("cargo:rerun-if-changed=native/third_party/gloo-headers");
     println!("cargo:rerun-if-changed=native/process_group.h");

@@ -1,6 +1,7 @@
 //! Gradient utilities that stay on the device (no host synchronisation).
 
-use tch::Tensor;
+use std::ffi::{c_char, c_double};
+use tch::{TchError, Tensor};
 
 /// The gradients of `vars` that are defined (a variable unused by the last
 /// backward pass has none).
@@ -8,19 +9,41 @@ pub fn grads(vars: &[Tensor]) -> Vec<Tensor> {
     vars.iter().map(Tensor::grad).filter(Tensor::defined).collect()
 }
 
+extern "C" {
+    fn mlb_clip_grad_norm_(
+        grads: *const *mut torch_sys::C_tensor,
+        n: i64,
+        max_norm: c_double,
+        total: *mut *mut torch_sys::C_tensor,
+    ) -> *mut c_char;
+}
+
 /// Scales `grads` in place so that their global L2 norm is at most
-/// `max_norm`, as `torch.nn.utils.clip_grad_norm_` does: the coefficient
-/// `min(1, max_norm / (norm + 1e-6))` is computed on the device, so the host
-/// never waits.
-pub fn clip_grad_norm(grads: &[Tensor], max_norm: f64) {
-    tch::no_grad(|| {
-        let norms: Vec<Tensor> = grads.iter().map(|g| g.norm()).collect();
-        let total = Tensor::stack(&norms, 0).norm();
-        let coef = (max_norm / (&total + 1e-6)).clamp_max(1.0);
-        for g in grads {
-            let _ = g.shallow_clone().g_mul_(&coef);
+/// `max_norm`, as `torch.nn.utils.clip_grad_norm_` does (one `_foreach_norm`
+/// over all of them, one `_foreach_mul_`, through `native/optim.cpp`): the
+/// coefficient `min(1, max_norm / (norm + 1e-6))` is computed on the device,
+/// so the host never waits. Returns the global norm before clipping.
+///
+/// Errors are libtorch's: gradients on different devices, for one.
+pub fn f_clip_grad_norm(grads: &[Tensor], max_norm: f64) -> Result<Tensor, TchError> {
+    let handles: Vec<*mut torch_sys::C_tensor> = grads.iter().map(|g| g.as_ptr() as *mut torch_sys::C_tensor).collect();
+    let mut total: *mut torch_sys::C_tensor = std::ptr::null_mut();
+    // SAFETY: the handles are those of `grads`, alive across the call; the
+    // shim catches every C++ exception, returns NULL or a message freed by
+    // `taken_error`, and on success writes a new tensor handle to `total`,
+    // which `Tensor::from_ptr` then owns.
+    unsafe {
+        let error = mlb_clip_grad_norm_(handles.as_ptr(), handles.len() as i64, max_norm, &mut total);
+        match crate::ops::taken_error(error) {
+            Some(message) => Err(TchError::Torch(message)),
+            None => Ok(Tensor::from_ptr(total)),
         }
-    })
+    }
+}
+
+/// [`f_clip_grad_norm`] that panics on error, as tch's own methods do.
+pub fn clip_grad_norm(grads: &[Tensor], max_norm: f64) {
+    let _ = f_clip_grad_norm(grads, max_norm).unwrap_or_else(|e| panic!("clip_grad_norm: {e}"));
 }
 
 #[cfg(test)]
@@ -37,5 +60,8 @@ mod tests {
         let small = Tensor::from_slice(&[0.1f32]);
         clip_grad_norm(&[small.shallow_clone()], 1.0);
         assert!((small.double_value(&[0]) - 0.1).abs() < 1e-6);
+        let total = f_clip_grad_norm(&[Tensor::from_slice(&[6.0f32]), Tensor::from_slice(&[8.0f32])], 1.0).unwrap();
+        assert!((total.double_value(&[]) - 10.0).abs() < 1e-5);
+        assert_eq!(f_clip_grad_norm(&[], 1.0).unwrap().double_value(&[]), 0.0);
     }
 }

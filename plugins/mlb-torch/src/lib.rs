@@ -6,7 +6,8 @@
 //!   requests and GPU names.
 //! - [`precision`]: the `precision` argument (fp32, bf16 and fp16 autocast);
 //!   [`amp`]: half precision with loss scaling and fp32 master weights;
-//!   [`grad`]: gradient clipping without host syncs; [`checkpoint`]:
+//!   [`grad`]: gradient clipping without host syncs; [`optim`]: fused
+//!   AdamW with weight-decay groups; [`checkpoint`]:
 //!   activation checkpointing; [`ops`]: libtorch operations tch does not
 //!   bind; [`dist`]: multi-process data parallelism (c10d's process group);
 //!   [`replicas`]: data parallelism inside one process.
@@ -26,6 +27,7 @@ pub mod flops;
 pub mod grad;
 pub mod metrics;
 pub mod ops;
+pub mod optim;
 pub mod plugin;
 pub mod precision;
 pub mod probe;

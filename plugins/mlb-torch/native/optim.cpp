@@ -1,0 +1,75 @@
+// The optimizer's and the clipping's multi-tensor kernels, which tch does
+// not bind (it leaves out every operation on lists of tensors that it
+// mutates): AdamW as PyTorch's `torch.optim.AdamW(fused=True)` runs it, one
+// fused pass over each parameter, and the global gradient norm and its
+// clipping as `torch.nn.utils.clip_grad_norm_` computes them with
+// `_foreach_norm` and `_foreach_mul_`.
+//
+// The tensors come as arrays of tch's handles (torch::Tensor*), `n` of
+// each. Every function returns NULL, or an error message the caller frees
+// with mlb_free_error: no C++ exception crosses into Rust.
+
+#include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <vector>
+
+namespace {
+std::vector<at::Tensor> list(at::Tensor* const* handles, int64_t n) {
+    std::vector<at::Tensor> tensors;
+    tensors.reserve(n);
+    for (int64_t i = 0; i < n; ++i) {
+        tensors.push_back(*handles[i]);
+    }
+    return tensors;
+}
+}  // namespace
+
+// One AdamW step of `params` from their `grads`: the step counts (float
+// scalars, one a parameter) are incremented, then libtorch's fused kernel
+// decays each parameter by `lr * weight_decay`, updates the moments
+// `exp_avgs` and `exp_avg_sqs` and the parameter, with bias correction, as
+// PyTorch's fused AdamW does (no AMSGrad, minimising).
+extern "C" char* mlb_fused_adamw_(at::Tensor* const* params, at::Tensor* const* grads, at::Tensor* const* exp_avgs,
+                                  at::Tensor* const* exp_avg_sqs, at::Tensor* const* steps, int64_t n, double lr,
+                                  double beta1, double beta2, double weight_decay, double eps) {
+    try {
+        auto counts = list(steps, n);
+        at::_foreach_add_(counts, 1);
+        at::_fused_adamw_(list(params, n), list(grads, n), list(exp_avgs, n), list(exp_avg_sqs, n), {}, counts, lr,
+                          beta1, beta2, weight_decay, eps, false, false);
+        return nullptr;
+    } catch (const std::exception& e) {
+        return strdup(e.what());
+    } catch (...) {
+        return strdup("unknown C++ exception in fused_adamw_");
+    }
+}
+
+// Scales `grads` in place so that their global L2 norm is at most
+// `max_norm`, without waiting on the device: the norms of all tensors in one
+// `_foreach_norm`, their norm, the coefficient `min(1, max_norm / (norm +
+// 1e-6))` and one `_foreach_mul_` by it. The global norm is written to
+// `*total` (a new handle the caller owns).
+extern "C" char* mlb_clip_grad_norm_(at::Tensor* const* grads, int64_t n, double max_norm, at::Tensor** total) {
+    try {
+        c10::AutoGradMode no_grad(false);
+        if (n == 0) {
+            *total = new at::Tensor(at::zeros({}));
+            return nullptr;
+        }
+        auto tensors = list(grads, n);
+        auto norm = at::linalg_vector_norm(at::stack(at::_foreach_norm(tensors, 2)), 2);
+        auto coef = ((norm + 1e-6).reciprocal() * max_norm).clamp_max(1.0);
+        at::_foreach_mul_(tensors, coef);
+        *total = new at::Tensor(norm);
+        return nullptr;
+    } catch (const std::exception& e) {
+        return strdup(e.what());
+    } catch (...) {
+        return strdup("unknown C++ exception in clip_grad_norm_");
+    }
+}
