@@ -58,7 +58,10 @@ impl Attention {
     pub fn forward(&self, x: &Tensor, rope: &Rope) -> Tensor {
         let (b, t, w) = x.size3().expect("[batch, seq, width]");
         let qkv = self.qkv.forward(x).view([b, t, 3, self.heads, w / self.heads]).permute([2, 0, 3, 1, 4]);
-        let (q, k, v) = (rope.apply(&qkv.get(0)), rope.apply(&qkv.get(1)), qkv.get(2));
+        // One stack in the backward pass (unbind's), not three zero-filled
+        // buffers summed (indexing's).
+        let [q, k, v]: [Tensor; 3] = qkv.unbind(0).try_into().expect("three projections");
+        let (q, k) = (rope.apply(&q), rope.apply(&k));
         let y = causal(&q, &k, &v).transpose(1, 2).reshape([b, t, w]);
         self.out.forward(&y)
     }

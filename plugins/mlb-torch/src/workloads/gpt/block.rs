@@ -18,10 +18,9 @@ pub struct RmsNorm {
 }
 
 impl RmsNorm {
-    /// A norm of `width` with its weight (ones) under `p`. Norm weights are
-    /// put in optimizer group 1, which gets no weight decay.
+    /// A norm of `width` with its weight (ones) under `p`.
     pub fn new(p: &nn::Path, width: i64) -> Self {
-        RmsNorm { weight: p.set_group(1).var("weight", &[width], nn::Init::Const(1.0)), width }
+        RmsNorm { weight: p.var("weight", &[width], nn::Init::Const(1.0)), width }
     }
 
     fn shallow_clone(&self) -> Self {
@@ -41,7 +40,6 @@ impl Module for RmsNorm {
 pub struct SwiGlu {
     gate_up: nn::Linear,
     down: nn::Linear,
-    hidden: i64,
 }
 
 impl SwiGlu {
@@ -56,19 +54,19 @@ impl SwiGlu {
         SwiGlu {
             gate_up: nn::linear(p / "gate_up", width, 2 * hidden, config(0.02)),
             down: nn::linear(p / "down", hidden, width, config(0.02 / (2.0 * layers as f64).sqrt())),
-            hidden,
         }
     }
 
     fn shallow_clone(&self) -> Self {
-        SwiGlu { gate_up: shallow_linear(&self.gate_up), down: shallow_linear(&self.down), hidden: self.hidden }
+        SwiGlu { gate_up: shallow_linear(&self.gate_up), down: shallow_linear(&self.down) }
     }
 }
 
 impl Module for SwiGlu {
     fn forward(&self, x: &Tensor) -> Tensor {
-        let gate_up = self.gate_up.forward(x);
-        let (gate, up) = (gate_up.narrow(-1, 0, self.hidden), gate_up.narrow(-1, self.hidden, self.hidden));
+        // One cat in the backward pass (chunk's), not two zero-filled buffers
+        // summed (narrow's).
+        let [gate, up]: [Tensor; 2] = self.gate_up.forward(x).chunk(2, -1).try_into().expect("gate and up");
         self.down.forward(&(gate.silu() * up))
     }
 }

@@ -36,6 +36,7 @@ pub mod shape;
 use crate::data::DataSource;
 use crate::dist::{self, in_group, DataParallel};
 use crate::grad::{clip_grad_norm, grads};
+use crate::optim::AdamW;
 use crate::precision::{self, MixedPrecision, Precision, TorchPrecision};
 use crate::{Runtime, TorchWorkload};
 use data::Tokens;
@@ -44,7 +45,7 @@ use mlb_plugin::{Quality, Step};
 use model::Model;
 use schedule::Schedule;
 use shape::{Shape, SIZES, SYNTHETIC_VOCAB};
-use tch::nn::{self, OptimizerConfig};
+use tch::nn;
 use tch::{Device, Tensor};
 
 mlb_plugin::workload_args! {
@@ -181,7 +182,7 @@ impl TryFrom<Args> for Settings {
 /// The gpt workload.
 pub struct Gpt {
     model: Model,
-    opt: nn::Optimizer,
+    opt: AdamW,
     mixed: MixedPrecision,
     tokens: Tokens,
     params: Vec<Tensor>,
@@ -230,9 +231,8 @@ impl TorchWorkload for Gpt {
             named.sort_by(|a, b| a.0.cmp(&b.0));
             dp.broadcast(&named.into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
         }
-        let mut opt = nn::adamw(0.9, 0.95, args.weight_decay).build(&vs, args.schedule.lr(0))?;
-        // Group 1 (the norms' weights) gets no weight decay.
-        opt.set_weight_decay_group(1, 0.0);
+        // The matrices (embedding, projections) decay; the norms' weights do not.
+        let opt = AdamW::from_var_store(&vs, |_, t| t.dim() >= 2, args.weight_decay, (0.9, 0.95), 1e-8);
         let params = vs.trainable_variables();
         if let Some(dp) = &mut ddp {
             if args.ddp.overlap && args.accumulate == 1 {
@@ -250,7 +250,6 @@ impl TorchWorkload for Gpt {
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
         let (batch, seq_len, accumulate) = (self.args.batch, self.args.shape.seq_len, self.args.accumulate);
-        self.opt.set_lr(self.args.schedule.lr(self.step));
         self.opt.zero_grad();
         let mut total = Tensor::zeros([], (tch::Kind::Float, self.device));
         for _ in 0..accumulate {
@@ -265,7 +264,7 @@ impl TorchWorkload for Gpt {
         let grads = grads(&self.params);
         if self.mixed.unscale(&grads) {
             clip_grad_norm(&grads, self.args.clip);
-            self.opt.step();
+            self.opt.step(self.args.schedule.lr(self.step))?;
         }
         self.step += 1;
         Ok(Step::with_loss((batch as u64) * accumulate, total.double_value(&[])))
