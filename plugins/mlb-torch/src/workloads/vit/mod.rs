@@ -22,6 +22,7 @@ use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
 use crate::dist::{self, in_group, DataParallel};
 use crate::flops::Flops;
+use crate::optim::AdamW;
 use crate::precision::{self, MixedPrecision, Precision, TorchPrecision};
 use crate::workloads::convnet::rank_share;
 use crate::workloads::gpt::schedule::Schedule;
@@ -29,7 +30,7 @@ use crate::{Runtime, TorchWorkload};
 use mlb_plugin::Step;
 use model::{Shape, Vit as Model, SIZES};
 use std::sync::Arc;
-use tch::nn::{self, OptimizerConfig};
+use tch::nn;
 use tch::{Device, Kind, Tensor};
 
 mlb_plugin::workload_args! {
@@ -57,7 +58,8 @@ mlb_plugin::workload_args! {
         pub precision: String = "fp32",
         /// Peak learning rate of AdamW, reached after the warm-up.
         pub lr: f64 = 0.001,
-        /// AdamW weight decay.
+        /// AdamW weight decay of the Linear weights and the patch kernel
+        /// (biases, norms and the class and position tokens get none).
         pub weight_decay: f64 = 0.05,
         /// Steps of linear warm-up to the peak learning rate.
         pub warmup: u64 = 10,
@@ -145,7 +147,7 @@ enum Input {
 /// The vit workload.
 pub struct Vit {
     model: Model,
-    opt: nn::Optimizer,
+    opt: AdamW,
     mixed: MixedPrecision,
     input: Input,
     args: Settings,
@@ -195,8 +197,7 @@ impl TorchWorkload for Vit {
                 dp.overlap(&params)?;
             }
         }
-        let adamw = nn::AdamW { wd: args.weight_decay, ..Default::default() };
-        let opt = adamw.build(&vs, args.schedule.lr(0))?;
+        let opt = AdamW::from_var_store(&vs, model::decays, args.weight_decay, (0.9, 0.999), 1e-8);
         let (size, classes) = (args.shape.image, args.shape.classes);
         let input = match args.data.path() {
             Some(_) => {
@@ -243,8 +244,7 @@ impl TorchWorkload for Vit {
         let grads = crate::grad::grads(&self.params);
         if self.mixed.unscale(&grads) {
             crate::grad::clip_grad_norm(&grads, 1.0);
-            self.opt.set_lr(self.args.schedule.lr(self.step));
-            self.opt.step();
+            self.opt.step(self.args.schedule.lr(self.step))?;
         }
         self.step += 1;
         let n = labels.size()[0];

@@ -4,6 +4,13 @@
 //! `layers` pre-norm encoder blocks (multi-head self-attention through
 //! libtorch's fused `scaled_dot_product_attention`, then a GELU MLP of 4 x
 //! `width`), a final layer norm and a linear head on the class token.
+//!
+//! Initialised as timm's and DeiT's: the Linear layers' weights, the class
+//! token and the position embeddings from a normal of std 0.02 truncated at
+//! two standard deviations, biases zero, layer norms weight 1 and bias 0;
+//! the patch projection as PyTorch's `nn.Conv2d` (uniform within
+//! `1 / sqrt(fan_in)`). Weight decay ([`decays`]) goes to the matrices and
+//! the patch projection's kernel only.
 
 use crate::flops::{self, Flops};
 use tch::nn;
@@ -68,6 +75,42 @@ impl Shape {
     }
 }
 
+/// The standard deviation of the truncated normal initialisation.
+const STD: f64 = 0.02;
+
+/// `erf(sqrt(2))`: a standard normal lies within two standard deviations
+/// with probability `erf(2 / sqrt(2))`.
+const ERF_SQRT_2: f64 = 0.954_499_736_103_641_6;
+
+/// A variable `name` of `dims` under `p` drawn from N(0, [`STD`]) truncated
+/// to `[-2 STD, 2 STD]`, by the inverse of the normal's CDF, as PyTorch's
+/// `nn.init.trunc_normal_(std=0.02, a=-0.04, b=0.04)` draws it.
+fn trunc_normal(p: &nn::Path, name: &str, dims: &[i64]) -> Tensor {
+    let values = tch::no_grad(|| {
+        let mut t = Tensor::empty(dims, (tch::Kind::Float, p.device()));
+        let _ = t.uniform_(-ERF_SQRT_2, ERF_SQRT_2).erfinv_().g_mul_scalar_(STD * 2f64.sqrt());
+        t.clamp_(-2.0 * STD, 2.0 * STD)
+    });
+    p.var_copy(name, &values)
+}
+
+/// A Linear layer `input -> output` under `p`: its weight from
+/// [`trunc_normal`], its bias zero.
+fn linear(p: nn::Path, input: i64, output: i64) -> nn::Linear {
+    nn::Linear {
+        ws: trunc_normal(&p, "weight", &[output, input]),
+        bs: Some(p.var("bias", &[output], nn::Init::Const(0.0))),
+    }
+}
+
+/// Whether the variable `name`, `tensor`, gets weight decay: the weights of
+/// the Linear layers and the patch projection's kernel do; biases, layer
+/// norms, the class token and the position embeddings do not (as timm and
+/// DeiT train it).
+pub fn decays(name: &str, tensor: &Tensor) -> bool {
+    tensor.dim() >= 2 && name != "class_token" && name != "position"
+}
+
 /// One pre-norm encoder block.
 #[derive(Debug)]
 struct Block {
@@ -85,11 +128,11 @@ impl Block {
         let norm = |name: &str| nn::layer_norm(p / name, vec![width], Default::default());
         Block {
             norm1: norm("norm1"),
-            qkv: nn::linear(p / "qkv", width, 3 * width, Default::default()),
-            proj: nn::linear(p / "proj", width, width, Default::default()),
+            qkv: linear(p / "qkv", width, 3 * width),
+            proj: linear(p / "proj", width, width),
             norm2: norm("norm2"),
-            fc1: nn::linear(p / "fc1", width, 4 * width, Default::default()),
-            fc2: nn::linear(p / "fc2", 4 * width, width, Default::default()),
+            fc1: linear(p / "fc1", width, 4 * width),
+            fc2: linear(p / "fc2", 4 * width, width),
             heads,
         }
     }
@@ -99,7 +142,9 @@ impl Block {
         let h = self.heads;
         // [3, batch, heads, tokens, width / heads]
         let qkv = x.apply(&self.norm1).apply(&self.qkv).view([b, t, 3, h, d / h]).permute([2, 0, 3, 1, 4]);
-        let (q, k, v) = (qkv.get(0), qkv.get(1), qkv.get(2));
+        // One stack in the backward pass (unbind's), not three zero-filled
+        // buffers summed (indexing's).
+        let [q, k, v]: [Tensor; 3] = qkv.unbind(0).try_into().expect("three projections");
         let attended = Tensor::scaled_dot_product_attention(&q, &k, &v, None::<Tensor>, 0.0, false, None, false);
         let x = x + attended.transpose(1, 2).reshape([b, t, d]).apply(&self.proj);
         let mlp = x.apply(&self.norm2).apply(&self.fc1).gelu("none").apply(&self.fc2);
@@ -120,18 +165,19 @@ pub struct Vit {
 
 impl Vit {
     /// A ViT of `shape` under `p`, initialised as the reference
-    /// implementations do (embeddings from N(0, 0.02)).
+    /// implementations do (the module's documentation).
     pub fn new(p: &nn::Path, shape: Shape) -> Self {
         let d = shape.width;
-        let conv = nn::ConvConfig { stride: shape.patch, ..Default::default() };
-        let init = nn::Init::Randn { mean: 0.0, stdev: 0.02 };
+        let bound = 1.0 / ((3 * shape.patch * shape.patch) as f64).sqrt();
+        let uniform = nn::Init::Uniform { lo: -bound, up: bound };
+        let conv = nn::ConvConfig { stride: shape.patch, ws_init: uniform, bs_init: uniform, ..Default::default() };
         Vit {
             embed: nn::conv2d(p / "embed", 3, d, shape.patch, conv),
-            class_token: p.var("class_token", &[1, 1, d], init),
-            position: p.var("position", &[1, shape.tokens(), d], init),
+            class_token: trunc_normal(p, "class_token", &[1, 1, d]),
+            position: trunc_normal(p, "position", &[1, shape.tokens(), d]),
             blocks: (0..shape.layers).map(|i| Block::new(&(p / "blocks" / i), d, shape.heads)).collect(),
             norm: nn::layer_norm(p / "norm", vec![d], Default::default()),
-            head: nn::linear(p / "head", d, shape.classes, Default::default()),
+            head: linear(p / "head", d, shape.classes),
         }
     }
 
@@ -165,6 +211,45 @@ mod tests {
         assert!((gmacs / 17.56 - 1.0).abs() < 0.01, "{gmacs}");
         assert!(flops.formula.contains("T=197"), "{}", flops.formula);
         assert_eq!(base().tokens(), 197);
+    }
+
+    #[test]
+    fn the_first_loss_is_near_ln_classes() {
+        // Logits of about N(0, 0.02^2 width) over 1000 classes: the loss of
+        // random labels is ln 1000 + 0.013; tch's default Linear init
+        // (2.4 times PyTorch's range, std sqrt(2 / fan_in)) gave about ln 1000 + 1.
+        tch::manual_seed(0);
+        let vs = nn::VarStore::new(Device::Cpu);
+        let shape = Shape { layers: 2, heads: 2, width: 64, image: 32, patch: 8, classes: 1000 };
+        let model = Vit::new(&vs.root(), shape);
+        let images = Tensor::randn([32, 3, 32, 32], (Kind::Float, Device::Cpu));
+        let labels = Tensor::randint(1000, [32], (Kind::Int64, Device::Cpu));
+        let loss = model.forward(&images).cross_entropy_for_logits(&labels).double_value(&[]);
+        assert!((loss - 1000f64.ln()).abs() < 0.3, "first loss {loss}, ln 1000 = {}", 1000f64.ln());
+    }
+
+    #[test]
+    fn weights_are_truncated_normals_of_std_0_02_and_decay_spares_biases_norms_and_tokens() {
+        tch::manual_seed(0);
+        let vs = nn::VarStore::new(Device::Cpu);
+        let shape = Shape { layers: 1, heads: 2, width: 64, image: 32, patch: 8, classes: 10 };
+        let _model = Vit::new(&vs.root(), shape);
+        let vars = vs.variables();
+        let fc1 = &vars["blocks.0.fc1.weight"];
+        let std = fc1.std(true).double_value(&[]);
+        // A normal cut at 2 std keeps 0.88 of its std.
+        assert!((std / 0.02 - 0.88).abs() < 0.03, "{std}");
+        assert!(fc1.abs().max().double_value(&[]) <= 0.04);
+        assert_eq!(vars["blocks.0.fc1.bias"].abs().max().double_value(&[]), 0.0);
+        assert_eq!(vars["blocks.0.norm1.weight"].mean(Kind::Float).double_value(&[]), 1.0);
+        let mut kept: Vec<&str> = vars.iter().filter(|(n, t)| !decays(n, t)).map(|(n, _)| n.as_str()).collect();
+        kept.sort_unstable();
+        let block = ["fc1.bias", "fc2.bias", "norm1.bias", "norm1.weight", "norm2.bias", "norm2.weight", "proj.bias"];
+        let mut expected: Vec<String> = block.iter().chain(&["qkv.bias"]).map(|n| format!("blocks.0.{n}")).collect();
+        let top = ["class_token", "embed.bias", "head.bias", "norm.bias", "norm.weight", "position"];
+        expected.extend(top.map(String::from));
+        expected.sort_unstable();
+        assert_eq!(kept, expected);
     }
 
     #[test]
