@@ -23,6 +23,7 @@ extern "C" {
         weight_decay: c_double,
         eps: c_double,
     ) -> *mut c_char;
+    fn mlb_clear_grads(params: *const *mut torch_sys::C_tensor, n: i64) -> *mut c_char;
 }
 
 /// The parameters sharing one weight decay, with their state.
@@ -86,13 +87,22 @@ impl AdamW {
         self.groups.iter().map(|g| (g.params.as_slice(), g.weight_decay))
     }
 
-    /// Sets the gradient of every parameter to zero (those that have one).
-    pub fn zero_grad(&self) {
-        for p in self.groups.iter().flat_map(|g| &g.params) {
-            let mut grad = p.grad();
-            if grad.defined() {
-                let _ = grad.zero_();
-            }
+    /// Drops the gradient of every parameter, as PyTorch's
+    /// `zero_grad(set_to_none=True)`: the next backward pass stores its
+    /// gradients instead of adding them to zeroed ones.
+    ///
+    /// Errors are libtorch's.
+    pub fn zero_grad(&self) -> Result<(), TchError> {
+        let params: Vec<*mut torch_sys::C_tensor> =
+            self.groups.iter().flat_map(|g| &g.params).map(|p| p.as_ptr() as *mut torch_sys::C_tensor).collect();
+        // SAFETY: the handles are those of the parameters `self` owns, alive
+        // across the call; the shim catches every C++ exception and returns
+        // NULL or a message freed by `taken_error`.
+        let error = unsafe { mlb_clear_grads(params.as_ptr(), params.len() as i64) };
+        // SAFETY: `error` is NULL or the shim's message, not freed yet.
+        match unsafe { crate::ops::taken_error(error) } {
+            Some(message) => Err(TchError::Torch(message)),
+            None => Ok(()),
         }
     }
 
@@ -171,7 +181,7 @@ mod tests {
         reference.set_weight_decay_group(1, 0.0);
         for step in 0..5 {
             let lr = 0.01 * (step + 1) as f64;
-            fused.zero_grad();
+            fused.zero_grad().unwrap();
             loss(&w1, &b1, step).backward();
             fused.step(lr).unwrap();
             reference.zero_grad();
@@ -196,6 +206,8 @@ mod tests {
         assert_eq!(opt.groups().map(|(p, wd)| (p.len(), wd)).collect::<Vec<_>>(), [(1, 0.1), (1, 0.0)]);
         (w.sum(Kind::Float) * 2.0).backward();
         opt.step(0.1).unwrap();
+        opt.zero_grad().unwrap();
+        assert!(!w.grad().defined());
         assert_eq!(b.mean(Kind::Float).double_value(&[]), -0.25);
         assert!(w.mean(Kind::Float).double_value(&[]) < 0.5);
     }

@@ -250,7 +250,7 @@ impl TorchWorkload for Gpt {
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
         let (batch, seq_len, accumulate) = (self.args.batch, self.args.shape.seq_len, self.args.accumulate);
-        self.opt.zero_grad();
+        self.opt.zero_grad()?;
         let mut total = Tensor::zeros([], (tch::Kind::Float, self.device));
         for _ in 0..accumulate {
             let (input, target) = self.tokens.batch(batch, seq_len, self.device);

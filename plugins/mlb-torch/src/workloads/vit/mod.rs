@@ -236,7 +236,7 @@ impl TorchWorkload for Vit {
         };
         let logits = self.mixed.forward(|| self.model.forward(&images)).to_kind(Kind::Float);
         let loss = logits.cross_entropy_for_logits(&labels);
-        self.opt.zero_grad();
+        self.opt.zero_grad()?;
         self.mixed.backward(&loss);
         if let Some(dp) = &self.ddp {
             dp.average_grads(&self.params)?;
