@@ -27,6 +27,11 @@ CASES = [
     ("wlm", {"batch_size": 8, "corpus_tokens": 100000}, 5, 2, 1),
 ]
 GOALS = {"toy_reg": 1.5, "toy_lstm": 1.5}
+# glibc's malloc settings of mlb's worker (its `keep-freed` heap policy,
+# docs/worker.md: trim threshold at its maximum, mmap threshold at glibc's
+# 32 MiB ceiling), as environment variables: a reference run under them has
+# the same heap as the mlb side.
+SAME_HEAP = {"MALLOC_TRIM_THRESHOLD_": str(2**31 - 1), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
 
 
 def run_mlb(root, pin, name, args, threads, seed, repeat, number, skip):
@@ -59,9 +64,10 @@ def run_python(root, pin, name, args, threads, seed, repeat, number, skip):
     return reference_rate(cmd, f"reference.py ({name})")
 
 
-def reference_rate(cmd, what):
-    """Runs a reference script's command `cmd`; its items/s."""
-    done = subprocess.run(cmd, capture_output=True, text=True)
+def reference_rate(cmd, what, env=None):
+    """Runs a reference script's command `cmd` (in environment `env`, else
+    this one); its items/s."""
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         sys.exit(f"{what} failed:\n{done.stdout}\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])["items_per_sec"]
