@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 type Step = (i64, &'static str, &'static str, &'static str);
 
 /// Every migration, in order.
-const STEPS: [Step; 4] = [
+const STEPS: [Step; 5] = [
     (
         1,
         "schema",
@@ -43,6 +43,12 @@ const STEPS: [Step; 4] = [
         "instance identity",
         include_str!("../../migrations/sqlite/0004_instance_identity.sql"),
         include_str!("../../migrations/postgres/0004_instance_identity.sql"),
+    ),
+    (
+        5,
+        "import speed, run figures",
+        include_str!("../../migrations/sqlite/0005_import_speed.sql"),
+        include_str!("../../migrations/postgres/0005_import_speed.sql"),
     ),
 ];
 
@@ -87,7 +93,7 @@ impl Store {
             });
         }
         if found >= target {
-            return Ok(());
+            return self.keep_figures_from(target);
         }
         if let (true, Some(file)) = (found > 0, self.location().file()) {
             self.back_up(&backup_path(file, found))?;
@@ -107,7 +113,17 @@ impl Store {
             let done = self.block_on(sqlx::query(info).bind(key).bind(value).execute(self.pool()));
             done.map_err(|e| StoreError::query(self.location(), "recording its version", &e))?;
         }
-        Ok(())
+        self.keep_figures_from(target)
+    }
+
+    /// From schema 5 on (`target`), keeps the figures of the runs imported
+    /// before ([`super::run_figures`]) unless they are kept: once, and
+    /// again after a writer was stopped before it finished.
+    fn keep_figures_from(&self, target: i64) -> Result<(), StoreError> {
+        match target >= 5 && !self.run_figures_kept()? {
+            true => self.keep_run_figures(),
+            false => Ok(()),
+        }
     }
 
     /// An exclusive `flock` on `FILE.migrate.lock` beside an SQLite store,
@@ -250,6 +266,49 @@ mod tests {
         let left: i64 =
             store.block_on(sqlx::query_scalar("SELECT COUNT(*) FROM metrics").fetch_one(store.pool())).unwrap();
         assert_eq!(left, 0);
+    }
+
+    #[test]
+    fn version_5_keeps_the_figures_of_the_runs_imported_before_and_again_when_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let (location, _) = file_store(dir.path());
+        let old = Store::connect(&location, crate::store::Access::ReadWrite).unwrap();
+        old.migrate_to(4).unwrap();
+        for sql in [
+            "INSERT INTO systems (id, name, fingerprint, host, cpu, gpu_model, gpu_count, driver, runtime_versions) \
+             VALUES (1, 'a', 'f', 'h', '', '', 0, '', '')",
+            "INSERT INTO runs (id, system_id, folder, run_ids, imported_at, nodes) VALUES (1, 1, '/r', '', 'now', '')",
+            "INSERT INTO instances (id, run_id, report_hash, entry, file, bench, config, outcome, items_per_s, \
+             gpu_energy, flagged) VALUES (7, 1, 'h1', 0, 'x.json', 'vae', '{}', 'completed', 0.1, 0, 0)",
+            "INSERT INTO instances (id, run_id, report_hash, entry, file, bench, config, outcome, fails_check, \
+             gpu_energy, flagged) VALUES (8, 1, 'h2', 0, 'y.json', 'vae', '{}', 'completed', 'no_throughput', 0, 0)",
+            "INSERT INTO metrics (instance_id, name, value, unit) VALUES (7, 'train_item.avg', 0.1, 'items/s')",
+        ] {
+            old.block_on(sqlx::query(sql).execute(old.pool())).unwrap();
+        }
+        drop(old);
+        let kept = |store: &Store| -> Vec<(i64, Vec<u8>)> {
+            let sql = "SELECT strict, speeds FROM run_figures WHERE run_id = 1 ORDER BY strict";
+            store.block_on(sqlx::query_as(sql).fetch_all(store.pool())).unwrap()
+        };
+        let store = Store::open(&location).unwrap();
+        let original = [0.1f64.to_le_bytes(), f64::NAN.to_le_bytes()].concat();
+        assert_eq!(kept(&store), [(0, original.clone()), (1, 0.1f64.to_le_bytes().to_vec())]);
+        // The metric lost its row table, not its instance.
+        store.block_on(sqlx::query("DELETE FROM instances WHERE id = 7").execute(store.pool())).unwrap();
+        let left: i64 =
+            store.block_on(sqlx::query_scalar("SELECT COUNT(*) FROM metrics").fetch_one(store.pool())).unwrap();
+        assert_eq!(left, 0);
+        // A writer stopped after the schema and before the figures: the next one keeps them.
+        for forget in ["DELETE FROM run_figures", "DELETE FROM store_info WHERE key = 'run_figures'"] {
+            store.block_on(sqlx::query(forget).execute(store.pool())).unwrap();
+        }
+        drop(store);
+        let refused = Store::open_read_only(&location).err().expect("a reader waits for the figures").to_string();
+        assert!(refused.contains("version 4"), "{refused}");
+        let store = Store::open(&location).unwrap();
+        // Instance 8 alone is left: the original's rule counts it, without a throughput.
+        assert_eq!(kept(&store), [(0, f64::NAN.to_le_bytes().to_vec())]);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! - [`after_run`]: `mlb --jobs FILE --db`, the run imported when it ends;
 //! - [`system_edit`]: `mlb db rename-system` and `remove-system`;
 //! - [`query`]: runs, systems, comparisons, history, regressions' past runs and exports;
+//! - [`run_figures`]: the figures each run keeps for comparisons and histories;
 //! - [`error`]: what can go wrong, with the fix.
 //!
 //! One query layer serves both backends: sqlx's `Any` driver, with `$N`
@@ -25,6 +26,7 @@ pub mod location;
 pub mod migrate;
 pub mod name;
 pub mod query;
+pub mod run_figures;
 pub mod system_edit;
 
 pub use error::StoreError;
@@ -75,14 +77,33 @@ impl Backend {
     }
 }
 
-/// An open store at the current schema version. Its methods block: it runs
-/// its own single-threaded async runtime (so it must not be used from
-/// inside another's task).
+/// An open store at the current schema version. Its methods block: they
+/// run on the store's own single-threaded async runtime, or on the runtime
+/// of the program that opened it ([`Store::open_read_only_on`]: `mlb
+/// serve`'s, one pool of threads for the connections and the server); so
+/// they must not be called from inside a task of a runtime.
 pub struct Store {
     location: Location,
     backend: Backend,
     pool: AnyPool,
-    runtime: tokio::runtime::Runtime,
+    runtime: Runtime,
+}
+
+/// Where a store's queries run.
+enum Runtime {
+    /// Its own single-threaded runtime (the `mlb db` commands).
+    Own(tokio::runtime::Runtime),
+    /// The runtime of the program that opened it.
+    Shared(tokio::runtime::Handle),
+}
+
+impl Runtime {
+    fn block_on<F: Future>(&self, work: F) -> F::Output {
+        match self {
+            Runtime::Own(runtime) => runtime.block_on(work),
+            Runtime::Shared(handle) => handle.block_on(work),
+        }
+    }
 }
 
 /// Whether a store is opened to write or only to read.
@@ -138,16 +159,47 @@ impl Store {
     /// read-only. Refuses a store that does not exist or is not at
     /// [`SCHEMA_VERSION`] (an older one must be migrated by a writer first).
     pub fn open_read_only(location: &Location) -> Result<Store, StoreError> {
-        let store = Store::connect(location, Access::ReadOnly)?;
+        Store::open_read_only_in(location, None)
+    }
+
+    /// As [`Store::open_read_only`], its queries run on `runtime` (a
+    /// multi-threaded one: a query blocks the thread that asks it, and the
+    /// connections' work runs on the runtime's threads). Called outside
+    /// the runtime's tasks: from its `spawn_blocking` threads or the
+    /// program's own.
+    pub fn open_read_only_on(location: &Location, runtime: tokio::runtime::Handle) -> Result<Store, StoreError> {
+        Store::open_read_only_in(location, Some(runtime))
+    }
+
+    fn open_read_only_in(location: &Location, runtime: Option<tokio::runtime::Handle>) -> Result<Store, StoreError> {
+        let store = Store::connect_in(location, Access::ReadOnly, runtime)?;
         let found = store.schema_version()?;
         if found != SCHEMA_VERSION {
             return Err(StoreError::NotCurrent { location: location.clone(), found, current: SCHEMA_VERSION });
+        }
+        if !store.run_figures_kept()? {
+            // Migrated, but a writer has yet to keep its runs' figures.
+            return Err(StoreError::NotCurrent {
+                location: location.clone(),
+                found: found - 1,
+                current: SCHEMA_VERSION,
+            });
         }
         Ok(store)
     }
 
     /// Connects to the store at `location`, as it is.
     fn connect(location: &Location, access: Access) -> Result<Store, StoreError> {
+        Store::connect_in(location, access, None)
+    }
+
+    /// Connects to the store at `location`, its queries run on `runtime`
+    /// (`None`: its own).
+    fn connect_in(
+        location: &Location,
+        access: Access,
+        runtime: Option<tokio::runtime::Handle>,
+    ) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         if let Location::Sqlite(path) = location {
             check_file(path)?;
@@ -163,10 +215,15 @@ impl Store {
             }
             Location::Postgres(_) => Backend::Postgres,
         };
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| StoreError::Connect { location: location.clone(), reason: e.to_string() })?;
+        let runtime = match runtime {
+            Some(handle) => Runtime::Shared(handle),
+            None => Runtime::Own(
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| StoreError::Connect { location: location.clone(), reason: e.to_string() })?,
+            ),
+        };
         let options = AnyPoolOptions::new()
             .max_connections(CONNECTIONS)
             .acquire_timeout(CONNECT_TIMEOUT)
@@ -194,10 +251,13 @@ impl Store {
                         // commit survives a killed process (not a power cut
                         // before the next checkpoint, which costs no consistency);
                         // a page cache of 64 MiB, for the indexes an import
-                        // adds to stay in memory.
+                        // adds to stay in memory; the log folded back into
+                        // the file every 40 MiB, not 4 (an import's
+                        // transaction is tens of MiB: one fold each, not ten).
                         let pragmas = format!(
                             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
-                             PRAGMA busy_timeout = {}; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
+                             PRAGMA busy_timeout = {}; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; \
+                             PRAGMA wal_autocheckpoint = 10000;",
                             BUSY_TIMEOUT.as_millis()
                         );
                         conn.execute(pragmas.as_str()).await?;
@@ -294,9 +354,12 @@ pub fn bind_text<'q>(
 
 impl Drop for Store {
     /// Closes the connections, so that an SQLite store's write-ahead log is
-    /// folded back into the file.
+    /// folded back into the file. Dropped inside a task of the runtime it
+    /// shares, it cannot wait: its connections close as they are dropped.
     fn drop(&mut self) {
-        self.runtime.block_on(self.pool.close());
+        if matches!(self.runtime, Runtime::Own(_)) || tokio::runtime::Handle::try_current().is_err() {
+            self.runtime.block_on(self.pool.close());
+        }
     }
 }
 

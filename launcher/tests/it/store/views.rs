@@ -11,7 +11,10 @@ use crate::serve::server::Server;
 use serde_json::Value;
 use std::path::Path;
 
-on_both!(every_view_of_a_store_gives_the_same_figures_and_flags);
+on_both!(
+    every_view_of_a_store_gives_the_same_figures_and_flags,
+    the_figures_a_run_keeps_at_import_are_those_its_stored_instances_give,
+);
 
 /// The benches of each run, and the items/s of its four instances on
 /// day `day` (7 is the run judged): steady; a 6% drop within a noise of
@@ -117,4 +120,67 @@ fn every_view_of_a_store_gives_the_same_figures_and_flags(kind: Kind) {
     }
     // No earlier point of the history regressed.
     assert_eq!(history["regressions"].as_array().unwrap().len(), 1, "{}", history["regressions"]);
+}
+
+/// The figures each run keeps (what compare and history read) as the
+/// import writes them from the reports, and as a migrated store keeps them
+/// from the instances it holds: the same bytes. Imported again with a
+/// report changed, a run keeps the new figures.
+fn the_figures_a_run_keeps_at_import_are_those_its_stored_instances_give(kind: Kind) {
+    let store = TestStore::new(kind);
+    let dir = tempfile::tempdir().unwrap();
+    for day in 1..=3 {
+        let folder = dir.path().join(format!("day{day}"));
+        run(&folder, day);
+        import_as(&store, &folder, "A", &[]);
+    }
+    let hex = |column: &str| match kind {
+        Kind::Sqlite => format!("hex({column})"),
+        Kind::Postgres => format!("upper(encode({column}, 'hex'))"),
+    };
+    let sql = format!(
+        "SELECT CAST(run_id AS TEXT), CAST(strict AS TEXT), bench, config, {}, {} FROM run_figures \
+         ORDER BY run_id, strict, bench, config",
+        hex("speeds"),
+        hex("joules")
+    );
+    let imported = store.texts(&sql, &[]);
+    assert_eq!(imported.len(), 3 * 2 * BENCHES.len(), "a row per run, rule and bench: {imported:?}");
+    // The first row: day 1's `dropped` under the original's rule, its four instances bit for bit.
+    let mut kept = values(&imported[0][4]);
+    kept.sort_by(|a, b| a.total_cmp(b));
+    assert_eq!(kept, instances("dropped", 1));
+    let db = store.open();
+    for forget in ["DELETE FROM run_figures", "DELETE FROM store_info WHERE key = 'run_figures'"] {
+        db.block_on(sqlx::query(forget).execute(db.pool())).unwrap();
+    }
+    drop(db);
+    assert_eq!(store.texts(&sql, &[]), imported, "kept again from the stored instances");
+    // A report of day 1 rewritten: its run keeps the new figure.
+    let folder = dir.path().join("day1");
+    let file = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("s.dropped.R0.D0."))
+        .expect("the report of dropped on device 0, day 1");
+    let mut report: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    report["train_item"]["avg"] = 42.5.into();
+    std::fs::write(&file, report.to_string()).unwrap();
+    import_as(&store, &folder, "A", &[]);
+    let again = store.texts(&sql, &[]);
+    assert_eq!(again.len(), imported.len());
+    for (now, before) in again.iter().zip(&imported) {
+        match (now[0] == imported[0][0], now[2].as_deref()) {
+            // Under either rule.
+            (true, Some("dropped")) => assert!(values(&now[4]).contains(&42.5), "{now:?}"),
+            _ => assert_eq!(now, before, "the other rows are as they were"),
+        }
+    }
+}
+
+/// The values of a run_figures list, from its upper-case hexadecimal.
+fn values(hex: &Option<String>) -> Vec<f64> {
+    let hex = hex.as_deref().unwrap();
+    let bytes: Vec<u8> = (0..hex.len() / 2).map(|k| u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).unwrap()).collect();
+    bytes.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().unwrap())).collect()
 }

@@ -9,10 +9,10 @@
 //! `../../x`, a link, a FIFO or `/dev/zero` has no tail stored.
 
 use flate2::read::ZlibDecoder;
-use flate2::write::ZlibEncoder;
-use flate2::Compression;
+use flate2::{Compress, Compression, FlushCompress, Status};
 use mlb_run::linux::dir::Dir;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::cell::RefCell;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 
 /// How much of the end of a failed instance's log is kept.
@@ -57,12 +57,27 @@ pub struct LogTail {
 
 /// `text` deflated (zlib, fast level: the import's time goes to reading),
 /// no longer than it is: the import holds every file's until it is written.
+/// Each reading thread keeps one compressor, reset between files: a new
+/// one a file spent a tenth of an import zeroing its tables.
 pub fn deflate(text: &str) -> Vec<u8> {
-    let mut encoder = ZlibEncoder::new(Vec::with_capacity(text.len() / 4), Compression::fast());
-    encoder.write_all(text.as_bytes()).expect("writing to memory");
-    let mut body = encoder.finish().expect("writing to memory");
-    body.shrink_to_fit();
-    body
+    thread_local! {
+        static COMPRESSOR: RefCell<Compress> = RefCell::new(Compress::new(Compression::fast(), true));
+    }
+    COMPRESSOR.with_borrow_mut(|compressor| {
+        compressor.reset();
+        // zlib's bound on what deflating may add, with its header and checksum.
+        let mut body = Vec::with_capacity(text.len() + text.len() / 1000 + 64);
+        loop {
+            let read = compressor.total_in() as usize;
+            match compressor.compress_vec(&text.as_bytes()[read..], &mut body, FlushCompress::Finish) {
+                Ok(Status::StreamEnd) => break,
+                Ok(_) => body.reserve(body.capacity().max(64)),
+                Err(e) => unreachable!("deflating into memory cannot fail: {e}"),
+            }
+        }
+        body.shrink_to_fit();
+        body
+    })
 }
 
 /// The text of a stored body; `None` when it is not one [`deflate`] wrote
@@ -134,6 +149,16 @@ mod tests {
         assert!(body.len() < text.len() / 4, "{} bytes", body.len());
         assert_eq!(inflate(&body).as_deref(), Some(text.as_str()));
         assert_eq!(inflate(b"not deflated"), None);
+    }
+
+    #[test]
+    fn the_compressor_kept_between_texts_carries_nothing_over() {
+        // Incompressible enough to outgrow the first guess of the body's size.
+        let noise: String =
+            (0u64..50_000).map(|i| char::from(b'a' + (i.wrapping_mul(2_654_435_761) % 26) as u8)).collect();
+        for text in ["{}", noise.as_str(), "", "{\"a\": 1}", noise.as_str()] {
+            assert_eq!(inflate(&deflate(text)).as_deref(), Some(text));
+        }
     }
 
     #[test]

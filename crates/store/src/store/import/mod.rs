@@ -119,10 +119,10 @@ fn plural(n: usize) -> &'static str {
 /// Report files written a transaction (whole run folders: a batch closes
 /// with the folder that reaches it). A commit writes each page it changed
 /// again, and the store's indexes on hashes change pages all over: on
-/// 100,000 reports, 1,000 a transaction wrote 2.8 GB to the store, 5,000
-/// 1.5 GB and 20,000 1.1 GB, but held 150, 330 and 510 MB
-/// (docs/results.md).
-const REPORTS_A_TRANSACTION: usize = 5_000;
+/// 100,000 reports (schema 5, 2 CPUs), 5,000 a transaction took 11.2 s and
+/// held 340 MB, 10,000 9.9 s and 350 MB, 20,000 10.5 s and 370 to 420 MB
+/// (medians of 3; docs/results.md).
+const REPORTS_A_TRANSACTION: usize = 10_000;
 
 /// Hashes looked up a statement.
 const HASHES_A_STATEMENT: usize = 1000;

@@ -1,5 +1,5 @@
 //! Writing run folders: each its system, its run, its labels, its
-//! instances and their metrics, a batch of folders in one transaction (a
+//! instances and their metrics, its kept figures, a batch of folders in one transaction (a
 //! folder is stored whole or not at all; a commit writes every page it
 //! changed again: fewer commits, fewer writes). Rows go in batches of many
 //! rows a statement, every value a bound parameter, every text through
@@ -10,7 +10,7 @@
 
 use super::kept::{LogTail, StoredText};
 use super::system::SystemRow;
-use crate::store::{bind_f64, bind_text, Backend};
+use crate::store::{bind_f64, bind_text, run_figures, Backend};
 use mlb_record::contract::read::Metric;
 use sqlx::any::AnyArguments;
 use sqlx::query::Query;
@@ -124,7 +124,7 @@ pub async fn write_runs(
 /// Writes `run` on `tx` (of `backend`), inside the caller's transaction.
 async fn write_run(tx: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -> Result<Written, sqlx::Error> {
     let system_id = system_id(tx, &run.system).await?;
-    let run_id = run_id(tx, system_id, run).await?;
+    let (run_id, run_is_new) = run_id(tx, system_id, run).await?;
     for (key, value) in run.tags {
         let query = sqlx::query(
             "INSERT INTO tags (run_id, key, value) VALUES ($1, $2, $3) \
@@ -135,6 +135,17 @@ async fn write_run(tx: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -
     }
     let identities: Vec<&str> = run.instances.iter().map(|row| row.identity.as_str()).collect();
     let stored = count_in(tx, backend, "SELECT COUNT(*) FROM instances WHERE identity IN ", &identities).await?;
+    // A new run whose instances are all new has nothing stored to replace.
+    let replaces = !run_is_new || stored > 0;
+    // Runs (of another system, the same folder) that lose instances to this one.
+    let mut losing = Vec::new();
+    for batch in identities.chunks(IDS_A_STATEMENT).filter(|_| stored > 0) {
+        let sql =
+            format!("SELECT DISTINCT run_id FROM instances WHERE identity IN {}", backend.placeholders(1, batch.len()));
+        for row in batch.iter().fold(sqlx::query(&sql), |q, v| q.bind(*v)).fetch_all(&mut *tx).await? {
+            losing.extend(Some(row.try_get::<i64, _>(0)?).filter(|id| *id != run_id && !losing.contains(id)));
+        }
+    }
     // RETURNING gives its rows in no set order: each by its identity.
     let mut returned: HashMap<String, i64> = HashMap::with_capacity(run.instances.len());
     for batch in run.instances.chunks(INSTANCES_A_STATEMENT) {
@@ -150,7 +161,7 @@ async fn write_run(tx: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -
         }
     }
     let ids: Vec<i64> = returned.values().copied().collect();
-    for batch in ids.chunks(IDS_A_STATEMENT) {
+    for batch in ids.chunks(IDS_A_STATEMENT).filter(|_| replaces) {
         let sql = format!("DELETE FROM metrics WHERE instance_id IN {}", backend.placeholders(1, batch.len()));
         batch.iter().fold(sqlx::query(&sql), |q, id| q.bind(*id)).execute(&mut *tx).await?;
     }
@@ -170,8 +181,22 @@ async fn write_run(tx: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -
         });
         query.execute(&mut *tx).await?;
     }
-    remove_stale(tx, backend, run_id, &ids).await?;
+    if replaces {
+        remove_stale(tx, backend, run_id, &ids).await?;
+        sqlx::query("DELETE FROM report_texts WHERE run_id = $1").bind(run_id).execute(&mut *tx).await?;
+    }
     write_kept(tx, backend, run_id, run).await?;
+    let counted = run.instances.iter().map(|row| run_figures::Counted {
+        bench: &row.bench,
+        config: &row.config,
+        fails_check: row.fails_check.as_deref(),
+        items_per_s: row.items_per_s,
+        joules_per_item: row.joules_per_item,
+    });
+    run_figures::write(tx, backend, run_id, &run_figures::groups(counted)).await?;
+    for batch in losing.chunks(run_figures::RUNS_A_READ) {
+        run_figures::refill(tx, backend, batch).await?;
+    }
     sqlx::query(
         "DELETE FROM runs WHERE folder = $1 AND id <> $2 AND NOT EXISTS \
          (SELECT 1 FROM instances i WHERE i.run_id = runs.id)",
@@ -229,15 +254,14 @@ async fn remove_stale(
 const TEXTS_A_STATEMENT: usize = 200;
 
 /// Writes what `run` (the run `run_id`) keeps beyond its figures: its
-/// report texts (replacing those stored of the run), log tails and
-/// documents (the newest read replaces the one stored).
+/// report texts (the caller removed those stored of the run), log tails
+/// and documents (the newest read replaces the one stored).
 async fn write_kept(
     conn: &mut AnyConnection,
     backend: Backend,
     run_id: i64,
     run: &NewRun<'_>,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM report_texts WHERE run_id = $1").bind(run_id).execute(&mut *conn).await?;
     for batch in run.texts.chunks(TEXTS_A_STATEMENT) {
         let sql = format!(
             "INSERT INTO report_texts (report_hash, run_id, file, body) VALUES {} ON CONFLICT (run_id, file) \
@@ -293,8 +317,16 @@ async fn system_id(conn: &mut AnyConnection, system: &SystemRow) -> Result<i64, 
 }
 
 /// The id of the run of `run.folder` on `system_id`, added when new, else
-/// brought up to what its folder holds now (its first import time kept).
-async fn run_id(conn: &mut AnyConnection, system_id: i64, run: &NewRun<'_>) -> Result<i64, sqlx::Error> {
+/// brought up to what its folder holds now (its first import time kept);
+/// and whether it is new.
+async fn run_id(conn: &mut AnyConnection, system_id: i64, run: &NewRun<'_>) -> Result<(i64, bool), sqlx::Error> {
+    let select = || {
+        bind_text(
+            sqlx::query("SELECT id FROM runs WHERE system_id = $1 AND folder = $2").bind(system_id),
+            Some(run.folder.as_str()),
+        )
+    };
+    let stored: Option<i64> = select().fetch_optional(&mut *conn).await?.map(|row| row.try_get(0)).transpose()?;
     let query = sqlx::query(
         "INSERT INTO runs (system_id, folder, run_ids, started_at, imported_at, mlb_version, jobs_hash, \
          image_digest, runtime, nodes, isolation) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
@@ -320,8 +352,8 @@ async fn run_id(conn: &mut AnyConnection, system_id: i64, run: &NewRun<'_>) -> R
     .fold(query, bind_text)
     .execute(&mut *conn)
     .await?;
-    let query = sqlx::query("SELECT id FROM runs WHERE system_id = $1 AND folder = $2").bind(system_id);
-    bind_text(query, Some(run.folder.as_str())).fetch_one(&mut *conn).await?.try_get(0)
+    let id = select().fetch_one(&mut *conn).await?.try_get(0)?;
+    Ok((id, stored.is_none()))
 }
 
 /// Binds the 21 values of `row` (of the run `run_id`) in the order of

@@ -2,7 +2,7 @@
 //! then the matrix ([`super::matrix`]).
 
 use super::error::QueryError;
-use super::figures::{counts, grouped, select_figures, Measured};
+use super::figures::{kept_group, kept_under, unpack_group, Instances};
 use super::filters::{restrict_runs, RunFilters};
 use super::glob::Glob;
 use super::matrix::{matrix, Figure, Matrix, Metric};
@@ -61,31 +61,37 @@ pub fn compare(store: &Store, args: &CompareOptions) -> Result<Matrix, QueryErro
     Ok(matrix(&figures, &args.systems, &reference, args.metric, &prices))
 }
 
-/// An instance as the comparison reads it.
+/// A system's kept figures of a bench, as the comparison reads them.
 #[derive(sqlx::FromRow)]
 struct Stored {
     system: String,
     bench: String,
-    #[sqlx(flatten)]
-    figures: Measured,
+    /// [`kept_group`]'s text.
+    kept: String,
 }
 
 /// Per system and bench: the instances that count, their mean items/s and
 /// mean joules per item (figures that cannot be a measure left out, as
-/// `mlb report` leaves them out).
+/// `mlb report` leaves them out), from the figures each run keeps.
 fn figures(store: &Store, args: &CompareOptions) -> Result<Vec<Figure>, QueryError> {
-    let mut sql = Sql::new("SELECT s.name AS system, i.bench AS bench");
-    select_figures(&mut sql);
-    sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id ");
+    let mut sql = Sql::new("SELECT s.name AS system, f.bench AS bench, ");
+    sql.push(kept_group(store.backend())).push(" AS kept");
+    sql.push(" FROM run_figures f JOIN runs r ON r.id = f.run_id ");
     sql.push("JOIN systems s ON s.id = r.system_id WHERE s.name IN (");
     for (k, system) in args.systems.iter().enumerate() {
         sql.push(if k == 0 { "" } else { ", " }).text(system);
     }
     sql.push(")");
-    counts(&mut sql, Rule::strict_if(args.strict));
+    kept_under(&mut sql, Rule::strict_if(args.strict));
     restrict_runs(&mut sql, &args.filters);
+    sql.push(" GROUP BY s.name, f.bench");
     let rows: Vec<Stored> = sql.rows(store, "comparing systems")?;
-    Ok(grouped(rows.into_iter().map(|r| ((r.system, r.bench), r.figures)))
+    let mut groups: BTreeMap<(String, String), Instances> = BTreeMap::new();
+    for row in rows {
+        let group = groups.entry((row.system, row.bench)).or_default();
+        unpack_group(&row.kept).into_iter().for_each(|(_, instances)| group.extend(instances));
+    }
+    Ok(groups
         .into_iter()
         .map(|((system, bench), instances)| Figure {
             system,

@@ -3,7 +3,7 @@
 
 use super::compare::known;
 use super::error::QueryError;
-use super::figures::{counts, grouped, select_figures, Measured};
+use super::figures::{kept_group, kept_under, unpack_group, Instances};
 use super::filters::{restrict, Filters};
 use super::matrix::Metric;
 use super::sql::Sql;
@@ -12,6 +12,7 @@ use mlb_figures::regression::{verdict, HISTORY_RUNS};
 use mlb_figures::Moments;
 use mlb_judge::report::Rule;
 use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
 
 /// One run's figure for one bench.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -127,15 +128,20 @@ fn regressions(series: &[Series], metric: Metric) -> Vec<Regression> {
     found
 }
 
-/// An instance of a run as the history reads it.
+/// A system's kept figures of a bench, as the history reads them.
 #[derive(sqlx::FromRow)]
 struct Stored {
     bench: String,
+    /// [`kept_group`]'s text.
+    kept: String,
+}
+
+/// A run of the history: when it started, and its run ids.
+#[derive(sqlx::FromRow)]
+struct StoredRun {
     run: i64,
     run_ids: String,
     started: Option<String>,
-    #[sqlx(flatten)]
-    figures: Measured,
 }
 
 /// What a history shows (`mlb db history`, `/history`).
@@ -158,23 +164,38 @@ pub fn fetch(store: &Store, args: &HistoryOptions) -> Result<History, QueryError
     let system = args.filters.system.as_ref().ok_or(QueryError::NoSystem)?;
     known(store, std::slice::from_ref(system))?;
     let energy = args.metric == Metric::EnergyPerItem;
-    let mut sql = Sql::new("SELECT i.bench AS bench, r.id AS run, r.run_ids AS run_ids, r.started_at AS started");
-    select_figures(&mut sql);
-    sql.push(" FROM instances i JOIN runs r ON r.id = i.run_id JOIN systems s ON s.id = r.system_id");
+    let mut sql = Sql::new("SELECT f.bench AS bench, ");
+    sql.push(kept_group(store.backend())).push(" AS kept");
+    sql.push(" FROM run_figures f JOIN runs r ON r.id = f.run_id JOIN systems s ON s.id = r.system_id");
     sql.push(" WHERE 1 = 1");
-    counts(&mut sql, Rule::strict_if(args.strict));
+    kept_under(&mut sql, Rule::strict_if(args.strict));
     if let Some(bench) = &args.bench {
-        sql.push(" AND (i.bench = ").text(bench).push(" OR i.config = ").text(bench).push(")");
+        sql.push(" AND (f.bench = ").text(bench).push(" OR f.config = ").text(bench).push(")");
     }
     restrict(&mut sql, &args.filters);
+    sql.push(" GROUP BY f.bench");
     let rows: Vec<Stored> = sql.rows(store, "reading the history")?;
-    let points = grouped(rows.into_iter().map(|r| ((r.bench, r.run, r.run_ids, r.started), r.figures)))
+    // The runs' own columns, a row a run (not a row a bench of it).
+    let mut sql = Sql::new("SELECT r.id AS run, r.run_ids AS run_ids, r.started_at AS started");
+    sql.push(" FROM runs r JOIN systems s ON s.id = r.system_id WHERE 1 = 1");
+    restrict(&mut sql, &args.filters);
+    let runs: HashMap<i64, StoredRun> =
+        sql.rows::<StoredRun>(store, "reading the history")?.into_iter().map(|r| (r.run, r)).collect();
+    let mut groups: BTreeMap<(String, i64), Instances> = BTreeMap::new();
+    for row in rows {
+        for (run, instances) in unpack_group(&row.kept) {
+            groups.entry((row.bench.clone(), run)).or_default().extend(instances);
+        }
+    }
+    let points = groups
         .into_iter()
-        .filter_map(|((bench, run, run_ids, started), instances)| {
+        .filter_map(|((bench, run), instances)| {
             let values = instances.measures(energy);
             let value = Moments::of(&values).mean?;
-            let started = started.unwrap_or_default();
+            let stored = runs.get(&run)?;
+            let started = stored.started.clone().unwrap_or_default();
             let at = chrono::DateTime::parse_from_rfc3339(&started).map_or(0, |t| t.timestamp());
+            let run_ids = stored.run_ids.clone();
             Some((bench, Point { run, run_ids, started, at, n: instances.n(), value, values }))
         })
         .collect();
