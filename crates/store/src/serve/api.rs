@@ -73,7 +73,7 @@ async fn compare_route(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(que
 }
 
 async fn history_route(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
-    answer(reader, uri, query, "history", |r, q| history(r, &HistoryQuery::parse(q)?)).await
+    answer(reader, uri, query, "history", |r, q| history(r, &HistoryQuery::parse(q)?, None)).await
 }
 
 /// Runs `page` (the page's data from its query string) on a blocking

@@ -49,16 +49,18 @@ pub fn run(args: &Settings) -> Result<(), ServeError> {
         None => None,
     };
     let signers = args.allowed_signers.as_deref().map(mlb_judge::accept::record::AllowedSigners::read).transpose()?;
-    let reader = data::Reader::open(&args.store, mlb_judge::targets::Folders::from_env())?;
-    let reader = Arc::new(reader.with_signers(signers));
-    let location = reader.store().location().to_string();
-    // Held here so that the store is closed after the runtime is left (its
-    // closing blocks, which a task of the runtime may not).
-    let _store = Arc::clone(&reader);
+    // One runtime: the server's tasks and the store's connections.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|source| ServeError::Bind { addr: args.bind, source })?;
+    let reader = data::Reader::open(&args.store, mlb_judge::targets::Folders::from_env(), runtime.handle().clone())?;
+    let reader = Arc::new(reader.with_signers(signers));
+    let location = reader.store().location().to_string();
+    // Held here (and dropped before the runtime) so that the store is
+    // closed once the server has stopped, outside the runtime's tasks (its
+    // closing blocks, which a task may not).
+    let _store = Arc::clone(&reader);
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.bind)
             .await

@@ -203,7 +203,13 @@ fn a_store_of_an_older_schema_is_refused_with_the_fix_and_not_migrated() {
 fn the_store_cannot_be_written_through_the_server(kind: Kind) {
     let store = TestStore::new(kind);
     let _runs = known_store(&store);
-    let reader = Reader::open(&Location::parse(&store.url).unwrap(), mlb::targets::Folders::default()).unwrap();
+    // The server's runtime, which its store's queries share.
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let open = |url: &str| {
+        Reader::open(&Location::parse(url).unwrap(), mlb::targets::Folders::default(), runtime.handle().clone())
+            .unwrap()
+    };
+    let reader = open(&store.url);
     let writes = [
         "INSERT INTO store_info (key, value) VALUES ('x', 'y')",
         "UPDATE runs SET folder = 'elsewhere'",
@@ -222,7 +228,7 @@ fn the_store_cannot_be_written_through_the_server(kind: Kind) {
         let url = crate::store::backend::read_only_role(&store);
         let server = Server::start(&url, &[]);
         assert_eq!(server.json("/api/runs")["total"], 4);
-        let reader = Reader::open(&Location::parse(&url).unwrap(), mlb::targets::Folders::default()).unwrap();
+        let reader = open(&url);
         let db = reader.store();
         // Even with the session made writable again, the role may not write.
         let done = db.block_on(async {

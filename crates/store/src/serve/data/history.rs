@@ -15,6 +15,12 @@ use serde::Serialize;
 /// The most points of a series a page shows.
 pub const MAX_LAST: i64 = 10_000;
 
+/// The points the history page draws when it is not asked for a number of
+/// runs (`last`), shared among its series: the newest runs of each, at
+/// least one. A system's whole history (20 benches of 200 runs) was a page
+/// of 570 KB; with this, every history page is at most about 150 KB.
+pub const PAGE_POINTS: usize = 1000;
+
 /// The history page's query.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistoryQuery {
@@ -63,10 +69,15 @@ pub struct HistoryPage {
     /// How the page's chart draws the values (not the API's: its figures are as they are).
     #[serde(skip)]
     pub scale: Scale,
+    /// The runs of each series the page kept by itself ([`PAGE_POINTS`]),
+    /// when it left older ones out.
+    #[serde(skip)]
+    pub summarised: Option<usize>,
 }
 
-/// The history `query` asks for.
-pub fn history(reader: &Reader, query: &HistoryQuery) -> Result<HistoryPage, DataError> {
+/// The history `query` asks for; with `points` (the page's), no more than
+/// about that many points in all when the query asks for no number of runs.
+pub fn history(reader: &Reader, query: &HistoryQuery, points: Option<usize>) -> Result<HistoryPage, DataError> {
     let args = HistoryOptions {
         filters: Filters {
             system: Some(query.system.clone()),
@@ -77,7 +88,9 @@ pub fn history(reader: &Reader, query: &HistoryQuery) -> Result<HistoryPage, Dat
         strict: false,
     };
     let mut history = fetch(reader.store(), &args)?;
-    if let Some(k) = query.last {
+    let lengths: Vec<usize> = history.series.iter().map(|s| s.points.len()).collect();
+    let summarised = points.filter(|_| query.last.is_none()).and_then(|points| summary(points, &lengths));
+    if let Some(k) = query.last.or(summarised) {
         for series in &mut history.series {
             let cut = series.points.len().saturating_sub(k);
             series.points.drain(..cut);
@@ -88,12 +101,34 @@ pub fn history(reader: &Reader, query: &HistoryQuery) -> Result<HistoryPage, Dat
     };
     let regressions = history.regressions.iter().filter(|r| kept(&r.label, r.run)).cloned().collect();
     history.regressions = regressions;
-    Ok(HistoryPage { history, scale: query.scale })
+    Ok(HistoryPage { history, scale: query.scale, summarised })
+}
+
+/// The newest runs of each series a page of about `points` points draws
+/// of series `lengths` long (at least one each); `None` when it draws them
+/// whole.
+fn summary(points: usize, lengths: &[usize]) -> Option<usize> {
+    let each = (points / lengths.len().max(1)).max(1);
+    lengths.iter().any(|n| *n > each).then_some(each)
 }
 
 impl Page for HistoryPage {
     /// `mlb db history --format csv`, whose last column says whether a point regressed.
     fn csv(&self) -> String {
         render(&self.history, Format::Csv)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_shares_its_points_among_its_series_and_keeps_a_short_history_whole() {
+        assert_eq!(summary(PAGE_POINTS, &[200; 20]), Some(50));
+        assert_eq!(summary(PAGE_POINTS, &[782; 16]), Some(62));
+        assert_eq!(summary(PAGE_POINTS, &[40, 60]), None, "100 points are drawn whole");
+        assert_eq!(summary(PAGE_POINTS, &[3; 5000]), Some(1), "at least a run a series");
+        assert_eq!(summary(PAGE_POINTS, &[]), None);
     }
 }

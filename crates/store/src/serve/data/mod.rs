@@ -54,11 +54,16 @@ pub struct Reader {
 pub type Answer = (u16, &'static str, std::sync::Arc<[u8]>);
 
 impl Reader {
-    /// Opens the store at `location` read-only ([`Store::open_read_only`]);
-    /// target tables are looked up in `folders`.
-    pub fn open(location: &Location, folders: mlb_judge::targets::Folders) -> Result<Reader, StoreError> {
+    /// Opens the store at `location` read-only, its queries run on
+    /// `runtime` ([`Store::open_read_only_on`]); target tables are looked
+    /// up in `folders`.
+    pub fn open(
+        location: &Location,
+        folders: mlb_judge::targets::Folders,
+        runtime: tokio::runtime::Handle,
+    ) -> Result<Reader, StoreError> {
         Ok(Reader {
-            store: Store::open_read_only(location)?,
+            store: Store::open_read_only_on(location, runtime)?,
             folders,
             targets: Mutex::default(),
             signers: None,

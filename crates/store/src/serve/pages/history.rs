@@ -60,6 +60,11 @@ pub fn content(asked: &Asked, known: &[String], shown: Shown<HistoryPage>, query
         out.push_str(&empty("No run of this system matches the filter."));
         return out;
     }
+    if let Some(k) = page.summarised {
+        out.push_str(&format!(
+            "<p class=\"lead\">The newest {k} runs of each config: ask Last runs for more (every run: CSV).</p>\n"
+        ));
+    }
     out.push_str(&embed::mount(&chart(h, page.scale)));
     // A row per series (the points themselves are the CSV's: a table of
     // thousands of rows would take the browser seconds to lay out).

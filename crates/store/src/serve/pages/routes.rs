@@ -8,7 +8,7 @@ use super::layout::{page, Frame, Section, Shown};
 use super::{assets, compare, history, run, runs, systems};
 use crate::serve::api::data_error;
 use crate::serve::data::compare::{compare as compare_data, CompareQuery};
-use crate::serve::data::history::{history as history_data, HistoryQuery};
+use crate::serve::data::history::{history as history_data, HistoryQuery, PAGE_POINTS};
 use crate::serve::data::run::{run as run_data, RunQuery};
 use crate::serve::data::runs::{runs as runs_data, RunsQuery};
 use crate::serve::data::systems::{systems as systems_data, SystemsQuery};
@@ -227,7 +227,7 @@ async fn history_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(quer
             last: value(&p, "last"),
             scale: value(&p, "scale"),
         };
-        let fetch = || HistoryQuery::parse(&query).and_then(|q| history_data(r, &q));
+        let fetch = || HistoryQuery::parse(&query).and_then(|q| history_data(r, &q, Some(PAGE_POINTS)));
         let render = |known: &[String], shown: Shown<_>| history::content(&asked, known, shown, &query);
         picked(r, Section::History, !asked.system.is_empty(), fetch, render)
     })

@@ -1,0 +1,131 @@
+//! How `mlb serve` holds up under load: the real server over the store of
+//! the `db_queries` bench ([`runs_store`]: 1,000 runs of 5 systems,
+//! 100,000 instances, a million metric rows), asked by [`CLIENTS`] clients
+//! at once, each sending [`REQUESTS`] requests in all, taken in turn from
+//! the pages and the API (one connection a request, as a browser's first
+//! visit). Prints the latency of a request (median, 90th and 99th
+//! percentile, from the request sent to the last byte read), the requests
+//! a second, and the server's resident memory before and after the load
+//! and at its peak; and, per address, the size of its answer and the time
+//! of its first (an answer is kept for the next requests of its address
+//! while the store is as it was: the first is drawn from the store).
+//!
+//! Run with `cargo bench -p mlb --bench serve_load [-- CLIENTS]`. With
+//! `SERVE_LOAD_STORE=FILE` the store is kept in `FILE`, and a store already
+//! there is timed as it is.
+
+mod runs_store;
+
+use runs_store::{fill, median};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Clients asking at once (default).
+const CLIENTS: usize = 10;
+/// Requests sent in all.
+const REQUESTS: usize = 2000;
+
+/// `GET path` on `addr`: the status and the body's length.
+fn get(addr: &str, path: &str) -> (u16, usize) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n\r\n").unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).unwrap();
+    let text = String::from_utf8_lossy(&answer[..answer.len().min(32)]).to_string();
+    let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let head = answer.windows(4).position(|w| w == b"\r\n\r\n").map_or(answer.len(), |p| p + 4);
+    (status, answer.len() - head)
+}
+
+/// The resident memory of process `pid` now and at its peak, in MB.
+fn memory_mb(pid: u32) -> (f64, f64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| {
+        let line = status.lines().find(|l| l.starts_with(name)).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap() / 1024.0
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// The `p`th percentile (0 to 100) of `sorted`.
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p / 100.0).round() as usize]
+}
+
+fn main() {
+    let clients: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(CLIENTS);
+    let mlb = env!("CARGO_BIN_EXE_mlb");
+    let dir = tempfile::tempdir().unwrap();
+    let (url, seconds) = fill(mlb, dir.path(), std::env::var_os("SERVE_LOAD_STORE").map(Into::into));
+    println!("store of 1,000 runs ready in {seconds:.1} s");
+    let mut server = Command::new(mlb)
+        .args(["serve", "--db", &url, "--bind", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    let at = line.find("http://").unwrap_or_else(|| panic!("mlb serve did not start: {line}"));
+    let addr = line[at + 7..].split('/').next().unwrap().to_string();
+    let routes = [
+        "/systems",
+        "/runs",
+        "/runs?system=sysB&page=2",
+        "/runs/500",
+        "/compare?systems=sysA,sysB,sysC,sysD,sysE",
+        "/history?system=sysC",
+        "/history?system=sysC&bench=bench07",
+        "/api/systems",
+        "/api/runs?system=sysD",
+        "/api/runs/501",
+        "/api/compare?systems=sysA,sysB,sysC,sysD,sysE",
+        "/api/history?system=sysC",
+    ];
+    for route in routes {
+        let sent = Instant::now();
+        let (status, bytes) = get(&addr, route);
+        let first = sent.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(status, 200, "{route}");
+        println!("{route:<50} {:>8.1} KB, first answer {first:>6.1} ms", bytes as f64 / 1024.0);
+    }
+    let before = memory_mb(server.id());
+    let next = AtomicUsize::new(0);
+    let t0 = Instant::now();
+    let mut times: Vec<f64> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..clients)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut times = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= REQUESTS {
+                            return times;
+                        }
+                        let route = routes[k % routes.len()];
+                        let sent = Instant::now();
+                        let (status, _) = get(&addr, route);
+                        assert_eq!(status, 200, "{route}");
+                        times.push(sent.elapsed().as_secs_f64() * 1e3);
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    });
+    let wall = t0.elapsed().as_secs_f64();
+    let after = memory_mb(server.id());
+    times.sort_by(f64::total_cmp);
+    println!(
+        "{REQUESTS} requests, {clients} at once: {:.0} requests/s; latency median {:.1} ms, p90 {:.1} ms, p99 {:.1} ms",
+        REQUESTS as f64 / wall,
+        median(times.clone()),
+        percentile(&times, 90.0),
+        percentile(&times, 99.0),
+    );
+    println!("server memory: {:.0} MB before, {:.0} MB after, {:.0} MB at its peak", before.0, after.0, after.1);
+    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.id() as i32), nix::sys::signal::SIGTERM);
+    let _ = server.wait();
+}
