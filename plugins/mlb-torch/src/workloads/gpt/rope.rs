@@ -41,13 +41,15 @@ impl Rope {
     /// Rotates `x`, `[batch, heads, seq, head_dim]`, by its positions; the
     /// tables are cast to `x`'s type. With `x = [x1, x2]` (its halves):
     /// `[x1 cos - x2 sin, x2 cos + x1 sin] = x [cos, cos] + [x2, x1] [-sin,
-    /// sin]`, one copy and three elementwise passes instead of six.
+    /// sin]`, one copy and three elementwise passes instead of six. The
+    /// halves are taken by `chunk`, whose backward pass is one `cat`
+    /// (`narrow`'s zero-fills a buffer of `x`'s size for each half).
     pub fn apply(&self, x: &Tensor) -> Tensor {
         let seq = x.size()[2];
-        let half = x.size()[3] / 2;
         let cos = self.cos.narrow(0, 0, seq).to_kind(x.kind());
         let sin = self.sin.narrow(0, 0, seq).to_kind(x.kind());
-        let swapped = Tensor::cat(&[x.narrow(3, half, half), x.narrow(3, 0, half)], 3);
+        let [x1, x2]: [Tensor; 2] = x.chunk(2, 3).try_into().expect("two halves");
+        let swapped = Tensor::cat(&[x2, x1], 3);
         x * cos + swapped * sin
     }
 }

@@ -190,7 +190,9 @@ impl Vit {
         for block in &self.blocks {
             x = block.forward(&x);
         }
-        x.apply(&self.norm).select(1, 0).apply(&self.head)
+        // The final norm of the class token alone: the head reads nothing
+        // else, and a layer norm normalises each token by itself.
+        x.select(1, 0).apply(&self.norm).apply(&self.head)
     }
 }
 
