@@ -12,12 +12,13 @@
 //! there is timed as it is.
 
 use runs_store::{fill, median};
-use std::io::{BufRead, BufReader, Read, Write};
+use served::Served;
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 mod runs_store;
+mod served;
 
 const RUNS: usize = 11;
 /// Most an answer may take (its median), in milliseconds.
@@ -49,15 +50,8 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let (url, seconds) = fill(mlb, dir.path(), std::env::var_os("SERVE_API_STORE").map(Into::into));
     println!("store of 1,000 runs ready in {seconds:.1} s");
-    let mut server = Command::new(mlb)
-        .args(["serve", "--db", &url, "--bind", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stderr.take().unwrap()).read_line(&mut line).unwrap();
-    let at = line.find("http://").unwrap_or_else(|| panic!("mlb serve did not start: {line}"));
-    let addr = line[at + 7..].split('/').next().unwrap().to_string();
+    let served = Served::start(mlb, &url);
+    let (addr, pid) = (served.addr.clone(), served.server.id());
     let runs: serde_json::Value = serde_json::from_str(&get(&addr, "/api/runs?system=sysC").1).unwrap();
     let run = format!("/api/runs/{}", runs["runs"][0]["id"]);
     let routes = [
@@ -75,7 +69,7 @@ fn main() {
     for route in routes {
         let (status, body) = get(&addr, route);
         assert_eq!(status, 200, "{route}: {body}");
-        let cpu0 = cpu_ms(server.id());
+        let cpu0 = cpu_ms(pid);
         let times: Vec<f64> = (0..RUNS)
             .map(|_| {
                 let t0 = Instant::now();
@@ -83,7 +77,7 @@ fn main() {
                 t0.elapsed().as_secs_f64() * 1e3
             })
             .collect();
-        let cpu = (cpu_ms(server.id()) - cpu0) / RUNS as f64;
+        let cpu = (cpu_ms(pid) - cpu0) / RUNS as f64;
         let wall = median(times);
         let fine = cpu <= LIMIT_MS;
         ok &= fine;
@@ -94,7 +88,6 @@ fn main() {
         };
         println!("{route:<58} wall {wall:>6.1} ms, CPU {cpu:>6.1} ms ({} bytes) {verdict}", body.len());
     }
-    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.id() as i32), nix::sys::signal::SIGTERM);
-    let _ = server.wait();
+    drop(served);
     assert!(ok, "an answer of the API took more than {LIMIT_MS} ms of CPU");
 }

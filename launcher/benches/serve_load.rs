@@ -15,11 +15,12 @@
 //! there is timed as it is.
 
 mod runs_store;
+mod served;
 
 use runs_store::{fill, median};
-use std::io::{BufRead, BufReader, Read, Write};
+use served::Served;
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -61,15 +62,8 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let (url, seconds) = fill(mlb, dir.path(), std::env::var_os("SERVE_LOAD_STORE").map(Into::into));
     println!("store of 1,000 runs ready in {seconds:.1} s");
-    let mut server = Command::new(mlb)
-        .args(["serve", "--db", &url, "--bind", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stderr.take().unwrap()).read_line(&mut line).unwrap();
-    let at = line.find("http://").unwrap_or_else(|| panic!("mlb serve did not start: {line}"));
-    let addr = line[at + 7..].split('/').next().unwrap().to_string();
+    let served = Served::start(mlb, &url);
+    let (addr, pid) = (served.addr.clone(), served.server.id());
     let routes = [
         "/systems",
         "/runs",
@@ -91,7 +85,7 @@ fn main() {
         assert_eq!(status, 200, "{route}");
         println!("{route:<50} {:>8.1} KB, first answer {first:>6.1} ms", bytes as f64 / 1024.0);
     }
-    let before = memory_mb(server.id());
+    let before = memory_mb(pid);
     let next = AtomicUsize::new(0);
     let t0 = Instant::now();
     let mut times: Vec<f64> = std::thread::scope(|s| {
@@ -116,7 +110,7 @@ fn main() {
         workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
     });
     let wall = t0.elapsed().as_secs_f64();
-    let after = memory_mb(server.id());
+    let after = memory_mb(pid);
     times.sort_by(f64::total_cmp);
     println!(
         "{REQUESTS} requests, {clients} at once: {:.0} requests/s; latency median {:.1} ms, p90 {:.1} ms, p99 {:.1} ms",
@@ -126,6 +120,4 @@ fn main() {
         percentile(&times, 99.0),
     );
     println!("server memory: {:.0} MB before, {:.0} MB after, {:.0} MB at its peak", before.0, after.0, after.1);
-    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(server.id() as i32), nix::sys::signal::SIGTERM);
-    let _ = server.wait();
 }

@@ -15,10 +15,10 @@
 #[allow(dead_code)]
 mod chromium;
 mod runs_store;
+mod served;
 
 use runs_store::{fill, median, RUNS_PER_SYSTEM};
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use served::Served;
 
 /// Loads of each page.
 const RUNS: usize = 7;
@@ -32,16 +32,8 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let (url, seconds) = fill(mlb, dir.path(), std::env::var_os("SERVE_PAGES_STORE").map(Into::into));
     println!("store of 1,000 runs ready in {seconds:.1} s");
-    let mut server = Command::new(mlb)
-        .args(["serve", "--db", &url, "--bind", "127.0.0.1:0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(server.stderr.take().unwrap()).read_line(&mut first).unwrap();
-    let base = first.split_whitespace().find(|w| w.starts_with("http://")).expect("mlb serve says where it listens");
-    let base = base.trim_end_matches('/').to_string();
+    let served = Served::start(mlb, &url);
+    let base = format!("http://{}", served.addr);
     // A run of 100 instances in the middle of the store.
     let pages = [
         "/systems".to_string(),
@@ -84,7 +76,6 @@ fn main() {
             "{page:<42} {ms:>7.1} ms; the answer {served:>6.1} ms, drawing {charts} charts {drawn:>6.1} ms: {verdict}"
         );
     }
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(served);
     assert!(ok, "a page took more than {LIMIT_MS} ms to be ready");
 }

@@ -1,6 +1,7 @@
-//! The store the query benches time (db_queries, serve_api): 1,000 runs,
-//! 200 for each of 5 systems, 100 reports a run (20 benches on 5 devices),
-//! about a million metric rows, filled by `mlb db import`.
+//! The store the query benches time (db_queries, serve_api, serve_load,
+//! serve_pages): 1,000 runs, 200 for each of 5 systems, 100 reports a run
+//! (20 benches on 5 devices), about a million metric rows, filled by `mlb
+//! db import`.
 
 use std::path::Path;
 use std::time::Instant;

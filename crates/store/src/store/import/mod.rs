@@ -10,9 +10,9 @@
 //! - [`kept`]: what is kept beyond the figures (report texts, log tails, documents);
 //! - [`write`]: run folders written a batch a transaction.
 //!
-//! What is held at once is a batch of run folders, not the tree: folders
-//! naming no host read before any names one wait (they are named after
-//! it), the rest are written a batch a transaction.
+//! What is held at once is two batches of run folders, not the tree: one
+//! written by a thread of its own while the next is read (folders naming
+//! no host read before any names one wait: they are named after it).
 //!
 //! Idempotent: a run folder whose report files are all stored (their
 //! content hashes, with their texts: a file imported before the store kept
@@ -128,81 +128,109 @@ const REPORTS_A_TRANSACTION: usize = 10_000;
 const HASHES_A_STATEMENT: usize = 1000;
 
 /// Imports every report under each of `dirs` into `store`: each run folder
-/// as soon as its files are read, a batch of folders a transaction, while
-/// the next folders are read. `files_read` is called with the number of
-/// report files of each run folder read (a command's progress).
+/// as soon as its files are read, a batch of folders a transaction,
+/// written by a thread of its own while the next folders are read.
+/// `files_read` is called with the number of report files of each run
+/// folder read (a command's progress).
 pub fn import(
     store: &Store,
     dirs: &[PathBuf],
     labels: &Labels,
     files_read: &(dyn Fn(u64) + Sync),
 ) -> Result<Imported, StoreError> {
-    let mut imported = Imported::default();
-    let mut met = HashSet::new();
+    // One batch is written while the next is read: two held at most.
+    let (batches, written) = std::sync::mpsc::sync_channel::<Batch>(0);
+    let now = rows::now();
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            Writer { store, labels, now: &now, met: HashSet::new(), imported: Imported::default() }.run(written)
+        });
+        let read = read(dirs, labels, files_read, &batches);
+        drop(batches);
+        let mut imported = writer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        // A writer that failed closed the channel: its error is the cause.
+        let (files, unreadable) = read?;
+        imported.files = files;
+        imported.unreadable = unreadable;
+        Ok(imported)
+    })
+}
+
+/// Run folders to write in one transaction, each with its system, named.
+type Batch = Vec<(RunFolder, system::SystemRow)>;
+
+/// Reads every report under each of `dirs`, a batch of run folders at a
+/// time into `batches`: the report files read and those left out.
+fn read(
+    dirs: &[PathBuf],
+    labels: &Labels,
+    files_read: &(dyn Fn(u64) + Sync),
+    batches: &std::sync::mpsc::SyncSender<Batch>,
+) -> Result<(usize, Vec<Unreadable>), StoreError> {
+    let (mut files, mut left_out) = (0, Vec::new());
     for dir in dirs {
         let scan = scan::Scan::open(dir).map_err(|source| StoreError::Reports { source })?;
         let mut importing = Importing {
-            store,
             labels,
             dir: &scan.dir,
-            now: rows::now(),
             fallback: labels.system.clone(),
             waiting: Vec::new(),
             batch: Vec::new(),
             reports: 0,
             files_read,
-            met: &mut met,
-            imported: &mut imported,
+            files: 0,
+            batches,
         };
-        let mut failed = None;
+        let mut stopped = false;
         let unreadable = scan
             .each_folder(|folder| match importing.add(folder) {
                 Ok(()) => ControlFlow::Continue(()),
-                Err(e) => {
-                    failed = Some(e);
+                Err(Stopped) => {
+                    stopped = true;
                     ControlFlow::Break(())
                 }
             })
             .map_err(|source| StoreError::Reports { source })?;
-        if let Some(failed) = failed {
-            return Err(failed);
+        files += importing.files;
+        if stopped || importing.finish().is_err() {
+            // The writer stopped: its error says why.
+            break;
         }
-        importing.finish()?;
-        imported.unreadable.extend(unreadable);
+        left_out.extend(unreadable);
     }
-    Ok(imported)
+    Ok((files, left_out))
 }
 
-/// An import of one folder under way: run folders in, transactions out.
+/// The writer stopped (it failed): nothing more is read.
+struct Stopped;
+
+/// An import of one folder under way: run folders in, batches out.
 struct Importing<'a> {
-    store: &'a Store,
     labels: &'a Labels,
     /// The folder imported, links resolved.
     dir: &'a Path,
-    /// When the folder's runs are imported.
-    now: String,
     /// The name of the systems whose folders name no host
     /// ([`system::fallback_name`]), once known: the first host a folder
     /// names, in the reader's order (or `--system`, which names them all).
     fallback: Option<String>,
     /// Folders naming no host met before the name is known: held until it is.
-    waiting: Vec<(RunFolder, system::SystemRow)>,
+    waiting: Batch,
     /// Folders to write next, named.
-    batch: Vec<(RunFolder, system::SystemRow)>,
+    batch: Batch,
     /// Report files in `batch`.
     reports: usize,
     /// Told the report files of each run folder read.
     files_read: &'a (dyn Fn(u64) + Sync),
-    /// Report files stored or met (by hash): a file met twice (copies
-    /// under two folders) counts once.
-    met: &'a mut HashSet<String>,
-    imported: &'a mut Imported,
+    /// Report files read.
+    files: usize,
+    /// Where full batches go: the writer.
+    batches: &'a std::sync::mpsc::SyncSender<Batch>,
 }
 
 impl Importing<'_> {
-    /// Takes the next run folder the scan read, and writes a batch when one is full.
-    fn add(&mut self, folder: RunFolder) -> Result<(), StoreError> {
-        self.imported.files += folder.files.len();
+    /// Takes the next run folder the scan read, and hands a batch on when one is full.
+    fn add(&mut self, folder: RunFolder) -> Result<(), Stopped> {
+        self.files += folder.files.len();
         (self.files_read)(folder.files.len() as u64);
         // The system is of every report of the folder, stored or not.
         let system = rows::system_of(&folder);
@@ -220,34 +248,64 @@ impl Importing<'_> {
     }
 
     /// Queues `folder` of `system`, named, to be written.
-    fn queue(&mut self, folder: RunFolder, system: system::SystemRow) -> Result<(), StoreError> {
+    fn queue(&mut self, folder: RunFolder, system: system::SystemRow) -> Result<(), Stopped> {
         let fallback = self.fallback.as_deref().unwrap_or_default();
         let system = system.named(self.labels.system.as_deref(), fallback);
         self.reports += folder.files.len();
         self.batch.push((folder, system));
         if self.reports >= REPORTS_A_TRANSACTION {
-            self.write()?;
+            self.hand_on()?;
         }
         Ok(())
     }
 
-    /// Writes what is left once the folder is read: the folders waiting
+    /// Hands what is left on once the folder is read: the folders waiting
     /// for a name get the folder's (no folder named a host).
-    fn finish(mut self) -> Result<(), StoreError> {
+    fn finish(mut self) -> Result<(), Stopped> {
         if self.fallback.is_none() {
             self.fallback = Some(system::fallback_name(&[], self.dir));
         }
         for (folder, system) in std::mem::take(&mut self.waiting) {
             self.queue(folder, system)?;
         }
-        self.write()
+        self.hand_on()
+    }
+
+    /// Hands the batch to the writer (waiting while it writes the one before).
+    fn hand_on(&mut self) -> Result<(), Stopped> {
+        self.reports = 0;
+        let batch = std::mem::take(&mut self.batch);
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.batches.send(batch).map_err(|_| Stopped)
+    }
+}
+
+/// The thread that writes the batches the reading hands on.
+struct Writer<'a> {
+    store: &'a Store,
+    labels: &'a Labels,
+    /// When the runs are imported.
+    now: &'a str,
+    /// Report files stored or met (by hash): a file met twice (copies
+    /// under two folders) counts once.
+    met: HashSet<String>,
+    imported: Imported,
+}
+
+impl Writer<'_> {
+    /// Writes each batch as it comes; the first that fails ends the import.
+    fn run(mut self, batches: std::sync::mpsc::Receiver<Batch>) -> Result<Imported, StoreError> {
+        for batch in batches {
+            self.write(batch)?;
+        }
+        Ok(self.imported)
     }
 
     /// Writes the batch's folders with a new or changed report file, in one
     /// transaction. A folder with a new file is written whole, as it is now.
-    fn write(&mut self) -> Result<(), StoreError> {
-        let batch = std::mem::take(&mut self.batch);
-        self.reports = 0;
+    fn write(&mut self, batch: Batch) -> Result<(), StoreError> {
         let hashes = batch.iter().flat_map(|(folder, _)| folder.files.iter().map(|f| f.hash.as_str()));
         let stored = self.store.known_hashes(hashes)?;
         self.met.extend(stored);
@@ -259,7 +317,7 @@ impl Importing<'_> {
                 changed.push((folder, system));
             }
         }
-        let (labels, now) = (self.labels, self.now.as_str());
+        let (labels, now) = (self.labels, self.now);
         let runs: Vec<write::NewRun<'_>> =
             changed.par_iter().map(|(folder, system)| rows::new_run(folder, system.clone(), labels, now)).collect();
         let (written_runs, written) = self.store.write_runs(&runs)?;
