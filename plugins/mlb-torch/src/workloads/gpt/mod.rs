@@ -231,8 +231,7 @@ impl TorchWorkload for Gpt {
             named.sort_by(|a, b| a.0.cmp(&b.0));
             dp.broadcast(&named.into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
         }
-        // The matrices (embedding, projections) decay; the norms' weights do not.
-        let opt = AdamW::from_var_store(&vs, |_, t| t.dim() >= 2, args.weight_decay, (0.9, 0.95), 1e-8);
+        let opt = AdamW::from_var_store(&vs, model::decays, args.weight_decay, (0.9, 0.95), 1e-8);
         let params = vs.trainable_variables();
         if let Some(dp) = &mut ddp {
             if args.ddp.overlap && args.accumulate == 1 {

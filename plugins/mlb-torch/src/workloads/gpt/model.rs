@@ -9,6 +9,13 @@ use crate::checkpoint::checkpoint;
 use tch::nn::{self, Module};
 use tch::{Kind, Tensor};
 
+/// Whether the variable `name`, `tensor`, gets weight decay: the matrices
+/// (the embedding, so the tied output projection, and every projection) do;
+/// the norms' weights, the only vectors, do not.
+pub fn decays(_name: &str, tensor: &Tensor) -> bool {
+    tensor.dim() >= 2
+}
+
 /// The model.
 #[derive(Debug)]
 pub struct Model {
@@ -65,5 +72,30 @@ impl Model {
         let logits = self.forward(tokens);
         let vocab = logits.size()[2];
         logits.view([-1, vocab]).to_kind(Kind::Float).cross_entropy_for_logits(&targets.reshape([-1]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tch::Device;
+
+    #[test]
+    fn matrices_decay_norms_do_not_and_weights_start_as_gpt2s() {
+        tch::manual_seed(0);
+        let vs = nn::VarStore::new(Device::Cpu);
+        let shape = Shape { layers: 2, heads: 2, width: 64, seq_len: 16, vocab: 4096, tied: true };
+        let _model = Model::new(&vs.root(), &shape, false);
+        let vars = vs.variables();
+        let mut kept: Vec<&str> = vars.iter().filter(|(n, t)| !decays(n, t)).map(|(n, _)| n.as_str()).collect();
+        kept.sort_unstable();
+        let norms = ["blocks.0.attn_norm.weight", "blocks.0.mlp_norm.weight", "blocks.1.attn_norm.weight"];
+        assert_eq!(kept, [&norms[..], &["blocks.1.mlp_norm.weight", "norm.weight"]].concat());
+        let std = |name: &str| vars[name].std(true).double_value(&[]);
+        assert!((std("embedding") / 0.02 - 1.0).abs() < 0.05, "{}", std("embedding"));
+        assert!((std("blocks.0.attn.qkv.weight") / 0.02 - 1.0).abs() < 0.05);
+        // The residual projections: 0.02 / sqrt(2 layers) = 0.01.
+        assert!((std("blocks.1.attn.out.weight") / 0.01 - 1.0).abs() < 0.05);
+        assert!((std("blocks.1.mlp.down.weight") / 0.01 - 1.0).abs() < 0.05);
     }
 }
