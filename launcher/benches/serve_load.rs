@@ -3,10 +3,12 @@
 //! 100,000 instances, a million metric rows), asked by [`CLIENTS`] clients
 //! at once, each sending [`REQUESTS`] requests in all, taken in turn from
 //! the pages and the API (one connection a request, as a browser's first
-//! visit). Prints the latency of a request (median, 90th and 99th
-//! percentile, from the request sent to the last byte read), the requests
-//! a second, and the server's resident memory before and after the load
-//! and at its peak; and, per address, the size of its answer and the time
+//! visit); then as many requests of addresses each asked once (a bench's
+//! history, a page of runs, per system: every answer drawn from the store,
+//! none kept from before). Prints, for each, the latency of a request
+//! (median, 90th and 99th percentile, from the request sent to the last
+//! byte read), the requests a second, and the server's resident memory
+//! before and after the load and at its peak; and, per address, the size of its answer and the time
 //! of its first (an answer is kept for the next requests of its address
 //! while the store is as it was: the first is drawn from the store).
 //!
@@ -86,6 +88,30 @@ fn main() {
         println!("{route:<50} {:>8.1} KB, first answer {first:>6.1} ms", bytes as f64 / 1024.0);
     }
     let before = memory_mb(pid);
+    let again: Vec<String> = (0..REQUESTS).map(|k| routes[k % routes.len()].to_string()).collect();
+    load(&addr, clients, "addresses asked again", &again);
+    // Each address once: a bench's history (page or API) or a page of runs, of each system.
+    let once: Vec<String> = (0..REQUESTS)
+        .map(|k| {
+            let (system, bench, page) = (["sysA", "sysB", "sysC", "sysD", "sysE"][k % 5], k / 5 % 20, k / 100 + 1);
+            match k / 5 % 3 {
+                0 => format!("/history?system={system}&bench=bench{bench:02}&last={page}"),
+                1 => format!("/api/history?system={system}&bench=bench{bench:02}&last={page}"),
+                _ => format!("/api/runs?system={system}&page={}", k % 4 + 1),
+            }
+        })
+        .collect();
+    let unique: std::collections::HashSet<&String> = once.iter().collect();
+    load(&addr, clients, &format!("{} addresses, most asked once", unique.len()), &once);
+    let after = memory_mb(pid);
+    println!(
+        "server memory: {:.0} MB before, {:.0} MB after, {:.0} MB at its peak",
+        before.0, after.0, after.1
+    );
+}
+
+/// Asks `addr` for each of `routes`, `clients` at once, and prints what it took.
+fn load(addr: &str, clients: usize, what: &str, routes: &[String]) {
     let next = AtomicUsize::new(0);
     let t0 = Instant::now();
     let mut times: Vec<f64> = std::thread::scope(|s| {
@@ -93,31 +119,26 @@ fn main() {
             .map(|_| {
                 s.spawn(|| {
                     let mut times = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        if k >= REQUESTS {
-                            return times;
-                        }
-                        let route = routes[k % routes.len()];
+                    while let Some(route) = routes.get(next.fetch_add(1, Ordering::Relaxed)) {
                         let sent = Instant::now();
-                        let (status, _) = get(&addr, route);
+                        let (status, _) = get(addr, route);
                         assert_eq!(status, 200, "{route}");
                         times.push(sent.elapsed().as_secs_f64() * 1e3);
                     }
+                    times
                 })
             })
             .collect();
         workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
     });
     let wall = t0.elapsed().as_secs_f64();
-    let after = memory_mb(pid);
     times.sort_by(f64::total_cmp);
     println!(
-        "{REQUESTS} requests, {clients} at once: {:.0} requests/s; latency median {:.1} ms, p90 {:.1} ms, p99 {:.1} ms",
-        REQUESTS as f64 / wall,
+        "{} requests ({what}), {clients} at once: {:.0} requests/s; latency median {:.1} ms, p90 {:.1} ms, p99 {:.1} ms",
+        routes.len(),
+        routes.len() as f64 / wall,
         median(times.clone()),
         percentile(&times, 90.0),
         percentile(&times, 99.0),
     );
-    println!("server memory: {:.0} MB before, {:.0} MB after, {:.0} MB at its peak", before.0, after.0, after.1);
 }
