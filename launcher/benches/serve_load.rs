@@ -104,10 +104,7 @@ fn main() {
     let unique: std::collections::HashSet<&String> = once.iter().collect();
     load(&addr, clients, &format!("{} addresses, most asked once", unique.len()), &once);
     let after = memory_mb(pid);
-    println!(
-        "server memory: {:.0} MB before, {:.0} MB after, {:.0} MB at its peak",
-        before.0, after.0, after.1
-    );
+    println!("server memory: {:.0} MB before, {:.0} MB after, {:.0} MB at its peak", before.0, after.0, after.1);
 }
 
 /// Asks `addr` for each of `routes`, `clients` at once, and prints what it took.
