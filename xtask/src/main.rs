@@ -71,14 +71,23 @@ enum Task {
     },
 }
 
-/// The benches that need more than `cargo bench` (a full install, a cluster).
+/// The benches that need more than `cargo bench` (a full install, a
+/// cluster), or that a site runs together.
 #[derive(Clone, Copy, ValueEnum)]
 enum Bench {
     /// The launcher's own cost with every plugin installed (launcher_overhead).
     Launcher,
     /// Start-up of a Slurm step against a bare run (scripts/bench-slurm.sh).
     Slurm,
+    /// The store and the server at a site's scale, one after the other:
+    /// store_import, db_queries and serve_load (docs/results.md, "Speed";
+    /// docs/serve.md, "Under load"). Extra arguments go to store_import
+    /// (the numbers of reports).
+    Store,
 }
+
+/// The benches `cargo xtask bench store` runs, in order.
+const STORE_BENCHES: [&str; 3] = ["store_import", "db_queries", "serve_load"];
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -107,6 +116,12 @@ fn main() -> ExitCode {
         }),
         Task::Bench { bench: Bench::Slurm, args } => build::build(&root, build::Set::Launcher).and_then(|built| {
             cmd::run(built.env.command(root.join("scripts/bench-slurm.sh")).args(args).current_dir(&root))
+        }),
+        Task::Bench { bench: Bench::Store, args } => STORE_BENCHES.iter().try_for_each(|name| {
+            let args: &[String] = if *name == "store_import" { &args } else { &[] };
+            let mut bench = cmd::Env::default().cargo();
+            bench.args(["bench", "-p", "mlb", "--bench", name, "--"]).args(args).current_dir(&root);
+            cmd::run(&mut bench)
         }),
     };
     match done {
