@@ -41,16 +41,20 @@ pub struct Group {
     pub joules: Vec<f64>,
 }
 
+/// The name the import stores for `check` (instances' `fails_check`): its
+/// JSON name, `nan_loss`.
+pub fn check_name(check: Check) -> String {
+    serde_json::to_value(check).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
 /// The check named `name` as the import stores it; an unknown name fails
 /// under both rules (a newer mlb's check).
 fn check(name: &str) -> Option<Check> {
-    Check::ALL
-        .into_iter()
-        .find(|c| serde_json::to_value(c).ok().and_then(|v| v.as_str().map(|s| s == name)) == Some(true))
+    Check::ALL.into_iter().find(|c| check_name(*c) == name)
 }
 
 /// Whether an instance that fails the check named `fails_check` counts under `rule`.
-pub fn counts(fails_check: Option<&str>, rule: Rule) -> bool {
+fn counts(fails_check: Option<&str>, rule: Rule) -> bool {
     match fails_check {
         None => true,
         Some(name) => check(name).is_some_and(|c| !rule.fails(Some(c))),

@@ -181,7 +181,7 @@ fn instance(
         outcome: if failed { "failed" } else { "completed" },
         failure_cause: entry.failure.as_ref().map(|f| f.0.clone()),
         failure_message: entry.failure.as_ref().map(|f| f.1.clone()),
-        fails_check: check.and_then(|c| serde_json::to_value(c).ok()?.as_str().map(str::to_string)),
+        fails_check: check.map(crate::store::run_figures::check_name),
         started_at: extra.started_at.as_deref().and_then(normalise_time).or_else(|| stamp_of(&file.path)),
         items_per_s: entry.avg.and_then(mlb_record::contract::physical::items_per_second),
         loss: extra.loss,

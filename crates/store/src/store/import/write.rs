@@ -15,7 +15,7 @@ use mlb_record::contract::read::Metric;
 use sqlx::any::AnyArguments;
 use sqlx::query::Query;
 use sqlx::{Any, AnyConnection, Row};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A run folder's rows.
 #[derive(Debug)]
@@ -134,18 +134,12 @@ async fn write_run(tx: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -
         bind_text(bind_text(query, Some(key.as_str())), Some(value.as_str())).execute(&mut *tx).await?;
     }
     let identities: Vec<&str> = run.instances.iter().map(|row| row.identity.as_str()).collect();
-    let stored = count_in(tx, backend, "SELECT COUNT(*) FROM instances WHERE identity IN ", &identities).await?;
+    let stored_in = stored_by_run(tx, backend, &identities).await?;
+    let stored: i64 = stored_in.values().sum();
     // A new run whose instances are all new has nothing stored to replace.
     let replaces = !run_is_new || stored > 0;
     // Runs (of another system, the same folder) that lose instances to this one.
-    let mut losing = Vec::new();
-    for batch in identities.chunks(IDS_A_STATEMENT).filter(|_| stored > 0) {
-        let sql =
-            format!("SELECT DISTINCT run_id FROM instances WHERE identity IN {}", backend.placeholders(1, batch.len()));
-        for row in batch.iter().fold(sqlx::query(&sql), |q, v| q.bind(*v)).fetch_all(&mut *tx).await? {
-            losing.extend(Some(row.try_get::<i64, _>(0)?).filter(|id| *id != run_id && !losing.contains(id)));
-        }
-    }
+    let losing: Vec<i64> = stored_in.into_keys().filter(|id| *id != run_id).collect();
     // RETURNING gives its rows in no set order: each by its identity.
     let mut returned: HashMap<String, i64> = HashMap::with_capacity(run.instances.len());
     for batch in run.instances.chunks(INSTANCES_A_STATEMENT) {
@@ -209,21 +203,24 @@ async fn write_run(tx: &mut AnyConnection, backend: Backend, run: &NewRun<'_>) -
     Ok(Written { new: ids.len().saturating_sub(stored), updated: stored.min(ids.len()) })
 }
 
-/// The count `select` (a `SELECT COUNT(*) ... IN ` missing its list) gives
-/// over `values`, a batch at a time.
-async fn count_in(
+/// How many of the instances of `identities` each run stores, by run id
+/// (none: no entry), a batch at a time.
+async fn stored_by_run(
     conn: &mut AnyConnection,
     backend: Backend,
-    select: &str,
-    values: &[&str],
-) -> Result<i64, sqlx::Error> {
-    let mut count = 0;
-    for batch in values.chunks(IDS_A_STATEMENT) {
-        let sql = format!("{select}{}", backend.placeholders(1, batch.len()));
-        let query = batch.iter().fold(sqlx::query(&sql), |q, v| q.bind(*v));
-        count += query.fetch_one(&mut *conn).await?.try_get::<i64, _>(0)?;
+    identities: &[&str],
+) -> Result<BTreeMap<i64, i64>, sqlx::Error> {
+    let mut stored = BTreeMap::new();
+    for batch in identities.chunks(IDS_A_STATEMENT) {
+        let sql = format!(
+            "SELECT run_id, COUNT(*) FROM instances WHERE identity IN {} GROUP BY run_id",
+            backend.placeholders(1, batch.len())
+        );
+        for row in batch.iter().fold(sqlx::query(&sql), |q, v| q.bind(*v)).fetch_all(&mut *conn).await? {
+            *stored.entry(row.try_get::<i64, _>(0)?).or_default() += row.try_get::<i64, _>(1)?;
+        }
     }
-    Ok(count)
+    Ok(stored)
 }
 
 /// Removes the instances of the run `run_id` other than `kept`: those its
@@ -352,8 +349,10 @@ async fn run_id(conn: &mut AnyConnection, system_id: i64, run: &NewRun<'_>) -> R
     .fold(query, bind_text)
     .execute(&mut *conn)
     .await?;
-    let id = select().fetch_one(&mut *conn).await?.try_get(0)?;
-    Ok((id, stored.is_none()))
+    match stored {
+        Some(id) => Ok((id, false)),
+        None => Ok((select().fetch_one(&mut *conn).await?.try_get(0)?, true)),
+    }
 }
 
 /// Binds the 21 values of `row` (of the run `run_id`) in the order of

@@ -7,15 +7,11 @@
 //! read the same values as each run keeps them (`f`, [`kept_group`]).
 
 use super::sql::{Bind, Sql};
+use crate::store::run_figures::check_name;
 use crate::store::Backend;
 use mlb_figures::Sample;
 use mlb_judge::report::{Check, Rule};
 use std::collections::BTreeMap;
-
-/// The name the import stores for `check` (its JSON name, `nan_loss`).
-fn name(check: Check) -> String {
-    serde_json::to_value(check).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-}
 
 /// Appends ` AND` the condition that instance `i` counts under `rule`: it
 /// fails no check, or only checks `rule` lets pass (docs/report.md,
@@ -26,7 +22,7 @@ pub fn counts(sql: &mut Sql, rule: Rule) {
     if !passing.is_empty() {
         sql.push(" OR i.fails_check IN (");
         for (k, check) in passing.into_iter().enumerate() {
-            sql.push(if k == 0 { "" } else { ", " }).bind(Bind::Text(name(check)));
+            sql.push(if k == 0 { "" } else { ", " }).bind(Bind::Text(check_name(check)));
         }
         sql.push(")");
     }
