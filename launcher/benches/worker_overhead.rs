@@ -51,7 +51,7 @@ fn direct_ns_per_step() -> f64 {
 
 fn abi_loop_ns_per_step(plugin: &plugins::Plugin) -> f64 {
     let mut instance = Instance::create(plugin, ZERO_WORK).unwrap();
-    instance.setup("cpu", 1).unwrap();
+    instance.setup("cpu", 1, false).unwrap();
     let plan = Plan { repeat: 20, number: STEPS / 20, skip: 0 };
     let start = Instant::now();
     let result = timing::run(&mut instance, plan, |_| {});

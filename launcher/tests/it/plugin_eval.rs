@@ -15,7 +15,7 @@ use std::process::Command;
 /// `config`'s spin instance after `steps` steps: its evaluations before and after.
 fn spin_evals(plugin: &plugins::Plugin, config: &str, steps: usize) -> (f64, f64) {
     let mut inst = Instance::create(plugin, config).unwrap();
-    inst.setup("cpu", 1).unwrap();
+    inst.setup("cpu", 1, false).unwrap();
     let before = inst.eval().unwrap();
     for _ in 0..steps {
         inst.step().unwrap();
@@ -73,7 +73,7 @@ fn a_c_plugin_with_the_appended_fields_evaluates() {
     assert_eq!(plugin.meta().quality, Some(QualitySpec::from(TOP1)));
     assert_eq!(plugins::manifest::read(&lib).unwrap().unwrap()[0].quality, Some(QualitySpec::from(TOP1)));
     let mut inst = Instance::create(&plugin, "{}").unwrap();
-    inst.setup("cpu", 1).unwrap();
+    inst.setup("cpu", 1, false).unwrap();
     assert_eq!(inst.eval(), Ok(0.25));
 }
 
@@ -98,7 +98,7 @@ fn a_plugin_built_before_eval_loads_runs_and_has_no_evaluation() {
     let plugin = plugins::load(&lib).unwrap();
     assert_eq!(plugin.meta().quality, None);
     let mut inst = Instance::create(&plugin, "{}").unwrap();
-    inst.setup("cpu", 1).unwrap();
+    inst.setup("cpu", 1, false).unwrap();
     assert_eq!(inst.step().unwrap().items, 3);
     let e = inst.eval().unwrap_err();
     assert_eq!(e.to_string(), "eval failed: workload `c_old` has no evaluation");

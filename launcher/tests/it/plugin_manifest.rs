@@ -95,6 +95,7 @@ fn spin_meta() -> PluginMeta {
         arg_help: mlb_spin::Args::DECLARED.iter().map(|a| (a.name.to_string(), a.help.to_string())).collect(),
         quality: Spin::QUALITY.map(Into::into),
         libtorch: None,
+        deterministic: Spin::DETERMINISTIC,
     }
 }
 

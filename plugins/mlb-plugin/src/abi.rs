@@ -12,9 +12,10 @@
 //! - Every function returns a [`Status`] code; on failure the message is read
 //!   with `last_error` (per thread, the last failing call's message).
 //!
-//! Appended to v1 since it first shipped: `eval` and `quality` (a host reads
-//! them only when the table's `size` covers them; an older plugin has no
-//! evaluation). [`PluginTable::V1_FIRST_SIZE`] is the least size a host accepts.
+//! Appended to v1 since it first shipped: `eval` and `quality`, then
+//! `fingerprint` and `inject` (a host reads them only when the table's
+//! `size` covers them; an older plugin has no evaluation and cannot run
+//! deterministically), and `deterministic` in [`SetupInfo`]. [`PluginTable::V1_FIRST_SIZE`] is the least size a host accepts.
 //!
 //! [`Status`]: status
 
@@ -135,7 +136,44 @@ pub struct SetupInfo {
     pub device: StrRef,
     /// CPUs of the instance's slot: the intra-op thread count to use.
     pub threads: u32,
+    // Appended to v1: a plugin reads it only when `size` covers it.
+    /// 1: the run is deterministic (the same seed, data order and initial
+    /// weights on every instance, deterministic algorithms asked for).
+    pub deterministic: u8,
 }
+
+impl SetupInfo {
+    /// Whether the host asked for a deterministic run (0 from a host that
+    /// predates the field).
+    pub fn deterministic(&self) -> bool {
+        self.size >= offset_of!(SetupInfo, deterministic) + size_of::<u8>() && self.deterministic != 0
+    }
+}
+
+/// What a deterministic workload computed up to now, beside the loss the
+/// step reported ([`FingerprintFn`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FingerprintInfo {
+    /// Size of this struct (fields are only appended).
+    pub size: usize,
+    /// XXH3-128 of every parameter's bytes, in the workload's fixed order
+    /// (big-endian).
+    pub params: [u8; 16],
+    /// The global L2 norm of the last step's gradients, meaningful when
+    /// `has_grad_norm` is 1.
+    pub grad_norm: f64,
+    /// 1 when the workload has gradients, 0 otherwise.
+    pub has_grad_norm: u8,
+}
+
+/// Signature of [`PluginTable::fingerprint`]: writes the instance's
+/// fingerprint to `out`; a [`status`] code.
+pub type FingerprintFn = unsafe extern "C" fn(inst: *mut Instance, out: *mut FingerprintInfo) -> i32;
+
+/// Signature of [`PluginTable::inject`]: injects the fault named by `fault`
+/// (`flip_bit`, `corrupt_output`) into the instance; a [`status`] code.
+pub type InjectFn = unsafe extern "C" fn(inst: *mut Instance, fault: StrRef) -> i32;
 
 /// Signature of [`PluginTable::eval`]: evaluates the instance and writes the
 /// value of its quality metric to `out`; a [`status`] code.
@@ -213,6 +251,11 @@ pub struct PluginTable {
     pub eval: Option<EvalFn>,
     /// What `eval` measures and its default target.
     pub quality: QualityInfo,
+    /// Fingerprints the instance ([`FingerprintFn`]); null: the workload
+    /// cannot run deterministically.
+    pub fingerprint: Option<FingerprintFn>,
+    /// Injects a test fault ([`InjectFn`]); null: the workload has none.
+    pub inject: Option<InjectFn>,
 }
 
 impl PluginTable {
@@ -229,6 +272,26 @@ impl PluginTable {
     pub fn eval_entry(&self) -> Option<EvalFn> {
         if self.covers(offset_of!(PluginTable, eval) + size_of::<Option<EvalFn>>()) {
             self.eval
+        } else {
+            None
+        }
+    }
+
+    /// The fingerprint entry: `None` for a table built before it, or a
+    /// workload that cannot run deterministically.
+    pub fn fingerprint_entry(&self) -> Option<FingerprintFn> {
+        let end = offset_of!(PluginTable, fingerprint) + size_of::<Option<FingerprintFn>>();
+        if self.covers(end) {
+            self.fingerprint
+        } else {
+            None
+        }
+    }
+
+    /// The fault injection entry: `None` for a table built before it.
+    pub fn inject_entry(&self) -> Option<InjectFn> {
+        if self.covers(offset_of!(PluginTable, inject) + size_of::<Option<InjectFn>>()) {
+            self.inject
         } else {
             None
         }

@@ -2,8 +2,10 @@
 //! puts in a plugin's table. Each one catches panics and records the message
 //! of any failure for `last_error`.
 
-use crate::abi::{status, OwnedStr, PluginTable, QualityInfo, SetupInfo, StepStats, StrRef, ABI_VERSION};
-use crate::{Config, Result, Setup, Workload, WorkloadArgs};
+use crate::abi::{
+    status, FingerprintInfo, OwnedStr, PluginTable, QualityInfo, SetupInfo, StepStats, StrRef, ABI_VERSION,
+};
+use crate::{Config, Fault, Result, Setup, Workload, WorkloadArgs};
 use std::any::Any;
 use std::cell::RefCell;
 use std::ffi::c_void;
@@ -32,6 +34,8 @@ pub const fn table<W: Workload>() -> PluginTable {
         destroy: destroy::<W>,
         eval: Some(eval::<W>),
         quality: QualityInfo::of(W::QUALITY),
+        fingerprint: if W::DETERMINISTIC { Some(fingerprint::<W>) } else { None },
+        inject: Some(inject::<W>),
     }
 }
 
@@ -96,7 +100,11 @@ unsafe extern "C" fn create<W: Workload>(config: StrRef, out: *mut *mut c_void) 
 unsafe extern "C" fn setup<W: Workload>(inst: *mut c_void, info: *const SetupInfo) -> i32 {
     guard(|| {
         let info = info.as_ref().ok_or("null setup info")?;
-        let setup = Setup { device: info.device.as_str()?.to_string(), threads: info.threads };
+        let setup = Setup {
+            device: info.device.as_str()?.to_string(),
+            threads: info.threads,
+            deterministic: info.deterministic(),
+        };
         instance::<W>(inst)?.setup(&setup)
     })
 }
@@ -126,6 +134,27 @@ unsafe extern "C" fn eval<W: Workload>(inst: *mut c_void, out: *mut f64) -> i32 
         let value = instance::<W>(inst)?.eval()?;
         *out.as_mut().ok_or("null eval output")? = value;
         Ok(())
+    })
+}
+
+unsafe extern "C" fn fingerprint<W: Workload>(inst: *mut c_void, out: *mut FingerprintInfo) -> i32 {
+    guard(|| {
+        let print = instance::<W>(inst)?.fingerprint()?;
+        *out.as_mut().ok_or("null fingerprint output")? = FingerprintInfo {
+            size: size_of::<FingerprintInfo>(),
+            params: print.params,
+            grad_norm: print.grad_norm.unwrap_or(0.0),
+            has_grad_norm: print.grad_norm.is_some() as u8,
+        };
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn inject<W: Workload>(inst: *mut c_void, fault: StrRef) -> i32 {
+    guard(|| {
+        let name = fault.as_str()?;
+        let fault = Fault::from_name(name).ok_or_else(|| format!("no fault is named `{name}`"))?;
+        instance::<W>(inst)?.inject(fault)
     })
 }
 

@@ -44,6 +44,7 @@ mod args;
 mod config;
 #[doc(hidden)]
 pub mod ffi;
+mod fingerprint;
 pub mod libtorch;
 pub mod manifest;
 pub mod precision;
@@ -52,6 +53,7 @@ mod workload;
 
 pub use args::{read_arg, Arg, ArgKind, ArgValue, WorkloadArgs, COUNTS};
 pub use config::{Config, ConfigError};
+pub use fingerprint::{flip_bit_f32, Fault, Fingerprint, ParamHasher};
 pub use precision::{Precision, UnknownPrecision};
 pub use quality::{Quality, QualitySpec};
 pub use workload::{Error, Result, Setup, Step, Workload};

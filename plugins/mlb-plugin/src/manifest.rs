@@ -34,6 +34,7 @@
 //!           [string libtorch (empty: none)]
 //!           [u32 argument count, then per argument, in the order of the
 //!            argument list: string description]
+//!           [u32 deterministic (0 or 1)]
 //!           [fields a later format appends; readers skip them]
 //! ```
 //!
@@ -58,6 +59,11 @@
 //! each argument of the list does, its unit and its range: the doc comment
 //! of its field ([`Arg::help`]). An entry without them (a plugin built
 //! before them) describes no argument.
+//!
+//! The deterministic flag (appended after the descriptions, always
+//! written) is [`Workload::DETERMINISTIC`](crate::Workload::DETERMINISTIC):
+//! whether the workload can run in deterministic mode. An entry without it
+//! (a plugin built before it) cannot, and mlb refuses it in that mode.
 //!
 //! Fields are only ever appended to an entry (its length lets an older reader
 //! skip what it does not know); an incompatible layout gets a new format
@@ -109,6 +115,8 @@ pub struct Entry {
     pub quality: Option<Quality>,
     /// The version of the libtorch the library links (empty: none).
     pub libtorch: &'static str,
+    /// Whether the workload can run deterministically.
+    pub deterministic: bool,
 }
 
 impl Entry {
@@ -131,6 +139,7 @@ impl Entry {
             args: W::Args::DECLARED,
             quality: W::QUALITY,
             libtorch: W::LIBTORCH,
+            deterministic: W::DETERMINISTIC,
         }
     }
 
@@ -170,7 +179,7 @@ impl Entry {
             len += 4 + self.args[a].help.len();
             a += 1;
         }
-        len
+        len + 4 // deterministic
     }
 }
 
@@ -252,6 +261,7 @@ const fn write(entries: &[Entry], out: &mut [u8]) {
             at = put_bytes(out, at, entry.args[a].help.as_bytes());
             a += 1;
         }
+        at = put_u32(out, at, entry.deterministic as u32);
         i += 1;
     }
     assert!(at == out.len(), "manifest length miscounted");
@@ -315,6 +325,10 @@ pub struct PluginMeta {
     /// the entry declares none, or predates the field; a table declares none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub libtorch: Option<String>,
+    /// Whether the workload can run deterministically (`false` when the
+    /// entry says it cannot, or predates the field).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deterministic: bool,
 }
 
 /// Why a manifest section could not be read.
@@ -434,6 +448,7 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<PluginMeta>, ManifestError> {
             arg_help: BTreeMap::new(),
             quality: None,
             libtorch: None,
+            deterministic: false,
         };
         // The argument list: absent from entries written before it existed.
         let mut args = Vec::new();
@@ -469,6 +484,10 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<PluginMeta>, ManifestError> {
             for name in args {
                 w.arg_help.insert(name, e.string("argument description")?);
             }
+        }
+        // The deterministic flag: absent from entries written before it existed.
+        if e.at < e.bytes.len() {
+            w.deterministic = e.u32("deterministic")? != 0;
         }
         if w.name.is_empty() {
             return Err(ManifestError::Invalid("a workload has an empty name".into()));
@@ -544,6 +563,7 @@ mod tests {
         ],
         quality: Some(Quality { metric: "top1", unit: "fraction", higher_is_better: true, target: 0.75 }),
         libtorch: "2.11.0+cu130",
+        deterministic: true,
     };
     const B: Entry = Entry {
         abi_version: 1,
@@ -554,6 +574,7 @@ mod tests {
         args: &[],
         quality: None,
         libtorch: "",
+        deterministic: false,
     };
     /// Bytes of B's quality: two empty strings, the direction, the target.
     const B_QUALITY_LEN: usize = 4 + 4 + 4 + 8;
@@ -561,6 +582,8 @@ mod tests {
     const B_LIBTORCH_LEN: usize = 4;
     /// Bytes of B's descriptions: a count of 0.
     const B_HELP_LEN: usize = 4;
+    /// Bytes of an entry's deterministic flag.
+    const DETERMINISTIC_LEN: usize = 4;
 
     fn back(e: &Entry) -> PluginMeta {
         PluginMeta {
@@ -573,6 +596,7 @@ mod tests {
             arg_help: e.args.iter().map(|a| (a.name.to_string(), a.help.to_string())).collect(),
             quality: e.quality.map(QualitySpec::from),
             libtorch: Some(e.libtorch.to_string()).filter(|v| !v.is_empty()),
+            deterministic: e.deterministic,
         }
     }
 
@@ -651,7 +675,7 @@ mod tests {
     fn an_entry_without_the_argument_list_declares_no_arguments() {
         // As a plugin built before the list existed wrote it: B's list is
         // the 4 bytes (a count of 0) before its quality.
-        let bytes = shortened(to_vec(&[B]), 4 + B_QUALITY_LEN + B_LIBTORCH_LEN + B_HELP_LEN);
+        let bytes = shortened(to_vec(&[B]), 4 + B_QUALITY_LEN + B_LIBTORCH_LEN + B_HELP_LEN + DETERMINISTIC_LEN);
         assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
         let with_args = decode(&to_vec(&[A])).unwrap();
         let kinds = BTreeMap::from([("repeat".to_string(), ArgKind::Count), ("lr".into(), ArgKind::Number)]);
@@ -661,7 +685,7 @@ mod tests {
     #[test]
     fn an_entry_without_the_quality_declares_none() {
         // As a plugin built before the quality existed wrote it.
-        let bytes = shortened(to_vec(&[B]), B_QUALITY_LEN + B_LIBTORCH_LEN + B_HELP_LEN);
+        let bytes = shortened(to_vec(&[B]), B_QUALITY_LEN + B_LIBTORCH_LEN + B_HELP_LEN + DETERMINISTIC_LEN);
         assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
         let read = decode(&to_vec(&[A])).unwrap();
         let quality = read[0].quality.as_ref().expect("A declares a quality");
@@ -677,8 +701,8 @@ mod tests {
         assert_eq!(read[1].libtorch, None, "an empty libtorch declares none");
         // As a plugin built before the libtorch existed wrote it: A without
         // its libtorch and descriptions.
-        let bytes = shortened(to_vec(&[A]), 4 + A.libtorch.len() + help_len(&A));
-        let before = PluginMeta { libtorch: None, arg_help: BTreeMap::new(), ..back(&A) };
+        let bytes = shortened(to_vec(&[A]), 4 + A.libtorch.len() + help_len(&A) + DETERMINISTIC_LEN);
+        let before = PluginMeta { libtorch: None, arg_help: BTreeMap::new(), deterministic: false, ..back(&A) };
         assert_eq!(decode(&bytes).unwrap(), vec![before]);
     }
 
@@ -696,17 +720,27 @@ mod tests {
         ]);
         assert_eq!(read[0].arg_help, help);
         // As a plugin built before the descriptions existed wrote it.
-        let bytes = shortened(to_vec(&[A]), help_len(&A));
-        assert_eq!(decode(&bytes).unwrap(), vec![PluginMeta { arg_help: BTreeMap::new(), ..back(&A) }]);
+        let bytes = shortened(to_vec(&[A]), help_len(&A) + DETERMINISTIC_LEN);
+        let before = PluginMeta { arg_help: BTreeMap::new(), deterministic: false, ..back(&A) };
+        assert_eq!(decode(&bytes).unwrap(), vec![before]);
         // A count that is not the argument list's is corrupt: A's is the 4
         // bytes before its last two descriptions.
         let mut bytes = to_vec(&[A]);
-        let at = bytes.len() - help_len(&A);
+        let at = bytes.len() - help_len(&A) - DETERMINISTIC_LEN;
         bytes[at] = 1;
         let sum = fnv1a(&bytes, HEADER_LEN, bytes.len());
         bytes[16..20].copy_from_slice(&sum.to_le_bytes());
         let e = decode(&bytes).unwrap_err().to_string();
         assert!(e.contains("`alpha` describes 1 arguments, its argument list has 2"), "{e}");
+    }
+
+    #[test]
+    fn the_deterministic_flag_round_trips_and_an_entry_without_it_cannot() {
+        let read = decode(&to_vec(&[A, B])).unwrap();
+        assert_eq!((read[0].deterministic, read[1].deterministic), (true, false));
+        // As a plugin built before the flag existed wrote it.
+        let bytes = shortened(to_vec(&[A]), DETERMINISTIC_LEN);
+        assert_eq!(decode(&bytes).unwrap(), vec![PluginMeta { deterministic: false, ..back(&A) }]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The safe side of the ABI: what a plugin author implements.
 
-use crate::{Quality, WorkloadArgs};
+use crate::{Fault, Fingerprint, Quality, WorkloadArgs};
 
 /// Error type of workload code: any error converts into it with `?`, and a
 /// message converts with `.into()` (`Err("bad arch".into())`).
@@ -16,6 +16,17 @@ pub struct Setup {
     pub device: String,
     /// CPUs of the instance's slot: use this many intra-op threads.
     pub threads: u32,
+    /// The run is deterministic: seed every generator with the instance's
+    /// seed, read the data in the same order and ask for deterministic
+    /// algorithms (a workload that declares [`Workload::DETERMINISTIC`]).
+    pub deterministic: bool,
+}
+
+impl Setup {
+    /// A throughput setup on `device` with `threads` intra-op threads.
+    pub fn new(device: impl Into<String>, threads: u32) -> Self {
+        Setup { device: device.into(), threads, deterministic: false }
+    }
 }
 
 /// What one training step did.
@@ -67,6 +78,11 @@ pub trait Workload: Sized + 'static {
     /// library that does not link libtorch. A libtorch plugin sets it from
     /// its build script (mlb-torch-build's `declare_libtorch_version`).
     const LIBTORCH: &'static str = "";
+    /// Whether the workload can run deterministically: given the same seed,
+    /// threads and stack, every instance computes the same bits, and
+    /// [`fingerprint`](Self::fingerprint) says what it computed. A workload
+    /// that cannot (the default) is refused in deterministic mode, by name.
+    const DETERMINISTIC: bool = false;
 
     /// Builds the instance from its arguments.
     fn create(args: Self::Args) -> Result<Self>;
@@ -99,5 +115,19 @@ pub trait Workload: Sized + 'static {
     /// The default fails: the workload has no evaluation.
     fn eval(&mut self) -> Result<f64> {
         Err(format!("workload `{}` has no evaluation", Self::NAME).into())
+    }
+
+    /// What the instance has computed so far: the hash of its parameters and
+    /// the last step's gradient norm. Called after a step, outside nothing:
+    /// its cost is the step's. Only called on a workload that declares
+    /// [`DETERMINISTIC`](Self::DETERMINISTIC); the default fails.
+    fn fingerprint(&mut self) -> Result<Fingerprint> {
+        Err(format!("workload `{}` cannot run deterministically", Self::NAME).into())
+    }
+
+    /// Injects `fault` (tests, and sites checking the checks). The default
+    /// fails: the workload has no such fault.
+    fn inject(&mut self, fault: Fault) -> Result<()> {
+        Err(format!("workload `{}` cannot inject the fault `{fault}`", Self::NAME).into())
     }
 }

@@ -1,8 +1,10 @@
 //! ABI round trip: a workload exported through the macro, driven only through
 //! the raw table, as a host does.
 
-use mlb_plugin::abi::{status, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef, ABI_VERSION};
-use mlb_plugin::{export_workload, workload_args, Config, Quality, Setup, Step, Workload};
+use mlb_plugin::abi::{status, FingerprintInfo, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef, ABI_VERSION};
+use mlb_plugin::{
+    export_workload, workload_args, Config, Fault, Fingerprint, ParamHasher, Quality, Setup, Step, Workload,
+};
 use std::ffi::c_void;
 
 workload_args! {
@@ -38,6 +40,7 @@ impl Workload for Counter {
     type Args = Args;
     const QUALITY: Option<Quality> =
         Some(Quality { metric: "steps", unit: "steps", higher_is_better: true, target: 3.0 });
+    const DETERMINISTIC: bool = true;
 
     fn create(args: Args) -> mlb_plugin::Result<Self> {
         if args.refuse {
@@ -68,6 +71,23 @@ impl Workload for Counter {
             panic!("panicked at step {}", self.step);
         }
         Ok(Step::with_loss(self.batch, 1.0 / self.step as f64))
+    }
+
+    fn fingerprint(&mut self) -> mlb_plugin::Result<Fingerprint> {
+        let mut hasher = ParamHasher::new();
+        hasher.update(&self.step.to_le_bytes());
+        let deterministic = self.setup.as_ref().is_some_and(|s| s.deterministic);
+        Ok(Fingerprint { params: hasher.finish(), grad_norm: deterministic.then_some(0.5) })
+    }
+
+    fn inject(&mut self, fault: Fault) -> mlb_plugin::Result<()> {
+        match fault {
+            Fault::FlipBit => {
+                self.step ^= 1 << 40;
+                Ok(())
+            }
+            Fault::CorruptOutput => Err("the counter has no output".into()),
+        }
     }
 
     fn report(&self) -> mlb_plugin::Result<serde_json::Map<String, serde_json::Value>> {
@@ -143,7 +163,7 @@ fn table_metadata() {
 fn create_setup_step_sync_report_destroy() {
     let t = table();
     let inst = create(t, r#"{"batch_size": "8"}"#).unwrap();
-    let info = SetupInfo { size: size_of::<SetupInfo>(), device: StrRef::borrow("cpu"), threads: 3 };
+    let info = SetupInfo { size: size_of::<SetupInfo>(), device: StrRef::borrow("cpu"), threads: 3, deterministic: 0 };
     assert_eq!(unsafe { (t.setup)(inst, &info) }, status::OK);
     let mut stats = StepStats::default();
     for i in 1..=3u64 {
@@ -244,4 +264,43 @@ fn a_table_of_the_first_v1_size_has_neither_eval_nor_quality() {
     assert!(PluginTable::V1_FIRST_SIZE < size_of::<PluginTable>());
     old.size = size_of::<PluginTable>();
     assert!(old.eval_entry().is_some() && old.quality_info().is_some());
+}
+
+#[test]
+fn fingerprint_and_inject_cross_the_table_and_setup_says_deterministic() {
+    let t = table();
+    let inst = create(t, "{}").unwrap();
+    let info = SetupInfo { size: size_of::<SetupInfo>(), device: StrRef::borrow("cpu"), threads: 1, deterministic: 1 };
+    assert_eq!(unsafe { (t.setup)(inst, &info) }, status::OK);
+    let print = |inst| {
+        let mut out = FingerprintInfo::default();
+        assert_eq!(unsafe { t.fingerprint_entry().unwrap()(inst, &mut out) }, status::OK);
+        out
+    };
+    let before = print(inst);
+    assert_eq!((before.size, before.grad_norm, before.has_grad_norm), (size_of::<FingerprintInfo>(), 0.5, 1));
+    let inject = |name: &str| unsafe { t.inject_entry().unwrap()(inst, StrRef::borrow(name)) };
+    assert_eq!(inject(Fault::FlipBit.name()), status::OK);
+    assert_ne!(print(inst).params, before.params);
+    assert_eq!(inject("corrupt_output"), status::ERROR);
+    assert_eq!(last_error(t), "the counter has no output");
+    assert_eq!(inject("melt"), status::ERROR);
+    assert_eq!(last_error(t), "no fault is named `melt`");
+    unsafe { (t.destroy)(inst) };
+
+    // A host that predates the flag passes a shorter SetupInfo: not deterministic.
+    let inst = create(t, "{}").unwrap();
+    let old = SetupInfo { size: std::mem::offset_of!(SetupInfo, deterministic), ..info };
+    assert_eq!(unsafe { (t.setup)(inst, &old) }, status::OK);
+    assert_eq!(print(inst).has_grad_norm, 0);
+    unsafe { (t.destroy)(inst) };
+}
+
+#[test]
+fn a_workload_that_cannot_run_deterministically_has_no_fingerprint_entry() {
+    assert!(PLAIN.fingerprint_entry().is_none() && PLAIN.inject_entry().is_some());
+    assert!(table().fingerprint_entry().is_some());
+    let mut old = mlb_plugin::ffi::table::<Counter>();
+    old.size = std::mem::offset_of!(PluginTable, fingerprint);
+    assert!(old.fingerprint_entry().is_none() && old.inject_entry().is_none(), "a table built before them");
 }

@@ -32,8 +32,15 @@
 //! | `idle_from: N` (+ `sleep_ms: T`) | steps from N on sleep T ms and do no work (steps before N work, without sleeping): timed steps unlike the warm-up |
 //! | `hang_at: N` | step N never returns |
 //! | `setup_error: ""` | setup fails |
+//!
+//! It runs deterministically (its matrices come from `seed`, its product
+//! is one thread's, in one order): its fingerprint hashes both matrices and
+//! the last product, and it has no gradients. The fault `flip_bit` flips
+//! bit 22 of the first element of `a`: every product after it differs.
 
-use mlb_plugin::{export_workload, workload_args, Quality, Setup, Step, Workload};
+use mlb_plugin::{
+    export_workload, flip_bit_f32, workload_args, Fault, Fingerprint, ParamHasher, Quality, Setup, Step, Workload,
+};
 use std::time::Duration;
 
 /// The spin workload.
@@ -151,6 +158,12 @@ fn touch(mb: usize) -> Vec<u8> {
     v
 }
 
+/// The bytes of `values`, in the machine's order.
+fn bytes_of(values: &[f32]) -> &[u8] {
+    // SAFETY: any initialised f32 is 4 initialised bytes; u8 has no alignment.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast(), size_of_val(values)) }
+}
+
 impl Spin {
     fn fires(&self, at: Option<u64>) -> bool {
         at == Some(self.step)
@@ -164,6 +177,7 @@ impl Workload for Spin {
     type Args = Args;
     const QUALITY: Option<Quality> =
         Some(Quality { metric: "quality", unit: "fraction", higher_is_better: true, target: 0.9 });
+    const DETERMINISTIC: bool = true;
 
     fn create(args: Args) -> mlb_plugin::Result<Self> {
         if args.quality_scale.is_some_and(|s| s <= 0.0) {
@@ -239,6 +253,21 @@ impl Workload for Spin {
         let items = self.faults.batch_size.unwrap_or(self.size.max(1) as u64);
         self.trained += items;
         Ok(Step::with_loss(items, loss))
+    }
+
+    fn fingerprint(&mut self) -> mlb_plugin::Result<Fingerprint> {
+        let mut hasher = ParamHasher::new();
+        for matrix in [&self.a, &self.b, &self.c] {
+            hasher.update(bytes_of(matrix));
+        }
+        Ok(Fingerprint { params: hasher.finish(), grad_norm: None })
+    }
+
+    fn inject(&mut self, fault: Fault) -> mlb_plugin::Result<()> {
+        match fault {
+            Fault::FlipBit => flip_bit_f32(&mut self.a, 22),
+            Fault::CorruptOutput => Err("spin checks no output: `corrupt_output` is gemm's fault".into()),
+        }
     }
 
     fn eval(&mut self) -> mlb_plugin::Result<f64> {
@@ -357,6 +386,30 @@ mod tests {
     fn a_batch_size_sets_the_items_a_step_counts() {
         let mut s = spin(r#"{"size": 4, "batch_size": 64}"#);
         assert_eq!(s.step().unwrap().items, 64);
+    }
+
+    #[test]
+    fn the_same_seed_fingerprints_the_same_and_a_flipped_bit_shows() {
+        let run = |seed: u64, flip_at: Option<u64>| {
+            let mut s = spin(&format!(r#"{{"size": 8, "seed": {seed}}}"#));
+            (1..=4)
+                .map(|step| {
+                    let loss = s.step().unwrap().loss.unwrap();
+                    if flip_at == Some(step) {
+                        s.inject(Fault::FlipBit).unwrap();
+                    }
+                    (loss.to_bits(), s.fingerprint().unwrap())
+                })
+                .collect::<Vec<_>>()
+        };
+        let first = run(5, None);
+        assert_eq!(first, run(5, None));
+        assert_ne!(first[0].1, run(6, None)[0].1);
+        let flipped = run(5, Some(2));
+        assert_eq!(flipped[..1], first[..1]);
+        assert!(flipped[1..].iter().zip(&first[1..]).all(|(f, c)| f.1 != c.1), "from the flip on");
+        assert!(first.iter().all(|(_, f)| f.grad_norm.is_none()));
+        assert!(spin("{}").inject(Fault::CorruptOutput).is_err());
     }
 
     #[test]

@@ -69,6 +69,10 @@ pub const PAGE_CACHE: &str = "MLB_PAGE_CACHE";
 /// The user's heap choice: `MLB_HEAP=libc` turns the worker's heap policy
 /// off. Passed on with glibc's own malloc variables ([`heap_choice_vars`]).
 pub const HEAP: &str = "MLB_HEAP";
+/// The fault a test asks one instance to inject
+/// (`FAULT@STEP[,slot=DEVICES][,node=NAME]`, docs/determinism.md): passed
+/// on to instances with the [`LIBRARY_SWITCHES`](super::determinism::LIBRARY_SWITCHES).
+pub const INJECT: &str = "MLB_INJECT";
 /// glibc's tunables variable; `glibc.malloc.*` entries in it are a heap
 /// choice the worker keeps.
 pub const GLIBC_TUNABLES: &str = "GLIBC_TUNABLES";
@@ -153,7 +157,8 @@ pub fn instance_env(i: &EnvInputs, inherited: impl Fn(&str) -> Option<String>) -
         ]
         .map(|(k, v)| (k.to_string(), v)),
     );
-    env.extend(heap_choice_vars(inherited));
+    env.extend(heap_choice_vars(&inherited));
+    env.extend(check_vars(&inherited));
     env.extend(i.device_vars.iter().map(|v| (v.to_string(), id.vcd.clone())));
     env
 }
@@ -162,7 +167,18 @@ pub fn instance_env(i: &EnvInputs, inherited: impl Fn(&str) -> Option<String>) -
 /// choice ([`HEAP`], glibc's), for the launcher to pass to instances in
 /// containers, which do not inherit its environment.
 pub fn heap_choice_vars(var: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
-    let names = [HEAP, GLIBC_TUNABLES].into_iter().chain(GLIBC_MALLOC_VARS);
+    those_set([HEAP, GLIBC_TUNABLES].into_iter().chain(GLIBC_MALLOC_VARS), var)
+}
+
+/// The variables of an environment that steer what a deterministic run
+/// computes or checks ([`INJECT`], the math libraries' switches), for the
+/// launcher to pass to instances in containers.
+pub fn check_vars(var: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
+    those_set([INJECT].into_iter().chain(super::determinism::LIBRARY_SWITCHES), var)
+}
+
+/// The variables of `names` that `var` finds set, with their values.
+fn those_set(names: impl Iterator<Item = &'static str>, var: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
     names.filter_map(|name| var(name).map(|v| (name.to_string(), v))).collect()
 }
 

@@ -42,6 +42,7 @@ key_lists! {
         "batch_loss",
         "completed",
         "cpu_cores",
+        "determinism",
         "devices",
         "end_time",
         "epoch_loss",
@@ -158,6 +159,7 @@ mod tests {
             provenance: Some(Default::default()),
             telemetry: Some(Default::default()),
             quality: Some(crate::contract::quality::fixtures::record()),
+            determinism: Some(Default::default()),
             ..Default::default()
         };
         let value = report.to_value();

@@ -17,6 +17,8 @@
 //! - [`telemetry`](mod@telemetry): the report's `telemetry` block, set by the
 //!   launcher;
 //! - [`quality`]: the report's `quality` block, of a run to quality;
+//! - [`determinism`]: the config keys of a deterministic run and the
+//!   report's `determinism` block (its fingerprints);
 //! - [`read`]: the one tolerant reader of report files (the original
 //!   suite's too), into the full report or `mlb report`'s light view;
 //! - [`keys`]: which of its keys are typed fields, and which workload keys
@@ -33,6 +35,7 @@
 //! docs/worker.md ("The launcher-worker contract") describes it for people.
 
 pub mod argv;
+pub mod determinism;
 pub mod env;
 pub mod exit;
 pub mod isolation;

@@ -7,6 +7,7 @@
 //! [`record::write_atomic`]. Non-finite numbers become `null`, and read back
 //! as NaN.
 
+use super::determinism::Determinism;
 use super::isolation::RecordedIsolation;
 use super::keys::Key;
 use super::read;
@@ -106,6 +107,10 @@ pub struct Report {
     /// report"); none in a throughput run's report.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "de::lenient")]
     pub quality: Option<QualityRecord>,
+    /// The fingerprints of a deterministic run (docs/determinism.md); none
+    /// in a throughput run's report. A block of another shape reads as none.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "de::lenient")]
+    pub determinism: Option<Determinism>,
 }
 
 impl Report {

@@ -113,6 +113,8 @@ struct Resolved {
     defaults: Value,
     kinds: BTreeMap<String, ArgKind>,
     quality: Option<QualitySpec>,
+    /// The workload can run deterministically.
+    deterministic: bool,
 }
 
 /// The plugin of every plugin the selected configs use; the libtorch a
@@ -150,6 +152,7 @@ fn resolve_plugins(
                     defaults: meta.default_args.clone(),
                     kinds: meta.arg_kinds.clone(),
                     quality: meta.quality.clone(),
+                    deterministic: meta.deterministic,
                 };
                 out.insert(name.clone(), resolved);
             }
@@ -190,8 +193,8 @@ fn check_workload_args(
         };
         for jr_id in 0..instances {
             let args = &config.for_instance(jr_id).args.0;
-            accepts::check(&plugin.defaults, &plugin.kinds, args, to_quality).map_err(|refusal| {
-                LaunchError::WorkloadArgs {
+            accepts::check(&plugin.defaults, &plugin.kinds, plugin.deterministic, args, to_quality).map_err(
+                |refusal| LaunchError::WorkloadArgs {
                     path: file.path.clone(),
                     position: config.position,
                     job: config.name.clone(),
@@ -199,8 +202,8 @@ fn check_workload_args(
                     of: config.of,
                     workload: name.clone(),
                     refusal: Box::new(refusal),
-                }
-            })?;
+                },
+            )?;
             if to_quality {
                 let given = args.iter().cloned().collect();
                 let clock = match &plugin.quality {

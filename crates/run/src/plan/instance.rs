@@ -8,8 +8,9 @@ use crate::host::HostKind;
 use crate::isolation::{Isolation, Slot};
 use crate::jobs::{render, Group, JobConfig, Program, Scope};
 use mlb_record::contract::argv::WorkerCommand;
+use mlb_record::contract::determinism::DeterministicRun;
 use mlb_record::contract::env;
-use mlb_record::contract::record::Identity;
+use mlb_record::contract::record::{arg_key, Identity};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -169,7 +170,9 @@ impl Instance {
 /// multi-node run holds ranks `n*G .. n*G+G-1` for `G` slots per node (`n`
 /// for an `all` job), so that on one node everything is as in the original.
 /// Its seed follows from its rank as docs/launcher.md, "The host and its slots" says (`uid + (rank+1)*100`;
-/// `uid + N*(n+1)` for an `all` job): seeds differ across nodes too.
+/// `uid + N*(n+1)` for an `all` job): seeds differ across nodes too. Every
+/// instance of a deterministic config gets the same seed, on every node
+/// and in every run ([`DeterministicRun::seed`]).
 ///
 /// The instances of a `"group": "ddp"` config form one process group: each
 /// gets torchrun's variables ([`Meeting::env`]), its rank as above and its
@@ -187,13 +190,14 @@ pub fn instances(
         let world = nodes.len() * if config.scope == Scope::Student { slots.len() } else { 1 };
         Meeting::new(ctx.nodes.first().map(String::as_str), world)
     });
+    let same_seed = deterministic_seed(config);
     let mut out = Vec::new();
     for (n, node) in nodes.into_iter().enumerate() {
         let node_name = node.map(str::to_string);
         match config.scope {
             Scope::Student => out.extend(slots.iter().map(|s| {
                 let rank = n * slots.len() + s.index;
-                let seed = ctx.run_id + (rank as u64 + 1) * 100;
+                let seed = same_seed.unwrap_or(ctx.run_id + (rank as u64 + 1) * 100);
                 let placement = Placement {
                     slot: Some(s.clone()),
                     cpus: s.cpus.clone(),
@@ -206,13 +210,20 @@ pub fn instances(
             })),
             Scope::All => {
                 let devices: Vec<DeviceIndex> = (0..ctx.device_total).map(DeviceIndex::from).collect();
-                let seed = ctx.run_id + ctx.device_total as u64 * (n as u64 + 1);
+                let seed = same_seed.unwrap_or(ctx.run_id + ctx.device_total as u64 * (n as u64 + 1));
                 let placement = Placement { slot: None, cpus: all_cpus.to_vec(), devices, node: node_name };
                 out.push(build(config, plugin, ctx, n, placement, seed));
             }
         }
     }
     out
+}
+
+/// The seed of every instance of `config` when it asks for a deterministic
+/// run (`None` for another config, or one the launcher refuses).
+fn deterministic_seed(config: &JobConfig) -> Option<u64> {
+    let args: Map<String, Value> = config.args.0.iter().map(|(k, v)| (arg_key(k), v.clone())).collect();
+    DeterministicRun::of(&args).ok().flatten().map(|_| DeterministicRun::seed(&args))
 }
 
 /// Where the reports of an instance on `node` go: a folder per node in a

@@ -11,10 +11,13 @@
 //! whose manifest lists no kinds (built before manifests listed them, or
 //! written in C), is the worker's to check. `repeat`, `number` and `skip` are
 //! the worker's own counts ([`Plan`]): the defaults overlaid with the
-//! config's arguments must make a plan the worker runs.
+//! config's arguments must make a plan the worker runs. A config that asks
+//! for a deterministic run (`deterministic: true`) needs a workload that
+//! can run deterministically, and a throughput run.
 
 use super::plan::{effective_config, Plan, PlanError};
 use mlb_plugin::ArgKind;
+use mlb_record::contract::determinism::{DeterministicRun, EveryError, DEFAULT_EVERY, EVERY};
 use mlb_record::contract::record::arg_key;
 use mlb_record::fix::Fix;
 use serde_json::{Map, Value};
@@ -67,21 +70,41 @@ pub enum Refusal {
     /// Counts the worker would refuse (`repeat`, `number`, `skip`).
     #[error("{0}")]
     Plan(#[from] PlanError),
+    /// `deterministic: true` for a workload that cannot run deterministically.
+    #[error("`deterministic: true`, but the workload cannot run deterministically")]
+    NotDeterministic,
+    /// `deterministic: true` in a run to quality.
+    #[error("`deterministic: true` in a run to quality, which is not fingerprinted")]
+    DeterministicToQuality,
+    /// A deterministic config's interval the worker would refuse.
+    #[error(transparent)]
+    Every(#[from] EveryError),
 }
 
 /// Checks the arguments of one config of a plugin job (keys as written in the
 /// jobs file, per-instance variables filled in) against the workload's
 /// `defaults` and declared `kinds`: the worker's counts first (as a run to
-/// quality reads them when `to_quality`: [`Plan::of_run`]), then each
-/// declared argument's kind.
+/// quality reads them when `to_quality`: [`Plan::of_run`]), then a
+/// deterministic run (the workload's capability is `deterministic`), then
+/// each declared argument's kind.
 pub fn check(
     defaults: &Value,
     kinds: &BTreeMap<String, ArgKind>,
+    deterministic: bool,
     args: &[(String, Value)],
     to_quality: bool,
 ) -> Result<(), Refusal> {
     let given: Map<String, Value> = args.iter().cloned().collect();
-    Plan::of_run(&effective_config(defaults, &given), to_quality)?;
+    let effective = effective_config(defaults, &given);
+    Plan::of_run(&effective, to_quality)?;
+    if DeterministicRun::of(&effective)?.is_some() {
+        if !deterministic {
+            return Err(Refusal::NotDeterministic);
+        }
+        if to_quality {
+            return Err(Refusal::DeterministicToQuality);
+        }
+    }
     for (key, v) in args {
         let name = arg_key(key);
         let Some(&kind) = kinds.get(&name) else { continue };
@@ -98,6 +121,14 @@ impl Fix for Refusal {
         match self {
             Refusal::Kind { kind, .. } => Some(format!("give {} (a JSON number or a string of one)", describe(*kind))),
             Refusal::Plan(e) => e.fix(),
+            Refusal::NotDeterministic => Some(
+                "remove `deterministic` from the config, or run a workload that can (`mlb plugins show NAME` says)"
+                    .into(),
+            ),
+            Refusal::DeterministicToQuality => {
+                Some("run the deterministic config without --to-quality, or remove `deterministic`".into())
+            }
+            Refusal::Every(_) => Some(format!("give `{EVERY}` a positive integer (default {DEFAULT_EVERY})")),
         }
     }
 }
@@ -125,7 +156,7 @@ mod tests {
             ("cuda", ArgKind::Flag),
             ("devices", ArgKind::Count),
         ]);
-        let ok = |a: Value| check(&defaults, &kinds, &args(a), false);
+        let ok = |a: Value| check(&defaults, &kinds, false, &args(a), false);
         ok(json!({"size": "128", "--lr": 0.5, "arch": 5, "cuda": true, "other": -1, "devices": " 2 "})).unwrap();
         ok(json!({"lr": "1e-3", "size": null, "devices": ""})).unwrap();
         // The message says what is wrong, the typed fix what to do; a list of
@@ -149,13 +180,13 @@ mod tests {
             "argument `devices` = -2: it takes a non-negative integer; fix: give a non-negative integer (a JSON number or a string of one)"
         );
         // Without declared kinds, only the worker's counts are checked.
-        check(&defaults, &BTreeMap::new(), &args(json!({"size": -1})), false).unwrap();
+        check(&defaults, &BTreeMap::new(), false, &args(json!({"size": -1})), false).unwrap();
     }
 
     #[test]
     fn the_worker_counts_are_checked_as_the_worker_checks_them() {
         let defaults = json!({"repeat": 20, "number": 10});
-        let refused = |a: Value| check(&defaults, &BTreeMap::new(), &args(a), false).unwrap_err();
+        let refused = |a: Value| check(&defaults, &BTreeMap::new(), false, &args(a), false).unwrap_err();
         assert_eq!(
             refused(json!({"repeat": -5})),
             Refusal::Plan(PlanError::BadCount { key: "repeat", got: "-5".into() })
@@ -165,10 +196,10 @@ mod tests {
             Refusal::Plan(PlanError::BadCount { key: "number", got: "0".into() })
         );
         assert_eq!(refused(json!({"repeat": 10})), Refusal::Plan(PlanError::RepeatNotAboveDefaultSkip { repeat: 10 }));
-        check(&defaults, &BTreeMap::new(), &args(json!({"repeat": 3, "skip": 1})), false).unwrap();
+        check(&defaults, &BTreeMap::new(), false, &args(json!({"repeat": 3, "skip": 1})), false).unwrap();
         // No default for `repeat`: the worker would refuse the config.
         assert!(matches!(
-            check(&json!({}), &BTreeMap::new(), &[], false),
+            check(&json!({}), &BTreeMap::new(), false, &[], false),
             Err(Refusal::Plan(PlanError::BadCount { key: "repeat", .. }))
         ));
     }
@@ -177,13 +208,29 @@ mod tests {
     fn on_the_clock_repeat_need_not_exceed_the_default_skip() {
         let defaults = json!({"repeat": 10, "number": 1});
         assert_eq!(
-            check(&defaults, &BTreeMap::new(), &[], false).unwrap_err(),
+            check(&defaults, &BTreeMap::new(), false, &[], false).unwrap_err(),
             Refusal::Plan(PlanError::RepeatNotAboveDefaultSkip { repeat: 10 })
         );
-        check(&defaults, &BTreeMap::new(), &[], true).unwrap();
+        check(&defaults, &BTreeMap::new(), false, &[], true).unwrap();
         assert!(matches!(
-            check(&defaults, &BTreeMap::new(), &args(json!({"number": 0})), true),
+            check(&defaults, &BTreeMap::new(), false, &args(json!({"number": 0})), true),
             Err(Refusal::Plan(PlanError::BadCount { key: "number", .. }))
         ));
+    }
+
+    #[test]
+    fn a_deterministic_config_needs_a_workload_that_can_and_a_throughput_run() {
+        let defaults = json!({"repeat": 20, "number": 10});
+        let on = args(json!({"deterministic": true}));
+        check(&defaults, &BTreeMap::new(), true, &on, false).unwrap();
+        check(&defaults, &BTreeMap::new(), false, &args(json!({"deterministic": false})), false).unwrap();
+        let refused = check(&defaults, &BTreeMap::new(), false, &on, false).unwrap_err();
+        assert_eq!(refused, Refusal::NotDeterministic);
+        assert!(refused.fix().unwrap().contains("mlb plugins show"));
+        let to_quality = check(&defaults, &BTreeMap::new(), true, &on, true).unwrap_err();
+        assert_eq!(to_quality, Refusal::DeterministicToQuality);
+        let every = args(json!({"deterministic": true, "fingerprint_every": 0}));
+        let e = check(&defaults, &BTreeMap::new(), true, &every, false).unwrap_err();
+        assert!(e.to_string().contains("`fingerprint_every` must be a positive integer, got 0"), "{e}");
     }
 }

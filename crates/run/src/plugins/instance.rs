@@ -1,7 +1,8 @@
 //! A safe handle on one workload instance inside a loaded plugin.
 
 use super::loader::Plugin;
-use mlb_plugin::abi::{status, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef};
+use mlb_plugin::abi::{status, FingerprintInfo, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef};
+use mlb_plugin::Fault;
 use std::ffi::c_void;
 
 /// How a plugin call failed.
@@ -45,9 +46,16 @@ impl<'p> Instance<'p> {
         Ok(Instance { table, raw })
     }
 
-    /// Sets the instance up on `device` with `threads` intra-op threads.
-    pub fn setup(&mut self, device: &str, threads: u32) -> Result<(), CallError> {
-        let info = SetupInfo { size: size_of::<SetupInfo>(), device: StrRef::borrow(device), threads };
+    /// Sets the instance up on `device` with `threads` intra-op threads,
+    /// deterministically when `deterministic` (the caller checked that the
+    /// workload can: [`Instance::fingerprint`]).
+    pub fn setup(&mut self, device: &str, threads: u32, deterministic: bool) -> Result<(), CallError> {
+        let info = SetupInfo {
+            size: size_of::<SetupInfo>(),
+            device: StrRef::borrow(device),
+            threads,
+            deterministic: deterministic as u8,
+        };
         // SAFETY: `raw` is a live instance of this table.
         let rc = unsafe { (self.table.setup)(self.raw, &info) };
         check(self.table, rc, "setup")
@@ -79,16 +87,44 @@ impl<'p> Instance<'p> {
     /// fails with "workload `NAME` has no evaluation".
     pub fn eval(&mut self) -> Result<f64, CallError> {
         let Some(eval) = self.table.eval_entry() else {
-            // SAFETY: the table's strings are static in the (never unloaded) library.
-            let name = unsafe { self.table.name.as_str() }.unwrap_or("?");
-            let message = format!("workload `{name}` has no evaluation");
-            return Err(CallError { kind: CallFailure::Error, call: "eval", message });
+            return Err(self.missing("eval", "has no evaluation"));
         };
         let mut value = f64::NAN;
         // SAFETY: `raw` is a live instance of this table.
         let rc = unsafe { eval(self.raw, &mut value) };
         check(self.table, rc, "eval")?;
         Ok(value)
+    }
+
+    /// What the instance has computed so far (a workload that can run
+    /// deterministically); a workload that cannot fails with "workload
+    /// `NAME` cannot run deterministically".
+    pub fn fingerprint(&mut self) -> Result<FingerprintInfo, CallError> {
+        let Some(fingerprint) = self.table.fingerprint_entry() else {
+            return Err(self.missing("fingerprint", "cannot run deterministically"));
+        };
+        let mut out = FingerprintInfo::default();
+        // SAFETY: `raw` is a live instance of this table.
+        let rc = unsafe { fingerprint(self.raw, &mut out) };
+        check(self.table, rc, "fingerprint")?;
+        Ok(out)
+    }
+
+    /// Injects `fault` into the instance (tests, and sites checking the checks).
+    pub fn inject(&mut self, fault: Fault) -> Result<(), CallError> {
+        let Some(inject) = self.table.inject_entry() else {
+            return Err(self.missing("inject", "cannot inject faults"));
+        };
+        // SAFETY: `raw` is a live instance of this table.
+        let rc = unsafe { inject(self.raw, StrRef::borrow(fault.name())) };
+        check(self.table, rc, "inject")
+    }
+
+    /// The failure of `call`, an entry the plugin's table does not have.
+    fn missing(&self, call: &'static str, what: &str) -> CallError {
+        // SAFETY: the table's strings are static in the (never unloaded) library.
+        let name = unsafe { self.table.name.as_str() }.unwrap_or("?");
+        CallError { kind: CallFailure::Error, call, message: format!("workload `{name}` {what}") }
     }
 
     /// The workload's extra report fields.

@@ -432,6 +432,7 @@ mod tests {
             arg_help: Default::default(),
             quality: None,
             libtorch: None,
+            deterministic: false,
         }
     }
 

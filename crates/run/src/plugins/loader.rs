@@ -278,6 +278,7 @@ fn table_meta(table: &'static PluginTable, path: &Path) -> Result<PluginMeta, Lo
         arg_help: BTreeMap::new(),
         quality,
         libtorch: None,
+        deterministic: table.fingerprint_entry().is_some(),
     };
     if meta.name.is_empty() {
         return Err(bad("empty name".into()));
@@ -301,13 +302,14 @@ fn difference(manifest: &[PluginMeta], tables: &[&PluginMeta]) -> Option<String>
     manifest.iter().zip(tables).find_map(|(m, t)| {
         let quality =
             |q: &Option<QualitySpec>| q.as_ref().map_or("none".into(), |q| format!("{} ({})", q.summary(), q.unit));
-        let fields: [(&str, String, String); 6] = [
+        let fields: [(&str, String, String); 7] = [
             ("name", m.name.clone(), t.name.clone()),
             ("version", m.version.clone(), t.version.clone()),
             ("ABI version", m.abi_version.to_string(), t.abi_version.to_string()),
             ("description", m.description.clone(), t.description.clone()),
             ("default args", m.default_args.to_string(), t.default_args.to_string()),
             ("quality", quality(&m.quality), quality(&t.quality)),
+            ("deterministic", m.deterministic.to_string(), t.deterministic.to_string()),
         ];
         fields
             .into_iter()

@@ -63,14 +63,7 @@ pub struct SystemDesc {
 /// over `nodes` nodes in `container`.
 pub fn describe(host: &Host, root: &Path, nodes: usize, container: Option<Container>) -> SystemDesc {
     let cpuinfo = std::fs::read_to_string(root.join("proc/cpuinfo")).unwrap_or_default();
-    let field = |key: &str| -> Vec<String> {
-        cpuinfo
-            .lines()
-            .filter_map(|l| l.split_once(':'))
-            .filter(|(k, _)| k.trim() == key)
-            .map(|(_, v)| v.trim().to_string())
-            .collect()
-    };
+    let field = |key: &str| cpuinfo_field(&cpuinfo, key);
     let mut sockets = field("physical id");
     sockets.sort();
     sockets.dedup();
@@ -79,7 +72,7 @@ pub fn describe(host: &Host, root: &Path, nodes: usize, container: Option<Contai
     SystemDesc {
         system_name: nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_default(),
         number_of_nodes: nodes.max(1),
-        host_processor_model_name: field("model name").first().or(field("cpu").first()).cloned().unwrap_or_default(),
+        host_processor_model_name: processor_model(&cpuinfo),
         host_processors_per_node: sockets.len().max(1),
         host_processor_core_count: field("cpu cores").first().and_then(|c| c.parse().ok()).unwrap_or(0),
         host_processor_vcpu_count: host.cpus.len(),
@@ -103,6 +96,23 @@ pub fn describe(host: &Host, root: &Path, nodes: usize, container: Option<Contai
         container,
         diagnostics: Vec::new(),
     }
+}
+
+/// Every value of `key` in `/proc/cpuinfo`'s text, in order.
+fn cpuinfo_field(cpuinfo: &str, key: &str) -> Vec<String> {
+    cpuinfo
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .filter(|(k, _)| k.trim() == key)
+        .map(|(_, v)| v.trim().to_string())
+        .collect()
+}
+
+/// The processor's model in `/proc/cpuinfo`'s text: its `model name` (x86),
+/// else its `cpu` (POWER); empty when it names none.
+pub fn processor_model(cpuinfo: &str) -> String {
+    let mut names = cpuinfo_field(cpuinfo, "model name").into_iter().chain(cpuinfo_field(cpuinfo, "cpu"));
+    names.next().unwrap_or_default()
 }
 
 /// `PRETTY_NAME` of `etc/os-release`.

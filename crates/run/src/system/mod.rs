@@ -4,4 +4,4 @@
 
 mod describe;
 
-pub use describe::{describe, read, write, SystemDesc, FILE};
+pub use describe::{describe, processor_model, read, write, SystemDesc, FILE};

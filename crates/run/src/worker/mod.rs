@@ -3,16 +3,20 @@
 //! Loads ONE plugin by absolute path, creates and sets up the instance, runs
 //! the timed loop (docs/worker.md, "Timing"), or the clock of a run to
 //! quality ([`to_quality`], docs/quality.md), and writes the report
-//! (docs/worker.md, "Report files"). A caught
+//! (docs/worker.md, "Report files"). A deterministic run is fingerprinted
+//! every N steps ([`checks`], docs/determinism.md). A caught
 //! failure (error, panic, NaN loss, bad config, unloadable plugin) writes a
 //! `.FAIL.` record and exits with the code of its cause
 //! ([`contract::exit`](mlb_record::contract::exit)); a crash (abort,
 //! segfault) dies by its signal for the launcher to record.
 
 mod args;
+mod checks;
 pub mod heap;
+mod inject;
 pub mod provenance;
 mod run;
+mod stack;
 pub mod timing;
 pub mod to_quality;
 

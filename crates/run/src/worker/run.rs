@@ -1,12 +1,16 @@
 //! The worker's sequence: load, plan, create, set up, time, report.
 
 use super::args::WorkerArgs;
+use super::checks::Checked;
 use super::heap::{self, HeapPolicy};
+use super::inject::{Injection, Place};
 use super::provenance;
+use super::stack::Stack;
 use super::timing::{self, LoopFailure, LoopResult, Observer, Progress};
 use super::to_quality::Session;
 use crate::plugins::{self, effective_config, CallError, CallFailure, Instance, Plan, Plugin};
 use chrono::{DateTime, Utc};
+use mlb_record::contract::determinism::{Determinism, DeterministicRun, Fingerprint};
 use mlb_record::contract::quality::PageCache;
 use mlb_record::contract::quality::QualityRecord;
 use mlb_record::contract::record::{self, Cause, Failure, Identity};
@@ -47,6 +51,14 @@ pub fn main(args: WorkerArgs) -> i32 {
                 .fail(Failure::new(Cause::Config, format!("job `{}`: {}", ctx.identity.name, one_line(&e))), None)
         }
     };
+    let deterministic = match ctx.deterministic(&plugin, args.to_quality) {
+        Ok(d) => d,
+        Err(message) => return ctx.fail(Failure::new(Cause::Config, message), None),
+    };
+    let injection = match ctx.injection() {
+        Ok(i) => i,
+        Err(e) => return ctx.fail(Failure::new(Cause::Config, e.to_string()), None),
+    };
     let device = if record_flag(&ctx.args, "no_cuda") { "cpu".to_string() } else { args.device.clone() };
     let config_json = Value::Object(ctx.args.clone()).to_string();
     let mut session = None;
@@ -65,7 +77,7 @@ pub fn main(args: WorkerArgs) -> i32 {
         Ok(i) => i,
         Err(e) => return ctx.fail_call(e, None, None),
     };
-    if let Err(e) = instance.setup(&device, ctx.threads) {
+    if let Err(e) = instance.setup(&device, ctx.threads, deterministic.is_some()) {
         return ctx.fail_call(e, None, None);
     }
     ctx.started = Utc::now();
@@ -80,7 +92,10 @@ pub fn main(args: WorkerArgs) -> i32 {
         // throughput is the training's.
         return ctx.conclude(&mut instance, plan, &device, &run.result);
     }
-    let result = timing::run_observed(&mut instance, plan, Announce);
+    let every = deterministic.map(|d| d.every);
+    let mut checked = Checked::new(&mut instance, every, injection);
+    let result = timing::run_observed(&mut checked, plan, Announce);
+    ctx.fingerprints = every.map(|every| (every, checked.into_fingerprints()));
     ctx.conclude(&mut instance, plan, &device, &result)
 }
 
@@ -163,6 +178,10 @@ struct Context {
     heap: HeapPolicy,
     /// The run to quality, once its clock stopped.
     quality: Option<QualityRecord>,
+    /// The libtorch the plugin links, as its manifest says.
+    libtorch: Option<String>,
+    /// The fingerprints of a deterministic run, and the steps between two.
+    fingerprints: Option<(u64, Vec<Fingerprint>)>,
 }
 
 impl Context {
@@ -191,6 +210,8 @@ impl Context {
             explicit_name: args.name.is_some(),
             heap,
             quality: None,
+            libtorch: None,
+            fingerprints: None,
         }
     }
 
@@ -202,6 +223,49 @@ impl Context {
         }
         self.args = effective_config(&meta.default_args, config);
         self.plugin = (meta.name.clone(), meta.version.clone());
+        self.libtorch = meta.libtorch.clone();
+    }
+
+    /// The deterministic run the config asks for, if any: refused for a
+    /// workload that cannot run deterministically and for a run to quality.
+    /// Sets what the GPU libraries read before they start (cuBLAS's
+    /// workspace), unless the user set it.
+    fn deterministic(&self, plugin: &Plugin, to_quality: bool) -> Result<Option<DeterministicRun>, String> {
+        let job = &self.identity.name;
+        let run = DeterministicRun::of(&self.args).map_err(|e| format!("job `{job}`: {e}"))?;
+        let Some(run) = run else { return Ok(None) };
+        let workload = &plugin.meta().name;
+        if !plugin.meta().deterministic {
+            return Err(format!(
+                "job `{job}`: workload `{workload}` cannot run deterministically; remove `deterministic` \
+                 from the job, or run a workload that can (`mlb plugins show NAME` says)"
+            ));
+        }
+        if to_quality {
+            return Err(format!(
+                "job `{job}`: a run to quality is not fingerprinted; remove `deterministic` or `--to-quality`"
+            ));
+        }
+        if std::env::var_os(CUBLAS_WORKSPACE_CONFIG).is_none() {
+            // Only this thread runs yet: the plugin has not started any.
+            std::env::set_var(CUBLAS_WORKSPACE_CONFIG, DETERMINISTIC_CUBLAS_WORKSPACE);
+        }
+        Ok(Some(run))
+    }
+
+    /// The fault `MLB_INJECT` asks this instance to inject, if any.
+    fn injection(&self) -> Result<Option<Injection>, super::inject::InjectError> {
+        let Ok(value) = std::env::var(env::INJECT) else { return Ok(None) };
+        let node = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| hostname());
+        Injection::read(&value, Place { slot: &self.identity.vcd, node: &node })
+    }
+
+    /// The report's `determinism` block, around the fingerprints taken.
+    fn determinism(&self, fragment: &Map<String, Value>, version: &str) -> Option<Determinism> {
+        let (every, fingerprints) = self.fingerprints.clone()?;
+        let stack = Stack { plugin: version, libtorch: self.libtorch.as_deref(), threads: self.threads, fragment };
+        let cpuinfo = mlb_record::reading::input::read_input(Path::new("/proc/cpuinfo")).unwrap_or_default();
+        Some(stack.block(every, fingerprints, |name| std::env::var(name).ok(), &cpuinfo))
     }
 
     fn build_id(&self) -> String {
@@ -272,6 +336,8 @@ impl Context {
         workload.insert("repeat".into(), plan.repeat.into());
         workload.insert("number".into(), plan.number.into());
         workload.insert("skip".into(), plan.skip.into());
+        let base = self.base();
+        let determinism = self.determinism(&workload, base.version.as_deref().unwrap_or_default());
         let report = Report {
             args: workload,
             completed: true,
@@ -285,7 +351,8 @@ impl Context {
             epoch_loss: Some(result.epoch_loss.clone()),
             metrics: Some(metrics),
             quality: self.quality.clone(),
-            ..self.base()
+            determinism,
+            ..base
         };
         match self.write(&report) {
             Ok(path) => {
@@ -301,6 +368,12 @@ impl Context {
         report.write(&self.outdir).map_err(|e| eprintln!("mlb worker: {e}"))
     }
 }
+
+/// cuBLAS's workspace variable: with a fixed workspace, its kernels are
+/// deterministic (CUDA's documentation, "Results reproducibility").
+const CUBLAS_WORKSPACE_CONFIG: &str = "CUBLAS_WORKSPACE_CONFIG";
+/// The workspace a deterministic run sets when the user set none.
+const DETERMINISTIC_CUBLAS_WORKSPACE: &str = ":4096:8";
 
 fn hostname() -> String {
     nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_else(|_| "unknown".into())
