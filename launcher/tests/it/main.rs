@@ -15,6 +15,7 @@ mod accept_record;
 mod accept_runs;
 mod burn_runs;
 mod cli;
+mod determinism_vote;
 mod dist_install;
 mod docker_runtime;
 mod flags;

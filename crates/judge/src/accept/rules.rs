@@ -77,6 +77,9 @@ pub enum Check {
         /// Joules per item.
         max: f64,
     },
+    /// Every vote group of deterministic runs bit-identical: no outlier, a
+    /// majority at every step.
+    Identical,
 }
 
 impl Check {
@@ -95,6 +98,7 @@ impl Check {
             Check::Xid => Kind::Xid,
             Check::PcieLink => Kind::PcieLink,
             Check::Energy { .. } => Kind::Energy,
+            Check::Identical => Kind::Identical,
         }
     }
 }
@@ -342,7 +346,7 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
     let (takes_min, takes_max) = match kind {
         Kind::Throughput | Kind::MinThroughput | Kind::PerGpu | Kind::PerNode | Kind::Baseline => (true, false),
         Kind::Spread | Kind::Failures | Kind::Throttled | Kind::Energy => (false, true),
-        Kind::Required | Kind::Xid | Kind::PcieLink => (false, false),
+        Kind::Required | Kind::Xid | Kind::PcieLink | Kind::Identical => (false, false),
     };
     let min_what = match kind {
         Kind::MinThroughput => "a throughput above 0 in items/s",
@@ -410,6 +414,7 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
         Kind::Xid => Check::Xid,
         Kind::PcieLink => Check::PcieLink,
         Kind::Energy => Check::Energy { max: max.ok_or_else(|| needs("max", "2.5"))? },
+        Kind::Identical => Check::Identical,
     };
     comparison(&raw)?;
     if kind == Kind::Required && raw.bench.is_none() {

@@ -60,11 +60,14 @@ pub enum Kind {
     PcieLink,
     /// Energy per item at most a bound (J/item).
     Energy,
+    /// Every instance of a deterministic config computed the same bits
+    /// (the vote of `mlb report`'s *Reproducibility*).
+    Identical,
 }
 
 impl Kind {
     /// Every kind, in the order of docs/accept.md.
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Throughput,
         Kind::MinThroughput,
         Kind::Spread,
@@ -77,6 +80,7 @@ impl Kind {
         Kind::Xid,
         Kind::PcieLink,
         Kind::Energy,
+        Kind::Identical,
     ];
 
     /// The name a rules file gives the kind (`per_gpu`).
@@ -94,7 +98,15 @@ impl Kind {
             Kind::Xid => "xid",
             Kind::PcieLink => "pcie_link",
             Kind::Energy => "energy",
+            Kind::Identical => "identical",
         }
+    }
+
+    /// Whether a pass of this kind states something worth a line of its
+    /// own in the views (`identical`: how many instances on how many nodes
+    /// were bit-identical over how many steps).
+    pub fn states(self) -> bool {
+        self == Kind::Identical
     }
 
     /// The kind a rules file names, if any.

@@ -13,6 +13,7 @@ use super::mfu::{mfu, MfuTables};
 use super::per_gpu::{per_gpu, GpuTables};
 use super::per_node::{per_node, NodeTables};
 use super::profile::{self, ProfileScore};
+use super::reproducibility::{instances, vote, Group};
 use super::rows::{layout, rows, Grouping, Judged, Layout, Row};
 use super::score::{is_multi_gpu, score, Score, MULTI_GPU};
 use super::source::{Disk, Source};
@@ -22,6 +23,7 @@ use mlb_record::contract::read::Entry;
 use mlb_record::contract::read::{Reading, Unreadable};
 use mlb_run::system::SystemDesc;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -146,6 +148,11 @@ pub struct Report {
     pub sampled: Vec<Sampled>,
     /// Data parallel groups: total throughput and scaling efficiency.
     pub groups: Vec<GroupRow>,
+    /// The vote over the fingerprints of deterministic runs, per config,
+    /// device and stack; left out of the JSON when no report has a
+    /// `determinism` block.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reproducibility: Vec<Group>,
     /// Comparison with a baseline.
     pub baseline: Option<BaselineReport>,
     /// This run against its history in the results store (`--db`).
@@ -225,6 +232,8 @@ struct Figures {
 struct Layouts<'a> {
     rows: Layout<'a>,
     benches: Layout<'a>,
+    /// The grouping of `rows`.
+    grouping: Grouping,
 }
 
 impl<'a> Layouts<'a> {
@@ -234,7 +243,16 @@ impl<'a> Layouts<'a> {
             Grouping::Bench => benches.clone(),
             Grouping::Config => layout(judged, Grouping::Config),
         };
-        Layouts { rows, benches }
+        Layouts { rows, benches, grouping }
+    }
+
+    /// The rows of one config each, whatever the report's grouping (the
+    /// vote never pools configs).
+    fn configs(&self, judged: &[Judged<'a>]) -> Cow<'_, Layout<'a>> {
+        match self.grouping {
+            Grouping::Config => Cow::Borrowed(&self.rows),
+            Grouping::Bench => Cow::Owned(layout(judged, Grouping::Config)),
+        }
     }
 }
 
@@ -307,6 +325,7 @@ pub fn aggregate_from(
         system: source.system(dir),
         sampled: sampled(&judged, &layouts.rows, rule, source),
         groups: groups(&judged, rule),
+        reproducibility: vote(instances(&judged, || layouts.configs(&judged), source)),
         baseline: None,
         regressions: None,
         quality: None,

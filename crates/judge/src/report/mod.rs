@@ -1,6 +1,7 @@
 //! `mlb report`: reads a folder of report files (mlb's and the original
 //! suite's, through [`mlb_record::contract::read`]), computes the per-bench statistics, the score against a target
-//! table (docs/report.md, "Algorithm"), per-GPU and per-node tables, the MFU of workloads that state their FLOPs, data parallel groups, an
+//! table (docs/report.md, "Algorithm"), per-GPU and per-node tables, the MFU of workloads that state their FLOPs, data parallel groups, the
+//! vote over the fingerprints of deterministic runs, an
 //! optional comparison with a baseline,
 //! and prints them as a table, JSON, CSV or Markdown, with an optional HTML
 //! page with charts.
@@ -22,6 +23,7 @@ pub mod quality;
 pub mod rcp;
 mod relative;
 pub mod render;
+pub mod reproducibility;
 mod rows;
 mod score;
 pub mod source;

@@ -1,7 +1,7 @@
 //! Rules that count: failed entries per bench, the share of failed entries
 //! (the original score's BF), and required benches.
 
-use super::{subject, Figures, Measure};
+use super::{benches_of, subject, Figures, Measure};
 use crate::accept::rules::Rule;
 use crate::accept::verdict::{Subject, Verdict};
 
@@ -32,11 +32,7 @@ pub fn failure_share(rule: &Rule, figures: &Figures, max_percent: f64) -> Verdic
         results = report.score.as_ref().map_or(results + unnamed, |s| s.results);
         failed = report.failures.len();
     }
-    let who = if rule.benches.is_all() {
-        Subject::default()
-    } else {
-        Subject { bench: Some(rule.benches.to_string()), ..Subject::default() }
-    };
+    let who = benches_of(rule);
     let share = failed as f64 / results as f64;
     let bound = max_percent / 100.0;
     let note = format!("{failed} failed of {results} results");

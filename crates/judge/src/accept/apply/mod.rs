@@ -1,10 +1,12 @@
 //! Applying one rule to the figures of a run: one verdict per subject the
 //! rule reaches. The figures are those `mlb report` computes (per-bench and
 //! per-config rows, per-GPU and per-node tables, the baseline comparison,
-//! energy), plus each instance's telemetry conditions.
+//! energy, the vote over deterministic runs' fingerprints), plus each
+//! instance's telemetry conditions.
 
 mod baseline;
 mod counts;
+mod identical;
 mod relative;
 mod table;
 mod telemetry;
@@ -68,12 +70,23 @@ pub fn apply(rule: &Rule, figures: &Figures) -> Vec<Verdict> {
         Check::Xid => telemetry::xid(rule, figures),
         Check::PcieLink => telemetry::pcie_link(rule, figures),
         Check::Energy { max } => telemetry::energy(rule, figures, max),
+        Check::Identical => identical::identical(rule, figures),
     };
     if found.is_empty() {
         let note = format!("no bench of the reports matches `{}`", rule.benches);
         return vec![Measure::missing(rule, Subject::default(), "", note)];
     }
     found
+}
+
+/// The subject of a verdict on the benches of `rule` together: none named
+/// when it applies to every bench, else its name or glob.
+fn benches_of(rule: &Rule) -> Subject {
+    if rule.benches.is_all() {
+        Subject::default()
+    } else {
+        Subject { bench: Some(rule.benches.to_string()), ..Subject::default() }
+    }
 }
 
 /// A subject of `bench` (and a GPU or node).

@@ -1,7 +1,8 @@
 //! The verdicts as the presentation layer's [`Document`]: what was judged
 //! (the reports, the rules, the target table), a table of the verdicts
 //! (failed first) with their outcome marked, a note for each verdict that
-//! did not pass (its rule's place and why), and the summary. The text,
+//! did not pass (its rule's place and why), what the passes of the kinds
+//! that state something established (`identical`), and the summary. The text,
 //! Markdown and HTML views are this document; a name is never cut in any
 //! of them (two nodes cut to the same letters would look the same).
 
@@ -60,6 +61,15 @@ pub fn document(evaluation: &Evaluation, reports: &Path) -> Document {
     if !notes.is_empty() {
         doc.push("Not passed", Body::Notes(notes));
     }
+    let stated: Vec<String> = evaluation
+        .verdicts
+        .iter()
+        .filter(|v| v.outcome == Outcome::Pass && v.kind.states())
+        .map(|v| format!("{} on {}: {}", v.rule, v.subject, v.note))
+        .collect();
+    if !stated.is_empty() {
+        doc.push("Established", Body::Notes(stated));
+    }
     let outcome = if evaluation.passed() { Mark::Pass } else { Mark::Fail };
     doc.push("Summary", Body::Pairs(vec![("outcome".into(), Cell::marked(summary(evaluation), outcome))]));
     doc
@@ -115,6 +125,18 @@ mod tests {
         let passed = Evaluation { verdicts: vec![verdict(Outcome::Pass, 0, "n1")], ..evaluation() };
         let doc = document(&passed, Path::new("run"));
         assert!(doc.sections.iter().all(|s| s.title != "Not passed"), "no notes when all passed");
+        assert!(doc.sections.iter().all(|s| s.title != "Established"), "a per_gpu pass states nothing");
+        let identical = Verdict {
+            rule: "identical#1".into(),
+            kind: Kind::Identical,
+            subject: Subject { bench: Some("spin".into()), ..Subject::default() },
+            note: "H100: 8 instances on 2 nodes, bit-identical over 100 steps".into(),
+            ..verdict(Outcome::Pass, 0, "n1")
+        };
+        let doc = document(&Evaluation { verdicts: vec![identical], ..evaluation() }, Path::new("run"));
+        let established = doc.sections.iter().find(|s| s.title == "Established").expect("what the vote established");
+        let Body::Notes(lines) = &established.body else { panic!("notes") };
+        assert_eq!(lines, &["identical#1 on spin: H100: 8 instances on 2 nodes, bit-identical over 100 steps"]);
     }
 
     #[test]

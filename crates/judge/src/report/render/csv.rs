@@ -1,7 +1,9 @@
 //! The results table as CSV, at full precision (empty cells where a figure
 //! does not exist): one line per config, its varying arguments as columns
 //! (or one line per bench with `--rows bench`). When some entry states its
-//! FLOPs per item, each line also holds its MFU figures. Text cells are
+//! FLOPs per item, each line also holds its MFU figures; when some report
+//! has a `determinism` block, the verdicts of its row's vote groups
+//! (docs/report.md, "Reproducibility"). Text cells are
 //! [`mlb_record::untrusted::csv::text`]: no line break, no escape sequence, no
 //! formula.
 
@@ -39,6 +41,10 @@ pub fn render(report: &Report) -> String {
     let mfu = !report.mfu.is_empty();
     if mfu {
         header.push("precision,flops_per_item,achieved_tflops,peak_tflops,peak_of,mfu".into());
+    }
+    let votes = !report.reproducibility.is_empty();
+    if votes {
+        header.push("reproducibility,reproducibility_detail".into());
     }
     if report.baseline.is_some() {
         header.push("baseline_mean,ratio,verdict".into());
@@ -83,6 +89,20 @@ pub fn render(report: &Report) -> String {
                 ]),
                 None => cells.extend(std::iter::repeat_n(String::new(), 6)),
             }
+        }
+        if votes {
+            // A row's groups: its config's (with --rows bench, its bench's), one per device and stack.
+            let groups: Vec<_> = report
+                .reproducibility
+                .iter()
+                .filter(|g| match report.grouping {
+                    Grouping::Config => g.config == r.label,
+                    Grouping::Bench => g.bench == r.bench,
+                })
+                .collect();
+            let verdicts: Vec<&str> = groups.iter().map(|g| g.verdict.label()).collect();
+            let details: Vec<String> = groups.iter().map(|g| format!("{}: {}", g.device, g.statement())).collect();
+            cells.extend([text(&verdicts.join(" | ")), text(&details.join(" | "))]);
         }
         if let Some(base) = &report.baseline {
             match base.comparisons.iter().find(|c| c.label == r.label) {

@@ -7,11 +7,12 @@ pub mod csv;
 pub mod html;
 mod measured;
 pub mod quality;
+mod reproducibility;
 pub mod sections;
 mod timelines;
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 
 use super::Report;
 use mlb_present::Document;
