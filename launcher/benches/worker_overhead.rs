@@ -2,7 +2,9 @@
 //!
 //! 1. ns per step calling the workload directly in process (`Workload::step`);
 //! 2. ns per step through the C ABI and the worker's timing loop (the same
-//!    `timing::run` the worker uses, on the plugin loaded with `dlopen`);
+//!    `timing::run` the worker uses, on the plugin loaded with `dlopen`),
+//!    with and without the checks wrapper the worker puts around the
+//!    instance (`checks::Checked`, off as in a throughput run);
 //! 3. ms from starting `mlb worker` to its first step (to the first
 //!    observation line, one zero-work step per observation).
 //!
@@ -12,6 +14,7 @@ mod common;
 
 use mlb::plugins::Plan;
 use mlb::plugins::{self, Instance};
+use mlb::worker::checks::Checked;
 use mlb::worker::timing;
 use mlb_plugin::{Config, Workload, WorkloadArgs};
 use mlb_spin::Spin;
@@ -49,12 +52,15 @@ fn direct_ns_per_step() -> f64 {
     start.elapsed().as_nanos() as f64 / STEPS as f64
 }
 
-fn abi_loop_ns_per_step(plugin: &plugins::Plugin) -> f64 {
+fn abi_loop_ns_per_step(plugin: &plugins::Plugin, checked: bool) -> f64 {
     let mut instance = Instance::create(plugin, ZERO_WORK).unwrap();
     instance.setup("cpu", 1, false).unwrap();
     let plan = Plan { repeat: 20, number: STEPS / 20, skip: 0 };
     let start = Instant::now();
-    let result = timing::run(&mut instance, plan, |_| {});
+    let result = match checked {
+        true => timing::run(&mut Checked::new(&mut instance, None, None), plan, |_| {}),
+        false => timing::run(&mut instance, plan, |_| {}),
+    };
     let elapsed = start.elapsed();
     assert!(result.failure.is_none() && result.steps == STEPS);
     elapsed.as_nanos() as f64 / STEPS as f64
@@ -69,12 +75,14 @@ fn main() {
     let path = spin_plugin();
     let plugin = plugins::load(&path).unwrap();
     let direct = median((0..RUNS).map(|_| direct_ns_per_step()).collect());
-    let abi = median((0..RUNS).map(|_| abi_loop_ns_per_step(&plugin)).collect());
+    let abi = median((0..RUNS).map(|_| abi_loop_ns_per_step(&plugin, false)).collect());
+    let checked = median((0..RUNS).map(|_| abi_loop_ns_per_step(&plugin, true)).collect());
     let outdir = tempfile::tempdir().unwrap();
     let first = median((0..STARTS).map(|_| ms_to_first_step(&path, outdir.path())).collect());
     println!("worker overhead (spin, zero work per step; medians of {RUNS} runs of {STEPS} steps, {STARTS} starts)");
     println!("  direct call in process        {direct:8.2} ns/step");
     println!("  C ABI + timing loop           {abi:8.2} ns/step");
-    println!("  harness cost                  {:8.2} ns/step", abi - direct);
+    println!("  ... in the checks wrapper, off {checked:8.2} ns/step");
+    println!("  harness cost                  {:8.2} ns/step", checked - direct);
     println!("  start of `mlb worker` to first step {first:8.2} ms");
 }

@@ -84,6 +84,10 @@ enum Bench {
     /// docs/serve.md, "Under load"). Extra arguments go to store_import
     /// (the numbers of reports).
     Store,
+    /// What fingerprinting costs a deterministic run of gpt, convnet and
+    /// spin, with the libtorch plugin built (determinism_cost;
+    /// docs/determinism.md, "Fingerprints").
+    Determinism,
 }
 
 /// The benches `cargo xtask bench store` runs, in order.
@@ -114,6 +118,13 @@ fn main() -> ExitCode {
                     .current_dir(&root),
             )
         }),
+        Task::Bench { bench: Bench::Determinism, args } => {
+            build::build(&root, build::Set::Everything).and_then(|built| {
+                let mut bench = built.env.cargo();
+                bench.args(["bench", "-p", "mlb", "--bench", "determinism_cost", "--"]).args(args).current_dir(&root);
+                cmd::run(&mut bench)
+            })
+        }
         Task::Bench { bench: Bench::Slurm, args } => build::build(&root, build::Set::Launcher).and_then(|built| {
             cmd::run(built.env.command(root.join("scripts/bench-slurm.sh")).args(args).current_dir(&root))
         }),

@@ -16,6 +16,7 @@ mod accept_runs;
 mod burn_runs;
 mod cli;
 mod determinism_vote;
+mod deterministic;
 mod dist_install;
 mod docker_runtime;
 mod flags;

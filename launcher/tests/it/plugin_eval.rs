@@ -50,6 +50,7 @@ fn c_plugin_with_eval(dir: &Path, name: &str, manifest_quality: Option<Quality>)
         args: &[],
         quality: manifest_quality,
         libtorch: "",
+        deterministic: false,
     }]);
     let bytes: Vec<String> = bytes.iter().map(u8::to_string).collect();
     let source = format!(

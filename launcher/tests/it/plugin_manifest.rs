@@ -178,6 +178,7 @@ fn a_manifest_that_disagrees_with_the_table_is_refused_on_load() {
         args: mlb_spin::Args::DECLARED,
         quality: mlb_spin::Spin::QUALITY,
         libtorch: "",
+        deterministic: false,
     }]);
     patch_section(&altered, |section| {
         assert_eq!(section.len(), record.len());
@@ -336,6 +337,7 @@ pub(crate) fn c_manifest(tables: &[(&'static str, &'static str)]) -> Vec<u8> {
             args: &[],
             quality: None,
             libtorch: "",
+            deterministic: false,
         })
         .collect();
     manifest::to_vec(&entries)
@@ -428,6 +430,7 @@ fn a_manifest_naming_another_abi_is_refused_without_loading() {
         args: &[],
         quality: None,
         libtorch: "",
+        deterministic: false,
     }]);
     // Crashes if loaded: the refusal must come from the manifest alone.
     let source = c_plugin(&[("c_future", "")], false, Some(&bytes), "*(volatile int *)0 = 1;");

@@ -11,9 +11,9 @@
 //! segfault) dies by its signal for the launcher to record.
 
 mod args;
-mod checks;
+pub mod checks;
 pub mod heap;
-mod inject;
+pub mod inject;
 pub mod provenance;
 mod run;
 mod stack;
