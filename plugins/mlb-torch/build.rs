@@ -5,10 +5,10 @@
 //! the plugin library, and compiles the C++
 //! of what tch does not bind (`native/`): LeakyReLU with a slope, autocast
 //! on the CPU or CUDA with a chosen dtype, TF32 for cuBLAS matrix products,
-//! activation checkpointing (a custom autograd function calling back into
-//! Rust), and c10d's process group (against Gloo's headers, which PyTorch's
-//! wheels lack: `native/third_party/gloo-headers`), with NCCL's when the
-//! libtorch has it.
+//! deterministic algorithms (a deterministic run), activation checkpointing
+//! (a custom autograd function calling back into Rust), and c10d's process
+//! group (against Gloo's headers, which PyTorch's wheels lack:
+//! `native/third_party/gloo-headers`), with NCCL's when the libtorch has it.
 //!
 //! NCCL (`native/nccl.cpp`) is compiled in when the libtorch has
 //! `libtorch_cuda` and `ProcessGroupNCCL.hpp`, and NCCL's and CUDA's headers
@@ -28,6 +28,7 @@ fn main() {
         "native/matmul_precision.cpp",
         "native/checkpoint.cpp",
         "native/optim.cpp",
+        "native/deterministic.cpp",
     ];
     mlb_torch_build::compile_cpp("mlb_torch_native", &native);
     println!("cargo:rerun-if-changed=native/third_party/gloo-headers");

@@ -36,7 +36,7 @@ fn child(checkpoint: bool, precision: &str) {
     let config = Config::parse(&config).expect("JSON");
     let args = <TorchPlugin<Gpt> as Workload>::Args::from_config(&config).expect("gpt's arguments");
     let mut gpt = TorchPlugin::<Gpt>::create(args).expect("create");
-    gpt.setup(&Setup { device: "cpu".into(), threads: 1 }).expect("setup");
+    gpt.setup(&Setup::new("cpu", 1)).expect("setup");
     let built = status_mib("VmRSS:");
     let mut times: Vec<f64> = (0..STEPS)
         .map(|_| {

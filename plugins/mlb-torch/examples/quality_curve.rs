@@ -25,7 +25,7 @@ struct Options {
 fn curve<W: TorchWorkload>(o: &Options) -> mlb_plugin::Result<()> {
     let args = <TorchPlugin<W> as Workload>::Args::from_config(&Config::parse(&o.config)?)?;
     let mut w = TorchPlugin::<W>::create(args)?;
-    w.setup(&Setup { device: "cpu".into(), threads: o.threads })?;
+    w.setup(&Setup::new("cpu", o.threads))?;
     let quality = <TorchPlugin<W> as Workload>::QUALITY.ok_or("the workload has no evaluation")?;
     let (mut items, mut trained) = (0, Duration::ZERO);
     for step in 0..=o.steps {

@@ -3,7 +3,8 @@
 // mutates): AdamW as PyTorch's `torch.optim.AdamW(fused=True)` runs it, one
 // fused pass over each parameter, and the global gradient norm and its
 // clipping as `torch.nn.utils.clip_grad_norm_` computes them with
-// `_foreach_norm` and `_foreach_mul_`.
+// `_foreach_norm` and `_foreach_mul_` (the norm also alone, for a
+// deterministic run's fingerprint).
 //
 // The tensors come as arrays of tch's handles (torch::Tensor*), `n` of
 // each. Every function returns NULL, or an error message the caller frees
@@ -25,6 +26,12 @@ std::vector<at::Tensor> list(at::Tensor* const* handles, int64_t n) {
         tensors.push_back(*handles[i]);
     }
     return tensors;
+}
+
+// The global L2 norm of `tensors` (at least one), in their type: the norms
+// of all of them in one `_foreach_norm`, then their norm.
+at::Tensor global_norm(const std::vector<at::Tensor>& tensors) {
+    return at::linalg_vector_norm(at::stack(at::_foreach_norm(tensors, 2)), 2);
 }
 }  // namespace
 
@@ -62,7 +69,7 @@ extern "C" char* mlb_clip_grad_norm_(at::Tensor* const* grads, int64_t n, double
             return nullptr;
         }
         auto tensors = list(grads, n);
-        auto norm = at::linalg_vector_norm(at::stack(at::_foreach_norm(tensors, 2)), 2);
+        auto norm = global_norm(tensors);
         auto coef = ((norm + 1e-6).reciprocal() * max_norm).clamp_max(1.0);
         at::_foreach_mul_(tensors, coef);
         *total = new at::Tensor(norm);
@@ -71,6 +78,21 @@ extern "C" char* mlb_clip_grad_norm_(at::Tensor* const* grads, int64_t n, double
         return strdup(e.what());
     } catch (...) {
         return strdup("unknown C++ exception in clip_grad_norm_");
+    }
+}
+
+// The global L2 norm of `grads`, written to `*total` (a new handle the
+// caller owns; a zero scalar for none), as mlb_clip_grad_norm_ computes it,
+// without scaling anything.
+extern "C" char* mlb_grad_norm(at::Tensor* const* grads, int64_t n, at::Tensor** total) {
+    try {
+        c10::AutoGradMode no_grad(false);
+        *total = new at::Tensor(n == 0 ? at::zeros({}) : global_norm(list(grads, n)));
+        return nullptr;
+    } catch (const std::exception& e) {
+        return strdup(e.what());
+    } catch (...) {
+        return strdup("unknown C++ exception in grad_norm");
     }
 }
 

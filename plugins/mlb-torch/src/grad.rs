@@ -16,6 +16,31 @@ extern "C" {
         max_norm: c_double,
         total: *mut *mut torch_sys::C_tensor,
     ) -> *mut c_char;
+    fn mlb_grad_norm(
+        grads: *const *mut torch_sys::C_tensor,
+        n: i64,
+        total: *mut *mut torch_sys::C_tensor,
+    ) -> *mut c_char;
+}
+
+/// Calls `shim` (a `native/optim.cpp` function) on the handles of `grads`
+/// and returns the norm it writes to its last argument.
+fn norm_from(
+    grads: &[Tensor],
+    shim: impl FnOnce(*const *mut torch_sys::C_tensor, i64, *mut *mut torch_sys::C_tensor) -> *mut c_char,
+) -> Result<Tensor, TchError> {
+    let handles: Vec<*mut torch_sys::C_tensor> = grads.iter().map(|g| g.as_ptr() as *mut torch_sys::C_tensor).collect();
+    let mut total: *mut torch_sys::C_tensor = std::ptr::null_mut();
+    let error = shim(handles.as_ptr(), handles.len() as i64, &mut total);
+    // SAFETY: the shims catch every C++ exception and return NULL or a
+    // message freed by `taken_error`; on success they write a new tensor
+    // handle to `total`, which `Tensor::from_ptr` then owns.
+    unsafe {
+        match crate::ops::taken_error(error) {
+            Some(message) => Err(TchError::Torch(message)),
+            None => Ok(Tensor::from_ptr(total)),
+        }
+    }
 }
 
 /// Scales `grads` in place so that their global L2 norm is at most
@@ -26,19 +51,16 @@ extern "C" {
 ///
 /// Errors are libtorch's: gradients on different devices, for one.
 pub fn f_clip_grad_norm(grads: &[Tensor], max_norm: f64) -> Result<Tensor, TchError> {
-    let handles: Vec<*mut torch_sys::C_tensor> = grads.iter().map(|g| g.as_ptr() as *mut torch_sys::C_tensor).collect();
-    let mut total: *mut torch_sys::C_tensor = std::ptr::null_mut();
-    // SAFETY: the handles are those of `grads`, alive across the call; the
-    // shim catches every C++ exception, returns NULL or a message freed by
-    // `taken_error`, and on success writes a new tensor handle to `total`,
-    // which `Tensor::from_ptr` then owns.
-    unsafe {
-        let error = mlb_clip_grad_norm_(handles.as_ptr(), handles.len() as i64, max_norm, &mut total);
-        match crate::ops::taken_error(error) {
-            Some(message) => Err(TchError::Torch(message)),
-            None => Ok(Tensor::from_ptr(total)),
-        }
-    }
+    // SAFETY: the handles are those of `grads`, alive across the call.
+    norm_from(grads, |handles, n, total| unsafe { mlb_clip_grad_norm_(handles, n, max_norm, total) })
+}
+
+/// The global L2 norm of `grads` in their type, on their device (a zero
+/// scalar for none): the norm [`f_clip_grad_norm`] computes, leaving the
+/// gradients as they are.
+pub fn f_grad_norm(grads: &[Tensor]) -> Result<Tensor, TchError> {
+    // SAFETY: the handles are those of `grads`, alive across the call.
+    norm_from(grads, |handles, n, total| unsafe { mlb_grad_norm(handles, n, total) })
 }
 
 /// [`f_clip_grad_norm`] that panics on error, as tch's own methods do.
@@ -63,5 +85,14 @@ mod tests {
         let total = f_clip_grad_norm(&[Tensor::from_slice(&[6.0f32]), Tensor::from_slice(&[8.0f32])], 1.0).unwrap();
         assert!((total.double_value(&[]) - 10.0).abs() < 1e-5);
         assert_eq!(f_clip_grad_norm(&[], 1.0).unwrap().double_value(&[]), 0.0);
+    }
+
+    #[test]
+    fn the_norm_alone_leaves_the_gradients_as_they_are() {
+        let (a, b) = (Tensor::from_slice(&[3.0f32, 0.0]), Tensor::from_slice(&[4.0f32]));
+        let norm = f_grad_norm(&[a.shallow_clone(), b.shallow_clone()]).unwrap();
+        assert_eq!(norm.double_value(&[]), 5.0);
+        assert_eq!((a.double_value(&[0]), b.double_value(&[0])), (3.0, 4.0));
+        assert_eq!(f_grad_norm(&[]).unwrap().double_value(&[]), 0.0);
     }
 }

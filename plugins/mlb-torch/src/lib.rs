@@ -15,6 +15,7 @@
 //!   corpora) and [`synth`]: synthetic data of the same shapes.
 //! - [`flops`]: training FLOPs per item by formula; [`probe`]: a CPU's
 //!   measured peak.
+//! - [`fingerprint`]: what a deterministic run proves it computed.
 //! - [`plugin`]: [`TorchWorkload`], the adaptor to the plugin SDK.
 //! - [`workloads`]: the suite's models, one module each.
 
@@ -23,6 +24,7 @@ pub mod checkpoint;
 pub mod data;
 pub mod device;
 pub mod dist;
+pub mod fingerprint;
 pub mod flops;
 pub mod grad;
 pub mod metrics;

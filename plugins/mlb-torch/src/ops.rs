@@ -7,6 +7,7 @@ extern "C" {
     fn mlb_leaky_relu_(tensor: *mut torch_sys::C_tensor, negative_slope: c_double) -> *mut c_char;
     fn mlb_free_error(message: *mut c_char);
     fn mlb_set_allow_tf32(allow: bool);
+    fn mlb_set_deterministic() -> *mut c_char;
 }
 
 /// Lets cuBLAS compute float32 matrix products in TF32 (PyTorch's
@@ -15,6 +16,20 @@ extern "C" {
 pub fn set_allow_tf32(allow: bool) {
     // SAFETY: sets one flag of libtorch's global context; no pointers.
     unsafe { mlb_set_allow_tf32(allow) }
+}
+
+/// Makes libtorch compute deterministically, for the whole process:
+/// deterministic algorithms only (PyTorch's
+/// `torch.use_deterministic_algorithms(True)`: an operation that has none
+/// fails), cuDNN's (and MIOpen's) deterministic algorithms and no
+/// benchmarking of candidates (`torch.backends.cudnn.deterministic = True`,
+/// `benchmark = False`).
+///
+/// Errors are libtorch's.
+pub fn set_deterministic() -> Result<(), TchError> {
+    // SAFETY: sets flags of libtorch's global context; the shim catches every
+    // C++ exception and returns NULL or a string it allocated, freed here.
+    unsafe { taken_error(mlb_set_deterministic()).map_or(Ok(()), |m| Err(TchError::Torch(m))) }
 }
 
 /// LeakyReLU of slope `negative_slope` applied to `x` in place (PyTorch's

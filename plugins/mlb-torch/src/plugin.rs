@@ -1,13 +1,17 @@
 //! The adaptor from a libtorch workload to the plugin SDK's [`Workload`]:
 //! the declared arguments are read and checked on `create`, the runtime
 //! (threads, device, seeds) and then the model are built on `setup`, the
-//! shared report fields are added to the workload's own, and `eval` runs
-//! the workload's evaluation with gradients off.
+//! shared report fields are added to the workload's own, `eval` runs
+//! the workload's evaluation with gradients off, and a deterministic
+//! workload's fingerprint is taken from its variables ([`crate::fingerprint`]).
 
 use crate::data::DataSource;
 use crate::runtime::Runtime;
-use mlb_plugin::{read_arg, Arg, Config, ConfigError, Quality, Setup, Step, Workload, WorkloadArgs};
+use mlb_plugin::{
+    read_arg, Arg, Config, ConfigError, Fault, Fingerprint, Quality, Setup, Step, Workload, WorkloadArgs,
+};
 use serde_json::{Map, Value};
+use tch::Tensor;
 
 /// A workload written against libtorch.
 pub trait TorchWorkload: Sized + 'static {
@@ -24,6 +28,11 @@ pub trait TorchWorkload: Sized + 'static {
     /// What [`eval`](Self::eval) measures and its default target (`None`:
     /// no evaluation).
     const QUALITY: Option<Quality> = None;
+    /// Whether the workload computes the same bits from the same seed,
+    /// threads and stack ([`Workload::DETERMINISTIC`]): its model, data and
+    /// data order come from the seed alone. One that declares it returns its
+    /// variables from [`variables`](Self::variables).
+    const DETERMINISTIC: bool = false;
 
     /// Checks and converts the arguments (no libtorch work yet).
     fn parse(args: Self::Args) -> mlb_plugin::Result<Self::Settings>;
@@ -54,6 +63,28 @@ pub trait TorchWorkload: Sized + 'static {
     fn flops_kind(&self) -> Option<tch::Kind> {
         None
     }
+
+    /// The variables (parameters and buffers) a deterministic run's
+    /// fingerprint hashes and a flipped bit corrupts, sorted by name
+    /// ([`crate::fingerprint::sorted_variables`]). None by default.
+    fn variables(&self) -> Vec<(String, Tensor)> {
+        Vec::new()
+    }
+
+    /// Injects `fault` after a step: by default a flipped bit goes into
+    /// [`variables`](Self::variables) ([`crate::fingerprint::flip_bit`]) and
+    /// any other fault is refused by name.
+    fn inject(&mut self, fault: Fault) -> mlb_plugin::Result<()> {
+        match fault {
+            Fault::FlipBit => crate::fingerprint::flip_bit(Self::NAME, &self.variables()),
+            other => Err(refused(Self::NAME, other)),
+        }
+    }
+}
+
+/// The error of a workload asked for a fault it cannot inject.
+pub fn refused(workload: &str, fault: Fault) -> mlb_plugin::Error {
+    format!("workload `{workload}` cannot inject the fault `{fault}`").into()
 }
 
 /// A workload's declared arguments and the `seed` every libtorch workload
@@ -88,6 +119,10 @@ impl<W: TorchWorkload> TorchPlugin<W> {
     fn state(&self) -> mlb_plugin::Result<&(Runtime, W)> {
         self.state.as_ref().ok_or_else(|| format!("{}: called before setup", W::NAME).into())
     }
+
+    fn workload_mut(&mut self) -> mlb_plugin::Result<&mut W> {
+        self.state.as_mut().map(|(_, w)| w).ok_or_else(|| format!("{}: called before setup", W::NAME).into())
+    }
 }
 
 impl<W: TorchWorkload> Workload for TorchPlugin<W> {
@@ -99,6 +134,7 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
     /// The libtorch this crate was built against (mlb-torch-build's
     /// `declare_libtorch_version`, from build.rs).
     const LIBTORCH: &'static str = env!("MLB_LIBTORCH_VERSION");
+    const DETERMINISTIC: bool = W::DETERMINISTIC;
 
     fn create(args: Seeded<W::Args>) -> mlb_plugin::Result<Self> {
         Ok(TorchPlugin { settings: Some(W::parse(args.args)?), seed: args.seed, state: None, peak: None })
@@ -130,6 +166,20 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
     fn sync(&mut self) -> mlb_plugin::Result<()> {
         self.state()?.0.sync();
         Ok(())
+    }
+
+    /// The hash of the workload's [`variables`](TorchWorkload::variables)
+    /// and their gradients' norm ([`crate::fingerprint::of`]); refused, by
+    /// name, for a workload that does not declare itself deterministic.
+    fn fingerprint(&mut self) -> mlb_plugin::Result<Fingerprint> {
+        if !W::DETERMINISTIC {
+            return Err(format!("workload `{}` cannot run deterministically", W::NAME).into());
+        }
+        Ok(crate::fingerprint::of(&self.state()?.1.variables())?)
+    }
+
+    fn inject(&mut self, fault: Fault) -> mlb_plugin::Result<()> {
+        self.workload_mut()?.inject(fault)
     }
 
     fn report(&self) -> mlb_plugin::Result<Map<String, Value>> {

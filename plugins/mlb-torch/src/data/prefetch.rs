@@ -1,4 +1,9 @@
 //! Batches prepared ahead by worker threads (the `workers` of a data loader).
+//!
+//! As PyTorch's DataLoader, the batches come out in a fixed order whatever
+//! the threads' timing: batch `k` is worker `k % workers`'s next, each
+//! worker drawing from its own seed. The data order thus depends on the seed
+//! and `workers` alone (a deterministic run's need).
 
 use super::DataError;
 use rand::rngs::StdRng;
@@ -13,10 +18,14 @@ pub const DEPTH_PER_WORKER: usize = 2;
 type Make<B> = dyn Fn(&mut StdRng) -> Result<B, DataError> + Send + Sync;
 
 /// Produces batches with `make`, on `workers` threads that each build whole
-/// batches ahead of use, or in the caller's thread when `workers` is 0.
+/// batches ahead of use, taken from them in turn, or in the caller's thread
+/// when `workers` is 0.
 pub struct Prefetcher<B: Send + 'static> {
     inline: Option<(Arc<Make<B>>, Box<StdRng>)>,
-    rx: Option<Receiver<Result<B, DataError>>>,
+    /// One channel a worker, in the workers' order.
+    rx: Vec<Receiver<Result<B, DataError>>>,
+    /// The worker whose batch comes next.
+    turn: usize,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -31,25 +40,27 @@ impl<B: Send + 'static> Prefetcher<B> {
         if workers == 0 {
             return Prefetcher {
                 inline: Some((make, Box::new(StdRng::seed_from_u64(seed)))),
-                rx: None,
+                rx: Vec::new(),
+                turn: 0,
                 threads: Vec::new(),
             };
         }
-        let (tx, rx) = sync_channel(workers * DEPTH_PER_WORKER);
-        let threads = (0..workers)
+        let (rx, threads) = (0..workers)
             .map(|i| {
-                let (tx, make) = (tx.clone(), make.clone());
-                std::thread::Builder::new()
+                let (tx, rx) = sync_channel(DEPTH_PER_WORKER);
+                let make = make.clone();
+                let thread = std::thread::Builder::new()
                     .name(format!("mlb-data-{i}"))
                     .spawn(move || {
                         let mut rng = StdRng::seed_from_u64(seed.wrapping_add(i as u64));
                         // Ends when the receiver is gone.
                         while tx.send(make(&mut rng)).is_ok() {}
                     })
-                    .expect("spawning a data worker thread")
+                    .expect("spawning a data worker thread");
+                (rx, thread)
             })
-            .collect();
-        Prefetcher { inline: None, rx: Some(rx), threads }
+            .unzip();
+        Prefetcher { inline: None, rx, turn: 0, threads }
     }
 
     /// The next batch.
@@ -57,7 +68,9 @@ impl<B: Send + 'static> Prefetcher<B> {
         if let Some((make, rng)) = &mut self.inline {
             return make(rng);
         }
-        match self.rx.as_ref().map(Receiver::recv) {
+        let next = self.rx.get(self.turn).map(Receiver::recv);
+        self.turn = (self.turn + 1) % self.rx.len().max(1);
+        match next {
             Some(Ok(batch)) => batch,
             _ => Err(DataError::Missing { path: "<data workers>".into(), expected: "a running data worker".into() }),
         }
@@ -66,8 +79,8 @@ impl<B: Send + 'static> Prefetcher<B> {
 
 impl<B: Send + 'static> Drop for Prefetcher<B> {
     fn drop(&mut self) {
-        // Dropping the receiver makes every blocked `send` fail: the workers end.
-        drop(self.rx.take());
+        // Dropping the receivers makes every blocked `send` fail: the workers end.
+        self.rx.clear();
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
@@ -96,6 +109,25 @@ mod tests {
             let after = made.load(Ordering::SeqCst);
             assert!(after >= 10 && after <= 10 + workers * (DEPTH_PER_WORKER + 1));
         }
+    }
+
+    #[test]
+    fn the_order_depends_on_the_seed_alone_not_on_the_timing() {
+        let run = |slow: usize| {
+            let mut p = Prefetcher::spawn(3, 11, move |rng| {
+                // Worker `slow`'s batches take longer than the others'.
+                if std::thread::current().name() == Some(&format!("mlb-data-{slow}")) {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Ok(rng.random_range(0..1_000_000u32))
+            });
+            (0..12).map(|_| p.next_batch().unwrap()).collect::<Vec<_>>()
+        };
+        let first = run(0);
+        assert_eq!(first, run(1));
+        assert_eq!(first, run(2));
+        let mut worker = StdRng::seed_from_u64(12);
+        assert_eq!(first[1], worker.random_range(0..1_000_000u32), "batch 1 is worker 1's first");
     }
 
     #[test]

@@ -37,6 +37,7 @@ use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
 use crate::dist::{self, DataParallel};
+use crate::fingerprint::sorted_variables;
 use crate::flops::{self, Flops};
 use crate::{Runtime, TorchWorkload};
 use mlb_plugin::{Quality, Step, WorkloadArgs};
@@ -370,6 +371,9 @@ where
     type Settings = Settings;
     const QUALITY: Option<Quality> =
         Some(Quality { metric: "top1", unit: "fraction", higher_is_better: true, target: QUALITY_TARGET });
+    /// convnet alone: the half variants' master weights overwrite a flipped
+    /// bit of the model's, and the data parallel ones are a group's.
+    const DETERMINISTIC: bool = !HALF && !DDP;
 
     fn parse(args: Self::Args) -> mlb_plugin::Result<Settings> {
         args.try_into()
@@ -377,16 +381,15 @@ where
 
     fn build(args: Settings, rt: &Runtime) -> mlb_plugin::Result<Self> {
         let device = rt.device();
-        if device.is_cuda() {
+        // A deterministic run keeps cuDNN's fixed choice (Runtime::init).
+        if device.is_cuda() && !rt.deterministic() {
             tch::Cuda::cudnn_set_benchmark(true);
         }
         let mut vs = nn::VarStore::new(device);
         let model = resnet(&args.arch, &vs.root(), args.classes).ok_or("unknown arch")?;
         let mut ddp = args.ddp.as_ref().map(|settings| settings.join(device)).transpose()?;
         if let Some(dp) = &ddp {
-            let mut named: Vec<_> = vs.variables().into_iter().collect();
-            named.sort_by(|a, b| a.0.cmp(&b.0));
-            dp.broadcast(&named.into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
+            dp.broadcast(&sorted_variables(&vs).into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
         }
         let update = if args.half {
             vs.half();
@@ -474,6 +477,10 @@ where
 
     fn flops_kind(&self) -> Option<Kind> {
         Some(self.kind())
+    }
+
+    fn variables(&self) -> Vec<(String, Tensor)> {
+        sorted_variables(&self.vs)
     }
 
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {

@@ -6,6 +6,7 @@ mod arguments_doc;
 mod common;
 mod data;
 mod ddp;
+mod determinism;
 mod gpt;
 mod modern;
 mod ops;

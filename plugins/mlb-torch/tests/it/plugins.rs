@@ -111,6 +111,9 @@ fn the_library_exports_every_workload_with_its_declared_arguments() {
     }
     let wlm = metas.iter().find(|m| m["name"] == "wlm").unwrap();
     assert_eq!(wlm["arg_kinds"]["lr"], "number", "a default of 20 is still a number");
+    let deterministic: Vec<&str> =
+        metas.iter().filter(|m| m["deterministic"] == true).map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(deterministic, ["convnet", "gpt", "vit"], "the workloads that declare deterministic runs");
 }
 
 #[test]

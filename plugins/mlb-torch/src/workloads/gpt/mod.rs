@@ -35,6 +35,7 @@ pub mod shape;
 
 use crate::data::DataSource;
 use crate::dist::{self, in_group, DataParallel};
+use crate::fingerprint::sorted_variables;
 use crate::grad::{clip_grad_norm, grads};
 use crate::optim::AdamW;
 use crate::precision::{self, MixedPrecision, Precision, TorchPrecision};
@@ -192,7 +193,7 @@ pub struct Gpt {
     args: Settings,
     /// The held-out windows, or why there are none.
     held_out: Result<HeldOut, String>,
-    _vs: nn::VarStore,
+    vs: nn::VarStore,
 }
 
 impl TorchWorkload for Gpt {
@@ -202,6 +203,7 @@ impl TorchWorkload for Gpt {
     type Args = Args;
     type Settings = Settings;
     const QUALITY: Option<Quality> = Some(eval::QUALITY);
+    const DETERMINISTIC: bool = true;
 
     fn parse(args: Args) -> mlb_plugin::Result<Settings> {
         args.try_into()
@@ -227,9 +229,7 @@ impl TorchWorkload for Gpt {
         let vs = nn::VarStore::new(device);
         let model = Model::new(&vs.root(), &args.shape, args.checkpoint);
         if let Some(dp) = &ddp {
-            let mut named: Vec<_> = vs.variables().into_iter().collect();
-            named.sort_by(|a, b| a.0.cmp(&b.0));
-            dp.broadcast(&named.into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
+            dp.broadcast(&sorted_variables(&vs).into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
         }
         let opt = AdamW::from_var_store(&vs, model::decays, args.weight_decay, (0.9, 0.95), 1e-8);
         let params = vs.trainable_variables();
@@ -244,7 +244,7 @@ impl TorchWorkload for Gpt {
             Some(dir) => HeldOut::load(dir, vocab, seq_len, count, device),
             None => Ok(HeldOut::synthetic(vocab, seed, seq_len, count, device)),
         };
-        Ok(Gpt { model, opt, mixed, tokens, params, ddp, step: 0, device, args, held_out, _vs: vs })
+        Ok(Gpt { model, opt, mixed, tokens, params, ddp, step: 0, device, args, held_out, vs })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -280,6 +280,10 @@ impl TorchWorkload for Gpt {
 
     fn flops_kind(&self) -> Option<tch::Kind> {
         Some(self.mixed.precision().kind())
+    }
+
+    fn variables(&self) -> Vec<(String, Tensor)> {
+        sorted_variables(&self.vs)
     }
 
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {

@@ -253,7 +253,7 @@ mod tests {
     fn ssd(args: &str) -> Ssd {
         Ssd::build(
             crate::plugin::settings::<Ssd>(args).unwrap(),
-            &Runtime::init(&mlb_plugin::Setup { device: "cpu".into(), threads: 2 }, 0).unwrap(),
+            &Runtime::init(&mlb_plugin::Setup::new("cpu", 2), 0).unwrap(),
         )
         .unwrap()
     }

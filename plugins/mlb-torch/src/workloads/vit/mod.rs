@@ -21,6 +21,7 @@ use crate::data::pipeline::{self, ImageBatch, Images};
 use crate::data::prefetch::Prefetcher;
 use crate::data::DataSource;
 use crate::dist::{self, in_group, DataParallel};
+use crate::fingerprint::sorted_variables;
 use crate::flops::Flops;
 use crate::optim::AdamW;
 use crate::precision::{self, MixedPrecision, Precision, TorchPrecision};
@@ -158,6 +159,7 @@ pub struct Vit {
     flops: Flops,
     /// Correct predictions and size of the last batch, read at the report.
     last_batch: Option<(Tensor, i64)>,
+    vs: nn::VarStore,
 }
 
 impl TorchWorkload for Vit {
@@ -166,6 +168,7 @@ impl TorchWorkload for Vit {
         "Vision Transformer (size tiny, small, base; ViT-B/16 at 224 by default), AdamW, warm-up and cosine, fp32/bf16/fp16";
     type Args = Args;
     type Settings = Settings;
+    const DETERMINISTIC: bool = true;
 
     fn parse(args: Args) -> mlb_plugin::Result<Settings> {
         let shape = shape(&args)?;
@@ -190,9 +193,7 @@ impl TorchWorkload for Vit {
         let mut ddp = if in_group()? { Some(args.ddp.join(device)?) } else { None };
         let params = vs.trainable_variables();
         if let Some(dp) = &mut ddp {
-            let mut named: Vec<_> = vs.variables().into_iter().collect();
-            named.sort_by(|a, b| a.0.cmp(&b.0));
-            dp.broadcast(&named.into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
+            dp.broadcast(&sorted_variables(&vs).into_iter().map(|(_, t)| t).collect::<Vec<_>>())?;
             if args.ddp.overlap {
                 dp.overlap(&params)?;
             }
@@ -222,7 +223,7 @@ impl TorchWorkload for Vit {
         };
         let mixed = MixedPrecision::new(args.precision, device);
         let flops = args.shape.flops();
-        Ok(Vit { model, opt, mixed, input, args, device, params, ddp, step: 0, flops, last_batch: None })
+        Ok(Vit { model, opt, mixed, input, args, device, params, ddp, step: 0, flops, last_batch: None, vs })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -258,6 +259,10 @@ impl TorchWorkload for Vit {
 
     fn flops_kind(&self) -> Option<Kind> {
         Some(self.args.precision.kind())
+    }
+
+    fn variables(&self) -> Vec<(String, Tensor)> {
+        sorted_variables(&self.vs)
     }
 
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 /// take this lock so that a fixed seed gives the same run every time.
 pub static TORCH: Mutex<()> = Mutex::new(());
 
-/// A workload instance set up on the CPU with one thread.
+/// A workload instance set up on the CPU (one thread unless told).
 pub struct Run<W: TorchWorkload> {
     plugin: TorchPlugin<W>,
 }
@@ -21,13 +21,23 @@ pub struct Run<W: TorchWorkload> {
 impl<W: TorchWorkload> Run<W> {
     /// Creates and sets up `W` with `config` (a JSON object).
     pub fn new(config: &str) -> Self {
+        Run::with_setup(config, &Setup::new("cpu", 1))
+    }
+
+    /// Creates `W` with `config` and sets it up with `setup`.
+    pub fn with_setup(config: &str, setup: &Setup) -> Self {
         let config = Config::parse(config).expect("test config is JSON");
         let mut plugin = <TorchPlugin<W> as Workload>::Args::from_config(&config)
             .map_err(mlb_plugin::Error::from)
             .and_then(TorchPlugin::<W>::create)
             .unwrap_or_else(|e| panic!("{}: create: {e}", W::NAME));
-        plugin.setup(&Setup { device: "cpu".into(), threads: 1 }).unwrap_or_else(|e| panic!("{}: setup: {e}", W::NAME));
+        plugin.setup(setup).unwrap_or_else(|e| panic!("{}: setup: {e}", W::NAME));
         Run { plugin }
+    }
+
+    /// The plugin, for the calls the helpers here do not wrap.
+    pub fn plugin(&mut self) -> &mut TorchPlugin<W> {
+        &mut self.plugin
     }
 
     /// Runs one step.
