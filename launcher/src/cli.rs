@@ -70,7 +70,8 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::commands::slurm::SlurmCommand,
     },
-    /// The results store: import runs, list them, compare systems, follow one over time, export.
+    /// The results store: import runs, list them, compare systems, follow one over time, export,
+    /// vote deterministic runs across them.
     Db {
         /// What to do with the store.
         #[command(subcommand)]

@@ -78,8 +78,9 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             Ok(EXIT_OK)
         }
         Some(Command::Db { command }) => {
-            deliver(command.output(), &mlb::commands::db::run(&command)?)?;
-            Ok(EXIT_OK)
+            let (text, code) = mlb::commands::db::run(&command)?;
+            deliver(command.output(), &text)?;
+            Ok(code)
         }
         Some(Command::Serve(args)) => {
             mlb::commands::serve::run(&args)?;

@@ -9,10 +9,12 @@ pub mod history;
 pub mod import;
 pub mod list;
 pub mod systems;
+pub mod vote;
 
 use super::output::OutputArgs;
 use clap::{Args, Subcommand};
 use mlb_present::{Document, Format};
+use mlb_record::exit::EXIT_OK;
 use mlb_store::store::query::render;
 use mlb_store::store::query::QueryError;
 use mlb_store::store::{Location, Store, StoreError};
@@ -41,6 +43,11 @@ pub enum DbCommand {
     History(history::HistoryArgs),
     /// A run in Bencher Metric Format, or the long metrics table as CSV.
     Export(export::ExportArgs),
+    /// The vote over deterministic runs' fingerprints across the stored
+    /// runs and a new run folder (`--reports DIR`): each instance that left
+    /// the majority of its config, device and stack, named with its run.
+    /// Exit status 1 when a group has outliers or is not reproducible.
+    Vote(vote::VoteArgs),
 }
 
 /// `--db [URL]`, the results store, as every command that reads or writes
@@ -76,6 +83,7 @@ impl DbCommand {
             DbCommand::Runs(args) | DbCommand::Systems(args) => Some(&args.output),
             DbCommand::Compare(args) => Some(&args.output),
             DbCommand::History(args) => Some(&args.output),
+            DbCommand::Vote(args) => Some(&args.output),
             DbCommand::Import(_) | DbCommand::RenameSystem(_) | DbCommand::RemoveSystem(_) | DbCommand::Export(_) => {
                 None
             }
@@ -83,9 +91,10 @@ impl DbCommand {
     }
 }
 
-/// Runs `command`; returns what to print.
-pub fn run(command: &DbCommand) -> Result<String, QueryError> {
-    match command {
+/// Runs `command`; returns what to print and the exit status (0 but for
+/// a vote that found outliers or a stack that is not reproducible).
+pub fn run(command: &DbCommand) -> Result<(String, i32), QueryError> {
+    let printed = match command {
         DbCommand::Import(args) => import::run(args),
         DbCommand::RenameSystem(args) => systems::rename(args),
         DbCommand::RemoveSystem(args) => systems::remove(args),
@@ -94,15 +103,17 @@ pub fn run(command: &DbCommand) -> Result<String, QueryError> {
         DbCommand::Compare(args) => compare::run(args),
         DbCommand::History(args) => history::run(args),
         DbCommand::Export(args) => export::run(args),
-    }
+        DbCommand::Vote(args) => return vote::run(args),
+    };
+    Ok((printed?, EXIT_OK))
 }
 
 /// A query's result as `output` asks: JSON and CSV from its own data
 /// (`data`, every figure at full precision), the other formats from its
 /// document.
-fn show(
+fn show<A>(
     output: &OutputArgs,
-    document: impl FnOnce() -> Document,
+    document: impl FnOnce() -> Document<A>,
     data: impl FnOnce(render::Format) -> String,
 ) -> String {
     match output.format {

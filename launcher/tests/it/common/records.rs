@@ -71,3 +71,21 @@ pub fn file_name(r: &Run) -> String {
 pub fn write_report(dir: &Path, r: &Run) -> PathBuf {
     write_atomic(dir, &file_name(r), &record(r)).unwrap()
 }
+
+/// The record of `r` on `host` from a config asking for a deterministic
+/// run, with the `determinism` block `mlb worker` writes: the parameters
+/// hash to `prints` (a letter per fingerprint, every 10 steps from step
+/// 10), on the device `Xeon` with one stack.
+pub fn deterministic_record(r: &Run, host: &str, prints: &str) -> Value {
+    let mut report = record(r);
+    report["hostname"] = json!(host);
+    report["deterministic"] = json!(true);
+    let fingerprints: Vec<Value> = prints
+        .chars()
+        .enumerate()
+        .map(|(i, c)| json!({"step": 10 * (i + 1), "loss": "3fb999999999999a", "params": c.to_string().repeat(32)}))
+        .collect();
+    report["determinism"] = json!({"every": 10, "device": "Xeon",
+        "stack": {"plugin": "spin 0.1.0 (build 0123456789ab)", "threads": "1"}, "fingerprints": fingerprints});
+    report
+}

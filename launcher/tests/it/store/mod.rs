@@ -3,7 +3,8 @@
 //! tier, scripts/setup-postgres.sh), and the faults: a killed import, two
 //! imports at once, a full disk (root tier), hostile names, a password;
 //! the queries (`mlb db runs|systems|compare|history|export`, `mlb report --db`),
-//! and every view of one store giving the same figures and flags.
+//! every view of one store giving the same figures and flags, and the vote
+//! across runs (`mlb db vote`).
 
 pub(crate) mod backend;
 mod faults;
@@ -15,3 +16,4 @@ mod launch;
 mod password;
 mod queries;
 mod views;
+mod vote;

@@ -74,7 +74,7 @@ mod tests {
             row: usize::from(bench != "spin"),
             config: bench.into(),
             bench: bench.into(),
-            name: Name { run_id: 0, jr_id: 0, node: Some(node.into()), vcd: Some(vcd.into()), file },
+            name: Name { run_id: 0, jr_id: 0, node: Some(node.into()), vcd: Some(vcd.into()), file, origin: None },
             determinism: Determinism { every: 10, device: "H100".into(), fingerprints, ..Determinism::default() },
         }
     }

@@ -7,7 +7,7 @@ pub mod csv;
 pub mod html;
 mod measured;
 pub mod quality;
-mod reproducibility;
+pub mod reproducibility;
 pub mod sections;
 mod timelines;
 

@@ -3,8 +3,7 @@
 //! fewer fingerprints and on what the verdicts can tell. Shown only when
 //! some report has a `determinism` block.
 
-use super::super::reproducibility::Verdict;
-use super::super::Report;
+use super::super::reproducibility::{Group, Verdict};
 use super::sections::{section, table, Section};
 use mlb_present::{Body, Cell, Mark};
 
@@ -17,9 +16,9 @@ const NOT_REPRODUCIBLE: &str = "not reproducible on this stack: at some step no 
 const OUTLIER: &str = "outliers: instances that left the fingerprint most instances share, from the step named; \
      each is a suspect device, to rerun or test alone";
 
-/// The section and its notes, when some report has a `determinism` block.
-pub fn sections(report: &Report) -> Vec<Section> {
-    let groups = &report.reproducibility;
+/// The section and its notes of the vote `groups` (`mlb report`'s, or
+/// `mlb db vote`'s), when there is some group.
+pub fn sections(groups: &[Group]) -> Vec<Section> {
     if groups.is_empty() {
         return Vec::new();
     }

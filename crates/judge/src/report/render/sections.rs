@@ -162,7 +162,7 @@ pub fn sections(report: &Report) -> Vec<Section> {
     if !report.groups.is_empty() {
         out.push(section("Data parallel groups (total throughput, scaling against one rank)", groups(report)));
     }
-    out.extend(super::reproducibility::sections(report));
+    out.extend(super::reproducibility::sections(&report.reproducibility));
     if let Some(base) = &report.baseline {
         let rows = base.comparisons.iter().map(|c| {
             let mark = match c.verdict {

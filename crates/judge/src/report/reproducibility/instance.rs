@@ -7,7 +7,7 @@
 //! [`Source`], as the sampled timelines are. Other entries cost nothing.
 
 use super::super::per_gpu::device_order;
-use super::super::rows::{Judged, Layout};
+use super::super::rows::{layout, Grouping, Judged, Layout};
 use super::super::source::Source;
 use mlb_record::contract::determinism::{Determinism, DeterministicRun, DETERMINISTIC};
 use mlb_record::contract::read::Entry;
@@ -30,6 +30,11 @@ pub struct Name {
     pub vcd: Option<String>,
     /// Its report file.
     pub file: PathBuf,
+    /// The run it is of, when a vote spans runs (`mlb db vote`: `stored
+    /// run 12 of system sys-a`); none in `mlb report`, whose instances are
+    /// all of the folder read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 impl Name {
@@ -42,10 +47,15 @@ impl Name {
 }
 
 impl fmt::Display for Name {
-    /// `run 0 node n2 vcd 3` (`?` for what the report does not say).
+    /// `run 0 node n2 vcd 3` (`?` for what the report does not say), then
+    /// its origin in parentheses when it has one.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (node, vcd) = (self.node.as_deref().unwrap_or("?"), self.vcd.as_deref().unwrap_or("?"));
-        write!(f, "run {} node {node} vcd {vcd}", self.run_id)
+        write!(f, "run {} node {node} vcd {vcd}", self.run_id)?;
+        match &self.origin {
+            Some(origin) => write!(f, " ({origin})"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -97,6 +107,7 @@ pub fn instances<'l, 'a: 'l>(
                 node: entry.node().map(str::to_string),
                 vcd: entry.vcd.as_deref().map(str::to_string),
                 file: entry.file.to_path_buf(),
+                origin: None,
             };
             let key = &configs.rows[row];
             Some(Instance { row, config: key.label.clone(), bench: key.bench.to_string(), name, determinism })
@@ -104,10 +115,19 @@ pub fn instances<'l, 'a: 'l>(
         .collect()
 }
 
+/// The instances of `entries` that take part in the vote, each in its
+/// row among the per-config rows `mlb report` lays the entries out in,
+/// its report read whole from `source`: for a vote over entries of many
+/// runs (`mlb db vote`), whose rows then tell configs apart by the
+/// arguments that vary among all of them, never by run.
+pub fn instances_of(entries: &[Entry], source: &dyn Source) -> Vec<Instance> {
+    let judged: Vec<Judged> = entries.iter().map(|entry| Judged { entry, check: None }).collect();
+    instances(&judged, || Cow::Owned(layout(&judged, Grouping::Config)), source)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::super::render::fixtures;
-    use super::super::super::rows::{layout, Grouping};
     use super::*;
     use mlb_record::contract::report::Report as ReportFile;
     use serde_json::{json, Value};
@@ -145,8 +165,7 @@ mod tests {
             entry("3.json", None),
             entry("4.json", Some(json!("1"))),
         ];
-        let judged: Vec<Judged> = entries.iter().map(|entry| Judged { entry, check: None }).collect();
-        let found = instances(&judged, || Cow::Owned(layout(&judged, Grouping::Config)), &Files);
+        let found = instances_of(&entries, &Files);
         let names: Vec<String> = found.iter().map(|i| i.name.to_string()).collect();
         assert_eq!(names, ["run 1 node h1 vcd 0", "run 4 node h1 vcd 0"]);
         assert_eq!(found[0].config, "spin[deterministic=True]", "labelled as the launcher labels configs");

@@ -14,5 +14,5 @@ mod instance;
 mod vote;
 mod words;
 
-pub use instance::{instances, Instance, Name};
+pub use instance::{instances, instances_of, Instance, Name};
 pub use vote::{vote, Group, Outlier, Short, Verdict};

@@ -216,6 +216,7 @@ pub(crate) mod tests {
                 node: Some(node.into()),
                 vcd: Some(vcd.into()),
                 file: PathBuf::from(format!("{node}/{run}.{vcd}.json")),
+                origin: None,
             },
             determinism: Determinism { every: 10, device: device.into(), stack, fingerprints },
         }

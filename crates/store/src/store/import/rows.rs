@@ -153,6 +153,14 @@ fn identities(folder: &str, keys: &[(String, (String, i64))]) -> Vec<String> {
     out
 }
 
+/// How the store keeps `entry`'s config (`instances.config`): its
+/// arguments as a JSON object, keys sorted.
+pub fn config_text(entry: &Entry) -> String {
+    let config: serde_json::Map<String, serde_json::Value> =
+        entry.args.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    serde_json::Value::Object(config).to_string()
+}
+
 /// The row of the `index`th entry of `file`.
 fn instance(
     file: &ReportFile,
@@ -163,8 +171,6 @@ fn instance(
     extra: &Extra,
 ) -> InstanceRow {
     let text = |v: &Option<std::sync::Arc<str>>| v.as_deref().map(str::to_string);
-    let config: serde_json::Map<String, serde_json::Value> =
-        entry.args.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
     let conditions = entry.conditions.unwrap_or_default();
     let failed = entry.completed == Some(false) || entry.failure.is_some();
     InstanceRow {
@@ -174,7 +180,7 @@ fn instance(
         file: relative.to_string(),
         bench: entry.bench_label().to_string(),
         suite: text(&entry.suite),
-        config: serde_json::Value::Object(config).to_string(),
+        config: config_text(entry),
         device: text(&entry.vcd),
         gpu: text(&entry.gpu),
         node: entry.node().map(str::to_string),

@@ -6,7 +6,7 @@ use mlb_record::exit::{Classify, Kind};
 use mlb_record::fix::Fix;
 use std::path::PathBuf;
 
-/// An error of `mlb db runs|systems|compare|history|export`.
+/// An error of `mlb db runs|systems|compare|history|export|vote`.
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
     /// The store failed.
@@ -40,6 +40,15 @@ pub enum QueryError {
         /// The run asked for, if one was.
         run: Option<i64>,
     },
+    /// `mlb db vote` and no deterministic instance, stored or in the run folder.
+    #[error("no deterministic instance in the store {store}{}: nothing to vote",
+            reports.as_ref().map_or(String::new(), |dir| format!(" nor in {}", dir.display())))]
+    NothingToVote {
+        /// The store.
+        store: String,
+        /// The run folder given, if any.
+        reports: Option<PathBuf>,
+    },
     /// The export could not be written to stdout.
     #[error("cannot write the export to standard output: {0}")]
     Output(std::io::Error),
@@ -61,7 +70,8 @@ impl Classify for QueryError {
             QueryError::UnknownSystem { .. }
             | QueryError::NotCompared { .. }
             | QueryError::NoSystem
-            | QueryError::NoRun { .. } => Kind::Refused,
+            | QueryError::NoRun { .. }
+            | QueryError::NothingToVote { .. } => Kind::Refused,
             QueryError::Write { source, .. } if refused(source) => Kind::Refused,
             QueryError::Write { .. } | QueryError::Output(_) => Kind::Failed,
         }
@@ -79,6 +89,11 @@ impl Fix for QueryError {
             QueryError::NotCompared { .. } => Some("add it to --systems, or leave it out".into()),
             QueryError::NoSystem => Some("pass --system NAME (`mlb db systems` lists them)".into()),
             QueryError::NoRun { .. } => Some("pass --run ID of a run `mlb db runs` lists".into()),
+            QueryError::NothingToVote { .. } => Some(
+                "run a config with `deterministic: true` (docs/determinism.md) and import its folder, or pass it with \
+                 --reports DIR; with --system, --bench or other filters, select runs that hold one"
+                    .into(),
+            ),
             QueryError::Write { .. } => Some("pass --output a file in a folder you can write".into()),
             QueryError::Output(_) => Some("write the export to a file or a pipe with room for it".into()),
         }

@@ -1,8 +1,9 @@
 //! Queries of the results store: runs and systems, the comparison of
 //! systems bench by bench, one system's history, a run against its history
-//! (regressions) and exports (docs/results.md, "Queries", "Regressions",
-//! "Export"). The figures are computed by pure functions over what the store
-//! returns; the SQL binds every name as a parameter.
+//! (regressions), exports and the vote across runs (docs/results.md,
+//! "Queries", "Regressions", "Export", "The vote across runs"). The figures
+//! are computed by pure functions over what the store returns; the SQL
+//! binds every name as a parameter.
 
 pub mod bencher;
 pub mod chart;
@@ -20,6 +21,7 @@ pub mod runs;
 pub mod scale;
 pub(crate) mod sql;
 pub mod systems;
+pub mod vote;
 
 pub use error::QueryError;
 pub use matrix::{Figure, Matrix, Metric};

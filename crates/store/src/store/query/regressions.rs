@@ -11,7 +11,7 @@ use crate::store::Store;
 use mlb_judge::report::{Row as ReportRow, Rule};
 use mlb_record::contract::read::{read_folder, Entry};
 use serde_json::{Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The name `mlb db import` gives the system of the reports in `dir`.
 pub fn default_system(dir: &Path) -> Result<String, QueryError> {
@@ -21,6 +21,16 @@ pub fn default_system(dir: &Path) -> Result<String, QueryError> {
     let imported = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let fallback = fallback_name(std::slice::from_ref(&system), &imported);
     Ok(system.named(None, &fallback).name)
+}
+
+/// Whether a stored run's folder is the reports folder `reports` itself or
+/// below it (as `mlb db import` names a folder: resolved, links and all):
+/// such a run is that folder's reports again, not another run.
+pub(crate) fn imported_from(reports: &Path) -> impl Fn(&str) -> bool {
+    let here = std::fs::canonicalize(reports)
+        .or_else(|_| std::path::absolute(reports))
+        .unwrap_or_else(|_| reports.to_path_buf());
+    move |folder| Path::new(folder).starts_with(&here)
 }
 
 /// Whether an instance's stored `config` (its arguments, a JSON object)
@@ -58,10 +68,10 @@ pub fn past_runs(
     counts(&mut sql, rule);
     sql.push(" ORDER BY r.started_at DESC, r.id DESC");
     let rows: Vec<Past> = sql.rows(store, "reading the history of the report's rows")?;
-    let here = std::path::absolute(reports).unwrap_or_else(|_| reports.to_path_buf());
+    let own = imported_from(reports);
     let mut runs: Vec<(i64, Vec<f64>)> = Vec::new();
     for Past { run, folder, config, items_per_s: value } in rows {
-        if PathBuf::from(&folder).starts_with(&here) || !same_config(&config, row) {
+        if own(&folder) || !same_config(&config, row) {
             continue;
         }
         if runs.last().is_some_and(|(last, _)| *last == run) {

@@ -7,6 +7,7 @@
 pub mod compare;
 pub mod history;
 pub mod list;
+pub mod vote;
 
 use serde::Serialize;
 
