@@ -1,6 +1,6 @@
 //! convnet and gpt of the libtorch plugin in deterministic mode, at small
-//! sizes, in two real cgroup slots and on the two nodes of the Slurm test
-//! cluster: every instance computes the same bits (loss, gradient norm,
+//! sizes, in two real cgroup slots over two runs and on the two nodes of the
+//! Slurm test cluster: every instance computes the same bits (loss, gradient norm,
 //! parameters) at every fingerprint; a bit flipped in one parameter of one
 //! node's instance is found from the first fingerprint after it (torch
 //! tier: the release build of the libtorch plugin).
@@ -59,18 +59,20 @@ fn agree(reports: &[(String, String, Value)], flipped: Option<(&str, u64)>, text
 }
 
 #[test]
-fn convnet_and_gpt_compute_the_same_bits_in_two_slots() {
+fn convnet_and_gpt_compute_the_same_bits_in_two_slots_and_two_runs() {
     if !root_or_skip("deterministic libtorch runs in real cgroup slots") {
         return;
     }
     let l = Launches::with_plugins("torchdet", plugins());
-    let done = l.command(&l.jobs(JOBS), &l.out(), &["--devices", "2"]).output().unwrap();
+    let done = l.command(&l.jobs(JOBS), &l.out(), &["--devices", "2", "--runs", "2"]).output().unwrap();
     let (stdout, stderr) = common::text(&done);
     assert!(done.status.success(), "{stdout}\n{stderr}");
-    agree(&by_bench(&l.out()), None, &stdout);
+    let reports = by_bench(&l.out());
+    assert_eq!(reports.len(), 8, "2 benches, 2 slots, 2 runs: {stdout}");
+    agree(&reports, None, &stdout);
     let (said, code) = accept(&l.out(), &identical_rules(l.dir()));
     assert_eq!(code, 0, "{said}");
-    assert!(said.contains("2 instances on 1 node, bit-identical over 15 steps"), "{said}");
+    assert!(said.contains("4 instances on 1 node, bit-identical over 15 steps"), "{said}");
 }
 
 #[test]
