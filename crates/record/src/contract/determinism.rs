@@ -85,6 +85,10 @@ pub struct Determinism {
     pub stack: BTreeMap<String, String>,
     /// The fingerprints, in step order.
     pub fingerprints: Vec<Fingerprint>,
+    /// Microseconds spent taking them, all told (inside the timed blocks:
+    /// their share of the run's step time is what they cost it).
+    #[serde(default)]
+    pub spent_us: u64,
 }
 
 /// What the instance had computed after one step.

@@ -13,6 +13,7 @@ use crate::plugins::{CallError, Instance};
 use mlb_plugin::abi::{FingerprintInfo, StepStats};
 use mlb_plugin::Fault;
 use mlb_record::contract::determinism::Fingerprint;
+use std::time::{Duration, Instant};
 
 /// A stepper whose state can be fingerprinted and faulted.
 pub trait Checkable: Stepper {
@@ -39,18 +40,19 @@ pub struct Checked<'s, S> {
     every: Option<u64>,
     injection: Option<Injection>,
     fingerprints: Vec<Fingerprint>,
+    spent: Duration,
 }
 
 impl<'s, S: Checkable> Checked<'s, S> {
     /// `inner`, fingerprinted every `every` steps (`None`: never), with
     /// `injection` injected.
     pub fn new(inner: &'s mut S, every: Option<u64>, injection: Option<Injection>) -> Self {
-        Checked { inner, steps: 0, every, injection, fingerprints: Vec::new() }
+        Checked { inner, steps: 0, every, injection, fingerprints: Vec::new(), spent: Duration::ZERO }
     }
 
-    /// The fingerprints taken, in step order.
-    pub fn into_fingerprints(self) -> Vec<Fingerprint> {
-        self.fingerprints
+    /// The fingerprints taken, in step order, and the time taking them took.
+    pub fn into_fingerprints(self) -> (Vec<Fingerprint>, Duration) {
+        (self.fingerprints, self.spent)
     }
 }
 
@@ -63,7 +65,9 @@ impl<S: Checkable> Stepper for Checked<'_, S> {
             self.inner.inject(injection.fault)?;
         }
         if self.every.is_some_and(|every| self.steps.is_multiple_of(every)) {
+            let start = Instant::now();
             let print = self.inner.fingerprint()?;
+            self.spent += start.elapsed();
             let loss = (stats.has_loss != 0).then_some(stats.loss);
             let grad_norm = (print.has_grad_norm != 0).then_some(print.grad_norm);
             self.fingerprints.push(Fingerprint::of(self.steps, loss, grad_norm, print.params));
@@ -121,7 +125,7 @@ mod tests {
         let mut counter = Counter::default();
         let mut checked = Checked::new(&mut counter, every, injection);
         let result = timing::run(&mut checked, Plan { repeat: 3, number: 10, skip: 1 }, |_| {});
-        let prints = checked.into_fingerprints();
+        let (prints, _) = checked.into_fingerprints();
         (result, prints, counter)
     }
 

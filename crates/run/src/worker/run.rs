@@ -19,6 +19,7 @@ use mlb_record::fix::one_line;
 use serde_json::{json, Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Runs `mlb worker` and returns its exit code.
 pub fn main(args: WorkerArgs) -> i32 {
@@ -95,7 +96,8 @@ pub fn main(args: WorkerArgs) -> i32 {
     let every = deterministic.map(|d| d.every);
     let mut checked = Checked::new(&mut instance, every, injection);
     let result = timing::run_observed(&mut checked, plan, Announce);
-    ctx.fingerprints = every.map(|every| (every, checked.into_fingerprints()));
+    let (prints, spent) = checked.into_fingerprints();
+    ctx.fingerprints = every.map(|every| (every, prints, spent));
     ctx.conclude(&mut instance, plan, &device, &result)
 }
 
@@ -180,8 +182,9 @@ struct Context {
     quality: Option<QualityRecord>,
     /// The libtorch the plugin links, as its manifest says.
     libtorch: Option<String>,
-    /// The fingerprints of a deterministic run, and the steps between two.
-    fingerprints: Option<(u64, Vec<Fingerprint>)>,
+    /// The fingerprints of a deterministic run, the steps between two and
+    /// the time taking them took.
+    fingerprints: Option<(u64, Vec<Fingerprint>, Duration)>,
 }
 
 impl Context {
@@ -262,10 +265,10 @@ impl Context {
 
     /// The report's `determinism` block, around the fingerprints taken.
     fn determinism(&self, fragment: &Map<String, Value>, version: &str) -> Option<Determinism> {
-        let (every, fingerprints) = self.fingerprints.clone()?;
+        let (every, fingerprints, spent) = self.fingerprints.clone()?;
         let stack = Stack { plugin: version, libtorch: self.libtorch.as_deref(), threads: self.threads, fragment };
         let cpuinfo = mlb_record::reading::input::read_input(Path::new("/proc/cpuinfo")).unwrap_or_default();
-        Some(stack.block(every, fingerprints, |name| std::env::var(name).ok(), &cpuinfo))
+        Some(stack.block(every, fingerprints, spent, |name| std::env::var(name).ok(), &cpuinfo))
     }
 
     fn build_id(&self) -> String {

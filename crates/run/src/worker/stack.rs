@@ -21,12 +21,13 @@ pub struct Stack<'a> {
 
 impl Stack<'_> {
     /// The report's `determinism` block, around `fingerprints` taken every
-    /// `every` steps; `var` reads the environment, `cpuinfo` is
-    /// `/proc/cpuinfo`'s text.
+    /// `every` steps in `spent` all told; `var` reads the environment,
+    /// `cpuinfo` is `/proc/cpuinfo`'s text.
     pub fn block(
         &self,
         every: u64,
         fingerprints: Vec<mlb_record::contract::determinism::Fingerprint>,
+        spent: std::time::Duration,
         var: impl Fn(&str) -> Option<String>,
         cpuinfo: &str,
     ) -> Determinism {
@@ -43,7 +44,7 @@ impl Stack<'_> {
             stack.insert("libtorch".into(), libtorch.into());
         }
         stack.extend(LIBRARY_SWITCHES.iter().filter_map(|name| var(name).map(|v| (name.to_string(), v))));
-        Determinism { every, device, stack, fingerprints }
+        Determinism { every, device, stack, fingerprints, spent_us: spent.as_micros() as u64 }
     }
 }
 
@@ -85,8 +86,8 @@ mod tests {
         let fragment = json!({"threads": 1}).as_object().unwrap().clone();
         let stack = Stack { plugin: "spin 0.1.0 (build abc)", libtorch: None, threads: 1, fragment: &fragment };
         let env = |name: &str| (name == "MKL_CBWR").then(|| "AVX2".to_string());
-        let block = stack.block(10, vec![], env, "processor\t: 0\nmodel name\t: Test CPU 9000\n");
-        assert_eq!((block.every, block.device.as_str()), (10, "Test CPU 9000"));
+        let block = stack.block(10, vec![], std::time::Duration::from_micros(7), env, "processor\t: 0\nmodel name\t: Test CPU 9000\n");
+        assert_eq!((block.every, block.device.as_str(), block.spent_us), (10, "Test CPU 9000", 7));
         assert_eq!(block.stack["plugin"], "spin 0.1.0 (build abc)");
         assert_eq!(block.stack["MKL_CBWR"], "AVX2");
         assert_eq!(block.stack["cpu_kernels"], cpu_kernels());
@@ -94,7 +95,7 @@ mod tests {
 
         let fragment = json!({"gpu": "NVIDIA H200"}).as_object().unwrap().clone();
         let stack = Stack { libtorch: Some("2.11.0+cu130"), fragment: &fragment, ..stack };
-        let block = stack.block(10, vec![], |_| None, "");
+        let block = stack.block(10, vec![], std::time::Duration::ZERO, |_| None, "");
         assert_eq!((block.device.as_str(), block.stack["libtorch"].as_str()), ("NVIDIA H200", "2.11.0+cu130"));
     }
 }

@@ -218,7 +218,7 @@ pub(crate) mod tests {
                 file: PathBuf::from(format!("{node}/{run}.{vcd}.json")),
                 origin: None,
             },
-            determinism: Determinism { every: 10, device: device.into(), stack, fingerprints },
+            determinism: Determinism { every: 10, device: device.into(), stack, fingerprints, spent_us: 0 },
         }
     }
 
