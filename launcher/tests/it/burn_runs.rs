@@ -5,7 +5,10 @@
 //! burn exits 1; unloaded, it exits 0. The all-reduce check across two
 //! slots of this host: its figures on loopback (not judged), and a link
 //! judged against a stand-in sysfs whose nominal rate is far above anything
-//! measured.
+//! measured. Wrong numbers (`MLB_INJECT`): a corrupted gemm product fails
+//! its slot by gemm's result check, and a bit flipped in one slot's
+//! deterministic gpt (`--sdc`, two slots on each node of the test cluster)
+//! fails that slot from the first fingerprint after it.
 //!
 //! They need the release build of the libtorch plugin (`cargo xtask build
 //! --torch`: `target/release/libmlb_torch.so`) and, as accept_runs' tests,
@@ -35,7 +38,12 @@ fn torch_plugin_dir() -> tempfile::TempDir {
 /// `mlb burn` of 2 x 6 seconds in fp32 (bf16 on a CPU is slow and its
 /// speed depends on the CPU's extensions), with `extra` options.
 fn burn_args<'a>(plugins: &'a Path, out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec!["--plugin-dir", path(plugins), "burn", "--duration", "6", "--precision", "fp32"];
+    burn_for("6", plugins, out, extra)
+}
+
+/// `mlb burn` of `seconds` per workload in fp32, with `extra` options.
+fn burn_for<'a>(seconds: &'a str, plugins: &'a Path, out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["--plugin-dir", path(plugins), "burn", "--duration", seconds, "--precision", "fp32"];
     args.extend(["--outdir", path(out)]);
     args.extend(extra);
     args
@@ -133,6 +141,77 @@ fn a_throttled_slurm_node_is_named_with_its_drain_command() {
 
     let clean = burn(&run("clean"));
     assert_eq!(clean.status.code(), Some(0), "{}", said(&clean));
+}
+
+/// The reason `burn.json` gives for the failed slot `slot`.
+fn reason_of(burn: &Value, slot: &str) -> String {
+    let failed = burn["failed"].as_array().unwrap().iter().find(|f| f["slot"] == slot);
+    failed.and_then(|f| f["reason"].as_str()).unwrap_or_else(|| panic!("slot {slot} did not fail:\n{burn:#}")).into()
+}
+
+#[test]
+fn a_corrupted_gemm_product_fails_its_slot_by_the_result_check() {
+    if !root_or_skip("a burn on real cgroup slots") {
+        return;
+    }
+    let plugins = torch_plugin_dir();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("corrupted");
+    let mut c = Command::new(common::mlb());
+    c.args(burn_args(plugins.path(), &out, &["--devices", "2", "--no-collectives"]));
+    c.env(LOCK_VAR, dir.path().join("mlb.lock")).env("NO_COLOR", "1").env(BURNS_VAR, dir.path().join("burns"));
+    // The product of step 3 of slot 1's gemm gets one sampled element wrong.
+    c.env("MLB_INJECT", "corrupt_output@2,slot=1");
+    let done = c.stdin(Stdio::null()).output().unwrap();
+    let stdout = common::text(&done).0;
+    eprintln!("{stdout}");
+    assert_eq!(done.status.code(), Some(1), "{}", said(&done));
+    let (failed, burn) = failed_slots(&out);
+    eprintln!("failed: {:#}", burn["failed"]);
+    assert_eq!(failed, ["1"], "slot 0 passed:\n{burn:#}");
+    let reason = reason_of(&burn, "1");
+    let check = "gemm failed (error: step failed: gemm result check: 1 of 64 sampled elements wrong, largest error ";
+    assert!(reason.contains(check) && reason.contains("times its bound"), "{reason}");
+    assert!(!reason.contains('\n'), "one line: {reason}");
+    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("slot 1 failed: gemm failed (error: step failed: gemm result check: 1 of 64"), "{stdout}");
+}
+
+#[test]
+fn a_flipped_bit_in_one_slot_of_a_node_fails_its_sdc_check_and_drains_the_node() {
+    let _cluster = common::slurm::cluster();
+    let plugins = torch_plugin_dir();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("flipped");
+    // gemm and membw run 3 steps each: the fault, after step 15, is the gpt's alone.
+    let args = burn_for("3", plugins.path(), &out, &["--slurm", "--devices", "2", "--sdc", "--no-collectives"]);
+    let mut c = common::slurm::in_allocation(&["-N2", "--ntasks-per-node=2"], &args);
+    c.env(BURNS_VAR, dir.path().join("burns")).env("NO_COLOR", "1");
+    c.env("MLB_INJECT", "flip_bit@15,node=n2,slot=1");
+    let (done, text) = common::slurm::run(c);
+    eprintln!("{text}");
+    assert_eq!(done.status.code(), Some(1), "{text}");
+    let (failed, burn) = failed_slots(&out);
+    eprintln!("failed: {:#}", burn["failed"]);
+    assert_eq!(failed, ["n2/1"], "the 3 others passed:\n{burn:#}");
+    assert_eq!(reason_of(&burn, "n2/1"), "sdc computed other bits than 3 of 4 slots from step 20");
+    let sdc: Vec<(&str, &str)> = burn["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["check"] == "sdc")
+        .map(|v| (v["slot"]["node"].as_str().unwrap(), v["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(sdc, [("n1", "pass"), ("n1", "pass"), ("n2", "pass"), ("n2", "fail")], "{burn:#}");
+    assert_eq!((burn["sdc"][0]["verdict"].as_str(), burn["sdc"][0]["nodes"].as_u64()), (Some("outliers"), Some(2)));
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("run 0 node n2 vcd 1 differs from step 20; the other 3 of 4 agree"), "{text}");
+    assert!(
+        text.contains("scontrol update nodename=n2 state=drain reason=\"mlb burn: slot n2/1: sdc computed other bits"),
+        "{text}"
+    );
+    assert!(!text.contains("nodename=n1"), "{text}");
+    assert!(common::slurm::wait_idle(std::time::Duration::from_secs(20)), "{:?}", common::slurm::steps());
 }
 
 /// The default route's interface of this host (`/proc/net/route`).

@@ -10,7 +10,8 @@ use std::time::Duration;
 #[derive(Debug, Clone, Args)]
 pub struct BurnArgs {
     /// How long each stress workload runs on every slot, in seconds (`90`),
-    /// or with a unit (`90s`, `5m`, `1h`). gemm runs for it, then membw.
+    /// or with a unit (`90s`, `5m`, `1h`). gemm runs for it, then membw
+    /// (then, with `--sdc`, the deterministic gpt).
     #[arg(long, value_name = "D", default_value = "60", value_parser = duration)]
     pub duration: Duration,
 
@@ -31,6 +32,12 @@ pub struct BurnArgs {
     /// share of its window.
     #[arg(long = "max-throttled", value_name = "RATIO", default_value = "0.05", value_parser = ratio)]
     pub max_throttled: f64,
+
+    /// Also train a small gpt deterministically on every slot for the
+    /// duration (after membw) and fail the slots that compute other bits
+    /// than the majority of the slots: silent data corruption.
+    #[arg(long)]
+    pub sdc: bool,
 
     /// Skip the all-reduce check that follows gemm and membw.
     #[arg(long = "no-collectives")]
@@ -95,6 +102,19 @@ pub const STEP_SECONDS: f64 = 1.0;
 /// GPU's heat does.
 pub const COLLECTIVE_SECONDS: f64 = 30.0;
 
+/// Steps of the sdc check's gpt between two fingerprints, and in one of
+/// its observations (each observation ends on a fingerprint).
+pub const SDC_EVERY: u64 = 10;
+
+/// The fewest fingerprints the sdc check takes: enough for a flipped bit
+/// to show at one and stay at the next.
+pub const SDC_FINGERPRINTS: u64 = 3;
+
+/// About what a step of the sdc check's gpt takes (tiny, 4 sequences of 64
+/// tokens, fp32), in seconds: its steps are counted, not timed, so this
+/// sizes the run to the duration.
+pub const SDC_STEP_SECONDS: f64 = 0.02;
+
 /// The default least share of a link's nominal rate: Gloo moves one TCP
 /// stream per peer, which on a healthy link reaches well above a quarter of
 /// its rate (and on loopback is not judged).
@@ -113,6 +133,7 @@ impl BurnArgs {
             tolerance: 0.9,
             max_throttled: 0.05,
             min_peak: 0.5,
+            sdc: false,
             no_collectives: false,
             min_link: MIN_LINK,
             sizes_mb: SIZES_MB.into(),
@@ -148,6 +169,14 @@ impl BurnArgs {
     /// first step is the warm-up).
     pub fn steps(&self) -> (u64, f64) {
         steps_of(self.duration.as_secs_f64())
+    }
+
+    /// The observations of the sdc check, of [`SDC_EVERY`] steps each: as
+    /// many as fill the duration at [`SDC_STEP_SECONDS`] a step, and
+    /// [`SDC_FINGERPRINTS`] at least.
+    pub fn sdc_observations(&self) -> u64 {
+        let steps = self.duration.as_secs_f64() / SDC_STEP_SECONDS;
+        ((steps / SDC_EVERY as f64).round() as u64).max(SDC_FINGERPRINTS)
     }
 
     /// The steps of the all-reduce check: as [`Self::steps`], for at most
@@ -217,5 +246,6 @@ mod tests {
         assert_eq!(args("1").steps(), (2, 0.5));
         assert_eq!(args("90").launch("j.json".into()).runs, 1);
         assert_eq!((args("5m").collective_steps(), args("3").collective_steps()), ((30, 1.0), (3, 1.0)));
+        assert_eq!((args("1m").sdc_observations(), args("0.1").sdc_observations()), (300, SDC_FINGERPRINTS));
     }
 }

@@ -117,6 +117,7 @@ mod tests {
             xid: 0.0,
             ecc_uncorrected: 0.0,
             link: Some(Link { interface: Some(interface.into()), nominal_gbs: nominal, note, ranks }),
+            instance: None,
         }
     }
 

@@ -1,11 +1,12 @@
 //! `mlb burn`: puts load on every slot at once and names the bad ones
 //! (docs/burn.md). The stress workloads of the libtorch plugin, gemm then
-//! membw ([`jobs`]), run through the launcher as any jobs file does (cgroup
-//! slots, telemetry, Slurm steps under `--slurm`); then each slot's reports
-//! ([`reading`]) are judged ([`verdict`]): its TFLOPS and bandwidth against
-//! the best slot, throttling, XID and ECC errors; then an all-reduce across
-//! every slot, its bus bandwidth against the link's nominal rate and the
-//! best node's ([`fabric`]). The verdicts go to
+//! membw, then with `--sdc` a deterministic gpt ([`jobs`]), run through the
+//! launcher as any jobs file does (cgroup slots, telemetry, Slurm steps
+//! under `--slurm`); then each slot's reports ([`reading`]) are judged
+//! ([`verdict`]): its TFLOPS and bandwidth against the best slot, its gpt's
+//! bits against the majority's ([`sdc`]), throttling, XID and ECC errors;
+//! then an all-reduce across every slot, its bus bandwidth against the
+//! link's nominal rate and the best node's ([`fabric`]). The verdicts go to
 //! `OUTDIR/burn.json` and a table; failed Slurm nodes get the command that
 //! drains them ([`drain`]).
 
@@ -16,6 +17,7 @@ pub mod fabric;
 pub mod jobs;
 pub mod reading;
 mod render;
+pub mod sdc;
 pub mod verdict;
 
 pub use args::BurnArgs;
@@ -23,6 +25,7 @@ pub use error::BurnError;
 pub use reading::FILE;
 
 use mlb_judge::accept::Outcome;
+use mlb_judge::report::reproducibility::Group;
 use mlb_present::Format;
 use mlb_record::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use mlb_run::doctor::burn_record::{self as record, Record, SlotRecord};
@@ -47,6 +50,10 @@ pub struct Burn {
     pub min_link: Option<f64>,
     /// Every slot's verdicts.
     pub verdicts: Vec<Verdict>,
+    /// With `--sdc`: the vote over the deterministic gpt's fingerprints, per
+    /// device and stack (as `mlb report`'s `reproducibility`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sdc: Vec<Group>,
     /// Every slot's all-reduce: its bus bandwidth and link.
     #[serde(rename = "collectives", skip_serializing_if = "Vec::is_empty")]
     pub reduces: Vec<Reduce>,
@@ -105,7 +112,8 @@ impl Burn {
             min_peak: args.min_peak,
             min_link: args.min_link,
         };
-        let verdicts = verdict::judge(&measured, bounds, jobs::benches(args));
+        let votes = sdc::vote(&measured);
+        let verdicts = verdict::judge(&measured, bounds, &jobs::benches(args), &votes);
         let reduces = measured
             .iter()
             .filter_map(|m| m.link.clone().map(|link| Reduce { slot: m.slot.clone(), busbw_gbs: m.figure, link }))
@@ -130,6 +138,7 @@ impl Burn {
             min_peak: args.min_peak,
             min_link: (!args.no_collectives).then_some(args.min_link),
             verdicts,
+            sdc: votes,
             reduces,
             failed,
             drain,
@@ -223,4 +232,85 @@ pub fn run(args: &BurnArgs, plugin_dirs: &[PathBuf]) -> Result<(String, i32), Bu
         _ => said.lines().for_each(|line| mlb_run::console::Console::Err.line(line)),
     }
     Ok((out, if burn.any_failed() { EXIT_FAILED } else { EXIT_OK }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::jobs::{GEMM, MEMBW, SDC};
+    use super::*;
+    use mlb_judge::report::reproducibility::Verdict as Vote;
+    use serde_json::{json, Value};
+
+    /// Writes, in `dir`, the reports of a burn with `--sdc` on the slots
+    /// `(node, vcd, prints)`: gemm and membw alike; sdc's `prints`, a
+    /// parameter hash letter per fingerprint from step 10 every 10 steps.
+    fn burned(dir: &Path, slots: &[(&str, &str, &str)]) {
+        for (node, vcd, prints) in slots {
+            let folder = dir.join(node);
+            std::fs::create_dir_all(&folder).unwrap();
+            let fingerprints: Vec<Value> = prints
+                .chars()
+                .enumerate()
+                .map(|(i, c)| json!({"step": 10 * (i + 1), "loss": "4017", "params": c.to_string().repeat(32)}))
+                .collect();
+            for bench in [GEMM, MEMBW, SDC] {
+                let mut report = json!({"suite": jobs::SUITE, "name": bench, "run_id": 0, "jr_id": "0", "vcd": vcd,
+                    "completed": true, "tflops": 1.0, "bandwidth_gbs": 10.0, "provenance": {"slurm": {"node": node}}});
+                if bench == SDC {
+                    report["determinism"] =
+                        json!({"every": 10, "device": "Xeon", "stack": {}, "fingerprints": fingerprints});
+                }
+                std::fs::write(folder.join(format!("burn.{bench}.R0.D{vcd}.json")), report.to_string()).unwrap();
+            }
+        }
+    }
+
+    fn judged(slots: &[(&str, &str, &str)]) -> Burn {
+        #[derive(clap::Parser)]
+        struct Line {
+            #[command(flatten)]
+            burn: BurnArgs,
+        }
+        let args = <Line as clap::Parser>::parse_from(["burn", "--slurm", "--sdc", "--no-collectives"]).burn;
+        let dir = tempfile::tempdir().unwrap();
+        burned(dir.path(), slots);
+        Burn::judge(&args, dir.path()).unwrap()
+    }
+
+    #[test]
+    fn an_sdc_outlier_fails_its_slot_and_drains_its_node() {
+        let burn = judged(&[("n1", "0", "abc"), ("n1", "1", "abc"), ("n2", "0", "abc"), ("n2", "1", "abx")]);
+        let reason = "sdc computed other bits than 3 of 4 slots from step 30";
+        assert_eq!(burn.failed, [Failed { slot: "n2/1".into(), node: Some("n2".into()), reason: reason.into() }]);
+        assert_eq!((burn.drain.len(), burn.drain[0].node.as_str()), (1, "n2"));
+        assert!(burn.drain[0].command.contains(reason), "{}", burn.drain[0].command);
+        let json = serde_json::to_value(&burn).unwrap();
+        assert_eq!(
+            (json["sdc"][0]["verdict"].as_str(), json["sdc"][0]["outliers"][0]["step"].as_u64()),
+            (Some("outliers"), Some(30))
+        );
+    }
+
+    #[test]
+    fn two_slots_that_differ_fail_none_and_the_notes_say_why() {
+        let burn = judged(&[("n1", "0", "abc"), ("n2", "0", "abx")]);
+        assert!(!burn.any_failed() && burn.failed.is_empty() && burn.drain.is_empty(), "{burn:#?}");
+        assert!(matches!(burn.sdc[0].verdict, Vote::NotReproducible { step: 30, .. }), "{:?}", burn.sdc);
+        let document = render::document(&burn);
+        let notes: Vec<&String> = document
+            .sections
+            .iter()
+            .flat_map(|s| match &s.body {
+                mlb_present::Body::Notes(notes) => notes.iter().collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("sdc on Xeon: not reproducible on this stack: 2 instances first differ"),
+            "{}",
+            notes[0]
+        );
+        assert!(notes[0].contains("no slot failed"), "{}", notes[0]);
+    }
 }

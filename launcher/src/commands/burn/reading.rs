@@ -1,8 +1,10 @@
 //! What a burn reads of its reports: per instance, its slot, its bench, and
 //! its figure (gemm's `tflops`, membw's `bandwidth_gbs`, allreduce's
-//! `busbw_gbs` with the link it crossed) and conditions (throttling, XID and
-//! uncorrected ECC errors of its telemetry block).
+//! `busbw_gbs` with the link it crossed), conditions (throttling, XID and
+//! uncorrected ECC errors of its telemetry block) and, for the sdc check's
+//! deterministic run, its fingerprints as the judge's vote takes them.
 
+use mlb_judge::report::reproducibility::{Instance, Name};
 use mlb_record::contract::report::ReadError;
 use mlb_record::contract::Report;
 use serde_json::Value;
@@ -45,9 +47,9 @@ impl Slot {
 pub struct Measured {
     /// Its slot.
     pub slot: Slot,
-    /// The bench (`gemm`, `membw`).
+    /// The bench (`gemm`, `membw`, `sdc`, `allreduce`).
     pub bench: String,
-    /// `None` when it completed; else the recorded failure.
+    /// `None` when it completed; else the recorded failure, one line.
     pub failure: Option<String>,
     /// gemm's `tflops`, membw's `bandwidth_gbs` or allreduce's `busbw_gbs`.
     pub figure: Option<f64>,
@@ -61,6 +63,9 @@ pub struct Measured {
     pub ecc_uncorrected: f64,
     /// allreduce's link; `None` for the other benches.
     pub link: Option<Link>,
+    /// The instance in the vote over fingerprints: `None` for a report
+    /// without a `determinism` block (every bench but sdc).
+    pub instance: Option<Instance>,
 }
 
 /// The link an all-reduce crossed, as its report gives it.
@@ -105,15 +110,15 @@ pub fn read(dir: &Path) -> Result<Vec<Measured>, Unreadable> {
     files(dir)?
         .into_iter()
         .map(|path| match Report::load(&path) {
-            Ok(report) => Ok(measured(&report)),
+            Ok(report) => Ok(measured(&report, &path)),
             Err(ReadError::Io { source, .. }) => Err(Unreadable { path, reason: source.to_string() }),
             Err(ReadError::NotAReport { source, .. }) => Err(Unreadable { path, reason: source.to_string() }),
         })
         .collect()
 }
 
-/// One report's figures.
-pub fn measured(report: &Report) -> Measured {
+/// The figures of `report`, read from `file`.
+pub fn measured(report: &Report, file: &Path) -> Measured {
     let arg = |key: &str| report.args.get(key);
     let text = |key: &str| arg(key).and_then(Value::as_str).map(str::to_string);
     let number = |key: &str| arg(key).and_then(Value::as_f64);
@@ -122,10 +127,13 @@ pub fn measured(report: &Report) -> Measured {
         id: report.vcd.clone(),
         gpu: text("gpu"),
     };
+    // A message's first line says what failed; libtorch's add where in its sources.
     let failure = match (&report.failure, report.completed) {
         (_, true) => None,
-        (Some(f), _) if f.message.is_empty() => Some(f.cause.to_string()),
-        (Some(f), _) => Some(format!("{}: {}", f.cause, f.message)),
+        (Some(f), _) => match f.message.lines().map(str::trim).find(|l| !l.is_empty()) {
+            None => Some(f.cause.to_string()),
+            Some(line) => Some(format!("{}: {line}", f.cause)),
+        },
         (None, _) => Some("did not complete".to_string()),
     };
     let link = arg("interface").map(|interface| Link {
@@ -133,6 +141,20 @@ pub fn measured(report: &Report) -> Measured {
         nominal_gbs: number("nominal_gbs"),
         note: text("nominal_note"),
         ranks: arg("world_size").and_then(Value::as_u64),
+    });
+    let instance = report.determinism.clone().map(|determinism| Instance {
+        row: 0,
+        config: report.name.clone(),
+        bench: report.name.clone(),
+        name: Name {
+            run_id: report.run_id,
+            jr_id: report.jr_id,
+            node: slot.node.clone().or_else(|| report.hostname.clone()),
+            vcd: Some(report.vcd.clone()),
+            file: file.to_path_buf(),
+            origin: None,
+        },
+        determinism,
     });
     let gpus = report.telemetry.as_ref().map(|t| t.gpus.as_slice()).unwrap_or_default();
     let cpu = report.telemetry.as_ref().and_then(|t| t.slot.cpu_throttled_fraction);
@@ -148,6 +170,7 @@ pub fn measured(report: &Report) -> Measured {
         xid: total("xid_events"),
         ecc_uncorrected: total("ecc_uncorrected"),
         link,
+        instance,
     }
 }
 
@@ -166,7 +189,7 @@ mod tests {
 
     /// What a burn reads of `report`, parsed as the report file would be.
     fn measure(report: Value) -> Measured {
-        measured(&mlb_record::contract::read::from_text(&report.to_string()).unwrap())
+        measured(&mlb_record::contract::read::from_text(&report.to_string()).unwrap(), Path::new("report.json"))
     }
 
     /// A telemetry block of one GPU and the slot.
@@ -264,5 +287,33 @@ mod tests {
         ));
         assert_eq!(m.failure.as_deref(), Some("oom"));
         assert_eq!(measure(report("membw", json!("0"), json!({}))).failure.as_deref(), Some("did not complete"));
+        let message = "step failed: gemm result check: 1 of 64 sampled elements wrong, largest error 2.1e-2 (4.0 \
+                       times its bound 5.2e-3)\nException raised from check at gemm.cpp:12\nframe #0: ...";
+        let m = measure(report(
+            "gemm",
+            json!("1"),
+            json!({"completed": false, "failure": {"cause": "error", "message": message, "step": 3}}),
+        ));
+        let first = message.lines().next().unwrap();
+        assert_eq!(m.failure, Some(format!("error: {first}")), "the message's first line");
+    }
+
+    #[test]
+    fn a_deterministic_run_is_an_instance_of_the_vote_named_by_its_slot() {
+        let print = json!({"step": 10, "loss": "3fb999999999999a", "params": "ab".repeat(16)});
+        let block = json!({"every": 10, "device": "Xeon", "stack": {"threads": "2"}, "fingerprints": [print]});
+        let m = measure(report(
+            "sdc",
+            json!("1"),
+            json!({"completed": true, "run_id": 2, "hostname": "h1", "determinism": block,
+                "provenance": {"slurm": {"node": "n2"}}}),
+        ));
+        let instance = m.instance.unwrap();
+        assert_eq!(instance.name.to_string(), "run 2 node n2 vcd 1", "the Slurm node before the host name");
+        assert_eq!((instance.bench.as_str(), instance.determinism.fingerprints.len()), ("sdc", 1));
+        let plain =
+            measure(report("sdc", json!("0"), json!({"completed": true, "hostname": "h1", "determinism": block})));
+        assert_eq!(plain.instance.unwrap().name.node.as_deref(), Some("h1"));
+        assert_eq!(measure(report("gemm", json!("0"), json!({"completed": true}))).instance, None);
     }
 }

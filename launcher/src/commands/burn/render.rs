@@ -5,13 +5,27 @@ use super::reading::Slot;
 use super::verdict::{Check, Verdict};
 use super::Burn;
 use mlb_judge::accept::Outcome;
+use mlb_judge::report::reproducibility::Verdict as Vote;
 use mlb_present::{Body, Cell, Document, Mark};
 
-/// The table, a note per slot whose link was not judged and per failed
-/// slot's reasons, the drain commands.
+/// What a vote without a majority means for the burn.
+const NOT_REPRODUCIBLE: &str = "no slot failed: without a majority no slot can be named; slots computing other bits \
+     from the same start point at the software stack (kernels, threads or libraries not deterministic here) or, \
+     between 2 slots, at either one: burn 3 slots or more to name a culprit";
+
+/// The table (with an `sdc` column when the sdc check ran), a note per
+/// slot whose link was not judged, per sdc vote and per failed slot's
+/// reasons, the drain commands.
 pub fn document(burn: &Burn) -> Document {
-    let headers = ["slot", "gpu", "gemm TFLOPS", "of peak", "membw GB/s", "throttled", "busbw GB/s", "link", "verdict"]
-        .map(String::from);
+    let sdc = !burn.sdc.is_empty();
+    let mut headers: Vec<String> =
+        ["slot", "gpu", "gemm TFLOPS", "of peak", "membw GB/s", "throttled", "busbw GB/s", "link"]
+            .map(String::from)
+            .into();
+    if sdc {
+        headers.push("sdc".into());
+    }
+    headers.push("verdict".into());
     let mut rows: Vec<Vec<Cell>> = Vec::new();
     let mut slots: Vec<&Slot> = burn.verdicts.iter().map(|v| &v.slot).collect();
     slots.dedup();
@@ -30,7 +44,7 @@ pub fn document(burn: &Burn) -> Document {
             Some(_) => Cell::marked(Outcome::Fail.to_string(), Mark::Fail),
             None => Cell::marked("pass", Mark::Pass),
         };
-        let figures = [
+        let mut figures = vec![
             slot.label(),
             slot.gpu.clone().unwrap_or_else(|| "cpu".into()),
             figure(Check::Tflops, 3),
@@ -40,14 +54,24 @@ pub fn document(burn: &Burn) -> Document {
             busbw(burn, slot),
             link(burn, slot),
         ];
+        if sdc {
+            figures.push(bits(of(Check::Sdc)));
+        }
         rows.push(figures.into_iter().map(Cell::from).chain([verdict]).collect());
     }
     let mut document = Document::new("mlb burn");
-    document.push("Slots", Body::Table(mlb_present::Table { headers: headers.into(), rows }));
+    document.push("Slots", Body::Table(mlb_present::Table { headers, rows }));
     let judged = burn.verdicts.iter().filter(|v| v.check == Check::Link && v.outcome == Outcome::NotMeasured);
     let mut notes: Vec<String> = judged
         .map(|v| format!("slot {} link {}", v.slot.label(), v.reason.as_deref().unwrap_or("not judged")))
         .collect();
+    for group in &burn.sdc {
+        let mut note = format!("sdc on {}: {}: {}", group.device, group.verdict.label(), group.statement());
+        if matches!(group.verdict, Vote::NotReproducible { .. }) {
+            note.push_str(&format!("; {NOT_REPRODUCIBLE}"));
+        }
+        notes.push(note);
+    }
     notes.extend(burn.failed.iter().map(|f| format!("slot {} failed: {}", f.slot, f.reason)));
     if !notes.is_empty() {
         document.push("Notes", Body::Notes(notes));
@@ -57,6 +81,18 @@ pub fn document(burn: &Burn) -> Document {
         document.push("Drain the failed nodes (mlb burn --drain runs these)", Body::Notes(commands));
     }
     document
+}
+
+/// The slot's sdc verdict in a word: the same bits as the majority, the
+/// step it left it at, or not judged (no majority, nothing to vote).
+fn bits(verdict: Option<&Verdict>) -> String {
+    match verdict {
+        Some(Verdict { outcome: Outcome::Pass, .. }) => "same bits".into(),
+        Some(Verdict { outcome: Outcome::Fail, value: Some(step), .. }) => format!("differs from step {step}"),
+        Some(Verdict { outcome: Outcome::Fail, .. }) => "no fingerprints".into(),
+        Some(Verdict { outcome: Outcome::NotMeasured, .. }) => "not judged".into(),
+        None => "-".into(),
+    }
 }
 
 /// The slot's all-reduce bus bandwidth and its share of the link's nominal rate.

@@ -7,6 +7,7 @@
 //! | `tflops` | gemm's TFLOPS below `tolerance` of the best slot of the same model |
 //! | `peak` | gemm's TFLOPS below `min_peak` of the dense peak of the GPU's model in its precision (the peak table, [`mlb_run::gpu::peak`]); not measured for a model or precision the table lacks, and no verdict on a CPU slot |
 //! | `bandwidth` | membw's bandwidth below `tolerance` of the best slot of the same model |
+//! | `sdc` | (`--sdc`) the slot's deterministic gpt computed other bits than the majority of the slots ([`super::sdc`]) |
 //! | `throttled` | a GPU or the slot's CPU quota throttled more than `max_throttled` of a window |
 //! | `xid` | a GPU reported an XID error inside a window |
 //! | `ecc` | a GPU counted an uncorrected ECC error inside a window |
@@ -15,9 +16,10 @@
 //! The best slot is that of the node, or of the allocation under `--slurm`
 //! (a node whose every slot is slow then fails too).
 
-use super::jobs::{ALLREDUCE, GEMM, MEMBW};
+use super::jobs::{ALLREDUCE, GEMM, MEMBW, SDC};
 use super::reading::{Measured, Slot};
 use mlb_judge::accept::Outcome;
+use mlb_judge::report::reproducibility::Group;
 use mlb_record::contract::precision::Precision;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,7 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Check {
-    /// Both workloads completed.
+    /// Every workload completed.
     Completed,
     /// gemm's TFLOPS against the best slot.
     Tflops,
@@ -34,6 +36,8 @@ pub enum Check {
     Peak,
     /// membw's bandwidth against the best slot.
     Bandwidth,
+    /// The deterministic gpt's bits against the majority of the slots'.
+    Sdc,
     /// Throttling within the bound.
     Throttled,
     /// No XID error.
@@ -60,7 +64,8 @@ pub struct Verdict {
     /// The bound it was held to (for `tflops` and `bandwidth`: the best
     /// slot's figure times the tolerance).
     pub bound: Option<f64>,
-    /// For a failure (or a check not measured): why, in words.
+    /// For a failure (or a check not measured): why, in words; for `sdc`,
+    /// what the vote found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -79,8 +84,9 @@ pub struct Bounds {
 }
 
 /// Every slot's verdicts, slots in order, checks in [`Check`]'s order; a
-/// slot without a report of one of `benches` fails `completed`.
-pub fn judge(measured: &[Measured], bounds: Bounds, benches: &[&str]) -> Vec<Verdict> {
+/// slot without a report of one of `benches` fails `completed`; `votes`
+/// is the vote over the sdc runs' fingerprints ([`super::sdc::vote`]).
+pub fn judge(measured: &[Measured], bounds: Bounds, benches: &[&str], votes: &[Group]) -> Vec<Verdict> {
     let slots: BTreeSet<&Slot> = measured.iter().map(|m| &m.slot).collect();
     let of = |slot: &Slot, bench: &str| measured.iter().find(|m| &m.slot == slot && m.bench == bench);
     // The best figure of each bench per model.
@@ -94,7 +100,7 @@ pub fn judge(measured: &[Measured], bounds: Bounds, benches: &[&str]) -> Vec<Ver
     let reduces: Vec<&Measured> = measured.iter().filter(|m| m.bench == ALLREDUCE).collect();
     let mut verdicts = Vec::new();
     for slot in slots {
-        let runs: Vec<&Measured> = [GEMM, MEMBW].iter().filter_map(|b| of(slot, b)).collect();
+        let runs: Vec<&Measured> = [GEMM, MEMBW, SDC].iter().filter_map(|b| of(slot, b)).collect();
         let verdict = |check, value, bound, failed: Option<String>| Verdict {
             slot: slot.clone(),
             check,
@@ -128,6 +134,9 @@ pub fn judge(measured: &[Measured], bounds: Bounds, benches: &[&str]) -> Vec<Ver
         }
         if let Some(v) = of(slot, GEMM).filter(|m| m.failure.is_none()).and_then(|m| peak(m, bounds)) {
             verdicts.push(verdict(Check::Peak, v.value, v.bound, v.reason).with_outcome(v.outcome));
+        }
+        if let Some(m) = of(slot, SDC).filter(|m| m.failure.is_none()) {
+            verdicts.push(super::sdc::judge(slot, m, votes));
         }
         let throttled = runs.iter().filter_map(|m| m.throttled).reduce(f64::max);
         let failed = throttled
@@ -223,6 +232,7 @@ mod tests {
             xid: 0.0,
             ecc_uncorrected: 0.0,
             link: None,
+            instance: None,
         }
     }
 
@@ -234,7 +244,7 @@ mod tests {
     #[test]
     fn a_slot_below_the_tolerance_of_the_best_fails_naming_its_figures() {
         let measured = [run("0", GEMM, 1.0), run("1", GEMM, 0.85), run("0", MEMBW, 10.0), run("1", MEMBW, 9.5)];
-        let verdicts = judge(&measured, BOUNDS, BENCHES);
+        let verdicts = judge(&measured, BOUNDS, BENCHES, &[]);
         assert_eq!(failures(&verdicts), [("1".to_string(), Check::Tflops)]);
         let reason = verdicts.iter().find(|v| v.outcome == Outcome::Fail).unwrap().reason.clone().unwrap();
         assert_eq!(reason, "gemm 0.850 TFLOPS, 85% of the best slot's 1.000 (at least 90%)");
@@ -250,7 +260,7 @@ mod tests {
         let mut broken = run("1", MEMBW, 0.0);
         broken.failure = Some("error: out of memory".into());
         let measured = [run("0", GEMM, 1.0), run("1", GEMM, 1.0), throttled, broken, slow_model];
-        let got = failures(&judge(&measured, BOUNDS, BENCHES));
+        let got = failures(&judge(&measured, BOUNDS, BENCHES, &[]));
         let want = [
             ("0", Check::Throttled),
             ("0", Check::Xid),
@@ -259,7 +269,7 @@ mod tests {
             ("2", Check::Completed),
         ];
         assert_eq!(got, want.map(|(s, c)| (s.to_string(), c)));
-        let verdicts = judge(&measured, BOUNDS, BENCHES);
+        let verdicts = judge(&measured, BOUNDS, BENCHES, &[]);
         let completed = verdicts.iter().find(|v| v.slot.id == "1" && v.check == Check::Completed).unwrap();
         assert_eq!(completed.reason.as_deref(), Some("membw failed (error: out of memory)"));
     }
@@ -273,14 +283,14 @@ mod tests {
         };
         let h100 = mlb_run::gpu::peak::peak("NVIDIA H100 80GB HBM3", Precision::Bf16).unwrap().tflops;
         let measured = [gpu("0", "NVIDIA H100 80GB HBM3", 0.4 * h100), gpu("1", "Mystery GPU", 10.0)];
-        let verdicts = judge(&measured, BOUNDS, BENCHES);
+        let verdicts = judge(&measured, BOUNDS, BENCHES, &[]);
         let peak: Vec<(String, Outcome)> =
             verdicts.iter().filter(|v| v.check == Check::Peak).map(|v| (v.slot.label(), v.outcome)).collect();
         assert_eq!(peak, [("0".to_string(), Outcome::Fail), ("1".to_string(), Outcome::NotMeasured)]);
         let failed = verdicts.iter().find(|v| v.check == Check::Peak && v.outcome == Outcome::Fail).unwrap();
         assert!(failed.reason.as_deref().unwrap().contains("40% of the H100 SXM peak"), "{failed:?}");
         assert!(
-            judge(&[run("0", GEMM, 1.0)], BOUNDS, BENCHES).iter().all(|v| v.check != Check::Peak),
+            judge(&[run("0", GEMM, 1.0)], BOUNDS, BENCHES, &[]).iter().all(|v| v.check != Check::Peak),
             "no peak on a CPU"
         );
     }
@@ -293,6 +303,6 @@ mod tests {
             m
         };
         let measured = [on("n1", GEMM, 1.0), on("n2", GEMM, 0.3), on("n1", MEMBW, 5.0), on("n2", MEMBW, 5.0)];
-        assert_eq!(failures(&judge(&measured, BOUNDS, BENCHES)), [("n2/0".to_string(), Check::Tflops)]);
+        assert_eq!(failures(&judge(&measured, BOUNDS, BENCHES, &[])), [("n2/0".to_string(), Check::Tflops)]);
     }
 }
