@@ -133,7 +133,23 @@ fn a_ddp_group_gives_each_slot_torchruns_variables() {
             assert!(block.lines().any(|l| l.trim() == var), "instance {rank} lacks {var}: {block}");
         }
         assert_eq!(port(block), Some(first.clone()), "one group, one port");
+        assert!(!block.contains("MLB_GROUP="), "a rank of a group: {block}");
     }
+}
+
+#[test]
+fn instances_of_no_group_are_told_to_train_alone() {
+    // Under --slurm a student job's instances are the tasks of one step,
+    // whose variables name all of them: MLB_GROUP=alone keeps each alone.
+    let host = hosts::ngc();
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = write(dir.path(), "a.json", r#"[{"name": "solo", "cmd": "python train.py", "cgroup": "student"}]"#);
+    let out = run(&["--jobs", jobs.to_str().unwrap(), "--dry-run", "--host-root", host.root().to_str().unwrap()]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let instances: Vec<&str> = stdout.split("  instance ").skip(1).collect();
+    assert_eq!(instances.len(), 4, "{stdout}");
+    assert!(instances.iter().all(|b| b.lines().any(|l| l.trim() == "MLB_GROUP=alone")), "{stdout}");
 }
 
 #[test]

@@ -45,6 +45,7 @@ mod config;
 #[doc(hidden)]
 pub mod ffi;
 mod fingerprint;
+pub mod group;
 pub mod libtorch;
 pub mod manifest;
 pub mod precision;

@@ -7,6 +7,7 @@ use crate::gpu::{device_list, DeviceIndex};
 use crate::host::HostKind;
 use crate::isolation::{Isolation, Slot};
 use crate::jobs::{render, Group, JobConfig, Program, Scope};
+use mlb_plugin::group::{ALONE, GROUP_VAR};
 use mlb_record::contract::argv::WorkerCommand;
 use mlb_record::contract::determinism::DeterministicRun;
 use mlb_record::contract::env;
@@ -263,6 +264,11 @@ fn build(
     };
     // The user's heap choice reaches instances in containers too.
     let mut env = env::instance_env(&instance, |name| std::env::var(name).ok());
+    // A config of no group: its instances train alone, even as the tasks of
+    // one Slurm step (whose variables name all of them).
+    if config.group.is_none() {
+        env.push((GROUP_VAR.to_string(), ALONE.to_string()));
+    }
     let work = match (&config.program, plugin) {
         (Program::Plugin(workload), Some(plugin)) => {
             let mut json: Map<String, Value> = config.args.0.iter().cloned().collect();

@@ -86,7 +86,13 @@ mod tests {
         let fragment = json!({"threads": 1}).as_object().unwrap().clone();
         let stack = Stack { plugin: "spin 0.1.0 (build abc)", libtorch: None, threads: 1, fragment: &fragment };
         let env = |name: &str| (name == "MKL_CBWR").then(|| "AVX2".to_string());
-        let block = stack.block(10, vec![], std::time::Duration::from_micros(7), env, "processor\t: 0\nmodel name\t: Test CPU 9000\n");
+        let block = stack.block(
+            10,
+            vec![],
+            std::time::Duration::from_micros(7),
+            env,
+            "processor\t: 0\nmodel name\t: Test CPU 9000\n",
+        );
         assert_eq!((block.every, block.device.as_str(), block.spent_us), (10, "Test CPU 9000", 7));
         assert_eq!(block.stack["plugin"], "spin 0.1.0 (build abc)");
         assert_eq!(block.stack["MKL_CBWR"], "AVX2");

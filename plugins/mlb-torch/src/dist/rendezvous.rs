@@ -1,6 +1,10 @@
 //! Where a rank finds its group: torchrun's variables (set by mlb's
 //! launcher for a `"group": "ddp"` job, and by torchrun itself), else
-//! Slurm's task variables, else a group of one.
+//! Slurm's task variables, else a group of one. An instance mlb's launcher
+//! put in no group (`MLB_GROUP=alone`, [`mlb_plugin::group`]) is a group of
+//! one whatever Slurm's variables say.
+
+use mlb_plugin::group::{ALONE, GROUP_VAR};
 
 /// torchrun's variables, in the order they are read.
 pub const TORCHRUN_VARS: [&str; 5] = ["MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK"];
@@ -62,7 +66,8 @@ pub struct RendezvousError {
 impl Rendezvous {
     /// Reads the group from the environment through `var` (one variable's
     /// value): torchrun's variables when `RANK` or `WORLD_SIZE` is set, else
-    /// Slurm's when `SLURM_PROCID` is set, else a group of one.
+    /// Slurm's when `SLURM_PROCID` is set and mlb's launcher did not start
+    /// the instance alone (`MLB_GROUP=alone`), else a group of one.
     ///
     /// Under Slurm, rank 0 is on the step's first node (`SLURM_STEP_NODELIST`,
     /// else `SLURM_JOB_NODELIST`; `MASTER_ADDR` wins when set), and the port
@@ -86,7 +91,7 @@ impl Rendezvous {
                 number("LOCAL_RANK")?,
                 Source::Torchrun,
             )
-        } else if var("SLURM_PROCID").is_some() {
+        } else if var("SLURM_PROCID").is_some() && var(GROUP_VAR).as_deref() != Some(ALONE) {
             let addr = match var("MASTER_ADDR") {
                 Some(addr) => addr,
                 None => {
@@ -218,6 +223,9 @@ mod tests {
         assert!(read(&slurm("2")).unwrap().names_group());
         assert!(!read(&slurm("1")).unwrap().names_group(), "a Slurm step of one task");
         assert!(!read(&[]).unwrap().names_group());
+        let alone = [slurm("4").as_slice(), &[(GROUP_VAR, ALONE)]].concat();
+        assert_eq!(read(&alone).unwrap().source, Source::Alone, "mlb's launcher started it in no group");
+        assert!(read(&[torchrun.as_slice(), &[(GROUP_VAR, ALONE)]].concat()).unwrap().names_group());
     }
 
     #[test]
