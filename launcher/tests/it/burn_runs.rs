@@ -161,7 +161,7 @@ fn a_corrupted_gemm_product_fails_its_slot_by_the_result_check() {
     c.args(burn_args(plugins.path(), &out, &["--devices", "2", "--no-collectives"]));
     c.env(LOCK_VAR, dir.path().join("mlb.lock")).env("NO_COLOR", "1").env(BURNS_VAR, dir.path().join("burns"));
     // The product of step 3 of slot 1's gemm gets one sampled element wrong.
-    c.env("MLB_INJECT", "corrupt_output@2,slot=1");
+    c.env("MLB_INJECT", "corrupt_output@2,slot=1,job=gemm");
     let done = c.stdin(Stdio::null()).output().unwrap();
     let stdout = common::text(&done).0;
     eprintln!("{stdout}");
@@ -183,8 +183,12 @@ fn a_flipped_bit_in_one_slot_of_a_node_fails_its_sdc_check_and_drains_the_node()
     let plugins = torch_plugin_dir();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("flipped");
-    // gemm and membw run 3 steps each: the fault, after step 15, is the gpt's alone.
-    let args = burn_for("3", plugins.path(), &out, &["--slurm", "--devices", "2", "--sdc", "--no-collectives"]);
+    // gemm and membw run 3 steps each: the fault, after step 15, is the gpt's
+    // alone. The two test nodes' four slots share this machine's two CPUs:
+    // their speeds and CPU quotas are not judged here (tolerance 0, any
+    // throttling), only what they computed.
+    let sdc = ["--slurm", "--devices", "2", "--sdc", "--no-collectives", "--tolerance", "0", "--max-throttled", "1"];
+    let args = burn_for("3", plugins.path(), &out, &sdc);
     let mut c = common::slurm::in_allocation(&["-N2", "--ntasks-per-node=2"], &args);
     c.env(BURNS_VAR, dir.path().join("burns")).env("NO_COLOR", "1");
     c.env("MLB_INJECT", "flip_bit@15,node=n2,slot=1");

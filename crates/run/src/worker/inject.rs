@@ -2,11 +2,12 @@
 //! docs/determinism.md, "Checking the checks"): which fault, after which
 //! step, in which slot and on which node.
 //!
-//! `MLB_INJECT=FAULT@STEP[,slot=DEVICES][,node=NAME]`: after step `STEP`
-//! (1-based, warm-up included) the instance whose visible devices are
-//! `DEVICES` (its `vcd`, the slot's device list) on node `NAME` (its Slurm
-//! node, else its host name) injects `FAULT` (`flip_bit`,
-//! `corrupt_output`). Without `slot` or `node`, every slot or node matches.
+//! `MLB_INJECT=FAULT@STEP[,slot=DEVICES][,node=NAME][,job=JOB]`: after
+//! step `STEP` (1-based, warm-up included) the instance whose visible
+//! devices are `DEVICES` (its `vcd`, the slot's device list) on node `NAME`
+//! (its Slurm node, else its host name) of job `JOB` injects `FAULT`
+//! (`flip_bit`, `corrupt_output`). Without `slot`, `node` or `job`, every
+//! slot, node or job matches.
 
 use mlb_plugin::Fault;
 
@@ -26,11 +27,16 @@ pub struct Place<'a> {
     pub slot: &'a str,
     /// Its Slurm node, else its host name.
     pub node: &'a str,
+    /// Its job's name.
+    pub job: &'a str,
 }
 
 /// An `MLB_INJECT` value the worker cannot follow.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("MLB_INJECT={value:?}: {why}; write FAULT@STEP[,slot=DEVICES][,node=NAME] with FAULT one of {}", faults())]
+#[error(
+    "MLB_INJECT={value:?}: {why}; write FAULT@STEP[,slot=DEVICES][,node=NAME][,job=JOB] with FAULT one of {}",
+    faults()
+)]
 pub struct InjectError {
     /// The variable's value.
     pub value: String,
@@ -60,7 +66,8 @@ impl Injection {
             let have = match key.trim() {
                 "slot" => place.slot,
                 "node" => place.node,
-                other => return Err(error(format!("`{other}` is neither `slot` nor `node`"))),
+                "job" => place.job,
+                other => return Err(error(format!("`{other}` is not `slot`, `node` or `job`"))),
             };
             selected &= have == want.trim();
         }
@@ -72,7 +79,7 @@ impl Injection {
 mod tests {
     use super::*;
 
-    const SLOT_1: Place<'static> = Place { slot: "1", node: "node2" };
+    const SLOT_1: Place<'static> = Place { slot: "1", node: "node2", job: "gemm" };
 
     #[test]
     fn selects_by_slot_and_node() {
@@ -82,6 +89,8 @@ mod tests {
         assert_eq!(Injection::read(" flip_bit @ 25 , slot = 1 , node = node2", SLOT_1), Ok(flip));
         assert_eq!(Injection::read("flip_bit@25,slot=0", SLOT_1), Ok(None));
         assert_eq!(Injection::read("flip_bit@25,slot=1,node=node1", SLOT_1), Ok(None));
+        assert_eq!(Injection::read("flip_bit@25,job=gemm", SLOT_1), Ok(flip));
+        assert_eq!(Injection::read("flip_bit@25,slot=1,job=membw", SLOT_1), Ok(None));
         let corrupt = Injection::read("corrupt_output@3", SLOT_1).unwrap().unwrap();
         assert_eq!(corrupt.fault, Fault::CorruptOutput);
     }
@@ -93,7 +102,7 @@ mod tests {
             ("melt@3", "no fault is named `melt`"),
             ("flip_bit@0", "not a positive integer"),
             ("flip_bit@x", "not a positive integer"),
-            ("flip_bit@3,gpu=1", "`gpu` is neither"),
+            ("flip_bit@3,gpu=1", "`gpu` is not `slot`, `node` or `job`"),
             ("flip_bit@3,slot", "is not KEY=VALUE"),
         ] {
             let e = Injection::read(value, SLOT_1).unwrap_err().to_string();

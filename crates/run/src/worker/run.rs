@@ -260,7 +260,7 @@ impl Context {
     fn injection(&self) -> Result<Option<Injection>, super::inject::InjectError> {
         let Ok(value) = std::env::var(env::INJECT) else { return Ok(None) };
         let node = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| hostname());
-        Injection::read(&value, Place { slot: &self.identity.vcd, node: &node })
+        Injection::read(&value, Place { slot: &self.identity.vcd, node: &node, job: &self.identity.name })
     }
 
     /// The report's `determinism` block, around the fingerprints taken.
