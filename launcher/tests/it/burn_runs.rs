@@ -183,15 +183,15 @@ fn a_flipped_bit_in_one_slot_of_a_node_fails_its_sdc_check_and_drains_the_node()
     let plugins = torch_plugin_dir();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("flipped");
-    // gemm and membw run 3 steps each: the fault, after step 15, is the gpt's
-    // alone. The two test nodes' four slots share this machine's two CPUs:
+    // The fault, after step 15, is the sdc gpt's alone (`job=sdc`). The two
+    // test nodes' four slots share this machine's two CPUs:
     // their speeds and CPU quotas are not judged here (tolerance 0, any
     // throttling), only what they computed.
     let sdc = ["--slurm", "--devices", "2", "--sdc", "--no-collectives", "--tolerance", "0", "--max-throttled", "1"];
     let args = burn_for("3", plugins.path(), &out, &sdc);
     let mut c = common::slurm::in_allocation(&["-N2", "--ntasks-per-node=2"], &args);
     c.env(BURNS_VAR, dir.path().join("burns")).env("NO_COLOR", "1");
-    c.env("MLB_INJECT", "flip_bit@15,node=n2,slot=1");
+    c.env("MLB_INJECT", "flip_bit@15,node=n2,slot=1,job=sdc");
     let (done, text) = common::slurm::run(c);
     eprintln!("{text}");
     assert_eq!(done.status.code(), Some(1), "{text}");
