@@ -4,9 +4,9 @@
 //! and `mlb accept` (the `identical` rule and its exit status).
 
 use crate::accept::{accept, rules, stdout};
-use crate::common::records::{file_name, record, Run};
+use crate::common::records::{deterministic_record, file_name, Run};
 use mlb_record::contract::record::write_atomic;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -23,17 +23,7 @@ struct Instance<'a> {
 impl Instance<'_> {
     fn write(&self, dir: &Path) {
         let r = Run { suite: "fast", bench: "spin", run: self.run, vcd: self.vcd, items_per_sec: 100.0, gpu: None };
-        let mut report = record(&r);
-        report["hostname"] = json!(self.host);
-        report["deterministic"] = json!(true);
-        let fingerprints: Vec<Value> = self
-            .prints
-            .chars()
-            .enumerate()
-            .map(|(i, c)| json!({"step": 10 * (i + 1), "loss": "3fb999999999999a", "params": c.to_string().repeat(32)}))
-            .collect();
-        report["determinism"] = json!({"every": 10, "device": "Xeon",
-            "stack": {"plugin": "spin 0.1.0 (build 0123456789ab)", "threads": "1"}, "fingerprints": fingerprints});
+        let report = deterministic_record(&r, self.host, self.prints);
         let folder = dir.join(self.host.replace(['/', '<', '>', ','], "_"));
         std::fs::create_dir_all(&folder).unwrap();
         write_atomic(&folder, &file_name(&r), &report).unwrap();
