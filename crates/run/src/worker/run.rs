@@ -266,7 +266,15 @@ impl Context {
     /// The report's `determinism` block, around the fingerprints taken.
     fn determinism(&self, fragment: &Map<String, Value>, version: &str) -> Option<Determinism> {
         let (every, fingerprints, spent) = self.fingerprints.clone()?;
-        let stack = Stack { plugin: version, libtorch: self.libtorch.as_deref(), threads: self.threads, fragment };
+        let on_gpu = fragment.get("gpu").is_some_and(Value::is_string);
+        let gpu_versions = on_gpu.then(super::stack::gpu_versions).flatten();
+        let stack = Stack {
+            plugin: version,
+            libtorch: self.libtorch.as_deref(),
+            threads: self.threads,
+            fragment,
+            gpu_versions,
+        };
         let cpuinfo = mlb_record::reading::input::read_input(Path::new("/proc/cpuinfo")).unwrap_or_default();
         Some(stack.block(every, fingerprints, spent, |name| std::env::var(name).ok(), &cpuinfo))
     }

@@ -17,6 +17,16 @@ pub struct Stack<'a> {
     pub threads: u32,
     /// The plugin's report fields (`gpu`: the GPU's name).
     pub fragment: &'a Map<String, Value>,
+    /// The GPU driver's version and CUDA's (ROCm's), on a GPU ([`gpu_versions`]).
+    pub gpu_versions: Option<(String, String)>,
+}
+
+/// The GPU driver's version and the CUDA (ROCm) version of this host, as
+/// `system.json` gives them: those of the first vendor that reports a
+/// driver; `None` on a host without one.
+pub fn gpu_versions() -> Option<(String, String)> {
+    let root = std::path::Path::new("/");
+    crate::gpu::Vendor::ALL.iter().map(|v| v.ops().versions(root)).find(|(driver, _)| !driver.is_empty())
 }
 
 impl Stack<'_> {
@@ -42,6 +52,10 @@ impl Stack<'_> {
         ]);
         if let Some(libtorch) = self.libtorch {
             stack.insert("libtorch".into(), libtorch.into());
+        }
+        if let Some((driver, toolkit)) = &self.gpu_versions {
+            stack.insert("driver".into(), driver.clone());
+            stack.insert("cuda_or_rocm".into(), toolkit.clone());
         }
         stack.extend(LIBRARY_SWITCHES.iter().filter_map(|name| var(name).map(|v| (name.to_string(), v))));
         Determinism { every, device, stack, fingerprints, spent_us: spent.as_micros() as u64 }
@@ -84,7 +98,13 @@ mod tests {
     #[test]
     fn the_block_names_the_device_and_what_decides_the_bits() {
         let fragment = json!({"threads": 1}).as_object().unwrap().clone();
-        let stack = Stack { plugin: "spin 0.1.0 (build abc)", libtorch: None, threads: 1, fragment: &fragment };
+        let stack = Stack {
+            plugin: "spin 0.1.0 (build abc)",
+            libtorch: None,
+            threads: 1,
+            fragment: &fragment,
+            gpu_versions: None,
+        };
         let env = |name: &str| (name == "MKL_CBWR").then(|| "AVX2".to_string());
         let block = stack.block(
             10,
@@ -100,8 +120,10 @@ mod tests {
         assert!(!block.stack.contains_key("libtorch") && !block.stack.contains_key("CUBLAS_WORKSPACE_CONFIG"));
 
         let fragment = json!({"gpu": "NVIDIA H200"}).as_object().unwrap().clone();
-        let stack = Stack { libtorch: Some("2.11.0+cu130"), fragment: &fragment, ..stack };
+        let versions = Some(("580.65".to_string(), "13.0".to_string()));
+        let stack = Stack { libtorch: Some("2.11.0+cu130"), fragment: &fragment, gpu_versions: versions, ..stack };
         let block = stack.block(10, vec![], std::time::Duration::ZERO, |_| None, "");
         assert_eq!((block.device.as_str(), block.stack["libtorch"].as_str()), ("NVIDIA H200", "2.11.0+cu130"));
+        assert_eq!((block.stack["driver"].as_str(), block.stack["cuda_or_rocm"].as_str()), ("580.65", "13.0"));
     }
 }
