@@ -17,8 +17,10 @@ pub struct VoteArgs {
     /// The store.
     #[command(flatten)]
     pub store: DbArg,
-    /// A run folder to vote with the stored runs (read with its
-    /// sub-folders as `mlb report` reads one; not imported).
+    /// Folder of report files (read with its sub-folders).
+    ///
+    /// A run's reports, voted with the stored runs as `mlb report` reads
+    /// them; they are not imported.
     #[arg(long, value_name = "DIR")]
     pub reports: Option<PathBuf>,
     /// Which stored runs.
