@@ -97,14 +97,7 @@ pub fn check(
     let given: Map<String, Value> = args.iter().cloned().collect();
     let effective = effective_config(defaults, &given);
     Plan::of_run(&effective, to_quality)?;
-    if DeterministicRun::of(&effective)?.is_some() {
-        if !deterministic {
-            return Err(Refusal::NotDeterministic);
-        }
-        if to_quality {
-            return Err(Refusal::DeterministicToQuality);
-        }
-    }
+    deterministic_run(&effective, deterministic, to_quality)?;
     for (key, v) in args {
         let name = arg_key(key);
         let Some(&kind) = kinds.get(&name) else { continue };
@@ -114,6 +107,25 @@ pub fn check(
         }
     }
     Ok(())
+}
+
+/// The deterministic run an `effective` config (the arguments over the
+/// workload's defaults) asks for, if any: refused for a workload that
+/// cannot run deterministically (`deterministic` false) and for a run to
+/// quality. The launcher asks it before a run, the worker again when it runs.
+pub fn deterministic_run(
+    effective: &Map<String, Value>,
+    deterministic: bool,
+    to_quality: bool,
+) -> Result<Option<DeterministicRun>, Refusal> {
+    let Some(run) = DeterministicRun::of(effective)? else { return Ok(None) };
+    if !deterministic {
+        return Err(Refusal::NotDeterministic);
+    }
+    if to_quality {
+        return Err(Refusal::DeterministicToQuality);
+    }
+    Ok(Some(run))
 }
 
 impl Fix for Refusal {

@@ -8,7 +8,7 @@ use super::provenance;
 use super::stack::Stack;
 use super::timing::{self, LoopFailure, LoopResult, Observer, Progress};
 use super::to_quality::Session;
-use crate::plugins::{self, effective_config, CallError, CallFailure, Instance, Plan, Plugin};
+use crate::plugins::{self, accepts, effective_config, CallError, CallFailure, Instance, Plan, Plugin};
 use chrono::{DateTime, Utc};
 use mlb_record::contract::determinism::{Determinism, DeterministicRun, Fingerprint};
 use mlb_record::contract::quality::PageCache;
@@ -234,21 +234,10 @@ impl Context {
     /// Sets what the GPU libraries read before they start (cuBLAS's
     /// workspace), unless the user set it.
     fn deterministic(&self, plugin: &Plugin, to_quality: bool) -> Result<Option<DeterministicRun>, String> {
-        let job = &self.identity.name;
-        let run = DeterministicRun::of(&self.args).map_err(|e| format!("job `{job}`: {e}"))?;
+        let meta = plugin.meta();
+        let run = accepts::deterministic_run(&self.args, meta.deterministic, to_quality)
+            .map_err(|e| format!("job `{}`: workload `{}`: {}", self.identity.name, meta.name, one_line(&e)))?;
         let Some(run) = run else { return Ok(None) };
-        let workload = &plugin.meta().name;
-        if !plugin.meta().deterministic {
-            return Err(format!(
-                "job `{job}`: workload `{workload}` cannot run deterministically; remove `deterministic` \
-                 from the job, or run a workload that can (`mlb plugins show NAME` says)"
-            ));
-        }
-        if to_quality {
-            return Err(format!(
-                "job `{job}`: a run to quality is not fingerprinted; remove `deterministic` or `--to-quality`"
-            ));
-        }
         if std::env::var_os(CUBLAS_WORKSPACE_CONFIG).is_none() {
             // Only this thread runs yet: the plugin has not started any.
             std::env::set_var(CUBLAS_WORKSPACE_CONFIG, DETERMINISTIC_CUBLAS_WORKSPACE);

@@ -84,10 +84,10 @@ struct Kept {
     body: Vec<u8>,
 }
 
-/// A stored report file in the vote: its text deflated (inflated again
-/// when its instance's fingerprints are read) and its run.
+/// A stored report file in the vote: its text (inflated once, read again
+/// for its instances' fingerprints) and its run.
 struct StoredFile {
-    body: Vec<u8>,
+    text: String,
     run: i64,
     system: String,
 }
@@ -105,7 +105,7 @@ impl Source for Files {
 
     fn report(&self, file: &Path) -> Option<ReportFile> {
         match self.stored.get(file) {
-            Some(kept) => from_text(&inflate(&kept.body)?).ok(),
+            Some(kept) => from_text(&kept.text).ok(),
             None => Disk.report(file),
         }
     }
@@ -149,7 +149,7 @@ fn stored(store: &Store, options: &VoteOptions, notes: &mut Vec<String>) -> Resu
             Ok(read) => entries.extend(read),
             Err(e) => notes.push(format!("left out {} (stored run {run}): {}", e.path.display(), e.reason)),
         }
-        files.stored.insert(path, StoredFile { body, run, system });
+        files.stored.insert(path, StoredFile { text, run, system });
     }
     Ok((files, entries))
 }
