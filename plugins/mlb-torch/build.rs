@@ -29,6 +29,7 @@ fn main() {
         "native/checkpoint.cpp",
         "native/optim.cpp",
         "native/deterministic.cpp",
+        "native/cross_entropy.cpp",
     ];
     mlb_torch_build::compile_cpp("mlb_torch_native", &native);
     println!("cargo:rerun-if-changed=native/third_party/gloo-headers");

@@ -67,10 +67,22 @@ class Block(nn.Module):
         x = x + self.proj(F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, t, d))
         return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
 
+    def forward_class(self, x):
+        """The class token's output alone (`--last-block class`): keys and
+        values of every token, the rest of the class token only."""
+        b, t, d = x.shape
+        h = self.norm1(x)
+        w, bias = self.qkv.weight, self.qkv.bias
+        q = F.linear(h[:, :1], w[:d], bias[:d]).view(b, 1, self.heads, d // self.heads).transpose(1, 2)
+        k, v = F.linear(h, w[d:], bias[d:]).view(b, t, 2, self.heads, d // self.heads).permute(2, 0, 3, 1, 4).unbind(0)
+        x = x[:, :1] + self.proj(F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, 1, d))
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
 
 class ViT(nn.Module):
-    def __init__(self, layers, heads, width, image, patch, classes):
+    def __init__(self, layers, heads, width, image, patch, classes, last_block="all"):
         super().__init__()
+        self.last_block = last_block
         tokens = (image // patch) ** 2 + 1
         self.embed = nn.Conv2d(3, width, patch, stride=patch)
         self.class_token = token(1, 1, width)
@@ -81,6 +93,10 @@ class ViT(nn.Module):
     def forward(self, images):
         x = self.embed(images).flatten(2).transpose(1, 2)
         x = torch.cat([self.class_token.expand(x.shape[0], -1, -1), x], 1) + self.position
+        if self.last_block == "class":
+            for block in self.blocks[:-1]:
+                x = block(x)
+            return self.head(self.norm(self.blocks[-1].forward_class(x)[:, 0]))
         for block in self.blocks:
             x = block(x)
         return self.head(self.norm(x)[:, 0])
@@ -92,14 +108,14 @@ def decays(name, param):
     return param.dim() >= 2 and name not in ("class_token", "position")
 
 
-def vit(config, compile_model, adamw="fused"):
+def vit(config, compile_model, adamw="fused", last_block="all"):
     layers, heads, width = SIZES[config.get("size", "base")]
     layers, heads, width = (int(config.get(k, v)) for k, v in (("layers", layers), ("heads", heads), ("width", width)))
     image, patch = int(config.get("image_size", 224)), int(config.get("patch", 16))
     classes, batch = int(config.get("classes", 1000)), int(config.get("batch_size", 64))
     lr, warmup, decay = float(config.get("lr", 1e-3)), int(config.get("warmup", 10)), int(config.get("decay", 1000))
     dtype = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}[config.get("precision", "fp32")]
-    model = ViT(layers, heads, width, image, patch, classes).train()
+    model = ViT(layers, heads, width, image, patch, classes, last_block).train()
     forward = torch.compile(model) if compile_model else model
     wd = float(config.get("weight_decay", 0.05))
     named = list(model.named_parameters())
@@ -145,11 +161,13 @@ def main():
     parser.add_argument("--compile", action="store_true", help="the model through torch.compile")
     parser.add_argument("--adamw", choices=ADAMW, default="fused", help="AdamW's implementation")
     parser.add_argument("--first-loss", action="store_true", help="print the loss of the first step only")
+    parser.add_argument("--last-block", choices=["all", "class"], default="all",
+                        help="the last block over every token (timm's, the default) or the class token alone (mlb's)")
     parser.add_argument("--device", default="cpu", help="cpu or cuda:N")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    step = build_on(args.device, vit, json.loads(args.config), args.compile, args.adamw)
+    step = build_on(args.device, vit, json.loads(args.config), args.compile, args.adamw, args.last_block)
     if args.first_loss:
         print(json.dumps({"loss": step()[1]}))
         return

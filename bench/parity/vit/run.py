@@ -38,10 +38,11 @@ REFERENCE_PATH = "fused AdamW, unbind, _foreach_norm, gradients set to None"
 GOAL = 1.05
 
 
-def run_python(pin, args, threads, seed, compiled):
+def run_python(pin, args, threads, seed, compiled, last_block="all"):
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference.py")
     cmd = pin + [sys.executable, script, "--config", json.dumps(args), "--threads", str(threads), "--seed", str(seed),
-                 "--repeat", str(REPEAT), "--number", str(NUMBER), "--skip", str(SKIP)] + (["--compile"] if compiled else [])
+                 "--repeat", str(REPEAT), "--number", str(NUMBER), "--skip", str(SKIP), "--last-block", last_block]
+    cmd += ["--compile"] if compiled else []
     return reference_rate(cmd, "vit/reference.py", dict(os.environ, **SAME_HEAP))
 
 
@@ -54,13 +55,16 @@ def main():
     parser.add_argument("--no-compile", action="store_true", help="leave out the torch.compile column")
     parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=["tiny"], help="shapes to run (SHAPES)")
     parser.add_argument("--precisions", nargs="+", choices=PRECISIONS, default=PRECISIONS)
+    parser.add_argument("--last-block", choices=["all", "class"], default="all",
+                        help="the reference's last block: over every token (timm's) or the class token alone (mlb's)")
     opts = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     cpus = opts.cpus or ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[: opts.threads])
     pin = ["taskset", "-c", cpus]
     print(f"threads {opts.threads}, CPUs {cpus}, {opts.runs} runs per side, seed {opts.seed}", file=sys.stderr)
     heap = " ".join(f"{k}={v}" for k, v in SAME_HEAP.items())
-    print(f"reference: {REFERENCE_PATH}; its heap: {heap} (mlb's worker: keep-freed, the same thresholds)")
+    last = {"all": "its last block over every token (timm's)", "class": "its last block of the class token alone (mlb's)"}
+    print(f"reference: {REFERENCE_PATH}, {last[opts.last_block]}; its heap: {heap} (mlb's worker: keep-freed, the same thresholds)")
     for shape in opts.shapes:
         rows = []
         for precision in opts.precisions:
@@ -68,9 +72,9 @@ def main():
             mlb, eager, compiled = [], [], []
             for _ in range(opts.runs):
                 mlb.append(run_mlb(root, pin, "vit", args, opts.threads, opts.seed, REPEAT, NUMBER, SKIP)[0])
-                eager.append(run_python(pin, args, opts.threads, opts.seed, False))
+                eager.append(run_python(pin, args, opts.threads, opts.seed, False, opts.last_block))
                 if not opts.no_compile:
-                    compiled.append(run_python(pin, args, opts.threads, opts.seed, True))
+                    compiled.append(run_python(pin, args, opts.threads, opts.seed, True, opts.last_block))
             m, e = statistics.median(mlb), statistics.median(eager)
             paired = statistics.median(a / b for a, b in zip(mlb, eager))
             c = statistics.median(compiled) if compiled else None

@@ -8,6 +8,11 @@ extern "C" {
     fn mlb_free_error(message: *mut c_char);
     fn mlb_set_allow_tf32(allow: bool);
     fn mlb_set_deterministic() -> *mut c_char;
+    fn mlb_cross_entropy(
+        logits: *const torch_sys::C_tensor,
+        targets: *const torch_sys::C_tensor,
+        loss: *mut *mut torch_sys::C_tensor,
+    ) -> *mut c_char;
 }
 
 /// Lets cuBLAS compute float32 matrix products in TF32 (PyTorch's
@@ -42,6 +47,29 @@ pub fn f_leaky_relu_(x: &mut Tensor, negative_slope: f64) -> Result<(), TchError
     // for the call; the shim catches every C++ exception and returns either
     // NULL or a string it allocated, which is freed here once copied.
     unsafe { taken_error(mlb_leaky_relu_(x.as_mut_ptr(), negative_slope)).map_or(Ok(()), |m| Err(TchError::Torch(m))) }
+}
+
+/// The mean cross entropy of `logits` (`[rows, classes]`, any floating
+/// type) against the class indices `targets` (`[rows]`), in float32: the
+/// value of tch's `logits.to_kind(Float).cross_entropy_for_logits(targets)`,
+/// with its gradient computed in the forward pass, in place of the
+/// log-softmax it takes (`native/cross_entropy.cpp`: half the time at a
+/// language model's vocabulary). Its graph runs backward once.
+///
+/// Panics, as tch's operations do, on logits not of two dimensions or
+/// targets not one a row.
+pub fn cross_entropy(logits: &Tensor, targets: &Tensor) -> Tensor {
+    let mut loss: *mut torch_sys::C_tensor = std::ptr::null_mut();
+    // SAFETY: `logits` and `targets` are live tensors whose handles are
+    // torch::Tensor*, read during the call; the shim catches every C++
+    // exception and returns NULL or a string it allocated, freed here; on
+    // success `loss` is a new torch::Tensor* whose ownership passes to the
+    // returned Tensor.
+    if let Some(message) = unsafe { taken_error(mlb_cross_entropy(logits.as_ptr(), targets.as_ptr(), &mut loss)) } {
+        panic!("cross_entropy: {message}");
+    }
+    // SAFETY: see above; non-null on success.
+    unsafe { Tensor::from_ptr(loss) }
 }
 
 /// The message of a shim's `error` (NULL: none), copied and freed.

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 type Step = (i64, &'static str, &'static str, &'static str);
 
 /// Every migration, in order.
-const STEPS: [Step; 5] = [
+const STEPS: [Step; 6] = [
     (
         1,
         "schema",
@@ -49,6 +49,12 @@ const STEPS: [Step; 5] = [
         "import speed, run figures",
         include_str!("../../migrations/sqlite/0005_import_speed.sql"),
         include_str!("../../migrations/postgres/0005_import_speed.sql"),
+    ),
+    (
+        6,
+        "import indexes",
+        include_str!("../../migrations/0006_import_indexes.sql"),
+        include_str!("../../migrations/0006_import_indexes.sql"),
     ),
 ];
 

@@ -39,3 +39,56 @@ fn leaky_relu_reports_libtorch_errors() {
     assert!(err.contains("in-place"), "{err}");
     assert_eq!(values(&leaf), [-1.0, 1.0], "a failed call changed its input");
 }
+
+/// Logits of `rows` x `classes` (of `kind`) and targets.
+fn logits_and_targets(rows: i64, classes: i64, kind: Kind) -> (Tensor, Tensor) {
+    let logits = (Tensor::randn([rows, classes], (Kind::Float, tch::Device::Cpu)) * 3.0).to_kind(kind);
+    (logits, Tensor::randint(classes, [rows], (Kind::Int64, tch::Device::Cpu)))
+}
+
+/// The loss of `loss_of` on a leaf copy of `logits` and that leaf's
+/// gradient, after the loss times `scale` ran backward.
+fn loss_and_grad(
+    logits: &Tensor,
+    targets: &Tensor,
+    scale: f64,
+    loss_of: fn(&Tensor, &Tensor) -> Tensor,
+) -> (f64, Tensor) {
+    let leaf = logits.copy().set_requires_grad(true);
+    let loss = loss_of(&leaf, targets);
+    assert_eq!(loss.kind(), Kind::Float);
+    (loss.shallow_clone() * scale).backward();
+    (loss.double_value(&[]), leaf.grad().to_kind(Kind::Float))
+}
+
+fn libtorchs(logits: &Tensor, targets: &Tensor) -> Tensor {
+    logits.to_kind(Kind::Float).cross_entropy_for_logits(targets)
+}
+
+#[test]
+fn cross_entropy_and_its_gradient_are_libtorchs() {
+    for (kind, rows, classes, scale, tolerance) in
+        [(Kind::Float, 64, 1000, 1.0, 1e-6), (Kind::Float, 48, 333, 3.5, 1e-6), (Kind::BFloat16, 64, 4096, 1.0, 1e-2)]
+    {
+        let (logits, targets) = logits_and_targets(rows, classes, kind);
+        let (loss, grad) = loss_and_grad(&logits, &targets, scale, ops::cross_entropy);
+        let (want, want_grad) = loss_and_grad(&logits, &targets, scale, libtorchs);
+        assert!((loss - want).abs() <= 1e-5 * want.abs(), "{kind:?}: {loss} against {want}");
+        let off = (&grad - &want_grad).abs().max().double_value(&[]);
+        let largest = want_grad.abs().max().double_value(&[]);
+        assert!(off <= tolerance * largest, "{kind:?} x{scale}: gradient off by {off} (largest {largest})");
+    }
+}
+
+#[test]
+fn cross_entropy_refuses_a_second_backward_and_bad_shapes() {
+    let (logits, targets) = logits_and_targets(8, 10, Kind::Float);
+    let leaf = logits.set_requires_grad(true);
+    let loss = ops::cross_entropy(&leaf, &targets);
+    loss.backward();
+    let again = std::panic::catch_unwind(|| loss.backward());
+    assert!(again.is_err(), "a second backward pass ran");
+    let bad = std::panic::catch_unwind(|| ops::cross_entropy(&leaf, &targets.narrow(0, 0, 4)));
+    let message = *bad.unwrap_err().downcast::<String>().unwrap();
+    assert!(message.contains("one target a row"), "{message}");
+}

@@ -7,7 +7,7 @@ use super::rope::Rope;
 use super::shape::Shape;
 use crate::checkpoint::checkpoint;
 use tch::nn::{self, Module};
-use tch::{Kind, Tensor};
+use tch::Tensor;
 
 /// Whether the variable `name`, `tensor`, gets weight decay: the matrices
 /// (the embedding, so the tied output projection, and every projection) do;
@@ -71,7 +71,7 @@ impl Model {
     pub fn loss(&self, tokens: &Tensor, targets: &Tensor) -> Tensor {
         let logits = self.forward(tokens);
         let vocab = logits.size()[2];
-        logits.view([-1, vocab]).to_kind(Kind::Float).cross_entropy_for_logits(&targets.reshape([-1]))
+        crate::ops::cross_entropy(&logits.view([-1, vocab]), &targets.reshape([-1]))
     }
 }
 

@@ -235,8 +235,8 @@ impl TorchWorkload for Vit {
                 (b.values(&[n, 3, size, size], self.device, Kind::Float), b.labels(self.device))
             }
         };
-        let logits = self.mixed.forward(|| self.model.forward(&images)).to_kind(Kind::Float);
-        let loss = logits.cross_entropy_for_logits(&labels);
+        let logits = self.mixed.forward(|| self.model.forward(&images));
+        let loss = crate::ops::cross_entropy(&logits, &labels);
         self.opt.zero_grad()?;
         self.mixed.backward(&loss);
         if let Some(dp) = &self.ddp {
