@@ -126,7 +126,7 @@ impl Store {
     /// before ([`super::run_figures`]) unless they are kept: once, and
     /// again after a writer was stopped before it finished.
     fn keep_figures_from(&self, target: i64) -> Result<(), StoreError> {
-        match target >= 5 && !self.run_figures_kept()? {
+        match target >= super::run_figures::SINCE && !self.run_figures_kept()? {
             true => self.keep_run_figures(),
             false => Ok(()),
         }

@@ -181,7 +181,7 @@ impl Store {
             // Migrated, but a writer has yet to keep its runs' figures.
             return Err(StoreError::NotCurrent {
                 location: location.clone(),
-                found: found - 1,
+                found: run_figures::SINCE - 1,
                 current: SCHEMA_VERSION,
             });
         }

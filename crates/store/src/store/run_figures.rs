@@ -127,6 +127,10 @@ pub async fn write(
 /// first opens it).
 pub const KEPT: &str = "run_figures";
 
+/// The schema version that brought the kept figures: a store migrated to it
+/// or later whose figures are not kept yet reads as the version before.
+pub const SINCE: i64 = 5;
+
 impl Store {
     /// Whether every run's figures are kept.
     pub(super) fn run_figures_kept(&self) -> Result<bool, StoreError> {
@@ -163,11 +167,14 @@ impl Store {
 pub const RUNS_A_READ: usize = 100;
 
 /// Keeps the figures of the runs `runs` (at most [`RUNS_A_READ`]) again
-/// from their stored instances, on `conn` (of `backend`).
+/// from their stored instances, on `conn` (of `backend`): in the order they
+/// were stored, the import's, so that the values are those the import kept,
+/// in its order, and every figure summed from them the same bits.
 pub async fn refill(conn: &mut AnyConnection, backend: Backend, runs: &[i64]) -> Result<(), sqlx::Error> {
     type Stored = (i64, String, String, Option<String>, Option<f64>, Option<f64>);
     let sql = format!(
-        "SELECT run_id, bench, config, fails_check, items_per_s, joules_per_item FROM instances WHERE run_id IN {}",
+        "SELECT run_id, bench, config, fails_check, items_per_s, joules_per_item FROM instances WHERE run_id IN {} \
+         ORDER BY run_id, id",
         backend.placeholders(1, runs.len())
     );
     let rows = runs.iter().fold(sqlx::query(&sql), |q, id| q.bind(*id)).fetch_all(&mut *conn).await?;
