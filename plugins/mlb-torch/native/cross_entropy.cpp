@@ -21,8 +21,8 @@ namespace {
 
 struct CrossEntropy : torch::autograd::Function<CrossEntropy> {
     // The mean over the rows of `-log_softmax(logits)[row, target]`, in
-    // float32; the gradient, `(softmax - one_hot) / rows`, is kept in the
-    // logits' type for the backward pass.
+    // float32; the gradient, `softmax - one_hot`, is kept for the backward
+    // pass in the logits' type (float16's in float32).
     static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& logits,
                               const at::Tensor& targets) {
         TORCH_CHECK(logits.dim() == 2, "cross_entropy: logits of [rows, classes], not ", logits.sizes());
@@ -38,15 +38,20 @@ struct CrossEntropy : torch::autograd::Function<CrossEntropy> {
         }
         grad.exp_();
         grad.scatter_(1, index, picked.exp_().sub_(1.0));
-        ctx->saved_data["grad"] = grad.to(logits.scalar_type());
+        // float16's range would flush the smallest probabilities before a
+        // loss scale lifts them: kept in float32 until scaled.
+        auto half = logits.scalar_type() == at::kHalf;
+        ctx->saved_data["grad"] = half ? grad : grad.to(logits.scalar_type());
+        ctx->saved_data["half"] = half;
         ctx->saved_data["rows"] = rows;
         return loss;
     }
 
     // The kept gradient times `grad_output[0] / rows`, in place, in its type
     // (for bfloat16, rounded twice: exact when the rows are a power of two,
-    // as a batch of sequences usually is). The graph cannot be run backward
-    // twice: a second run fails, naming this.
+    // as a batch of sequences usually is; float16's is scaled in float32,
+    // then rounded once). The graph cannot be run backward twice: a second
+    // run fails, naming this.
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                    torch::autograd::variable_list grad_output) {
         auto kept = ctx->saved_data["grad"];
@@ -55,6 +60,9 @@ struct CrossEntropy : torch::autograd::Function<CrossEntropy> {
         ctx->saved_data["grad"] = c10::IValue();
         auto rows = static_cast<double>(ctx->saved_data["rows"].toInt());
         grad.mul_(grad_output[0].div(rows));
+        if (ctx->saved_data["half"].toBool()) {
+            grad = grad.to(at::kHalf);
+        }
         return {grad, at::Tensor()};
     }
 };
