@@ -40,10 +40,9 @@ struct CrossEntropy : torch::autograd::Function<CrossEntropy> {
         grad.scatter_(1, index, picked.exp_().sub_(1.0));
         // float16's range would flush the smallest probabilities before a
         // loss scale lifts them: kept in float32 until scaled.
-        auto half = logits.scalar_type() == at::kHalf;
-        ctx->saved_data["grad"] = half ? grad : grad.to(logits.scalar_type());
-        ctx->saved_data["half"] = half;
-        ctx->saved_data["rows"] = rows;
+        auto type = logits.scalar_type();
+        ctx->saved_data["grad"] = type == at::kHalf ? grad : grad.to(type);
+        ctx->saved_data["type"] = type;
         return loss;
     }
 
@@ -58,12 +57,8 @@ struct CrossEntropy : torch::autograd::Function<CrossEntropy> {
         TORCH_CHECK(kept.isTensor(), "cross_entropy: its backward pass runs once (retain_graph is not supported)");
         auto grad = kept.toTensor();
         ctx->saved_data["grad"] = c10::IValue();
-        auto rows = static_cast<double>(ctx->saved_data["rows"].toInt());
-        grad.mul_(grad_output[0].div(rows));
-        if (ctx->saved_data["half"].toBool()) {
-            grad = grad.to(at::kHalf);
-        }
-        return {grad, at::Tensor()};
+        grad.mul_(grad_output[0].div(static_cast<double>(grad.size(0))));
+        return {grad.to(ctx->saved_data["type"].toScalarType()), at::Tensor()};
     }
 };
 

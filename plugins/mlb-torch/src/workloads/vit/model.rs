@@ -163,7 +163,12 @@ impl Block {
         // buffers summed (indexing's).
         let [q, k, v]: [Tensor; 3] = qkv.unbind(0).try_into().expect("three projections");
         let attended = Tensor::scaled_dot_product_attention(&q, &k, &v, None::<Tensor>, 0.0, false, None, false);
-        let x = x + attended.transpose(1, 2).reshape([b, t, d]).apply(&self.proj);
+        self.feed_forward(x + attended.transpose(1, 2).reshape([b, t, d]).apply(&self.proj))
+    }
+
+    /// The block's second half on `x`, the attention's residual: `x` plus
+    /// the MLP of its layer norm.
+    fn feed_forward(&self, x: Tensor) -> Tensor {
         let mlp = x.apply(&self.norm2).apply(&self.fc1).gelu("none").apply(&self.fc2);
         x + mlp
     }
@@ -190,9 +195,7 @@ impl Block {
             .permute([2, 0, 3, 1, 4]);
         let [k, v]: [Tensor; 2] = kv.unbind(0).try_into().expect("two projections");
         let attended = Tensor::scaled_dot_product_attention(&q, &k, &v, None::<Tensor>, 0.0, false, None, false);
-        let x = x.narrow(1, 0, 1) + attended.transpose(1, 2).reshape([b, 1, d]).apply(&self.proj);
-        let mlp = x.apply(&self.norm2).apply(&self.fc1).gelu("none").apply(&self.fc2);
-        x + mlp
+        self.feed_forward(x.narrow(1, 0, 1) + attended.transpose(1, 2).reshape([b, 1, d]).apply(&self.proj))
     }
 }
 
@@ -225,12 +228,18 @@ impl Vit {
         }
     }
 
-    /// The logits of `images` ([batch, 3, image, image]).
-    pub fn forward(&self, images: &Tensor) -> Tensor {
+    /// The tokens of `images` ([batch, 3, image, image]) the first block
+    /// reads: the class token, then the patches, positions added.
+    fn tokens(&self, images: &Tensor) -> Tensor {
         let patches = images.apply(&self.embed).flatten(2, -1).transpose(1, 2);
         let b = patches.size()[0];
         let class = self.class_token.expand([b, 1, -1], false).to_kind(patches.kind());
-        let mut x = Tensor::cat(&[class, patches], 1) + &self.position;
+        Tensor::cat(&[class, patches], 1) + &self.position
+    }
+
+    /// The logits of `images` ([batch, 3, image, image]).
+    pub fn forward(&self, images: &Tensor) -> Tensor {
+        let mut x = self.tokens(images);
         let (last, before) = self.blocks.split_last().expect("at least one block");
         for block in before {
             x = block.forward(&x);
@@ -313,9 +322,7 @@ mod tests {
         let images = Tensor::randn([3, 3, 32, 32], (Kind::Float, Device::Cpu));
         // The same model, every block over every token, then the class token.
         let whole = |images: &Tensor| {
-            let patches = images.apply(&model.embed).flatten(2, -1).transpose(1, 2);
-            let class = model.class_token.expand([3, 1, -1], false);
-            let x = model.blocks.iter().fold(Tensor::cat(&[class, patches], 1) + &model.position, |x, b| b.forward(&x));
+            let x = model.blocks.iter().fold(model.tokens(images), |x, b| b.forward(&x));
             x.select(1, 0).apply(&model.norm).apply(&model.head)
         };
         let grads = |logits: Tensor| {
