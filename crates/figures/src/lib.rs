@@ -9,11 +9,13 @@
 //! - [`welch`]: Welch's test that two samples have the same mean;
 //! - [`regression`]: the one regression rule (a drop beyond a bound and the noise);
 //! - [`geometric`]: the geometric mean of a score;
+//! - [`goodput`]: useful items per second and slot, and against a reference;
 //! - [`olympic`]: MLPerf's olympic mean of a config's runs;
 //! - [`rcp`]: the statistics of MLPerf's reference convergence point check;
 //! - [`timing`]: a worker's timed observations summarised (a report's `train`).
 
 pub mod geometric;
+pub mod goodput;
 pub mod moments;
 pub mod olympic;
 pub mod rcp;

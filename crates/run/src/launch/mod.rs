@@ -4,6 +4,7 @@
 //! instances together, supervises them and writes the result lines and the
 //! records of instances that could not write their own.
 
+mod attempts;
 mod choice;
 mod dry_run;
 mod error;
@@ -22,6 +23,6 @@ pub mod summary;
 mod supervise;
 
 pub use error::LaunchError;
-pub use options::{Options, MAX_PAUSE_SECONDS, MAX_SAMPLE_HZ, SEED_STEP};
+pub use options::{Options, Recovery, MAX_PAUSE_SECONDS, MAX_SAMPLE_HZ, SEED_STEP};
 pub use run::remove_left_groups;
 pub use run::{run, AfterRun};
