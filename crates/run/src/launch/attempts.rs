@@ -67,7 +67,8 @@ impl Attempts<'_> {
         let mut restarts: Vec<(Restart, Instant)> = Vec::new();
         loop {
             let began = SystemTime::now();
-            let finished = self.attempt(current, Some(&mut schedule));
+            let left = (restarts.len() as u32) < self.recovery.restarts;
+            let finished = self.attempt(current, &mut schedule, left);
             if let Some((restart, detected)) = restarts.last_mut() {
                 restart.restart_s = finished
                     .iter()
@@ -120,8 +121,12 @@ impl Attempts<'_> {
         kept
     }
 
-    fn attempt(&self, instances: Vec<Instance>, schedule: Option<&mut Schedule>) -> Vec<Finished> {
-        run_instances(self.watch, self.config, instances, self.peers, self.record, self.progress, schedule)
+    /// Runs one attempt; while restarts are left, the other ranks of a
+    /// group are killed as soon as one has failed (the group starts again
+    /// anyway), instead of being given the peers' grace.
+    fn attempt(&self, instances: Vec<Instance>, schedule: &mut Schedule, left: bool) -> Vec<Finished> {
+        let peers = if left { self.peers.map(|_| 0.0) } else { self.peers };
+        run_instances(self.watch, self.config, instances, peers, self.record, self.progress, Some(schedule))
     }
 
     /// `instance` told where to keep its checkpoints (and, with

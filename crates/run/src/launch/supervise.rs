@@ -159,6 +159,12 @@ pub fn run_instances(
         if let Some(schedule) = schedule.as_deref_mut() {
             schedule.tick(live);
         }
+        // A frozen instance takes its kill only once thawed.
+        for l in live.iter().filter(|l| l.watched.dying()) {
+            if let Some(g) = l.group.filter(|g| g.freezer_dir().is_some()) {
+                let _ = crate::isolation::control::thaw(g);
+            }
+        }
         let counters: Vec<&Counter> = live.iter().map(|l| l.counter.as_ref()).collect();
         progress.update(not_started + live.iter().filter(|l| l.watched.has_ended()).count(), &counters);
     });

@@ -60,6 +60,7 @@ pub struct Watched {
     ended_at: Option<Instant>,
     timed_out: Option<f64>,
     interrupted: bool,
+    fault_killed: bool,
 }
 
 /// What supervision cannot see itself, known once the instance has ended.
@@ -80,7 +81,15 @@ pub struct Facts {
 impl Watched {
     /// `running`, started now.
     pub fn new(running: Box<dyn Running>) -> Self {
-        Watched { running, started: Instant::now(), end: None, ended_at: None, timed_out: None, interrupted: false }
+        Watched {
+            running,
+            started: Instant::now(),
+            end: None,
+            ended_at: None,
+            timed_out: None,
+            interrupted: false,
+            fault_killed: false,
+        }
     }
 
     /// Whether it has ended.
@@ -98,8 +107,15 @@ impl Watched {
     /// it (crashed, by SIGKILL).
     pub fn kill(&mut self) {
         if self.end.is_none() {
+            self.fault_killed = true;
             self.running.kill();
         }
+    }
+
+    /// Whether it was killed (a fault, a timeout, an interrupt) and has not
+    /// ended yet: a frozen process takes its kill only once thawed.
+    pub fn dying(&self) -> bool {
+        self.end.is_none() && (self.fault_killed || self.timed_out.is_some() || self.interrupted)
     }
 
     /// Whether it has ended, and not as it should.
