@@ -170,3 +170,33 @@ fn a_fault_mlb_cannot_read_is_refused_with_the_accepted_form() {
     }
     assert!(!l.out().exists(), "nothing written");
 }
+
+#[test]
+fn a_run_to_quality_restarts_from_its_start_and_its_mllog_files_carry_the_restart() {
+    let Some(l) = launches("quality") else { return };
+    // spin reaches its target after 144 steps of 16 items: about 1.5 s at 10 ms a step.
+    let jobs = l.jobs(
+        r#"[{"name": "q", "plugin": "spin", "cgroup": "student", "args": {"size": 16, "eval_every": 256, "sleep_ms": 10}}]"#,
+    );
+    let flags = ["--devices", "2", "--to-quality", "--inject", "kill:slot=1@0.8s", "--restarts", "1", "--no-reference"];
+    let out = l.command(&jobs, &l.out(), &flags).output().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let reps = reports(&l.out());
+    let (_, r1) = reps.iter().find(|(_, r)| r["jr_id"] == "1").unwrap();
+    assert_eq!(r1["quality"]["converged"], true, "{}", r1["quality"]);
+    let restart = &r1["faults"]["restarts"][0];
+    assert!(restart["restored_step"].is_null(), "no checkpoint on the clock: started over: {restart}");
+    let logs: Vec<String> = std::fs::read_dir(l.out())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".q.R0.D1.") && n.ends_with(".mllog"))
+        .collect();
+    assert_eq!(logs.len(), 2, "one MLLOG file an attempt: {logs:?}");
+    let read = |name: &String| std::fs::read_to_string(l.out().join(name)).unwrap();
+    let restarted = logs.iter().find(|n| read(n).contains(r#""key":"restart""#)).expect("the restarted attempt's");
+    assert!(read(restarted).contains(r#""key":"restart","value":1"#), "{}", read(restarted));
+    assert!(read(restarted).contains("run_stop"));
+    let failed = logs.iter().find(|n| *n != restarted).unwrap();
+    assert!(!read(failed).contains("run_stop"), "the failed attempt's file ends where it was killed");
+}

@@ -98,7 +98,7 @@ impl Attempts<'_> {
                 restart.failed,
                 restart.restored_step.map_or("started over (no checkpoint)".into(), |s| format!("from step {s}")),
             ));
-            current = self.again(again, restart.restored_step);
+            current = self.again(again, restart.restored_step, restart.attempt);
             restarts.push((restart, detected));
         }
         kept.sort_by_key(|f| f.instance.identity.jr_id);
@@ -202,9 +202,9 @@ impl Attempts<'_> {
         (restart, detected)
     }
 
-    /// The instances of `again`, to restore `step` (none: start over); a
-    /// group meets at a new port.
-    fn again(&self, again: Vec<Finished>, step: Option<u64>) -> Vec<Instance> {
+    /// The instances of `again`, to restore `step` (none: start over) as
+    /// attempt `attempt`; a group meets at a new port.
+    fn again(&self, again: Vec<Finished>, step: Option<u64>, attempt: u32) -> Vec<Instance> {
         let port = plan::store_port().to_string();
         again
             .into_iter()
@@ -214,6 +214,7 @@ impl Attempts<'_> {
                 if let Some(step) = step {
                     i.env.push((env::RESTORE_STEP.into(), step.to_string()));
                 }
+                set(&mut i.env, env::ATTEMPT, &attempt.to_string());
                 if let Some(p) = i.env.iter_mut().find(|(k, _)| k == plan::MASTER_PORT) {
                     p.1 = port.clone();
                 }
