@@ -1,14 +1,12 @@
-//! Faults on a schedule and restarts from checkpoints (docs/faults.md),
-//! through real runs of the launcher: two slots of spin under real cgroups
-//! (root tier), its instances killed, frozen (the cgroup freezer), stopped
-//! and slowed (a CFS quota) at their time, and the `faults` block each
-//! report ends with. spin sleeps 10 ms a step, so a step never runs faster
-//! than that whatever the load: the bounds below hold on a busy machine.
+//! Two slots of spin under real cgroups (root tier): its instances
+//! killed, frozen (the cgroup freezer), stopped and slowed (a CFS quota) at
+//! their time, and the `faults` block each report ends with. spin sleeps
+//! 10 ms a step, so a step never runs faster than that whatever the load:
+//! the bounds below hold on a busy machine.
 
-use crate::common;
-
-use common::launcher::Launches;
-use common::{reports, text};
+use super::{faults, launches};
+use crate::common::launcher::Launches;
+use crate::common::{reports, text};
 use serde_json::Value;
 use std::process::Output;
 
@@ -18,15 +16,6 @@ const ITEMS_PER_STEP: u64 = 64;
 const STEP_MS: u64 = 10;
 /// Steps an observation.
 const NUMBER: u64 = 10;
-
-/// Launches for the test `name`, or none where cgroups cannot be made.
-fn launches(name: &str) -> Option<Launches> {
-    if std::env::var_os("MLB_SKIP_CGROUP_TESTS").is_some() {
-        eprintln!("MLB_SKIP_CGROUP_TESTS is set: skipping a real cgroup test");
-        return None;
-    }
-    Some(Launches::new(name))
-}
 
 /// Runs `repeat` observations of spin on two slots with `extra` flags;
 /// the output and the reports (by instance).
@@ -38,13 +27,6 @@ fn run(l: &Launches, repeat: u64, extra: &[&str]) -> (Output, Vec<(String, Value
     let mut reps = reports(&l.out());
     reps.sort_by_key(|(_, r)| r["jr_id"].as_str().unwrap_or_default().to_string());
     (out, reps)
-}
-
-/// The `faults` block of instance `jr`'s report.
-fn faults(reps: &[(String, Value)], jr: &str) -> Value {
-    let (name, r) =
-        reps.iter().find(|(_, r)| r["jr_id"] == jr).unwrap_or_else(|| panic!("no report of {jr}: {reps:?}"));
-    r.get("faults").cloned().unwrap_or_else(|| panic!("{name} has no faults block: {r}"))
 }
 
 #[test]
