@@ -282,53 +282,43 @@ impl PluginTable {
         self.size >= end
     }
 
-    /// The evaluation entry: `None` for a table built before it (or null).
-    pub fn eval_entry(&self) -> Option<EvalFn> {
-        if self.covers(offset_of!(PluginTable, eval) + size_of::<Option<EvalFn>>()) {
-            self.eval
+    /// The appended entry at byte `offset`, which `read` reads: `None`
+    /// when the table ends before it (a table built before it), and nothing
+    /// past the table's end is read.
+    fn appended<F>(&self, offset: usize, read: impl FnOnce(&Self) -> Option<F>) -> Option<F> {
+        if self.covers(offset + size_of::<Option<F>>()) {
+            read(self)
         } else {
             None
         }
+    }
+
+    /// The evaluation entry: `None` for a table built before it (or null).
+    pub fn eval_entry(&self) -> Option<EvalFn> {
+        self.appended(offset_of!(PluginTable, eval), |t| t.eval)
     }
 
     /// The fingerprint entry: `None` for a table built before it, or a
     /// workload that cannot run deterministically.
     pub fn fingerprint_entry(&self) -> Option<FingerprintFn> {
-        let end = offset_of!(PluginTable, fingerprint) + size_of::<Option<FingerprintFn>>();
-        if self.covers(end) {
-            self.fingerprint
-        } else {
-            None
-        }
+        self.appended(offset_of!(PluginTable, fingerprint), |t| t.fingerprint)
     }
 
     /// The fault injection entry: `None` for a table built before it.
     pub fn inject_entry(&self) -> Option<InjectFn> {
-        if self.covers(offset_of!(PluginTable, inject) + size_of::<Option<InjectFn>>()) {
-            self.inject
-        } else {
-            None
-        }
+        self.appended(offset_of!(PluginTable, inject), |t| t.inject)
     }
 
     /// The checkpoint entry that saves: `None` for a table built before it,
     /// or a workload that cannot checkpoint.
     pub fn save_entry(&self) -> Option<CheckpointFn> {
-        if self.covers(offset_of!(PluginTable, save) + size_of::<Option<CheckpointFn>>()) {
-            self.save
-        } else {
-            None
-        }
+        self.appended(offset_of!(PluginTable, save), |t| t.save)
     }
 
     /// The checkpoint entry that restores: `None` for a table built before
     /// it, or a workload that cannot checkpoint.
     pub fn restore_entry(&self) -> Option<CheckpointFn> {
-        if self.covers(offset_of!(PluginTable, restore) + size_of::<Option<CheckpointFn>>()) {
-            self.restore
-        } else {
-            None
-        }
+        self.appended(offset_of!(PluginTable, restore), |t| t.restore)
     }
 
     /// The declared quality: `None` for a table built before it, or one
