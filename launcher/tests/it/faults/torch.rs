@@ -112,19 +112,20 @@ fn a_killed_and_restored_gpt_ends_on_the_reference_runs_bits() {
     let Some(l) = launches("gptrestore") else { return };
     let jobs = l.jobs(
         r#"[{"name": "gpt_det", "plugin": "gpt", "cgroup": "student",
-             "args": {"repeat": 24, "number": 5, "skip": 1, "size": "tiny", "seq_len": 32, "vocab": 256, "batch_size": 2,
+             "args": {"repeat": 120, "number": 5, "skip": 1, "size": "tiny", "seq_len": 32, "vocab": 256, "batch_size": 2,
                       "precision": "fp32", "warmup": 2, "deterministic": true, "fingerprint_every": 5}}]"#,
     );
-    let flags = ["--devices", "1", "--inject", "kill:slot=0@4s", "--restarts", "1", "--checkpoint-every", "0.5"];
+    let flags = ["--devices", "1", "--inject", "kill:slot=0@6s", "--restarts", "1", "--checkpoint-every", "0.5"];
     let out = l.command(&jobs, &l.out(), &flags).output().unwrap();
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
     let (_, faulted) = &reports(&l.out())[0];
     let (_, reference) = &reports(&l.out().join(".reference"))[0];
     let restart = &faulted["faults"]["restarts"][0];
+    assert!(restart.is_object(), "killed before its end: {}", faulted["faults"]);
     assert!(restart["restored_step"].as_u64().unwrap() > 0, "restored from a checkpoint: {restart}");
     let (got, want) = (fingerprints(faulted), fingerprints(reference));
-    assert_eq!(got.len(), 24, "every fingerprint of the training: {got:?}");
+    assert_eq!(got.len(), 120, "every fingerprint of the training: {got:?}");
     assert_eq!(got, want, "the loss, gradient norm and parameters of every fingerprint, bit for bit");
     let bits = |r: &Value| {
         r["batch_loss"].as_array().unwrap().iter().map(|l| l.as_f64().unwrap().to_bits()).collect::<Vec<_>>()
