@@ -22,6 +22,7 @@ mod docker_runtime;
 mod flags;
 mod host_detect;
 mod hostile;
+mod interfere;
 mod launch_cgroups;
 mod launch_docker;
 mod libtorch_release;
