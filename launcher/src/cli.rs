@@ -64,6 +64,11 @@ pub enum Command {
     /// throttling, XID and ECC errors) in `OUTDIR/burn.json`. Exit status 1
     /// when a slot failed.
     Burn(crate::commands::burn::BurnArgs),
+    /// Interference matrix: each workload of a jobs file alone, beside each
+    /// other one on the next slot, and all at once; each one's slowdown with
+    /// its interval in `OUTDIR/interference.json` and a heat map in
+    /// `OUTDIR/interference.html`. Exit status 1 when a run failed.
+    Interfere(crate::commands::interfere::InterfereArgs),
     /// Slurm: submit a run as a batch job (`mlb slurm submit`).
     Slurm {
         /// What to do with Slurm.

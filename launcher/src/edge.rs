@@ -39,6 +39,9 @@ pub enum MlbError {
     /// `mlb burn` (boxed: it holds a launch's errors and its own).
     #[error(transparent)]
     Burn(Box<crate::commands::burn::BurnError>),
+    /// `mlb interfere` (boxed: it holds a launch's errors and its own).
+    #[error(transparent)]
+    Interfere(Box<crate::commands::interfere::InterfereError>),
     /// `mlb targets derive`.
     #[error(transparent)]
     Targets(#[from] mlb_judge::targets::TargetsError),
@@ -98,6 +101,7 @@ impl Classify for MlbError {
             MlbError::Targets(e) => e.kind(),
             MlbError::Accept(e) => e.kind(),
             MlbError::Burn(e) => e.kind(),
+            MlbError::Interfere(e) => e.kind(),
             MlbError::Plugins(e) => e.kind(),
             MlbError::NoSuchPlugin(_) => Kind::Refused,
             MlbError::Build(e) => e.kind(),
@@ -125,6 +129,7 @@ impl Fix for MlbError {
             MlbError::Targets(e) => e.fix(),
             MlbError::Accept(e) => e.fix(),
             MlbError::Burn(e) => e.fix(),
+            MlbError::Interfere(e) => e.fix(),
             MlbError::Store(e) => e.fix(),
             MlbError::Query(e) => e.fix(),
             MlbError::Serve(e) => e.fix(),
@@ -141,6 +146,12 @@ impl Fix for MlbError {
 impl From<crate::commands::burn::BurnError> for MlbError {
     fn from(error: crate::commands::burn::BurnError) -> Self {
         MlbError::Burn(Box::new(error))
+    }
+}
+
+impl From<crate::commands::interfere::InterfereError> for MlbError {
+    fn from(error: crate::commands::interfere::InterfereError) -> Self {
+        MlbError::Interfere(Box::new(error))
     }
 }
 

@@ -15,7 +15,7 @@ pub mod cli;
 pub mod commands;
 pub mod edge;
 
-pub use mlb_judge::{accept, charts, report, targets};
+pub use mlb_judge::{accept, charts, interfere, report, targets};
 pub use mlb_prepare as prepare;
 pub use mlb_run::{
     check, console, doctor, gpu, host, isolation, jobs, launch, linux, plan, plugins, quality, runtime, slurm, system,

@@ -68,6 +68,11 @@ fn run(cli: Cli) -> Result<i32, ExitError> {
             deliver(Some(&args.output), &text)?;
             Ok(code)
         }
+        Some(Command::Interfere(args)) => {
+            let (text, code) = mlb::commands::interfere::run(&args, &cli.plugin_dir)?;
+            deliver(Some(&args.output), &text)?;
+            Ok(code)
+        }
         Some(Command::Accept(args)) => {
             let (text, code) = mlb::commands::accept::run(&args)?;
             print_stdout(&text)?;

@@ -7,6 +7,8 @@
 //! - [`sample`]: a sample's statistics as pandas took them (n, mean, sd, CI);
 //! - [`student`]: Student's t distribution, its quantiles and tails;
 //! - [`welch`]: Welch's test that two samples have the same mean;
+//! - [`ratio`]: the confidence interval of a ratio of two independent
+//!   means (Fieller's theorem; `mlb interfere`'s slowdown);
 //! - [`regression`]: the one regression rule (a drop beyond a bound and the noise);
 //! - [`geometric`]: the geometric mean of a score;
 //! - [`goodput`]: useful items per second and slot, and against a reference;
@@ -18,6 +20,7 @@ pub mod geometric;
 pub mod goodput;
 pub mod moments;
 pub mod olympic;
+pub mod ratio;
 pub mod rcp;
 pub mod regression;
 pub mod sample;

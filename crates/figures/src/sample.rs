@@ -4,10 +4,10 @@
 
 use crate::moments::{mean, variance};
 use crate::student;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Statistics of a sample of values.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
     /// Number of values, NaN included (the original's `n`).
     pub n: usize,

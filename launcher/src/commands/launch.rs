@@ -198,8 +198,8 @@ pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchErro
 }
 
 /// Imports the run's reports in `outdir` into the store `db` names: what
-/// was imported, or a warning that says why not.
-fn stored(db: &str, outdir: &Path, jobs: Option<&Path>) -> String {
+/// was imported, or a warning that says why not (`mlb interfere --db` too).
+pub(crate) fn stored(db: &str, outdir: &Path, jobs: Option<&Path>) -> String {
     match mlb_store::store::after_run::import_run(db, outdir, jobs) {
         Ok(said) => said.trim_end().to_string(),
         Err(e) => format!("mlb: warning: the run was not stored: {}", mlb_record::fix::one_line(&e)),

@@ -17,6 +17,8 @@
 //!   a short burn;
 //! - [`burn`]: `mlb burn`, the stress workloads through a launch, verdicts
 //!   per slot, Slurm's drain commands;
+//! - [`interfere`]: `mlb interfere`, the interference matrix: rounds of
+//!   different workloads side by side through a launch, its heat map;
 //! - [`output`]: the output flags every command that prints results shares.
 //!
 //! A command's options (clap's) stop here: what is below takes typed
@@ -30,6 +32,7 @@ pub mod containers;
 pub mod db;
 pub mod detect;
 pub mod doctor;
+pub mod interfere;
 pub mod launch;
 pub mod output;
 pub mod plugins;

@@ -23,6 +23,7 @@ mod faults;
 mod flags;
 mod host_detect;
 mod hostile;
+mod interfere;
 mod launch_cgroups;
 mod launch_docker;
 mod libtorch_release;

@@ -1,12 +1,14 @@
 //! From a [`Request`] to an [`Evaluation`]: reads the reports (and the
-//! baseline), the target table and the rules, aggregates the figures as
-//! `mlb report` does, applies every rule and lists the files read.
+//! baseline), the target table and the rules (and, for an `interference`
+//! rule, the folder's matrix), aggregates the figures as `mlb report`
+//! does, applies every rule and lists the files read.
 
 use super::apply::{apply, Figures, Instance};
 use super::error::AcceptError;
-use super::rules::{self, Rule};
+use super::rules::{self, Check, Rule};
 use super::verdict::{Evaluation, Input, Role};
 use super::Request;
+use crate::interfere::{self, Interference};
 use crate::report::{aggregate, folder_error, in_suite, same_accelerator, GpuModel, Grouping, Options, Targets};
 use crate::targets::catalog::{self, Origin as TableOrigin};
 use mlb_record::contract::read::{read_folder_told, Entry, Reading};
@@ -54,7 +56,8 @@ pub fn evaluate(req: &Request, file_read: &(dyn Fn() + Sync)) -> Result<Evaluati
     rules::check_benches(&rules, &known)?;
     let opts = Options { targets, suite: req.suite.clone(), grouping: Grouping::Config, ..Options::default() };
     let report = aggregate(&req.reports, reading, base, &opts)?;
-    let figures = Figures { report: &report, instances: &instances };
+    let interference = matrix(req, &rules, &mut inputs);
+    let figures = Figures { report: &report, instances: &instances, interference: interference.as_ref() };
     let mut verdicts: Vec<_> = rules.iter().flat_map(|rule: &Rule| apply(rule, &figures)).collect();
     verdicts.sort_by_key(|v| v.outcome);
     inputs.sort();
@@ -65,6 +68,21 @@ pub fn evaluate(req: &Request, file_read: &(dyn Fn() + Sync)) -> Result<Evaluati
         targets: table_name,
         rules: req.rules.as_ref().map_or_else(|| "default rules".to_string(), |p| p.display().to_string()),
     })
+}
+
+/// The matrix of `interfere::FILE` in the folder, for an `interference`
+/// rule: read (or why not), and listed among the inputs; none when no rule
+/// asks for it or the folder has none.
+fn matrix(req: &Request, rules: &[Rule], inputs: &mut Vec<Input>) -> Option<Result<Interference, String>> {
+    if !rules.iter().any(|r| matches!(r.check, Check::Interference { .. })) {
+        return None;
+    }
+    let path = req.reports.join(interfere::FILE);
+    if !path.exists() {
+        return None;
+    }
+    inputs.push(Input { role: Role::Interference, path: path.clone() });
+    Some(Interference::read(&path).map_err(|e| e.to_string()))
 }
 
 /// The target table of `req`: the table, its name for the record (the

@@ -80,6 +80,14 @@ pub enum Check {
     /// Every vote group of deterministic runs bit-identical: no outlier, a
     /// majority at every step.
     Identical,
+    /// Every cell of the interference matrix a slowdown of at most `max`
+    /// (a share of the rate alone).
+    Interference {
+        /// A share, 0 to 1.
+        max: f64,
+        /// The mean, or the interval's bottom.
+        by: Comparison,
+    },
 }
 
 impl Check {
@@ -99,11 +107,13 @@ impl Check {
             Check::PcieLink => Kind::PcieLink,
             Check::Energy { .. } => Kind::Energy,
             Check::Identical => Kind::Identical,
+            Check::Interference { .. } => Kind::Interference,
         }
     }
 }
 
-/// How a `baseline` rule compares a run with its baseline (`compare:`).
+/// How a `baseline` rule compares a run with its baseline, and an
+/// `interference` rule a slowdown with its bound (`compare:`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Comparison {
     /// The ratio of the means (`means`, the default): the contract's figure
@@ -345,7 +355,7 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
     let any = (0.0, f64::MAX);
     let (takes_min, takes_max) = match kind {
         Kind::Throughput | Kind::MinThroughput | Kind::PerGpu | Kind::PerNode | Kind::Baseline => (true, false),
-        Kind::Spread | Kind::Failures | Kind::Throttled | Kind::Energy => (false, true),
+        Kind::Spread | Kind::Failures | Kind::Throttled | Kind::Energy | Kind::Interference => (false, true),
         Kind::Required | Kind::Xid | Kind::PcieLink | Kind::Identical => (false, false),
     };
     let min_what = match kind {
@@ -354,6 +364,7 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
     };
     let (max_range, max_what) = match kind {
         Kind::Throttled => ((0.0, 1.0), "a fraction of the window from 0 to 1, e.g. 0.01"),
+        Kind::Interference => ((0.0, 1.0), "a share of the rate alone from 0 to 1, e.g. 0.1"),
         Kind::Spread => (any, "a percentage of the mean, 0 or more, e.g. 5"),
         Kind::Failures => (any, "a count of failed entries, 0 or more"),
         _ => (ratio, "a number of joules per item above 0"),
@@ -364,10 +375,10 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
         bound(&raw.max_percent, "max_percent", kind == Kind::Failures, (0.0, 100.0), "a percentage from 0 to 100")?;
     let comparison = |raw: &RawRule| match &raw.compare {
         None => Ok(Comparison::Means),
-        Some(c) if kind != Kind::Baseline => Err(refuse(
+        Some(c) if kind != Kind::Baseline && kind != Kind::Interference => Err(refuse(
             place(c.referenced),
             format!("a `{kind}` rule takes no `compare`"),
-            "remove `compare` (only `baseline` rules take it)".into(),
+            "remove `compare` (only `baseline` and `interference` rules take it)".into(),
         )),
         Some(c) => match c.value.as_str() {
             "intervals" => Ok(Comparison::Intervals),
@@ -415,6 +426,9 @@ fn validate(path: &Path, n: usize, spanned: Spanned<RawRule>) -> Result<Rule, Ac
         Kind::PcieLink => Check::PcieLink,
         Kind::Energy => Check::Energy { max: max.ok_or_else(|| needs("max", "2.5"))? },
         Kind::Identical => Check::Identical,
+        Kind::Interference => {
+            Check::Interference { max: max.ok_or_else(|| needs("max", "0.1"))?, by: comparison(&raw)? }
+        }
     };
     comparison(&raw)?;
     if kind == Kind::Required && raw.bench.is_none() {

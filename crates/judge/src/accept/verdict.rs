@@ -63,11 +63,14 @@ pub enum Kind {
     /// Every instance of a deterministic config computed the same bits
     /// (the vote of `mlb report`'s *Reproducibility*).
     Identical,
+    /// No workload loses more than a share of its rate beside another
+    /// (`mlb interfere`'s matrix, `interference.json`).
+    Interference,
 }
 
 impl Kind {
     /// Every kind, in the order of docs/accept.md.
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Throughput,
         Kind::MinThroughput,
         Kind::Spread,
@@ -81,6 +84,7 @@ impl Kind {
         Kind::PcieLink,
         Kind::Energy,
         Kind::Identical,
+        Kind::Interference,
     ];
 
     /// The name a rules file gives the kind (`per_gpu`).
@@ -99,6 +103,7 @@ impl Kind {
             Kind::PcieLink => "pcie_link",
             Kind::Energy => "energy",
             Kind::Identical => "identical",
+            Kind::Interference => "interference",
         }
     }
 
@@ -225,6 +230,8 @@ pub enum Role {
     BaselineReport,
     /// The baseline folder's `system.json`.
     BaselineSystem,
+    /// The folder's `interference.json` (`mlb interfere`'s matrix).
+    Interference,
 }
 
 /// A file an evaluation read.

@@ -6,9 +6,11 @@ mod detect;
 mod kind;
 mod memory;
 mod numa;
+pub mod position;
 pub mod show;
 
 pub use detect::{detect, Host, Probe};
 pub use kind::HostKind;
 pub use memory::Memory;
 pub use numa::NumaNode;
+pub use position::Position;

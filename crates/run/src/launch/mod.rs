@@ -2,7 +2,8 @@
 //! one slot per device, isolates slots with cgroups, chooses how instances
 //! are wrapped and where they run ([`crate::runtime`]), starts each config's
 //! instances together, supervises them and writes the result lines and the
-//! records of instances that could not write their own.
+//! records of instances that could not write their own; [`mix`] starts
+//! different configs side by side, one a slot.
 
 mod attempts;
 mod choice;
@@ -11,12 +12,14 @@ mod error;
 pub mod host_lock;
 mod lines;
 mod logs;
+pub mod mix;
 mod names;
 mod options;
 pub mod progress;
 mod resume;
 mod run;
 pub mod run_name;
+mod session;
 mod setup;
 mod space;
 pub mod summary;

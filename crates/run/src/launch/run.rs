@@ -10,19 +10,20 @@ use super::options::Options;
 use super::progress::Display;
 use super::resume::Completed;
 use super::run_name;
+use super::session::Session;
 use super::setup::{self, plugin_of, Prepared};
 use super::space::Space;
 use super::summary::{self, Summary};
-use super::supervise::{self, Finished, Watch};
+use super::supervise::{self, Finished};
 use crate::console::Console;
 use crate::isolation::{CgroupRoot, Isolation, RunGroups};
-use crate::jobs::{render, JobConfig, Scope};
+use crate::jobs::{render, JobConfig};
 use crate::linux::cpulist;
 use crate::plan::{self, Instance, RunContext, Work};
 use crate::plugins::{manifest, plan::effective_config};
 use crate::runtime::outcome::Outcome;
-use crate::runtime::{signals, Gone, Runtime};
-use crate::{check, doctor, system, telemetry};
+use crate::runtime::{Gone, Runtime};
+use crate::{check, doctor};
 use mlb_record::contract::env;
 use mlb_record::contract::record::{self, arg_key};
 use mlb_record::contract::report::WriteError;
@@ -31,6 +32,7 @@ use mlb_record::exit::{EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What runs on a run's output folder once its instances are done, before
@@ -53,53 +55,14 @@ pub fn run(options: &Options, plugin_dirs: &[PathBuf], after: AfterRun<'_>) -> R
         return Ok(EXIT_OK);
     }
     let runtime = choice::runtime(&choice, &prepared, options.timeout, false)?;
-    let interrupt = signals::install().map_err(LaunchError::Signals)?;
-    // Under Slurm, Slurm shares the nodes out: two runs in two allocations
-    // may well share the node the launchers run on.
-    let lock = match prepared.allocation {
-        Some(_) => None,
-        None => match take_host(options, &prepared, &run_name, &runtime, &interrupt)? {
-            Taken::Held { lock, .. } => Some(lock),
-            Taken::Unguarded(_) => None,
-            Taken::Interrupted => return Ok(EXIT_INTERRUPTED),
-        },
+    let Some((session, mut summary)) = Session::open(options, &prepared, &run_name, runtime)? else {
+        return Ok(EXIT_INTERRUPTED);
     };
-    let cgroups = CgroupPlan::decide(&runtime, options.no_cgroups, &prepared.host.cgroup, &run_name);
-    if cgroups == CgroupPlan::Disabled {
-        Console::Err.line("mlb: warning: --no-cgroups: instances are not confined to their slot's CPUs and memory; every report records isolation \"none\"");
-    }
-    let slot_jobs = prepared.configs.iter().any(|c| c.scope == Scope::Student);
-    // A host that cannot make groups is refused by `root()`, with its reason.
-    let groups = match &cgroups {
-        CgroupPlan::Groups { .. } | CgroupPlan::Impossible(_) if slot_jobs => {
-            Some(RunGroups::create(&prepared.host.cgroup.root()?, &run_name, &prepared.slots)?)
-        }
-        _ => None,
-    };
-    let mode = cgroups.isolation();
-    // After every refusal of its own, before the first thing written.
-    preflight(options, &prepared, &runtime)?;
-    let mut summary =
-        Summary::open(&prepared.outdir).map_err(|source| LaunchError::Io { path: prepared.outdir.clone(), source })?;
-    let display = Display::for_stderr();
-    let nodes = prepared.allocation.as_ref().map_or(1, |a| a.nodes.len());
-    let desc = system::describe(&prepared.host, Path::new("/"), nodes, runtime.backend.traits().container.clone());
-    if let Err(e) = system::write(&prepared.outdir, &desc) {
-        display.note(&format!("mlb: warning: cannot write {}: {e}", prepared.outdir.join(system::FILE).display()));
-    }
-    let sources = telemetry::Sources::open(&prepared.host, options.sample_hz);
-    if let Some(warning) = sources.warning() {
-        display.note(&format!("mlb: warning: {warning}"));
-    }
-    let watch = Watch {
-        runtime: &runtime,
-        groups: groups.as_ref(),
-        timeout: options.timeout,
-        interrupt: &interrupt,
-        logs: &prepared.outdir.join("logs"),
-        telemetry: Some(&sources),
-    };
-    let record = Record { groups: groups.as_ref(), runtime: &runtime };
+    let (mode, display, interrupt) = (session.mode, &session.display, Arc::clone(&session.interrupt));
+    let logs = prepared.outdir.join("logs");
+    let watch = session.watch(&logs, options.timeout);
+    let record = session.record();
+    let runtime = &session.runtime;
     let started = Instant::now();
     let mut all_passed = true;
     let mut space = Space::default();
@@ -139,7 +102,7 @@ pub fn run(options: &Options, plugin_dirs: &[PathBuf], after: AfterRun<'_>) -> R
                     peers,
                     record: &template,
                     progress: &progress,
-                    display: &display,
+                    display,
                     outdir: &prepared.outdir,
                     run_name: &run_name,
                 };
@@ -153,15 +116,15 @@ pub fn run(options: &Options, plugin_dirs: &[PathBuf], after: AfterRun<'_>) -> R
                 break 'runs;
             }
             for f in &finished {
-                if let Err(e) = record_failure(&prepared, config, &ctx, f, &record, &display) {
-                    space.failed(format!("write the failure record {}", e.path.display()), e.source, &display);
+                if let Err(e) = record_failure(&prepared, config, &ctx, f, &record, display) {
+                    space.failed(format!("write the failure record {}", e.path.display()), e.source, display);
                 }
             }
             let failed = finished.iter().filter(|f| !f.outcome.passed()).count();
             all_passed &= failed == 0;
             let jobs = prepared.file.jobs.len();
             let line = summary::line(config.position, jobs, failed, finished.len(), t0.elapsed().as_secs_f64(), &label);
-            emit(&mut summary, &line, &mut space, &display);
+            emit(&mut summary, &line, &mut space, display);
             if failed > 0 {
                 gone = runtime.backend.gone();
             }
@@ -170,12 +133,8 @@ pub fn run(options: &Options, plugin_dirs: &[PathBuf], after: AfterRun<'_>) -> R
             }
         }
     }
-    emit(&mut summary, &summary::total(started.elapsed().as_secs_f64()), &mut space, &display);
-    if let Some(warning) = runtime.backend.close() {
-        display.note(&format!("mlb: {warning}"));
-    }
-    drop(groups);
-    drop(lock);
+    emit(&mut summary, &summary::total(started.elapsed().as_secs_f64()), &mut space, display);
+    let display = session.close();
     if let Some(said) = after(&prepared.outdir) {
         display.note(&said);
     }
@@ -199,7 +158,7 @@ pub fn run(options: &Options, plugin_dirs: &[PathBuf], after: AfterRun<'_>) -> R
 /// verdict into the output folder; warns of each problem, or refuses under
 /// `--strict-preflight` when a check failed. Runs after the launcher's own
 /// refusals (so that they leave no output folder), before anything starts.
-fn preflight(options: &Options, prepared: &Prepared, runtime: &Runtime) -> Result<(), LaunchError> {
+pub(super) fn preflight(options: &Options, prepared: &Prepared, runtime: &Runtime) -> Result<(), LaunchError> {
     let data_dir = prepared.variables.iter().find(|(k, _)| k == env::DATA_DIRECTORY).map(|(_, v)| v.as_str());
     let named: Vec<PathBuf> = prepared
         .configs
@@ -260,7 +219,7 @@ fn burn_record(prepared: &Prepared) -> Vec<check::Check> {
 }
 
 /// Emits the result line `text`; a failure to append it goes to `space`.
-fn emit(summary: &mut Summary, text: &str, space: &mut Space, display: &Display) {
+pub(super) fn emit(summary: &mut Summary, text: &str, space: &mut Space, display: &Display) {
     if let Err(e) = summary.emit(text) {
         space.failed(format!("append to {}", summary.path().display()), e, display);
     }
@@ -270,7 +229,7 @@ fn emit(summary: &mut Summary, text: &str, space: &mut Space, display: &Display)
 /// `--wait`; once held, removes the groups (and, through `runtime`, the
 /// containers) the run before left, if it could not. A lock that cannot be
 /// taken (not root) leaves the run unguarded, with a warning.
-fn take_host(
+pub(super) fn take_host(
     options: &Options,
     prepared: &Prepared,
     run_name: &str,
@@ -343,7 +302,7 @@ fn pause(pause: Duration, interrupt: &AtomicBool) -> bool {
     !interrupt.load(Ordering::Relaxed)
 }
 
-fn context(p: &Prepared, options: &Options, run_id: u64, isolation: Isolation) -> RunContext {
+pub(super) fn context(p: &Prepared, options: &Options, run_id: u64, isolation: Isolation) -> RunContext {
     let mut variables = p.variables.clone();
     if options.to_quality {
         variables.push((env::TO_QUALITY.into(), "true".into()));
@@ -379,7 +338,7 @@ fn with_page_cache(ctx: &RunContext, slurm: bool) -> RunContext {
 }
 
 /// Writes the failure record of an instance that could not write its own.
-fn record_failure(
+pub(super) fn record_failure(
     p: &Prepared,
     config: &JobConfig,
     ctx: &RunContext,
@@ -420,7 +379,7 @@ pub struct Record<'a> {
 
 /// The failure record of `instance` (its failure not yet set): the config's
 /// arguments, its unique id and what the instance was given.
-fn failure_record(
+pub(super) fn failure_record(
     p: &Prepared,
     config: &JobConfig,
     ctx: &RunContext,

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 type Step = (i64, &'static str, &'static str, &'static str);
 
 /// Every migration, in order.
-const STEPS: [Step; 6] = [
+const STEPS: [Step; 7] = [
     (
         1,
         "schema",
@@ -55,6 +55,12 @@ const STEPS: [Step; 6] = [
         "import indexes",
         include_str!("../../migrations/0006_import_indexes.sql"),
         include_str!("../../migrations/0006_import_indexes.sql"),
+    ),
+    (
+        7,
+        "interference cells",
+        include_str!("../../migrations/0007_interference.sql"),
+        include_str!("../../migrations/0007_interference.sql"),
     ),
 ];
 

@@ -1,4 +1,5 @@
-//! `mlb db runs` and `mlb db systems`: the runs and systems the filters select.
+//! `mlb db runs`, `mlb db systems` and `mlb db interference`: the runs,
+//! systems and interference cells of the runs the filters select.
 
 use super::filters::FilterArgs;
 use super::{show, DbArg};
@@ -7,7 +8,7 @@ use clap::Args;
 use mlb_store::store::query::render::list;
 use mlb_store::store::query::QueryError;
 
-/// `mlb db runs` and `mlb db systems`.
+/// `mlb db runs`, `mlb db systems` and `mlb db interference`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// The store.
@@ -33,4 +34,11 @@ pub fn systems(args: &ListArgs) -> Result<String, QueryError> {
     let store = args.store.open_existing()?;
     let systems = mlb_store::store::query::systems::systems(&store, &args.filters.filters())?;
     Ok(show(&args.output, || list::systems_document(&systems), |format| list::systems(&systems, format)))
+}
+
+/// The interference cells of the runs `args` select, as `--format` asks.
+pub fn interference(args: &ListArgs) -> Result<String, QueryError> {
+    let store = args.store.open_existing()?;
+    let cells = mlb_store::store::query::interference::interference(&store, &args.filters.filters())?;
+    Ok(show(&args.output, || list::cells_document(&cells), |format| list::cells(&cells, format)))
 }

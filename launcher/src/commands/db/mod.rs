@@ -36,6 +36,9 @@ pub enum DbCommand {
     Runs(list::ListArgs),
     /// The systems stored, with their runs.
     Systems(list::ListArgs),
+    /// The cells of the interference matrices stored (`mlb interfere --db`):
+    /// each victim's slowdown beside each aggressor, with its interval.
+    Interference(list::ListArgs),
     /// Benches x systems, normalised to a reference, with a score per system
     /// and its items/s per dollar and per watt.
     Compare(compare::CompareArgs),
@@ -80,7 +83,7 @@ impl DbCommand {
     /// `None` for a command that prints what it did.
     pub fn output(&self) -> Option<&OutputArgs> {
         match self {
-            DbCommand::Runs(args) | DbCommand::Systems(args) => Some(&args.output),
+            DbCommand::Runs(args) | DbCommand::Systems(args) | DbCommand::Interference(args) => Some(&args.output),
             DbCommand::Compare(args) => Some(&args.output),
             DbCommand::History(args) => Some(&args.output),
             DbCommand::Vote(args) => Some(&args.output),
@@ -100,6 +103,7 @@ pub fn run(command: &DbCommand) -> Result<(String, i32), QueryError> {
         DbCommand::RemoveSystem(args) => systems::remove(args),
         DbCommand::Runs(args) => list::runs(args),
         DbCommand::Systems(args) => list::systems(args),
+        DbCommand::Interference(args) => list::interference(args),
         DbCommand::Compare(args) => compare::run(args),
         DbCommand::History(args) => history::run(args),
         DbCommand::Export(args) => export::run(args),

@@ -83,7 +83,7 @@ mod tests {
     fn verdicts(rules: &str, instances: Vec<Instance>) -> Vec<Verdict> {
         let mut report = report(vec![crate::report::render::fixtures::entry("spin", "0", true, 1.0)]);
         report.reproducibility = vote(instances);
-        let figures = Figures { report: &report, instances: &[] };
+        let figures = Figures { report: &report, instances: &[], interference: None };
         let rules = parse(Path::new("r.yaml"), rules).unwrap();
         rules.iter().flat_map(|r| super::super::apply(r, &figures)).collect()
     }

@@ -2,17 +2,19 @@
 //! rule reaches. The figures are those `mlb report` computes (per-bench and
 //! per-config rows, per-GPU and per-node tables, the baseline comparison,
 //! energy, the vote over deterministic runs' fingerprints), plus each
-//! instance's telemetry conditions.
+//! instance's telemetry conditions and the folder's interference matrix.
 
 mod baseline;
 mod counts;
 mod identical;
+mod interference;
 mod relative;
 mod table;
 mod telemetry;
 
 use super::rules::{Check, Rule};
 use super::verdict::{Outcome, Subject, Verdict};
+use crate::interfere::Interference;
 use crate::report::{Report, Row};
 use mlb_record::contract::read::Conditions;
 
@@ -35,6 +37,9 @@ pub struct Figures<'a> {
     pub report: &'a Report,
     /// Every named instance (failed ones too: an XID error of a failed instance counts).
     pub instances: &'a [Instance],
+    /// The folder's interference matrix (`interference.json`), when a rule
+    /// asks for it: read, or why it could not be.
+    pub interference: Option<&'a Result<Interference, String>>,
 }
 
 impl Figures<'_> {
@@ -71,6 +76,7 @@ pub fn apply(rule: &Rule, figures: &Figures) -> Vec<Verdict> {
         Check::PcieLink => telemetry::pcie_link(rule, figures),
         Check::Energy { max } => telemetry::energy(rule, figures, max),
         Check::Identical => identical::identical(rule, figures),
+        Check::Interference { max, by } => interference::interference(rule, figures, max, by),
     };
     if found.is_empty() {
         let note = format!("no bench of the reports matches `{}`", rule.benches);

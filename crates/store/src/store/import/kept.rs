@@ -1,7 +1,8 @@
 //! What the store keeps of a run folder beyond its figures, for `mlb serve`
 //! to show a run as `mlb report` shows it without reading a file outside
 //! the store: each report file's text (deflated), the end of each failed
-//! instance's log, and the documents beside the reports (`acceptance.json`).
+//! instance's log, and the documents beside the reports (`acceptance.json`,
+//! `interference.json`).
 //!
 //! Every file is read inside the run folder ([`Dir`]): a path a record
 //! names is confined to it ([`places`]), no link is followed, nothing but a regular file
@@ -19,8 +20,9 @@ use std::path::{Component, Path, PathBuf};
 pub const LOG_TAIL_BYTES: u64 = 16 * 1024;
 
 /// The documents of a run folder kept beside its reports, by file name:
-/// `mlb accept`'s record and its signature (the run page checks it).
-pub const DOCUMENTS: [&str; 2] = ["acceptance.json", "acceptance.json.sig"];
+/// `mlb accept`'s record and its signature (the run page checks it), and
+/// `mlb interfere`'s matrix (whose cells are rows of their own too).
+pub const DOCUMENTS: [&str; 3] = ["acceptance.json", "acceptance.json.sig", mlb_judge::interfere::FILE];
 
 /// The largest document (and `system.json`) read from a run folder: an
 /// acceptance record is kilobytes.

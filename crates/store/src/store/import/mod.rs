@@ -8,6 +8,7 @@
 //! - [`system`]: which system a run folder is of;
 //! - [`rows`]: a run folder's rows;
 //! - [`kept`]: what is kept beyond the figures (report texts, log tails, documents);
+//! - [`interference`]: the cells of a folder's interference matrix;
 //! - [`write`]: run folders written a batch a transaction.
 //!
 //! What is held at once is two batches of run folders, not the tree: one
@@ -26,6 +27,7 @@
 //! transaction. Two imports at once both land, with
 //! no duplicate: the second writer of an instance updates it.
 
+pub mod interference;
 pub mod kept;
 pub mod rows;
 pub mod scan;

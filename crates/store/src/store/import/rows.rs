@@ -1,6 +1,7 @@
 //! A run folder's rows: its system, its run, and an instance row (with its
 //! metrics) for each entry of its new report files.
 
+use super::interference;
 use super::kept::{self, LogTail, StoredText};
 use super::scan::{ReportFile, RunFolder};
 use super::system::SystemRow;
@@ -78,6 +79,7 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
         extras_all.extend(&file.extras);
     }
     let folder_text = folder.path.to_string_lossy().into_owned();
+    let documents = dir.as_ref().map(kept::documents).unwrap_or_default();
     let identities = identities(&folder_text, &instances_keys(&instances, &extras_all));
     for (row, identity) in instances.iter_mut().zip(identities) {
         row.identity = identity;
@@ -100,7 +102,8 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
         instances,
         texts,
         log_tails,
-        documents: dir.as_ref().map(kept::documents).unwrap_or_default(),
+        interference: interference::cells(&documents),
+        documents,
     }
 }
 

@@ -52,6 +52,8 @@ pub struct NewRun<'a> {
     pub log_tails: Vec<LogTail>,
     /// The documents beside its reports, by name.
     pub documents: Vec<(String, String)>,
+    /// The cells of its interference matrix, when it has one.
+    pub interference: Vec<mlb_judge::interfere::Cell>,
 }
 
 /// An instance's row and its metrics.
@@ -252,7 +254,8 @@ const TEXTS_A_STATEMENT: usize = 200;
 
 /// Writes what `run` (the run `run_id`) keeps beyond its figures: its
 /// report texts (the caller removed those stored of the run), log tails
-/// and documents (the newest read replaces the one stored).
+/// and documents (the newest read replaces the one stored), and the cells
+/// of its interference matrix.
 async fn write_kept(
     conn: &mut AnyConnection,
     backend: Backend,
@@ -287,7 +290,7 @@ async fn write_kept(
         .bind(run_id);
         bind_text(bind_text(query, Some(name.as_str())), Some(body.as_str())).execute(&mut *conn).await?;
     }
-    Ok(())
+    super::interference::write(conn, run_id, &run.interference).await
 }
 
 /// The id of `system`'s row, added when new.

@@ -14,6 +14,7 @@ mod figures;
 pub mod filters;
 pub mod glob;
 pub mod history;
+pub mod interference;
 pub mod matrix;
 pub mod regressions;
 pub mod render;

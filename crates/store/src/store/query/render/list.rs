@@ -1,7 +1,8 @@
-//! `mlb db runs` and `mlb db systems` printed: a row per run or system,
-//! as a document (text, Markdown, HTML) or from the rows themselves (JSON,
-//! CSV).
+//! `mlb db runs`, `mlb db systems` and `mlb db interference` printed: a
+//! row per run, system or cell, as a document (text, Markdown, HTML) or
+//! from the rows themselves (JSON, CSV).
 
+use super::super::interference::StoredCell;
 use super::super::runs::RunRow;
 use super::super::systems::SystemListing;
 use super::{csv_text, json, Format};
@@ -95,4 +96,47 @@ pub fn systems(systems: &[SystemListing], format: Format) -> String {
 /// The systems as a document.
 pub fn systems_document(systems: &[SystemListing]) -> Document {
     table("Systems", &SYSTEM_HEADERS, system_rows(systems))
+}
+
+/// The columns of an interference cell.
+const CELL_HEADERS: [&str; 9] =
+    ["system", "victim", "aggressor", "n", "alone items/s", "paired items/s", "slowdown", "95% interval", "folder"];
+
+/// A cell's cells: figures as `mlb interfere` shows them.
+fn cell_rows(cells: &[StoredCell]) -> Vec<Vec<String>> {
+    let share = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{:+.1}%", v * 100.0));
+    let rate = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.3}"));
+    cells
+        .iter()
+        .map(|c| {
+            let interval = match (c.slowdown_low, c.slowdown_high) {
+                (Some(low), Some(high)) => format!("[{}, {}]", share(Some(low)), share(Some(high))),
+                _ => String::new(),
+            };
+            vec![
+                c.system.clone(),
+                c.victim.clone(),
+                c.aggressor.clone(),
+                c.n.to_string(),
+                rate(c.alone_mean),
+                rate(c.paired_mean),
+                share(c.slowdown),
+                interval,
+                c.folder.clone(),
+            ]
+        })
+        .collect()
+}
+
+/// The interference cells in `format`.
+pub fn cells(cells: &[StoredCell], format: Format) -> String {
+    match format {
+        Format::Json => json(&cells),
+        Format::Csv => csv(&CELL_HEADERS, &cell_rows(cells)),
+    }
+}
+
+/// The interference cells as a document.
+pub fn cells_document(cells: &[StoredCell]) -> Document {
+    table("Interference cells", &CELL_HEADERS, cell_rows(cells))
 }
