@@ -88,10 +88,12 @@ pub struct Goodput {
 /// The reference run's goodput, and the faulted run's against it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Reference {
-    /// Its wall time.
+    /// Its wall time: for a run to quality, its time to quality without
+    /// faults (the faulted run's is the block's `wall_s`).
     pub wall_s: f64,
     /// Its items per second and slot.
     pub items_per_slot_s: f64,
-    /// The faulted run's goodput over the reference's (1: nothing lost).
-    pub ratio: f64,
+    /// The faulted run's goodput over the reference's (1: nothing lost;
+    /// none when the reference counted no items, as a run to quality).
+    pub ratio: Option<f64>,
 }

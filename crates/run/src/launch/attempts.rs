@@ -229,8 +229,10 @@ impl Attempts<'_> {
 fn goodput_of(kept: &[Finished], wall_s: f64, slots: usize, reference: Option<(f64, f64)>) -> Option<Goodput> {
     let useful_items = useful_items(kept);
     let items_per_slot_s = goodput::per_slot_second(useful_items, wall_s, slots)?;
-    let reference = reference.and_then(|(wall_s, per)| {
-        Some(Reference { wall_s, items_per_slot_s: per, ratio: goodput::ratio(items_per_slot_s, per)? })
+    let reference = reference.map(|(wall_s, per)| Reference {
+        wall_s,
+        items_per_slot_s: per,
+        ratio: goodput::ratio(items_per_slot_s, per),
     });
     Some(Goodput { wall_s, slots, useful_items, items_per_slot_s, reference })
 }

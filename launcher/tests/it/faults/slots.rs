@@ -160,7 +160,7 @@ fn a_run_to_quality_restarts_from_its_start_and_its_mllog_files_carry_the_restar
     let jobs = l.jobs(
         r#"[{"name": "q", "plugin": "spin", "cgroup": "student", "args": {"size": 16, "eval_every": 256, "sleep_ms": 10}}]"#,
     );
-    let flags = ["--devices", "2", "--to-quality", "--inject", "kill:slot=1@0.8s", "--restarts", "1", "--no-reference"];
+    let flags = ["--devices", "2", "--to-quality", "--inject", "kill:slot=1@0.8s", "--restarts", "1"];
     let out = l.command(&jobs, &l.out(), &flags).output().unwrap();
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -169,6 +169,11 @@ fn a_run_to_quality_restarts_from_its_start_and_its_mllog_files_carry_the_restar
     assert_eq!(r1["quality"]["converged"], true, "{}", r1["quality"]);
     let restart = &r1["faults"]["restarts"][0];
     assert!(restart["restored_step"].is_null(), "no checkpoint on the clock: started over: {restart}");
+    // Its time to quality with the fault, and without (the reference run's).
+    let goodput = &r1["faults"]["goodput"];
+    let (with, without) = (goodput["wall_s"].as_f64().unwrap(), goodput["reference"]["wall_s"].as_f64().unwrap());
+    assert!(with > 0.8 && without > 0.0, "{goodput}");
+    assert!(goodput["reference"]["ratio"].is_null(), "no items counted on the clock: {goodput}");
     let logs: Vec<String> = std::fs::read_dir(l.out())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
