@@ -11,11 +11,13 @@
 //!   means (Fieller's theorem; `mlb interfere`'s slowdown);
 //! - [`regression`]: the one regression rule (a drop beyond a bound and the noise);
 //! - [`geometric`]: the geometric mean of a score;
+//! - [`goodput`]: useful items per second and slot, and against a reference;
 //! - [`olympic`]: MLPerf's olympic mean of a config's runs;
 //! - [`rcp`]: the statistics of MLPerf's reference convergence point check;
 //! - [`timing`]: a worker's timed observations summarised (a report's `train`).
 
 pub mod geometric;
+pub mod goodput;
 pub mod moments;
 pub mod olympic;
 pub mod ratio;

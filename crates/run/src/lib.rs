@@ -11,6 +11,7 @@
 pub mod check;
 pub mod console;
 pub mod doctor;
+pub mod faults;
 pub mod gpu;
 pub mod host;
 pub mod isolation;

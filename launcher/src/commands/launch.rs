@@ -5,8 +5,9 @@
 
 use super::db::DbArg;
 use clap::Args;
+use mlb_run::faults::Fault;
 use mlb_run::host::HostKind;
-use mlb_run::launch::{LaunchError, Options, MAX_PAUSE_SECONDS, MAX_SAMPLE_HZ};
+use mlb_run::launch::{LaunchError, Options, Recovery, MAX_PAUSE_SECONDS, MAX_SAMPLE_HZ};
 use mlb_run::runtime::supervise::timeout;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -127,6 +128,27 @@ pub struct LaunchArgs {
     /// exclude only the runs given the same file (tests running launchers side by side).
     #[arg(long = "lock", env = "MLB_LOCK", value_name = "FILE", hide = true)]
     pub lock: Option<PathBuf>,
+
+    /// Inject a fault into every config at a time from its start (repeatable;
+    /// docs/faults.md): freeze:slot=1@60s,for=30s, kill:rank=1@120s,
+    /// stop:slot=0@90s,for=20s, slow:slot=0@30s,cpu=0.2. Each config first
+    /// runs once without faults, as the goodput's reference.
+    #[arg(long = "inject", value_name = "FAULT", value_parser = fault)]
+    pub inject: Vec<Fault>,
+
+    /// Start a failed instance (every rank of a DDP group) again from its
+    /// last checkpoint, up to N times per config.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub restarts: u32,
+
+    /// Checkpoint every instance this often (seconds), between observations.
+    #[arg(long = "checkpoint-every", value_name = "SECONDS", value_parser = checkpoint_every)]
+    pub checkpoint_every: Option<f64>,
+
+    /// With --inject: no reference run without faults first (the goodput then
+    /// has no reference).
+    #[arg(long = "no-reference", requires = "inject")]
+    pub no_reference: bool,
 }
 
 impl LaunchArgs {
@@ -158,6 +180,12 @@ impl LaunchArgs {
             sample_hz: self.sample_hz,
             host_root: self.host_root.clone(),
             lock: self.lock.clone(),
+            recovery: Recovery {
+                inject: self.inject.clone(),
+                restarts: self.restarts,
+                checkpoint_every: self.checkpoint_every,
+                no_reference: self.no_reference,
+            },
         }
     }
 }
@@ -175,6 +203,19 @@ pub(crate) fn stored(db: &str, outdir: &Path, jobs: Option<&Path>) -> String {
     match mlb_store::store::after_run::import_run(db, outdir, jobs) {
         Ok(said) => said.trim_end().to_string(),
         Err(e) => format!("mlb: warning: the run was not stored: {}", mlb_record::fix::one_line(&e)),
+    }
+}
+
+/// `--inject`: a fault (docs/faults.md).
+fn fault(text: &str) -> Result<Fault, String> {
+    text.parse()
+}
+
+/// `--checkpoint-every`: a finite number of seconds above 0.
+fn checkpoint_every(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds > 0.0 => Ok(seconds),
+        _ => Err("accepted: a number of seconds above 0".into()),
     }
 }
 

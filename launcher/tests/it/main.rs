@@ -19,6 +19,7 @@ mod determinism_vote;
 mod deterministic;
 mod dist_install;
 mod docker_runtime;
+mod faults;
 mod flags;
 mod host_detect;
 mod hostile;

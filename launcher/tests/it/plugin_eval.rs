@@ -51,6 +51,7 @@ fn c_plugin_with_eval(dir: &Path, name: &str, manifest_quality: Option<Quality>)
         quality: manifest_quality,
         libtorch: "",
         deterministic: false,
+        checkpoint: false,
     }]);
     let bytes: Vec<String> = bytes.iter().map(u8::to_string).collect();
     let source = format!(

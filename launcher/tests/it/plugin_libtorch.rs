@@ -36,6 +36,7 @@ fn plugin(constructor: &str) -> (tempfile::TempDir, PathBuf) {
         quality: None,
         libtorch: BUILT_FOR,
         deterministic: false,
+        checkpoint: false,
     }]);
     let source = c_plugin(&[(WORKLOAD, "declares a libtorch")], false, Some(&bytes), constructor);
     let lib = common::c_library(dir.path(), "libc_torch.so", &source);

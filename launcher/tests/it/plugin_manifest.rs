@@ -96,6 +96,7 @@ fn spin_meta() -> PluginMeta {
         quality: Spin::QUALITY.map(Into::into),
         libtorch: None,
         deterministic: Spin::DETERMINISTIC,
+        checkpoint: Spin::CHECKPOINT,
     }
 }
 
@@ -179,6 +180,7 @@ fn a_manifest_that_disagrees_with_the_table_is_refused_on_load() {
         quality: mlb_spin::Spin::QUALITY,
         libtorch: "",
         deterministic: false,
+        checkpoint: false,
     }]);
     patch_section(&altered, |section| {
         assert_eq!(section.len(), record.len());
@@ -338,6 +340,7 @@ pub(crate) fn c_manifest(tables: &[(&'static str, &'static str)]) -> Vec<u8> {
             quality: None,
             libtorch: "",
             deterministic: false,
+            checkpoint: false,
         })
         .collect();
     manifest::to_vec(&entries)
@@ -431,6 +434,7 @@ fn a_manifest_naming_another_abi_is_refused_without_loading() {
         quality: None,
         libtorch: "",
         deterministic: false,
+        checkpoint: false,
     }]);
     // Crashes if loaded: the refusal must come from the manifest alone.
     let source = c_plugin(&[("c_future", "")], false, Some(&bytes), "*(volatile int *)0 = 1;");

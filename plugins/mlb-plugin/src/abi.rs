@@ -13,9 +13,11 @@
 //!   with `last_error` (per thread, the last failing call's message).
 //!
 //! Appended to v1 since it first shipped: `eval` and `quality`, then
-//! `fingerprint` and `inject` (a host reads them only when the table's
-//! `size` covers them; an older plugin has no evaluation and cannot run
-//! deterministically), and `deterministic` in [`SetupInfo`]. [`PluginTable::V1_FIRST_SIZE`] is the least size a host accepts.
+//! `fingerprint` and `inject`, then `save` and `restore` (a host reads them
+//! only when the table's `size` covers them; an older plugin has no
+//! evaluation, cannot run deterministically and cannot checkpoint), and
+//! `deterministic` in [`SetupInfo`]. [`PluginTable::V1_FIRST_SIZE`] is the
+//! least size a host accepts.
 //!
 //! [`Status`]: status
 
@@ -175,6 +177,12 @@ pub type FingerprintFn = unsafe extern "C" fn(inst: *mut Instance, out: *mut Fin
 /// (`flip_bit`, `corrupt_output`) into the instance; a [`status`] code.
 pub type InjectFn = unsafe extern "C" fn(inst: *mut Instance, fault: StrRef) -> i32;
 
+/// Signature of [`PluginTable::save`] and [`PluginTable::restore`]: writes
+/// the instance's state into the folder `dir` (an existing, empty folder the
+/// host made), or reads it back from there into a fresh instance of the same
+/// config (see `Workload::save` and `Workload::restore`); a [`status`] code.
+pub type CheckpointFn = unsafe extern "C" fn(inst: *mut Instance, dir: StrRef) -> i32;
+
 /// Signature of [`PluginTable::eval`]: evaluates the instance and writes the
 /// value of its quality metric to `out`; a [`status`] code.
 pub type EvalFn = unsafe extern "C" fn(inst: *mut Instance, out: *mut f64) -> i32;
@@ -256,6 +264,12 @@ pub struct PluginTable {
     pub fingerprint: Option<FingerprintFn>,
     /// Injects a test fault ([`InjectFn`]); null: the workload has none.
     pub inject: Option<InjectFn>,
+    /// Saves the instance's state into a folder ([`CheckpointFn`]); null:
+    /// the workload cannot checkpoint.
+    pub save: Option<CheckpointFn>,
+    /// Restores a fresh instance from a folder `save` wrote
+    /// ([`CheckpointFn`]); null: the workload cannot checkpoint.
+    pub restore: Option<CheckpointFn>,
 }
 
 impl PluginTable {
@@ -268,33 +282,43 @@ impl PluginTable {
         self.size >= end
     }
 
-    /// The evaluation entry: `None` for a table built before it (or null).
-    pub fn eval_entry(&self) -> Option<EvalFn> {
-        if self.covers(offset_of!(PluginTable, eval) + size_of::<Option<EvalFn>>()) {
-            self.eval
+    /// The appended entry at byte `offset`, which `read` reads: `None`
+    /// when the table ends before it (a table built before it), and nothing
+    /// past the table's end is read.
+    fn appended<F>(&self, offset: usize, read: impl FnOnce(&Self) -> Option<F>) -> Option<F> {
+        if self.covers(offset + size_of::<Option<F>>()) {
+            read(self)
         } else {
             None
         }
+    }
+
+    /// The evaluation entry: `None` for a table built before it (or null).
+    pub fn eval_entry(&self) -> Option<EvalFn> {
+        self.appended(offset_of!(PluginTable, eval), |t| t.eval)
     }
 
     /// The fingerprint entry: `None` for a table built before it, or a
     /// workload that cannot run deterministically.
     pub fn fingerprint_entry(&self) -> Option<FingerprintFn> {
-        let end = offset_of!(PluginTable, fingerprint) + size_of::<Option<FingerprintFn>>();
-        if self.covers(end) {
-            self.fingerprint
-        } else {
-            None
-        }
+        self.appended(offset_of!(PluginTable, fingerprint), |t| t.fingerprint)
     }
 
     /// The fault injection entry: `None` for a table built before it.
     pub fn inject_entry(&self) -> Option<InjectFn> {
-        if self.covers(offset_of!(PluginTable, inject) + size_of::<Option<InjectFn>>()) {
-            self.inject
-        } else {
-            None
-        }
+        self.appended(offset_of!(PluginTable, inject), |t| t.inject)
+    }
+
+    /// The checkpoint entry that saves: `None` for a table built before it,
+    /// or a workload that cannot checkpoint.
+    pub fn save_entry(&self) -> Option<CheckpointFn> {
+        self.appended(offset_of!(PluginTable, save), |t| t.save)
+    }
+
+    /// The checkpoint entry that restores: `None` for a table built before
+    /// it, or a workload that cannot checkpoint.
+    pub fn restore_entry(&self) -> Option<CheckpointFn> {
+        self.appended(offset_of!(PluginTable, restore), |t| t.restore)
     }
 
     /// The declared quality: `None` for a table built before it, or one

@@ -36,6 +36,8 @@ pub const fn table<W: Workload>() -> PluginTable {
         quality: QualityInfo::of(W::QUALITY),
         fingerprint: if W::DETERMINISTIC { Some(fingerprint::<W>) } else { None },
         inject: Some(inject::<W>),
+        save: if W::CHECKPOINT { Some(save::<W>) } else { None },
+        restore: if W::CHECKPOINT { Some(restore::<W>) } else { None },
     }
 }
 
@@ -156,6 +158,14 @@ unsafe extern "C" fn inject<W: Workload>(inst: *mut c_void, fault: StrRef) -> i3
         let fault = Fault::from_name(name).ok_or_else(|| format!("no fault is named `{name}`"))?;
         instance::<W>(inst)?.inject(fault)
     })
+}
+
+unsafe extern "C" fn save<W: Workload>(inst: *mut c_void, dir: StrRef) -> i32 {
+    guard(|| instance::<W>(inst)?.save(std::path::Path::new(dir.as_str()?)))
+}
+
+unsafe extern "C" fn restore<W: Workload>(inst: *mut c_void, dir: StrRef) -> i32 {
+    guard(|| instance::<W>(inst)?.restore(std::path::Path::new(dir.as_str()?)))
 }
 
 unsafe extern "C" fn last_error(out: *mut OwnedStr) -> i32 {

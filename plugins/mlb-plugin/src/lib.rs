@@ -4,8 +4,9 @@
 //! [`abi::ENTRY_SYMBOL`] (`mlb_plugin_v1`), returning a pointer to a
 //! [`abi::PluginTable`]: a size-prefixed `#[repr(C)]` table of `extern "C"`
 //! functions (create / setup / step / sync / report / last_error /
-//! free_string / destroy, then the appended eval) plus static metadata
-//! (with the [`Quality`] that eval measures).
+//! free_string / destroy, then the appended eval, fingerprint, inject, save
+//! and restore) plus static metadata (with the [`Quality`] that eval
+//! measures).
 //!
 //! Plugin authors never touch the raw ABI: they declare their arguments with
 //! [`workload_args!`] (one struct: defaults, kinds, parsing), implement the
@@ -41,6 +42,7 @@
 
 pub mod abi;
 mod args;
+mod checkpoint;
 mod config;
 #[doc(hidden)]
 pub mod ffi;
@@ -53,6 +55,7 @@ mod quality;
 mod workload;
 
 pub use args::{read_arg, Arg, ArgKind, ArgValue, WorkloadArgs, COUNTS};
+pub use checkpoint::{CheckpointError, CheckpointHeader, HEADER_FILE};
 pub use config::{Config, ConfigError};
 pub use fingerprint::{flip_bit_f32, Fault, Fingerprint, ParamHasher};
 pub use precision::{Precision, UnknownPrecision};

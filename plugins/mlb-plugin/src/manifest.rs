@@ -35,6 +35,7 @@
 //!           [u32 argument count, then per argument, in the order of the
 //!            argument list: string description]
 //!           [u32 deterministic (0 or 1)]
+//!           [u32 checkpoint (0 or 1)]
 //!           [fields a later format appends; readers skip them]
 //! ```
 //!
@@ -64,6 +65,11 @@
 //! written) is [`Workload::DETERMINISTIC`](crate::Workload::DETERMINISTIC):
 //! whether the workload can run in deterministic mode. An entry without it
 //! (a plugin built before it) cannot, and mlb refuses it in that mode.
+//!
+//! The checkpoint flag (appended after the deterministic flag, always
+//! written) is [`Workload::CHECKPOINT`](crate::Workload::CHECKPOINT):
+//! whether the workload can save its state and restore it into a fresh
+//! instance. An entry without it (a plugin built before it) cannot.
 //!
 //! Fields are only ever appended to an entry (its length lets an older reader
 //! skip what it does not know); an incompatible layout gets a new format
@@ -117,6 +123,8 @@ pub struct Entry {
     pub libtorch: &'static str,
     /// Whether the workload can run deterministically.
     pub deterministic: bool,
+    /// Whether the workload can checkpoint (save and restore its state).
+    pub checkpoint: bool,
 }
 
 impl Entry {
@@ -140,6 +148,7 @@ impl Entry {
             quality: W::QUALITY,
             libtorch: W::LIBTORCH,
             deterministic: W::DETERMINISTIC,
+            checkpoint: W::CHECKPOINT,
         }
     }
 
@@ -179,7 +188,7 @@ impl Entry {
             len += 4 + self.args[a].help.len();
             a += 1;
         }
-        len + 4 // deterministic
+        len + 4 + 4 // deterministic, checkpoint
     }
 }
 
@@ -262,6 +271,7 @@ const fn write(entries: &[Entry], out: &mut [u8]) {
             a += 1;
         }
         at = put_u32(out, at, entry.deterministic as u32);
+        at = put_u32(out, at, entry.checkpoint as u32);
         i += 1;
     }
     assert!(at == out.len(), "manifest length miscounted");
@@ -329,6 +339,11 @@ pub struct PluginMeta {
     /// entry says it cannot, or predates the field).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deterministic: bool,
+    /// Whether the workload can checkpoint: save its state and restore it
+    /// into a fresh instance (`false` when the entry says it cannot, or
+    /// predates the field).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub checkpoint: bool,
 }
 
 /// Why a manifest section could not be read.
@@ -449,6 +464,7 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<PluginMeta>, ManifestError> {
             quality: None,
             libtorch: None,
             deterministic: false,
+            checkpoint: false,
         };
         // The argument list: absent from entries written before it existed.
         let mut args = Vec::new();
@@ -488,6 +504,10 @@ fn decode_body(mut r: Reader<'_>) -> Result<Vec<PluginMeta>, ManifestError> {
         // The deterministic flag: absent from entries written before it existed.
         if e.at < e.bytes.len() {
             w.deterministic = e.u32("deterministic")? != 0;
+        }
+        // The checkpoint flag: absent from entries written before it existed.
+        if e.at < e.bytes.len() {
+            w.checkpoint = e.u32("checkpoint")? != 0;
         }
         if w.name.is_empty() {
             return Err(ManifestError::Invalid("a workload has an empty name".into()));
@@ -564,6 +584,7 @@ mod tests {
         quality: Some(Quality { metric: "top1", unit: "fraction", higher_is_better: true, target: 0.75 }),
         libtorch: "2.11.0+cu130",
         deterministic: true,
+        checkpoint: true,
     };
     const B: Entry = Entry {
         abi_version: 1,
@@ -575,6 +596,7 @@ mod tests {
         quality: None,
         libtorch: "",
         deterministic: false,
+        checkpoint: false,
     };
     /// Bytes of B's quality: two empty strings, the direction, the target.
     const B_QUALITY_LEN: usize = 4 + 4 + 4 + 8;
@@ -584,6 +606,8 @@ mod tests {
     const B_HELP_LEN: usize = 4;
     /// Bytes of an entry's deterministic flag.
     const DETERMINISTIC_LEN: usize = 4;
+    /// Bytes of an entry's checkpoint flag.
+    const CHECKPOINT_LEN: usize = 4;
 
     fn back(e: &Entry) -> PluginMeta {
         PluginMeta {
@@ -597,6 +621,7 @@ mod tests {
             quality: e.quality.map(QualitySpec::from),
             libtorch: Some(e.libtorch.to_string()).filter(|v| !v.is_empty()),
             deterministic: e.deterministic,
+            checkpoint: e.checkpoint,
         }
     }
 
@@ -675,7 +700,10 @@ mod tests {
     fn an_entry_without_the_argument_list_declares_no_arguments() {
         // As a plugin built before the list existed wrote it: B's list is
         // the 4 bytes (a count of 0) before its quality.
-        let bytes = shortened(to_vec(&[B]), 4 + B_QUALITY_LEN + B_LIBTORCH_LEN + B_HELP_LEN + DETERMINISTIC_LEN);
+        let bytes = shortened(
+            to_vec(&[B]),
+            4 + B_QUALITY_LEN + B_LIBTORCH_LEN + B_HELP_LEN + DETERMINISTIC_LEN + CHECKPOINT_LEN,
+        );
         assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
         let with_args = decode(&to_vec(&[A])).unwrap();
         let kinds = BTreeMap::from([("repeat".to_string(), ArgKind::Count), ("lr".into(), ArgKind::Number)]);
@@ -685,7 +713,8 @@ mod tests {
     #[test]
     fn an_entry_without_the_quality_declares_none() {
         // As a plugin built before the quality existed wrote it.
-        let bytes = shortened(to_vec(&[B]), B_QUALITY_LEN + B_LIBTORCH_LEN + B_HELP_LEN + DETERMINISTIC_LEN);
+        let bytes =
+            shortened(to_vec(&[B]), B_QUALITY_LEN + B_LIBTORCH_LEN + B_HELP_LEN + DETERMINISTIC_LEN + CHECKPOINT_LEN);
         assert_eq!(decode(&bytes).unwrap(), vec![back(&B)]);
         let read = decode(&to_vec(&[A])).unwrap();
         let quality = read[0].quality.as_ref().expect("A declares a quality");
@@ -701,8 +730,14 @@ mod tests {
         assert_eq!(read[1].libtorch, None, "an empty libtorch declares none");
         // As a plugin built before the libtorch existed wrote it: A without
         // its libtorch and descriptions.
-        let bytes = shortened(to_vec(&[A]), 4 + A.libtorch.len() + help_len(&A) + DETERMINISTIC_LEN);
-        let before = PluginMeta { libtorch: None, arg_help: BTreeMap::new(), deterministic: false, ..back(&A) };
+        let bytes = shortened(to_vec(&[A]), 4 + A.libtorch.len() + help_len(&A) + DETERMINISTIC_LEN + CHECKPOINT_LEN);
+        let before = PluginMeta {
+            libtorch: None,
+            arg_help: BTreeMap::new(),
+            deterministic: false,
+            checkpoint: false,
+            ..back(&A)
+        };
         assert_eq!(decode(&bytes).unwrap(), vec![before]);
     }
 
@@ -720,13 +755,13 @@ mod tests {
         ]);
         assert_eq!(read[0].arg_help, help);
         // As a plugin built before the descriptions existed wrote it.
-        let bytes = shortened(to_vec(&[A]), help_len(&A) + DETERMINISTIC_LEN);
-        let before = PluginMeta { arg_help: BTreeMap::new(), deterministic: false, ..back(&A) };
+        let bytes = shortened(to_vec(&[A]), help_len(&A) + DETERMINISTIC_LEN + CHECKPOINT_LEN);
+        let before = PluginMeta { arg_help: BTreeMap::new(), deterministic: false, checkpoint: false, ..back(&A) };
         assert_eq!(decode(&bytes).unwrap(), vec![before]);
         // A count that is not the argument list's is corrupt: A's is the 4
         // bytes before its last two descriptions.
         let mut bytes = to_vec(&[A]);
-        let at = bytes.len() - help_len(&A) - DETERMINISTIC_LEN;
+        let at = bytes.len() - help_len(&A) - DETERMINISTIC_LEN - CHECKPOINT_LEN;
         bytes[at] = 1;
         let sum = fnv1a(&bytes, HEADER_LEN, bytes.len());
         bytes[16..20].copy_from_slice(&sum.to_le_bytes());
@@ -739,8 +774,18 @@ mod tests {
         let read = decode(&to_vec(&[A, B])).unwrap();
         assert_eq!((read[0].deterministic, read[1].deterministic), (true, false));
         // As a plugin built before the flag existed wrote it.
-        let bytes = shortened(to_vec(&[A]), DETERMINISTIC_LEN);
-        assert_eq!(decode(&bytes).unwrap(), vec![PluginMeta { deterministic: false, ..back(&A) }]);
+        let bytes = shortened(to_vec(&[A]), DETERMINISTIC_LEN + CHECKPOINT_LEN);
+        let before = PluginMeta { deterministic: false, checkpoint: false, ..back(&A) };
+        assert_eq!(decode(&bytes).unwrap(), vec![before]);
+    }
+
+    #[test]
+    fn the_checkpoint_flag_round_trips_and_an_entry_without_it_cannot() {
+        let read = decode(&to_vec(&[A, B])).unwrap();
+        assert_eq!((read[0].checkpoint, read[1].checkpoint), (true, false));
+        // As a plugin built before the flag existed wrote it.
+        let bytes = shortened(to_vec(&[A]), CHECKPOINT_LEN);
+        assert_eq!(decode(&bytes).unwrap(), vec![PluginMeta { checkpoint: false, ..back(&A) }]);
     }
 
     #[test]

@@ -55,7 +55,8 @@ impl Step {
 ///
 /// The host calls `create`, then `setup` once, then `step` repeatedly with
 /// `sync` at the edges of each timed block, then `report`. A time-to-quality
-/// run also calls `eval` between steps. Panics are caught at the ABI boundary
+/// run also calls `eval` between steps; a run that checkpoints calls `save`
+/// between steps, and `restore` on a fresh instance before its first step. Panics are caught at the ABI boundary
 /// and reported as failures of the instance.
 pub trait Workload: Sized + 'static {
     /// Workload name, as used by `plugin` jobs.
@@ -83,6 +84,11 @@ pub trait Workload: Sized + 'static {
     /// [`fingerprint`](Self::fingerprint) says what it computed. A workload
     /// that cannot (the default) is refused in deterministic mode, by name.
     const DETERMINISTIC: bool = false;
+    /// Whether the workload can checkpoint: [`save`](Self::save) writes its
+    /// state and [`restore`](Self::restore) continues from it. A workload
+    /// that cannot (the default) has no checkpoint entries in its table, and
+    /// a failed instance of it starts afresh.
+    const CHECKPOINT: bool = false;
 
     /// Builds the instance from its arguments.
     fn create(args: Self::Args) -> Result<Self>;
@@ -123,6 +129,31 @@ pub trait Workload: Sized + 'static {
     /// [`DETERMINISTIC`](Self::DETERMINISTIC); the default fails.
     fn fingerprint(&mut self) -> Result<Fingerprint> {
         Err(format!("workload `{}` cannot run deterministically", Self::NAME).into())
+    }
+
+    /// Writes into `dir` everything the instance needs to continue exactly
+    /// where it is: weights, optimizer state, data position, random
+    /// generators' state, step counters, the loss scaler, and a header
+    /// ([`CheckpointHeader`](crate::CheckpointHeader)) naming the workload
+    /// and the shapes and config fields a restore must match. `dir` is an
+    /// existing, empty folder the host made. Called after `setup`, between
+    /// steps, after `sync`, outside the timed blocks. Only called on a
+    /// workload that declares [`CHECKPOINT`](Self::CHECKPOINT); the default
+    /// fails.
+    fn save(&mut self, _dir: &std::path::Path) -> Result<()> {
+        Err(format!("workload `{}` cannot checkpoint", Self::NAME).into())
+    }
+
+    /// Reads back the state [`save`](Self::save) wrote into `dir`. Called on
+    /// a fresh instance created from the same config, after `setup`, before
+    /// its first step; afterwards its next steps compute what the saved
+    /// instance's next steps would have computed (bit for bit in
+    /// deterministic mode). A folder written by another workload, or by an
+    /// instance whose shapes or config differ, is refused with a message
+    /// naming the folder and the mismatch. Only called on a workload that
+    /// declares [`CHECKPOINT`](Self::CHECKPOINT); the default fails.
+    fn restore(&mut self, _dir: &std::path::Path) -> Result<()> {
+        Err(format!("workload `{}` cannot checkpoint", Self::NAME).into())
     }
 
     /// Injects `fault` (tests, and sites checking the checks). The default

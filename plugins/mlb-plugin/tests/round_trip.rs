@@ -3,9 +3,11 @@
 
 use mlb_plugin::abi::{status, FingerprintInfo, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef, ABI_VERSION};
 use mlb_plugin::{
-    export_workload, workload_args, Config, Fault, Fingerprint, ParamHasher, Quality, Setup, Step, Workload,
+    export_workload, workload_args, CheckpointHeader, Config, Fault, Fingerprint, ParamHasher, Quality, Setup, Step,
+    Workload,
 };
 use std::ffi::c_void;
+use std::path::Path;
 
 workload_args! {
     /// Arguments of the counter.
@@ -41,6 +43,7 @@ impl Workload for Counter {
     const QUALITY: Option<Quality> =
         Some(Quality { metric: "steps", unit: "steps", higher_is_better: true, target: 3.0 });
     const DETERMINISTIC: bool = true;
+    const CHECKPOINT: bool = true;
 
     fn create(args: Args) -> mlb_plugin::Result<Self> {
         if args.refuse {
@@ -90,6 +93,17 @@ impl Workload for Counter {
         }
     }
 
+    fn save(&mut self, dir: &Path) -> mlb_plugin::Result<()> {
+        self.header().write(dir)?;
+        Ok(std::fs::write(dir.join("step"), self.step.to_string())?)
+    }
+
+    fn restore(&mut self, dir: &Path) -> mlb_plugin::Result<()> {
+        self.header().check(dir)?;
+        self.step = std::fs::read_to_string(dir.join("step"))?.parse()?;
+        Ok(())
+    }
+
     fn report(&self) -> mlb_plugin::Result<serde_json::Map<String, serde_json::Value>> {
         let setup = self.setup.as_ref().ok_or("report before setup")?;
         let mut m = serde_json::Map::new();
@@ -97,6 +111,13 @@ impl Workload for Counter {
         m.insert("device".into(), setup.device.clone().into());
         m.insert("threads".into(), setup.threads.into());
         Ok(m)
+    }
+}
+
+impl Counter {
+    /// What a checkpoint of the counter must match: its batch.
+    fn header(&self) -> CheckpointHeader {
+        CheckpointHeader::new(Self::NAME).with("batch_size", self.batch)
     }
 }
 
@@ -303,4 +324,63 @@ fn a_workload_that_cannot_run_deterministically_has_no_fingerprint_entry() {
     let mut old = mlb_plugin::ffi::table::<Counter>();
     old.size = std::mem::offset_of!(PluginTable, fingerprint);
     assert!(old.fingerprint_entry().is_none() && old.inject_entry().is_none(), "a table built before them");
+}
+
+/// Saves or restores `inst` through `entry`, with `dir`: the status, and
+/// the message of a failure.
+fn checkpoint(
+    t: &PluginTable,
+    entry: mlb_plugin::abi::CheckpointFn,
+    inst: *mut c_void,
+    dir: &Path,
+) -> Result<(), (i32, String)> {
+    match unsafe { entry(inst, StrRef::borrow(dir.to_str().unwrap())) } {
+        status::OK => Ok(()),
+        rc => Err((rc, last_error(t))),
+    }
+}
+
+#[test]
+fn save_and_restore_cross_the_table_and_a_restored_instance_goes_on_where_the_saved_one_was() {
+    let t = table();
+    let (save, restore) = (t.save_entry().unwrap(), t.restore_entry().unwrap());
+    let dir = std::env::temp_dir().join(format!("mlb-plugin-round-trip-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut stats = StepStats::default();
+    let saved = create(t, r#"{"batch_size": 3}"#).unwrap();
+    for _ in 0..4 {
+        assert_eq!(unsafe { (t.step)(saved, &mut stats) }, status::OK);
+    }
+    checkpoint(t, save, saved, &dir).unwrap();
+    assert_eq!(unsafe { (t.step)(saved, &mut stats) }, status::OK);
+    let uninterrupted = stats;
+    unsafe { (t.destroy)(saved) };
+
+    let fresh = create(t, r#"{"batch_size": 3}"#).unwrap();
+    checkpoint(t, restore, fresh, &dir).unwrap();
+    assert_eq!(unsafe { (t.step)(fresh, &mut stats) }, status::OK);
+    assert_eq!(stats, uninterrupted, "step 5 after the restore is step 5");
+    unsafe { (t.destroy)(fresh) };
+
+    let other = create(t, r#"{"batch_size": 4}"#).unwrap();
+    let (rc, message) = checkpoint(t, restore, other, &dir).unwrap_err();
+    assert_eq!(rc, status::ERROR);
+    assert!(message.contains("the checkpoint's `batch_size` is 3, this instance's is 4"), "{message}");
+    unsafe { (t.destroy)(other) };
+    assert_eq!(checkpoint(t, save, std::ptr::null_mut(), &dir), Err((status::ERROR, "null workload instance".into())));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_workload_that_cannot_checkpoint_has_no_checkpoint_entries() {
+    assert!(PLAIN.save_entry().is_none() && PLAIN.restore_entry().is_none());
+    let mut old = mlb_plugin::ffi::table::<Counter>();
+    old.size = std::mem::offset_of!(PluginTable, save);
+    assert!(old.save_entry().is_none() && old.restore_entry().is_none(), "a table built before them");
+    assert!(old.inject_entry().is_some());
+    let mut plain = Plain;
+    let e = plain.save(Path::new("unused")).unwrap_err().to_string();
+    assert_eq!(e, "workload `plain` cannot checkpoint");
+    assert_eq!(plain.restore(Path::new("unused")).unwrap_err().to_string(), e);
 }

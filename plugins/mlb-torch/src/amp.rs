@@ -10,6 +10,7 @@
 //! float32 and whose forward pass runs under fp16 autocast
 //! ([`crate::precision`]).
 
+use crate::resume::{Counters, ResumeError};
 use tch::{Kind, Tensor};
 
 /// How the loss is scaled.
@@ -55,6 +56,26 @@ impl LossScale {
         match *self {
             LossScale::Static(s) | LossScale::Dynamic { scale: s, .. } => s,
         }
+    }
+
+    /// Writes a dynamic scale's state (its value, its good steps) and the
+    /// steps `skipped` into `counters` (a static scale is the config's).
+    fn save(&self, skipped: u64, counters: &mut Counters) {
+        if let LossScale::Dynamic { scale, good, .. } = *self {
+            counters.set("loss_scale", scale);
+            counters.set("loss_scale_good_steps", good);
+        }
+        counters.set("skipped_steps", skipped);
+    }
+
+    /// Reads back what [`save`](Self::save) wrote: the scale's state, and
+    /// the steps skipped.
+    fn resume(&mut self, counters: &Counters) -> Result<u64, ResumeError> {
+        if let LossScale::Dynamic { scale, good, .. } = self {
+            *scale = counters.f64("loss_scale")?;
+            *good = counters.u64("loss_scale_good_steps")? as u32;
+        }
+        counters.u64("skipped_steps")
     }
 
     /// Records whether the last step's gradients were finite; returns
@@ -131,6 +152,17 @@ impl GradScaler {
     /// Steps skipped because of overflowing gradients.
     pub fn skipped(&self) -> u64 {
         self.skipped
+    }
+
+    /// Writes the scale's state into `counters` (a checkpoint's).
+    pub fn save(&self, counters: &mut Counters) {
+        self.scale.save(self.skipped, counters);
+    }
+
+    /// Reads back what [`save`](Self::save) wrote.
+    pub fn resume(&mut self, counters: &Counters) -> Result<(), ResumeError> {
+        self.skipped = self.scale.resume(counters)?;
+        Ok(())
     }
 }
 
@@ -225,6 +257,21 @@ impl MasterWeights {
     /// Steps skipped because of overflowing gradients.
     pub fn skipped(&self) -> u64 {
         self.skipped
+    }
+
+    /// The fp32 master weights by name (`master.I` for the model's `I`-th
+    /// trainable variable), the instance's own tensors (a checkpoint's),
+    /// and the scale's state written into `counters`.
+    pub fn save(&self, counters: &mut Counters) -> Vec<(String, Tensor)> {
+        self.scale.save(self.skipped, counters);
+        self.master.iter().enumerate().map(|(i, m)| (format!("master.{i}"), m.shallow_clone())).collect()
+    }
+
+    /// Reads back the scale's state [`save`](Self::save) wrote (the master
+    /// weights are copied in place by the restore).
+    pub fn resume(&mut self, counters: &Counters) -> Result<(), ResumeError> {
+        self.skipped = self.scale.resume(counters)?;
+        Ok(())
     }
 }
 

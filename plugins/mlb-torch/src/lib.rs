@@ -15,7 +15,8 @@
 //!   corpora) and [`synth`]: synthetic data of the same shapes.
 //! - [`flops`]: training FLOPs per item by formula; [`probe`]: a CPU's
 //!   measured peak.
-//! - [`fingerprint`]: what a deterministic run proves it computed.
+//! - [`fingerprint`]: what a deterministic run proves it computed;
+//!   [`resume`]: a checkpoint's folder, written and read back in place.
 //! - [`plugin`]: [`TorchWorkload`], the adaptor to the plugin SDK.
 //! - [`workloads`]: the suite's models, one module each.
 
@@ -34,6 +35,7 @@ pub mod plugin;
 pub mod precision;
 pub mod probe;
 pub mod replicas;
+pub mod resume;
 pub mod runtime;
 pub mod synth;
 pub mod weights;

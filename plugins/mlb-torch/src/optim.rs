@@ -87,6 +87,22 @@ impl AdamW {
         self.groups.iter().map(|g| (g.params.as_slice(), g.weight_decay))
     }
 
+    /// The optimizer's state, by name: each parameter's first and second
+    /// moments and step count (`adamw.G.I.exp_avg`, `.exp_avg_sq`, `.step`
+    /// for parameter `I` of group `G`), the instance's own tensors (a
+    /// checkpoint's, [`crate::resume`], copied into in place).
+    pub fn state(&self) -> Vec<(String, Tensor)> {
+        let mut out = Vec::new();
+        for (g, group) in self.groups.iter().enumerate() {
+            for (i, ((m, v), s)) in group.exp_avgs.iter().zip(&group.exp_avg_sqs).zip(&group.steps).enumerate() {
+                for (what, t) in [("exp_avg", m), ("exp_avg_sq", v), ("step", s)] {
+                    out.push((format!("adamw.{g}.{i}.{what}"), t.shallow_clone()));
+                }
+            }
+        }
+        out
+    }
+
     /// Drops the gradient of every parameter, as PyTorch's
     /// `zero_grad(set_to_none=True)`: the next backward pass stores its
     /// gradients instead of adding them to zeroed ones.

@@ -2,15 +2,19 @@
 //! the declared arguments are read and checked on `create`, the runtime
 //! (threads, device, seeds) and then the model are built on `setup`, the
 //! shared report fields are added to the workload's own, `eval` runs
-//! the workload's evaluation with gradients off, and a deterministic
-//! workload's fingerprint is taken from its variables ([`crate::fingerprint`]).
+//! the workload's evaluation with gradients off, a deterministic
+//! workload's fingerprint is taken from its variables ([`crate::fingerprint`]),
+//! and a checkpoint holds its variables and its [`State`] ([`crate::resume`]).
 
 use crate::data::DataSource;
+use crate::resume::{self, Counters, State};
 use crate::runtime::Runtime;
 use mlb_plugin::{
-    read_arg, Arg, Config, ConfigError, Fault, Fingerprint, Quality, Setup, Step, Workload, WorkloadArgs,
+    read_arg, Arg, CheckpointHeader, Config, ConfigError, Fault, Fingerprint, Quality, Setup, Step, Workload,
+    WorkloadArgs,
 };
 use serde_json::{Map, Value};
+use std::path::Path;
 use tch::Tensor;
 
 /// A workload written against libtorch.
@@ -33,6 +37,11 @@ pub trait TorchWorkload: Sized + 'static {
     /// data order come from the seed alone. One that declares it returns its
     /// variables from [`variables`](Self::variables).
     const DETERMINISTIC: bool = false;
+    /// Whether the workload can checkpoint ([`Workload::CHECKPOINT`]): its
+    /// [`variables`](Self::variables), its [`state`](Self::state) and its
+    /// [`checkpoint_header`](Self::checkpoint_header) hold everything a
+    /// fresh instance of the same config needs to step on as it would have.
+    const CHECKPOINT: bool = false;
 
     /// Checks and converts the arguments (no libtorch work yet).
     fn parse(args: Self::Args) -> mlb_plugin::Result<Self::Settings>;
@@ -69,6 +78,27 @@ pub trait TorchWorkload: Sized + 'static {
     /// ([`crate::fingerprint::sorted_variables`]). None by default.
     fn variables(&self) -> Vec<(String, Tensor)> {
         Vec::new()
+    }
+
+    /// The header of a checkpoint: the workload's name and the shapes and
+    /// config fields a restore must match (the name alone by default).
+    fn checkpoint_header(&self) -> CheckpointHeader {
+        CheckpointHeader::new(Self::NAME)
+    }
+
+    /// What a checkpoint holds beyond the [`variables`](Self::variables):
+    /// the tensors (the optimizer's state, master weights), which a restore
+    /// copies into a fresh instance's in place, and the counters (steps,
+    /// the data's position, the loss scale), which it hands to
+    /// [`resume`](Self::resume). Nothing by default.
+    fn state(&self) -> State {
+        State::default()
+    }
+
+    /// Takes back the counters of a checkpoint after a restore copied its
+    /// tensors: the next step is the saved instance's next step.
+    fn resume(&mut self, _counters: &Counters) -> mlb_plugin::Result<()> {
+        Ok(())
     }
 
     /// Injects `fault` after a step: by default a flipped bit goes into
@@ -120,6 +150,14 @@ impl<W: TorchWorkload> TorchPlugin<W> {
         self.state.as_ref().ok_or_else(|| format!("{}: called before setup", W::NAME).into())
     }
 
+    /// The workload, when it can checkpoint and is set up.
+    fn checkpointing(&self) -> mlb_plugin::Result<&W> {
+        if !W::CHECKPOINT {
+            return Err(format!("workload `{}` cannot checkpoint", W::NAME).into());
+        }
+        Ok(&self.state()?.1)
+    }
+
     fn workload_mut(&mut self) -> mlb_plugin::Result<&mut W> {
         self.state.as_mut().map(|(_, w)| w).ok_or_else(|| format!("{}: called before setup", W::NAME).into())
     }
@@ -135,6 +173,7 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
     /// `declare_libtorch_version`, from build.rs).
     const LIBTORCH: &'static str = env!("MLB_LIBTORCH_VERSION");
     const DETERMINISTIC: bool = W::DETERMINISTIC;
+    const CHECKPOINT: bool = W::CHECKPOINT;
 
     fn create(args: Seeded<W::Args>) -> mlb_plugin::Result<Self> {
         Ok(TorchPlugin { settings: Some(W::parse(args.args)?), seed: args.seed, state: None, peak: None })
@@ -180,6 +219,23 @@ impl<W: TorchWorkload> Workload for TorchPlugin<W> {
 
     fn inject(&mut self, fault: Fault) -> mlb_plugin::Result<()> {
         self.workload_mut()?.inject(fault)
+    }
+
+    /// Writes the workload's variables, [`state`](TorchWorkload::state) and
+    /// header into `dir` ([`crate::resume::save`]); refused, by name, for a
+    /// workload that cannot checkpoint.
+    fn save(&mut self, dir: &Path) -> mlb_plugin::Result<()> {
+        let workload = self.checkpointing()?;
+        let state = workload.state();
+        Ok(resume::save(dir, &workload.checkpoint_header(), &workload.variables(), &state)?)
+    }
+
+    /// Reads a checkpoint of `dir` back into the workload, in place
+    /// ([`crate::resume::restore`]), then hands it the counters.
+    fn restore(&mut self, dir: &Path) -> mlb_plugin::Result<()> {
+        let workload = self.checkpointing()?;
+        let counters = resume::restore(dir, &workload.checkpoint_header(), &workload.variables(), &workload.state())?;
+        self.workload_mut()?.resume(&counters)
     }
 
     fn report(&self) -> mlb_plugin::Result<Map<String, Value>> {

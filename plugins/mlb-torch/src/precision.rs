@@ -16,6 +16,7 @@
 
 use crate::amp::{GradScaler, LossScale};
 use crate::ops::taken_error;
+use crate::resume::{Counters, ResumeError};
 use serde_json::{Map, Value};
 use tch::{Device, Kind, Tensor};
 
@@ -158,6 +159,18 @@ impl MixedPrecision {
     /// gradient overflowed, and the scale has been lowered.
     pub fn unscale(&mut self, grads: &[Tensor]) -> bool {
         self.scaler.as_mut().is_none_or(|scaler| scaler.unscale(grads))
+    }
+
+    /// Writes the loss scale's state into `counters` (fp16; a checkpoint's).
+    pub fn save(&self, counters: &mut Counters) {
+        if let Some(scaler) = &self.scaler {
+            scaler.save(counters);
+        }
+    }
+
+    /// Reads back what [`save`](Self::save) wrote.
+    pub fn resume(&mut self, counters: &Counters) -> Result<(), ResumeError> {
+        self.scaler.as_mut().map_or(Ok(()), |scaler| scaler.resume(counters))
     }
 
     /// The report fields: `precision`, and `loss_scale` and `skipped_steps`

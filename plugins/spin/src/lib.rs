@@ -37,10 +37,19 @@
 //! is one thread's, in one order): its fingerprint hashes both matrices and
 //! the last product, and it has no gradients. The fault `flip_bit` flips
 //! bit 22 of the first element of `a`: every product after it differs.
+//!
+//! It checkpoints ([`checkpoint`]): `save` writes its step counter, the
+//! items trained, the last checksum, the ballast's size and its three
+//! matrices (a flipped bit included); a fresh instance of the same `size`
+//! and `seed` restored from them steps on as the saved one would have, its
+//! fault modes firing at the same step numbers.
+
+mod checkpoint;
 
 use mlb_plugin::{
     export_workload, flip_bit_f32, workload_args, Fault, Fingerprint, ParamHasher, Quality, Setup, Step, Workload,
 };
+use std::path::Path;
 use std::time::Duration;
 
 /// The spin workload.
@@ -178,6 +187,7 @@ impl Workload for Spin {
     const QUALITY: Option<Quality> =
         Some(Quality { metric: "quality", unit: "fraction", higher_is_better: true, target: 0.9 });
     const DETERMINISTIC: bool = true;
+    const CHECKPOINT: bool = true;
 
     fn create(args: Args) -> mlb_plugin::Result<Self> {
         if args.quality_scale.is_some_and(|s| s <= 0.0) {
@@ -268,6 +278,14 @@ impl Workload for Spin {
             Fault::FlipBit => flip_bit_f32(&mut self.a, 22),
             Fault::CorruptOutput => Err("spin checks no output: `corrupt_output` is gemm's fault".into()),
         }
+    }
+
+    fn save(&mut self, dir: &Path) -> mlb_plugin::Result<()> {
+        Ok(checkpoint::save(self, dir)?)
+    }
+
+    fn restore(&mut self, dir: &Path) -> mlb_plugin::Result<()> {
+        Ok(checkpoint::restore(self, dir)?)
     }
 
     fn eval(&mut self) -> mlb_plugin::Result<f64> {

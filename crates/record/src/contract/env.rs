@@ -73,6 +73,18 @@ pub const HEAP: &str = "MLB_HEAP";
 /// (`FAULT@STEP[,slot=DEVICES][,node=NAME]`, docs/determinism.md): passed
 /// on to instances with the [`LIBRARY_SWITCHES`](super::determinism::LIBRARY_SWITCHES).
 pub const INJECT: &str = "MLB_INJECT";
+/// The folder a worker keeps its checkpoints in (docs/faults.md), set by
+/// the launcher under `--checkpoint-every`.
+pub const CHECKPOINT_DIR: &str = "MLB_CHECKPOINT_DIR";
+/// Seconds between two checkpoints of a worker (`--checkpoint-every`).
+pub const CHECKPOINT_EVERY: &str = "MLB_CHECKPOINT_EVERY";
+/// The step whose checkpoint a restarted worker restores before its first
+/// step (`--restarts`).
+pub const RESTORE_STEP: &str = "MLB_RESTORE_STEP";
+/// The attempt of a restarted instance (1: its first restart), set by
+/// the launcher under `--restarts`; a run to quality logs it in its MLLOG
+/// file.
+pub const ATTEMPT: &str = "MLB_ATTEMPT";
 /// glibc's tunables variable; `glibc.malloc.*` entries in it are a heap
 /// choice the worker keeps.
 pub const GLIBC_TUNABLES: &str = "GLIBC_TUNABLES";

@@ -47,6 +47,7 @@ key_lists! {
         "end_time",
         "epoch_loss",
         "failure",
+        "faults",
         "hostname",
         "items",
         "jr_id",
@@ -160,6 +161,7 @@ mod tests {
             telemetry: Some(Default::default()),
             quality: Some(crate::contract::quality::fixtures::record()),
             determinism: Some(Default::default()),
+            faults: Some(Default::default()),
             ..Default::default()
         };
         let value = report.to_value();

@@ -6,8 +6,12 @@
 //! `report: PATH`. Users' scripts and the original suite's log readers parse
 //! both, so their format is fixed byte for byte. At both edges of the timed
 //! window, `window: start T` and `window: end T ITEMS` ([`Edge`]), which the
-//! launcher's telemetry is scoped to. Anything else on stdout is the
-//! workload's own output, which the launcher only logs.
+//! launcher's telemetry is scoped to. A worker that checkpoints
+//! (docs/faults.md) also prints `position: step N items M` after each
+//! observation and `resumed: step N items M` once it has restored a
+//! checkpoint: the launcher counts the work a failure lost from them, and
+//! the time a restart took. Anything else on stdout is the workload's own
+//! output, which the launcher only logs.
 
 use super::window::Edge;
 use std::fmt;
@@ -17,6 +21,10 @@ use std::path::PathBuf;
 pub const REPORT_PREFIX: &str = "report: ";
 /// What starts a window line.
 pub const WINDOW_PREFIX: &str = "window: ";
+/// What starts a position line.
+pub const POSITION_PREFIX: &str = "position: ";
+/// What starts a resumed line.
+pub const RESUMED_PREFIX: &str = "resumed: ";
 
 /// A line of the worker's stdout protocol.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,6 +47,36 @@ pub enum WorkerLine {
         /// The last step loss, if any step reported one (four decimals).
         loss: Option<f64>,
     },
+    /// Where a checkpointing worker stands after an observation.
+    Position(Position),
+    /// A checkpointing worker restored the checkpoint taken at this
+    /// position and goes on from it.
+    Resumed(Position),
+}
+
+/// Steps run and items processed since the training started (a restored
+/// run counts the steps before its checkpoint).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Position {
+    /// Steps run.
+    pub step: u64,
+    /// Items processed by them.
+    pub items: u64,
+}
+
+impl Position {
+    /// Reads `step N items M`.
+    fn parse(text: &str) -> Option<Position> {
+        let rest = text.strip_prefix("step ")?;
+        let (step, items) = rest.split_once(" items ")?;
+        Some(Position { step: step.parse().ok()?, items: items.parse().ok()? })
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "step {} items {}", self.step, self.items)
+    }
 }
 
 impl WorkerLine {
@@ -56,6 +94,12 @@ impl WorkerLine {
         }
         if let Some(edge) = line.strip_prefix(WINDOW_PREFIX) {
             return Edge::parse(edge).map(WorkerLine::Window);
+        }
+        if let Some(at) = line.strip_prefix(POSITION_PREFIX) {
+            return Position::parse(at).map(WorkerLine::Position);
+        }
+        if let Some(at) = line.strip_prefix(RESUMED_PREFIX) {
+            return Position::parse(at).map(WorkerLine::Resumed);
         }
         let (counts, rest) = line.strip_prefix('[')?.split_once(']')?;
         let (done, total) = counts.split_once('/')?;
@@ -83,6 +127,8 @@ impl fmt::Display for WorkerLine {
         match self {
             WorkerLine::Report(path) => write!(f, "{REPORT_PREFIX}{}", path.display()),
             WorkerLine::Window(edge) => write!(f, "{WINDOW_PREFIX}{edge}"),
+            WorkerLine::Position(at) => write!(f, "{POSITION_PREFIX}{at}"),
+            WorkerLine::Resumed(at) => write!(f, "{RESUMED_PREFIX}{at}"),
             WorkerLine::Progress { done, total, eta_minutes, loss } => {
                 write!(f, "[{done:>3}/{total:>3}] | ETA: {eta_minutes:>6.2} min | Batch Loss ")?;
                 match loss {
@@ -154,6 +200,13 @@ mod tests {
     }
 
     #[test]
+    fn position_and_resumed_lines() {
+        let at = Position { step: 120, items: 7680 };
+        assert_eq!(round_trip("position: step 120 items 7680"), WorkerLine::Position(at));
+        assert_eq!(round_trip("resumed: step 120 items 7680"), WorkerLine::Resumed(at));
+    }
+
+    #[test]
     fn anything_else_is_none() {
         for line in [
             "",
@@ -171,6 +224,9 @@ mod tests {
             "epoch 3: loss 0.5",
             "window: begin 1.0",
             "window: end 1.0",
+            "position: step 1",
+            "position: step x items 2",
+            "resumed: 1 2",
         ] {
             assert_eq!(WorkerLine::parse(line), None, "{line:?}");
         }

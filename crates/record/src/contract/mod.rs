@@ -17,6 +17,10 @@
 //! - [`telemetry`](mod@telemetry): the report's `telemetry` block, set by the
 //!   launcher;
 //! - [`quality`]: the report's `quality` block, of a run to quality;
+//! - [`checkpoint`]: an instance's checkpoints on disk (worker writes,
+//!   launcher lists);
+//! - [`faults`]: the report's `faults` block: faults injected, restarts,
+//!   goodput, set by the launcher;
 //! - [`determinism`]: the config keys of a deterministic run and the
 //!   report's `determinism` block (its fingerprints);
 //! - [`read`]: the one tolerant reader of report files (the original
@@ -35,9 +39,11 @@
 //! docs/worker.md ("The launcher-worker contract") describes it for people.
 
 pub mod argv;
+pub mod checkpoint;
 pub mod determinism;
 pub mod env;
 pub mod exit;
+pub mod faults;
 pub mod isolation;
 pub mod keys;
 pub mod line;
@@ -52,7 +58,7 @@ pub mod step_plan;
 pub mod telemetry;
 pub mod window;
 
-pub use line::WorkerLine;
+pub use line::{Position, WorkerLine};
 pub use report::{Container, PluginBuild, Provenance, Report, SlurmTask};
 pub use window::Edge;
 

@@ -8,6 +8,7 @@
 //! as NaN.
 
 use super::determinism::Determinism;
+use super::faults::Faults;
 use super::isolation::RecordedIsolation;
 use super::keys::Key;
 use super::read;
@@ -111,6 +112,11 @@ pub struct Report {
     /// in a throughput run's report. A block of another shape reads as none.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "de::lenient")]
     pub determinism: Option<Determinism>,
+    /// The faults injected into the config, its restarts and its goodput
+    /// (docs/faults.md), set by the launcher; none in a run without
+    /// `--inject` or `--restarts`. A block of another shape reads as none.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "de::lenient")]
+    pub faults: Option<Faults>,
 }
 
 impl Report {
@@ -182,6 +188,15 @@ impl Report {
         record::write_atomic(dir, &name.to_string_lossy(), &self.to_value())
             .map(|_| ())
             .map_err(|source| WriteError { path: path.to_path_buf(), source })
+    }
+
+    /// Reads the report at `path`, lets `edit` change it and rewrites it
+    /// (atomically): the launcher adding what it measured (its telemetry,
+    /// its faults) to the worker's report.
+    pub fn amend(path: &Path, edit: impl FnOnce(&mut Report)) -> Result<(), AmendError> {
+        let mut report = Report::load(path)?;
+        edit(&mut report);
+        Ok(report.rewrite(path)?)
     }
 
     /// Reads a report file holding one report: mlb's, or the original
@@ -258,6 +273,17 @@ pub struct WriteError {
     pub path: PathBuf,
     /// Why.
     pub source: std::io::Error,
+}
+
+/// A report that could not be amended.
+#[derive(Debug, thiserror::Error)]
+pub enum AmendError {
+    /// It could not be read, or is not a report.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// It could not be written back.
+    #[error(transparent)]
+    Write(#[from] WriteError),
 }
 
 /// What an instance actually got. The worker writes what it sees from

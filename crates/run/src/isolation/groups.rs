@@ -4,7 +4,7 @@
 
 use super::error::CgroupError;
 use super::root::CgroupRoot;
-use super::support::{Version, ACCOUNTING, CONTROLLERS};
+use super::support::{Version, ACCOUNTING, CONTROLLERS, FREEZER};
 use super::v2;
 use super::{Isolation, Slot};
 use crate::linux::cpulist;
@@ -32,6 +32,9 @@ pub struct SlotGroup {
     /// The folders holding the CPU time (`cpuacct`) and throttling (`cpu`)
     /// counters, when the host has them ([`ACCOUNTING`]).
     accounting: [Option<PathBuf>; 2],
+    /// The folder holding the freezer's files, when the host has it
+    /// ([`FREEZER`]).
+    freezer: Option<PathBuf>,
     /// `cgroup.procs` of each folder, opened for writing: a child writes
     /// `0` to each (its own pid) before it executes anything.
     procs: Vec<File>,
@@ -52,27 +55,35 @@ pub struct RunGroups {
 }
 
 /// The folders of group `path`: one per controller's hierarchy (v1: those
-/// of [`CONTROLLERS`] and of the [`ACCOUNTING`] ones mounted), one (v2).
+/// of [`CONTROLLERS`] and of the [`ACCOUNTING`] ones and the [`FREEZER`]
+/// mounted), one (v2).
 fn dirs_of(root: &CgroupRoot, path: &str) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = CONTROLLERS.iter().map(|c| root.dir(c, path)).collect();
     dirs.extend(accounting_dirs(root, path).into_iter().flatten());
+    dirs.extend(optional_dir(root, FREEZER, path));
+    dirs.sort();
     dirs.dedup();
     dirs
 }
 
-/// The folders of group `path` holding the [`ACCOUNTING`] counters: on v1
-/// in each such hierarchy the host mounts (its mount point resolved, so
-/// that `cpu` and `cpuacct` mounted together are one folder), on v2 in the
-/// group's one folder.
+/// The folders of group `path` holding the [`ACCOUNTING`] counters.
 fn accounting_dirs(root: &CgroupRoot, path: &str) -> [Option<PathBuf>; 2] {
-    ACCOUNTING.map(|c| match root.version() {
+    ACCOUNTING.map(|c| optional_dir(root, c, path))
+}
+
+/// The folder of group `path` holding controller `c`'s files: on v1 in its
+/// hierarchy when the host mounts it (its mount point resolved, so that
+/// `cpu` and `cpuacct` mounted together are one folder), on v2 the group's
+/// one folder.
+fn optional_dir(root: &CgroupRoot, c: &str, path: &str) -> Option<PathBuf> {
+    match root.version() {
         Version::V1 => {
             let mount = root.mount().join(c);
             let mount = std::fs::canonicalize(&mount).unwrap_or(mount);
             mount.join("cgroup.procs").is_file().then(|| mount.join(path))
         }
         _ => Some(root.dir(c, path)),
-    })
+    }
 }
 
 /// Creates a group's folder (the kernel fills it with the interface files).
@@ -237,6 +248,7 @@ impl SlotGroup {
             cpuset_dir: root.dir("cpuset", &path),
             memory_dir: root.dir("memory", &path),
             accounting: accounting_dirs(root, &path),
+            freezer: optional_dir(root, FREEZER, &path),
             procs: Vec::new(),
             path,
             version,
@@ -287,6 +299,12 @@ impl SlotGroup {
         [self.accounting[0].as_deref(), self.accounting[1].as_deref()]
     }
 
+    /// The folder of the freezer's files (v1 `freezer.state`, v2
+    /// `cgroup.freeze`), when the host has it.
+    pub fn freezer_dir(&self) -> Option<&Path> {
+        self.freezer.as_deref()
+    }
+
     /// The cgroup layout.
     pub fn version(&self) -> Version {
         self.version
@@ -335,6 +353,8 @@ impl SlotGroup {
                     killed.push(pid);
                 }
             }
+            // A frozen process takes its SIGKILL only once thawed (v1).
+            let _ = super::control::thaw(self);
             std::thread::sleep(Duration::from_millis(10));
         }
     }

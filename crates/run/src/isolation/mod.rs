@@ -1,7 +1,8 @@
 //! Isolation of slots ([`Slot`]) with cgroups (v1 and v2): support probing, the v2
 //! delegation rules, the groups of a run below a mount point and their OOM
-//! counters; and the [`Isolation`] an instance gets, whatever applies it.
+//! counters, what a fault does to a running slot (`control`); and the [`Isolation`] an instance gets, whatever applies it.
 
+pub mod control;
 mod error;
 mod groups;
 mod oom;

@@ -12,6 +12,11 @@ pub const CONTROLLERS: [&str; 2] = ["cpuset", "memory"];
 /// every group has both counters in `cpu.stat`.)
 pub const ACCOUNTING: [&str; 2] = ["cpuacct", "cpu"];
 
+/// The v1 controller a slot joins when the host mounts it, so that a fault
+/// can freeze the slot (`--inject freeze:...`, docs/faults.md). (On v2
+/// every group has `cgroup.freeze`.)
+pub const FREEZER: &str = "freezer";
+
 /// The cgroup layout of a host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -1,17 +1,19 @@
 //! Where an instance's output lines go, whatever runs it: its log file, its
 //! progress counter, the announced report path, the tail of its stderr kept
 //! for a failure message, and (for container instances) the terminal with
-//! the instance's prefix.
+//! the instance's prefix; where a checkpointing worker stands, and when it
+//! resumed from a checkpoint.
 
 use super::progress::{Counter, Echo};
 use crate::runtime::{Output, Stream};
 use crate::telemetry::SamplerSink;
-use mlb_record::contract::WorkerLine;
+use mlb_record::contract::{Position, WorkerLine};
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// Lines of stderr kept for a failure message.
 const TAIL_LINES: usize = 5;
@@ -30,13 +32,16 @@ struct State {
     log: File,
     report: Option<PathBuf>,
     tail: VecDeque<String>,
+    position: Option<Position>,
+    resumed: Option<(Position, Instant)>,
 }
 
 impl Lines {
     /// Output going to `log`, progress to `counter`, and, when `echo` is
     /// given, every line to the terminal with its prefix.
     pub fn new(log: File, counter: Arc<Counter>, echo: Option<Echo>) -> Self {
-        let state = State { log, report: None, tail: VecDeque::with_capacity(TAIL_LINES) };
+        let state =
+            State { log, report: None, tail: VecDeque::with_capacity(TAIL_LINES), position: None, resumed: None };
         Lines { counter, echo, sampler: None, state: Mutex::new(state) }
     }
 
@@ -48,6 +53,16 @@ impl Lines {
     /// The report the instance announced (`report: PATH`), if any.
     pub fn report(&self) -> Option<PathBuf> {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).report.clone()
+    }
+
+    /// Where the worker last said it stood (`position:` or `resumed:`).
+    pub fn position(&self) -> Option<Position> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).position
+    }
+
+    /// The checkpoint it resumed from, and when it said so.
+    pub fn resumed(&self) -> Option<(Position, Instant)> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).resumed
     }
 
     /// Adds a line of the launcher's own to the log: `mlb: TEXT`.
@@ -74,6 +89,11 @@ impl Output for Lines {
                     if let Some(sampler) = &self.sampler {
                         sampler.edge(edge);
                     }
+                }
+                Some(WorkerLine::Position(at)) => state.position = Some(at),
+                Some(WorkerLine::Resumed(at)) => {
+                    state.position = Some(at);
+                    state.resumed = Some((at, Instant::now()));
                 }
                 None => {}
             },
@@ -111,7 +131,7 @@ mod tests {
         crate::runtime::pump(
             &lines,
             Stream::Stdout,
-            &b"[  2/ 5] | ETA: 0.1 min | Batch Loss 1.0\nreport: /r/a b.json\n[oops]\n[  4/ 9] not a progress line\n"[..],
+            &b"resumed: step 4 items 8\n[  2/ 5] | ETA: 0.1 min | Batch Loss 1.0\nposition: step 6 items 12\nreport: /r/a b.json\n[oops]\n[  4/ 9] not a progress line\n"[..],
         );
         for i in 0..7 {
             lines.line(Stream::Stderr, &format!("e{i}"));
@@ -120,6 +140,8 @@ mod tests {
         assert_eq!(counter.total.load(Ordering::Relaxed), 5);
         assert_eq!(lines.report(), Some(PathBuf::from("/r/a b.json")));
         assert_eq!(lines.stderr_tail(), "e2\ne3\ne4\ne5\ne6");
-        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 11);
+        assert_eq!(lines.position(), Some(Position { step: 6, items: 12 }));
+        assert_eq!(lines.resumed().map(|(at, _)| at), Some(Position { step: 4, items: 8 }));
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 13);
     }
 }

@@ -168,7 +168,7 @@ impl Mix {
         // The logs are numbered with the first seat's config (`C<k>`): each
         // instance's log is named with its own job and slot.
         let first = round.seats.first().map_or(1, |s| s.config.index);
-        let finished = supervise::run_instances(&watch, first, instances, None, &template, &progress);
+        let finished = supervise::run_instances(&watch, first, instances, None, &template, &progress, None);
         progress.finish();
         if finished.iter().any(|f| f.outcome == Outcome::Interrupted) {
             display.note(&format!("{}: interrupted, no result line", round.label));

@@ -5,6 +5,7 @@
 //! records of instances that could not write their own; [`mix`] starts
 //! different configs side by side, one a slot.
 
+mod attempts;
 mod choice;
 mod dry_run;
 mod error;
@@ -25,6 +26,6 @@ pub mod summary;
 mod supervise;
 
 pub use error::LaunchError;
-pub use options::{Options, MAX_PAUSE_SECONDS, MAX_SAMPLE_HZ, SEED_STEP};
+pub use options::{Options, Recovery, MAX_PAUSE_SECONDS, MAX_SAMPLE_HZ, SEED_STEP};
 pub use run::remove_left_groups;
 pub use run::{run, AfterRun};

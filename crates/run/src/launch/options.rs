@@ -2,6 +2,7 @@
 //! the typed options the `mlb` crate's command line is turned into.
 
 use super::error::LaunchError;
+use crate::faults::Fault;
 use crate::host::HostKind;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -71,6 +72,36 @@ pub struct Options {
     pub host_root: Option<PathBuf>,
     /// The lock file to take instead of the host's.
     pub lock: Option<PathBuf>,
+    /// Faults and restarts (docs/faults.md).
+    pub recovery: Recovery,
+}
+
+/// What `--inject`, `--restarts` and `--checkpoint-every` ask for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Recovery {
+    /// Faults injected into every config, timed from its start.
+    pub inject: Vec<Fault>,
+    /// How many times a failed instance (or DDP group) is started again.
+    pub restarts: u32,
+    /// Seconds between two checkpoints of every instance.
+    pub checkpoint_every: Option<f64>,
+    /// With faults: no reference run without them first.
+    pub no_reference: bool,
+}
+
+impl Recovery {
+    /// Whether the run injects faults, restarts or checkpoints: then every
+    /// config's instances tell their position and its reports get a
+    /// `faults` block.
+    pub fn active(&self) -> bool {
+        !self.inject.is_empty() || self.restarts > 0 || self.checkpoint_every.is_some()
+    }
+
+    /// Whether each config first runs once without faults, for its goodput
+    /// to be compared with.
+    pub fn reference(&self) -> bool {
+        !self.inject.is_empty() && !self.no_reference
+    }
 }
 
 impl Default for Options {
@@ -101,6 +132,7 @@ impl Default for Options {
             sample_hz: 10.0,
             host_root: None,
             lock: None,
+            recovery: Recovery::default(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The run loop: every selected config, `--runs` times, each config's
 //! instances started together and supervised; result lines as they finish.
 
+use super::attempts::Attempts;
 use super::choice::{self, Choice};
 use super::dry_run::{self, CgroupPlan};
 use super::error::LaunchError;
@@ -93,7 +94,22 @@ pub fn run(options: &Options, plugin_dirs: &[PathBuf], after: AfterRun<'_>) -> R
             let t0 = Instant::now();
             let template = |i: &Instance, log: Option<&Path>| failure_record(&prepared, config, &ctx, i, log, &record);
             let peers = config.group.map(|_| crate::runtime::supervise::PEER_GRACE);
-            let finished = supervise::run_instances(&watch, config.index, instances, peers, &template, &progress);
+            let finished = if options.recovery.active() {
+                let attempts = Attempts {
+                    watch: &watch,
+                    recovery: &options.recovery,
+                    config: config.index,
+                    peers,
+                    record: &template,
+                    progress: &progress,
+                    display,
+                    outdir: &prepared.outdir,
+                    run_name: &run_name,
+                };
+                attempts.run(instances)
+            } else {
+                supervise::run_instances(&watch, config.index, instances, peers, &template, &progress, None)
+            };
             progress.finish();
             if finished.iter().any(|f| f.outcome == Outcome::Interrupted) {
                 display.note(&format!("{label}: interrupted, no result line"));

@@ -6,16 +6,18 @@
 use super::lines::Lines;
 use super::logs;
 use super::progress::{Counter, JobProgress};
+use crate::faults::{Schedule, Subject};
 use crate::isolation::{RunGroups, SlotGroup};
 use crate::plan::Instance;
 use crate::runtime::outcome::Outcome;
 use crate::runtime::supervise::{self, Facts, Watched};
 use crate::runtime::{Output, Running, Runtime, Start};
 use crate::telemetry::{self, Probes, Sampler, Sources};
-use mlb_record::contract::Report;
+use mlb_record::contract::{Position, Report};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// What the watch needs to know.
 pub struct Watch<'a> {
@@ -48,6 +50,12 @@ pub struct Finished {
     pub note: Option<String>,
     /// Its failure record is written already (by its runtime, on its node).
     pub recorded: bool,
+    /// When supervision saw it end (`None`: it never started).
+    pub ended_at: Option<Instant>,
+    /// Where a checkpointing worker last said it stood.
+    pub position: Option<Position>,
+    /// The checkpoint it resumed from, and when it said so.
+    pub resumed: Option<(Position, Instant)>,
 }
 
 struct Live<'g> {
@@ -67,11 +75,42 @@ impl AsMut<Watched> for Live<'_> {
     }
 }
 
+impl Subject for Live<'_> {
+    fn rank(&self) -> u32 {
+        self.instance.identity.jr_id
+    }
+
+    fn slot(&self) -> Option<usize> {
+        self.instance.placement.slot.as_ref().map(|s| s.index)
+    }
+
+    fn node(&self) -> Option<&str> {
+        self.instance.placement.node.as_deref()
+    }
+
+    fn group(&self) -> Option<&SlotGroup> {
+        self.group
+    }
+
+    fn cpus(&self) -> usize {
+        self.instance.placement.cpus.len()
+    }
+
+    fn running(&self) -> bool {
+        !self.watched.has_ended()
+    }
+
+    fn kill(&mut self) {
+        self.watched.kill();
+    }
+}
+
 /// Starts every instance of the job's config `config` (1-based) at once
 /// and waits for all of them; once one has failed, the others may run
 /// `peers` seconds more (the ranks of one DDP group). `record` gives the failure record of an
 /// instance (without its failure), for a site that supervises instances
-/// where they run, and writes it there.
+/// where they run, and writes it there. The faults of `schedule` are
+/// applied as their time comes, and lifted when all have ended.
 pub fn run_instances(
     w: &Watch,
     config: usize,
@@ -79,6 +118,7 @@ pub fn run_instances(
     peers: Option<f64>,
     record: &dyn Fn(&Instance, Option<&Path>) -> Report,
     progress: &JobProgress,
+    mut schedule: Option<&mut Schedule>,
 ) -> Vec<Finished> {
     let mut live: Vec<Live> = Vec::new();
     let mut done: Vec<Finished> = Vec::new();
@@ -116,9 +156,21 @@ pub fn run_instances(
     let not_started = done.len();
     let bounds = supervise::Bounds { each: w.runtime.timeout_here(w.timeout), peers };
     supervise::watch(&mut live, bounds, w.interrupt, &mut |live| {
+        if let Some(schedule) = schedule.as_deref_mut() {
+            schedule.tick(live);
+        }
+        // A frozen instance takes its kill only once thawed.
+        for l in live.iter().filter(|l| l.watched.dying()) {
+            if let Some(g) = l.group.filter(|g| g.freezer_dir().is_some()) {
+                let _ = crate::isolation::control::thaw(g);
+            }
+        }
         let counters: Vec<&Counter> = live.iter().map(|l| l.counter.as_ref()).collect();
         progress.update(not_started + live.iter().filter(|l| l.watched.has_ended()).count(), &counters);
     });
+    if let Some(schedule) = schedule {
+        schedule.lift_all(&mut live);
+    }
     for l in live {
         let f = end(w, l);
         let mut what = match (&f.outcome, &f.report) {
@@ -174,6 +226,9 @@ fn failed_start(instance: Instance, message: String, log: Option<PathBuf>) -> Bo
         log,
         note: None,
         recorded: false,
+        ended_at: None,
+        position: None,
+        resumed: None,
     })
 }
 
@@ -225,6 +280,7 @@ fn end(w: &Watch, mut l: Live) -> Finished {
         reported: report.is_some(),
         stderr_tail: l.lines.stderr_tail(),
     };
+    let ended_at = l.watched.ended_at();
     let (outcome, recorded) = l.watched.outcome(facts);
     let block = l.sampler.and_then(Sampler::finish);
     if let (Outcome::Ok, Some(path), Some(block)) = (&outcome, &report, block) {
@@ -232,7 +288,17 @@ fn end(w: &Watch, mut l: Live) -> Finished {
             l.lines.note(&e.to_string());
         }
     }
-    Finished { outcome, instance: l.instance, report, log: Some(l.log), note, recorded }
+    Finished {
+        outcome,
+        instance: l.instance,
+        report,
+        log: Some(l.log),
+        note,
+        recorded,
+        ended_at,
+        position: l.lines.position(),
+        resumed: l.lines.resumed(),
+    }
 }
 
 #[cfg(test)]
@@ -385,7 +451,7 @@ mod tests {
         let watch =
             Watch { runtime: &runtime, groups, timeout, interrupt: &interrupt, logs: logs.path(), telemetry: None };
         let progress = super::super::progress::Display::Plain.start("job", instances.len());
-        let finished = run_instances(&watch, 1, instances, peers, &|i, _| Report::new(&i.identity), &progress);
+        let finished = run_instances(&watch, 1, instances, peers, &|i, _| Report::new(&i.identity), &progress, None);
         let kills = kills.lock().unwrap().clone();
         (finished, kills, logs)
     }

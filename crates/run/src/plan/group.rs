@@ -34,8 +34,7 @@ impl Meeting {
     /// Falls back to torchrun's 29500 when no port can be bound.
     pub fn new(first_node: Option<&str>, world: usize) -> Self {
         let addr = first_node.map_or_else(|| Ipv4Addr::LOCALHOST.to_string(), str::to_string);
-        let port = free_port(&below_ephemeral(&ephemeral_range())).unwrap_or(29500);
-        Meeting { addr, port, world }
+        Meeting { addr, port: store_port(), world }
     }
 
     /// The variables of rank `rank`, `local_rank` on its node.
@@ -51,6 +50,13 @@ impl Meeting {
         .map(|(k, v)| (k.to_string(), v))
         .collect()
     }
+}
+
+/// A port for a rank 0's store, free on this host now (torchrun's 29500
+/// when none can be bound); a group restarted meets at a new one, so that
+/// no rank of the failed attempt can reach it.
+pub fn store_port() -> u16 {
+    free_port(&below_ephemeral(&ephemeral_range())).unwrap_or(29500)
 }
 
 /// The kernel's range of ephemeral ports (`ip_local_port_range`), from

@@ -5,6 +5,6 @@ mod group;
 mod instance;
 mod slots;
 
-pub use group::Meeting;
+pub use group::{store_port, Meeting, MASTER_PORT};
 pub use instance::{instances, node_outdir, Instance, Placement, PluginFile, RunContext, Work, WorkerPaths};
 pub use slots::{count, plan, SlotError};

@@ -1,9 +1,10 @@
 //! A safe handle on one workload instance inside a loaded plugin.
 
 use super::loader::Plugin;
-use mlb_plugin::abi::{status, FingerprintInfo, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef};
+use mlb_plugin::abi::{status, CheckpointFn, FingerprintInfo, OwnedStr, PluginTable, SetupInfo, StepStats, StrRef};
 use mlb_plugin::Fault;
 use std::ffi::c_void;
+use std::path::Path;
 
 /// How a plugin call failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +119,38 @@ impl<'p> Instance<'p> {
         // SAFETY: `raw` is a live instance of this table.
         let rc = unsafe { inject(self.raw, StrRef::borrow(fault.name())) };
         check(self.table, rc, "inject")
+    }
+
+    /// Writes the instance's state into the folder `dir`, which the caller
+    /// made and left empty; called between steps, after `sync`, outside the
+    /// timed blocks. A workload that cannot checkpoint (or a plugin built
+    /// before the entry) fails with "workload `NAME` cannot checkpoint".
+    pub fn save(&mut self, dir: &Path) -> Result<(), CallError> {
+        self.checkpoint(self.table.save_entry(), "save", dir)
+    }
+
+    /// Reads back into this instance, set up and not stepped yet, the state
+    /// [`save`](Self::save) wrote into `dir` from an instance of the same
+    /// config: its next steps are the saved instance's. The workload refuses
+    /// a folder of another workload or config; one that cannot checkpoint
+    /// fails as `save` does.
+    pub fn restore(&mut self, dir: &Path) -> Result<(), CallError> {
+        self.checkpoint(self.table.restore_entry(), "restore", dir)
+    }
+
+    /// Calls the checkpoint `entry` (`call`) on the folder `dir`.
+    fn checkpoint(&mut self, entry: Option<CheckpointFn>, call: &'static str, dir: &Path) -> Result<(), CallError> {
+        let Some(entry) = entry else {
+            return Err(self.missing(call, "cannot checkpoint"));
+        };
+        let Some(text) = dir.to_str() else {
+            let message =
+                format!("the checkpoint folder {} is not valid UTF-8; fix: use a folder whose path is", dir.display());
+            return Err(CallError { kind: CallFailure::Error, call, message });
+        };
+        // SAFETY: `raw` is a live instance of this table; `text` outlives the call.
+        let rc = unsafe { entry(self.raw, StrRef::borrow(text)) };
+        check(self.table, rc, call)
     }
 
     /// The failure of `call`, an entry the plugin's table does not have.

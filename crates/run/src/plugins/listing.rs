@@ -433,6 +433,7 @@ mod tests {
             quality: None,
             libtorch: None,
             deterministic: false,
+            checkpoint: false,
         }
     }
 

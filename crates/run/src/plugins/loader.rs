@@ -279,6 +279,7 @@ fn table_meta(table: &'static PluginTable, path: &Path) -> Result<PluginMeta, Lo
         quality,
         libtorch: None,
         deterministic: table.fingerprint_entry().is_some(),
+        checkpoint: table.save_entry().is_some() && table.restore_entry().is_some(),
     };
     if meta.name.is_empty() {
         return Err(bad("empty name".into()));
@@ -302,7 +303,7 @@ fn difference(manifest: &[PluginMeta], tables: &[&PluginMeta]) -> Option<String>
     manifest.iter().zip(tables).find_map(|(m, t)| {
         let quality =
             |q: &Option<QualitySpec>| q.as_ref().map_or("none".into(), |q| format!("{} ({})", q.summary(), q.unit));
-        let fields: [(&str, String, String); 7] = [
+        let fields: [(&str, String, String); 8] = [
             ("name", m.name.clone(), t.name.clone()),
             ("version", m.version.clone(), t.version.clone()),
             ("ABI version", m.abi_version.to_string(), t.abi_version.to_string()),
@@ -310,6 +311,7 @@ fn difference(manifest: &[PluginMeta], tables: &[&PluginMeta]) -> Option<String>
             ("default args", m.default_args.to_string(), t.default_args.to_string()),
             ("quality", quality(&m.quality), quality(&t.quality)),
             ("deterministic", m.deterministic.to_string(), t.deterministic.to_string()),
+            ("checkpoint", m.checkpoint.to_string(), t.checkpoint.to_string()),
         ];
         fields
             .into_iter()

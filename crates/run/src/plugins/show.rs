@@ -23,7 +23,7 @@ pub struct NoSuchPlugin {
 /// The description of workload `name` among `entries`: name, version, ABI,
 /// file, description, the quality its evaluation measures, the libtorch it
 /// was built for and the one it will load, whether it can run
-/// deterministically, then each argument (declared or
+/// deterministically and whether it can checkpoint, then each argument (declared or
 /// with a default): name, kind (`-` when undeclared), default (`-` when
 /// none) and what it does (its unit and range; `(not described)` from a
 /// plugin built before descriptions), wrapped under itself to `columns`.
@@ -69,6 +69,10 @@ fn describe(meta: &PluginMeta, path: &str, found: Option<&Found>, columns: usize
     let _ = match meta.deterministic {
         true => writeln!(out, "deterministic: yes (fingerprinted with `deterministic: true`)"),
         false => writeln!(out, "deterministic: no (refused with `deterministic: true`)"),
+    };
+    let _ = match meta.checkpoint {
+        true => writeln!(out, "checkpoint: yes (saves its state; a restart resumes from the last checkpoint)"),
+        false => writeln!(out, "checkpoint: no (a restart starts it afresh)"),
     };
     // Each line of the head wrapped at the width, its next lines indented.
     let mut out: String = out.lines().flat_map(|l| wrap(l, "", 2, columns)).map(|l| l + "\n").collect();
@@ -145,6 +149,7 @@ mod tests {
             }),
             libtorch: None,
             deterministic: true,
+            checkpoint: true,
         };
         Entry { path: format!("/p/libmlb_{name}.so").into(), status: Status::Ok { meta }, libtorch: None }
     }
@@ -157,6 +162,7 @@ mod tests {
             "toy 1.2.0 (plugin ABI v1)\nfile: /p/libmlb_toy.so\ntrains a toy\n\
              quality: top1 (fraction), higher is better, default target 0.75\nlibtorch: none\n\
              deterministic: yes (fingerprinted with `deterministic: true`)\n\
+             checkpoint: yes (saves its state; a restart resumes from the last checkpoint)\n\
              arguments (kind, default, what it does):\n\
              \x20 batch_size  count   64   Samples per step.\n\
              \x20 data        text    -    A data folder (synthetic data when absent).\n\
@@ -177,11 +183,13 @@ mod tests {
             meta.quality = None;
             meta.arg_help.clear();
             meta.deterministic = false;
+            meta.checkpoint = false;
         }
         let bare = show(&[bare], "toy", 80).unwrap();
         assert!(
             bare.ends_with(
                 "quality: none (no evaluation)\nlibtorch: none\ndeterministic: no (refused with `deterministic: true`)\n\
+                 checkpoint: no (a restart starts it afresh)\n\
                  arguments (kind, default, what it does):\n  (none declared)\n"
             ),
             "{bare}"

@@ -70,6 +70,10 @@ pub mod key {
     pub const SUCCESS: &str = "success";
     /// `run_stop`'s status otherwise.
     pub const ABORTED: &str = "aborted";
+    /// mlb's own: the instance was started again after a failure
+    /// (`--restarts`, docs/faults.md); its value is the attempt (1: the
+    /// first restart). The failed attempt's file ends without `run_stop`.
+    pub const RESTART: &str = "restart";
 }
 
 /// One line's JSON object, its fields in the package's order.

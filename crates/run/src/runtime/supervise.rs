@@ -57,8 +57,10 @@ pub struct Watched {
     running: Box<dyn Running>,
     started: Instant,
     end: Option<End>,
+    ended_at: Option<Instant>,
     timed_out: Option<f64>,
     interrupted: bool,
+    fault_killed: bool,
 }
 
 /// What supervision cannot see itself, known once the instance has ended.
@@ -79,7 +81,15 @@ pub struct Facts {
 impl Watched {
     /// `running`, started now.
     pub fn new(running: Box<dyn Running>) -> Self {
-        Watched { running, started: Instant::now(), end: None, timed_out: None, interrupted: false }
+        Watched {
+            running,
+            started: Instant::now(),
+            end: None,
+            ended_at: None,
+            timed_out: None,
+            interrupted: false,
+            fault_killed: false,
+        }
     }
 
     /// Whether it has ended.
@@ -87,8 +97,29 @@ impl Watched {
         self.end.is_some()
     }
 
+    /// When supervision saw its end.
+    pub fn ended_at(&self) -> Option<Instant> {
+        self.ended_at
+    }
+
+    /// Kills it as an injected fault (`--inject kill:...`): neither a
+    /// timeout nor an interrupt, so that it ends as what the kill makes of
+    /// it (crashed, by SIGKILL).
+    pub fn kill(&mut self) {
+        if self.end.is_none() {
+            self.fault_killed = true;
+            self.running.kill();
+        }
+    }
+
+    /// Whether it was killed (a fault, a timeout, an interrupt) and has not
+    /// ended yet: a frozen process takes its kill only once thawed.
+    pub fn dying(&self) -> bool {
+        self.end.is_none() && (self.fault_killed || self.timed_out.is_some() || self.interrupted)
+    }
+
     /// Whether it has ended, and not as it should.
-    fn has_failed(&self) -> bool {
+    pub fn has_failed(&self) -> bool {
         match &self.end {
             None | Some(End::Exit { code: Some(0), signal: None, oom_killed: false }) => false,
             Some(End::Supervised { outcome, .. }) => !outcome.passed(),
@@ -104,6 +135,7 @@ impl Watched {
         }
         self.end = self.running.poll();
         if self.end.is_some() {
+            self.ended_at = Some(Instant::now());
             return false;
         }
         if stop && !self.interrupted {
@@ -154,8 +186,9 @@ impl Watched {
 }
 
 /// Supervises `all` until every one has ended: each is killed on
-/// `interrupt` or past its [`Bounds`]. `tick` sees them after every round.
-pub fn watch<T: AsMut<Watched>>(all: &mut [T], bounds: Bounds, interrupt: &AtomicBool, tick: &mut dyn FnMut(&[T])) {
+/// `interrupt` or past its [`Bounds`]. `tick` sees them after every round
+/// (and may act on them: a fault injected).
+pub fn watch<T: AsMut<Watched>>(all: &mut [T], bounds: Bounds, interrupt: &AtomicBool, tick: &mut dyn FnMut(&mut [T])) {
     let mut failed_at: Option<Instant> = None;
     loop {
         let stop = interrupt.load(Ordering::Relaxed);

@@ -1,28 +1,19 @@
 //! Adds the `telemetry` block to a report the worker wrote: the report is
 //! read into the report model, its telemetry field set, and written back.
 
-use mlb_record::contract::report::{ReadError, WriteError};
+use mlb_record::contract::report::AmendError;
 use mlb_record::contract::telemetry::Telemetry;
 use mlb_record::contract::Report;
 use std::path::Path;
 
 /// Why the block could not be added.
 #[derive(Debug, thiserror::Error)]
-pub enum AttachError {
-    /// The report could not be read, or is not a report.
-    #[error("cannot add telemetry: {0}")]
-    Read(#[from] ReadError),
-    /// The report could not be written back.
-    #[error("cannot add telemetry: {0}")]
-    Write(#[from] WriteError),
-}
+#[error("cannot add telemetry: {0}")]
+pub struct AttachError(#[from] AmendError);
 
 /// Rewrites the report at `path` (atomically) with `telemetry` set.
 pub fn attach(path: &Path, telemetry: &Telemetry) -> Result<(), AttachError> {
-    let mut report = Report::load(path)?;
-    report.telemetry = Some(telemetry.clone());
-    report.rewrite(path)?;
-    Ok(())
+    Ok(Report::amend(path, |r| r.telemetry = Some(telemetry.clone()))?)
 }
 
 #[cfg(test)]

@@ -5,22 +5,28 @@
 //! each step it injects the fault asked for at that step, then, every
 //! `every` steps, asks the workload for its fingerprint and keeps it with
 //! the step's loss. Both happen inside the timed block: what they cost is
-//! part of the step time a deterministic run reports.
+//! part of the step time a deterministic run reports. Between
+//! observations it checkpoints, when told to ([`Checkpoints`]).
 
+use super::checkpoint::{Checkpoints, RestoreError, Saved, Saves};
 use super::inject::Injection;
-use super::timing::Stepper;
+use super::timing::{LoopState, Stepper};
 use crate::plugins::{CallError, Instance};
 use mlb_plugin::abi::{FingerprintInfo, StepStats};
 use mlb_plugin::Fault;
 use mlb_record::contract::determinism::Fingerprint;
 use std::time::{Duration, Instant};
 
-/// A stepper whose state can be fingerprinted and faulted.
+/// A stepper whose state can be fingerprinted, faulted and checkpointed.
 pub trait Checkable: Stepper {
     /// What the workload computed so far.
     fn fingerprint(&mut self) -> Result<FingerprintInfo, CallError>;
     /// Injects `fault`.
     fn inject(&mut self, fault: Fault) -> Result<(), CallError>;
+    /// Writes the workload's state into `dir`.
+    fn save(&mut self, dir: &std::path::Path) -> Result<(), CallError>;
+    /// Reads the workload's state back from `dir`.
+    fn restore(&mut self, dir: &std::path::Path) -> Result<(), CallError>;
 }
 
 impl Checkable for Instance<'_> {
@@ -30,6 +36,31 @@ impl Checkable for Instance<'_> {
 
     fn inject(&mut self, fault: Fault) -> Result<(), CallError> {
         Instance::inject(self, fault)
+    }
+
+    fn save(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
+        Instance::save(self, dir)
+    }
+
+    fn restore(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
+        Instance::restore(self, dir)
+    }
+}
+
+/// The stepper a checkpoint saves, seen through the [`Saves`] it needs.
+struct Inner<'a, S>(&'a mut S);
+
+impl<S: Checkable> Saves for Inner<'_, S> {
+    fn sync(&mut self) -> Result<(), CallError> {
+        self.0.sync()
+    }
+
+    fn save(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
+        self.0.save(dir)
+    }
+
+    fn restore(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
+        self.0.restore(dir)
     }
 }
 
@@ -41,13 +72,41 @@ pub struct Checked<'s, S> {
     injection: Option<Injection>,
     fingerprints: Vec<Fingerprint>,
     spent: Duration,
+    checkpoints: Option<Checkpoints>,
 }
 
 impl<'s, S: Checkable> Checked<'s, S> {
     /// `inner`, fingerprinted every `every` steps (`None`: never), with
     /// `injection` injected.
     pub fn new(inner: &'s mut S, every: Option<u64>, injection: Option<Injection>) -> Self {
-        Checked { inner, steps: 0, every, injection, fingerprints: Vec::new(), spent: Duration::ZERO }
+        Checked {
+            inner,
+            steps: 0,
+            every,
+            injection,
+            fingerprints: Vec::new(),
+            spent: Duration::ZERO,
+            checkpoints: None,
+        }
+    }
+
+    /// The same, checkpointed as `checkpoints` asks.
+    pub fn with_checkpoints(self, checkpoints: Option<Checkpoints>) -> Self {
+        Checked { checkpoints, ..self }
+    }
+
+    /// Restores the checkpoint asked for, if any: the workload's state, and
+    /// the steps and fingerprints taken before it; the loop's state to go
+    /// on from, and when the training started.
+    pub fn restore(&mut self) -> Result<Option<(LoopState, String)>, RestoreError> {
+        let Some(checkpoints) = &mut self.checkpoints else { return Ok(None) };
+        let Some(Saved { step, started, state, fingerprints, .. }) = checkpoints.restore(&mut Inner(self.inner))?
+        else {
+            return Ok(None);
+        };
+        self.steps = step;
+        self.fingerprints = fingerprints;
+        Ok(Some((state, started)))
     }
 
     /// The fingerprints taken, in step order, and the time taking them took.
@@ -77,6 +136,13 @@ impl<S: Checkable> Stepper for Checked<'_, S> {
 
     fn sync(&mut self) -> Result<(), CallError> {
         self.inner.sync()
+    }
+
+    fn between(&mut self, state: &dyn Fn() -> LoopState) -> Result<(), CallError> {
+        match &mut self.checkpoints {
+            Some(checkpoints) => checkpoints.between(&mut Inner(self.inner), state, &self.fingerprints),
+            None => Ok(()),
+        }
     }
 }
 
@@ -117,6 +183,14 @@ mod tests {
             }
             self.faults.push(fault);
             self.value ^= 1;
+            Ok(())
+        }
+        fn save(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
+            std::fs::write(dir.join("value"), self.value.to_string()).unwrap();
+            Ok(())
+        }
+        fn restore(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
+            self.value = std::fs::read_to_string(dir.join("value")).unwrap().parse().unwrap();
             Ok(())
         }
     }

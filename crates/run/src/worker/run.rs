@@ -1,12 +1,13 @@
 //! The worker's sequence: load, plan, create, set up, time, report.
 
 use super::args::WorkerArgs;
+use super::checkpoint::Checkpoints;
 use super::checks::Checked;
 use super::heap::{self, HeapPolicy};
 use super::inject::{Injection, Place};
 use super::provenance;
 use super::stack::Stack;
-use super::timing::{self, LoopFailure, LoopResult, Observer, Progress};
+use super::timing::{self, LoopFailure, LoopResult, LoopState, Observer, Progress};
 use super::to_quality::Session;
 use crate::plugins::{self, accepts, effective_config, CallError, CallFailure, Instance, Plan, Plugin};
 use chrono::{DateTime, Utc};
@@ -94,8 +95,20 @@ pub fn main(args: WorkerArgs) -> i32 {
         return ctx.conclude(&mut instance, plan, &device, &run.result);
     }
     let every = deterministic.map(|d| d.every);
-    let mut checked = Checked::new(&mut instance, every, injection);
-    let result = timing::run_observed(&mut checked, plan, Announce);
+    let checkpoints = match Checkpoints::from_env(record::timestamp(ctx.started)) {
+        Ok(c) => c,
+        Err(message) => return ctx.fail(Failure::new(Cause::Config, message), None),
+    };
+    let mut checked = Checked::new(&mut instance, every, injection).with_checkpoints(checkpoints);
+    let state = match checked.restore() {
+        Ok(Some((state, started))) => {
+            ctx.started = record::parse_timestamp(&started).unwrap_or(ctx.started);
+            state
+        }
+        Ok(None) => LoopState::default(),
+        Err(e) => return ctx.fail(Failure::new(Cause::Error, e.to_string()), None),
+    };
+    let result = timing::run_from(&mut checked, plan, Announce, state);
     let (prints, spent) = checked.into_fingerprints();
     ctx.fingerprints = every.map(|every| (every, prints, spent));
     ctx.conclude(&mut instance, plan, &device, &result)
@@ -125,21 +138,13 @@ impl Context {
 /// once (the launcher reads them as they come).
 struct Announce;
 
-impl Announce {
-    fn say(line: WorkerLine) {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{line}");
-        let _ = out.flush();
-    }
-}
-
 impl Observer for Announce {
     fn observation(&mut self, progress: &Progress) {
-        Announce::say(progress.line());
+        super::say(progress.line());
     }
 
     fn window(&mut self, edge: Edge) {
-        Announce::say(WorkerLine::Window(edge));
+        super::say(WorkerLine::Window(edge));
     }
 }
 
@@ -248,7 +253,7 @@ impl Context {
     /// The fault `MLB_INJECT` asks this instance to inject, if any.
     fn injection(&self) -> Result<Option<Injection>, super::inject::InjectError> {
         let Ok(value) = std::env::var(env::INJECT) else { return Ok(None) };
-        let node = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| hostname());
+        let node = std::env::var("SLURMD_NODENAME").unwrap_or_else(|_| crate::linux::hostname());
         Injection::read(&value, Place { slot: &self.identity.vcd, node: &node, job: &self.identity.name })
     }
 
@@ -285,7 +290,7 @@ impl Context {
             start_time: Some(record::timestamp(self.started)),
             unique_id: Some(record::unique_id(&self.identity.name, &self.args)),
             version: Some(format!("{name} {version} (build {build})")),
-            hostname: Some(hostname()),
+            hostname: Some(crate::linux::hostname()),
             provenance: Some(provenance::collect(plugin, self.threads, self.heap)),
             ..Report::new(&self.identity)
         }
@@ -374,7 +379,3 @@ impl Context {
 const CUBLAS_WORKSPACE_CONFIG: &str = "CUBLAS_WORKSPACE_CONFIG";
 /// The workspace a deterministic run sets when the user set none.
 const DETERMINISTIC_CUBLAS_WORKSPACE: &str = ":4096:8";
-
-fn hostname() -> String {
-    nix::unistd::gethostname().map(|h| h.to_string_lossy().into_owned()).unwrap_or_else(|_| "unknown".into())
-}

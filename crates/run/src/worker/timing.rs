@@ -4,12 +4,16 @@
 //! both edges of every observation and never inside it. Every step's loss is
 //! checked: a NaN or infinite loss fails the instance at once. The clock is
 //! read at both edges of the timed window (the observations after the
-//! `skip` warm-up ones), outside any timed block.
+//! `skip` warm-up ones), outside any timed block. After each observation,
+//! outside the timed blocks, the stepper sees the loop's state
+//! ([`Stepper::between`]: a checkpoint is taken there), and a loop may
+//! start from a state saved so (a restart from a checkpoint).
 
 use crate::plugins::{CallError, Instance, Plan};
 use mlb_plugin::abi::StepStats;
 use mlb_record::contract::window::{self, Edge};
 use mlb_record::contract::WorkerLine;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -24,6 +28,33 @@ pub trait Stepper {
     fn step(&mut self) -> Result<StepStats, CallError>;
     /// Waits for queued device work.
     fn sync(&mut self) -> Result<(), CallError>;
+    /// After an observation, outside the timed blocks: `state` gives the
+    /// loop's state (built only when asked for). Nothing, unless the
+    /// stepper checkpoints.
+    fn between(&mut self, _state: &dyn Fn() -> LoopState) -> Result<(), CallError> {
+        Ok(())
+    }
+}
+
+/// The loop's state after an observation: what a checkpoint keeps of it,
+/// and what a loop restarted from that checkpoint goes on from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoopState {
+    /// Steps run.
+    pub steps: u64,
+    /// The observations so far, in order.
+    pub observations: Vec<Observation>,
+    /// The last step losses kept.
+    pub batch_loss: Vec<f64>,
+    /// The last per-observation mean losses kept.
+    pub epoch_loss: Vec<f64>,
+}
+
+impl LoopState {
+    /// Items processed by every observation so far.
+    pub fn items(&self) -> u64 {
+        self.observations.iter().map(|o| o.items).sum()
+    }
 }
 
 impl Stepper for Instance<'_> {
@@ -38,7 +69,7 @@ impl Stepper for Instance<'_> {
 }
 
 /// One observation: `number` steps inside one timed block.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Observation {
     /// Wall time of the block, synchronised at both edges.
     pub seconds: f64,
@@ -112,6 +143,17 @@ impl Window {
         Window { values: VecDeque::with_capacity(cap + 1), cap }
     }
 
+    /// A window holding the last `cap` of `values`.
+    fn of(cap: usize, values: &[f64]) -> Self {
+        let mut window = Window::new(cap);
+        values.iter().for_each(|&v| window.push(v));
+        window
+    }
+
+    fn to_vec(&self) -> Vec<f64> {
+        self.values.iter().copied().collect()
+    }
+
     #[inline]
     fn push(&mut self, v: f64) {
         if self.values.len() == self.cap {
@@ -172,6 +214,16 @@ impl Losses {
         (self.sum, self.count) = (0.0, 0);
     }
 
+    /// The kept losses of a loop restarted from `state`.
+    fn resumed(state: &LoopState) -> Self {
+        Losses {
+            batch: Window::of(BATCH_LOSS_WINDOW, &state.batch_loss),
+            epoch: Window::of(EPOCH_LOSS_WINDOW, &state.epoch_loss),
+            last: state.batch_loss.last().copied().filter(|l| l.is_finite()),
+            ..Losses::new()
+        }
+    }
+
     /// Puts the kept losses into `result`.
     pub(super) fn into(self, result: &mut LoopResult) {
         result.batch_loss = self.batch.into_vec();
@@ -217,17 +269,26 @@ pub fn run<S: Stepper>(stepper: &mut S, plan: Plan, on_observation: impl FnMut(&
 
 /// Runs the plan, telling `observer` after each observation and at both
 /// edges of the timed window (the end only when every observation ran).
-pub fn run_observed<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl Observer) -> LoopResult {
-    let mut losses = Losses::new();
-    let mut result = LoopResult::default();
-    let mut elapsed = 0.0;
+pub fn run_observed<S: Stepper>(stepper: &mut S, plan: Plan, observer: impl Observer) -> LoopResult {
+    run_from(stepper, plan, observer, LoopState::default())
+}
+
+/// [`run_observed`] going on from `state`, the loop's state when a
+/// checkpoint was taken: the observations after it run, and the result
+/// holds them all. The window starts at the first timed observation this
+/// loop runs.
+pub fn run_from<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl Observer, state: LoopState) -> LoopResult {
+    let mut losses = Losses::resumed(&state);
+    let first = state.observations.len() as u64 + 1;
+    let mut elapsed: f64 = state.observations.iter().map(|o| o.seconds).sum();
+    let mut result = LoopResult { observations: state.observations, steps: state.steps, ..LoopResult::default() };
     let mut timed_items = 0;
-    for index in 1..=plan.repeat {
+    for index in first..=plan.repeat {
         if let Err(error) = stepper.sync() {
             result.failure = Some(LoopFailure::Call { error, step: result.steps });
             break;
         }
-        if index == plan.skip + 1 {
+        if index == (plan.skip + 1).max(first) {
             observer.window(Edge::Start { at: window::now() });
         }
         let start = Instant::now();
@@ -260,6 +321,16 @@ pub fn run_observed<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl 
         elapsed += seconds;
         let eta_seconds = elapsed / index as f64 * (plan.repeat - index) as f64;
         observer.observation(&Progress { index, repeat: plan.repeat, eta_seconds, loss: losses.last });
+        let state = || LoopState {
+            steps: result.steps,
+            observations: result.observations.clone(),
+            batch_loss: losses.batch.to_vec(),
+            epoch_loss: losses.epoch.to_vec(),
+        };
+        if let Err(error) = stepper.between(&state) {
+            result.failure = Some(LoopFailure::Call { error, step: result.steps });
+            break;
+        }
     }
     losses.into(&mut result);
     result
@@ -356,6 +427,48 @@ mod tests {
         let plan = Plan { repeat: 4, number: 3, skip: 1 };
         run_observed(&mut Script { error_at: Some(8), ..script() }, plan, Told(&mut said, &mut edges));
         assert_eq!(said, ["o1", "start", "o2"]);
+    }
+
+    /// A stepper that keeps the state after observation `at`.
+    struct Keeps {
+        inner: Script,
+        at: usize,
+        kept: Option<LoopState>,
+        seen: usize,
+    }
+
+    impl Stepper for Keeps {
+        fn step(&mut self) -> Result<StepStats, CallError> {
+            self.inner.step()
+        }
+        fn sync(&mut self) -> Result<(), CallError> {
+            self.inner.sync()
+        }
+        fn between(&mut self, state: &dyn Fn() -> LoopState) -> Result<(), CallError> {
+            self.seen += 1;
+            if self.seen == self.at {
+                self.kept = Some(state());
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_loop_resumed_from_a_kept_state_ends_as_the_whole_loop() {
+        let plan = Plan { repeat: 5, number: 30, skip: 1 };
+        let mut keeps = Keeps { inner: script(), at: 2, kept: None, seen: 0 };
+        let whole = run(&mut keeps, plan, |_| {});
+        let state = keeps.kept.expect("kept after the second observation");
+        assert_eq!((state.steps, state.items(), state.observations.len()), (60, 120, 2));
+        // The script's step count is its position: a restored one goes on.
+        let mut restored = Script { step: state.steps, ..script() };
+        let (mut said, mut edges) = (Vec::new(), Vec::new());
+        let resumed = run_from(&mut restored, plan, Told(&mut said, &mut edges), state);
+        assert_eq!(resumed.steps, whole.steps);
+        assert_eq!(resumed.observations.len(), 5);
+        assert_eq!(resumed.batch_loss, whole.batch_loss);
+        assert_eq!(resumed.epoch_loss, whole.epoch_loss);
+        assert_eq!(said, ["start", "o3", "o4", "end", "o5"], "the window opens at the first observation run");
     }
 
     #[test]

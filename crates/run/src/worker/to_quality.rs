@@ -225,6 +225,11 @@ fn optimizer_keys(args: &Map<String, Value>) -> Vec<(String, Value)> {
     out
 }
 
+/// The attempt of a restarted instance, from the launcher.
+fn restarted() -> Option<u32> {
+    std::env::var(mlb_record::contract::env::ATTEMPT).ok()?.parse().ok().filter(|&a| a > 0)
+}
+
 impl Session {
     /// Opens the run before the instance is created: reads its rules (the
     /// workload's `spec` and the config `args`), opens its MLLOG file in
@@ -265,6 +270,9 @@ impl Session {
             log.event(now, key::SUBMISSION_PLATFORM, json!(host), Map::new())?;
             log.event(now, key::SUBMISSION_STATUS, json!("research"), Map::new())?;
             log.event(now, key::CACHE_CLEAR, json!(session.page_cache.dropped), Map::new())?;
+            if let Some(attempt) = restarted() {
+                log.event(now, key::RESTART, json!(attempt), Map::new())?;
+            }
             log.start(now, key::INIT_START, Value::Null, Map::new())
         })();
         result.map_err(|source| SessionError::Log { path, source })?;

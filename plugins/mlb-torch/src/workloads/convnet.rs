@@ -30,6 +30,16 @@
 //! `.../train`, or `val/` inside the folder `data` names), resized and
 //! centre-cropped; else a synthetic batch drawn from another seed, whose
 //! random labels cannot be learned (accuracy at chance). Higher is better.
+//!
+//! Every variant checkpoints ([`crate::resume`]): the weights and batch
+//! norm's running statistics, the half variants' fp32 master weights and
+//! loss scale, and the batches taken. Plain SGD (no momentum, no weight
+//! decay) keeps no state of its own; the synthetic batch is drawn again
+//! from the seed by a fresh instance, and a fresh loader of a folder skips
+//! the batches taken (it decodes them: its workers' generators cannot be
+//! saved), so a restore of a long run from a folder takes a while. A
+//! restore must match the architecture, classes, image size, batch,
+//! precision, seed, data, workers and group size.
 
 use crate::amp::{LossScale, MasterWeights};
 use crate::data::image_folder::ImageFolder;
@@ -39,8 +49,9 @@ use crate::data::DataSource;
 use crate::dist::{self, DataParallel};
 use crate::fingerprint::sorted_variables;
 use crate::flops::{self, Flops};
+use crate::resume::{Counters, State};
 use crate::{Runtime, TorchWorkload};
-use mlb_plugin::{Quality, Step, WorkloadArgs};
+use mlb_plugin::{CheckpointHeader, Quality, Step, WorkloadArgs};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tch::nn::{self, ModuleT, OptimizerConfig};
@@ -269,6 +280,10 @@ pub struct Convnet<const HALF: bool, const DDP: bool = false> {
     held_out: Option<Result<(Tensor, Tensor), String>>,
     /// The seed of the synthetic held-out batch.
     held_out_seed: u64,
+    /// The seed of the run (of its data and initial weights).
+    seed: u64,
+    /// Batches taken from the input so far.
+    batches: u64,
 }
 
 /// Images `rank * batch .. (rank + 1) * batch` of a batch of `batch *
@@ -334,6 +349,7 @@ impl<const HALF: bool, const DDP: bool> Convnet<HALF, DDP> {
 
     fn next_batch(&mut self) -> mlb_plugin::Result<(Tensor, Tensor)> {
         let (kind, device, size) = (self.kind(), self.device, self.args.size);
+        self.batches += 1;
         match &mut self.input {
             Input::Fixed { images, labels } => Ok((images.shallow_clone(), labels.shallow_clone())),
             Input::Folder(prefetch) => {
@@ -374,6 +390,7 @@ where
     /// convnet alone: the half variants' master weights overwrite a flipped
     /// bit of the model's, and the data parallel ones are a group's.
     const DETERMINISTIC: bool = !HALF && !DDP;
+    const CHECKPOINT: bool = true;
 
     fn parse(args: Self::Args) -> mlb_plugin::Result<Settings> {
         args.try_into()
@@ -427,7 +444,22 @@ where
         }
         let flops = flops::resnet(&args.arch, args.size).ok_or("unknown arch")?;
         let held_out_seed = crate::synth::held_out_seed(rt.seed());
-        Ok(Convnet { model, update, input, args, device, ddp, params, vs, flops, held_out: None, held_out_seed })
+        let seed = rt.seed();
+        Ok(Convnet {
+            model,
+            update,
+            input,
+            args,
+            device,
+            ddp,
+            params,
+            vs,
+            flops,
+            held_out: None,
+            held_out_seed,
+            seed,
+            batches: 0,
+        })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -481,6 +513,45 @@ where
 
     fn variables(&self) -> Vec<(String, Tensor)> {
         sorted_variables(&self.vs)
+    }
+
+    fn checkpoint_header(&self) -> CheckpointHeader {
+        let args = &self.args;
+        CheckpointHeader::new(Self::NAME)
+            .with("arch", args.arch.as_str())
+            .with("classes", args.classes)
+            .with("image_size", args.size)
+            .with("batch_size", args.batch)
+            .with("precision", if args.half { "float16" } else { "float32" })
+            .with("seed", self.seed)
+            .with("data", args.data.report_value())
+            .with("workers", if args.data.path().is_some() { args.workers } else { 0 })
+            .with("world_size", self.ddp.as_ref().map_or(1, |dp| dp.group().world()))
+    }
+
+    fn state(&self) -> State {
+        let mut counters = Counters::default();
+        counters.set("batches", self.batches);
+        let tensors = match &self.update {
+            // Plain SGD: no momentum, no weight decay, no state.
+            Update::Fp32(_) => Vec::new(),
+            Update::Half(master) => master.save(&mut counters),
+        };
+        State { tensors, counters }
+    }
+
+    fn resume(&mut self, counters: &Counters) -> mlb_plugin::Result<()> {
+        let batches = counters.u64("batches")?;
+        if let Input::Folder(prefetch) = &mut self.input {
+            for _ in 0..batches {
+                prefetch.next_batch()?;
+            }
+        }
+        self.batches = batches;
+        if let Update::Half(master) = &mut self.update {
+            master.resume(counters)?;
+        }
+        Ok(())
     }
 
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {

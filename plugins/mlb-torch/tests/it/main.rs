@@ -3,6 +3,7 @@
 //! a process of its own (docs/testing.md).
 
 mod arguments_doc;
+mod checkpoint;
 mod common;
 mod data;
 mod ddp;

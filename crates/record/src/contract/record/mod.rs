@@ -12,7 +12,7 @@ mod write;
 
 pub use failure::{Cause, Failure};
 pub use identity::Identity;
-pub use name::{clean, file_name, timestamp};
+pub use name::{clean, file_name, file_name_prefix, parse_timestamp, timestamp};
 pub use output::{refused, write_output, Output, OutputError, Written};
 pub use unique_id::unique_id;
 pub use write::{to_strict_json, write_atomic, Staged, SHARED_MODE};

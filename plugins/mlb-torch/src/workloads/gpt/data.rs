@@ -5,10 +5,14 @@
 //! A rank of a data parallel group takes its share of the windows of one
 //! batch of `batch x world` drawn from the group's seed, so that N ranks of
 //! batch B see the sequences one rank of batch N B sees.
+//!
+//! The windows' starts are drawn from ChaCha12 (the generator `StdRng`
+//! wraps, seeded alike, so the same stream), whose position in its stream
+//! a checkpoint saves ([`Tokens::position`]) and a restore seeks to.
 
 use crate::data::DataError;
-use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha12Rng;
 use std::path::Path;
 use tch::{Device, Kind, Tensor};
 
@@ -26,7 +30,7 @@ pub struct Tokens {
     /// The stream, on the CPU.
     ids: Tensor,
     vocab: i64,
-    rng: StdRng,
+    rng: ChaCha12Rng,
     /// This rank and the group's size.
     share: (i64, i64),
 }
@@ -36,7 +40,8 @@ impl Tokens {
     /// from by `rank` of `world` ranks from `seed`.
     pub fn load(dir: &Path, seed: u64, (rank, world): (usize, usize)) -> Result<Self, DataError> {
         let (ids, vocab) = read_ids(dir, TRAIN_IDS)?;
-        let (ids, rng, share) = (Tensor::from_slice(&ids), StdRng::seed_from_u64(seed), (rank as i64, world as i64));
+        let (ids, rng, share) =
+            (Tensor::from_slice(&ids), ChaCha12Rng::seed_from_u64(seed), (rank as i64, world as i64));
         Ok(Tokens { ids, vocab, rng, share })
     }
 
@@ -45,7 +50,7 @@ impl Tokens {
     pub fn synthetic(vocab: i64, seed: u64, (rank, world): (usize, usize)) -> Self {
         tch::manual_seed(seed as i64);
         let ids = crate::synth::zipf_tokens(SYNTHETIC_TOKENS, vocab, Device::Cpu);
-        Tokens { ids, vocab, rng: StdRng::seed_from_u64(seed), share: (rank as i64, world as i64) }
+        Tokens { ids, vocab, rng: ChaCha12Rng::seed_from_u64(seed), share: (rank as i64, world as i64) }
     }
 
     /// The vocabulary size.
@@ -61,6 +66,18 @@ impl Tokens {
     /// Whether the stream is empty.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Where the draws of the windows' starts are: the generator's position
+    /// in its stream, in 32-bit words.
+    pub fn position(&self) -> u128 {
+        self.rng.get_word_pos()
+    }
+
+    /// Goes on drawing from `position` (what [`position`](Self::position)
+    /// said of an instance of the same seed).
+    pub fn seek(&mut self, position: u128) {
+        self.rng.set_word_pos(position);
     }
 
     /// This rank's `batch` random windows: inputs and targets, `[batch,

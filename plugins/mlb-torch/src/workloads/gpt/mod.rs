@@ -23,6 +23,12 @@
 //! activations are freed after the forward pass and recomputed in the
 //! backward pass, for about a third more compute and the memory of one
 //! block's activations instead of all of them.
+//!
+//! It checkpoints ([`crate::resume`]): the weights, AdamW's moments and
+//! step counts, the step (the learning rate schedule's), the position of
+//! the windows' generator and, in fp16, the loss scale; a restore must
+//! match the shape, precision, batch, accumulation, seed, data and group
+//! size.
 
 pub mod attention;
 pub mod block;
@@ -39,10 +45,11 @@ use crate::fingerprint::sorted_variables;
 use crate::grad::{clip_grad_norm, grads};
 use crate::optim::AdamW;
 use crate::precision::{self, MixedPrecision, Precision, TorchPrecision};
+use crate::resume::{Counters, State};
 use crate::{Runtime, TorchWorkload};
 use data::Tokens;
 use eval::HeldOut;
-use mlb_plugin::{Quality, Step};
+use mlb_plugin::{CheckpointHeader, Quality, Step};
 use model::Model;
 use schedule::Schedule;
 use shape::{Shape, SIZES, SYNTHETIC_VOCAB};
@@ -189,6 +196,9 @@ pub struct Gpt {
     params: Vec<Tensor>,
     ddp: Option<DataParallel>,
     step: u64,
+    /// The seed the data and the initial weights were drawn from (rank 0's
+    /// in a group).
+    seed: u64,
     device: Device,
     args: Settings,
     /// The held-out windows, or why there are none.
@@ -204,6 +214,7 @@ impl TorchWorkload for Gpt {
     type Settings = Settings;
     const QUALITY: Option<Quality> = Some(eval::QUALITY);
     const DETERMINISTIC: bool = true;
+    const CHECKPOINT: bool = true;
 
     fn parse(args: Args) -> mlb_plugin::Result<Settings> {
         args.try_into()
@@ -244,7 +255,7 @@ impl TorchWorkload for Gpt {
             Some(dir) => HeldOut::load(dir, vocab, seq_len, count, device),
             None => Ok(HeldOut::synthetic(vocab, seed, seq_len, count, device)),
         };
-        Ok(Gpt { model, opt, mixed, tokens, params, ddp, step: 0, device, args, held_out, vs })
+        Ok(Gpt { model, opt, mixed, tokens, params, ddp, step: 0, seed, device, args, held_out, vs })
     }
 
     fn step(&mut self) -> mlb_plugin::Result<Step> {
@@ -284,6 +295,37 @@ impl TorchWorkload for Gpt {
 
     fn variables(&self) -> Vec<(String, Tensor)> {
         sorted_variables(&self.vs)
+    }
+
+    fn checkpoint_header(&self) -> CheckpointHeader {
+        let (shape, args) = (&self.args.shape, &self.args);
+        CheckpointHeader::new(Self::NAME)
+            .with("layers", shape.layers)
+            .with("heads", shape.heads)
+            .with("width", shape.width)
+            .with("seq_len", shape.seq_len)
+            .with("vocab", shape.vocab)
+            .with("tied", shape.tied)
+            .with("precision", args.precision.name())
+            .with("batch_size", args.batch)
+            .with("accumulate", args.accumulate)
+            .with("seed", self.seed)
+            .with("data", args.data.report_value())
+            .with("world_size", self.ddp.as_ref().map_or(1, |dp| dp.group().world()))
+    }
+
+    fn state(&self) -> State {
+        let mut counters = Counters::default();
+        counters.set("step", self.step);
+        counters.set_wide("tokens_position", self.tokens.position());
+        self.mixed.save(&mut counters);
+        State { tensors: self.opt.state(), counters }
+    }
+
+    fn resume(&mut self, counters: &Counters) -> mlb_plugin::Result<()> {
+        self.step = counters.u64("step")?;
+        self.tokens.seek(counters.wide("tokens_position")?);
+        Ok(self.mixed.resume(counters)?)
     }
 
     fn report(&self, out: &mut serde_json::Map<String, serde_json::Value>) {
