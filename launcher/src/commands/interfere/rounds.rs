@@ -1,7 +1,7 @@
-//! The rounds of a matrix, in order: every workload alone, then every pair,
-//! then the mix, each repeat of all before the next (so that a host that
-//! drifts drifts under every cell alike); then the matrix of what they
-//! measured.
+//! The rounds of a matrix, repeat by repeat: in each, every workload
+//! alone, then every pair, then the mix (so that a host that drifts drifts
+//! under the rates alone and beside another alike); then the matrix of
+//! what they measured.
 
 use super::InterfereError;
 use mlb_figures::Sample;
@@ -225,6 +225,10 @@ fn rounds_of(
 ) -> Result<Option<Measurements>, InterfereError> {
     let name = |w: usize| rounds.workloads[w].label();
     let mut solo: BTreeMap<usize, Solo> = used.iter().map(|&w| (w, Solo { runs: Vec::new() })).collect();
+    let mut paired: BTreeMap<(usize, usize), Vec<(Measured, Measured)>> = BTreeMap::new();
+    let mut mixed = Vec::new();
+    // Each repeat runs every kind of round, so that the rates alone and
+    // beside another are taken over the same stretch of time.
     for k in 1..=repeats {
         for &w in used {
             let Some(m) = rounds.run("alone", format!("{} alone ({k}/{repeats})", name(w)), &[(w, 0, None)])? else {
@@ -232,9 +236,6 @@ fn rounds_of(
             };
             solo.get_mut(&w).expect("a workload used").runs.extend(m);
         }
-    }
-    let mut paired: BTreeMap<(usize, usize), Vec<(Measured, Measured)>> = BTreeMap::new();
-    for k in 1..=repeats {
         for &(v, a) in pairs {
             // The aggressor runs long enough to outlast its victim.
             let factor = match (solo[&v].seconds(), solo[&a].seconds()) {
@@ -246,12 +247,9 @@ fn rounds_of(
             let Some(m) = rounds.run("pair", label, &seats)? else { return Ok(None) };
             paired.entry((v, a)).or_default().push((m[0], m[1]));
         }
-    }
-    let mut mixed = Vec::new();
-    if mix {
-        // Each as long as the longest alone.
-        let longest = seated.iter().filter_map(|w| solo[w].seconds()).fold(0.0, f64::max);
-        for k in 1..=repeats {
+        if mix {
+            // Each as long as the longest alone.
+            let longest = seated.iter().filter_map(|w| solo[w].seconds()).fold(0.0, f64::max);
             let seats: Vec<(usize, usize, Option<u64>)> = seated
                 .iter()
                 .enumerate()
