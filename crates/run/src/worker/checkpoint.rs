@@ -2,8 +2,10 @@
 //! folder (`MLB_CHECKPOINT_DIR`), the worker says where it stands after
 //! every observation (`position:` lines); with a cadence
 //! (`MLB_CHECKPOINT_EVERY` seconds) it saves the workload's state and the
-//! loop's there, between observations, once the cadence has passed since
-//! the last one; told a step (`MLB_RESTORE_STEP`), it restores that
+//! loop's there, at the first observation's end in each new period of the
+//! cadence on the wall clock (periods counted from the Unix epoch, so that
+//! the ranks of a group, in step with each other, cut theirs at the same
+//! step); told a step (`MLB_RESTORE_STEP`), it restores that
 //! checkpoint after setup and says so (`resumed:`), and its loop goes on
 //! from there. The layout on disk is the contract's
 //! ([`checkpoint`](mlb_record::contract::checkpoint)).
@@ -16,7 +18,7 @@ use mlb_record::contract::determinism::Fingerprint;
 use mlb_record::contract::{env, Position, WorkerLine};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The largest worker file read back.
 const MAX_WORKER_FILE: u64 = 64 << 20;
@@ -75,7 +77,8 @@ pub struct Checkpoints {
     dir: PathBuf,
     every: Option<Duration>,
     restore: Option<u64>,
-    last: Instant,
+    /// The period of the cadence the last checkpoint (or the start) fell in.
+    period: Option<u64>,
     started: String,
 }
 
@@ -96,7 +99,16 @@ impl Checkpoints {
             None => None,
             Some(v) => Some(v.parse().map_err(|_| format!("{}={v:?}: not a step", env::RESTORE_STEP))?),
         };
-        Ok(Some(Checkpoints { dir: PathBuf::from(dir), every, restore, last: Instant::now(), started }))
+        let mut checkpoints = Checkpoints { dir: PathBuf::from(dir), every, restore, period: None, started };
+        checkpoints.period = checkpoints.period_now();
+        Ok(Some(checkpoints))
+    }
+
+    /// The period of the cadence now falls in: whole `every`s since the
+    /// Unix epoch (`None`: no cadence).
+    fn period_now(&self) -> Option<u64> {
+        let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        self.every.map(|every| (since.as_secs_f64() / every.as_secs_f64()) as u64)
     }
 
     /// Restores the checkpoint asked for into `inner`, and says so; what
@@ -117,7 +129,7 @@ impl Checkpoints {
         }
         inner.restore(&dir.join(WORKLOAD_DIR)).map_err(|source| RestoreError::Workload { step, source })?;
         self.started = saved.started.clone();
-        self.last = Instant::now();
+        self.period = self.period_now();
         say(WorkerLine::Resumed(Position { step, items: saved.items }));
         Ok(Some(saved))
     }
@@ -133,7 +145,10 @@ impl Checkpoints {
     ) -> Result<(), CallError> {
         let state = state();
         let at = Position { step: state.steps, items: state.items() };
-        if self.every.is_some_and(|every| self.last.elapsed() >= every) {
+        // The period when deciding, not after the save: a save longer than
+        // a period leaves every rank due at its next observation alike.
+        let now = self.period_now();
+        if now != self.period {
             inner.sync()?;
             let saved = Saved {
                 step: at.step,
@@ -145,7 +160,7 @@ impl Checkpoints {
             if let Err(e) = self.save(inner, &saved) {
                 eprintln!("mlb worker: warning: no checkpoint at step {}: {e}", at.step);
             }
-            self.last = Instant::now();
+            self.period = now;
         }
         say(WorkerLine::Position(at));
         Ok(())
