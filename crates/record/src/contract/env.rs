@@ -205,6 +205,13 @@ pub fn library_path(dir: &Path, inherited: Option<&str>) -> (String, String) {
     (LD_LIBRARY_PATH.to_string(), value)
 }
 
+/// Replaces the value of `key` in the environment list `env`, or appends
+/// it.
+pub fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
+    env.retain(|(k, _)| k != key);
+    env.push((key.to_string(), value.to_string()));
+}
+
 /// `MLB_CGROUP`: the group the launcher placed the instance in.
 pub fn cgroup(path: impl Into<String>) -> (String, String) {
     (CGROUP.to_string(), path.into())

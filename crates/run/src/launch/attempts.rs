@@ -78,7 +78,7 @@ impl Attempts<'_> {
             }
             let over = finished.iter().any(|f| f.outcome == Outcome::Interrupted)
                 || finished.iter().all(|f| f.outcome.passed())
-                || restarts.len() as u32 >= self.recovery.restarts;
+                || !left;
             if over {
                 kept.extend(finished);
                 break;
@@ -134,12 +134,11 @@ impl Attempts<'_> {
     /// it stands after every observation.
     fn checkpointed(&self, mut instance: Instance) -> Instance {
         if let Work::Workload { outdir, .. } = &instance.work {
-            let id = &instance.identity;
-            let stem = format!("{}.{}.C{}.R{}.J{}", id.suite, id.name, self.config, id.run_id, id.jr_id);
-            let dir = outdir.join(CHECKPOINTS).join(self.run_name).join(stem.replace(['/', '\\'], "_"));
-            set(&mut instance.env, env::CHECKPOINT_DIR, &dir.display().to_string());
+            let stem = super::logs::instance_stem(&instance.identity, self.config);
+            let dir = outdir.join(CHECKPOINTS).join(self.run_name).join(stem);
+            env::set(&mut instance.env, env::CHECKPOINT_DIR, &dir.display().to_string());
             if let Some(every) = self.recovery.checkpoint_every {
-                set(&mut instance.env, env::CHECKPOINT_EVERY, &every.to_string());
+                env::set(&mut instance.env, env::CHECKPOINT_EVERY, &every.to_string());
             }
         }
         instance
@@ -214,7 +213,7 @@ impl Attempts<'_> {
                 if let Some(step) = step {
                     i.env.push((env::RESTORE_STEP.into(), step.to_string()));
                 }
-                set(&mut i.env, env::ATTEMPT, &attempt.to_string());
+                env::set(&mut i.env, env::ATTEMPT, &attempt.to_string());
                 if let Some(p) = i.env.iter_mut().find(|(k, _)| k == plan::MASTER_PORT) {
                     p.1 = port.clone();
                 }
@@ -271,10 +270,10 @@ fn redirected(mut instance: Instance, folder: &Path) -> Instance {
     if let Work::Workload { outdir, .. } = &mut instance.work {
         *outdir = folder.to_path_buf();
     }
-    set(&mut instance.env, env::OUTPUT_DIRECTORY, &folder.display().to_string());
+    env::set(&mut instance.env, env::OUTPUT_DIRECTORY, &folder.display().to_string());
     if let Some(dir) = checkpoint_dir_of(&instance) {
         let moved = folder.join(CHECKPOINTS).join(dir.file_name().unwrap_or_default());
-        set(&mut instance.env, env::CHECKPOINT_DIR, &moved.display().to_string());
+        env::set(&mut instance.env, env::CHECKPOINT_DIR, &moved.display().to_string());
     }
     instance
 }
@@ -295,10 +294,4 @@ fn set_aside(f: &Finished, outdir: &Path, run_name: &str, began: SystemTime) {
             let _ = std::fs::create_dir_all(&aside).and_then(|()| std::fs::rename(entry.path(), aside.join(&name)));
         }
     }
-}
-
-/// Sets `key` in `env`, replacing what was there.
-fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
-    env.retain(|(k, _)| k != key);
-    env.push((key.to_string(), value.to_string()));
 }

@@ -38,11 +38,18 @@ fn candidates<'a>(dir: &'a Path, id: &'a Identity, config: usize) -> impl Iterat
 /// The `n`-th name (1-based) [`create`] tries for the log of `id`'s
 /// instance of config `config`.
 fn file_name(id: &Identity, config: usize, n: u32) -> String {
-    let stem = format!("{}.{}.C{config}.R{}.J{}", clean(&id.suite), clean(&id.name), id.run_id, id.jr_id);
+    let stem = instance_stem(id, config);
     match n {
         1 => format!("{stem}.log"),
         n => format!("{stem}.{n}.log"),
     }
+}
+
+/// What names an instance of config `config` (1-based) among a run's
+/// files: `<suite>.<name>.C<config>.R<run>.J<instance>`, its path
+/// separators replaced. Its log and its checkpoint folder are named so.
+pub fn instance_stem(id: &Identity, config: usize) -> String {
+    format!("{}.{}.C{config}.R{}.J{}", clean(&id.suite), clean(&id.name), id.run_id, id.jr_id)
 }
 
 /// The longest name [`create`] may give the log of `id`'s instance of

@@ -11,7 +11,7 @@
 //! ([`checkpoint`](mlb_record::contract::checkpoint)).
 
 use super::say;
-use super::timing::LoopState;
+use super::timing::{LoopState, Stepper};
 use crate::plugins::CallError;
 use mlb_record::contract::checkpoint::{self, KEPT, WORKER_FILE, WORKLOAD_DIR};
 use mlb_record::contract::determinism::Fingerprint;
@@ -61,10 +61,9 @@ pub enum RestoreError {
     },
 }
 
-/// What a stepper that checkpoints can do besides stepping.
-pub trait Saves {
-    /// Waits for queued device work.
-    fn sync(&mut self) -> Result<(), CallError>;
+/// What a stepper that checkpoints can do besides stepping (its `sync`
+/// waits for the device before a save).
+pub trait Saves: Stepper {
     /// Writes the workload's state into `dir`.
     fn save(&mut self, dir: &Path) -> Result<(), CallError>;
     /// Reads the workload's state back from `dir`.
@@ -134,17 +133,17 @@ impl Checkpoints {
         Ok(Some(saved))
     }
 
-    /// After an observation: says where the loop stands, and checkpoints
-    /// when the cadence has passed. A checkpoint that cannot be written is
-    /// a warning, not a failure: the training goes on without it.
+    /// After an observation: says where the loop stands (`at`), and
+    /// checkpoints the loop's `state` when the cadence has passed. A
+    /// checkpoint that cannot be written is a warning, not a failure: the
+    /// training goes on without it.
     pub fn between(
         &mut self,
         inner: &mut impl Saves,
+        at: Position,
         state: &dyn Fn() -> LoopState,
         fingerprints: &[Fingerprint],
     ) -> Result<(), CallError> {
-        let state = state();
-        let at = Position { step: state.steps, items: state.items() };
         // The period when deciding, not after the save: a save longer than
         // a period leaves every rank due at its next observation alike.
         let now = self.period_now();
@@ -154,7 +153,7 @@ impl Checkpoints {
                 step: at.step,
                 items: at.items,
                 started: self.started.clone(),
-                state,
+                state: state(),
                 fingerprints: fingerprints.to_vec(),
             };
             if let Err(e) = self.save(inner, &saved) {

@@ -15,18 +15,15 @@ use crate::plugins::{CallError, Instance};
 use mlb_plugin::abi::{FingerprintInfo, StepStats};
 use mlb_plugin::Fault;
 use mlb_record::contract::determinism::Fingerprint;
+use mlb_record::contract::Position;
 use std::time::{Duration, Instant};
 
 /// A stepper whose state can be fingerprinted, faulted and checkpointed.
-pub trait Checkable: Stepper {
+pub trait Checkable: Saves {
     /// What the workload computed so far.
     fn fingerprint(&mut self) -> Result<FingerprintInfo, CallError>;
     /// Injects `fault`.
     fn inject(&mut self, fault: Fault) -> Result<(), CallError>;
-    /// Writes the workload's state into `dir`.
-    fn save(&mut self, dir: &std::path::Path) -> Result<(), CallError>;
-    /// Reads the workload's state back from `dir`.
-    fn restore(&mut self, dir: &std::path::Path) -> Result<(), CallError>;
 }
 
 impl Checkable for Instance<'_> {
@@ -37,30 +34,15 @@ impl Checkable for Instance<'_> {
     fn inject(&mut self, fault: Fault) -> Result<(), CallError> {
         Instance::inject(self, fault)
     }
+}
 
+impl Saves for Instance<'_> {
     fn save(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
         Instance::save(self, dir)
     }
 
     fn restore(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
         Instance::restore(self, dir)
-    }
-}
-
-/// The stepper a checkpoint saves, seen through the [`Saves`] it needs.
-struct Inner<'a, S>(&'a mut S);
-
-impl<S: Checkable> Saves for Inner<'_, S> {
-    fn sync(&mut self) -> Result<(), CallError> {
-        self.0.sync()
-    }
-
-    fn save(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
-        self.0.save(dir)
-    }
-
-    fn restore(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
-        self.0.restore(dir)
     }
 }
 
@@ -100,8 +82,7 @@ impl<'s, S: Checkable> Checked<'s, S> {
     /// on from, and when the training started.
     pub fn restore(&mut self) -> Result<Option<(LoopState, String)>, RestoreError> {
         let Some(checkpoints) = &mut self.checkpoints else { return Ok(None) };
-        let Some(Saved { step, started, state, fingerprints, .. }) = checkpoints.restore(&mut Inner(self.inner))?
-        else {
+        let Some(Saved { step, started, state, fingerprints, .. }) = checkpoints.restore(self.inner)? else {
             return Ok(None);
         };
         self.steps = step;
@@ -138,9 +119,9 @@ impl<S: Checkable> Stepper for Checked<'_, S> {
         self.inner.sync()
     }
 
-    fn between(&mut self, state: &dyn Fn() -> LoopState) -> Result<(), CallError> {
+    fn between(&mut self, at: Position, state: &dyn Fn() -> LoopState) -> Result<(), CallError> {
         match &mut self.checkpoints {
-            Some(checkpoints) => checkpoints.between(&mut Inner(self.inner), state, &self.fingerprints),
+            Some(checkpoints) => checkpoints.between(self.inner, at, state, &self.fingerprints),
             None => Ok(()),
         }
     }
@@ -185,6 +166,9 @@ mod tests {
             self.value ^= 1;
             Ok(())
         }
+    }
+
+    impl Saves for Counter {
         fn save(&mut self, dir: &std::path::Path) -> Result<(), CallError> {
             std::fs::write(dir.join("value"), self.value.to_string()).unwrap();
             Ok(())

@@ -12,7 +12,7 @@
 use crate::plugins::{CallError, Instance, Plan};
 use mlb_plugin::abi::StepStats;
 use mlb_record::contract::window::{self, Edge};
-use mlb_record::contract::WorkerLine;
+use mlb_record::contract::{Position, WorkerLine};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -28,10 +28,10 @@ pub trait Stepper {
     fn step(&mut self) -> Result<StepStats, CallError>;
     /// Waits for queued device work.
     fn sync(&mut self) -> Result<(), CallError>;
-    /// After an observation, outside the timed blocks: `state` gives the
-    /// loop's state (built only when asked for). Nothing, unless the
-    /// stepper checkpoints.
-    fn between(&mut self, _state: &dyn Fn() -> LoopState) -> Result<(), CallError> {
+    /// After an observation, outside the timed blocks: where the loop
+    /// stands, and its whole state (built only when asked for). Nothing,
+    /// unless the stepper checkpoints.
+    fn between(&mut self, _at: Position, _state: &dyn Fn() -> LoopState) -> Result<(), CallError> {
         Ok(())
     }
 }
@@ -281,6 +281,7 @@ pub fn run_from<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl Obse
     let mut losses = Losses::resumed(&state);
     let first = state.observations.len() as u64 + 1;
     let mut elapsed: f64 = state.observations.iter().map(|o| o.seconds).sum();
+    let mut done_items = state.items();
     let mut result = LoopResult { observations: state.observations, steps: state.steps, ..LoopResult::default() };
     let mut timed_items = 0;
     for index in first..=plan.repeat {
@@ -317,6 +318,7 @@ pub fn run_from<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl Obse
             observer.window(Edge::End { at: window::now(), items: timed_items });
         }
         result.observations.push(Observation { seconds, items });
+        done_items += items;
         losses.end_block();
         elapsed += seconds;
         let eta_seconds = elapsed / index as f64 * (plan.repeat - index) as f64;
@@ -327,7 +329,7 @@ pub fn run_from<S: Stepper>(stepper: &mut S, plan: Plan, mut observer: impl Obse
             batch_loss: losses.batch.to_vec(),
             epoch_loss: losses.epoch.to_vec(),
         };
-        if let Err(error) = stepper.between(&state) {
+        if let Err(error) = stepper.between(Position { step: result.steps, items: done_items }, &state) {
             result.failure = Some(LoopFailure::Call { error, step: result.steps });
             break;
         }
@@ -444,7 +446,7 @@ mod tests {
         fn sync(&mut self) -> Result<(), CallError> {
             self.inner.sync()
         }
-        fn between(&mut self, state: &dyn Fn() -> LoopState) -> Result<(), CallError> {
+        fn between(&mut self, _at: Position, state: &dyn Fn() -> LoopState) -> Result<(), CallError> {
             self.seen += 1;
             if self.seen == self.at {
                 self.kept = Some(state());

@@ -155,7 +155,7 @@ pub fn container_env(spec: &ContainerSpec, image: &ImageFacts, limits: &Limits) 
     if let Some(gpus) = &spec.resources.gpus {
         let local: Vec<DeviceIndex> = (0..gpus.devices.len()).map(DeviceIndex::from).collect();
         for var in gpus.vendor.ops().visible_devices_vars() {
-            set(&mut env, var, &device_list(&local));
+            vars::set(&mut env, var, &device_list(&local));
         }
     }
     let container = Container {
@@ -165,15 +165,9 @@ pub fn container_env(spec: &ContainerSpec, image: &ImageFacts, limits: &Limits) 
         limits: Some(serde_json::to_value(limits).expect("limits serialize")),
     };
     for (key, value) in std::iter::once(vars::isolation(Isolation::Docker)).chain(vars::container_env(&container)) {
-        set(&mut env, &key, &value);
+        vars::set(&mut env, &key, &value);
     }
     env
-}
-
-/// Replaces the value of `key` in `env`, or appends it.
-fn set(env: &mut Vec<(String, String)>, key: &str, value: &str) {
-    env.retain(|(k, _)| k != key);
-    env.push((key.to_string(), value.to_string()));
 }
 
 #[cfg(test)]
