@@ -65,7 +65,8 @@ fn a_killed_rank_restarts_its_group_from_the_checkpoint_both_ranks_hold() {
     let slowest = reference.iter().map(|(_, r)| r["train"]["max"].as_f64().unwrap()).fold(0.0, f64::max);
     let most = 2.0 * fastest * (2.0 * every + 2.0 * slowest);
     let lost = restart["items_lost"].as_f64().unwrap();
-    assert!(lost > 0.0 && lost <= most, "lost {lost} items, at most {most}: {restart}");
+    // None at all when the kill came in the observation after a checkpoint.
+    assert!(lost <= most, "lost {lost} items, at most {most}: {restart}");
     let goodput = &block["goodput"];
     assert!(goodput["reference"]["ratio"].as_f64().unwrap() < 1.0, "{goodput}");
     for (name, r) in &reps {
