@@ -3,6 +3,7 @@
 //! Composed here, so that the launcher imports no store, and the launch
 //! takes typed [`Options`], not the command line's.
 
+use super::db::push::{told, Destination};
 use super::db::DbArg;
 use clap::Args;
 use mlb_run::faults::Fault;
@@ -116,6 +117,25 @@ pub struct LaunchArgs {
     #[command(flatten)]
     pub store: DbArg,
 
+    /// Push the run to this collecting server when it ends (as `mlb db
+    /// push` does; a push that fails is a warning that says how to push
+    /// again: the exit status stays the run's).
+    #[arg(long, value_name = "URL", requires = "push_key_file")]
+    pub push: Option<String>,
+
+    /// With --push: the file holding the push key.
+    #[arg(long = "push-key-file", value_name = "FILE", requires = "push")]
+    pub push_key_file: Option<PathBuf>,
+
+    /// With --push: the system to store the run under (one the key may push for).
+    #[arg(long = "push-system", value_name = "NAME", requires = "push")]
+    pub push_system: Option<String>,
+
+    /// With --push: keep the run private to the key until this day or time.
+    #[arg(long = "push-embargo", value_name = "DATE", requires = "push",
+          value_parser = mlb_store::store::query::filters::day_or_time)]
+    pub push_embargo: Option<String>,
+
     /// Telemetry samples per second of every instance (0 to 1000; 0: none).
     #[arg(long = "sample-hz", value_name = "HZ", default_value = "10", allow_negative_numbers = true, value_parser = sample_hz)]
     pub sample_hz: f64,
@@ -188,13 +208,43 @@ impl LaunchArgs {
             },
         }
     }
+
+    /// Where `--push` sends the run, if it does.
+    fn destination(&self) -> Option<Destination> {
+        Some(Destination {
+            to: self.push.clone()?,
+            key_file: self.push_key_file.clone()?,
+            system: self.push_system.clone(),
+            embargo: self.push_embargo.clone(),
+        })
+    }
 }
 
-/// Runs `args`' jobs, and stores the run when `--db` asks; returns the
-/// exit status (the run's own: a store that fails is a warning).
+/// Runs `args`' jobs, and stores the run when `--db` asks and pushes it
+/// when `--push` does; returns the exit status (the run's own: a store or
+/// a push that fails is a warning).
 pub fn run(args: &LaunchArgs, plugin_dirs: &[PathBuf]) -> Result<i32, LaunchError> {
-    let store = |outdir: &Path| Some(stored(args.store.db.as_deref()?, outdir, args.jobs.as_deref()));
-    mlb_run::launch::run(&args.options(), plugin_dirs, &store)
+    let after = |outdir: &Path| {
+        let stored = args.store.db.as_deref().map(|db| stored(db, outdir, args.jobs.as_deref()));
+        let pushed = args.destination().map(|to| pushed(&to, outdir));
+        let said: Vec<String> = stored.into_iter().chain(pushed).collect();
+        (!said.is_empty()).then(|| said.join("\n"))
+    };
+    mlb_run::launch::run(&args.options(), plugin_dirs, &after)
+}
+
+/// Pushes the run in `outdir` to `to`: what the server stored, or a
+/// warning that says why not and how to push it again.
+fn pushed(to: &Destination, outdir: &Path) -> String {
+    match to.push(outdir) {
+        Ok(answer) => told(outdir, &to.to, &answer).trim_end().to_string(),
+        Err(e) => format!(
+            "mlb: warning: the run was not pushed: {}; its folder {} is kept: push it again with `{}`",
+            mlb_record::fix::one_line(&e),
+            outdir.display(),
+            to.retry(outdir)
+        ),
+    }
 }
 
 /// Imports the run's reports in `outdir` into the store `db` names: what

@@ -15,6 +15,7 @@ mod accept_record;
 mod accept_runs;
 mod burn_runs;
 mod cli;
+mod collect;
 mod determinism_vote;
 mod deterministic;
 mod dist_install;

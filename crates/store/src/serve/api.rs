@@ -11,7 +11,8 @@ use super::data::run::{run, RunQuery};
 use super::data::runs::{runs, RunsQuery};
 use super::data::systems::{systems, SystemsQuery};
 use super::data::{Answer, DataError, Page, Reader};
-use axum::extract::{Path, RawQuery, State};
+use crate::store::query::filters::Visible;
+use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -46,42 +47,94 @@ pub fn routes(reader: Arc<Reader>) -> Router {
         .route("/api/systems", get(systems_route))
         .route("/api/runs", get(runs_route))
         .route("/api/runs/{id}", get(run_route))
+        .route("/api/runs/{id}/archive", get(archive_route))
         .route("/api/compare", get(compare_route))
         .route("/api/history", get(history_route))
         .with_state(reader)
 }
 
-async fn systems_route(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
-    answer(reader, uri, query, "systems", |r, q| systems(r, &SystemsQuery::parse(q)?)).await
+async fn systems_route(
+    State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
+    uri: Uri,
+    RawQuery(query): RawQuery,
+) -> Response {
+    answer(reader.seen_by(seen), uri, query, "systems", |r, q| systems(r, &SystemsQuery::parse(q)?)).await
 }
 
-async fn runs_route(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
-    answer(reader, uri, query, "runs", |r, q| runs(r, &RunsQuery::parse(q)?)).await
+async fn runs_route(
+    State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
+    uri: Uri,
+    RawQuery(query): RawQuery,
+) -> Response {
+    answer(reader.seen_by(seen), uri, query, "runs", |r, q| runs(r, &RunsQuery::parse(q)?)).await
 }
 
 async fn run_route(
     State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
     uri: Uri,
     Path(id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Response {
-    answer(reader, uri, query, "run", move |r, q| run(r, &RunQuery::parse(&id, q)?)).await
+    answer(reader.seen_by(seen), uri, query, "run", move |r, q| run(r, &RunQuery::parse(&id, q)?)).await
 }
 
-async fn compare_route(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
-    answer(reader, uri, query, "compare", |r, q| compare(r, &CompareQuery::parse(q)?)).await
+async fn compare_route(
+    State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
+    uri: Uri,
+    RawQuery(query): RawQuery,
+) -> Response {
+    answer(reader.seen_by(seen), uri, query, "compare", |r, q| compare(r, &CompareQuery::parse(q)?)).await
 }
 
-async fn history_route(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
-    answer(reader, uri, query, "history", |r, q| history(r, &HistoryQuery::parse(q)?, None)).await
+async fn history_route(
+    State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
+    uri: Uri,
+    RawQuery(query): RawQuery,
+) -> Response {
+    answer(reader.seen_by(seen), uri, query, "history", |r, q| history(r, &HistoryQuery::parse(q)?, None)).await
+}
+
+/// The run's folder as a gzipped tar (`mlb db pull` reads it): its report
+/// files as stored, its documents and `system.json`.
+async fn archive_route(
+    State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
+    Path(id): Path<String>,
+) -> Response {
+    let Ok(id) = id.parse::<i64>() else {
+        return data_error(&DataError::bad("id", &id, "pass the id of a run the runs page lists"));
+    };
+    let reader = reader.seen_by(seen);
+    let packed =
+        tokio::task::spawn_blocking(move || crate::collect::stored::archive_of(reader.store(), id, reader.visible()))
+            .await;
+    match packed {
+        Ok(Ok(Some(bytes))) => {
+            let disposition = format!("attachment; filename=\"run-{id}.tar.gz\"");
+            (
+                [(header::CONTENT_TYPE, "application/gzip".to_string()), (header::CONTENT_DISPOSITION, disposition)],
+                bytes,
+            )
+                .into_response()
+        }
+        Ok(Ok(None)) => data_error(&DataError::NoRun { id }),
+        Ok(Err(e)) => data_error(&DataError::Store(e)),
+        Err(e) => internal(&format!("the archive of run {id} stopped: {e}")),
+    }
 }
 
 /// Runs `page` (the page's data from its query string) on a blocking
 /// thread and writes what it gives in the format asked (an answer to the
-/// same address `uri` of the last moment, the store unchanged, is given
-/// again, [`super::data::shared`]); `name` names the CSV file.
+/// same address `uri` for the same reader of the last moment, the store
+/// unchanged, is given again, [`super::data::shared`]); `name` names the
+/// CSV file.
 async fn answer<P: Page + Send + 'static>(
-    reader: Arc<Reader>,
+    reader: Reader,
     uri: Uri,
     query: Option<String>,
     name: &'static str,
@@ -103,7 +156,7 @@ async fn answer<P: Page + Send + 'static>(
                 body.map_err(|why| Box::new(internal(&format!("cannot write the {name} page as JSON: {why}"))))?;
             Ok::<Answer, Box<Response>>((StatusCode::OK.as_u16(), kind, Arc::from(body)))
         };
-        reader.answers().get(&uri.to_string(), &reader.generation(), false, write)
+        reader.answers().get(&format!("{:?} {uri}", reader.visible()), &reader.generation(), false, write)
     })
     .await;
     match done {

@@ -2,8 +2,12 @@
 //! `Authorization: Bearer` header, or in the cookie a login sets (opening
 //! any page with `?token=TOKEN` sets an HttpOnly, SameSite=Strict cookie
 //! and redirects to the page without the token). Compared in constant time.
+//! A push key the store holds is let in as the token is, and marks the
+//! request as its holder's (who sees the runs under embargo it pushed).
 
+use super::data::Reader;
 use super::error::ServeError;
+use crate::store::query::filters::Visible;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -46,59 +50,99 @@ impl Token {
     pub fn accepts(&self, given: &str) -> bool {
         bool::from(self.0.as_ref().ct_eq(given.as_bytes()))
     }
+}
 
-    /// Whether `request` carries the token in its header or cookie.
-    fn carried_by(&self, request: &Request) -> bool {
-        let headers = request.headers();
-        let bearer = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .is_some_and(|t| self.accepts(t.trim()));
-        let cookie = headers
-            .get_all(header::COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .filter_map(|pair| pair.trim().split_once('='))
-            .any(|(name, value)| name == COOKIE && self.accepts(value));
-        bearer || cookie
+/// Who may read the server: the holders of its token (when it has one)
+/// and of a push key the store holds (`mlb serve --accept-push`); a push
+/// key's holder also sees the runs under embargo it pushed.
+#[derive(Clone)]
+pub struct Gate {
+    /// The server's token, when it has one.
+    pub token: Option<Token>,
+    /// The store, whose push keys it looks up.
+    pub reader: Arc<Reader>,
+}
+
+impl Gate {
+    /// The push key `given`, unless it is unknown or revoked.
+    async fn key(&self, given: &str) -> Option<crate::collect::keys::PushKey> {
+        let (reader, given) = (Arc::clone(&self.reader), given.to_string());
+        match tokio::task::spawn_blocking(move || reader.store().key_of(&given)).await {
+            Ok(Ok(key)) => key,
+            Ok(Err(e)) => {
+                mlb_run::console::Console::Err.line(&format!("mlb serve: {e}"));
+                None
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// Which runs the request's holder sees, if it may read at all: the
+    /// credential in its header or cookie, else the token `login` gives.
+    async fn admits(&self, given: &[String]) -> Option<Visible> {
+        if let Some(key) = given.iter().find(|g| g.starts_with(crate::collect::keys::PREFIX)) {
+            return self.key(key).await.map(|k| Visible::Key(k.id));
+        }
+        match &self.token {
+            None => Some(Visible::Public),
+            Some(token) => given.iter().any(|g| token.accepts(g)).then_some(Visible::Public),
+        }
     }
 }
 
-/// Lets a request through when the server has no token or the request
-/// carries it; logs in a request with `?token=TOKEN`; answers 401 otherwise.
-pub async fn check(State(token): State<Option<Token>>, request: Request, next: Next) -> Response {
-    let Some(token) = token else { return next.run(request).await };
-    if token.carried_by(&request) {
+/// The credentials `request` carries: its `Authorization: Bearer` header
+/// and its cookie.
+fn credentials(request: &Request) -> Vec<String> {
+    let headers = request.headers();
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(|t| t.trim().to_string());
+    let cookies = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .filter(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value.to_string());
+    bearer.into_iter().chain(cookies).collect()
+}
+
+/// Lets a request through when its holder may read (the server has no
+/// token, or the request carries it or a push key), marking which runs
+/// under embargo it sees ([`Visible`], a request extension); logs in a
+/// request with `?token=TOKEN` (or `?token=KEY`); answers 401 otherwise.
+pub async fn check(State(gate): State<Gate>, mut request: Request, next: Next) -> Response {
+    if let Some(visible) = gate.admits(&credentials(&request)).await {
+        request.extensions_mut().insert(visible);
         return next.run(request).await;
     }
-    if let Some(response) = login(&token, &request) {
+    if let Some(response) = login(&gate, request.uri().clone()).await {
         return response;
     }
     super::api::error_response(
         StatusCode::UNAUTHORIZED,
-        "this server needs its token: send `Authorization: Bearer TOKEN`, or open the page once with ?token=TOKEN",
+        "this server needs its token or a push key it holds: send `Authorization: Bearer TOKEN`, or open the page \
+         once with ?token=TOKEN",
     )
 }
 
-/// With `?token=` the token: a redirect to the same address without it,
-/// setting the cookie.
-fn login(token: &Token, request: &Request) -> Option<Response> {
-    let uri = request.uri();
+/// With `?token=` the token (or a push key): a redirect to the same address
+/// without it, setting the cookie.
+async fn login(gate: &Gate, uri: axum::http::Uri) -> Option<Response> {
     let query = uri.query()?;
     let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
     let given = pairs.iter().find(|(k, _)| k == "token")?;
-    if !token.accepts(&given.1) {
-        return None;
-    }
+    gate.admits(std::slice::from_ref(&given.1)).await?;
     let rest: Vec<&(String, String)> = pairs.iter().filter(|(k, _)| k != "token").collect();
     let mut target = same_site(uri.path());
     if !rest.is_empty() {
         target.push('?');
         target.push_str(&form_urlencoded::Serializer::new(String::new()).extend_pairs(rest).finish());
     }
-    let cookie = format!("{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/", String::from_utf8_lossy(&token.0));
+    let cookie = format!("{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/", given.1);
     let mut response = (StatusCode::SEE_OTHER, Body::empty()).into_response();
     let headers = response.headers_mut();
     headers.insert(header::LOCATION, HeaderValue::from_str(&target).ok()?);

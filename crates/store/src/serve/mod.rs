@@ -7,6 +7,7 @@
 //! - [`pages`]: the HTML pages, rendered from the same data;
 //! - [`auth`]: the token, when the server listens beyond this host;
 //! - [`headers`]: the security headers of every answer;
+//! - [`push`]: `POST /api/push`, with `--accept-push`: runs pushed by other sites;
 //! - [`server`]: the routes, limits and the listening loop;
 //! - [`connections`]: the connections held, bounded, idle ones closed;
 //! - [`error`]: why it did not start, with the fix.
@@ -18,6 +19,7 @@ pub mod data;
 pub mod error;
 pub mod headers;
 pub mod pages;
+pub mod push;
 pub mod server;
 
 pub use error::ServeError;
@@ -39,6 +41,9 @@ pub struct Settings {
     pub token_file: Option<std::path::PathBuf>,
     /// The keys trusted to sign acceptance records (an allowed signers file).
     pub allowed_signers: Option<std::path::PathBuf>,
+    /// With `--accept-push`: the bounds on each push (the server then
+    /// writes the store, pushes only).
+    pub accept_push: Option<crate::collect::limits::Limits>,
 }
 
 /// Runs `mlb serve` until Ctrl-C or SIGTERM.
@@ -54,8 +59,16 @@ pub fn run(args: &Settings) -> Result<(), ServeError> {
         .enable_all()
         .build()
         .map_err(|source| ServeError::Bind { addr: args.bind, source })?;
-    let reader = data::Reader::open(&args.store, mlb_judge::targets::Folders::from_env(), runtime.handle().clone())?;
-    let reader = Arc::new(reader.with_signers(signers));
+    let folders = mlb_judge::targets::Folders::from_env();
+    let (reader, receiver) = match args.accept_push {
+        Some(limits) => {
+            let store = crate::store::Store::open_existing_on(&args.store, runtime.handle().clone())?;
+            let reader = Arc::new(data::Reader::over(store, folders, signers));
+            (Arc::clone(&reader), Some(Arc::new(push::Receiver::new(reader, limits))))
+        }
+        None => (Arc::new(data::Reader::open(&args.store, folders, signers, runtime.handle().clone())?), None),
+    };
+    let mode = if receiver.is_some() { "read-only, and pushes at /api/push" } else { "read-only" };
     let location = reader.store().location().to_string();
     // Held here (and dropped before the runtime) so that the store is
     // closed once the server has stopped, outside the runtime's tasks (its
@@ -66,9 +79,8 @@ pub fn run(args: &Settings) -> Result<(), ServeError> {
             .await
             .map_err(|source| ServeError::Bind { addr: args.bind, source })?;
         let addr = listener.local_addr().unwrap_or(args.bind);
-        mlb_run::console::Console::Err
-            .line(&format!("mlb serve: http://{addr}/ over the store {location} (read-only)"));
-        server::serve(listener, server::app(reader, token), server::interrupted()).await;
+        mlb_run::console::Console::Err.line(&format!("mlb serve: http://{addr}/ over the store {location} ({mode})"));
+        server::serve(listener, server::app(reader, token, receiver), server::interrupted()).await;
         Ok(())
     })
 }

@@ -7,7 +7,7 @@
 use super::auth::{self, Token};
 use super::connections::{self, Connections, Slot, Tracked};
 use super::data::Reader;
-use super::{api, headers};
+use super::{api, headers, push};
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use axum::Router;
@@ -32,20 +32,32 @@ pub const TIMEOUT: Duration = Duration::from_secs(30);
 pub const MAX_BODY: usize = 1024;
 
 /// The whole application: the API over `reader` (and the pages), behind
-/// the token (when there is one), with the headers and limits.
-pub fn app(reader: Arc<Reader>, token: Option<Token>) -> Router {
-    Router::new()
+/// the token (when there is one) or a push key; the scripts and share
+/// links open to all; with the headers and limits. With `receiver`, the
+/// push route too, under its own limits ([`push`]).
+pub fn app(reader: Arc<Reader>, token: Option<Token>, receiver: Option<Arc<push::Receiver>>) -> Router {
+    let gate = auth::Gate { token, reader: Arc::clone(&reader) };
+    let read = Router::new()
         .merge(api::routes(Arc::clone(&reader)))
-        .merge(super::pages::routes::routes(reader))
+        .merge(super::pages::routes::routes(Arc::clone(&reader)))
         .fallback(not_found)
-        .layer(axum::middleware::from_fn_with_state(token, auth::check))
+        .layer(axum::middleware::from_fn_with_state(gate, auth::check))
+        .merge(super::pages::routes::open_routes(reader))
         .layer(
             ServiceBuilder::new()
                 .layer(axum::middleware::from_fn(headers::add))
                 .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, TIMEOUT))
                 .layer(RequestBodyLimitLayer::new(MAX_BODY))
                 .layer(ConcurrencyLimitLayer::new(CONCURRENT)),
-        )
+        );
+    let Some(receiver) = receiver else { return read };
+    read.merge(
+        push::routes(receiver).layer(
+            ServiceBuilder::new()
+                .layer(axum::middleware::from_fn(headers::add))
+                .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, push::TIMEOUT)),
+        ),
+    )
 }
 
 /// Any other address: 404, naming what is served.
@@ -111,9 +123,13 @@ async fn connection(
     _open: watch::Receiver<()>,
 ) {
     let _ = stream.set_nodelay(true);
+    let peer = stream.peer_addr().ok().map(push::Peer);
     let requests = Arc::clone(&slot);
-    let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
         let busy = requests.busy();
+        if let Some(peer) = peer {
+            request.extensions_mut().insert(peer);
+        }
         let answer = tower::ServiceExt::oneshot(app.clone(), request.map(axum::body::Body::new));
         async move {
             let answer = answer.await;

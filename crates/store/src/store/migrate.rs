@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 type Step = (i64, &'static str, &'static str, &'static str);
 
 /// Every migration, in order.
-const STEPS: [Step; 7] = [
+const STEPS: [Step; 8] = [
     (
         1,
         "schema",
@@ -61,6 +61,12 @@ const STEPS: [Step; 7] = [
         "interference cells",
         include_str!("../../migrations/0007_interference.sql"),
         include_str!("../../migrations/0007_interference.sql"),
+    ),
+    (
+        8,
+        "collecting",
+        include_str!("../../migrations/sqlite/0008_collect.sql"),
+        include_str!("../../migrations/postgres/0008_collect.sql"),
     ),
 ];
 

@@ -171,6 +171,25 @@ impl Store {
         Store::open_read_only_in(location, Some(runtime))
     }
 
+    /// As [`Store::open_existing`], its queries run on `runtime` (as
+    /// [`Store::open_read_only_on`]): `mlb serve --accept-push`, whose one
+    /// store both answers the pages and takes the pushes. One store, not a
+    /// reader and a writer: opening an SQLite file a second time in a
+    /// process (and closing it) drops the locks its first connections hold.
+    pub fn open_existing_on(location: &Location, runtime: tokio::runtime::Handle) -> Result<Store, StoreError> {
+        if let Some(path) = location.file() {
+            if !path.exists() {
+                return Err(StoreError::Missing { path: path.to_path_buf() });
+            }
+        }
+        let store = Store::connect_in(location, Access::ReadWrite, Some(runtime))?;
+        if store.schema_version()? == 0 {
+            return Err(StoreError::NotCurrent { location: location.clone(), found: 0, current: SCHEMA_VERSION });
+        }
+        store.migrate_to(SCHEMA_VERSION)?;
+        Ok(store)
+    }
+
     fn open_read_only_in(location: &Location, runtime: Option<tokio::runtime::Handle>) -> Result<Store, StoreError> {
         let store = Store::connect_in(location, Access::ReadOnly, runtime)?;
         let found = store.schema_version()?;

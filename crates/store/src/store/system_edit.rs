@@ -72,7 +72,7 @@ impl Store {
 
     /// Refuses a name that is no system of the store.
     fn known_system(&self, name: &str) -> Result<(), QueryError> {
-        let known = system_names(self)?;
+        let known = system_names(self, crate::store::query::filters::Visible::All)?;
         match known.iter().any(|k| k == name) {
             true => Ok(()),
             false => Err(QueryError::UnknownSystem { name: name.to_string(), known }),

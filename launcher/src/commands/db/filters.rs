@@ -2,7 +2,7 @@
 //! into the store's [`Filters`].
 
 use clap::Args;
-use mlb_store::store::query::filters::{day_or_time, end_of_day_or_time, tag, Filters, RunFilters};
+use mlb_store::store::query::filters::{day_or_time, end_of_day_or_time, tag, Filters, RunFilters, Visible};
 
 /// Which runs a query reads: every filter given must hold.
 #[derive(Clone, Debug, Default, Args)]
@@ -30,6 +30,10 @@ pub struct RunFilterArgs {
     /// Only runs holding this bench or config (`convnet`, `convnet[arch=resnet18]`).
     #[arg(long, value_name = "NAME")]
     pub config: Option<String>,
+    /// Also the runs pushed under embargo whose date has not come (left
+    /// out unless asked, so that nothing is published early).
+    #[arg(long)]
+    pub embargoed: bool,
 }
 
 impl FilterArgs {
@@ -48,6 +52,7 @@ impl RunFilterArgs {
             until: self.until.clone(),
             config: self.config.clone(),
             run: None,
+            visible: if self.embargoed { Visible::All } else { Visible::Public },
         }
     }
 }

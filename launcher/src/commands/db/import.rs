@@ -32,7 +32,7 @@ pub struct ImportArgs {
 /// Imports what `args` name; returns what was imported.
 pub fn run(args: &ImportArgs) -> Result<String, QueryError> {
     let store = Store::open(&args.store.location()?)?;
-    let labels = Labels { system: args.system.clone(), tags: args.labels.clone(), jobs_hash: None };
+    let labels = Labels { system: args.system.clone(), tags: args.labels.clone(), ..Labels::default() };
     let dirs: Vec<PathBuf> = args.reports.iter().chain(&args.dirs).cloned().collect();
     let progress = Progress::on_stderr("mlb db import", None, "report files");
     let imported = import(&store, &dirs, &labels, &|files| progress.add(files))?;

@@ -7,7 +7,11 @@ pub mod export;
 pub mod filters;
 pub mod history;
 pub mod import;
+pub mod keys;
 pub mod list;
+pub mod pull;
+pub mod push;
+pub mod share;
 pub mod systems;
 pub mod vote;
 
@@ -51,6 +55,20 @@ pub enum DbCommand {
     /// the majority of its config, device and stack, named with its run.
     /// Exit status 1 when a group has outliers or is not reproducible.
     Vote(vote::VoteArgs),
+    /// The push keys of a collecting store (`mlb serve --accept-push`):
+    /// one per submitting site, naming the systems it may push for.
+    #[command(subcommand)]
+    Keys(keys::KeysCommand),
+    /// The log of pushes to this store: who, when, what, and the outcome.
+    Pushes(keys::PushesArgs),
+    /// Sends run folders to a collecting server (`mlb serve --accept-push`)
+    /// with a push key; a push again stores nothing twice.
+    Push(push::PushArgs),
+    /// Copies the public runs of another mlb server into this store.
+    Pull(pull::PullArgs),
+    /// Makes (or lists, or revokes) a link that shows one run without the
+    /// server's token.
+    Share(share::ShareArgs),
 }
 
 /// `--db [URL]`, the results store, as every command that reads or writes
@@ -87,9 +105,17 @@ impl DbCommand {
             DbCommand::Compare(args) => Some(&args.output),
             DbCommand::History(args) => Some(&args.output),
             DbCommand::Vote(args) => Some(&args.output),
-            DbCommand::Import(_) | DbCommand::RenameSystem(_) | DbCommand::RemoveSystem(_) | DbCommand::Export(_) => {
-                None
-            }
+            DbCommand::Keys(keys::KeysCommand::List(args)) => Some(&args.output),
+            DbCommand::Pushes(args) => Some(&args.output),
+            DbCommand::Share(args) if args.list => Some(&args.output),
+            DbCommand::Import(_)
+            | DbCommand::RenameSystem(_)
+            | DbCommand::RemoveSystem(_)
+            | DbCommand::Export(_)
+            | DbCommand::Keys(_)
+            | DbCommand::Push(_)
+            | DbCommand::Pull(_)
+            | DbCommand::Share(_) => None,
         }
     }
 }
@@ -108,6 +134,11 @@ pub fn run(command: &DbCommand) -> Result<(String, i32), QueryError> {
         DbCommand::History(args) => history::run(args),
         DbCommand::Export(args) => export::run(args),
         DbCommand::Vote(args) => return vote::run(args),
+        DbCommand::Keys(command) => keys::run(command),
+        DbCommand::Pushes(args) => keys::pushes(args),
+        DbCommand::Push(args) => push::run(args),
+        DbCommand::Pull(args) => pull::run(args),
+        DbCommand::Share(args) => share::run(args),
     };
     Ok((printed?, EXIT_OK))
 }

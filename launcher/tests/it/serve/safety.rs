@@ -206,7 +206,7 @@ fn the_store_cannot_be_written_through_the_server(kind: Kind) {
     // The server's runtime, which its store's queries share.
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let open = |url: &str| {
-        Reader::open(&Location::parse(url).unwrap(), mlb::targets::Folders::default(), runtime.handle().clone())
+        Reader::open(&Location::parse(url).unwrap(), mlb::targets::Folders::default(), None, runtime.handle().clone())
             .unwrap()
     };
     let reader = open(&store.url);

@@ -59,7 +59,7 @@ pub fn compare(reader: &Reader, query: &CompareQuery) -> Result<Comparison, Data
     let store = reader.store();
     let mut systems = query.systems.clone();
     if systems.is_empty() {
-        systems = system_names(store)?;
+        systems = system_names(store, reader.visible())?;
         systems.truncate(MAX_SYSTEMS);
     }
     if systems.is_empty() {
@@ -71,7 +71,7 @@ pub fn compare(reader: &Reader, query: &CompareQuery) -> Result<Comparison, Data
         metric: query.metric,
         price: Vec::new(),
         benches: query.benches.clone(),
-        filters: RunFilters::default(),
+        filters: RunFilters { visible: reader.visible(), ..RunFilters::default() },
         strict: false,
     };
     Ok(matrix_of(store, &args)?)

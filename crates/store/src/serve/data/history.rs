@@ -81,7 +81,7 @@ pub fn history(reader: &Reader, query: &HistoryQuery, points: Option<usize>) -> 
     let args = HistoryOptions {
         filters: Filters {
             system: Some(query.system.clone()),
-            runs: RunFilters { config: query.config.clone(), ..RunFilters::default() },
+            runs: RunFilters { config: query.config.clone(), visible: reader.visible(), ..RunFilters::default() },
         },
         bench: query.bench.clone(),
         metric: query.metric,

@@ -23,6 +23,7 @@ pub mod runs;
 pub mod shared;
 pub mod systems;
 
+use crate::store::query::filters::Visible;
 use crate::store::query::QueryError;
 use crate::store::{Location, Store, StoreError};
 use mlb_judge::accept::record::AllowedSigners;
@@ -39,8 +40,15 @@ pub trait Page: serde::Serialize {
 
 /// The store, opened read-only, the installed target tables by GPU
 /// model (read once each), and the signers of acceptance records the
-/// server was told to trust.
+/// server was told to trust; seen by one reader ([`Visible`]: which runs
+/// under embargo it sees), the rest shared by all.
 pub struct Reader {
+    shared: std::sync::Arc<Shared>,
+    visible: Visible,
+}
+
+/// What every reader of a server shares.
+struct Shared {
     store: Store,
     folders: mlb_judge::targets::Folders,
     targets: Mutex<HashMap<String, Option<Targets>>>,
@@ -56,30 +64,45 @@ pub type Answer = (u16, &'static str, std::sync::Arc<[u8]>);
 impl Reader {
     /// Opens the store at `location` read-only, its queries run on
     /// `runtime` ([`Store::open_read_only_on`]); target tables are looked
-    /// up in `folders`.
+    /// up in `folders`; acceptance records' signers named by `signers`.
+    /// It sees the public runs only.
     pub fn open(
         location: &Location,
         folders: mlb_judge::targets::Folders,
+        signers: Option<AllowedSigners>,
         runtime: tokio::runtime::Handle,
     ) -> Result<Reader, StoreError> {
-        Ok(Reader {
-            store: Store::open_read_only_on(location, runtime)?,
-            folders,
-            targets: Mutex::default(),
-            signers: None,
-            runs: shared::Shared::new(shared::RUNS_KEPT, shared::RUNS_KEPT_FOR),
-            answers: shared::Shared::new(shared::ANSWERS_KEPT, shared::ANSWERS_KEPT_FOR),
-        })
+        Ok(Reader::over(Store::open_read_only_on(location, runtime)?, folders, signers))
     }
 
-    /// The reader, naming who signed an acceptance record by `signers`.
-    pub fn with_signers(self, signers: Option<AllowedSigners>) -> Reader {
-        Reader { signers, ..self }
+    /// A reader over `store`, already open (`mlb serve --accept-push`
+    /// opens it to write, for the pushes: [`Store::open_existing_on`]).
+    pub fn over(store: Store, folders: mlb_judge::targets::Folders, signers: Option<AllowedSigners>) -> Reader {
+        let shared = Shared {
+            store,
+            folders,
+            targets: Mutex::default(),
+            signers,
+            runs: shared::Shared::new(shared::RUNS_KEPT, shared::RUNS_KEPT_FOR),
+            answers: shared::Shared::new(shared::ANSWERS_KEPT, shared::ANSWERS_KEPT_FOR),
+        };
+        Reader { shared: std::sync::Arc::new(shared), visible: Visible::Public }
+    }
+
+    /// The same store, seen by a reader who sees `visible`.
+    pub fn seen_by(&self, visible: Visible) -> Reader {
+        Reader { shared: std::sync::Arc::clone(&self.shared), visible }
+    }
+
+    /// Which runs under embargo this reader sees: every query of a page
+    /// filters by it.
+    pub fn visible(&self) -> Visible {
+        self.visible
     }
 
     /// The run pages' report builds under way.
     pub fn runs(&self) -> &shared::Shared<i64, run::Built> {
-        &self.runs
+        &self.shared.runs
     }
 
     /// What the store holds now, as a key an answer is kept under: an
@@ -89,7 +112,7 @@ impl Reader {
     /// write moves it). Empty when it cannot be told (the answers' short
     /// keeping alone then bounds how old an answer is).
     pub fn generation(&self) -> String {
-        match self.store.location() {
+        match self.shared.store.location() {
             Location::Sqlite(path) => {
                 let mut wal = path.clone().into_os_string();
                 wal.push("-wal");
@@ -100,7 +123,7 @@ impl Reader {
                     .collect()
             }
             Location::Postgres(_) => {
-                let store = &self.store;
+                let store = &self.shared.store;
                 let lsn = sqlx::query_scalar("SELECT pg_current_wal_lsn()::text");
                 store.block_on(lsn.fetch_one(store.pool())).unwrap_or_default()
             }
@@ -109,26 +132,26 @@ impl Reader {
 
     /// The answers kept a moment, by address.
     pub fn answers(&self) -> &shared::Shared<String, Answer> {
-        &self.answers
+        &self.shared.answers
     }
 
     /// The signers of acceptance records the server trusts, when it was given them.
     pub fn signers(&self) -> Option<&AllowedSigners> {
-        self.signers.as_ref()
+        self.shared.signers.as_ref()
     }
 
     /// The store.
     pub fn store(&self) -> &Store {
-        &self.store
+        &self.shared.store
     }
 
     /// The installed target table of the GPU model `model` (as `mlb report
     /// --gpu-model` finds it), if there is one.
     pub fn targets(&self, model: &str) -> Option<Targets> {
-        let mut known = self.targets.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = self.shared.targets.lock().unwrap_or_else(|e| e.into_inner());
         known
             .entry(model.to_string())
-            .or_insert_with(|| mlb_judge::targets::catalog::find(&self.folders, model).ok())
+            .or_insert_with(|| mlb_judge::targets::catalog::find(&self.shared.folders, model).ok())
             .clone()
     }
 }

@@ -99,7 +99,10 @@ pub struct RunPage {
 /// The run `query` names.
 pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
     let store = reader.store();
-    let filters = Filters { system: None, runs: RunFilters { run: Some(query.id), ..RunFilters::default() } };
+    let filters = Filters {
+        system: None,
+        runs: RunFilters { run: Some(query.id), visible: reader.visible(), ..RunFilters::default() },
+    };
     let row = listed(store, &filters)?.pop().ok_or(DataError::NoRun { id: query.id })?;
     let sql = "SELECT s.gpu_model, s.description FROM runs r JOIN systems s ON s.id = r.system_id WHERE r.id = ";
     let system: Vec<RunSystem> = of_run(sql, query.id, "").rows(store, "reading the run's system")?;

@@ -119,6 +119,7 @@ pub fn runs(reader: &Reader, query: &RunsQuery) -> Result<Runs, DataError> {
             until: query.until.clone(),
             config: query.bench.clone(),
             run: None,
+            visible: reader.visible(),
         },
     };
     let mut all = listed(store, &filters)?;

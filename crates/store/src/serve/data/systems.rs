@@ -3,8 +3,9 @@
 
 use super::params::Params;
 use super::{DataError, Page, Reader};
-use crate::store::query::filters::Filters;
+use crate::store::query::filters::{restrict, Filters, RunFilters};
 use crate::store::query::render::{csv_text, list};
+use crate::store::query::sql::Sql;
 use crate::store::query::systems::{systems as listed, SystemListing};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -59,13 +60,16 @@ struct SystemRun {
 /// Every system of `reader`'s store.
 pub fn systems(reader: &Reader, _query: &SystemsQuery) -> Result<Systems, DataError> {
     let store = reader.store();
-    let found = listed(store, &Filters::default())?;
+    let filters = Filters { system: None, runs: RunFilters { visible: reader.visible(), ..RunFilters::default() } };
+    let found = listed(store, &filters)?;
     // The last run of each system row, by its fingerprint.
-    let last = "SELECT s.fingerprint, r.id, r.started_at AS started FROM runs r \
-                JOIN systems s ON s.id = r.system_id ORDER BY r.started_at, r.id";
-    let rows: Vec<SystemRun> = store
-        .block_on(sqlx::query_as(last).fetch_all(store.pool()))
-        .map_err(|e| crate::store::StoreError::query(store.location(), "listing the systems' last runs", &e))?;
+    let mut last = Sql::new(
+        "SELECT s.fingerprint, r.id, r.started_at AS started FROM runs r JOIN systems s ON s.id = r.system_id \
+         WHERE 1 = 1",
+    );
+    restrict(&mut last, &filters);
+    last.push(" ORDER BY r.started_at, r.id");
+    let rows: Vec<SystemRun> = last.rows(store, "listing the systems' last runs")?;
     let last_runs: HashMap<String, RunRef> = rows.into_iter().map(|r| (r.fingerprint, r.run)).collect();
     let systems = found
         .into_iter()

@@ -14,7 +14,8 @@ use crate::serve::data::runs::{runs as runs_data, RunsQuery};
 use crate::serve::data::systems::{systems as systems_data, SystemsQuery};
 use crate::serve::data::{Answer, DataError, Reader};
 use crate::store::query::compare::system_names;
-use axum::extract::{Path, RawQuery, State};
+use crate::store::query::filters::Visible;
+use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
@@ -31,8 +32,13 @@ pub fn routes(reader: Arc<Reader>) -> Router {
         .route("/runs/{id}", get(run_page))
         .route("/compare", get(compare_page))
         .route("/history", get(history_page))
-        .route("/assets/{name}", get(asset))
         .with_state(reader)
+}
+
+/// The routes open to anyone, token or not: the compiled-in scripts, and
+/// a run shown by its share link (`/share/SECRET`, `mlb db share`).
+pub fn open_routes(reader: Arc<Reader>) -> Router {
+    Router::new().route("/assets/{name}", get(asset)).route("/share/{secret}", get(shared_page)).with_state(reader)
 }
 
 /// A page drawn: its status, title, part of the dashboard and content.
@@ -62,7 +68,7 @@ fn told(error: &DataError) -> (StatusCode, String) {
 /// Draws the page of the address `uri` on a blocking thread (the store's
 /// calls block) and frames it; a page of the same address drawn a moment
 /// ago, the store unchanged, is given again ([`crate::serve::data::shared`]).
-async fn draw(reader: Arc<Reader>, uri: Uri, work: impl Fn(&Reader) -> Drawn + Send + 'static) -> Response {
+async fn draw(reader: Reader, uri: Uri, work: impl Fn(&Reader) -> Drawn + Send + 'static) -> Response {
     const HTML: &str = "text/html; charset=utf-8";
     let drawn = tokio::task::spawn_blocking(move || {
         let framed = || {
@@ -75,7 +81,7 @@ async fn draw(reader: Arc<Reader>, uri: Uri, work: impl Fn(&Reader) -> Drawn + S
                 Arc::from(page(&frame, &drawn.content).into_bytes()),
             ))
         };
-        reader.answers().get(&uri.to_string(), &reader.generation(), false, framed)
+        reader.answers().get(&format!("{:?} {uri}", reader.visible()), &reader.generation(), false, framed)
     })
     .await;
     match drawn {
@@ -123,21 +129,31 @@ fn value<'a>(sent: &'a [(String, String)], name: &str) -> &'a str {
 
 /// The systems the store holds, for the pickers.
 fn known(reader: &Reader) -> Result<Vec<String>, DataError> {
-    Ok(system_names(reader.store())?)
+    Ok(system_names(reader.store(), reader.visible())?)
 }
 
-async fn systems_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
+async fn systems_page(
+    State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
+    uri: Uri,
+    RawQuery(query): RawQuery,
+) -> Response {
     let query = query.unwrap_or_default();
-    draw(reader, uri, move |r| match SystemsQuery::parse(&query).and_then(|q| systems_data(r, &q)) {
+    draw(reader.seen_by(seen), uri, move |r| match SystemsQuery::parse(&query).and_then(|q| systems_data(r, &q)) {
         Ok(data) => Drawn::ok("Systems", Section::Systems, systems::content(&data, &query)),
         Err(e) => refused(&e, Section::Systems),
     })
     .await
 }
 
-async fn runs_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
+async fn runs_page(
+    State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
+    uri: Uri,
+    RawQuery(query): RawQuery,
+) -> Response {
     let query = query.unwrap_or_default();
-    draw(reader, uri, move |r| {
+    draw(reader.seen_by(seen), uri, move |r| {
         let p = sent(&query);
         let asked = runs::Asked {
             system: value(&p, "system"),
@@ -161,14 +177,36 @@ async fn runs_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query):
 
 async fn run_page(
     State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
     uri: Uri,
     Path(id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Response {
     let query = query.unwrap_or_default();
-    draw(reader, uri, move |r| match RunQuery::parse(&id, &query).and_then(|q| run_data(r, &q)) {
+    draw(reader.seen_by(seen), uri, move |r| match RunQuery::parse(&id, &query).and_then(|q| run_data(r, &q)) {
         Ok(data) => Drawn::ok(run::title(&data), Section::Runs, run::content(&data)),
         Err(e) => refused(&e, Section::Runs),
+    })
+    .await
+}
+
+/// The run a share link shows, whatever its embargo (who made the link
+/// chose to show it); a link unknown or revoked shows nothing (404).
+async fn shared_page(State(reader): State<Arc<Reader>>, uri: Uri, Path(secret): Path<String>) -> Response {
+    draw(reader.seen_by(Visible::All), uri, move |r| match r.store().shared_run(&secret) {
+        Ok(Some(id)) => match RunQuery::parse(&id.to_string(), "").and_then(|q| run_data(r, &q)) {
+            Ok(data) => Drawn::ok(run::title(&data), Section::Runs, run::content(&data)),
+            Err(e) => refused(&e, Section::Runs),
+        },
+        Ok(None) => Drawn {
+            status: StatusCode::NOT_FOUND,
+            ..Drawn::ok(
+                "Not shared",
+                Section::Runs,
+                super::layout::empty("This link shows nothing: it was revoked, or never made."),
+            )
+        },
+        Err(e) => refused(&DataError::Store(e), Section::Runs),
     })
     .await
 }
@@ -198,9 +236,14 @@ fn picked<T>(
     Drawn { status, ..Drawn::ok(section.name(), section, content) }
 }
 
-async fn compare_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
+async fn compare_page(
+    State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
+    uri: Uri,
+    RawQuery(query): RawQuery,
+) -> Response {
     let query = query.unwrap_or_default();
-    draw(reader, uri, move |r| {
+    draw(reader.seen_by(seen), uri, move |r| {
         let p = sent(&query);
         let asked = compare::Asked {
             systems: value(&p, "systems"),
@@ -215,9 +258,14 @@ async fn compare_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(quer
     .await
 }
 
-async fn history_page(State(reader): State<Arc<Reader>>, uri: Uri, RawQuery(query): RawQuery) -> Response {
+async fn history_page(
+    State(reader): State<Arc<Reader>>,
+    Extension(seen): Extension<Visible>,
+    uri: Uri,
+    RawQuery(query): RawQuery,
+) -> Response {
     let query = query.unwrap_or_default();
-    draw(reader, uri, move |r| {
+    draw(reader.seen_by(seen), uri, move |r| {
         let p = sent(&query);
         let asked = history::Asked {
             system: value(&p, "system"),

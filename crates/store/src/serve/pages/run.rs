@@ -35,6 +35,7 @@ fn about(page: &RunPage) -> String {
         vec![Cell::text("mlb"), Cell::text(run.mlb_version.as_deref().unwrap_or("-"))],
         vec![Cell::text("image"), Cell::text(run.image_digest.as_deref().unwrap_or("-"))],
         vec![Cell::text("tags"), Cell::text(&tags.join(", "))],
+        vec![Cell::text("embargoed until"), super::runs::embargo(run.embargo_until.as_deref())],
     ]);
     table("run", &["", ""], rows)
 }

@@ -55,6 +55,16 @@ fn pager(runs: &Runs, query: &str) -> String {
     format!("<p class=\"pager\">{}</p>\n", parts.join(""))
 }
 
+/// Until when a run is under embargo (seen only by its push key's
+/// holder, who alone is shown it), marked; `-` for a public run (one
+/// whose embargo has ended too).
+pub fn embargo(until: Option<&str>) -> Cell {
+    match until {
+        Some(until) if until > crate::store::import::rows::now().as_str() => Cell::time(Some(until)).marked("fail"),
+        _ => Cell::text("-"),
+    }
+}
+
 /// The page's content: the form, then the runs (or why there are none).
 pub fn content(asked: &Asked, data: Result<&Runs, &str>, query: &str) -> String {
     let mut out = filters(asked);
@@ -81,9 +91,10 @@ pub fn content(asked: &Asked, data: Result<&Runs, &str>, query: &str) -> String 
             failed,
             Cell::text(r.mlb_version.as_deref().unwrap_or("-")),
             Cell::text(&tags.join(", ")),
+            embargo(r.embargo_until.as_deref()),
         ]
     });
-    let headers = ["run", "system", "started", "run ids", "instances", "failed", "mlb", "tags"];
+    let headers = ["run", "system", "started", "run ids", "instances", "failed", "mlb", "tags", "embargoed until"];
     out.push_str(&table("runs", &headers, rows));
     out.push_str(&pager(data, query));
     out

@@ -53,6 +53,34 @@ pub struct Labels {
     pub tags: Vec<(String, String)>,
     /// sha256 (hex) of the jobs file, when mlb imports the run it launched.
     pub jobs_hash: Option<String>,
+    /// Where the folders come from, when not from this host's disk.
+    pub origin: Option<Origin>,
+    /// The push key that sent them (`mlb serve --accept-push`).
+    pub pushed_by: Option<i64>,
+    /// Until when only that key sees them (the store's form of a time).
+    pub embargo_until: Option<String>,
+}
+
+/// Folders that come from another host (a push, a pull), unpacked under
+/// `root`: each is stored under `name` and its path below `root`, not the
+/// path it was unpacked at, so that pushing or pulling it again finds it.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    /// The folder they were unpacked in, links resolved.
+    pub root: PathBuf,
+    /// What stands for `root` in the store (`push://SYSTEM/RUN`).
+    pub name: String,
+}
+
+impl Origin {
+    /// The stored name of the folder at `path`, under `root`.
+    pub fn folder(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.root) {
+            Ok(rest) if rest.as_os_str().is_empty() => self.name.clone(),
+            Ok(rest) => format!("{}/{}", self.name, rest.to_string_lossy()),
+            Err(_) => path.to_string_lossy().into_owned(),
+        }
+    }
 }
 
 /// What an import did.

@@ -78,7 +78,10 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
         texts.push(StoredText { report_hash: file.hash.clone(), file: relative, body: file.body.clone() });
         extras_all.extend(&file.extras);
     }
-    let folder_text = folder.path.to_string_lossy().into_owned();
+    let folder_text = match &labels.origin {
+        Some(origin) => origin.folder(&folder.path),
+        None => folder.path.to_string_lossy().into_owned(),
+    };
     let documents = dir.as_ref().map(kept::documents).unwrap_or_default();
     let identities = identities(&folder_text, &instances_keys(&instances, &extras_all));
     for (row, identity) in instances.iter_mut().zip(identities) {
@@ -94,6 +97,8 @@ pub fn new_run<'a>(folder: &RunFolder, system: SystemRow, labels: &'a Labels, no
         imported_at: now.to_string(),
         mlb_version: first(|e| &e.mlb_version),
         jobs_hash: labels.jobs_hash.clone(),
+        pushed_by: labels.pushed_by,
+        embargo_until: labels.embargo_until.clone(),
         image_digest: first(|e| &e.image_digest),
         runtime: first(|e| &e.runtime),
         nodes: joined(entries.iter().filter_map(|e| e.node()).collect()),

@@ -34,6 +34,10 @@ pub struct NewRun<'a> {
     pub mlb_version: Option<String>,
     /// sha256 of the jobs file, when known.
     pub jobs_hash: Option<String>,
+    /// The push key that sent it.
+    pub pushed_by: Option<i64>,
+    /// Until when only that key sees it.
+    pub embargo_until: Option<String>,
     /// The container image's digest.
     pub image_digest: Option<String>,
     /// The container runtime.
@@ -329,11 +333,12 @@ async fn run_id(conn: &mut AnyConnection, system_id: i64, run: &NewRun<'_>) -> R
     let stored: Option<i64> = select().fetch_optional(&mut *conn).await?.map(|row| row.try_get(0)).transpose()?;
     let query = sqlx::query(
         "INSERT INTO runs (system_id, folder, run_ids, started_at, imported_at, mlb_version, jobs_hash, \
-         image_digest, runtime, nodes, isolation) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
+         image_digest, runtime, nodes, isolation, embargo_until, pushed_by) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
          ON CONFLICT (system_id, folder) DO UPDATE SET run_ids = excluded.run_ids, started_at = excluded.started_at, \
          mlb_version = excluded.mlb_version, jobs_hash = COALESCE(excluded.jobs_hash, runs.jobs_hash), \
          image_digest = excluded.image_digest, runtime = excluded.runtime, nodes = excluded.nodes, \
-         isolation = excluded.isolation",
+         isolation = excluded.isolation, embargo_until = excluded.embargo_until, pushed_by = excluded.pushed_by",
     )
     .bind(system_id);
     [
@@ -347,9 +352,11 @@ async fn run_id(conn: &mut AnyConnection, system_id: i64, run: &NewRun<'_>) -> R
         run.runtime.as_deref(),
         Some(run.nodes.as_str()),
         run.isolation.as_deref(),
+        run.embargo_until.as_deref(),
     ]
     .into_iter()
     .fold(query, bind_text)
+    .bind(run.pushed_by)
     .execute(&mut *conn)
     .await?;
     match stored {

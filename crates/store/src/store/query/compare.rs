@@ -3,7 +3,7 @@
 
 use super::error::QueryError;
 use super::figures::{kept_group, kept_under, unpack_group, Instances};
-use super::filters::{restrict_runs, RunFilters};
+use super::filters::{restrict_runs, RunFilters, Visible};
 use super::glob::Glob;
 use super::matrix::{matrix, Figure, Matrix, Metric};
 use super::sql::Sql;
@@ -12,14 +12,22 @@ use mlb_judge::report::Rule;
 use std::collections::BTreeMap;
 
 /// The names of the systems of `store`, sorted.
-pub fn system_names(store: &Store) -> Result<Vec<String>, QueryError> {
-    let sql = Sql::new("SELECT DISTINCT name FROM systems ORDER BY name");
+pub fn system_names(store: &Store, visible: Visible) -> Result<Vec<String>, QueryError> {
+    let mut sql = Sql::new("SELECT DISTINCT s.name FROM systems s");
+    if visible != Visible::All {
+        // A system whose every run is under embargo is not named either.
+        sql.push(" WHERE EXISTS (SELECT 1 FROM runs r WHERE r.system_id = s.id");
+        restrict_runs(&mut sql, &RunFilters { visible, ..RunFilters::default() });
+        sql.push(")");
+    }
+    sql.push(" ORDER BY s.name");
     Ok(sql.scalars(store, "listing systems")?)
 }
 
-/// Refuses a name of `names` that the store does not know.
-pub fn known(store: &Store, names: &[String]) -> Result<(), QueryError> {
-    let known = system_names(store)?;
+/// Refuses a name of `names` that the store does not know (or holds only
+/// under embargo from who sees `visible`).
+pub fn known(store: &Store, names: &[String], visible: Visible) -> Result<(), QueryError> {
+    let known = system_names(store, visible)?;
     match names.iter().find(|n| !known.contains(n)) {
         Some(name) => Err(QueryError::UnknownSystem { name: name.clone(), known }),
         None => Ok(()),
@@ -47,7 +55,7 @@ pub struct CompareOptions {
 
 /// The comparison `args` ask for.
 pub fn compare(store: &Store, args: &CompareOptions) -> Result<Matrix, QueryError> {
-    known(store, &args.systems)?;
+    known(store, &args.systems, args.filters.visible)?;
     let reference = args.reference.clone().unwrap_or_else(|| args.systems[0].clone());
     let not_compared = |name: &String| !args.systems.contains(name);
     if let Some(name) = std::iter::once(&reference).chain(args.price.iter().map(|(n, _)| n)).find(|n| not_compared(n)) {

@@ -12,6 +12,9 @@ pub enum QueryError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Collecting from other sites (`mlb db keys|push|pull|share|pushes`).
+    #[error(transparent)]
+    Collect(Box<crate::collect::CollectError>),
     /// The report of `mlb report --db` failed.
     #[error(transparent)]
     Report(#[from] mlb_judge::report::ReportError),
@@ -66,6 +69,7 @@ impl Classify for QueryError {
     fn kind(&self) -> Kind {
         match self {
             QueryError::Store(e) => e.kind(),
+            QueryError::Collect(e) => e.kind(),
             QueryError::Report(e) => e.kind(),
             QueryError::UnknownSystem { .. }
             | QueryError::NotCompared { .. }
@@ -82,6 +86,7 @@ impl Fix for QueryError {
     fn fix(&self) -> Option<String> {
         match self {
             QueryError::Store(e) => e.fix(),
+            QueryError::Collect(e) => e.fix(),
             QueryError::Report(e) => e.fix(),
             QueryError::UnknownSystem { .. } => {
                 Some("pass the names `mlb db systems` lists (mlb db import --system NAME names a system)".into())
@@ -97,5 +102,11 @@ impl Fix for QueryError {
             QueryError::Write { .. } => Some("pass --output a file in a folder you can write".into()),
             QueryError::Output(_) => Some("write the export to a file or a pipe with room for it".into()),
         }
+    }
+}
+
+impl From<crate::collect::CollectError> for QueryError {
+    fn from(error: crate::collect::CollectError) -> QueryError {
+        QueryError::Collect(Box::new(error))
     }
 }

@@ -27,6 +27,22 @@ pub struct RunFilters {
     pub config: Option<String>,
     /// Only the run of this id (`mlb serve`'s run page).
     pub run: Option<i64>,
+    /// Which runs under embargo are seen (none, by default).
+    pub visible: Visible,
+}
+
+/// Which runs under embargo a query sees (a pushed run's `embargo_until`,
+/// docs/serve.md): none unless asked, so that a query that forgets to say
+/// publishes nothing early.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Visible {
+    /// Public runs only: none under embargo.
+    #[default]
+    Public,
+    /// Public runs and those the push key of this id pushed.
+    Key(i64),
+    /// Every run (`mlb db ... --embargoed`, the store's owner).
+    All,
 }
 
 /// Parses a tag, `KEY=VALUE` (the key not empty, the value as it is).
@@ -72,6 +88,17 @@ pub fn restrict(sql: &mut Sql, f: &Filters) {
 /// Appends ` AND ...` for each filter of `f` to `sql`, whose `FROM` names
 /// the run `r`.
 pub fn restrict_runs(sql: &mut Sql, f: &RunFilters) {
+    match f.visible {
+        Visible::All => {}
+        Visible::Public => {
+            sql.push(" AND (r.embargo_until IS NULL OR r.embargo_until <= ").text(&crate::store::import::rows::now());
+            sql.push(")");
+        }
+        Visible::Key(key) => {
+            sql.push(" AND (r.embargo_until IS NULL OR r.embargo_until <= ").text(&crate::store::import::rows::now());
+            sql.push(" OR r.pushed_by = ").bind(super::sql::Bind::Int(key)).push(")");
+        }
+    }
     if let Some(run) = f.run {
         sql.push(" AND r.id = ").bind(super::sql::Bind::Int(run));
     }
@@ -106,6 +133,7 @@ mod tests {
                 until: None,
                 config: Some("vae".into()),
                 run: None,
+                visible: Visible::All,
             },
         };
         let mut sql = Sql::new("WHERE 1 = 1");

@@ -162,7 +162,7 @@ pub struct HistoryOptions {
 /// out where they cannot be a measure, as `mlb report` leaves them out).
 pub fn fetch(store: &Store, args: &HistoryOptions) -> Result<History, QueryError> {
     let system = args.filters.system.as_ref().ok_or(QueryError::NoSystem)?;
-    known(store, std::slice::from_ref(system))?;
+    known(store, std::slice::from_ref(system), args.filters.runs.visible)?;
     let energy = args.metric == Metric::EnergyPerItem;
     let mut sql = Sql::new("SELECT f.bench AS bench, ");
     sql.push(kept_group(store.backend())).push(" AS kept");

@@ -26,6 +26,8 @@ pub struct RunRow {
     pub image_digest: Option<String>,
     /// Instances stored.
     pub instances: i64,
+    /// Until when only its push key sees it (RFC 3339, UTC); none: public.
+    pub embargo_until: Option<String>,
     /// Its tags (read apart, from the `tags` table).
     #[sqlx(skip)]
     pub tags: BTreeMap<String, String>,
@@ -43,7 +45,7 @@ struct Tag {
 pub fn runs(store: &Store, filters: &Filters) -> Result<Vec<RunRow>, StoreError> {
     let mut sql = Sql::new(
         "SELECT r.id, s.name AS system, r.started_at AS started, r.run_ids, r.folder, r.mlb_version, r.image_digest, \
-         (SELECT COUNT(*) FROM instances i WHERE i.run_id = r.id) AS instances \
+         r.embargo_until, (SELECT COUNT(*) FROM instances i WHERE i.run_id = r.id) AS instances \
          FROM runs r JOIN systems s ON s.id = r.system_id WHERE 1 = 1",
     );
     restrict(&mut sql, filters);

@@ -9,7 +9,7 @@ use super::{csv_text, json, Format};
 use mlb_present::{Body, Cell, Document};
 
 /// `headers` and `rows` as CSV.
-fn csv(headers: &[&str], rows: &[Vec<String>]) -> String {
+pub(super) fn csv(headers: &[&str], rows: &[Vec<String>]) -> String {
     let headers: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
     std::iter::once(&headers)
         .chain(rows)
@@ -18,7 +18,7 @@ fn csv(headers: &[&str], rows: &[Vec<String>]) -> String {
 }
 
 /// A document of one table titled `title`.
-fn table(title: &str, headers: &[&str], rows: Vec<Vec<String>>) -> Document {
+pub(super) fn table(title: &str, headers: &[&str], rows: Vec<Vec<String>>) -> Document {
     let mut document = Document::new(title);
     let rows = rows.into_iter().map(|r| r.into_iter().map(Cell::from).collect()).collect();
     document.push(title, Body::table(headers.iter().copied(), rows));
@@ -26,7 +26,8 @@ fn table(title: &str, headers: &[&str], rows: Vec<Vec<String>>) -> Document {
 }
 
 /// The columns of a run.
-const RUN_HEADERS: [&str; 9] = ["id", "system", "started", "run ids", "instances", "mlb", "image", "tags", "folder"];
+const RUN_HEADERS: [&str; 10] =
+    ["id", "system", "started", "run ids", "instances", "mlb", "image", "tags", "folder", "embargoed until"];
 
 /// A run's cells.
 fn run_rows(runs: &[RunRow]) -> Vec<Vec<String>> {
@@ -43,6 +44,7 @@ fn run_rows(runs: &[RunRow]) -> Vec<Vec<String>> {
                 r.image_digest.clone().unwrap_or_default(),
                 tags.join(" "),
                 r.folder.clone(),
+                r.embargo_until.clone().unwrap_or_default(),
             ]
         })
         .collect()

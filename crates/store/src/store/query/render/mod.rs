@@ -4,6 +4,7 @@
 //! control characters in names, [`mlb_record::untrusted::csv`]; JSON
 //! escapes them itself).
 
+pub mod collect;
 pub mod compare;
 pub mod history;
 pub mod list;
