@@ -50,7 +50,7 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let (url, seconds) = fill(mlb, dir.path(), std::env::var_os("SERVE_API_STORE").map(Into::into));
     println!("store of 1,000 runs ready in {seconds:.1} s");
-    let served = Served::start(mlb, &url);
+    let served = Served::start(mlb, &url, &[]);
     let (addr, pid) = (served.addr.clone(), served.server.id());
     let runs: serde_json::Value = serde_json::from_str(&get(&addr, "/api/runs?system=sysC").1).unwrap();
     let run = format!("/api/runs/{}", runs["runs"][0]["id"]);

@@ -16,9 +16,11 @@
 //! `SERVE_LOAD_STORE=FILE` the store is kept in `FILE`, and a store already
 //! there is timed as it is.
 
+mod memory;
 mod runs_store;
 mod served;
 
+use memory::memory_mb;
 use runs_store::{fill, median};
 use served::Served;
 use std::io::{Read, Write};
@@ -43,16 +45,6 @@ fn get(addr: &str, path: &str) -> (u16, usize) {
     (status, answer.len() - head)
 }
 
-/// The resident memory of process `pid` now and at its peak, in MB.
-fn memory_mb(pid: u32) -> (f64, f64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let field = |name: &str| {
-        let line = status.lines().find(|l| l.starts_with(name)).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap() / 1024.0
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
 /// The `p`th percentile (0 to 100) of `sorted`.
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p / 100.0).round() as usize]
@@ -64,8 +56,8 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let (url, seconds) = fill(mlb, dir.path(), std::env::var_os("SERVE_LOAD_STORE").map(Into::into));
     println!("store of 1,000 runs ready in {seconds:.1} s");
-    let served = Served::start(mlb, &url);
-    let (addr, pid) = (served.addr.clone(), served.server.id());
+    let served = Served::start(mlb, &url, &[]);
+    let addr = served.addr.clone();
     let routes = [
         "/systems",
         "/runs",
@@ -87,7 +79,7 @@ fn main() {
         assert_eq!(status, 200, "{route}");
         println!("{route:<50} {:>8.1} KB, first answer {first:>6.1} ms", bytes as f64 / 1024.0);
     }
-    let before = memory_mb(pid);
+    let before = memory_mb(served.server.id());
     let again: Vec<String> = (0..REQUESTS).map(|k| routes[k % routes.len()].to_string()).collect();
     load(&addr, clients, "addresses asked again", &again);
     // Each address once: a bench's history (page or API) or a page of runs, of each system.
@@ -103,7 +95,7 @@ fn main() {
         .collect();
     let unique: std::collections::HashSet<&String> = once.iter().collect();
     load(&addr, clients, &format!("{} addresses, most asked once", unique.len()), &once);
-    let after = memory_mb(pid);
+    let after = memory_mb(served.server.id());
     println!("server memory: {:.0} MB before, {:.0} MB after, {:.0} MB at its peak", before.0, after.0, after.1);
 }
 

@@ -32,7 +32,7 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let (url, seconds) = fill(mlb, dir.path(), std::env::var_os("SERVE_PAGES_STORE").map(Into::into));
     println!("store of 1,000 runs ready in {seconds:.1} s");
-    let served = Served::start(mlb, &url);
+    let served = Served::start(mlb, &url, &[]);
     let base = format!("http://{}", served.addr);
     // A run of 100 instances in the middle of the store.
     let pages = [

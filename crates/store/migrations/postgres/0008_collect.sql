@@ -14,6 +14,10 @@ CREATE TABLE push_keys (
     systems TEXT NOT NULL,
     -- The most pushes it may make in a minute.
     per_minute BIGINT NOT NULL,
+    -- The most bytes (sent) and files one of its pushes may hold, below
+    -- the server's own bounds; NULL: the server's.
+    max_bytes BIGINT,
+    max_files BIGINT,
     made_at TEXT NOT NULL,
     -- When `mlb db keys revoke` revoked it; NULL while it holds.
     revoked_at TEXT

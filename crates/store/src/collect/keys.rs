@@ -1,8 +1,9 @@
 //! Push keys (`mlb db keys add|list|revoke`): one per submitting site,
-//! naming the systems it may push for and how many pushes a minute it may
-//! make. The key is shown once, when made; the store keeps its hash.
+//! naming the systems it may push for, how many pushes a minute it may
+//! make, and (below the server's) how large each may be. The key is shown once, when made; the store keeps its hash.
 
 use super::error::CollectError;
+use super::limits::Limits;
 use super::secret;
 use crate::store::import::rows::now;
 use crate::store::{Store, StoreError};
@@ -25,16 +26,36 @@ pub struct PushKey {
     pub systems: Vec<String>,
     /// The most pushes it may make in a minute.
     pub per_minute: u32,
+    /// The bounds of its pushes below the server's (none: the server's).
+    pub bounds: KeyBounds,
     /// When it was made (RFC 3339, UTC).
     pub made_at: String,
     /// When it was revoked, if it was.
     pub revoked_at: Option<String>,
 }
 
+/// The bounds of one key's pushes, each below the server's own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct KeyBounds {
+    /// The most bytes one push may send.
+    pub max_bytes: Option<u64>,
+    /// The most files one push may unpack to.
+    pub max_files: Option<u64>,
+}
+
 impl PushKey {
     /// Whether it may push for the system `name`.
     pub fn may_push_for(&self, name: &str) -> bool {
         self.systems.iter().any(|s| s == name)
+    }
+
+    /// The bounds of its pushes on a server bounded by `server`: the lower of each.
+    pub fn limits(&self, server: &Limits) -> Limits {
+        Limits {
+            body_bytes: self.bounds.max_bytes.map_or(server.body_bytes, |b| b.min(server.body_bytes)),
+            files: self.bounds.max_files.map_or(server.files, |f| f.min(server.files)),
+            ..*server
+        }
     }
 }
 
@@ -45,6 +66,8 @@ struct Row {
     name: String,
     systems: String,
     per_minute: i64,
+    max_bytes: Option<i64>,
+    max_files: Option<i64>,
     made_at: String,
     revoked_at: Option<String>,
 }
@@ -56,19 +79,29 @@ impl From<Row> for PushKey {
             name: row.name,
             systems: serde_json::from_str(&row.systems).unwrap_or_default(),
             per_minute: u32::try_from(row.per_minute).unwrap_or(0),
+            bounds: KeyBounds {
+                max_bytes: row.max_bytes.and_then(|b| u64::try_from(b).ok()),
+                max_files: row.max_files.and_then(|f| u64::try_from(f).ok()),
+            },
             made_at: row.made_at,
             revoked_at: row.revoked_at,
         }
     }
 }
 
-const COLUMNS: &str = "id, name, systems, per_minute, made_at, revoked_at";
+const COLUMNS: &str = "id, name, systems, per_minute, max_bytes, max_files, made_at, revoked_at";
 
 impl Store {
     /// Makes the key `name` for `systems` (each a name the store takes),
-    /// `per_minute` pushes a minute; returns it and the key itself, which
-    /// the store does not keep.
-    pub fn add_key(&self, name: &str, systems: &[String], per_minute: u32) -> Result<(PushKey, String), CollectError> {
+    /// `per_minute` pushes a minute, each within `bounds`; returns it and
+    /// the key itself, which the store does not keep.
+    pub fn add_key(
+        &self,
+        name: &str,
+        systems: &[String],
+        per_minute: u32,
+        bounds: KeyBounds,
+    ) -> Result<(PushKey, String), CollectError> {
         crate::store::name::check(name).map_err(|e| CollectError::BadName { name: name.into(), why: e.to_string() })?;
         if systems.is_empty() {
             return Err(CollectError::NoSystems { name: name.into() });
@@ -82,13 +115,17 @@ impl Store {
         }
         let key = secret::new(PREFIX);
         let systems_json = serde_json::to_string(systems).expect("names serialise");
+        let bound = |b: Option<u64>| b.map(|b| i64::try_from(b).unwrap_or(i64::MAX));
         let insert = sqlx::query(
-            "INSERT INTO push_keys (name, key_hash, systems, per_minute, made_at) VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO push_keys (name, key_hash, systems, per_minute, max_bytes, max_files, made_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
         .bind(name)
         .bind(secret::hash(&key))
         .bind(systems_json)
         .bind(i64::from(per_minute))
+        .bind(bound(bounds.max_bytes))
+        .bind(bound(bounds.max_files))
         .bind(now());
         self.block_on(insert.execute(self.pool()))
             .map_err(|e| StoreError::query(self.location(), format!("adding the push key `{name}`"), &e))?;

@@ -58,14 +58,7 @@ pub fn pull(
             origin: Some(Origin { root: root.clone(), name: format!("{}/runs/{}", client.url(), run.id) }),
             ..Labels::default()
         };
-        let imported = import(store, &[root], &labels, &|_| {})?;
-        let total = &mut pulled.imported;
-        total.files += imported.files;
-        total.runs += imported.runs;
-        total.instances += imported.instances;
-        total.updated += imported.updated;
-        total.skipped_files += imported.skipped_files;
-        total.unreadable.extend(imported.unreadable);
+        pulled.imported.absorb(import(store, &[root], &labels, &|_| {})?);
         each(1);
     }
     Ok(pulled)

@@ -90,15 +90,21 @@ impl Gate {
     }
 }
 
+/// The credential of an `Authorization: Bearer CREDENTIAL` header (a
+/// token, or a push key), if `headers` hold one.
+pub fn bearer(headers: &axum::http::HeaderMap) -> Option<String> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(|t| t.trim().to_string())
+}
+
 /// The credentials `request` carries: its `Authorization: Bearer` header
 /// and its cookie.
 fn credentials(request: &Request) -> Vec<String> {
     let headers = request.headers();
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(|t| t.trim().to_string());
+    let bearer = bearer(headers);
     let cookies = headers
         .get_all(header::COOKIE)
         .iter()

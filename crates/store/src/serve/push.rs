@@ -124,12 +124,7 @@ async fn push(
     body: Body,
 ) -> Response {
     let peer = peer.map_or_else(|| "unknown".to_string(), |Extension(Peer(addr))| addr.to_string());
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(|v| v.trim().to_string());
-    let key = match given {
+    let key = match super::auth::bearer(&headers) {
         Some(given) => {
             let r = Arc::clone(&receiver);
             tokio::task::spawn_blocking(move || r.store().key_of(&given)).await.ok().and_then(Result::ok).flatten()
@@ -258,7 +253,8 @@ async fn receive_push(
             )
         };
     }
-    let limit = receiver.limits.body_bytes;
+    let limits = key.limits(&receiver.limits);
+    let limit = limits.body_bytes;
     let announced =
         headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     if announced.is_some_and(|n| n > limit) {
@@ -295,7 +291,7 @@ async fn receive_push(
     }
     let r = Arc::clone(receiver);
     let p = push.clone();
-    let done = tokio::task::spawn_blocking(move || receive(r.store(), &spooled, &unpacked, &p, &r.limits)).await;
+    let done = tokio::task::spawn_blocking(move || receive(r.store(), &spooled, &unpacked, &p, &limits)).await;
     // The push's files go once it is stored (or refused).
     drop(work);
     match done {
@@ -326,7 +322,10 @@ async fn receive_push(
 fn too_large(limit: u64) -> Told {
     Told::refused(
         StatusCode::PAYLOAD_TOO_LARGE,
-        format!("a push may send at most {limit} bytes; push the run folders one at a time, or ask for a larger --push-max-bytes"),
+        format!(
+            "a push of this key may send at most {limit} bytes; push the run folders one at a time, or ask the \
+             server's operator for more"
+        ),
     )
 }
 

@@ -5,7 +5,7 @@
 use super::{show, DbArg};
 use crate::commands::output::OutputArgs;
 use clap::{Args, Subcommand};
-use mlb_store::collect::keys::PER_MINUTE;
+use mlb_store::collect::keys::{KeyBounds, PER_MINUTE};
 use mlb_store::collect::secret;
 use mlb_store::collect::CollectError;
 use mlb_store::store::query::render::collect;
@@ -38,6 +38,14 @@ pub struct AddArgs {
     /// The most pushes it may make in a minute.
     #[arg(long, value_name = "N", default_value_t = PER_MINUTE)]
     pub per_minute: u32,
+    /// The most bytes one of its pushes may send (below the server's
+    /// --push-max-bytes; default: the server's).
+    #[arg(long, value_name = "BYTES")]
+    pub max_bytes: Option<u64>,
+    /// The most files one of its pushes may unpack to (below the server's
+    /// --push-max-files; default: the server's).
+    #[arg(long, value_name = "N")]
+    pub max_files: Option<u64>,
     /// Write the key into this new file (readable by you only) instead of
     /// printing it.
     #[arg(long, value_name = "FILE")]
@@ -105,7 +113,12 @@ fn add(args: &AddArgs) -> Result<String, QueryError> {
     if let Some(path) = &args.key_file {
         // Made before the key, so that a file in the way costs no key.
         let file = secret::new_file(path).map_err(|why| CollectError::KeyFile { path: path.clone(), why })?;
-        let (key, secret) = store.add_key(&args.name, &args.systems, args.per_minute)?;
+        let (key, secret) = store.add_key(
+            &args.name,
+            &args.systems,
+            args.per_minute,
+            KeyBounds { max_bytes: args.max_bytes, max_files: args.max_files },
+        )?;
         secret::write(file, &secret).map_err(|why| CollectError::KeyFile { path: path.clone(), why })?;
         return Ok(format!(
             "made the push key `{}` for {} in {}; the key is in {} (the store keeps only its hash)\n",
@@ -115,7 +128,12 @@ fn add(args: &AddArgs) -> Result<String, QueryError> {
             path.display()
         ));
     }
-    let (key, secret) = store.add_key(&args.name, &args.systems, args.per_minute)?;
+    let (key, secret) = store.add_key(
+        &args.name,
+        &args.systems,
+        args.per_minute,
+        KeyBounds { max_bytes: args.max_bytes, max_files: args.max_files },
+    )?;
     mlb_run::console::Console::Err.line(&format!(
         "mlb db keys: made the push key `{}` for {}; it is shown once, below (the store keeps only its hash)",
         key.name,

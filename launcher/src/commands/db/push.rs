@@ -15,6 +15,15 @@ pub struct PushArgs {
     /// The run folders to push (each as `mlb db import` reads it).
     #[arg(value_name = "RUN_DIR", required = true)]
     pub dirs: Vec<PathBuf>,
+    /// Where they go, and as whom.
+    #[command(flatten)]
+    pub destination: Destination,
+}
+
+/// Where a run goes, and as whom (`mlb --jobs F --push URL` names the same
+/// with flags of its own).
+#[derive(Clone, Debug, Args)]
+pub struct Destination {
     /// The collecting server (`https://results.example.org`).
     #[arg(long, value_name = "URL")]
     pub to: String,
@@ -28,19 +37,6 @@ pub struct PushArgs {
     /// Keep them private to the key until this day (`2027-01-31`) or RFC
     /// 3339 time; they become public by themselves then.
     #[arg(long, value_name = "DATE", value_parser = day_or_time)]
-    pub embargo: Option<String>,
-}
-
-/// Where a run goes, and as whom.
-#[derive(Clone, Debug)]
-pub struct Destination {
-    /// The server.
-    pub to: String,
-    /// The key file.
-    pub key_file: PathBuf,
-    /// The system, if named.
-    pub system: Option<String>,
-    /// The embargo, if any.
     pub embargo: Option<String>,
 }
 
@@ -87,16 +83,10 @@ pub fn told(dir: &Path, to: &str, answer: &PushAnswer) -> String {
 
 /// Pushes each folder `args` name, in turn; stops at the first refused.
 pub fn run(args: &PushArgs) -> Result<String, QueryError> {
-    let destination = Destination {
-        to: args.to.clone(),
-        key_file: args.key_file.clone(),
-        system: args.system.clone(),
-        embargo: args.embargo.clone(),
-    };
     let mut out = String::new();
     for dir in &args.dirs {
-        let answer = destination.push(dir)?;
-        out.push_str(&told(dir, &args.to, &answer));
+        let answer = args.destination.push(dir)?;
+        out.push_str(&told(dir, &args.destination.to, &answer));
     }
     Ok(out)
 }

@@ -158,6 +158,36 @@ fn a_ten_gigabyte_body_and_a_decompression_bomb_stop_at_their_bounds() {
 }
 
 #[test]
+fn a_keys_own_bounds_hold_below_the_servers() {
+    let c = small();
+    let out = std::process::Command::new(crate::common::mlb())
+        .args(["db", "keys", "add", "small", "--system", "sysS", "--max-files", "2", "--max-bytes", "4096"])
+        .args(["--db", &c.store.url, "--key-file"])
+        .arg(c.key_file("small"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{:?}", crate::common::text(&out));
+    let dir = tempfile::tempdir().unwrap();
+    site_run(&dir.path().join("run"), "2026-03-01T10:00:00Z", 100.0);
+    // Three reports and a folder of logs: past two files.
+    let (code, _, stderr) = c.push(&dir.path().join("run"), "small", &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("answered 413") && stderr.contains("more than 2 files"), "{stderr}");
+    let padding = vec![b'x'; 8192];
+    let answer = c.post_as("small", "big", &padding);
+    assert!(answer.status == 413 && answer.body.contains("at most 4096 bytes"), "{}", answer.body);
+    assert_eq!(c.left(), (0, 0));
+    let listed = std::process::Command::new(crate::common::mlb())
+        .args(["db", "keys", "list", "--format", "csv", "--db", &c.store.url])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(listed.contains("small,sysS,30,4096,2,"), "{listed}");
+    assert!(!listed.contains("mlbk_"), "a key is never shown again: {listed}");
+    still_takes_a_push(&c);
+}
+
+#[test]
 fn a_thousand_pushes_in_a_minute_stop_at_the_keys_rate() {
     let c = Collector::start(Kind::Sqlite, &[("site-a", &["sysA"], 30)], &[]);
     let body = tarball(&[("s.vae.R0.D0.20260301-100000-000000.json", EntryType::Regular, &a_report())]);

@@ -101,6 +101,16 @@ pub struct Imported {
 }
 
 impl Imported {
+    /// Adds what `other` did (another import's) to this.
+    pub fn absorb(&mut self, other: Imported) {
+        self.files += other.files;
+        self.runs += other.runs;
+        self.instances += other.instances;
+        self.updated += other.updated;
+        self.skipped_files += other.skipped_files;
+        self.unreadable.extend(other.unreadable);
+    }
+
     /// What it did, for a person: one line, then the files left out.
     pub fn render(&self, store: &Store) -> String {
         let mut out = format!(

@@ -8,7 +8,7 @@ use crate::collect::log::Pushed;
 use crate::collect::shares::Share;
 use mlb_present::Document;
 
-const KEY_HEADERS: [&str; 5] = ["key", "systems", "pushes a minute", "made", "revoked"];
+const KEY_HEADERS: [&str; 7] = ["key", "systems", "pushes a minute", "bytes a push", "files a push", "made", "revoked"];
 
 fn key_rows(keys: &[PushKey]) -> Vec<Vec<String>> {
     keys.iter()
@@ -17,6 +17,8 @@ fn key_rows(keys: &[PushKey]) -> Vec<Vec<String>> {
                 k.name.clone(),
                 k.systems.join(" "),
                 k.per_minute.to_string(),
+                k.bounds.max_bytes.map_or_else(|| "server's".into(), |b| b.to_string()),
+                k.bounds.max_files.map_or_else(|| "server's".into(), |f| f.to_string()),
                 k.made_at.clone(),
                 k.revoked_at.clone().unwrap_or_default(),
             ]
