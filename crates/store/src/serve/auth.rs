@@ -121,12 +121,14 @@ fn credentials(request: &Request) -> Vec<String> {
 /// under embargo it sees ([`Visible`], a request extension); logs in a
 /// request with `?token=TOKEN` (or `?token=KEY`); answers 401 otherwise.
 pub async fn check(State(gate): State<Gate>, mut request: Request, next: Next) -> Response {
+    // First the login: on a server without a token, a push key's holder
+    // logs in to see the runs under embargo it pushed.
+    if let Some(response) = login(&gate, request.uri().clone()).await {
+        return response;
+    }
     if let Some(visible) = gate.admits(&credentials(&request)).await {
         request.extensions_mut().insert(visible);
         return next.run(request).await;
-    }
-    if let Some(response) = login(&gate, request.uri().clone()).await {
-        return response;
     }
     super::api::error_response(
         StatusCode::UNAUTHORIZED,

@@ -121,6 +121,13 @@ fn a_run_under_embargo_is_seen_by_its_key_alone_until_its_date_then_by_all() {
     let page = c.get_as(Some("site-b"), &format!("/runs/{hidden}"));
     assert_eq!(page.status, 200);
     assert!(page.body.contains("embargoed until"), "{}", page.body);
+    // In a browser: the key once in the address, then its cookie.
+    let login = c.server.get(&format!("/runs?token={}", c.key("site-b")), &[]);
+    assert_eq!(login.status, 303, "{}", login.body);
+    let cookie = login.header("set-cookie").unwrap().split(';').next().unwrap().to_string();
+    assert_eq!(login.header("location"), Some("/runs"));
+    let runs = c.server.get("/runs", &[("Cookie", &cookie)]).body;
+    assert!(runs.contains("sysB") && runs.contains("class=\"fail\""), "{runs}");
     // `mlb db` on the store leaves it out unless asked.
     assert_eq!(mlb_db(&["db", "runs", "--format", "csv"], &c.store.url).lines().count(), 2);
     assert_eq!(mlb_db(&["db", "runs", "--format", "csv", "--embargoed"], &c.store.url).lines().count(), 3);
