@@ -118,13 +118,20 @@ pub fn unpack(stream: impl Read, into: &Path, limits: &Limits) -> Result<Unpacke
                 name: mlb_record::untrusted::visible(&String::from_utf8_lossy(&raw)).into_owned(),
             })?
             .to_string();
+        let kind = entry.header().entry_type();
         let relative = confined(&name)?;
+        if relative.as_os_str().is_empty() && kind.is_dir() {
+            // `./`, the folder itself (GNU tar's `tar -C DIR .`).
+            continue;
+        }
+        if relative.as_os_str().is_empty() {
+            return Err(ArchiveError::Escapes { name });
+        }
         done.files += 1;
         if done.files > limits.files {
             return Err(ArchiveError::TooManyFiles { limit: limits.files });
         }
         let path = into.join(&relative);
-        let kind = entry.header().entry_type();
         if kind.is_dir() {
             match std::fs::create_dir(&path) {
                 Ok(()) => {}
@@ -167,7 +174,8 @@ pub fn unpack(stream: impl Read, into: &Path, limits: &Limits) -> Result<Unpacke
     Ok(done)
 }
 
-/// `name` as a path below the folder, or why it is not one.
+/// `name` as a path below the folder (empty: the folder itself), or why it
+/// is not one.
 fn confined(name: &str) -> Result<PathBuf, ArchiveError> {
     if name.chars().any(char::is_control) {
         return Err(ArchiveError::BadName { name: mlb_record::untrusted::visible(name).into_owned() });
@@ -181,9 +189,6 @@ fn confined(name: &str) -> Result<PathBuf, ArchiveError> {
                 return Err(ArchiveError::Escapes { name: name.to_string() })
             }
         }
-    }
-    if path.as_os_str().is_empty() {
-        return Err(ArchiveError::Escapes { name: name.to_string() });
     }
     Ok(path)
 }
@@ -320,6 +325,26 @@ mod tests {
         assert_eq!(std::fs::read(into.join("a.json")).unwrap(), b"{}");
         assert_eq!(std::fs::read(into.join("logs/a.log")).unwrap(), b"log");
         assert!(!into.join(".checkpoints").exists() && !into.join("passwd").exists());
+    }
+
+    #[test]
+    fn an_archive_of_the_folder_itself_as_gnu_tar_writes_it_unpacks() {
+        // `tar czf - -C RUN .`: the folder as `./`, its files as `./NAME`.
+        let mut builder = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::fast()));
+        let mut folder = tar::Header::new_gnu();
+        folder.set_entry_type(tar::EntryType::Directory);
+        folder.set_size(0);
+        folder.set_mode(0o755);
+        builder.append_data(&mut folder, "./", &[][..]).unwrap();
+        let mut file = tar::Header::new_gnu();
+        file.set_size(2);
+        file.set_mode(0o644);
+        builder.append_data(&mut file, "./a.json", &b"{}"[..]).unwrap();
+        let packed = builder.into_inner().unwrap().finish().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let done = unpack(packed.as_slice(), dir.path(), &limits()).unwrap();
+        assert_eq!((done.files, done.bytes), (1, 2));
+        assert_eq!(std::fs::read(dir.path().join("a.json")).unwrap(), b"{}");
     }
 
     #[test]
