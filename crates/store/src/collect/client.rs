@@ -146,10 +146,12 @@ impl Client {
             let text = self.text(&url, self.get(&url, token).call())?;
             let found: RunsPage =
                 serde_json::from_str(&text).map_err(|e| CollectError::BadAnswer { url, why: e.to_string() })?;
-            all.extend(found.runs);
-            if page >= found.pages {
+            // A server that names more pages than it fills ends at its first empty one.
+            if found.runs.is_empty() || page >= found.pages {
+                all.extend(found.runs);
                 break;
             }
+            all.extend(found.runs);
             page += 1;
         }
         all.reverse();

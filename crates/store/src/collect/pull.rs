@@ -50,6 +50,11 @@ pub fn pull(
     let mut pulled = Pulled { listed: runs.len(), ..Pulled::default() };
     let limits = Limits::default();
     for run in runs {
+        // The server's name for the system becomes this store's: one it takes.
+        crate::store::name::check(&run.system).map_err(|e| CollectError::BadAnswer {
+            url: format!("{}/api/runs", client.url()),
+            why: format!("run {} names a system this store cannot take: {e}", run.id),
+        })?;
         let work = tempfile::Builder::new().prefix("mlb-pull-").tempdir().map_err(CollectError::Spool)?;
         client.archive(token, run.id, work.path(), &limits)?;
         let root = work.path().canonicalize().map_err(CollectError::Spool)?;
