@@ -100,6 +100,9 @@ impl Client {
         system: Option<&str>,
         embargo: Option<&str>,
     ) -> Result<PushAnswer, CollectError> {
+        if !dir.is_dir() {
+            return Err(CollectError::NoFolder { dir: dir.to_path_buf() });
+        }
         let pack_error = |source| CollectError::Pack { dir: dir.to_path_buf(), source };
         let run = dir
             .canonicalize()

@@ -58,6 +58,12 @@ pub enum CollectError {
         /// Why.
         why: String,
     },
+    /// A run folder to push is not a folder.
+    #[error("{} is not a run folder (no folder there)", dir.display())]
+    NoFolder {
+        /// What was given.
+        dir: PathBuf,
+    },
     /// A run folder could not be packed.
     #[error("cannot pack the run folder {}: {source}", dir.display())]
     Pack {
@@ -130,6 +136,7 @@ impl Fix for CollectError {
             CollectError::KeyFile { .. } => {
                 "pass --key-file with the file holding the key `mlb db keys add` printed (readable only by you)".into()
             }
+            CollectError::NoFolder { .. } => "pass the folder a run wrote (`mlb --jobs F --outdir DIR`)".into(),
             CollectError::Pack { .. } => "check the folder is readable, then push again".into(),
             CollectError::Spool(_) => "free space in TMPDIR (or set TMPDIR to a folder with room), then again".into(),
             CollectError::Archive { .. } => "pull from a server you trust; tell its operator what was refused".into(),

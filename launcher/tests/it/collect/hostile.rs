@@ -32,6 +32,9 @@ fn a_key_for_another_system_and_a_revoked_key_push_nothing() {
     let c = small();
     let dir = tempfile::tempdir().unwrap();
     site_run(&dir.path().join("run"), "2026-03-01T10:00:00Z", 100.0);
+    let (code, _, stderr) = c.push(&dir.path().join("missing"), "site-a", &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("is not a run folder"), "{stderr}");
     let (code, _, stderr) = c.push(&dir.path().join("run"), "site-b", &["--system", "sysA"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("answered 403: the key `site-b` may not push for the system `sysA`"), "{stderr}");

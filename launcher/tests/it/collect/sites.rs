@@ -94,7 +94,8 @@ fn a_run_under_embargo_is_seen_by_its_key_alone_until_its_date_then_by_all() {
     let (a, b) = (sites.path().join("a/run-1"), sites.path().join("b/run-1"));
     site_run(&a, "2026-03-01T10:00:00Z", 100.0);
     site_run(&b, "2026-03-01T11:00:00Z", 150.0);
-    let lifted = chrono::Utc::now() + chrono::Duration::seconds(8);
+    // Long enough for every check before it on a loaded machine (about a second here).
+    let lifted = chrono::Utc::now() + chrono::Duration::seconds(15);
     let date = lifted.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     assert_eq!(c.push(&a, "site-a", &[]).0, Some(0));
     let (code, stdout, stderr) = c.push(&b, "site-b", &["--embargo", &date]);
@@ -140,6 +141,7 @@ fn a_run_under_embargo_is_seen_by_its_key_alone_until_its_date_then_by_all() {
     assert!(shown.body.contains("push://sysB/run-1"));
     mlb_db(&["db", "share", "--revoke", "1"], &c.store.url);
     assert_eq!(c.get_as(None, link).status, 404);
+    assert!(chrono::Utc::now() < lifted, "the checks under embargo ran past its date: lengthen it");
     // Then the date comes: public, by itself.
     let wait = (lifted - chrono::Utc::now()).to_std().unwrap_or_default() + Duration::from_millis(1500);
     std::thread::sleep(wait);
