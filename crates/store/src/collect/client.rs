@@ -150,11 +150,11 @@ impl Client {
             let found: RunsPage =
                 serde_json::from_str(&text).map_err(|e| CollectError::BadAnswer { url, why: e.to_string() })?;
             // A server that names more pages than it fills ends at its first empty one.
-            if found.runs.is_empty() || page >= found.pages {
-                all.extend(found.runs);
+            let last = found.runs.is_empty() || page >= found.pages;
+            all.extend(found.runs);
+            if last {
                 break;
             }
-            all.extend(found.runs);
             page += 1;
         }
         all.reverse();

@@ -7,7 +7,7 @@
 use super::archive;
 use crate::store::import::kept::inflate;
 use crate::store::query::filters::{Filters, RunFilters, Visible};
-use crate::store::query::sql::{Bind, Sql};
+use crate::store::query::sql::Sql;
 use crate::store::{Store, StoreError};
 
 /// A report file's stored text.
@@ -30,11 +30,7 @@ pub fn archive_of(store: &Store, id: i64, visible: Visible) -> Result<Option<Vec
     if crate::store::query::runs::runs(store, &filters)?.is_empty() {
         return Ok(None);
     }
-    let of_run = |text: &str| {
-        let mut sql = Sql::new(text);
-        sql.bind(Bind::Int(id));
-        sql
-    };
+    let of_run = |select: &str| Sql::of_run(select, id, "");
     let texts: Vec<Text> =
         of_run("SELECT file, body FROM report_texts WHERE run_id = ").rows(store, "reading the reports")?;
     let documents: Vec<Document> =

@@ -63,25 +63,36 @@ pub struct Gate {
     pub reader: Arc<Reader>,
 }
 
-impl Gate {
-    /// The push key `given`, unless it is unknown or revoked.
-    async fn key(&self, given: &str) -> Option<crate::collect::keys::PushKey> {
-        let (reader, given) = (Arc::clone(&self.reader), given.to_string());
-        match tokio::task::spawn_blocking(move || reader.store().key_of(&given)).await {
-            Ok(Ok(key)) => key,
-            Ok(Err(e)) => {
-                mlb_run::console::Console::Err.line(&format!("mlb serve: {e}"));
-                None
-            }
-            Err(_) => None,
+/// The push key `given` of the store of `reader`, unless it is unknown or
+/// revoked (looked up on a blocking thread; a store that fails is logged).
+pub async fn push_key(reader: &Arc<Reader>, given: &str) -> Option<crate::collect::keys::PushKey> {
+    let (reader, given) = (Arc::clone(reader), given.to_string());
+    match tokio::task::spawn_blocking(move || reader.store().key_of(&given)).await {
+        Ok(Ok(key)) => key,
+        Ok(Err(e)) => {
+            mlb_run::console::Console::Err.line(&format!("mlb serve: {e}"));
+            None
         }
+        Err(_) => None,
+    }
+}
+
+impl Gate {
+    /// Which runs the holder of `given` sees when it is the token or a
+    /// push key the store holds; `None` for anything else.
+    async fn holder(&self, given: &str) -> Option<Visible> {
+        if given.starts_with(crate::collect::keys::PREFIX) {
+            return push_key(&self.reader, given).await.map(|k| Visible::Key(k.id));
+        }
+        self.token.as_ref().filter(|token| token.accepts(given)).map(|_| Visible::Public)
     }
 
-    /// Which runs the request's holder sees, if it may read at all: the
-    /// credential in its header or cookie, else the token `login` gives.
+    /// Which runs the request's holder sees, if it may read at all: a push
+    /// key among `given` (the credentials in its header or cookie) decides;
+    /// else the token, which a server without one does not ask for.
     async fn admits(&self, given: &[String]) -> Option<Visible> {
         if let Some(key) = given.iter().find(|g| g.starts_with(crate::collect::keys::PREFIX)) {
-            return self.key(key).await.map(|k| Visible::Key(k.id));
+            return self.holder(key).await;
         }
         match &self.token {
             None => Some(Visible::Public),
@@ -143,7 +154,7 @@ async fn login(gate: &Gate, uri: axum::http::Uri) -> Option<Response> {
     let query = uri.query()?;
     let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
     let given = pairs.iter().find(|(k, _)| k == "token")?;
-    gate.admits(std::slice::from_ref(&given.1)).await?;
+    gate.holder(&given.1).await?;
     let rest: Vec<&(String, String)> = pairs.iter().filter(|(k, _)| k != "token").collect();
     let mut target = same_site(uri.path());
     if !rest.is_empty() {

@@ -125,10 +125,7 @@ async fn push(
 ) -> Response {
     let peer = peer.map_or_else(|| "unknown".to_string(), |Extension(Peer(addr))| addr.to_string());
     let key = match super::auth::bearer(&headers) {
-        Some(given) => {
-            let r = Arc::clone(&receiver);
-            tokio::task::spawn_blocking(move || r.store().key_of(&given)).await.ok().and_then(Result::ok).flatten()
-        }
+        Some(given) => super::auth::push_key(&receiver.reader, &given).await,
         None => None,
     };
     let Some(key) = key else {

@@ -110,16 +110,16 @@ pub fn run(command: &KeysCommand) -> Result<String, QueryError> {
 /// in the new file `--key-file`.
 fn add(args: &AddArgs) -> Result<String, QueryError> {
     let store = Store::open(&args.store.location()?)?;
-    if let Some(path) = &args.key_file {
-        // Made before the key, so that a file in the way costs no key.
-        let file = secret::new_file(path).map_err(|why| CollectError::KeyFile { path: path.clone(), why })?;
-        let (key, secret) = store.add_key(
-            &args.name,
-            &args.systems,
-            args.per_minute,
-            KeyBounds { max_bytes: args.max_bytes, max_files: args.max_files },
-        )?;
-        secret::write(file, &secret).map_err(|why| CollectError::KeyFile { path: path.clone(), why })?;
+    let file_error = |path: &PathBuf, why| CollectError::KeyFile { path: path.clone(), why };
+    // Made before the key, so that a file in the way costs no key.
+    let file = match &args.key_file {
+        Some(path) => Some((secret::new_file(path).map_err(|why| file_error(path, why))?, path)),
+        None => None,
+    };
+    let bounds = KeyBounds { max_bytes: args.max_bytes, max_files: args.max_files };
+    let (key, secret) = store.add_key(&args.name, &args.systems, args.per_minute, bounds)?;
+    if let Some((file, path)) = file {
+        secret::write(file, &secret).map_err(|why| file_error(path, why))?;
         return Ok(format!(
             "made the push key `{}` for {} in {}; the key is in {} (the store keeps only its hash)\n",
             key.name,
@@ -128,12 +128,6 @@ fn add(args: &AddArgs) -> Result<String, QueryError> {
             path.display()
         ));
     }
-    let (key, secret) = store.add_key(
-        &args.name,
-        &args.systems,
-        args.per_minute,
-        KeyBounds { max_bytes: args.max_bytes, max_files: args.max_files },
-    )?;
     mlb_run::console::Console::Err.line(&format!(
         "mlb db keys: made the push key `{}` for {}; it is shown once, below (the store keeps only its hash)",
         key.name,

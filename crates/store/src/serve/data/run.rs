@@ -14,7 +14,7 @@ use super::{DataError, Page, Reader};
 use crate::store::import::kept::inflate;
 use crate::store::query::filters::{Filters, RunFilters};
 use crate::store::query::runs::runs as listed;
-use crate::store::query::sql::{Bind, Sql};
+use crate::store::query::sql::Sql;
 use mlb_judge::report::source::Source;
 use mlb_judge::report::{aggregate_from, Options, Report};
 use mlb_record::contract::read::{read_text, Reading, Unreadable};
@@ -105,12 +105,12 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
     };
     let row = listed(store, &filters)?.pop().ok_or(DataError::NoRun { id: query.id })?;
     let sql = "SELECT s.gpu_model, s.description FROM runs r JOIN systems s ON s.id = r.system_id WHERE r.id = ";
-    let system: Vec<RunSystem> = of_run(sql, query.id, "").rows(store, "reading the run's system")?;
+    let system: Vec<RunSystem> = Sql::of_run(sql, query.id, "").rows(store, "reading the run's system")?;
     let (gpu_model, description) = system.into_iter().next().map(|s| (s.gpu_model, s.description)).unwrap_or_default();
     let sql = "SELECT COUNT(*) FROM instances WHERE outcome = 'failed' AND run_id = ";
-    let failed: i64 = of_run(sql, query.id, "").scalars(store, "counting failures")?.pop().unwrap_or(0);
+    let failed: i64 = Sql::of_run(sql, query.id, "").scalars(store, "counting failures")?.pop().unwrap_or(0);
     let sql = "SELECT file, report_hash, LENGTH(body) AS bytes FROM report_texts WHERE run_id = ";
-    let stored: Vec<Kept> = of_run(sql, query.id, "").rows(store, "reading the reports")?;
+    let stored: Vec<Kept> = Sql::of_run(sql, query.id, "").rows(store, "reading the reports")?;
     let mut hashes = HashMap::new();
     let mut size = 0;
     let mut key = String::new();
@@ -127,9 +127,9 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
     let sql = "SELECT i.file, i.entry, i.bench, i.device, t.log, t.tail FROM log_tails t JOIN instances i \
                ON i.report_hash = t.report_hash AND i.entry = t.entry WHERE i.run_id = ";
     let log_tails: Vec<LogTailView> =
-        of_run(sql, query.id, " ORDER BY i.file, i.entry").rows(store, "reading the log tails")?;
+        Sql::of_run(sql, query.id, " ORDER BY i.file, i.entry").rows(store, "reading the log tails")?;
     let sql = "SELECT name, body FROM run_documents WHERE run_id = ";
-    let documents: Vec<Document> = of_run(sql, query.id, "").rows(store, "reading the acceptance record")?;
+    let documents: Vec<Document> = Sql::of_run(sql, query.id, "").rows(store, "reading the acceptance record")?;
     let document = |name: &str| documents.iter().find(|d| d.name == name).map(|d| d.body.clone());
     let record = document(ACCEPTANCE);
     let acceptance_standing = record.as_ref().map(|text| {
@@ -146,13 +146,6 @@ pub fn run(reader: &Reader, query: &RunQuery) -> Result<RunPage, DataError> {
         acceptance_standing,
         notes,
     })
-}
-
-/// The statement `select` (ending in `= `) of the run `id`, then `rest`.
-fn of_run(select: &str, id: i64, rest: &str) -> Sql {
-    let mut sql = Sql::new(select);
-    sql.bind(Bind::Int(id)).push(rest);
-    sql
 }
 
 /// A run's system: its GPU model and description (`system.json`), if any.
@@ -204,7 +197,7 @@ fn build(
 ) -> Result<Built, DataError> {
     let store = reader.store();
     let sql = "SELECT file, body FROM report_texts WHERE run_id = ";
-    let texts: Vec<Text> = of_run(sql, id, " ORDER BY file").rows(store, "reading the reports")?;
+    let texts: Vec<Text> = Sql::of_run(sql, id, " ORDER BY file").rows(store, "reading the reports")?;
     let mut notes = Vec::new();
     let mut stored = Stored { system: system.clone(), texts: HashMap::new() };
     // Each deflated body is dropped once inflated.

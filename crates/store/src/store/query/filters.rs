@@ -88,16 +88,12 @@ pub fn restrict(sql: &mut Sql, f: &Filters) {
 /// Appends ` AND ...` for each filter of `f` to `sql`, whose `FROM` names
 /// the run `r`.
 pub fn restrict_runs(sql: &mut Sql, f: &RunFilters) {
-    match f.visible {
-        Visible::All => {}
-        Visible::Public => {
-            sql.push(" AND (r.embargo_until IS NULL OR r.embargo_until <= ").text(&crate::store::import::rows::now());
-            sql.push(")");
+    if f.visible != Visible::All {
+        sql.push(" AND (r.embargo_until IS NULL OR r.embargo_until <= ").text(&crate::store::import::rows::now());
+        if let Visible::Key(key) = f.visible {
+            sql.push(" OR r.pushed_by = ").bind(super::sql::Bind::Int(key));
         }
-        Visible::Key(key) => {
-            sql.push(" AND (r.embargo_until IS NULL OR r.embargo_until <= ").text(&crate::store::import::rows::now());
-            sql.push(" OR r.pushed_by = ").bind(super::sql::Bind::Int(key)).push(")");
-        }
+        sql.push(")");
     }
     if let Some(run) = f.run {
         sql.push(" AND r.id = ").bind(super::sql::Bind::Int(run));

@@ -33,6 +33,13 @@ impl Sql {
         Sql { text: text.to_string(), binds: Vec::new() }
     }
 
+    /// The statement `select` (ending in `= `) of the run `id`, then `rest`.
+    pub fn of_run(select: &str, id: i64, rest: &str) -> Sql {
+        let mut sql = Sql::new(select);
+        sql.bind(Bind::Int(id)).push(rest);
+        sql
+    }
+
     /// Appends fixed SQL text.
     pub fn push(&mut self, text: &str) -> &mut Sql {
         self.text.push_str(text);
